@@ -1,0 +1,52 @@
+"""Catalogue configuration: pydantic models of a TOML catalogue and its loader."""
+
+from toolatlas.config.catalogue import BuildSettings, Catalogue, LlmSettings, PostgresSettings, StoreSettings
+from toolatlas.config.loader import load_catalogue, parse_catalogue
+from toolatlas.config.servers import (
+    CommandEnv,
+    CommandRuntime,
+    DirectoryEnv,
+    EnvironmentSpec,
+    GitEnv,
+    HttpTransport,
+    JsonFileEnv,
+    Limits,
+    NoEnv,
+    NpmRuntime,
+    PostgresEnv,
+    PypiRuntime,
+    RuntimeSpec,
+    ServerSpec,
+    SmokeCall,
+    SqliteEnv,
+    StdioTransport,
+    TransportSpec,
+)
+
+__all__ = [
+    "BuildSettings",
+    "Catalogue",
+    "CommandEnv",
+    "CommandRuntime",
+    "DirectoryEnv",
+    "EnvironmentSpec",
+    "GitEnv",
+    "HttpTransport",
+    "JsonFileEnv",
+    "Limits",
+    "LlmSettings",
+    "NoEnv",
+    "NpmRuntime",
+    "PostgresEnv",
+    "PostgresSettings",
+    "PypiRuntime",
+    "RuntimeSpec",
+    "ServerSpec",
+    "SmokeCall",
+    "SqliteEnv",
+    "StdioTransport",
+    "StoreSettings",
+    "TransportSpec",
+    "load_catalogue",
+    "parse_catalogue",
+]

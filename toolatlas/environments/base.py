@@ -1,0 +1,188 @@
+"""Environments with snapshot and reset: the Protocol and the typed handles it deals in.
+
+An environment kind turns a *snapshot source* (a path or a seed) into a content-addressed
+:class:`Snapshot`, prepares private :class:`Instance` s from it that an MCP server is bound to,
+restores an instance to the snapshot in place (:meth:`Environment.reset`), freezes the state a
+server left behind into a :class:`FrozenState` for verifiers, and describes any of these states
+as a :class:`StateDigest` so that verifiers can diff before and after.
+
+Instance layout on disk (every kind)::
+
+    <slot>/state/   what the snapshot restores (a tree, a .db file, a repo, a JSON file)
+    <slot>/home/    HOME, TMPDIR and working directory of the server process: never snapshotted
+
+The server is started with its working directory in ``home/``, never inside ``state/``, so
+freezing (which moves ``state/`` away) never pulls the ground from under the process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from string import Template
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import Field
+
+from toolatlas.errors import ConfigError
+from toolatlas.models import Frozen
+
+__all__ = [
+    "Environment",
+    "FrozenState",
+    "Instance",
+    "Snapshot",
+    "StateDiff",
+    "StateDigest",
+    "render_template",
+    "remove_tree",
+]
+
+
+class Snapshot(Frozen):
+    """An immutable, materialised starting state, addressed by the hash of its content."""
+
+    kind: str
+    path: str
+    """Where the materialised snapshot lives (a folder, a file, or for PostgreSQL a template database name)."""
+    content_hash: str
+    variables: dict[str, str] = Field(default_factory=dict)
+
+
+class Instance(Frozen):
+    """A private, mutable copy of a snapshot that one server process is bound to."""
+
+    kind: str
+    id: str
+    slot: str
+    """The instance folder: ``state/`` and ``home/`` live under it."""
+    snapshot: Snapshot
+    variables: dict[str, str]
+    """Placeholder values for the server's args/env: ``root``, ``home`` and the kind's own (``db_path``, ...)."""
+
+    @property
+    def home(self) -> Path:
+        return Path(self.slot) / "home"
+
+    @property
+    def state(self) -> Path:
+        return Path(self.slot) / "state"
+
+
+class FrozenState(Frozen):
+    """The state a server left behind, moved out of the instance so the instance can be reset at once."""
+
+    kind: str
+    instance_id: str
+    path: str
+    variables: dict[str, str] = Field(default_factory=dict)
+
+
+class StateDiff(Frozen):
+    """What differs between two digests, by item key."""
+
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+    def summary(self, limit: int = 5) -> str:
+        if self.empty:
+            return "no change"
+        parts = []
+        for label, keys in (("added", self.added), ("removed", self.removed), ("changed", self.changed)):
+            if keys:
+                shown = ", ".join(keys[:limit]) + (f", +{len(keys) - limit} more" if len(keys) > limit else "")
+                parts.append(f"{label}: {shown}")
+        return "; ".join(parts)
+
+
+class StateDigest(Frozen):
+    """A state as ``item key → content hash`` (files, table rows, refs, JSON records...)."""
+
+    kind: str
+    items: dict[str, str]
+
+    def diff(self, after: StateDigest) -> StateDiff:
+        before_keys, after_keys = set(self.items), set(after.items)
+        return StateDiff(
+            added=sorted(after_keys - before_keys),
+            removed=sorted(before_keys - after_keys),
+            changed=sorted(k for k in before_keys & after_keys if self.items[k] != after.items[k]),
+        )
+
+
+@runtime_checkable
+class Environment(Protocol):
+    """A kind of sandboxed state an MCP server works against, with snapshot and reset."""
+
+    kind: ClassVar[str]
+    restart_on_reset: ClassVar[bool]
+    """Whether a server bound to an instance must be restarted after a reset (it holds connections)."""
+
+    def materialise(self, source: Path | None, seed: str | None, target_dir: Path) -> Snapshot:
+        """Build the snapshot from a path or a named seed under ``target_dir`` (idempotent)."""
+        ...
+
+    def prepare(self, snapshot: Snapshot, slot: Path) -> Instance:
+        """Create a private instance of ``snapshot`` in the empty folder ``slot``."""
+        ...
+
+    def reset(self, instance: Instance) -> None:
+        """Restore the instance's state to its snapshot, in place (same paths, same names)."""
+        ...
+
+    def freeze(self, instance: Instance, target: Path) -> FrozenState:
+        """Move the instance's current state to ``target`` for inspection; the instance is then empty until reset."""
+        ...
+
+    def digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest:
+        """Describe a state item by item."""
+        ...
+
+    def discard(self, state: Instance | FrozenState) -> None:
+        """Delete an instance or a frozen state and everything it holds (never the snapshot)."""
+        ...
+
+
+def render_template(text: str, variables: dict[str, str], *, field: str = "") -> str:
+    """Fill ``${name}`` placeholders; an unknown placeholder is a :class:`ConfigError` naming ``field``."""
+    try:
+        return Template(text).substitute(variables)
+    except KeyError as exc:
+        known = ", ".join(f"${{{k}}}" for k in sorted(variables))
+        raise ConfigError(None, [(field, f"unknown placeholder ${{{exc.args[0]}}}; known here: {known}")]) from None
+    except ValueError as exc:
+        raise ConfigError(None, [(field, f"malformed placeholder in {text!r}: {exc}")]) from None
+
+
+def render_value(value: Any, variables: dict[str, str], *, field: str = "") -> Any:
+    """Fill placeholders in every string of a JSON-like value (for smoke-call arguments)."""
+    if isinstance(value, str):
+        return render_template(value, variables, field=field)
+    if isinstance(value, list):
+        return [render_value(v, variables, field=f"{field}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: render_value(v, variables, field=f"{field}.{k}") for k, v in value.items()}
+    return value
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a file or folder if it exists, including entries a server made unreadable or read-only."""
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+        return
+    if not path.exists():
+        return
+    try:
+        shutil.rmtree(path)
+    except OSError:
+        os.chmod(path, 0o700)
+        for folder, dirs, _files in os.walk(path):
+            for name in dirs:
+                os.chmod(os.path.join(folder, name), 0o700)
+        shutil.rmtree(path)

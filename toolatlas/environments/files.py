@@ -1,0 +1,322 @@
+"""Environment kinds whose whole state is one file or one folder: directory, SQLite, git, JSON file.
+
+They share one mechanism: the snapshot is a content-addressed copy of the state entry; an
+instance holds a private copy at ``<slot>/state/<entry>``; freezing *moves* that entry out
+(O(1)), and reset copies the snapshot back to the same path. They differ in how a source is
+turned into a snapshot and in how a state is described item by item (:meth:`_items`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import uuid
+from pathlib import Path
+from typing import ClassVar
+
+from toolatlas.environments import seeds
+from toolatlas.environments.base import FrozenState, Instance, Snapshot, StateDigest, remove_tree
+from toolatlas.errors import SandboxError, SnapshotError
+from toolatlas.models import canonical_json
+
+__all__ = ["DirectoryEnvironment", "FileStateEnvironment", "GitEnvironment", "JsonFileEnvironment", "SqliteEnvironment"]
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _copy_entry(source: Path, dest: Path) -> None:
+    """Copy a file or a whole tree, preserving modes, times and symlinks (like ``cp -a``)."""
+    if source.is_dir():
+        shutil.copytree(source, dest, symlinks=True)
+    else:
+        shutil.copy2(source, dest, follow_symlinks=False)
+
+
+def tree_items(root: Path, *, exclude: frozenset[str] = frozenset()) -> dict[str, str]:
+    """``relative path → hash`` for every file, folder and symlink under ``root``.
+
+    Files hash their bytes and executable bit, symlinks their target, folders just exist.
+    """
+    items: dict[str, str] = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in exclude)
+        rel_folder = os.path.relpath(folder, root)
+        for name in dirs:
+            path = os.path.join(folder, name)
+            rel = os.path.normpath(os.path.join(rel_folder, name))
+            items[rel + "/"] = "link:" + os.readlink(path) if os.path.islink(path) else "dir"
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            rel = os.path.normpath(os.path.join(rel_folder, name))
+            if os.path.islink(path):
+                items[rel] = "link:" + os.readlink(path)
+                continue
+            try:
+                with open(path, "rb") as handle:
+                    digest = hashlib.file_digest(handle, "sha256").hexdigest()[:32]
+                executable = "x" if os.access(path, os.X_OK) else "-"
+                items[rel] = f"{digest}{executable}"
+            except OSError as exc:
+                items[rel] = f"unreadable:{exc.errno}"
+    return items
+
+
+class FileStateEnvironment:
+    """Shared mechanism of the file-backed kinds; subclasses set the class attributes below."""
+
+    kind: ClassVar[str]
+    entry: ClassVar[str]
+    """Name of the state entry inside ``<slot>/state/``."""
+    variable: ClassVar[str]
+    """The placeholder that names the entry in server args (``root``, ``db_path``...)."""
+    restart_on_reset: ClassVar[bool] = False
+
+    # -- snapshot ----------------------------------------------------------------------------
+
+    def materialise(self, source: Path | None, seed: str | None, target_dir: Path) -> Snapshot:
+        target_dir.mkdir(parents=True, exist_ok=True)
+        staging = target_dir / f".staging-{uuid.uuid4().hex}"
+        staging.mkdir()
+        try:
+            built = staging / self.entry
+            if seed is not None:
+                seeds.generate(seed, self.kind, built)
+            else:
+                assert source is not None
+                self._check_source(source)
+                self._build_from_source(source, built)
+            content_hash = _sha(canonical_json(self._items(built)).encode())
+            final = target_dir / content_hash
+            if not final.exists():
+                os.replace(staging, final)
+        finally:
+            remove_tree(staging)
+        path = final / self.entry
+        return Snapshot(kind=self.kind, path=str(path), content_hash=content_hash)
+
+    def _check_source(self, source: Path) -> None:
+        if not source.exists():
+            raise SnapshotError(f"{self.kind} snapshot source {source} does not exist")
+        if not os.access(source, os.R_OK):
+            raise SnapshotError(f"{self.kind} snapshot source {source} is not readable")
+
+    def _build_from_source(self, source: Path, dest: Path) -> None:
+        try:
+            _copy_entry(source, dest)
+        except OSError as exc:
+            raise SnapshotError(f"cannot copy {self.kind} snapshot source {source}: {exc}") from exc
+
+    # -- instances ---------------------------------------------------------------------------
+
+    def prepare(self, snapshot: Snapshot, slot: Path) -> Instance:
+        home, state = slot / "home", slot / "state"
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+            state.mkdir(parents=True, exist_ok=True)
+            _copy_entry(Path(snapshot.path), state / self.entry)
+        except OSError as exc:
+            raise SandboxError(f"cannot prepare a {self.kind} instance in {slot}: {exc}") from exc
+        variables = {"root": str(state / self.entry), "home": str(home), self.variable: str(state / self.entry)}
+        return Instance(
+            kind=self.kind, id=slot.name, slot=str(slot), snapshot=snapshot, variables=variables | snapshot.variables
+        )
+
+    def reset(self, instance: Instance) -> None:
+        entry = instance.state / self.entry
+        try:
+            remove_tree(entry)
+            _copy_entry(Path(instance.snapshot.path), entry)
+        except OSError as exc:
+            raise SandboxError(f"cannot reset {self.kind} instance {instance.id}: {exc}") from exc
+
+    def freeze(self, instance: Instance, target: Path) -> FrozenState:
+        entry = instance.state / self.entry
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if entry.exists() or entry.is_symlink():
+                os.replace(entry, target)
+            elif self._is_dir:
+                target.mkdir()
+        except OSError as exc:
+            raise SandboxError(f"cannot freeze {self.kind} instance {instance.id}: {exc}") from exc
+        return FrozenState(
+            kind=self.kind, instance_id=instance.id, path=str(target), variables={self.variable: str(target)}
+        )
+
+    def digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest:
+        match state:
+            case Instance():
+                path = state.state / self.entry
+            case _:
+                path = Path(state.path)
+        if not path.exists():
+            return StateDigest(kind=self.kind, items={})
+        return StateDigest(kind=self.kind, items=self._items(path))
+
+    def discard(self, state: Instance | FrozenState) -> None:
+        remove_tree(Path(state.slot) if isinstance(state, Instance) else Path(state.path))
+
+    # -- kind-specific ---------------------------------------------------------------------------
+
+    _is_dir: ClassVar[bool] = True
+
+    def _items(self, path: Path) -> dict[str, str]:
+        raise NotImplementedError
+
+
+class DirectoryEnvironment(FileStateEnvironment):
+    """A folder tree (the filesystem server's allowed directory)."""
+
+    kind = "directory"
+    entry = "root"
+    variable = "root"
+
+    def _check_source(self, source: Path) -> None:
+        super()._check_source(source)
+        if not source.is_dir():
+            raise SnapshotError(f"directory snapshot source {source} is not a folder")
+
+    def _items(self, path: Path) -> dict[str, str]:
+        return tree_items(path)
+
+
+class SqliteEnvironment(FileStateEnvironment):
+    """One SQLite database file; a ``.sql`` source is executed into a fresh database."""
+
+    kind = "sqlite"
+    entry = "db.sqlite"
+    variable = "db_path"
+    _is_dir = False
+
+    def _build_from_source(self, source: Path, dest: Path) -> None:
+        if source.suffix.lower() == ".sql":
+            try:
+                script = source.read_text(encoding="utf-8")
+                with sqlite3.connect(dest) as conn:
+                    conn.executescript(script)
+                conn.close()
+            except (OSError, UnicodeDecodeError, sqlite3.Error) as exc:
+                raise SnapshotError(f"cannot build SQLite snapshot from {source}: {exc}") from exc
+            return
+        try:
+            with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src, sqlite3.connect(dest) as dst:
+                src.backup(dst)
+            src.close()
+            dst.close()
+        except sqlite3.Error as exc:
+            raise SnapshotError(f"{source} is not a readable SQLite database: {exc}") from exc
+
+    def _items(self, path: Path) -> dict[str, str]:
+        """Schema entries and rows: ``schema:<name>`` and ``<table>#<rowid>`` (or a row hash without rowid)."""
+        items: dict[str, str] = {}
+        try:
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            return {"<unreadable>": str(exc)}
+        try:
+            schema = conn.execute(
+                "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"
+            ).fetchall()
+            for kind, name, sql in schema:
+                items[f"schema:{kind}:{name}"] = _sha((sql or "").encode())
+            for kind, name, sql in schema:
+                if kind != "table":
+                    continue
+                quoted = '"' + name.replace('"', '""') + '"'
+                without_rowid = "WITHOUT ROWID" in (sql or "").upper()
+                if without_rowid:
+                    for row in conn.execute(f"SELECT * FROM {quoted}"):
+                        row_hash = _sha(canonical_json(list(row)).encode())
+                        items[f"{name}#{row_hash}"] = row_hash
+                else:
+                    for row in conn.execute(f"SELECT rowid, * FROM {quoted}"):
+                        items[f"{name}#{row[0]}"] = _sha(canonical_json(list(row[1:])).encode())
+        except sqlite3.Error as exc:
+            items["<unreadable>"] = str(exc)
+        finally:
+            conn.close()
+        return items
+
+
+class GitEnvironment(FileStateEnvironment):
+    """A git repository: refs, HEAD, the index and the work tree are all part of the state."""
+
+    kind = "git"
+    entry = "repo"
+    variable = "repo"
+
+    def _check_source(self, source: Path) -> None:
+        super()._check_source(source)
+        if not (source / ".git").exists():
+            raise SnapshotError(f"git snapshot source {source} is not a git work tree (no .git)")
+
+    def _items(self, path: Path) -> dict[str, str]:
+        items = {f"worktree:{k}": v for k, v in tree_items(path, exclude=frozenset({".git"})).items()}
+        if not (path / ".git").exists():
+            return items
+        refs = self._git(path, "for-each-ref", "--format=%(refname) %(objectname)")
+        for line in refs.splitlines():
+            name, _, sha = line.partition(" ")
+            items[f"ref:{name}"] = sha
+        head = self._git(path, "symbolic-ref", "-q", "HEAD", check=False).strip()
+        items["HEAD"] = head or self._git(path, "rev-parse", "HEAD", check=False).strip()
+        for line in self._git(path, "ls-files", "--stage").splitlines():
+            meta, _, file_name = line.partition("\t")
+            items[f"index:{file_name}"] = meta
+        return items
+
+    @staticmethod
+    def _git(repo: Path, *args: str, check: bool = True) -> str:
+        result = subprocess.run(
+            ["git", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            timeout=30,
+        )
+        if check and result.returncode != 0:
+            raise SandboxError(f"git {' '.join(args)} failed in {repo}: {result.stderr.strip()}")
+        return result.stdout
+
+
+class JsonFileEnvironment(FileStateEnvironment):
+    """A service whose state is one JSON document or a JSON-lines file (e.g. the memory server)."""
+
+    kind = "json_file"
+    entry = "state.json"
+    variable = "file"
+    _is_dir = False
+
+    def __init__(self, filename: str = "state.json") -> None:
+        self.entry = filename  # type: ignore[misc] - per-instance override of the class default
+
+    def _items(self, path: Path) -> dict[str, str]:
+        """Top-level keys of a JSON object, canonical records of JSON lines, else the whole file."""
+        raw = path.read_bytes()
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            document = json.loads(text) if text.strip() else {}
+        except json.JSONDecodeError:
+            document = None
+        if isinstance(document, dict):
+            return {f"key:{k}": _sha(canonical_json(v).encode()) for k, v in document.items()}
+        if isinstance(document, list):
+            return {f"item:{_sha(canonical_json(v).encode())}": "1" for v in document}
+        items: dict[str, str] = {}
+        for number, line in enumerate(text.splitlines()):
+            if not line.strip():
+                continue
+            try:
+                record = canonical_json(json.loads(line))
+            except json.JSONDecodeError:
+                items[f"line:{number}"] = _sha(line.encode())
+                continue
+            key = f"record:{_sha(record.encode())}"
+            items[key] = str(int(items.get(key, "0")) + 1)
+        return items

@@ -1,0 +1,88 @@
+"""The one exception tree of ToolAtlas.
+
+Expected failures of the things we probe (a tool error, a timeout, a crashed server, a failed
+verification) are *data* in result models, never exceptions. Exceptions are for failures of
+ToolAtlas itself or of its inputs::
+
+    ToolAtlasError
+    ├── ConfigError              a catalogue or setting is malformed (names the file and field)
+    ├── BackendError             something we depend on failed
+    │   ├── RuntimeInstallError  an MCP server runtime could not be provisioned (npm, venv, pip)
+    │   ├── ServerStartError     an MCP server could not be started or initialised
+    │   └── StoreError           the graph store failed
+    ├── SandboxError             an environment instance could not be prepared, reset or frozen
+    │   └── SnapshotError        a snapshot source is missing, unreadable or cannot be built
+    └── VerificationError        a verifier could not be run (not: a verifier said "failed")
+
+Third-party exceptions are translated at the adapter edge with ``raise X(...) from exc``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BackendError",
+    "ConfigError",
+    "RuntimeInstallError",
+    "SandboxError",
+    "ServerStartError",
+    "SnapshotError",
+    "StoreError",
+    "ToolAtlasError",
+    "VerificationError",
+]
+
+
+class ToolAtlasError(Exception):
+    """Root of every error ToolAtlas raises on purpose."""
+
+
+class ConfigError(ToolAtlasError):
+    """A configuration file or value is malformed.
+
+    ``problems`` holds one ``(field, message)`` pair per problem, so a caller can show all of
+    them at once instead of making the user fix one error per run.
+    """
+
+    def __init__(self, file: str | None, problems: list[tuple[str, str]]) -> None:
+        self.file = file
+        self.problems = problems
+        where = file or "<config>"
+        lines = [f"{where}: {field}: {message}" if field else f"{where}: {message}" for field, message in problems]
+        super().__init__("invalid configuration\n  " + "\n  ".join(lines))
+
+
+class BackendError(ToolAtlasError):
+    """A component ToolAtlas depends on failed (runtime installer, server process, store, LLM)."""
+
+
+class RuntimeInstallError(BackendError):
+    """An MCP server runtime could not be provisioned."""
+
+
+class ServerStartError(BackendError):
+    """An MCP server could not be started or did not complete the MCP handshake."""
+
+    def __init__(self, server: str, reason: str, stderr_tail: str = "") -> None:
+        self.server = server
+        self.reason = reason
+        self.stderr_tail = stderr_tail
+        message = f"server {server!r} failed to start: {reason}"
+        if stderr_tail:
+            message += "\n--- server stderr (tail) ---\n" + stderr_tail
+        super().__init__(message)
+
+
+class StoreError(BackendError):
+    """The graph store failed."""
+
+
+class SandboxError(ToolAtlasError):
+    """An environment instance could not be prepared, reset, frozen or discarded."""
+
+
+class SnapshotError(SandboxError):
+    """A snapshot source is missing, unreadable, or could not be materialised."""
+
+
+class VerificationError(ToolAtlasError):
+    """A verifier could not be run at all (distinct from a verifier that ran and said 'failed')."""

@@ -1,0 +1,107 @@
+"""Typed messages shared across the pipeline: tools as a server describes them, and call outcomes.
+
+Every model that crosses a process boundary is frozen with ``extra="forbid"``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["CallOutcome", "Frozen", "OutcomeClass", "ToolAnnotations", "ToolSpec", "canonical_json", "utcnow"]
+
+
+class Frozen(BaseModel):
+    """Base for immutable messages: frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace: the input of every content-derived id."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class ToolAnnotations(Frozen):
+    """The behaviour hints a server declares for a tool (MCP ``ToolAnnotations``); all optional."""
+
+    title: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+
+
+class ToolSpec(Frozen):
+    """One tool as its server lists it, with a stable hash of its interface."""
+
+    server: str
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: ToolAnnotations = ToolAnnotations()
+
+    @property
+    def schema_hash(self) -> str:
+        """16 hex digits over name + input schema + output schema: a changed interface is a new tool node."""
+        payload = canonical_json({"name": self.name, "in": self.input_schema, "out": self.output_schema})
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @property
+    def required(self) -> list[str]:
+        return list(self.input_schema.get("required", []))
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        return dict(self.input_schema.get("properties", {}))
+
+
+class OutcomeClass(StrEnum):
+    """How a call ended, from the caller's side of the wire."""
+
+    OK = "ok"
+    """The server answered with a result that is not flagged as an error."""
+    TOOL_ERROR = "tool_error"
+    """The server answered with ``isError: true``: the tool ran and reported a failure."""
+    PROTOCOL_ERROR = "protocol_error"
+    """A JSON-RPC error, a malformed or oversized message, or a result that violates the protocol."""
+    TIMEOUT = "timeout"
+    """No answer within the call timeout; the server was killed and will be restarted."""
+    CRASH = "crash"
+    """The server process exited or closed its pipes while the call was in flight."""
+
+
+class CallOutcome(Frozen):
+    """The normalised result of one ``tools/call``: what happened, bounded in size."""
+
+    server: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    outcome: OutcomeClass
+    excerpt: str = ""
+    """Text content of the result (or the error message), truncated to the server's ``max_output_bytes``."""
+    output_bytes: int = 0
+    """Size of the full text content before truncation."""
+    truncated: bool = False
+    structured: dict[str, Any] | None = None
+    """``structuredContent`` of the result, when the tool returned one (dropped when over the byte limit)."""
+    error_code: int | None = None
+    """JSON-RPC error code for protocol errors."""
+    latency_ms: float = 0.0
+    started_at: datetime = Field(default_factory=utcnow)
+    stderr_tail: str = ""
+    """The last lines the server wrote to stderr, attached when the call crashed, timed out or broke the protocol."""
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is OutcomeClass.OK
