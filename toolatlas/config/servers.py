@@ -251,6 +251,14 @@ class ServerSpec(Spec):
     enabled: bool = True
     tags: list[str] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _stdio_by_default(cls, data: Any) -> Any:
+        transport = data.get("transport") if isinstance(data, dict) else None
+        if isinstance(transport, dict) and "kind" not in transport:
+            data = {**data, "transport": {"kind": "stdio", **transport}}
+        return data
+
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:

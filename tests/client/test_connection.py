@@ -1,0 +1,197 @@
+"""The MCP client layer against a real, deliberately faulty MCP server over stdio and HTTP.
+
+Every way a call can end maps to an outcome class within its timeout, and the session is usable
+again afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
+from toolatlas.config import Limits
+from toolatlas.errors import ServerStartError
+from toolatlas.models import OutcomeClass
+from toolatlas.testing import faulty_server_command
+
+LIMITS = Limits(call_timeout_s=3.0, start_timeout_s=20.0, max_message_bytes=1_000_000, max_output_bytes=1000, max_restarts=1)
+
+
+def faulty(*flags: str) -> StdioLaunch:
+    command, args = faulty_server_command(*flags)
+    return StdioLaunch(command, args)
+
+
+@pytest.fixture()
+async def conn() -> AsyncIterator[ServerConnection]:
+    async with ServerConnection("faulty", faulty(), LIMITS) as connection:
+        yield connection
+
+
+async def assert_usable(conn: ServerConnection) -> None:
+    outcome = await conn.call("echo", {"text": "still here"})
+    assert outcome.outcome is OutcomeClass.OK and outcome.excerpt == "still here"
+
+
+class TestNormalCalls:
+    async def test_lists_tools_with_schemas(self, conn: ServerConnection) -> None:
+        """tools/list yields typed specs with input schema, output schema and a stable hash."""
+        tools = {t.name: t for t in conn.tools}
+        assert {"echo", "add", "crash", "hang", "garbage", "flood"} <= set(tools)
+        assert tools["add"].output_schema is not None
+        assert tools["add"].required == ["a", "b"]
+        assert len(tools["add"].schema_hash) == 16
+        again = await conn.list_tools(refresh=True)
+        assert {t.name: t.schema_hash for t in again} == {t.name: t.schema_hash for t in conn.tools}
+
+    async def test_ok_with_structured_content(self, conn: ServerConnection) -> None:
+        """A successful call is `ok` with text excerpt, structured content and latency."""
+        outcome = await conn.call("add", {"a": 2, "b": 3})
+        assert outcome.outcome is OutcomeClass.OK
+        assert outcome.structured == {"total": 5}
+        assert outcome.latency_ms > 0
+
+    async def test_tool_error(self, conn: ServerConnection) -> None:
+        """A tool that raises is a `tool_error` (isError), and the session stays up."""
+        pid = conn.pid
+        outcome = await conn.call("fail", {"reason": "nope"})
+        assert outcome.outcome is OutcomeClass.TOOL_ERROR
+        assert conn.pid == pid
+
+    async def test_excerpt_is_bounded(self, conn: ServerConnection) -> None:
+        """A result over max_output_bytes is cut, flagged, and its full size recorded."""
+        outcome = await conn.call("echo", {"text": "é" * 5000})
+        assert outcome.truncated and outcome.output_bytes == 10000
+        assert len(outcome.excerpt.encode()) <= LIMITS.max_output_bytes
+
+    async def test_concurrent_calls(self, conn: ServerConnection) -> None:
+        """Many calls in flight on one session all get their own answers."""
+        outcomes = await asyncio.gather(*(conn.call("add", {"a": i, "b": 1}) for i in range(40)))
+        assert [o.structured for o in outcomes] == [{"total": i + 1} for i in range(40)]
+
+
+class TestFaults:
+    async def test_exit_mid_call_is_a_crash(self, conn: ServerConnection) -> None:
+        """A server that exits mid-call yields `crash` with its stderr, then restarts on the next call."""
+        pid = conn.pid
+        t0 = time.perf_counter()
+        outcome = await conn.call("crash")
+        assert outcome.outcome is OutcomeClass.CRASH
+        assert time.perf_counter() - t0 < LIMITS.call_timeout_s
+        assert "exit code 3" in outcome.excerpt
+        assert "crashing on purpose" in outcome.stderr_tail
+        await assert_usable(conn)
+        assert conn.pid != pid and conn.restarts == 1
+
+    async def test_no_answer_is_a_timeout(self, conn: ServerConnection) -> None:
+        """A server that never answers yields `timeout` at the call timeout and is replaced."""
+        pid = conn.pid
+        outcome = await conn.call("hang", timeout=1.0)
+        assert outcome.outcome is OutcomeClass.TIMEOUT
+        assert 0.9 < outcome.latency_ms / 1000 < 2.5
+        await assert_usable(conn)
+        assert conn.pid != pid
+
+    async def test_garbage_on_stdout_is_a_protocol_error(self, conn: ServerConnection) -> None:
+        """A non-JSON line on the wire during a call yields `protocol_error` naming the garbage."""
+        outcome = await conn.call("garbage")
+        assert outcome.outcome is OutcomeClass.PROTOCOL_ERROR
+        assert "this is not json-rpc" in outcome.excerpt
+        await assert_usable(conn)
+
+    async def test_flood_is_a_protocol_error(self, conn: ServerConnection) -> None:
+        """A message over max_message_bytes is dropped unread and yields `protocol_error`."""
+        outcome = await conn.call("flood", {"megabytes": 8})
+        assert outcome.outcome is OutcomeClass.PROTOCOL_ERROR
+        assert "exceeded" in outcome.excerpt
+        await assert_usable(conn)
+
+    async def test_stderr_flood_never_blocks(self, conn: ServerConnection) -> None:
+        """A server writing megabytes to stderr still answers; we keep only a bounded tail."""
+        outcome = await conn.call("chatty", {"lines": 100_000})
+        assert outcome.outcome is OutcomeClass.OK
+        assert 0 < len(conn.stderr_tail(10**9)) <= 16 * 1024
+
+    async def test_unknown_tool(self, conn: ServerConnection) -> None:
+        """Calling a tool the server does not have is reported, not raised."""
+        outcome = await conn.call("no_such_tool")
+        assert outcome.outcome in (OutcomeClass.TOOL_ERROR, OutcomeClass.PROTOCOL_ERROR)
+        await assert_usable(conn)
+
+    async def test_every_fault_in_a_row(self, conn: ServerConnection) -> None:
+        """Crash, hang, garbage and flood back to back: each classified, the session recovers each time."""
+        expected = {"crash": OutcomeClass.CRASH, "hang": OutcomeClass.TIMEOUT, "garbage": OutcomeClass.PROTOCOL_ERROR}
+        for tool, outcome_class in expected.items():
+            outcome = await conn.call(tool, timeout=1.0)
+            assert outcome.outcome is outcome_class, tool
+        await assert_usable(conn)
+        assert conn.restarts == 3
+
+
+class TestStartFailures:
+    async def test_server_that_exits_at_start(self) -> None:
+        """A server that exits before the handshake raises ServerStartError with its stderr."""
+        connection = ServerConnection("faulty", faulty("--crash-on-start"), LIMITS)
+        with pytest.raises(ServerStartError) as info:
+            await connection.start()
+        assert "refusing to start" in info.value.stderr_tail
+        await connection.close()
+
+    async def test_server_that_hangs_at_start(self) -> None:
+        """A server that never completes the handshake raises ServerStartError at the start timeout."""
+        limits = Limits(start_timeout_s=1.0, max_restarts=0)
+        connection = ServerConnection("faulty", faulty("--hang-on-start"), limits)
+        t0 = time.perf_counter()
+        with pytest.raises(ServerStartError, match="no MCP handshake"):
+            await connection.start()
+        assert time.perf_counter() - t0 < 5
+        await connection.close()
+
+    async def test_missing_executable(self) -> None:
+        """A command that does not exist raises ServerStartError naming the problem."""
+        connection = ServerConnection("ghost", StdioLaunch("/nonexistent/mcp-server"), Limits(max_restarts=0))
+        with pytest.raises(ServerStartError, match="nonexistent|No such file"):
+            await connection.start()
+
+    async def test_banner_before_handshake_is_tolerated(self) -> None:
+        """A non-JSON banner printed before any call is logged, not fatal."""
+        async with ServerConnection("faulty", faulty("--banner"), LIMITS) as connection:
+            await assert_usable(connection)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class TestStreamableHttp:
+    async def test_calls_over_http(self) -> None:
+        """The same client layer talks to a server over streamable HTTP."""
+        port = free_port()
+        command, args = faulty_server_command("--http", str(port))
+        process = subprocess.Popen([command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                with socket.socket() as sock:
+                    if sock.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                await asyncio.sleep(0.1)
+            async with ServerConnection("faulty-http", HttpEndpoint(f"http://127.0.0.1:{port}/mcp"), LIMITS) as conn:
+                assert "add" in {t.name for t in conn.tools}
+                outcome = await conn.call("add", {"a": 20, "b": 22})
+                assert outcome.outcome is OutcomeClass.OK and outcome.structured == {"total": 42}
+                failure = await conn.call("fail")
+                assert failure.outcome is OutcomeClass.TOOL_ERROR
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+            assert sys.executable

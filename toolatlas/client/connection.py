@@ -1,0 +1,398 @@
+"""A live MCP session with one server that survives the server: crash, hang and garbage become outcomes.
+
+:class:`ServerConnection` starts the server (stdio) or connects to it (streamable HTTP), lists its
+tools, and calls them with a timeout. Whatever the server does, :meth:`ServerConnection.call`
+returns a :class:`~toolatlas.models.CallOutcome`:
+
+=====================  ================================================  ==========================
+server behaviour        outcome class                                     session afterwards
+=====================  ================================================  ==========================
+answers                 ``ok`` / ``tool_error`` (``isError``)              kept
+JSON-RPC error          ``protocol_error`` with ``error_code``             kept
+non-JSON / huge line    ``protocol_error``                                 killed, restarted on use
+no answer in time       ``timeout``                                       killed, restarted on use
+exits mid-call          ``crash``                                         restarted on use
+=====================  ================================================  ==========================
+
+A server that cannot be (re)started raises :class:`~toolatlas.errors.ServerStartError` after
+``limits.max_restarts`` attempts: that is a failure of the build's infrastructure, not of a tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import structlog
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from toolatlas.client.results import outcome_from_result, tool_spec_from_mcp
+from toolatlas.client.stdio import StdioLaunch, StdioServerProcess, TransportFault
+from toolatlas.config.servers import Limits
+from toolatlas.errors import ServerStartError
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec, utcnow
+
+__all__ = ["HttpEndpoint", "ServerConnection"]
+
+log = structlog.get_logger(__name__)
+
+SHUTDOWN_TIMEOUT = 5.0
+"""Seconds a session gets to wind down (transport stop included) before its task is cancelled."""
+RESTART_BACKOFF_S = (0.1, 0.3, 1.0, 2.0, 4.0)
+"""Pause before each successive start attempt after a failed one."""
+CLIENT_INFO = types.Implementation(name="toolatlas", version="0.1.0")
+
+
+@dataclass(frozen=True)
+class HttpEndpoint:
+    """A server already running behind an MCP streamable-HTTP URL."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Session:
+    """One started server process (or HTTP connection) and the MCP client over it."""
+
+    generation: int
+    client: Client
+    task: asyncio.Task[None]
+    stop: asyncio.Event
+    process: StdioServerProcess | None
+    faults: list[TransportFault] = field(default_factory=list)
+    inflight: set[anyio.CancelScope] = field(default_factory=set)
+    broken: str | None = None
+
+
+class ServerConnection:
+    """A restartable MCP client session with one server."""
+
+    def __init__(
+        self,
+        name: str,
+        endpoint: StdioLaunch | HttpEndpoint,
+        limits: Limits | None = None,
+        *,
+        stderr_log: Path | None = None,
+        mode: str = "auto",
+    ) -> None:
+        self.name = name
+        self.endpoint = endpoint
+        self.limits = limits or Limits()
+        self.stderr_log = stderr_log
+        self.mode = mode
+        self.tools: list[ToolSpec] = []
+        self.server_info: types.Implementation | None = None
+        self.protocol_version: str | None = None
+        self.starts = 0
+        self.restarts = 0
+        self._session: _Session | None = None
+        self._generation = 0
+        self._lock = asyncio.Lock()
+        self._slots = asyncio.Semaphore(self.limits.concurrency)
+        self._gave_up: ServerStartError | None = None
+        self._log = log.bind(server=name)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self._session is not None and self._session.broken is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._session.process.pid if self._session and self._session.process else None
+
+    def stderr_tail(self, max_bytes: int = 4096) -> str:
+        process = self._session.process if self._session else None
+        return process.stderr_tail(max_bytes) if process else ""
+
+    async def start(self) -> None:
+        """Start the server and list its tools (no-op when already running)."""
+        await self._ensure_session()
+
+    async def restart(self) -> None:
+        """Stop the running server, if any, and start a fresh one."""
+        async with self._lock:
+            if self._session is not None:
+                await self._close_session(self._session)
+                self.restarts += 1
+            await self._start_with_retries()
+
+    async def close(self) -> None:
+        async with self._lock:
+            if self._session is not None:
+                await self._close_session(self._session)
+
+    async def __aenter__(self) -> ServerConnection:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.close()
+
+    # -- calls -------------------------------------------------------------------------------
+
+    async def list_tools(self, *, refresh: bool = False) -> list[ToolSpec]:
+        session = await self._ensure_session()
+        if refresh:
+            self.tools = await self._fetch_tools(session)
+        return self.tools
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None) -> CallOutcome:
+        """Call a tool; every way the call can end is an outcome, never a hang."""
+        arguments = dict(arguments or {})
+        timeout = timeout if timeout is not None else self.limits.call_timeout_s
+        async with self._slots:
+            session = await self._ensure_session()
+            started_at, t0 = utcnow(), time.perf_counter()
+            scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
+            session.inflight.add(scope)
+            failure: tuple[OutcomeClass, str, int | None] | None = None
+            result: types.CallToolResult | None = None
+            try:
+                with scope:
+                    result = await session.client.call_tool(tool, arguments)
+            except MCPError as exc:
+                failure = self._classify_mcp_error(session, exc)
+            except (RuntimeError, ValueError) as exc:
+                # output-schema violations (RuntimeError) and invalid results (pydantic ValidationError)
+                failure = (OutcomeClass.PROTOCOL_ERROR, f"invalid result: {exc}", None)
+            finally:
+                session.inflight.discard(scope)
+            latency_ms = (time.perf_counter() - t0) * 1000
+            if result is None and failure is None:  # cancelled: deadline or a transport fault
+                failure = self._classify_interruption(session, timeout)
+            if failure is not None:
+                outcome, message, code = failure
+                broken = outcome in (OutcomeClass.TIMEOUT, OutcomeClass.CRASH) or session.broken is not None
+                if broken:
+                    self._break(session, f"{outcome.value} in {tool}")
+                self._log.info("call_failed", tool=tool, outcome=outcome.value, message=message[:200])
+                return CallOutcome(
+                    server=self.name,
+                    tool=tool,
+                    arguments=arguments,
+                    outcome=outcome,
+                    excerpt=message[: self.limits.max_output_bytes],
+                    output_bytes=len(message.encode()),
+                    error_code=code,
+                    latency_ms=latency_ms,
+                    started_at=started_at,
+                    stderr_tail=self.stderr_tail(2048) if broken else "",
+                )
+            assert result is not None
+            return outcome_from_result(
+                server=self.name,
+                tool=tool,
+                arguments=arguments,
+                result=result,
+                latency_ms=latency_ms,
+                started_at=started_at,
+                max_output_bytes=self.limits.max_output_bytes,
+            )
+
+    def _classify_mcp_error(self, session: _Session, exc: MCPError) -> tuple[OutcomeClass, str, int | None]:
+        if exc.code == types.CONNECTION_CLOSED:
+            fault = self._first_fault(session)
+            if fault is not None and fault.kind != "exited":
+                return OutcomeClass.PROTOCOL_ERROR, fault.detail, None
+            return OutcomeClass.CRASH, fault.detail if fault else "the connection to the server closed", None
+        if exc.code == types.REQUEST_TIMEOUT:
+            return OutcomeClass.TIMEOUT, str(exc), exc.code
+        return OutcomeClass.PROTOCOL_ERROR, exc.error.message or str(exc), exc.code
+
+    def _classify_interruption(self, session: _Session, timeout: float) -> tuple[OutcomeClass, str, int | None]:
+        fault = self._first_fault(session)
+        if fault is None:
+            return OutcomeClass.TIMEOUT, f"no answer within {timeout:g}s", None
+        if fault.kind == "exited":
+            return OutcomeClass.CRASH, fault.detail, None
+        return OutcomeClass.PROTOCOL_ERROR, fault.detail, None
+
+    @staticmethod
+    def _first_fault(session: _Session) -> TransportFault | None:
+        exited = [f for f in session.faults if f.kind == "exited"]
+        others = [f for f in session.faults if f.kind != "exited"]
+        return (others or exited or [None])[0]
+
+    # -- session management ------------------------------------------------------------------
+
+    async def _ensure_session(self) -> _Session:
+        session = self._session
+        if session is not None and session.broken is None:
+            return session
+        async with self._lock:
+            session = self._session
+            if session is not None and session.broken is None:
+                return session
+            if session is not None:
+                self._log.info("server_restarting", reason=session.broken, generation=session.generation)
+                await self._close_session(session)
+                self.restarts += 1
+            return await self._start_with_retries()
+
+    async def _start_with_retries(self) -> _Session:
+        if self._gave_up is not None:
+            raise self._gave_up
+        last: ServerStartError | None = None
+        for attempt in range(self.limits.max_restarts + 1):
+            if attempt:
+                await asyncio.sleep(RESTART_BACKOFF_S[min(attempt - 1, len(RESTART_BACKOFF_S) - 1)])
+            try:
+                return await self._start_once()
+            except ServerStartError as exc:
+                last = exc
+                self._log.warning("server_start_failed", attempt=attempt + 1, reason=exc.reason)
+        assert last is not None
+        self._gave_up = last
+        raise last
+
+    async def _start_once(self) -> _Session:
+        self._generation += 1
+        generation = self._generation
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[Client] = loop.create_future()
+        stop = asyncio.Event()
+        process: StdioServerProcess | None = None
+        holder: dict[str, _Session] = {}
+
+        def on_fault(fault: TransportFault) -> None:
+            session = holder.get("session")
+            if session is not None:
+                self._on_fault(session, fault)
+
+        if isinstance(self.endpoint, StdioLaunch):
+            process = StdioServerProcess(
+                self.endpoint,
+                max_message_bytes=self.limits.max_message_bytes,
+                on_fault=on_fault,
+                stderr_log=self.stderr_log,
+            )
+            transport: Any = process.connect()
+        else:
+            http = create_mcp_http_client(headers=self.endpoint.headers or None)
+            transport = streamable_http_client(self.endpoint.url, http_client=http)
+        task = loop.create_task(self._host(transport, ready, stop), name=f"mcp-session-{self.name}-{generation}")
+        t0 = time.perf_counter()
+        try:
+            with anyio.fail_after(self.limits.start_timeout_s):
+                client = await asyncio.shield(ready)
+        except TimeoutError:
+            await self._abandon(task, stop, process)
+            raise ServerStartError(
+                self.name, f"no MCP handshake within {self.limits.start_timeout_s:g}s", process.stderr_tail() if process else ""
+            ) from None
+        except BaseException as exc:
+            await self._abandon(task, stop, process)
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            reason = _describe(exc)
+            raise ServerStartError(self.name, reason, process.stderr_tail() if process else "") from exc
+        session = _Session(generation=generation, client=client, task=task, stop=stop, process=process)
+        holder["session"] = session
+        if process is not None and process.returncode is not None:
+            session.broken = "exited right after the handshake"
+        self._session = session
+        self.server_info = client.server_info
+        self.protocol_version = client.protocol_version
+        try:
+            self.tools = await self._fetch_tools(session)
+        except (MCPError, TimeoutError, RuntimeError, ValueError) as exc:
+            await self._close_session(session)
+            raise ServerStartError(self.name, f"tools/list failed: {_describe(exc)}", self.stderr_tail()) from exc
+        self.starts += 1
+        self._log.info(
+            "server_started",
+            generation=generation,
+            pid=process.pid if process else None,
+            tools=len(self.tools),
+            startup_ms=round((time.perf_counter() - t0) * 1000, 1),
+        )
+        return session
+
+    async def _host(self, transport: Any, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
+        """Own the client's context for the session's life: anyio scopes must exit in the task that entered them."""
+        try:
+            async with Client(transport, mode=self.mode, cache=None, client_info=CLIENT_INFO) as client:  # type: ignore[arg-type]
+                if not ready.done():
+                    ready.set_result(client)
+                await stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.cancel()
+            raise
+        except BaseException as exc:  # noqa: BLE001 - handed to the starter, or logged
+            if not ready.done():
+                ready.set_exception(exc)
+            else:
+                self._log.debug("session_ended_with_error", error=_describe(exc))
+
+    async def _fetch_tools(self, session: _Session) -> list[ToolSpec]:
+        tools: list[ToolSpec] = []
+        cursor: str | None = None
+        with anyio.fail_after(self.limits.list_timeout_s):
+            for _ in range(1000):
+                page = await session.client.list_tools(cursor=cursor, cache_mode="refresh")
+                tools.extend(tool_spec_from_mcp(self.name, tool) for tool in page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        return tools
+
+    def _on_fault(self, session: _Session, fault: TransportFault) -> None:
+        session.faults.append(fault)
+        if fault.kind == "exited" or session.inflight:
+            # A fault while calls are in flight poisons them all: which call caused it is unknowable.
+            self._break(session, f"{fault.kind}: {fault.detail}")
+        else:
+            self._log.warning("server_protocol_noise", kind=fault.kind, detail=fault.detail)
+
+    def _break(self, session: _Session, reason: str) -> None:
+        if session.broken is None:
+            session.broken = reason
+        for scope in list(session.inflight):
+            scope.cancel()
+        if session.process is not None:
+            session.process.kill()
+
+    async def _close_session(self, session: _Session) -> None:
+        session.stop.set()
+        done, _ = await asyncio.wait({session.task}, timeout=SHUTDOWN_TIMEOUT)
+        if not done:
+            if session.process is not None:
+                session.process.kill()
+            session.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(session.task, SHUTDOWN_TIMEOUT)
+        if self._session is session:
+            self._session = None
+
+    async def _abandon(self, task: asyncio.Task[None], stop: asyncio.Event, process: StdioServerProcess | None) -> None:
+        if process is not None:
+            process.kill()
+        stop.set()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(task, SHUTDOWN_TIMEOUT)
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for an exception, looking inside exception groups for the first real cause."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, MCPError):
+        return f"{exc.error.message} (code {exc.code})"
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if str(exc) else text
