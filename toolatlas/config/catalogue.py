@@ -51,7 +51,7 @@ class PostgresSettings(Spec):
 
     port: int = Field(55432, ge=1024, le=65535)
     host: str = "127.0.0.1"
-    data_dir: str | None = Field(None, description="default: <toolatlas home>/postgres/<port>")
+    data_dir: str | None = Field(None, description="default: <toolatlas home>/postgres/<port>/data")
     bindir: str | None = Field(None, description="default: pg_config --bindir, or /usr/lib/postgresql/*/bin")
     os_user: str = Field("postgres", description="OS user that owns the cluster when ToolAtlas runs as root")
 

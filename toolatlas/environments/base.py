@@ -18,9 +18,9 @@ freezing (which moves ``state/`` away) never pulls the ground from under the pro
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
-from string import Template
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import Field
@@ -149,15 +149,24 @@ class Environment(Protocol):
         ...
 
 
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
 def render_template(text: str, variables: dict[str, str], *, field: str = "") -> str:
-    """Fill ``${name}`` placeholders; an unknown placeholder is a :class:`ConfigError` naming ``field``."""
-    try:
-        return Template(text).substitute(variables)
-    except KeyError as exc:
-        known = ", ".join(f"${{{k}}}" for k in sorted(variables))
-        raise ConfigError(None, [(field, f"unknown placeholder ${{{exc.args[0]}}}; known here: {known}")]) from None
-    except ValueError as exc:
-        raise ConfigError(None, [(field, f"malformed placeholder in {text!r}: {exc}")]) from None
+    """Fill ``${name}`` placeholders; an unknown one is a :class:`ConfigError` naming ``field``.
+
+    Only the braced form is a placeholder, so shell text such as ``$(cmd)`` or ``$HOME`` in a
+    command environment passes through untouched.
+    """
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in variables:
+            known = ", ".join(f"${{{k}}}" for k in sorted(variables))
+            raise ConfigError(None, [(field, f"unknown placeholder ${{{name}}}; known here: {known}")])
+        return variables[name]
+
+    return _PLACEHOLDER.sub(fill, text)
 
 
 def render_value(value: Any, variables: dict[str, str], *, field: str = "") -> Any:

@@ -1,0 +1,266 @@
+"""Snapshot, reset, freeze and isolation for the file-backed kinds: directory, SQLite, git, JSON file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from toolatlas.config import CommandEnv
+from toolatlas.environments import (
+    CommandEnvironment,
+    DirectoryEnvironment,
+    GitEnvironment,
+    JsonFileEnvironment,
+    NoEnvironment,
+    SqliteEnvironment,
+)
+from toolatlas.errors import SandboxError, SnapshotError
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture()
+def source_tree(tmp_path: Path) -> Path:
+    root = tmp_path / "source"
+    (root / "docs" / "deep").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# A\n")
+    (root / "docs" / "deep" / "b.txt").write_text("b" * 1000)
+    (root / "bin.dat").write_bytes(bytes(range(256)))
+    (root / "empty").mkdir()
+    os.symlink("docs/a.md", root / "link")
+    return root
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
+class TestDirectory:
+    def test_instances_are_isolated_from_snapshot_and_siblings(self, source_tree: Path, tmp_path: Path) -> None:
+        """A write in one instance reaches neither the snapshot nor a sibling instance."""
+        env = DirectoryEnvironment()
+        snapshot = env.materialise(source_tree, None, tmp_path / "snaps")
+        first, second = env.prepare(snapshot, tmp_path / "i1"), env.prepare(snapshot, tmp_path / "i2")
+        (Path(first.variables["root"]) / "docs" / "a.md").write_text("changed")
+        (Path(first.variables["root"]) / "new.txt").write_text("new")
+        assert tree_bytes(Path(snapshot.path)) == tree_bytes(source_tree)
+        assert tree_bytes(Path(second.variables["root"])) == tree_bytes(source_tree)
+
+    def test_reset_restores_byte_identical_files(self, source_tree: Path, tmp_path: Path) -> None:
+        """After arbitrary damage, reset gives back exactly the snapshot's bytes and digest."""
+        env = DirectoryEnvironment()
+        snapshot = env.materialise(source_tree, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        root = Path(instance.variables["root"])
+        (root / "bin.dat").write_bytes(b"")
+        (root / "docs" / "deep" / "b.txt").unlink()
+        (root / "empty").rmdir()
+        env.reset(instance)
+        assert tree_bytes(root) == tree_bytes(source_tree)
+        assert env.digest(instance) == env.digest(snapshot)
+        assert os.readlink(root / "link") == "docs/a.md"
+
+    def test_freeze_moves_the_post_state_out(self, source_tree: Path, tmp_path: Path) -> None:
+        """Freeze keeps the mutated state for inspection; the diff names exactly what changed."""
+        env = DirectoryEnvironment()
+        snapshot = env.materialise(source_tree, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        root = Path(instance.variables["root"])
+        (root / "docs" / "a.md").write_text("changed")
+        (root / "added.txt").write_text("x")
+        (root / "bin.dat").unlink()
+        frozen = env.freeze(instance, tmp_path / "frozen" / "f1")
+        diff = env.digest(snapshot).diff(env.digest(frozen))
+        assert (diff.added, diff.removed, diff.changed) == (["added.txt"], ["bin.dat"], ["docs/a.md"])
+        env.reset(instance)
+        assert env.digest(instance) == env.digest(snapshot)
+        assert (Path(frozen.path) / "added.txt").exists()
+        env.discard(frozen)
+        assert not Path(frozen.path).exists()
+
+    def test_materialise_is_content_addressed(self, source_tree: Path, tmp_path: Path) -> None:
+        """The same source gives the same snapshot; a changed source gives a new one."""
+        env = DirectoryEnvironment()
+        first = env.materialise(source_tree, None, tmp_path / "snaps")
+        assert env.materialise(source_tree, None, tmp_path / "snaps") == first
+        (source_tree / "docs" / "a.md").write_text("# changed\n")
+        assert env.materialise(source_tree, None, tmp_path / "snaps").content_hash != first.content_hash
+
+    def test_unreadable_or_missing_source(self, tmp_path: Path) -> None:
+        """A missing source or a file where a folder is expected is a SnapshotError naming it."""
+        env = DirectoryEnvironment()
+        with pytest.raises(SnapshotError, match="does not exist"):
+            env.materialise(tmp_path / "absent", None, tmp_path / "snaps")
+        (tmp_path / "file").write_text("x")
+        with pytest.raises(SnapshotError, match="not a folder"):
+            env.materialise(tmp_path / "file", None, tmp_path / "snaps")
+
+    def test_discard_removes_read_only_leftovers(self, source_tree: Path, tmp_path: Path) -> None:
+        """Discard succeeds even when a server left read-only folders behind."""
+        env = DirectoryEnvironment()
+        instance = env.prepare(env.materialise(source_tree, None, tmp_path / "snaps"), tmp_path / "i1")
+        locked = Path(instance.variables["root"]) / "locked"
+        locked.mkdir()
+        (locked / "f").write_text("x")
+        locked.chmod(0o500)
+        env.discard(instance)
+        assert not Path(instance.slot).exists()
+
+
+class TestSqlite:
+    @pytest.fixture()
+    def db(self, tmp_path: Path) -> Path:
+        path = tmp_path / "shop.db"
+        with sqlite3.connect(path) as conn:
+            conn.executescript(
+                "CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+                "INSERT INTO items(name) VALUES ('a'), ('b'), ('c');"
+            )
+        conn.close()
+        return path
+
+    def rows(self, path: str) -> list[tuple]:
+        with sqlite3.connect(path) as conn:
+            return conn.execute("SELECT * FROM items ORDER BY id").fetchall()
+
+    def test_reset_restores_identical_rows(self, db: Path, tmp_path: Path) -> None:
+        """Rows changed in an instance come back exactly after reset; the snapshot never changes."""
+        env = SqliteEnvironment()
+        snapshot = env.materialise(db, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        sibling = env.prepare(snapshot, tmp_path / "i2")
+        with sqlite3.connect(instance.variables["db_path"]) as conn:
+            conn.execute("UPDATE items SET name = 'z' WHERE id = 1")
+            conn.execute("INSERT INTO items(name) VALUES ('d')")
+        conn.close()
+        assert self.rows(snapshot.path) == [(1, "a"), (2, "b"), (3, "c")]
+        assert self.rows(sibling.variables["db_path"]) == [(1, "a"), (2, "b"), (3, "c")]
+        diff = env.digest(snapshot).diff(env.digest(instance))
+        assert (diff.added, diff.changed) == (["items#4"], ["items#1"])
+        env.reset(instance)
+        assert self.rows(instance.variables["db_path"]) == [(1, "a"), (2, "b"), (3, "c")]
+        assert env.digest(instance) == env.digest(snapshot)
+
+    def test_sql_script_source(self, tmp_path: Path) -> None:
+        """A .sql source is executed into a fresh database; a broken one is a SnapshotError."""
+        script = tmp_path / "s.sql"
+        script.write_text("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+        env = SqliteEnvironment()
+        snapshot = env.materialise(script, None, tmp_path / "snaps")
+        assert "schema:table:t" in env.digest(snapshot).items
+        script.write_text("CREATE TABLE broken(")
+        with pytest.raises(SnapshotError, match="s.sql"):
+            env.materialise(script, None, tmp_path / "snaps")
+
+    def test_non_database_source(self, tmp_path: Path) -> None:
+        """A file that is not SQLite is refused with a SnapshotError."""
+        junk = tmp_path / "junk.db"
+        junk.write_text("not a database at all, just text" * 10)
+        with pytest.raises(SnapshotError, match="not a readable SQLite database"):
+            SqliteEnvironment().materialise(junk, None, tmp_path / "snaps")
+
+
+class TestGit:
+    @pytest.fixture()
+    def repo(self, tmp_path: Path) -> Path:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        (repo / "a.txt").write_text("one\n")
+        git(repo, "add", "a.txt")
+        git(repo, "commit", "-q", "-m", "first")
+        git(repo, "branch", "feature")
+        return repo
+
+    def test_reset_restores_refs_index_and_worktree(self, repo: Path, tmp_path: Path) -> None:
+        """Commits, new branches, staged and unstaged changes all disappear on reset."""
+        env = GitEnvironment()
+        snapshot = env.materialise(repo, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        work = Path(instance.variables["repo"])
+        refs_before = git(work, "for-each-ref")
+        (work / "a.txt").write_text("two\n")
+        git(work, "commit", "-q", "-am", "second")
+        git(work, "branch", "extra")
+        (work / "staged.txt").write_text("s")
+        git(work, "add", "staged.txt")
+        diff = env.digest(snapshot).diff(env.digest(instance))
+        assert "ref:refs/heads/extra" in diff.added and "ref:refs/heads/main" in diff.changed
+        assert "index:staged.txt" in diff.added
+        env.reset(instance)
+        assert git(work, "for-each-ref") == refs_before
+        assert git(work, "status", "--porcelain") == ""
+        assert env.digest(instance) == env.digest(snapshot)
+        assert git(repo, "for-each-ref") == refs_before
+
+    def test_non_repository_source(self, tmp_path: Path) -> None:
+        """A folder without .git is refused."""
+        (tmp_path / "plain").mkdir()
+        with pytest.raises(SnapshotError, match="not a git work tree"):
+            GitEnvironment().materialise(tmp_path / "plain", None, tmp_path / "snaps")
+
+
+class TestJsonFile:
+    def test_json_lines_records(self, tmp_path: Path) -> None:
+        """A JSON-lines state is described record by record; reset restores it exactly."""
+        source = tmp_path / "memory.jsonl"
+        source.write_text('{"type":"entity","name":"a"}\n{"type":"entity","name":"b"}\n')
+        env = JsonFileEnvironment("memory.jsonl")
+        snapshot = env.materialise(source, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        assert instance.variables["file"].endswith("memory.jsonl")
+        Path(instance.variables["file"]).write_text('{"type":"entity","name":"a"}\n{"type":"entity","name":"c"}\n')
+        diff = env.digest(snapshot).diff(env.digest(instance))
+        assert len(diff.added) == 1 and len(diff.removed) == 1
+        env.reset(instance)
+        assert Path(instance.variables["file"]).read_bytes() == source.read_bytes()
+
+    def test_json_object_keys(self, tmp_path: Path) -> None:
+        """A JSON object state is described key by key."""
+        source = tmp_path / "state.json"
+        source.write_text('{"users": [1, 2], "settings": {"a": 1}}')
+        env = JsonFileEnvironment()
+        digest = env.digest(env.materialise(source, None, tmp_path / "snaps"))
+        assert set(digest.items) == {"key:users", "key:settings"}
+
+
+class TestScratchKinds:
+    def test_none_kind_gives_an_empty_resettable_folder(self, tmp_path: Path) -> None:
+        """The stateless kind hands out an empty folder and empties it on reset."""
+        env = NoEnvironment()
+        instance = env.prepare(env.materialise(None, None, tmp_path), tmp_path / "i1")
+        (Path(instance.variables["root"]) / "junk").write_text("x")
+        env.reset(instance)
+        assert list(Path(instance.variables["root"]).iterdir()) == []
+
+    def test_command_kind_runs_user_commands(self, tmp_path: Path) -> None:
+        """A command environment is prepared, described and reset by the user's shell commands."""
+        (tmp_path / "seed.txt").write_text("hello")
+        spec = CommandEnv(
+            kind="command",
+            snapshot="seed.txt",
+            prepare="cp ${snapshot} ${root}/data.txt",
+            digest="printf 'data\\t%s\\n' \"$(cat ${root}/data.txt)\"",
+        )
+        env = CommandEnvironment(spec, tmp_path)
+        instance = env.prepare(env.materialise(None, None, tmp_path), tmp_path / "i1")
+        assert env.digest(instance).items == {"data": "hello"}
+        (Path(instance.variables["root"]) / "data.txt").write_text("changed")
+        assert env.digest(instance).items == {"data": "changed"}
+        env.reset(instance)
+        assert env.digest(instance).items == {"data": "hello"}
+
+    def test_command_failure_is_a_sandbox_error(self, tmp_path: Path) -> None:
+        """A failing prepare command raises SandboxError with its stderr."""
+        spec = CommandEnv(kind="command", prepare="echo boom >&2; exit 3")
+        env = CommandEnvironment(spec, tmp_path)
+        with pytest.raises(SandboxError, match="boom"):
+            env.prepare(env.materialise(None, None, tmp_path), tmp_path / "i1")
