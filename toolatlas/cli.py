@@ -50,15 +50,16 @@ def cmd_servers_install(args: argparse.Namespace) -> int:
     print(f"installing {len(servers)} server runtime(s) into {home.runtimes}", flush=True)
 
     def progress(result) -> None:
+        where = result.runtime.location if result.ok and result.runtime else ""
         state = "ok" if result.ok else "FAILED"
-        print(f"  {result.server:<24} {state:<7} {result.seconds:6.1f}s {result.message}", flush=True)
+        print(f"  {result.server:<24} {result.kind:<8} {state:<7} {result.seconds:7.2f}s  {where}", flush=True)
 
     results = install_all(catalogue, home, servers=servers, jobs=args.jobs, force=args.force, progress=progress)
-    failed = [r for r in results if not r.ok]
+    failed = [r for r in results.values() if not r.ok]
     if failed:
         print(f"{len(failed)} runtime(s) failed to install:", file=sys.stderr)
         for r in failed:
-            print(f"- {r.server}: {r.message}", file=sys.stderr)
+            print(f"- {r.server}: {r.error}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,0 +1,39 @@
+# The two commands of the README, plus their parts. Every target is idempotent.
+#   make demo   set up, provision the demo catalogue's servers, run the main job on it
+#   make test   set up, provision the test servers, run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.toolatlas-installed
+
+.PHONY: demo test setup servers test-servers bench clean
+
+demo: servers
+	$(BIN)/toolatlas servers check configs/demo.toml
+
+test: test-servers
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "ToolAtlas needs Python >= 3.11; set PYTHON=/path/to/python3.11")'
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "ToolAtlas needs Node.js >= 18 with npm for the demo servers"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+servers: setup
+	$(BIN)/toolatlas servers install configs/demo.toml
+
+# The tests also drive the PostgreSQL server (needs a Python 3.12 interpreter; skipped if absent).
+test-servers: servers
+	-$(BIN)/toolatlas servers install configs/postgres.toml
+
+bench: servers
+	$(BIN)/python benchmarks/mcp_calls.py
+	$(BIN)/python benchmarks/env_reset.py
+
+clean:
+	rm -rf .toolatlas

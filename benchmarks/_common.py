@@ -1,0 +1,52 @@
+"""Shared bits of the benchmarks: timing, statistics, result files. Benchmarks print ratios
+against a baseline measured in the same process, interleaved, because these machines are noisy."""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def timed(func: Callable[[], Any]) -> float:
+    """Seconds one call of ``func`` takes."""
+    t0 = time.perf_counter()
+    func()
+    return time.perf_counter() - t0
+
+
+def interleaved(ours: Callable[[], Any], baseline: Callable[[], Any], iterations: int) -> tuple[list[float], list[float]]:
+    """Time ``ours`` and ``baseline`` alternately so that load on the machine hits both alike."""
+    mine, theirs = [], []
+    for i in range(iterations):
+        if i % 2:
+            mine.append(timed(ours))
+            theirs.append(timed(baseline))
+        else:
+            theirs.append(timed(baseline))
+            mine.append(timed(ours))
+    return mine, theirs
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def percentile_ms(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def save(name: str, payload: dict[str, Any]) -> Path:
+    """Write ``benchmarks/results/<name>.json`` with the machine it was measured on."""
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    payload = {"benchmark": name, "machine": platform.node(), "python": platform.python_version(), **payload}
+    path.write_text(json.dumps(payload, indent=2))
+    return path

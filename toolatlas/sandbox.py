@@ -1,0 +1,151 @@
+"""A sandbox: one environment instance with the MCP server process bound to it.
+
+The unit an executor owns. Its cycle per probe is ``call...`` → :meth:`Sandbox.freeze_and_reset`
+(the post-state moves out for the verifier, the instance is restored at once, so the executor
+never waits on verification). The server runs with ``HOME``, ``TMPDIR`` and its working
+directory inside the instance's ``home/``, and its arguments point into the instance's
+``state/`` — nothing outside the instance is handed to it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
+from toolatlas.config.servers import HttpTransport, ServerSpec, StdioTransport
+from toolatlas.environments import Environment, FrozenState, Instance, Snapshot, StateDigest, render_template
+from toolatlas.errors import ConfigError
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.runtimes import ResolvedRuntime
+
+__all__ = ["Sandbox", "launch_for"]
+
+log = structlog.get_logger(__name__)
+
+
+def launch_for(spec: ServerSpec, runtime: ResolvedRuntime, variables: dict[str, str]) -> StdioLaunch | HttpEndpoint:
+    """The process (or URL) for a server bound to an instance, placeholders filled from ``variables``."""
+    transport = spec.transport
+    if isinstance(transport, HttpTransport):
+        headers = {k: render_template(v, variables, field=f"transport.headers.{k}") for k, v in transport.headers.items()}
+        return HttpEndpoint(render_template(transport.url, variables, field="transport.url"), headers)
+    assert isinstance(transport, StdioTransport)
+    command = transport.command or runtime.command
+    if command is None:
+        raise ConfigError(None, [(f"servers[{spec.name}].transport.command", "no command and the runtime provides none")])
+    command = render_template(command, variables, field=f"servers[{spec.name}].transport.command")
+    args = [
+        render_template(a, variables, field=f"servers[{spec.name}].transport.args[{i}]")
+        for i, a in enumerate(transport.args)
+    ]
+    env = {
+        "HOME": variables["home"],
+        "TMPDIR": variables["home"],
+        **runtime.env,
+        **{k: render_template(v, variables, field=f"servers[{spec.name}].transport.env.{k}") for k, v in transport.env.items()},
+    }
+    cwd = render_template(transport.cwd, variables, field=f"servers[{spec.name}].transport.cwd") if transport.cwd else variables["home"]
+    return StdioLaunch(command=command, args=args, env=env, cwd=cwd)
+
+
+class Sandbox:
+    """One server bound to one private environment instance."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        environment: Environment,
+        snapshot: Snapshot,
+        runtime: ResolvedRuntime,
+        *,
+        instances_dir: Path,
+        logs_dir: Path | None = None,
+    ) -> None:
+        self.spec = spec
+        self.environment = environment
+        self.snapshot = snapshot
+        self.runtime = runtime
+        self.instances_dir = instances_dir
+        self.logs_dir = logs_dir
+        self.instance: Instance | None = None
+        self.connection: ServerConnection | None = None
+        self.restart_on_reset = (
+            spec.restart_on_reset if spec.restart_on_reset is not None else environment.restart_on_reset
+        )
+        self._log = log.bind(server=spec.name)
+
+    @property
+    def tools(self) -> list[ToolSpec]:
+        return self.connection.tools if self.connection else []
+
+    async def start(self) -> None:
+        """Prepare a private instance of the snapshot and start the server against it."""
+        slot = self.instances_dir / f"{self.spec.name}-{uuid.uuid4().hex[:10]}"
+        self.instance = await asyncio.to_thread(self.environment.prepare, self.snapshot, slot)
+        launch = launch_for(self.spec, self.runtime, self.instance.variables)
+        stderr_log = self.logs_dir / f"{self.spec.name}.{slot.name}.stderr.log" if self.logs_dir else None
+        self.connection = ServerConnection(self.spec.name, launch, self.spec.limits, stderr_log=stderr_log)
+        try:
+            await self.connection.start()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def call(self, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None) -> CallOutcome:
+        assert self.connection is not None, "start() the sandbox first"
+        outcome = await self.connection.call(tool, arguments, timeout=timeout)
+        return outcome
+
+    def variables(self) -> dict[str, str]:
+        assert self.instance is not None
+        return dict(self.instance.variables)
+
+    async def reset(self) -> None:
+        """Restore the instance to the snapshot in place (restarting the server if the kind requires it)."""
+        assert self.instance is not None and self.connection is not None
+        await asyncio.to_thread(self.environment.reset, self.instance)
+        if self.restart_on_reset:
+            await self.connection.restart()
+
+    async def freeze_and_reset(self) -> FrozenState:
+        """Move the post-state out for verification and restore the instance at once."""
+        assert self.instance is not None and self.connection is not None
+        target = self.instances_dir / "frozen" / f"{self.instance.id}-{uuid.uuid4().hex[:8]}"
+        frozen = await asyncio.to_thread(self.environment.freeze, self.instance, target)
+        await self.reset()
+        return frozen
+
+    async def digest(self, state: Snapshot | Instance | FrozenState | None = None) -> StateDigest:
+        target = state if state is not None else self.instance
+        assert target is not None
+        return await asyncio.to_thread(self.environment.digest, target)
+
+    async def discard(self, frozen: FrozenState) -> None:
+        await asyncio.to_thread(self.environment.discard, frozen)
+
+    async def close(self) -> None:
+        """Stop the server and delete the instance (shielded: runs even when cancelled)."""
+        try:
+            if self.connection is not None:
+                await asyncio.shield(self.connection.close())
+        finally:
+            if self.instance is not None:
+                instance, self.instance = self.instance, None
+                await asyncio.shield(asyncio.to_thread(self.environment.discard, instance))
+
+    async def __aenter__(self) -> Sandbox:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+def is_infrastructure_failure(outcome: CallOutcome) -> bool:
+    """Crashes and hangs leave the instance in an unknown state: the caller should reset it."""
+    return outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT)
