@@ -51,7 +51,9 @@ class Workspace:
         try:
             snapshot = environment.materialise(source, seed, self.home.snapshots / server.name)
         except SnapshotError as exc:
-            raise SnapshotError(f"servers[{server.name}].environment: {exc}") from exc
+            field = "snapshot" if getattr(spec, "snapshot", None) else "seed"
+            where = f"{self.catalogue.source}: " if self.catalogue.source else ""
+            raise SnapshotError(f"{where}servers[{server.name}].environment.{field}: {exc}") from exc
         self._snapshots[server.name] = snapshot
         return snapshot
 

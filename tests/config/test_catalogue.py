@@ -105,3 +105,42 @@ class TestMalformedCatalogues:
         """A missing file is a ConfigError naming it."""
         with pytest.raises(ConfigError, match="file not found"):
             load_catalogue(tmp_path / "absent.toml")
+
+
+class TestSnapshotSources:
+    def test_missing_snapshot_names_file_and_field(self, tmp_path: Path) -> None:
+        """A snapshot path that does not exist fails with the catalogue file and the field named."""
+        from toolatlas.errors import SnapshotError
+        from toolatlas.home import Home
+        from toolatlas.workspace import Workspace
+
+        path = write(tmp_path, VALID)
+        workspace = Workspace(load_catalogue(path), Home(tmp_path / "home"))
+        with pytest.raises(SnapshotError) as info:
+            workspace.snapshot(workspace.catalogue.server("fs"))
+        assert str(path.resolve()) in str(info.value)
+        assert "servers[fs].environment.snapshot" in str(info.value)
+        assert "does not exist" in str(info.value)
+
+    def test_unreadable_database_snapshot(self, tmp_path: Path) -> None:
+        """A SQLite snapshot that is not a database fails naming the file and the field."""
+        from toolatlas.errors import SnapshotError
+        from toolatlas.home import Home
+        from toolatlas.workspace import Workspace
+
+        (tmp_path / "broken.db").write_bytes(b"\x00garbage" * 100)
+        text = VALID.replace('kind = "directory", snapshot = "tree"', 'kind = "sqlite", snapshot = "broken.db"')
+        workspace = Workspace(load_catalogue(write(tmp_path, text)), Home(tmp_path / "home"))
+        with pytest.raises(SnapshotError, match=r"servers\[fs\]\.environment\.snapshot: .*not a readable SQLite database"):
+            workspace.snapshot(workspace.catalogue.server("fs"))
+
+    def test_unknown_seed(self, tmp_path: Path) -> None:
+        """An unknown seed name fails listing the known seeds."""
+        from toolatlas.errors import SnapshotError
+        from toolatlas.home import Home
+        from toolatlas.workspace import Workspace
+
+        text = VALID.replace('snapshot = "tree"', 'seed = "demo.nothing"')
+        workspace = Workspace(load_catalogue(write(tmp_path, text)), Home(tmp_path / "home"))
+        with pytest.raises(SnapshotError, match=r"environment\.seed: .*demo\.filesystem"):
+            workspace.snapshot(workspace.catalogue.server("fs"))

@@ -1,0 +1,166 @@
+"""Every demo server in a real sandbox: it starts, answers, and its mutations stay in its instance.
+
+These tests run the real MCP servers of ``configs/demo.toml`` (installed by ``make test``)
+against private instances of their seed environments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolatlas.config import load_catalogue, parse_catalogue
+from toolatlas.environments import render_value
+from toolatlas.home import Home
+from toolatlas.models import OutcomeClass
+from toolatlas.sandbox import Sandbox
+from toolatlas.smoke import smoke_check_all
+from toolatlas.testing import faulty_server_command
+from toolatlas.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = load_catalogue(REPO / "configs" / "demo.toml")
+
+# One real mutating call per stateful demo server, and a read that observes it.
+MUTATIONS: dict[str, tuple[str, dict, str, dict, str]] = {
+    "filesystem": (
+        "write_file", {"path": "${root}/notes/new.txt", "content": "hello from a probe"},
+        "read_text_file", {"path": "${root}/notes/new.txt"}, "hello from a probe",
+    ),
+    "memory": (
+        "create_entities", {"entities": [{"name": "Probe Entity", "entityType": "test", "observations": ["made by a test"]}]},
+        "search_nodes", {"query": "Probe Entity"}, "made by a test",
+    ),
+    "git": (
+        "git_create_branch", {"repo_path": "${repo}", "branch_name": "probe/branch"},
+        "git_branch", {"repo_path": "${repo}", "branch_type": "local"}, "probe/branch",
+    ),
+    "sqlite": (
+        "write_query", {"query": "INSERT INTO customers (email, name, country, created_at) VALUES ('probe@example.test', 'Probe', 'NL', '2024-01-01')"},
+        "read_query", {"query": "SELECT email FROM customers WHERE email = 'probe@example.test'"}, "probe@example.test",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def workspace() -> Workspace:
+    return Workspace(DEMO, Home(REPO / ".toolatlas"))
+
+
+def fill(sandbox: Sandbox, value: dict) -> dict:
+    return render_value(value, sandbox.variables())
+
+
+@pytest.mark.parametrize("server", [s.name for s in DEMO.servers])
+class TestDemoServers:
+    async def test_starts_lists_tools_and_answers(self, workspace: Workspace, server: str) -> None:
+        """The server starts against a private instance, lists its tools, and its smoke call is ok."""
+        spec = DEMO.server(server)
+        async with workspace.sandbox(spec) as sandbox:
+            assert sandbox.tools, "no tools listed"
+            assert all(len(t.schema_hash) == 16 for t in sandbox.tools)
+            assert spec.smoke is not None
+            outcome = await sandbox.call(spec.smoke.tool, fill(sandbox, spec.smoke.arguments))
+            assert outcome.outcome is OutcomeClass.OK, outcome.excerpt
+            assert outcome.excerpt or outcome.structured
+
+
+@pytest.mark.parametrize("server", sorted(MUTATIONS))
+class TestStatefulDemoServers:
+    async def test_mutation_stays_in_its_instance_and_reset_is_exact(self, workspace: Workspace, server: str) -> None:
+        """A real mutating call changes its own instance only; freeze keeps it, reset restores the snapshot."""
+        write, write_args, read, read_args, expected = MUTATIONS[server]
+        spec = DEMO.server(server)
+        async with workspace.sandbox(spec) as sandbox, workspace.sandbox(spec) as sibling:
+            snapshot_digest = await sandbox.digest(sandbox.snapshot)
+            written = await sandbox.call(write, fill(sandbox, write_args))
+            assert written.outcome is OutcomeClass.OK, written.excerpt
+            observed = await sandbox.call(read, fill(sandbox, read_args))
+            assert expected in observed.excerpt
+            unseen = await sibling.call(read, fill(sibling, read_args))
+            assert expected not in unseen.excerpt
+            assert await sibling.digest() == snapshot_digest
+            frozen = await sandbox.freeze_and_reset()
+            change = snapshot_digest.diff(await sandbox.digest(frozen))
+            assert not change.empty
+            assert await sandbox.digest() == snapshot_digest
+            assert await sandbox.digest(sandbox.snapshot) == snapshot_digest
+            after = await sandbox.call(read, fill(sandbox, read_args))
+            assert expected not in after.excerpt
+            await sandbox.discard(frozen)
+
+
+class TestSandboxConfinement:
+    async def test_server_process_lives_in_the_instance(self, workspace: Workspace) -> None:
+        """HOME, TMPDIR and the working directory of a server are inside its instance."""
+        async with workspace.sandbox("filesystem") as sandbox:
+            assert sandbox.connection is not None and sandbox.connection.pid
+            environ = Path(f"/proc/{sandbox.connection.pid}/environ").read_bytes().split(b"\0")
+            env = dict(item.decode().split("=", 1) for item in environ if b"=" in item)
+            slot = sandbox.instance.slot if sandbox.instance else ""
+            assert env["HOME"].startswith(slot) and env["TMPDIR"].startswith(slot)
+            assert str(Path(f"/proc/{sandbox.connection.pid}/cwd").resolve()).startswith(slot)
+
+    async def test_escaping_paths_are_refused(self, workspace: Workspace) -> None:
+        """The filesystem server bound to an instance refuses paths outside it."""
+        async with workspace.sandbox("filesystem") as sandbox:
+            outcome = await sandbox.call("read_text_file", {"path": "/etc/hostname"})
+            assert outcome.outcome is OutcomeClass.TOOL_ERROR
+            assert "outside allowed directories" in outcome.excerpt
+
+
+class TestSmokeCheck:
+    def test_readme_demo_command(self) -> None:
+        """`toolatlas servers check configs/demo.toml` passes and shows an exact reset for every server."""
+        result = subprocess.run(
+            [sys.executable, "-m", "toolatlas", "servers", "check", "configs/demo.toml"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        table = result.stdout.split("\n\n", 1)[1]
+        for spec in DEMO.servers:
+            row = next(line for line in table.splitlines() if line.startswith(spec.name + " "))
+            assert " exact " in row and row.rstrip().endswith("ok"), row
+
+    async def test_one_broken_server_does_not_stop_the_others(self, tmp_path: Path) -> None:
+        """A server that cannot start is reported as failed while the others are checked."""
+        command, args = faulty_server_command()
+        catalogue = parse_catalogue(
+            {
+                "servers": [
+                    {"name": "good", "transport": {"command": command, "args": args}, "smoke": {"tool": "echo", "arguments": {"text": "hi"}}},
+                    {"name": "broken", "transport": {"command": command, "args": [*args, "--crash-on-start"]}, "limits": {"max_restarts": 0}},
+                ]
+            }
+        )
+        reports = await smoke_check_all(Workspace(catalogue, Home(tmp_path / "home")), catalogue.servers)
+        by_name = {r.server: r for r in reports}
+        assert by_name["good"].ok and by_name["good"].outcome == "ok"
+        assert not by_name["broken"].ok and "refusing to start" in by_name["broken"].detail
+
+    def test_uninstalled_runtime_is_a_clear_error(self, tmp_path: Path) -> None:
+        """A server whose runtime was never installed says how to install it."""
+        from toolatlas.errors import RuntimeInstallError
+
+        workspace = Workspace(DEMO, Home(tmp_path / "empty-home"))
+        with pytest.raises(RuntimeInstallError, match="toolatlas servers install"):
+            workspace.sandbox("git")
+
+    async def test_sandboxes_run_concurrently(self, workspace: Workspace) -> None:
+        """Several sandboxes of one server run side by side, each against its own instance."""
+        async def one(i: int) -> str:
+            async with workspace.sandbox("filesystem") as sandbox:
+                path = f"{sandbox.variables()['root']}/mine.txt"
+                await sandbox.call("write_file", {"path": path, "content": f"sandbox {i}"})
+                return (await sandbox.call("read_text_file", {"path": path})).excerpt
+
+        assert await asyncio.gather(*(one(i) for i in range(4))) == [f"sandbox {i}" for i in range(4)]
+        assert json.dumps(True)
