@@ -1,0 +1,424 @@
+"""The offline inducer: merges verified outcomes into a server's graph by signature.
+
+Twenty probes that hit the same wall become one boundary with support 20: entries are keyed by
+a signature (the normalised error message for boundaries, the argument shape and effect for
+affordances, peer + relation for co-usage), so re-observations add support and evidence instead
+of new entries. Every entry is written with a human sentence and the typed fields, and keeps the
+verbatim evidence of the calls that verified it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from toolatlas.graph.models import (
+    MAX_EVIDENCE,
+    CoUsageRelation,
+    Effect,
+    Entry,
+    EntryKind,
+    EntryStatus,
+    Evidence,
+    TraceNode,
+    TraceStep,
+    stable_id,
+)
+from toolatlas.graph.state import ServerGraph
+from toolatlas.models import Frozen, OutcomeClass, utcnow
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
+from toolatlas.probing.text import error_signature, to_placeholders
+
+__all__ = ["InductionDelta", "Inducer", "confidence"]
+
+EXCERPT_CHARS = 400
+
+
+def confidence(support: int, contradictions: int = 0) -> float:
+    """Laplace-smoothed share of confirmations: 1 observation → 0.67, 4 → 0.83, 20 → 0.95."""
+    return round((support + 1) / (support + contradictions + 2), 3)
+
+
+class InductionDelta(Frozen):
+    """What one rollout added to the graph: the bandit's reward and the round's counts."""
+
+    new_entries: list[str] = []
+    reinforced: list[str] = []
+    """Entries whose support grew while their confidence was still below 0.8 (still informative)."""
+    supported: int = 0
+    new_traces: list[str] = []
+    new_coverage: list[str] = []
+
+    @property
+    def reward(self) -> float:
+        return len(self.new_entries) + 0.25 * len(self.reinforced) + 0.1 * len(self.new_coverage)
+
+
+class Inducer:
+    """Turns (probe, rollout, verdict) into entries, co-usage edges and traces on a :class:`ServerGraph`."""
+
+    def __init__(self, graph: ServerGraph) -> None:
+        self.graph = graph
+
+    def induce(self, rollout: Rollout, verdict: Verdict) -> InductionDelta:
+        probe = rollout.probe
+        if rollout.infrastructure_error is not None or not verdict.steps:
+            return InductionDelta()
+        new: list[str] = []
+        reinforced: list[str] = []
+        supported = 0
+        coverage: list[str] = []
+        by_index = {v.index: v for v in verdict.steps}
+        for result in rollout.steps:
+            step = probe.steps[result.index]
+            step_verdict = by_index[result.index]
+            if step.tool not in self.graph.tools:
+                continue
+            evidence = Evidence(
+                probe_id=probe.id,
+                tool=step.tool,
+                arguments=step.arguments,
+                outcome=result.outcome.outcome,
+                excerpt=to_placeholders(result.outcome.excerpt, rollout.variables)[:EXCERPT_CHARS],
+                state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
+                round=probe.round,
+            )
+            self._count_call(step.tool, result.outcome.outcome)
+            if step_verdict.failed:
+                entry = self._boundary(probe, step, step_verdict, evidence)
+            else:
+                entry = self._affordance(probe, step, step_verdict, evidence)
+                coverage += self._exercise(step)
+            outcome = self._merge(entry, evidence)
+            (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
+            supported += 1
+        for relation, source, target, witness in self._transitions(probe, rollout, verdict):
+            entry_id, outcome = self._co_usage(probe, relation, source, target, witness)
+            (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry_id)
+        for key in probe.coverage_keys:
+            if key not in self.graph.covered:
+                self.graph.covered.add(key)
+                coverage.append(key)
+        if probe.direction is Direction.REPLAY:
+            self._apply_replay(probe, verdict)
+        traces = self._trace(probe, rollout, verdict)
+        return InductionDelta(
+            new_entries=new, reinforced=reinforced, supported=supported, new_traces=traces, new_coverage=coverage
+        )
+
+    # -- entries ---------------------------------------------------------------------------------
+
+    def _affordance(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
+        spec = self.graph.specs[step.tool]
+        shape = _argument_shape(step.arguments, spec.properties)
+        effect = verdict.effect
+        if step.mutation:  # a boundary probe the tool accepted: leniency is knowledge too
+            signature = f"tolerates:{step.mutation}:{','.join(shape)}"
+            text = f"`{step.tool}` accepts the call without error even when {step.condition or step.mutation}."
+            when = f"{step.condition or step.mutation} (accepted)"
+        else:
+            signature = f"uses:{','.join(shape)}|{effect.value}"
+            args = ", ".join(f"`{a}`" for a in shape) or "no arguments"
+            what = {
+                Effect.READ_ONLY: "without changing anything",
+                Effect.MUTATING: f"and changes the environment ({verdict.change.summary(limit=2)})",
+                Effect.UNKNOWN: "",
+            }[effect]
+            purpose = step.intent or f"call `{step.tool}`"
+            text = f"`{step.tool}` succeeds with {args} {what}: verified to {purpose}.".replace("  ", " ")
+            when = step.intent or None
+        return self._new_entry(
+            EntryKind.AFFORDANCE,
+            step.tool,
+            signature,
+            probe,
+            text=text,
+            when=when,
+            example_arguments=step.arguments,
+            outcome=evidence.outcome,
+            effect=effect,
+            arguments_exercised=sorted(step.exercised),
+        )
+
+    def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
+        message = evidence.excerpt or verdict.outcome.value
+        signature_text = error_signature(message) or verdict.outcome.value
+        signature = f"{verdict.outcome.value}|{signature_text}"
+        condition = step.condition or (
+            f"a call meant to {step.intent}" if step.intent else "a call expected to succeed"
+        )
+        first_line = message.strip().splitlines()[0][:200] if message.strip() else verdict.outcome.value
+        how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
+        if verdict.reported_as_success:
+            how += " in an otherwise successful result"
+        text = f"`{step.tool}` {how} when {condition}: “{first_line}”."
+        return self._new_entry(
+            EntryKind.BOUNDARY,
+            step.tool,
+            signature,
+            probe,
+            text=text,
+            when_not=condition,
+            condition=condition,
+            error_signature=signature_text,
+            example_arguments=step.arguments,
+            outcome=verdict.outcome,
+            reported_as_success=verdict.reported_as_success,
+        )
+
+    def _new_entry(self, kind: EntryKind, tool: str, signature: str, probe: Probe, **fields: Any) -> Entry:
+        node = self.graph.tools[tool]
+        return Entry(
+            id=Entry.make_id(self.graph.server, tool, node.schema_hash, kind, signature),
+            kind=kind,
+            server=self.graph.server,
+            tool=tool,
+            schema_hash=node.schema_hash,
+            signature=signature,
+            round_found=probe.round,
+            **fields,
+        )
+
+    def _merge(self, entry: Entry, evidence: Evidence | None) -> str:
+        """Insert or reinforce; returns ``new``, ``reinforced`` (confidence still moving) or ``known``."""
+        existing = self.graph.entries.get(entry.id)
+        now = utcnow()
+        if existing is None:
+            self.graph.put_entry(
+                entry.model_copy(
+                    update={
+                        "evidence": [evidence] if evidence else [],
+                        "probe_ids": [evidence.probe_id] if evidence else [],
+                        "confidence": confidence(1),
+                        "first_verified": now,
+                        "last_verified": now,
+                    }
+                )
+            )
+            return "new"
+        support = existing.support + 1
+        update: dict[str, Any] = {
+            "support": support,
+            "confidence": confidence(support, existing.contradictions),
+            "last_verified": now,
+            "status": EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
+        }
+        if evidence is not None and evidence.probe_id not in existing.probe_ids:
+            kept = existing.evidence
+            update["evidence"] = kept + [evidence] if len(kept) < MAX_EVIDENCE else kept[:3] + [*kept[4:], evidence]
+            update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
+        self.graph.put_entry(existing.model_copy(update=update))
+        return "reinforced" if existing.confidence < 0.8 else "known"
+
+    def _exercise(self, step: ProbeStep) -> list[str]:
+        node = self.graph.tools[step.tool]
+        keys = [k for k in step.exercised if k in node.arguments_total and k not in node.arguments_exercised]
+        if keys:
+            self.graph.put_tool(node.model_copy(update={"arguments_exercised": sorted({*node.arguments_exercised, *keys})}))
+        return [f"{step.tool}:{k}" for k in keys]
+
+    def _count_call(self, tool: str, outcome: OutcomeClass) -> None:
+        node = self.graph.tools[tool]
+        outcomes = dict(node.outcomes)
+        outcomes[outcome.value] = outcomes.get(outcome.value, 0) + 1
+        self.graph.put_tool(node.model_copy(update={"probes": node.probes + 1, "outcomes": outcomes}))
+
+    # -- co-usage ----------------------------------------------------------------------------------
+
+    def _transitions(
+        self, probe: Probe, rollout: Rollout, verdict: Verdict
+    ) -> Iterable[tuple[CoUsageRelation, str, str, Evidence]]:
+        by_index = {v.index: v for v in verdict.steps}
+        executed = [r.index for r in rollout.steps]
+        for position, index in enumerate(executed):
+            step = probe.steps[index]
+            step_verdict = by_index[index]
+            if position + 1 < len(executed):
+                self.graph.transition_opportunities[step.tool] += 1
+            if step_verdict.failed:
+                continue
+            witness = Evidence(
+                probe_id=probe.id, tool=step.tool, arguments=step.arguments, outcome=step_verdict.outcome, round=probe.round
+            )
+            for ref in step.harvested:
+                self.graph.transition_opportunities[ref.source_tool] += 1
+                yield CoUsageRelation.DATA, ref.source_tool, step.tool, witness.model_copy(
+                    update={"excerpt": f"value {ref.value!r} from `{ref.source_tool}` output ({ref.source_probe})"}
+                )
+            if step.observes is not None and step_verdict.observed_marker:
+                source = probe.steps[step.observes].tool
+                yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
+                    update={"excerpt": f"shows {probe.steps[step.observes].marker!r} written by `{source}`"}
+                )
+            if step.retry_of is not None and by_index.get(step.retry_of) and by_index[step.retry_of].failed:
+                source = probe.steps[step.retry_of].tool
+                yield CoUsageRelation.RETRY, source, step.tool, witness.model_copy(
+                    update={"excerpt": f"corrects the failed `{source}` call: {by_index[step.retry_of].error_text[:160]}"}
+                )
+
+    def _co_usage(
+        self, probe: Probe, relation: CoUsageRelation, source: str, target: str, witness: Evidence
+    ) -> tuple[str, str]:
+        signature = f"{relation.value}>{target}"
+        texts = {
+            CoUsageRelation.DATA: f"`{source}` output supplies inputs of `{target}` (values it returns are valid arguments there).",
+            CoUsageRelation.STATE: f"`{target}` observes changes made by `{source}` (write, then read back to confirm).",
+            CoUsageRelation.RETRY: f"After `{source}` fails, a corrected call to `{target}` succeeds.",
+        }
+        entry = self._new_entry(
+            EntryKind.CO_USAGE,
+            source,
+            signature,
+            probe,
+            text=texts[relation],
+            when={
+                CoUsageRelation.DATA: f"you need valid inputs for `{target}`",
+                CoUsageRelation.STATE: f"you changed something with `{source}` and need to confirm it",
+                CoUsageRelation.RETRY: f"`{source}` failed",
+            }[relation],
+            peer=target,
+            relation=relation,
+        )
+        outcome = self._merge(entry, witness)
+        merged = self.graph.entries[entry.id]
+        transitions = merged.transitions + 1
+        opportunities = max(self.graph.transition_opportunities[source], transitions)
+        self.graph.put_entry(merged.model_copy(update={"transitions": transitions, "weight": round(transitions / opportunities, 4)}))
+        node = self.graph.tools[source]
+        neighbours = dict(node.neighbours)
+        neighbours[target] = max(neighbours.get(target, 0.0), round(transitions / opportunities, 4))
+        self.graph.put_tool(node.model_copy(update={"neighbours": neighbours}))
+        return entry.id, outcome
+
+    def refresh_weights(self) -> None:
+        """Recompute every co-usage weight N_ij / N_i from the current counts (at round end)."""
+        for entry in list(self.graph.entries.values()):
+            if entry.kind is not EntryKind.CO_USAGE:
+                continue
+            opportunities = max(self.graph.transition_opportunities[entry.tool], entry.transitions, 1)
+            weight = round(entry.transitions / opportunities, 4)
+            if weight != entry.weight:
+                self.graph.put_entry(entry.model_copy(update={"weight": weight}))
+
+    # -- replays ---------------------------------------------------------------------------------
+
+    def _apply_replay(self, probe: Probe, verdict: Verdict) -> None:
+        """Label the affordance the replayed call verified with determinism and idempotence."""
+        if not verdict.steps or verdict.steps[0].failed:
+            if probe.replay_of:
+                self._contradict(probe.replay_of)
+            return
+        step = probe.steps[0]
+        spec = self.graph.specs.get(step.tool)
+        if spec is None:
+            return
+        shape = _argument_shape(step.arguments, spec.properties)
+        signature = f"uses:{','.join(shape)}|{verdict.steps[0].effect.value}"
+        entry_id = Entry.make_id(self.graph.server, step.tool, spec.schema_hash, EntryKind.AFFORDANCE, signature)
+        entry = self.graph.entries.get(entry_id)
+        if entry is None:
+            return
+        update: dict[str, Any] = {}
+        if verdict.deterministic is not None:
+            update["deterministic"] = verdict.deterministic if entry.deterministic is None else entry.deterministic and verdict.deterministic
+        if verdict.idempotent is not None:
+            update["idempotent"] = verdict.idempotent if entry.idempotent is None else entry.idempotent and verdict.idempotent
+        if update:
+            self.graph.put_entry(entry.model_copy(update=update))
+
+    def _contradict(self, probe_id: str) -> None:
+        for entry in self.graph.entries.values():
+            if probe_id in entry.probe_ids and entry.kind is EntryKind.AFFORDANCE:
+                contradictions = entry.contradictions + 1
+                status = EntryStatus.STALE if contradictions >= entry.support else entry.status
+                self.graph.put_entry(
+                    entry.model_copy(
+                        update={
+                            "contradictions": contradictions,
+                            "confidence": confidence(entry.support, contradictions),
+                            "status": status,
+                        }
+                    )
+                )
+
+    # -- traces ----------------------------------------------------------------------------------
+
+    def _trace(self, probe: Probe, rollout: Rollout, verdict: Verdict) -> list[str]:
+        is_task = probe.direction is Direction.SEED or (probe.direction is Direction.AFFORDANCE and len(probe.steps) > 1)
+        if not is_task:
+            return []
+        steps = [TraceStep(tool=s.tool, rationale=s.intent or f"call `{s.tool}`") for s in probe.steps]
+        trace_id = stable_id("trace", self.graph.server, probe.task, [s.tool for s in probe.steps])
+        existing = self.graph.traces.get(trace_id)
+        tips = _tips(probe, verdict)
+        if existing is None:
+            trace = TraceNode(
+                id=trace_id,
+                server=self.graph.server,
+                task=probe.task,
+                steps=steps,
+                tips=tips,
+                tools=sorted({s.tool for s in probe.steps}),
+                runs=1,
+                resolved=int(verdict.resolved),
+                failed=int(not verdict.resolved),
+                probe_ids=[probe.id],
+                round_found=probe.round,
+            )
+            self.graph.put_trace(trace)
+            self._link_trace(trace)
+            return [trace_id]
+        merged_tips = list(dict.fromkeys([*existing.tips, *tips]))[:8]
+        self.graph.put_trace(
+            existing.model_copy(
+                update={
+                    "runs": existing.runs + 1,
+                    "resolved": existing.resolved + int(verdict.resolved),
+                    "failed": existing.failed + int(not verdict.resolved),
+                    "tips": merged_tips,
+                    "probe_ids": (existing.probe_ids + [probe.id])[-20:],
+                    "last_verified": utcnow(),
+                }
+            )
+        )
+        return []
+
+    def _link_trace(self, trace: TraceNode) -> None:
+        for tool in trace.tools:
+            node = self.graph.tools.get(tool)
+            if node is not None and trace.id not in node.traces:
+                self.graph.put_tool(node.model_copy(update={"traces": [*node.traces, trace.id]}))
+
+
+def _argument_shape(arguments: dict[str, Any], properties: dict[str, Any]) -> list[str]:
+    """The argument names used, with the value for enum and boolean properties (``mode=fast``)."""
+    shape = []
+    for name in sorted(arguments):
+        schema = properties.get(name, {}) if isinstance(properties.get(name), dict) else {}
+        value = arguments[name]
+        if (schema.get("enum") and isinstance(value, str | int)) or isinstance(value, bool):
+            shape.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+        else:
+            shape.append(name)
+    return shape
+
+
+def _tips(probe: Probe, verdict: Verdict) -> list[str]:
+    """Rule-based tips a later agent can act on, from what this run showed."""
+    tips: list[str] = []
+    by_index = {v.index: v for v in verdict.steps}
+    for index, step in enumerate(probe.steps):
+        result = by_index.get(index)
+        if result is None:
+            continue
+        if result.failed and step.expect != "error":
+            first = result.error_text.strip().splitlines()[0][:140] if result.error_text.strip() else result.outcome.value
+            tips.append(f"`{step.tool}` can fail here (“{first}”): check its inputs first.")
+        if step.observes is not None and result.observed_marker:
+            tips.append(f"Confirm the effect of `{probe.steps[step.observes].tool}` with `{step.tool}`.")
+        if step.retry_of is not None and not result.failed:
+            tips.append(f"If `{probe.steps[step.retry_of].tool}` fails, retry as `{step.tool}` does: {step.intent}.")
+        if step.harvested and not result.failed:
+            sources = ", ".join(sorted({f"`{h.source_tool}`" for h in step.harvested}))
+            tips.append(f"Take `{step.tool}` arguments from {sources} output rather than guessing them.")
+    return list(dict.fromkeys(tips))

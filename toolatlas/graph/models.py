@@ -1,0 +1,205 @@
+"""The atlas graph as typed models: tool nodes with affordance, boundary and co-usage entries,
+trace nodes, and strategy nodes (DESIGN §2).
+
+Ids are content-derived (:func:`stable_id`), so a second build of the same catalogue upserts the
+same records and adds support instead of duplicating them. Every entry keeps the verbatim
+evidence that verified it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from toolatlas.models import Frozen, OutcomeClass, ToolAnnotations, canonical_json, utcnow
+
+__all__ = [
+    "MAX_EVIDENCE",
+    "CoUsageRelation",
+    "Effect",
+    "Entry",
+    "EntryKind",
+    "EntryStatus",
+    "Evidence",
+    "StrategyNode",
+    "ToolNode",
+    "TraceNode",
+    "TraceStep",
+    "stable_id",
+]
+
+MAX_EVIDENCE = 5
+"""Evidence items kept verbatim per entry (the first ones that verified it, then the latest)."""
+
+
+def stable_id(*parts: Any) -> str:
+    """A 24-hex id derived from content: the same finding always gets the same id."""
+    return hashlib.sha256(canonical_json(parts).encode()).hexdigest()[:24]
+
+
+class EntryKind(StrEnum):
+    AFFORDANCE = "affordance"
+    BOUNDARY = "boundary"
+    CO_USAGE = "co_usage"
+
+
+class EntryStatus(StrEnum):
+    ACTIVE = "active"
+    STALE = "stale"
+    """The tool's interface changed since the entry was verified, or a re-check contradicted it."""
+
+
+class CoUsageRelation(StrEnum):
+    DATA = "data"
+    """A value in one tool's output is used as another tool's input."""
+    STATE = "state"
+    """A mutation made by one tool is observed by another."""
+    RETRY = "retry"
+    """A failed call is followed by a corrected call that succeeds."""
+
+
+class Effect(StrEnum):
+    READ_ONLY = "read_only"
+    MUTATING = "mutating"
+    UNKNOWN = "unknown"
+
+
+class Evidence(Frozen):
+    """One verified observation behind an entry: the call as made and what came back."""
+
+    probe_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    outcome: OutcomeClass
+    excerpt: str = ""
+    state_change: str = ""
+    round: int = 0
+
+
+class Entry(Frozen):
+    """One item of a tool node's affordance, boundary or co-usage set."""
+
+    id: str
+    kind: EntryKind
+    server: str
+    tool: str
+    schema_hash: str
+    signature: str
+    """What makes two findings the same entry (normalised error, argument shape, peer + relation)."""
+    text: str
+    """One human sentence: what a maintainer would write in the tool's docs."""
+    when: str | None = None
+    when_not: str | None = None
+    condition: str | None = None
+    error_signature: str | None = None
+    example_arguments: dict[str, Any] | None = None
+    outcome: OutcomeClass | None = None
+    effect: Effect | None = None
+    deterministic: bool | None = None
+    idempotent: bool | None = None
+    reported_as_success: bool = False
+    """A boundary the server reports with ``isError: false`` (the error is only in the text)."""
+    peer: str | None = None
+    relation: CoUsageRelation | None = None
+    transitions: int = 0
+    """Co-usage: witnessed transitions tool → peer of this relation (N_ij)."""
+    weight: float | None = None
+    """Co-usage: N_ij / N_i over witnessed transitions from this tool."""
+    arguments_exercised: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    probe_ids: list[str] = Field(default_factory=list)
+    support: int = 1
+    contradictions: int = 0
+    confidence: float = 0.5
+    round_found: int = 0
+    first_verified: datetime = Field(default_factory=utcnow)
+    last_verified: datetime = Field(default_factory=utcnow)
+    status: EntryStatus = EntryStatus.ACTIVE
+
+    @staticmethod
+    def make_id(server: str, tool: str, schema_hash: str, kind: EntryKind, signature: str) -> str:
+        return stable_id("entry", server, tool, schema_hash, kind.value, signature)
+
+
+class ToolNode(Frozen):
+    """A tool of one server at one interface version, with its entry sets and statistics."""
+
+    id: str
+    server: str
+    tool: str
+    schema_hash: str
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    annotations: ToolAnnotations = ToolAnnotations()
+    affordances: list[str] = Field(default_factory=list)
+    boundaries: list[str] = Field(default_factory=list)
+    co_usage: list[str] = Field(default_factory=list)
+    neighbours: dict[str, float] = Field(default_factory=dict)
+    """Peer tool → strongest co-usage weight (adjacency of the capability graph)."""
+    traces: list[str] = Field(default_factory=list)
+    probes: int = 0
+    outcomes: dict[str, int] = Field(default_factory=dict)
+    arguments_exercised: list[str] = Field(default_factory=list)
+    """Schema properties (and ``prop=enum member``) some verified call has used."""
+    arguments_total: list[str] = Field(default_factory=list)
+    status: EntryStatus = EntryStatus.ACTIVE
+
+    @staticmethod
+    def make_id(server: str, tool: str, schema_hash: str) -> str:
+        return stable_id("tool", server, tool, schema_hash)
+
+    @property
+    def argument_coverage(self) -> float:
+        return len(self.arguments_exercised) / len(self.arguments_total) if self.arguments_total else 1.0
+
+
+class TraceStep(Frozen):
+    tool: str
+    rationale: str
+
+
+class TraceNode(Frozen):
+    """An agent-neutral trace: a task, the (tool, rationale) steps that solve it, and tips."""
+
+    id: str
+    server: str
+    task: str
+    steps: list[TraceStep]
+    tips: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)
+    runs: int = 0
+    resolved: int = 0
+    failed: int = 0
+    similar: dict[str, float] = Field(default_factory=dict)
+    """Semantic edges: similar trace id → similarity."""
+    strategies: list[str] = Field(default_factory=list)
+    probe_ids: list[str] = Field(default_factory=list)
+    round_found: int = 0
+    last_verified: datetime = Field(default_factory=utcnow)
+    status: EntryStatus = EntryStatus.ACTIVE
+
+    @property
+    def success_rate(self) -> float:
+        return self.resolved / self.runs if self.runs else 0.0
+
+
+class StrategyNode(Frozen):
+    """A recurring orchestration principle distilled from several traces."""
+
+    id: str
+    server: str
+    title: str
+    when: str
+    plan: list[str]
+    pitfalls: list[str] = Field(default_factory=list)
+    tools: list[str] = Field(default_factory=list)
+    traces: list[str] = Field(default_factory=list)
+    support: int = 0
+    round_found: int = 0
+    last_verified: datetime = Field(default_factory=utcnow)
+    status: EntryStatus = EntryStatus.ACTIVE

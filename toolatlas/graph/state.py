@@ -1,0 +1,155 @@
+"""The in-memory graph of one server during a build: what the inducer merges into and the
+proposer reads. One writer per server (the inducer), so no locking."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from pydantic import Field
+
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
+from toolatlas.models import Frozen, ToolSpec
+
+__all__ = ["RoundCoverage", "ServerGraph", "argument_keys"]
+
+
+def argument_keys(spec: ToolSpec) -> list[str]:
+    """Every schema property of a tool, plus ``prop=member`` for enum members and booleans."""
+    keys: list[str] = []
+    for name, schema in spec.properties.items():
+        keys.append(name)
+        schema = schema if isinstance(schema, dict) else {}
+        for member in schema.get("enum", []) or []:
+            keys.append(f"{name}={member}")
+        if schema.get("type") == "boolean":
+            keys.extend([f"{name}=true", f"{name}=false"])
+    return keys
+
+
+class RoundCoverage(Frozen):
+    """The coverage report of one server after one round."""
+
+    server: str
+    round: int
+    probes: int = 0
+    resolved: int = 0
+    tools: int = 0
+    tools_with_affordance: int = 0
+    tools_with_boundary: int = 0
+    argument_coverage: float = 0.0
+    """Share of all schema properties and enum members some verified call has exercised."""
+    co_usage_pairs: int = 0
+    entries: int = 0
+    new_entries: int = 0
+    reinforced_entries: int = 0
+    traces: int = 0
+    strategies: int = 0
+    outcome_mix: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+    status: str = "ok"
+    detail: str = ""
+
+
+class ServerGraph:
+    """Tool nodes, entries, traces and strategies of one server, plus the counts behind edge weights."""
+
+    def __init__(self, server: str, tools: Iterable[ToolSpec]) -> None:
+        self.server = server
+        self.specs: dict[str, ToolSpec] = {t.name: t for t in tools}
+        self.tools: dict[str, ToolNode] = {
+            t.name: ToolNode(
+                id=ToolNode.make_id(server, t.name, t.schema_hash),
+                server=server,
+                tool=t.name,
+                schema_hash=t.schema_hash,
+                description=t.description,
+                input_schema=t.input_schema,
+                output_schema=t.output_schema,
+                annotations=t.annotations,
+                arguments_total=argument_keys(t),
+            )
+            for t in tools
+        }
+        self.entries: dict[str, Entry] = {}
+        self.traces: dict[str, TraceNode] = {}
+        self.strategies: dict[str, StrategyNode] = {}
+        self.transition_opportunities: Counter[str] = Counter()
+        self.covered: set[str] = set()
+        """Coverage keys some probe has exercised (``tool:prop``, ``tool:mutation:arg``, ``pair:a>b``...)."""
+        self.dirty: set[tuple[str, str]] = set()
+        """(layer, id) records changed since the last persist."""
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def entries_of(self, tool: str, kind: EntryKind | None = None, *, active_only: bool = True) -> list[Entry]:
+        node = self.tools.get(tool)
+        if node is None:
+            return []
+        ids = {
+            EntryKind.AFFORDANCE: node.affordances,
+            EntryKind.BOUNDARY: node.boundaries,
+            EntryKind.CO_USAGE: node.co_usage,
+        }
+        kinds = [kind] if kind else list(EntryKind)
+        found = [self.entries[i] for k in kinds for i in ids[k] if i in self.entries]
+        return [e for e in found if e.status is EntryStatus.ACTIVE] if active_only else found
+
+    def coverage(self, round_: int) -> RoundCoverage:
+        nodes = list(self.tools.values())
+        total = sum(len(n.arguments_total) for n in nodes)
+        exercised = sum(len(n.arguments_exercised) for n in nodes)
+        pairs = {(e.tool, e.peer) for e in self.entries.values() if e.kind is EntryKind.CO_USAGE}
+        return RoundCoverage(
+            server=self.server,
+            round=round_,
+            tools=len(nodes),
+            tools_with_affordance=sum(1 for n in nodes if n.affordances),
+            tools_with_boundary=sum(1 for n in nodes if n.boundaries),
+            argument_coverage=round(exercised / total, 4) if total else 1.0,
+            co_usage_pairs=len(pairs),
+            entries=len(self.entries),
+            traces=len(self.traces),
+            strategies=len(self.strategies),
+        )
+
+    # -- writing (inducer only) ---------------------------------------------------------------
+
+    def put_entry(self, entry: Entry) -> None:
+        self.entries[entry.id] = entry
+        node = self.tools[entry.tool]
+        field = {EntryKind.AFFORDANCE: "affordances", EntryKind.BOUNDARY: "boundaries", EntryKind.CO_USAGE: "co_usage"}[
+            entry.kind
+        ]
+        ids = getattr(node, field)
+        if entry.id not in ids:
+            self.put_tool(node.model_copy(update={field: [*ids, entry.id]}))
+        self.dirty.add(("entries", entry.id))
+
+    def put_tool(self, node: ToolNode) -> None:
+        self.tools[node.tool] = node
+        self.dirty.add(("tools", node.id))
+
+    def put_trace(self, trace: TraceNode) -> None:
+        self.traces[trace.id] = trace
+        self.dirty.add(("traces", trace.id))
+
+    def put_strategy(self, strategy: StrategyNode) -> None:
+        self.strategies[strategy.id] = strategy
+        self.dirty.add(("strategies", strategy.id))
+
+    def take_dirty(self) -> dict[str, list]:
+        """The records changed since the last call, by layer (and forget them)."""
+        layers: dict[str, list] = {"tools": [], "entries": [], "traces": [], "strategies": []}
+        by_id = {
+            "tools": {n.id: n for n in self.tools.values()},
+            "entries": self.entries,
+            "traces": self.traces,
+            "strategies": self.strategies,
+        }
+        for layer, record_id in sorted(self.dirty):
+            record = by_id[layer].get(record_id)
+            if record is not None:
+                layers[layer].append(record)
+        self.dirty.clear()
+        return layers

@@ -1,0 +1,80 @@
+"""The executor: runs probes in one sandbox — run the steps, freeze the post-state, reset.
+
+A chain stops at the first step that was expected to succeed and did not (the rest would be
+built on a broken premise); the state is then frozen and the instance restored to the snapshot.
+A crash or hang of the server also ends the chain: the instance is reset and the server restarts
+on its next call.
+"""
+
+from __future__ import annotations
+
+import time
+
+import structlog
+
+from toolatlas.environments import render_value
+from toolatlas.errors import SandboxError, ServerStartError
+from toolatlas.models import OutcomeClass
+from toolatlas.probing.models import Direction, Probe, Rollout, StepResult
+from toolatlas.probing.verifier import step_failed
+from toolatlas.sandbox import Sandbox
+
+__all__ = ["Executor"]
+
+log = structlog.get_logger(__name__)
+
+
+class Executor:
+    """Owns one sandbox and runs probes in it, one at a time."""
+
+    def __init__(self, sandbox: Sandbox, name: str) -> None:
+        self.sandbox = sandbox
+        self.name = name
+        self.probes_run = 0
+
+    async def start(self) -> None:
+        await self.sandbox.start()
+
+    async def close(self) -> None:
+        await self.sandbox.close()
+
+    async def run(self, probe: Probe) -> Rollout:
+        t0 = time.perf_counter()
+        variables = self.sandbox.variables()
+        steps: list[StepResult] = []
+        aborted_at: int | None = None
+        try:
+            for index, step in enumerate(probe.steps):
+                arguments = render_value(step.arguments, variables)
+                outcome = await self.sandbox.call(step.tool, arguments)
+                last = index == len(probe.steps) - 1
+                digest = await self.sandbox.digest() if not last else None
+                steps.append(StepResult(index=index, outcome=outcome, digest_after=digest))
+                if outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) and not last:
+                    aborted_at = index
+                    break
+                if step.expect == "ok" and probe.direction is not Direction.BOUNDARY and not last:
+                    if step_failed(outcome)[0]:
+                        aborted_at = index
+                        break
+            frozen = await self.sandbox.freeze_and_reset()
+        except (ServerStartError, SandboxError) as exc:
+            log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
+            return Rollout(
+                probe=probe,
+                steps=steps,
+                executor=self.name,
+                variables=variables,
+                duration_ms=(time.perf_counter() - t0) * 1000,
+                infrastructure_error=str(exc),
+            )
+        self.probes_run += 1
+        return Rollout(
+            probe=probe,
+            steps=steps,
+            frozen=frozen,
+            aborted_at=aborted_at,
+            executor=self.name,
+            variables=variables,
+            duration_ms=(time.perf_counter() - t0) * 1000,
+        )

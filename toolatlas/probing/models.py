@@ -1,0 +1,154 @@
+"""The messages of one probe's path: :class:`Probe` → :class:`Rollout` → :class:`Verdict`.
+
+A probe is planned against placeholders (``${root}/docs/a.md``), executed by a sandbox that
+fills them, and verified against the frozen post-state. Expected failures are data here.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from toolatlas.environments import FrozenState, StateDiff, StateDigest
+from toolatlas.graph.models import Effect, stable_id
+from toolatlas.models import CallOutcome, Frozen, OutcomeClass
+
+__all__ = [
+    "Check",
+    "Direction",
+    "HarvestRef",
+    "Probe",
+    "ProbeStep",
+    "Rollout",
+    "StepResult",
+    "StepVerdict",
+    "Verdict",
+]
+
+
+class Direction(StrEnum):
+    SEED = "seed"
+    """Bootstrap: a representative use of a tool, as a short chain."""
+    AFFORDANCE = "affordance"
+    """Inward: a valid use (argument, enum member, composition) the graph does not record yet."""
+    BOUNDARY = "boundary"
+    """Outward: a mutated call that tests where the tool stops working."""
+    REPLAY = "replay"
+    """The same call again, from the snapshot and in a row: determinism and idempotence."""
+
+
+class HarvestRef(Frozen):
+    """A value taken from an earlier output: the evidence of a data-flow edge."""
+
+    source_tool: str
+    source_probe: str
+    value: str
+    kind: str = ""
+
+
+class ProbeStep(Frozen):
+    """One call of a probe, with why it is made and what the planner expects."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    intent: str = ""
+    expect: Literal["ok", "error", "any"] = "any"
+    mutation: str | None = None
+    """Boundary mutation kind (``path_escape``, ``missing_required``...)."""
+    condition: str | None = None
+    """The triggering condition a boundary would be recorded under."""
+    marker: str | None = None
+    """A distinctive value this step writes; a later step that shows it witnesses a state edge."""
+    observes: int | None = None
+    """Index of the earlier step whose ``marker`` this step should show."""
+    retry_of: int | None = None
+    """Index of the earlier (failing) step this call corrects."""
+    harvested: list[HarvestRef] = Field(default_factory=list)
+    exercised: list[str] = Field(default_factory=list)
+    """Coverage keys this call exercises (``prop``, ``prop=member``)."""
+
+
+class Probe(Frozen):
+    """A call, a chain of calls, or a replay, planned for one server."""
+
+    id: str
+    server: str
+    round: int
+    direction: Direction
+    target: str
+    task: str
+    steps: list[ProbeStep]
+    coverage_keys: list[str] = Field(default_factory=list)
+    """What this probe would newly cover; the frontier scores probes by these."""
+    replay_of: str | None = None
+    reference_excerpt: str | None = None
+    """Replays: the normalised output the original call gave, for the determinism check."""
+    rollout: int = 0
+    """Which of the N rollouts of a task this is."""
+
+    @staticmethod
+    def make_id(server: str, round_: int, direction: Direction, steps: list[ProbeStep], rollout: int = 0) -> str:
+        calls = [(s.tool, s.arguments) for s in steps]
+        return "p" + stable_id(server, round_, direction.value, calls, rollout)[:15]
+
+
+class StepResult(Frozen):
+    """One executed call and, for chains, the instance's state right after it."""
+
+    index: int
+    outcome: CallOutcome
+    digest_after: StateDigest | None = None
+    """Set for every step but the last of a chain (the last step's state is the frozen state)."""
+
+
+class Rollout(Frozen):
+    """A probe as it ran in one sandbox."""
+
+    probe: Probe
+    steps: list[StepResult]
+    frozen: FrozenState | None = None
+    aborted_at: int | None = None
+    """Index of the step after which the chain was stopped (an expected-ok step failed)."""
+    executor: str = ""
+    variables: dict[str, str] = Field(default_factory=dict)
+    """The instance's placeholder values, to normalise outputs back to placeholders."""
+    duration_ms: float = 0.0
+    infrastructure_error: str | None = None
+    """The sandbox failed (server could not start): nothing was learned about the tool."""
+
+
+class Check(Frozen):
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class StepVerdict(Frozen):
+    index: int
+    tool: str
+    outcome: OutcomeClass
+    failed: bool
+    """Non-ok, or ok with an error reported only in the text."""
+    reported_as_success: bool = False
+    error_text: str = ""
+    schema_valid: bool | None = None
+    schema_error: str = ""
+    effect: Effect = Effect.UNKNOWN
+    change: StateDiff = StateDiff()
+    observed_marker: bool | None = None
+    expectation_met: bool | None = None
+
+
+class Verdict(Frozen):
+    """What verification established about one rollout."""
+
+    probe_id: str
+    server: str
+    resolved: bool
+    steps: list[StepVerdict]
+    change: StateDiff = StateDiff()
+    checks: list[Check] = Field(default_factory=list)
+    deterministic: bool | None = None
+    idempotent: bool | None = None

@@ -1,0 +1,152 @@
+"""The offline verifier: declarative, executable checks of a rollout against its frozen post-state.
+
+For every step: the outcome class; whether an ``ok`` result reports a failure in its text only;
+structured output against the tool's output schema; what the step changed in the environment
+(read-only vs mutating, and which items); whether a value written earlier is observed; whether
+the planner's expectation held. For replays: determinism (same output as the original call from
+the same snapshot) and idempotence (the repeated call changes nothing more).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import jsonschema
+import structlog
+
+from toolatlas.environments import Environment, StateDiff, StateDigest
+from toolatlas.graph.models import Effect
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
+from toolatlas.probing.text import looks_like_error, to_placeholders
+
+__all__ = ["Verifier", "step_failed"]
+
+log = structlog.get_logger(__name__)
+
+
+def step_failed(outcome: CallOutcome) -> tuple[bool, bool]:
+    """``(failed, reported_as_success)``: non-ok, or ok whose text reports an error."""
+    if outcome.outcome is not OutcomeClass.OK:
+        return True, False
+    if looks_like_error(outcome.excerpt):
+        return True, True
+    return False, False
+
+
+class Verifier:
+    """Checks rollouts of one server; holds the snapshot's digest and the tools' output schemas."""
+
+    def __init__(self, environment: Environment, snapshot_digest: StateDigest, tools: Mapping[str, ToolSpec]) -> None:
+        self.environment = environment
+        self.snapshot_digest = snapshot_digest
+        self.tools = dict(tools)
+        self._validators: dict[str, jsonschema.protocols.Validator] = {}
+
+    def verify(self, rollout: Rollout, *, discard: bool = True) -> Verdict:
+        """Verify one rollout; the frozen post-state is discarded afterwards unless ``discard`` is false."""
+        probe = rollout.probe
+        if rollout.infrastructure_error is not None:
+            return Verdict(
+                probe_id=probe.id,
+                server=probe.server,
+                resolved=False,
+                steps=[],
+                checks=[Check(name="sandbox", passed=False, detail=rollout.infrastructure_error)],
+            )
+        final = self.environment.digest(rollout.frozen) if rollout.frozen is not None else None
+        if discard and rollout.frozen is not None:
+            self.environment.discard(rollout.frozen)
+        verdicts: list[StepVerdict] = []
+        checks: list[Check] = []
+        before = self.snapshot_digest
+        for position, result in enumerate(rollout.steps):
+            step = probe.steps[result.index]
+            last = position == len(rollout.steps) - 1
+            after = result.digest_after if not last else final
+            change = before.diff(after) if after is not None else StateDiff()
+            if after is not None:
+                before = after
+            failed, soft = step_failed(result.outcome)
+            valid, schema_error = self._check_schema(step.tool, result.outcome)
+            observed = None
+            if step.observes is not None and step.observes < len(probe.steps):
+                marker = probe.steps[step.observes].marker
+                if marker:
+                    shown = to_placeholders(_visible_text(result.outcome), rollout.variables)
+                    observed = marker in shown
+            met = None if step.expect == "any" else (failed == (step.expect == "error"))
+            verdicts.append(
+                StepVerdict(
+                    index=result.index,
+                    tool=step.tool,
+                    outcome=result.outcome.outcome,
+                    failed=failed,
+                    reported_as_success=soft,
+                    error_text=result.outcome.excerpt[:500] if failed else "",
+                    schema_valid=valid,
+                    schema_error=schema_error,
+                    effect=Effect.MUTATING if not change.empty else (Effect.READ_ONLY if after is not None else Effect.UNKNOWN),
+                    change=change,
+                    observed_marker=observed,
+                    expectation_met=met,
+                )
+            )
+            if met is not None:
+                checks.append(Check(name=f"step{result.index}:expect_{step.expect}", passed=met, detail=step.tool))
+            if observed is not None:
+                checks.append(Check(name=f"step{result.index}:observes_step{step.observes}", passed=observed))
+            if valid is False:
+                checks.append(Check(name=f"step{result.index}:output_schema", passed=False, detail=schema_error))
+        if rollout.aborted_at is not None:
+            checks.append(Check(name="chain_completed", passed=False, detail=f"stopped after step {rollout.aborted_at}"))
+        final_change = self.snapshot_digest.diff(final) if final is not None else StateDiff()
+        deterministic, idempotent = self._replay_checks(rollout, verdicts, checks)
+        resolved = bool(verdicts) and all(c.passed for c in checks)
+        return Verdict(
+            probe_id=probe.id,
+            server=probe.server,
+            resolved=resolved,
+            steps=verdicts,
+            change=final_change,
+            checks=checks,
+            deterministic=deterministic,
+            idempotent=idempotent,
+        )
+
+    def _replay_checks(
+        self, rollout: Rollout, verdicts: list[StepVerdict], checks: list[Check]
+    ) -> tuple[bool | None, bool | None]:
+        probe = rollout.probe
+        if probe.direction is not Direction.REPLAY or not rollout.steps:
+            return None, None
+        deterministic = None
+        if probe.reference_excerpt is not None:
+            first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)
+            deterministic = first == probe.reference_excerpt
+            checks.append(Check(name="deterministic", passed=True, detail="same output" if deterministic else "output differs"))
+        idempotent = None
+        if len(verdicts) >= 2 and not verdicts[0].failed:
+            idempotent = verdicts[1].change.empty and verdicts[1].failed == verdicts[0].failed
+            checks.append(Check(name="idempotent", passed=True, detail="repeat changed nothing" if idempotent else "repeat changed state"))
+        return deterministic, idempotent
+
+    def _check_schema(self, tool: str, outcome: CallOutcome) -> tuple[bool | None, str]:
+        spec = self.tools.get(tool)
+        if spec is None or not spec.output_schema or outcome.outcome is not OutcomeClass.OK:
+            return None, ""
+        if outcome.structured is None:
+            return (None, "") if outcome.truncated else (False, "no structured content despite an output schema")
+        validator = self._validators.get(tool)
+        if validator is None:
+            cls = jsonschema.validators.validator_for(spec.output_schema)
+            validator = self._validators[tool] = cls(spec.output_schema)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(outcome.structured))
+        return (True, "") if error is None else (False, error.message[:300])
+
+
+def _visible_text(outcome: CallOutcome) -> str:
+    if outcome.structured is not None:
+        return outcome.excerpt + "\n" + json.dumps(outcome.structured, ensure_ascii=False)
+    return outcome.excerpt
