@@ -241,9 +241,11 @@ class Inducer:
                 probe_id=probe.id, tool=step.tool, arguments=step.arguments, outcome=step_verdict.outcome, round=probe.round
             )
             for ref in step.harvested:
-                self.graph.transition_opportunities[ref.source_tool] += 1
-                yield CoUsageRelation.DATA, ref.source_tool, step.tool, witness.model_copy(
-                    update={"excerpt": f"value {ref.value!r} from `{ref.source_tool}` output ({ref.source_probe})"}
+                if ref.tool not in self.graph.tools:
+                    continue
+                self.graph.transition_opportunities[ref.tool] += 1
+                yield CoUsageRelation.DATA, ref.tool, step.tool, witness.model_copy(
+                    update={"excerpt": f"value {ref.value!r} seen in `{ref.tool}` output (probe {ref.probe_id})"}
                 )
             if step.observes is not None and step_verdict.observed_marker:
                 source = probe.steps[step.observes].tool
@@ -419,6 +421,6 @@ def _tips(probe: Probe, verdict: Verdict) -> list[str]:
         if step.retry_of is not None and not result.failed:
             tips.append(f"If `{probe.steps[step.retry_of].tool}` fails, retry as `{step.tool}` does: {step.intent}.")
         if step.harvested and not result.failed:
-            sources = ", ".join(sorted({f"`{h.source_tool}`" for h in step.harvested}))
+            sources = ", ".join(sorted({f"`{h.tool}`" for h in step.harvested}))
             tips.append(f"Take `{step.tool}` arguments from {sources} output rather than guessing them.")
     return list(dict.fromkeys(tips))

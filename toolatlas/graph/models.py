@@ -147,6 +147,10 @@ class ToolNode(Frozen):
     arguments_exercised: list[str] = Field(default_factory=list)
     """Schema properties (and ``prop=enum member``) some verified call has used."""
     arguments_total: list[str] = Field(default_factory=list)
+    covered: list[str] = Field(default_factory=list)
+    """Exploration coverage keys of this tool (arguments, mutations, compositions tried)."""
+    transitions_out: int = 0
+    """N_i: witnessed opportunities for a transition from this tool (the co-usage weight denominator)."""
     status: EntryStatus = EntryStatus.ACTIVE
 
     @staticmethod

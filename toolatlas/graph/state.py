@@ -79,6 +79,8 @@ class ServerGraph:
         """Coverage keys some probe has exercised (``tool:prop``, ``tool:mutation:arg``, ``pair:a>b``...)."""
         self.dirty: set[tuple[str, str]] = set()
         """(layer, id) records changed since the last persist."""
+        self._stale_out: list[Entry] = []
+        """Entries of an outdated interface, marked stale on load: persisted once, not kept in the graph."""
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -138,8 +140,42 @@ class ServerGraph:
         self.strategies[strategy.id] = strategy
         self.dirty.add(("strategies", strategy.id))
 
+    def load(self, records: dict[str, list]) -> int:
+        """Start from what a previous build stored for this server; returns how many entries went stale.
+
+        Records of a tool whose interface (schema hash) changed since are kept but marked stale:
+        they describe a tool that no longer exists in that form.
+        """
+        live = {node.id for node in self.tools.values()}
+        stale = 0
+        for node in records.get("tools", []):
+            if node.id in live:
+                self.tools[node.tool] = node.model_copy(update={"description": self.specs[node.tool].description})
+                self.covered.update(node.covered)
+                self.transition_opportunities[node.tool] = node.transitions_out
+        current = {(n.tool, n.schema_hash) for n in self.tools.values()}
+        for entry in records.get("entries", []):
+            if (entry.tool, entry.schema_hash) not in current and entry.status is EntryStatus.ACTIVE:
+                entry = entry.model_copy(update={"status": EntryStatus.STALE})
+                self.dirty.add(("entries", entry.id))
+                stale += 1
+            if (entry.tool, entry.schema_hash) in current:
+                self.entries[entry.id] = entry
+            elif ("entries", entry.id) in self.dirty:
+                self._stale_out.append(entry)
+        for trace in records.get("traces", []):
+            self.traces[trace.id] = trace
+        for strategy in records.get("strategies", []):
+            self.strategies[strategy.id] = strategy
+        return stale
+
     def take_dirty(self) -> dict[str, list]:
         """The records changed since the last call, by layer (and forget them)."""
+        for node in list(self.tools.values()):
+            covered = sorted(k for k in self.covered if k.startswith(f"{node.tool}:"))
+            opportunities = self.transition_opportunities[node.tool]
+            if covered != node.covered or opportunities != node.transitions_out:
+                self.put_tool(node.model_copy(update={"covered": covered, "transitions_out": opportunities}))
         layers: dict[str, list] = {"tools": [], "entries": [], "traces": [], "strategies": []}
         by_id = {
             "tools": {n.id: n for n in self.tools.values()},
@@ -151,5 +187,7 @@ class ServerGraph:
             record = by_id[layer].get(record_id)
             if record is not None:
                 layers[layer].append(record)
+        layers["entries"].extend(self._stale_out)
+        self._stale_out = []
         self.dirty.clear()
         return layers

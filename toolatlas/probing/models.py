@@ -14,11 +14,11 @@ from pydantic import Field
 from toolatlas.environments import FrozenState, StateDiff, StateDigest
 from toolatlas.graph.models import Effect, stable_id
 from toolatlas.models import CallOutcome, Frozen, OutcomeClass
+from toolatlas.offline.harvest import HarvestRef
 
 __all__ = [
     "Check",
     "Direction",
-    "HarvestRef",
     "Probe",
     "ProbeStep",
     "Rollout",
@@ -37,15 +37,6 @@ class Direction(StrEnum):
     """Outward: a mutated call that tests where the tool stops working."""
     REPLAY = "replay"
     """The same call again, from the snapshot and in a row: determinism and idempotence."""
-
-
-class HarvestRef(Frozen):
-    """A value taken from an earlier output: the evidence of a data-flow edge."""
-
-    source_tool: str
-    source_probe: str
-    value: str
-    kind: str = ""
 
 
 class ProbeStep(Frozen):

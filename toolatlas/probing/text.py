@@ -34,7 +34,11 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
 
 def to_placeholders(value: Any, variables: dict[str, str]) -> Any:
     """Replace an instance's concrete paths by their placeholders (longest first), recursively."""
-    pairs = sorted(((v, k) for k, v in variables.items() if v and len(v) > 1), key=lambda p: -len(p[0]))
+    # Longest value first; on a tie the kind's own name (``repo``) wins over ``root`` and ``home``.
+    pairs = sorted(
+        ((v, k) for k, v in variables.items() if v and len(v) >= 4),
+        key=lambda p: (-len(p[0]), p[1] in ("root", "home"), p[1]),
+    )
     if not pairs:
         return value
 

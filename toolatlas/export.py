@@ -1,0 +1,111 @@
+"""The atlas as one versioned JSON document (``toolatlas export``).
+
+Schema ``toolatlas.atlas/v1``: servers → tools → affordances / boundaries / co_usage, each entry
+with its ``text``, typed fields and ``evidence`` [{arguments, outcome, excerpt}]; traces;
+strategies; coverage per round. ``toolatlas export --schema`` prints the JSON Schema generated
+from these models. Compatible additions keep ``v1``; anything that removes or changes a field
+bumps the version.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from toolatlas.graph.models import Entry, EntryKind, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.state import RoundCoverage
+from toolatlas.models import Frozen, utcnow
+
+__all__ = ["SCHEMA_VERSION", "AtlasExport", "ServerExport", "ToolExport", "assemble"]
+
+SCHEMA_VERSION = "toolatlas.atlas/v1"
+
+
+class ToolExport(Frozen):
+    """One tool with its three entry sets."""
+
+    name: str
+    schema_hash: str
+    description: str = ""
+    input_schema: dict = Field(default_factory=dict)
+    annotations: dict = Field(default_factory=dict)
+    probes: int = 0
+    outcomes: dict[str, int] = Field(default_factory=dict)
+    argument_coverage: float = 0.0
+    arguments_exercised: list[str] = Field(default_factory=list)
+    arguments_total: list[str] = Field(default_factory=list)
+    neighbours: dict[str, float] = Field(default_factory=dict)
+    affordances: list[Entry] = Field(default_factory=list)
+    boundaries: list[Entry] = Field(default_factory=list)
+    co_usage: list[Entry] = Field(default_factory=list)
+
+
+class ServerExport(Frozen):
+    name: str
+    status: str = "ok"
+    tools: list[ToolExport] = Field(default_factory=list)
+
+
+class AtlasExport(Frozen):
+    """The whole atlas of a catalogue."""
+
+    schema_version: str = Field(SCHEMA_VERSION, alias="schema")
+    catalogue: str
+    generated_at: datetime = Field(default_factory=utcnow)
+    servers: list[ServerExport] = Field(default_factory=list)
+    traces: list[TraceNode] = Field(default_factory=list)
+    strategies: list[StrategyNode] = Field(default_factory=list)
+    coverage: list[RoundCoverage] = Field(default_factory=list)
+
+    model_config = Frozen.model_config | {"populate_by_name": True}
+
+
+def _order(entries: list[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: (-e.support, e.text))
+
+
+def assemble(
+    catalogue: str,
+    tools: list[ToolNode],
+    entries: list[Entry],
+    traces: list[TraceNode],
+    strategies: list[StrategyNode],
+    coverage: list[RoundCoverage],
+    *,
+    server_status: dict[str, str] | None = None,
+) -> AtlasExport:
+    """Group flat graph records into the export document (servers and tools sorted by name)."""
+    by_tool: dict[tuple[str, str, str], dict[EntryKind, list[Entry]]] = {}
+    for entry in entries:
+        by_tool.setdefault((entry.server, entry.tool, entry.schema_hash), {k: [] for k in EntryKind})[entry.kind].append(entry)
+    servers: dict[str, list[ToolExport]] = {}
+    for node in sorted(tools, key=lambda n: (n.server, n.tool)):
+        found = by_tool.get((node.server, node.tool, node.schema_hash), {k: [] for k in EntryKind})
+        servers.setdefault(node.server, []).append(
+            ToolExport(
+                name=node.tool,
+                schema_hash=node.schema_hash,
+                description=node.description,
+                input_schema=node.input_schema,
+                annotations=node.annotations.model_dump(exclude_none=True),
+                probes=node.probes,
+                outcomes=node.outcomes,
+                argument_coverage=round(node.argument_coverage, 4),
+                arguments_exercised=node.arguments_exercised,
+                arguments_total=node.arguments_total,
+                neighbours=node.neighbours,
+                affordances=_order(found[EntryKind.AFFORDANCE]),
+                boundaries=_order(found[EntryKind.BOUNDARY]),
+                co_usage=_order(found[EntryKind.CO_USAGE]),
+            )
+        )
+    status = server_status or {}
+    names = sorted(set(servers) | set(status))
+    return AtlasExport(
+        catalogue=catalogue,
+        servers=[ServerExport(name=n, status=status.get(n, "ok"), tools=servers.get(n, [])) for n in names],
+        traces=sorted(traces, key=lambda t: (t.server, t.task, t.id)),
+        strategies=sorted(strategies, key=lambda s: (s.server, -s.support, s.title)),
+        coverage=sorted(coverage, key=lambda c: (c.server, c.round)),
+    )
