@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -103,6 +104,171 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _coverage_line(row) -> str:
+    if row.status != "ok":
+        return f"  [{row.server}] round {row.round}: FAILED {row.detail[:160]}"
+    return (
+        f"  [{row.server}] round {row.round}: {row.probes} probes ({row.resolved} resolved), "
+        f"+{row.new_entries} entries ({row.entries} total), affordance {row.tools_with_affordance}/{row.tools}, "
+        f"boundary {row.tools_with_boundary}/{row.tools}, args {row.argument_coverage:.0%}, "
+        f"pairs {row.co_usage_pairs}, {row.seconds:.1f}s"
+    )
+
+
+def coverage_table(rows) -> str:
+    return render_table(
+        ["server", "round", "probes", "resolved", "new", "entries", "affordance", "boundary", "args", "co-usage", "traces",
+         "strategies", "outcomes", "s"],
+        [
+            (
+                r.server, r.round, r.probes, r.resolved, r.new_entries, r.entries,
+                f"{r.tools_with_affordance}/{r.tools}", f"{r.tools_with_boundary}/{r.tools}", f"{r.argument_coverage:.0%}",
+                r.co_usage_pairs, r.traces, r.strategies,
+                " ".join(f"{k}:{v}" for k, v in sorted(r.outcome_mix.items())) if r.status == "ok" else f"FAILED {r.detail}",
+                f"{r.seconds:.1f}",
+            )
+            for r in rows
+        ],
+        max_width=60,
+    )
+
+
+def _write_outputs(catalogue: Catalogue, store) -> tuple[Path, Path]:
+    from toolatlas.build.catalogue import AtlasPaths, read_coverage
+    from toolatlas.export import assemble
+    from toolatlas.report import write_report
+
+    paths = AtlasPaths(catalogue)
+    coverage = read_coverage(paths.coverage)
+    statuses: dict[str, str] = {}
+    for row in coverage:
+        statuses[row.server] = "ok" if row.status == "ok" else "failed"
+    records = store.records()
+    atlas = assemble(
+        catalogue.name, records["tools"], records["entries"], records["traces"], records["strategies"], coverage,
+        server_status=statuses,
+    )
+    paths.export.write_text(atlas.model_dump_json(by_alias=True, indent=1))
+    write_report(atlas, paths.report)
+    return paths.export, paths.report
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store
+    from toolatlas.workspace import Workspace
+
+    catalogue = _catalogue(args)
+    servers = _servers(catalogue, args.server)
+    workspace = Workspace(catalogue)
+    rounds = catalogue.build.rounds if args.rounds is None else args.rounds
+    print(
+        f"building the atlas of {len(servers)} server(s), bootstrap + {rounds} round(s), "
+        f"frontier={args.frontier}, into {AtlasPaths(catalogue).root}",
+        flush=True,
+    )
+    store = open_store(catalogue)
+    try:
+        report = asyncio.run(
+            build_catalogue(
+                workspace, store, servers=servers, rounds=rounds, frontier=args.frontier, parallel_servers=args.jobs,
+                on_round=lambda row: print(_coverage_line(row), flush=True),
+            )
+        )
+        print()
+        print(coverage_table(report.coverage))
+        export, page = _write_outputs(catalogue, store)
+    finally:
+        store.close()
+    print(
+        f"\n{report.probes} probes ({report.calls} calls) in {report.seconds:.1f}s = {report.probes_per_s:.1f} probes/s; "
+        f"{report.entries} entries in the atlas"
+    )
+    print(f"atlas:  {export}\nreport: {page}")
+    failed = {name: status for name, status in report.servers.items() if status != "ok"}
+    for name, status in failed.items():
+        print(f"{name}: {status}", file=sys.stderr)
+    return 1 if failed and len(failed) == len(report.servers) else 0
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from toolatlas.build.catalogue import open_store
+    from toolatlas.graph.models import EntryKind
+    from toolatlas.store.types import Filter
+
+    catalogue = _catalogue(args)
+    store = open_store(catalogue)
+    try:
+        tools = store.all("tools", Filter.where(server=args.server) if args.server else None)
+        entries = store.all("entries", Filter.where(server=args.server) if args.server else None)
+        if args.tool:
+            tools = [t for t in tools if t.tool == args.tool]
+            entries = [e for e in entries if e.tool == args.tool]
+        if not tools:
+            print("nothing stored yet for that selection: run `toolatlas build` first")
+            return 1
+        by_tool: dict[tuple[str, str], dict[EntryKind, list]] = {}
+        for entry in entries:
+            by_tool.setdefault((entry.server, entry.tool), {k: [] for k in EntryKind})[entry.kind].append(entry)
+        rows = []
+        for node in sorted(tools, key=lambda n: (n.server, n.tool)):
+            found = by_tool.get((node.server, node.tool), {k: [] for k in EntryKind})
+            rows.append((
+                node.server, node.tool, node.probes, len(found[EntryKind.AFFORDANCE]), len(found[EntryKind.BOUNDARY]),
+                len(found[EntryKind.CO_USAGE]), f"{node.argument_coverage:.0%}", len(node.traces),
+            ))
+        print(render_table(["server", "tool", "calls", "affordances", "boundaries", "co-usage", "args", "traces"], rows))
+        if args.tool:
+            for kind in EntryKind:
+                chosen = sorted((e for e in entries if e.kind is kind), key=lambda e: -e.support)
+                if chosen:
+                    print(f"\n{kind.value}:")
+                    for entry in chosen:
+                        print(f"  [{entry.support}x, {entry.confidence:.2f}] {entry.text}")
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from toolatlas.export import AtlasExport
+
+    if args.schema:
+        print(json.dumps(AtlasExport.model_json_schema(by_alias=True), indent=1))
+        return 0
+    if args.config is None:
+        raise ToolAtlasError("export needs a CONFIG (or --schema)")
+    from toolatlas.build.catalogue import open_store
+
+    catalogue = _catalogue(args)
+    store = open_store(catalogue)
+    try:
+        export, page = _write_outputs(catalogue, store)
+    finally:
+        store.close()
+    if args.output:
+        Path(args.output).write_text(export.read_text())
+        print(f"wrote {args.output}")
+    else:
+        print(f"wrote {export}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from toolatlas.build.catalogue import open_store
+
+    catalogue = _catalogue(args)
+    store = open_store(catalogue)
+    try:
+        _export, page = _write_outputs(catalogue, store)
+    finally:
+        store.close()
+    if args.output:
+        Path(args.output).write_text(page.read_text())
+        page = Path(args.output)
+    print(f"report: {page.resolve()}")
+    return 0
+
+
 def cmd_seeds(args: argparse.Namespace) -> int:
     from toolatlas.environments import seeds
 
@@ -133,6 +299,31 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--server", action="append", help="only this server (repeatable)")
     check.add_argument("--jobs", type=int, default=2, help="servers checked in parallel (default 2)")
     check.set_defaults(func=cmd_servers_check)
+
+    build = commands.add_parser("build", help="probe every tool in sandboxes and build the atlas")
+    build.add_argument("config", type=Path)
+    build.add_argument("--rounds", type=int, default=None, help="exploration rounds R (default: the catalogue's)")
+    build.add_argument("--server", action="append", help="only this server (repeatable)")
+    build.add_argument("--frontier", choices=["graph", "uniform"], default="graph", help="probe selection (default graph)")
+    build.add_argument("--jobs", type=int, default=4, help="servers built in parallel (default 4)")
+    build.set_defaults(func=cmd_build)
+
+    inspect = commands.add_parser("inspect", help="summarise the atlas per server and tool")
+    inspect.add_argument("config", type=Path)
+    inspect.add_argument("--server")
+    inspect.add_argument("--tool", help="also list this tool's entries")
+    inspect.set_defaults(func=cmd_inspect)
+
+    export = commands.add_parser("export", help="write the atlas as versioned JSON")
+    export.add_argument("config", type=Path, nargs="?")
+    export.add_argument("-o", "--output")
+    export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
+    export.set_defaults(func=cmd_export)
+
+    report = commands.add_parser("report", help="write the self-contained HTML report of the atlas")
+    report.add_argument("config", type=Path)
+    report.add_argument("-o", "--output")
+    report.set_defaults(func=cmd_report)
 
     seeds = commands.add_parser("seeds", help="list the built-in snapshot seeds")
     seeds.set_defaults(func=cmd_seeds)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -14,6 +15,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["CallOutcome", "Frozen", "OutcomeClass", "ToolAnnotations", "ToolSpec", "canonical_json", "utcnow"]
+
+
+_FIRST_SENTENCE = re.compile(r"^(.{12,140}?[.!?])(?:\s|$)", re.S)
 
 
 class Frozen(BaseModel):
@@ -56,6 +60,22 @@ class ToolSpec(Frozen):
         """16 hex digits over name + input schema + output schema: a changed interface is a new tool node."""
         payload = canonical_json({"name": self.name, "in": self.input_schema, "out": self.output_schema})
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @property
+    def purpose(self) -> str:
+        """What calling the tool is for, in a few words: its description's first sentence, or its name."""
+        text = " ".join(self.description.split())
+        match = _FIRST_SENTENCE.match(text)
+        sentence = (match.group(1) if match else text[:140]).rstrip(".!? ")
+        return (sentence[0].lower() + sentence[1:]) if sentence else self.name.replace("_", " ")
+
+    def argument_hint(self, name: str, limit: int = 70) -> str:
+        """The first sentence of an argument's description, shortened (empty when it has none)."""
+        schema = self.properties.get(name)
+        text = " ".join(str(schema.get("description", "")).split()) if isinstance(schema, dict) else ""
+        match = _FIRST_SENTENCE.match(text)
+        hint = (match.group(1) if match else text).rstrip(".!? ")
+        return hint if len(hint) <= limit else hint[: limit - 1].rstrip() + "…"
 
     @property
     def required(self) -> list[str]:

@@ -102,8 +102,9 @@ class Sandbox:
         return outcome
 
     def variables(self) -> dict[str, str]:
+        """The instance's placeholder values, plus ``${sandbox}``: the instance folder (state + home)."""
         assert self.instance is not None
-        return dict(self.instance.variables)
+        return {**self.instance.variables, "sandbox": self.instance.slot}
 
     async def reset(self) -> None:
         """Restore the instance to the snapshot in place (restarting the server if the kind requires it)."""

@@ -9,7 +9,14 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from toolatlas.config.servers import ServerSpec, Spec
 
-__all__ = ["BuildSettings", "Catalogue", "LlmSettings", "PostgresSettings", "StoreSettings"]
+__all__ = [
+    "BuildSettings",
+    "Catalogue",
+    "EmbedderSettings",
+    "LlmSettings",
+    "PostgresSettings",
+    "StoreSettings",
+]
 
 
 class BuildSettings(Spec):
@@ -18,7 +25,7 @@ class BuildSettings(Spec):
     seed_tasks_per_tool: int = Field(3, ge=1, description="k: seed tasks (chains) per tool in bootstrap")
     rollouts_per_task: int = Field(4, ge=1, description="N: rollouts per seed task")
     rounds: int = Field(3, ge=0, description="R: capability-exploration rounds")
-    subgraph_size: int = Field(4, ge=1, description="K: related tools sampled per round")
+    subgraph_size: int = Field(6, ge=1, description="K: related tools sampled per round")
     boundary_probes_per_tool: int = Field(3, ge=0, description="boundary probes per target tool per round")
     affordance_probes_per_tool: int = Field(3, ge=0, description="affordance probes per target tool per round")
     probe_budget_per_round: int = Field(200, ge=1, description="probes per server per round")
@@ -26,13 +33,45 @@ class BuildSettings(Spec):
     seed: int = Field(0, description="random seed: the same seed gives the same atlas")
 
 
-class StoreSettings(Spec):
-    """Where the atlas graph lives."""
+class EmbedderSettings(Spec):
+    """How texts become vectors: always a lexical (BM25-style sparse) vector, and optionally a dense one."""
 
-    backend: Literal["edge", "local", "remote", "memory"] = "edge"
-    path: str = ".toolatlas/atlas"
-    url: str | None = None
-    api_key_env: str | None = None
+    dense: Literal["none", "sentence", "openai"] = Field(
+        "none",
+        description="sentence: local all-MiniLM-L6-v2 (the 'dense' extra); openai: an embeddings endpoint",
+    )
+    model: str | None = Field(None, description="openai: the embedding model id")
+    base_url: str | None = Field(None, description="openai: OpenAI-compatible endpoint (default: OpenAI's)")
+    api_key_env: str | None = Field("OPENAI_API_KEY", description="openai: variable holding the API key")
+    dimensions: int | None = Field(None, gt=0, description="openai: vector size (default: one probe call)")
+    timeout_s: float = Field(30.0, gt=0, description="openai: seconds per embeddings request")
+    avg_doc_len: float = Field(40.0, gt=0, description="assumed mean document length in terms (BM25 b-norm)")
+
+    @model_validator(mode="after")
+    def _openai_needs_model(self) -> EmbedderSettings:
+        if self.dense == "openai" and not self.model:
+            raise ValueError("dense = 'openai' needs a model")
+        return self
+
+
+class StoreSettings(Spec):
+    """Where the atlas graph lives and how its texts are embedded."""
+
+    backend: Literal["edge", "local", "remote", "memory"] = Field(
+        "edge",
+        description="edge: Qdrant Edge in-process (default); local: qdrant-client on disk; "
+        "remote: a Qdrant server at url; memory: qdrant-client in memory (tests)",
+    )
+    path: str = Field(".toolatlas/atlas", description="edge/local: the storage directory")
+    url: str | None = Field(None, description="remote: the Qdrant server URL")
+    api_key_env: str | None = Field(None, description="remote: variable holding the Qdrant API key")
+    embedder: EmbedderSettings = EmbedderSettings()
+
+    @model_validator(mode="after")
+    def _remote_needs_url(self) -> StoreSettings:
+        if self.backend == "remote" and not self.url:
+            raise ValueError("backend = 'remote' needs a url")
+        return self
 
 
 class LlmSettings(Spec):

@@ -27,11 +27,9 @@ from toolatlas.graph.models import (
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, utcnow
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import error_signature, to_placeholders
+from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders
 
 __all__ = ["InductionDelta", "Inducer", "confidence"]
-
-EXCERPT_CHARS = 400
 
 
 def confidence(support: int, contradictions: int = 0) -> float:
@@ -118,15 +116,23 @@ class Inducer:
             when = f"{step.condition or step.mutation} (accepted)"
         else:
             signature = f"uses:{','.join(shape)}|{effect.value}"
-            args = ", ".join(f"`{a}`" for a in shape) or "no arguments"
+            required = set(spec.required)
+            named = [f"`{a}`" for a in shape if a.split("=")[0] in required] or []
+            optional = [
+                f"`{a}`" + (f" ({hint})" if (hint := spec.argument_hint(a.split("=")[0])) else "")
+                for a in shape
+                if a.split("=")[0] not in required
+            ]
+            args = ", ".join(named) or "no required arguments"
+            if optional:
+                args += "; optional " + ", ".join(optional)
             what = {
-                Effect.READ_ONLY: "without changing anything",
-                Effect.MUTATING: f"and changes the environment ({verdict.change.summary(limit=2)})",
+                Effect.READ_ONLY: "changes nothing",
+                Effect.MUTATING: f"changes the environment ({verdict.change.summary(limit=2)})",
                 Effect.UNKNOWN: "",
             }[effect]
-            purpose = step.intent or f"call `{step.tool}`"
-            text = f"`{step.tool}` succeeds with {args} {what}: verified to {purpose}.".replace("  ", " ")
-            when = step.intent or None
+            text = f"`{step.tool}` works to {spec.purpose} — given {args}" + (f"; it {what}." if what else ".")
+            when = spec.purpose
         return self._new_entry(
             EntryKind.AFFORDANCE,
             step.tool,
@@ -144,9 +150,7 @@ class Inducer:
         message = evidence.excerpt or verdict.outcome.value
         signature_text = error_signature(message) or verdict.outcome.value
         signature = f"{verdict.outcome.value}|{signature_text}"
-        condition = step.condition or (
-            f"a call meant to {step.intent}" if step.intent else "a call expected to succeed"
-        )
+        condition = step.condition or self._unplanned_condition(probe, step)
         first_line = message.strip().splitlines()[0][:200] if message.strip() else verdict.outcome.value
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
         if verdict.reported_as_success:
@@ -165,6 +169,14 @@ class Inducer:
             outcome=verdict.outcome,
             reported_as_success=verdict.reported_as_success,
         )
+
+    def _unplanned_condition(self, probe: Probe, step: ProbeStep) -> str:
+        """The condition of a failure nobody provoked: the state it was called in."""
+        index = probe.steps.index(step)
+        spec = self.graph.specs[step.tool]
+        if index == 0:
+            return f"called on the unchanged snapshot to {spec.purpose}"
+        return f"called after `{probe.steps[index - 1].tool}` to {spec.purpose}"
 
     def _new_entry(self, kind: EntryKind, tool: str, signature: str, probe: Probe, **fields: Any) -> Entry:
         node = self.graph.tools[tool]

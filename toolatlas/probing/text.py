@@ -9,11 +9,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["ERROR_TEXT", "error_signature", "looks_like_error", "to_placeholders"]
+__all__ = ["ERROR_TEXT", "EXCERPT_CHARS", "error_signature", "looks_like_error", "to_placeholders"]
+
+EXCERPT_CHARS = 400
+"""Characters of an output kept verbatim as evidence (and compared by replays)."""
 
 ERROR_TEXT = re.compile(
-    r"^\s*(?:\W{0,3})(?:error\b|[\w ]{0,30}error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|invalid\b|"
-    r"cannot\b|can't\b|could not\b|unable to\b|permission denied|access denied|not found\b|no such\b|"
+    r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"
+    r"invalid\b|cannot\b|can't\b|could not\b|unable to\b|permission denied|access denied|not found\b|no such\b|"
     r"unknown (?:tool|argument|parameter)|input validation error|mcp error|E[A-Z]{3,}\b:)",
     re.IGNORECASE,
 )

@@ -19,7 +19,7 @@ from toolatlas.environments import Environment, StateDiff, StateDigest
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import looks_like_error, to_placeholders
+from toolatlas.probing.text import EXCERPT_CHARS, looks_like_error, to_placeholders
 
 __all__ = ["Verifier", "step_failed"]
 
@@ -123,8 +123,8 @@ class Verifier:
             return None, None
         deterministic = None
         if probe.reference_excerpt is not None:
-            first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)
-            deterministic = first == probe.reference_excerpt
+            first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
+            deterministic = first == probe.reference_excerpt[:EXCERPT_CHARS]
             checks.append(Check(name="deterministic", passed=True, detail="same output" if deterministic else "output differs"))
         idempotent = None
         if len(verdicts) >= 2 and not verdicts[0].failed:

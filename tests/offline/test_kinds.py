@@ -1,0 +1,332 @@
+"""Argument kinds, tool effects and tool objects inferred from real demo schemas and from unseen ones."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from toolatlas.models import ToolAnnotations, ToolSpec
+from toolatlas.offline.kinds import (
+    ArgKind,
+    ArgSpec,
+    ToolEffect,
+    ToolObject,
+    infer_arguments,
+    sql_statement_kind,
+    tool_effect,
+    tool_object,
+)
+from toolatlas.offline.words import implicit_choices, tokens
+
+if TYPE_CHECKING:
+    from conftest import DemoTools
+
+
+def arg(specs: list[ArgSpec], path: str) -> ArgSpec:
+    """The spec at ``path`` (``edits[].oldText``) in a tree of specs."""
+    stack = list(specs)
+    while stack:
+        spec = stack.pop()
+        if spec.path == path:
+            return spec
+        stack.extend(spec.properties)
+        if spec.items is not None:
+            stack.append(spec.items)
+    raise KeyError(path)
+
+
+def make(
+    name: str,
+    properties: dict[str, Any],
+    required: list[str] | None = None,
+    description: str = "",
+    server: str = "unseen",
+    **extra: Any,
+) -> ToolSpec:
+    schema = {"type": "object", "properties": properties, "required": required or [], **extra}
+    return ToolSpec(server=server, name=name, description=description, input_schema=schema)
+
+
+# (server, tool, argument path, kind, fresh)
+DEMO_KINDS = [
+    ("filesystem", "read_text_file", "path", ArgKind.FILE_PATH, False),
+    ("filesystem", "read_multiple_files", "paths[]", ArgKind.FILE_PATH, False),
+    ("filesystem", "write_file", "path", ArgKind.NEW_PATH, True),
+    ("filesystem", "write_file", "content", ArgKind.TEXT, False),
+    ("filesystem", "edit_file", "edits[].oldText", ArgKind.EXISTING_TEXT, False),
+    ("filesystem", "edit_file", "edits[].newText", ArgKind.TEXT, False),
+    ("filesystem", "create_directory", "path", ArgKind.NEW_PATH, True),
+    ("filesystem", "list_directory", "path", ArgKind.DIR_PATH, False),
+    ("filesystem", "search_files", "path", ArgKind.DIR_PATH, False),
+    ("filesystem", "search_files", "pattern", ArgKind.GLOB, False),
+    ("filesystem", "directory_tree", "excludePatterns[]", ArgKind.GLOB, False),
+    ("filesystem", "move_file", "source", ArgKind.PATH, False),
+    ("filesystem", "move_file", "destination", ArgKind.NEW_PATH, True),
+    ("filesystem", "get_file_info", "path", ArgKind.PATH, False),
+    ("filesystem", "list_directory_with_sizes", "sortBy", ArgKind.ENUM, False),
+    ("git", "git_status", "repo_path", ArgKind.REPO_PATH, False),
+    ("git", "git_diff", "target", ArgKind.REVISION, False),
+    ("git", "git_show", "revision", ArgKind.REVISION, False),
+    ("git", "git_branch", "contains", ArgKind.REVISION, False),
+    ("git", "git_branch", "branch_type", ArgKind.ENUM, False),
+    ("git", "git_create_branch", "branch_name", ArgKind.BRANCH, True),
+    ("git", "git_create_branch", "base_branch", ArgKind.BRANCH, False),
+    ("git", "git_checkout", "branch_name", ArgKind.BRANCH, False),
+    ("git", "git_add", "files[]", ArgKind.FILE_PATH, False),
+    ("git", "git_commit", "message", ArgKind.TEXT, False),
+    ("git", "git_log", "start_timestamp", ArgKind.DATETIME, False),
+    ("git", "git_log", "max_count", ArgKind.INTEGER, False),
+    ("memory", "create_entities", "entities[].name", ArgKind.ENTITY_NAME, True),
+    ("memory", "create_entities", "entities[].entityType", ArgKind.ENTITY_TYPE, False),
+    ("memory", "create_entities", "entities[].observations[]", ArgKind.OBSERVATION, True),
+    ("memory", "create_relations", "relations[].from", ArgKind.ENTITY_NAME, False),
+    ("memory", "create_relations", "relations[].relationType", ArgKind.RELATION_TYPE, False),
+    ("memory", "add_observations", "observations[].entityName", ArgKind.ENTITY_NAME, False),
+    ("memory", "delete_observations", "deletions[].observations[]", ArgKind.OBSERVATION, False),
+    ("memory", "open_nodes", "names[]", ArgKind.ENTITY_NAME, False),
+    ("memory", "search_nodes", "query", ArgKind.SEARCH_QUERY, False),
+    ("sqlite", "read_query", "query", ArgKind.SQL_QUERY_READ, False),
+    ("sqlite", "write_query", "query", ArgKind.SQL_QUERY_WRITE, False),
+    ("sqlite", "create_table", "query", ArgKind.SQL_DDL, False),
+    ("sqlite", "describe_table", "table_name", ArgKind.TABLE_NAME, False),
+    ("sqlite", "append_insight", "insight", ArgKind.TEXT, False),
+    ("time", "get_current_time", "timezone", ArgKind.TIMEZONE, False),
+    ("time", "convert_time", "time", ArgKind.TIME_OF_DAY, False),
+    ("postgres", "execute_sql", "sql", ArgKind.SQL, False),
+    ("postgres", "explain_query", "sql", ArgKind.SQL_QUERY_READ, False),
+    ("postgres", "analyze_query_indexes", "queries[]", ArgKind.SQL_QUERY_READ, False),
+    ("postgres", "get_object_details", "object_name", ArgKind.TABLE_NAME, False),
+    ("postgres", "get_object_details", "schema_name", ArgKind.SCHEMA_NAME, False),
+    ("postgres", "analyze_db_health", "health_type", ArgKind.ENUM, False),
+]
+
+
+class TestDemoSchemas:
+    @pytest.mark.parametrize(("server", "name", "path", "kind", "fresh"), DEMO_KINDS)
+    def test_argument_kind(
+        self, demo_tools: DemoTools, server: str, name: str, path: str, kind: ArgKind, fresh: bool
+    ) -> None:
+        """Each demo argument gets the semantic kind (and freshness) a maintainer would name."""
+        spec = arg(infer_arguments(demo_tools(server, name)), path)
+        assert (spec.kind, spec.fresh) == (kind, fresh)
+
+    def test_every_demo_argument_gets_a_kind(self, demo_tools: DemoTools) -> None:
+        """No argument of any demo server is left as an untyped ``any``."""
+        for server in ("filesystem", "git", "memory", "sqlite", "time", "postgres"):
+            for spec in (s for t in demo_tools.all(server) for s in infer_arguments(t)):
+                assert spec.kind is not ArgKind.ANY, (server, spec.path)
+
+    def test_enum_choices_are_read_from_descriptions(self, demo_tools: DemoTools) -> None:
+        """Choices listed in a description become enums; "e.g." lists stay examples."""
+        branch_type = arg(infer_arguments(demo_tools("git", "git_branch")), "branch_type")
+        assert branch_type.enum == ["local", "remote", "all"] and branch_type.enum_from_description
+        health = arg(infer_arguments(demo_tools("postgres", "analyze_db_health")), "health_type")
+        assert "vacuum" in health.enum and health.has_default
+        zone = arg(infer_arguments(demo_tools("time", "get_current_time")), "timezone")
+        assert not zone.enum and zone.examples == ["America/New_York", "Europe/London"]
+
+    def test_sql_statement_kinds_come_from_the_words(self, demo_tools: DemoTools) -> None:
+        """Read, write, DDL and any-SQL arguments list the statements they accept."""
+        write = arg(infer_arguments(demo_tools("sqlite", "write_query")), "query")
+        assert write.sql_statements == ["insert", "update", "delete"]
+        anything = arg(infer_arguments(demo_tools("postgres", "execute_sql")), "sql")
+        assert set(anything.sql_statements) == {"select", "insert", "update", "delete", "ddl"}
+
+    def test_alternatives_exclude_each_other(self, demo_tools: DemoTools) -> None:
+        """``head`` and ``tail`` are alternatives; ``contains`` and ``not_contains`` are not."""
+        specs = {s.name: s for s in infer_arguments(demo_tools("filesystem", "read_text_file"))}
+        assert specs["head"].excludes == ["tail"] and specs["tail"].excludes == ["head"]
+        assert not any(s.excludes for s in infer_arguments(demo_tools("git", "git_branch")))
+
+    def test_nullable_unions_are_unwrapped(self, demo_tools: DemoTools) -> None:
+        """``anyOf: [string, null]`` is a nullable string with its default."""
+        base = arg(infer_arguments(demo_tools("git", "git_create_branch")), "base_branch")
+        assert base.json_type == "string" and base.nullable and base.has_default and base.default is None
+
+
+# (server, tool, effect, object)
+DEMO_TOOLS = [
+    ("filesystem", "read_text_file", ToolEffect.READ, ToolObject.FILE),
+    ("filesystem", "write_file", ToolEffect.CREATE, ToolObject.FILE),
+    ("filesystem", "edit_file", ToolEffect.UPDATE, ToolObject.FILE),
+    ("filesystem", "create_directory", ToolEffect.CREATE, ToolObject.DIRECTORY),
+    ("filesystem", "move_file", ToolEffect.UPDATE, ToolObject.FILE),
+    ("git", "git_create_branch", ToolEffect.CREATE, ToolObject.BRANCH),
+    ("git", "git_checkout", ToolEffect.UPDATE, ToolObject.BRANCH),
+    ("git", "git_commit", ToolEffect.CREATE, ToolObject.COMMIT),
+    ("git", "git_log", ToolEffect.READ, ToolObject.COMMIT),
+    ("git", "git_status", ToolEffect.READ, ToolObject.REPOSITORY),
+    ("memory", "delete_entities", ToolEffect.DELETE, ToolObject.ENTITY),
+    ("memory", "create_relations", ToolEffect.CREATE, ToolObject.RELATION),
+    ("memory", "add_observations", ToolEffect.CREATE, ToolObject.OBSERVATION),
+    ("memory", "read_graph", ToolEffect.READ, ToolObject.GRAPH),
+    ("sqlite", "read_query", ToolEffect.READ, ToolObject.ROW),
+    ("sqlite", "write_query", ToolEffect.UPDATE, ToolObject.ROW),
+    ("sqlite", "create_table", ToolEffect.CREATE, ToolObject.TABLE),
+    ("sqlite", "append_insight", ToolEffect.CREATE, ToolObject.NOTE),
+    ("time", "convert_time", ToolEffect.READ, ToolObject.TIME),
+]
+
+
+class TestEffectsAndObjects:
+    @pytest.mark.parametrize(("server", "name", "effect", "obj"), DEMO_TOOLS)
+    def test_effect_and_object(
+        self, demo_tools: DemoTools, server: str, name: str, effect: ToolEffect, obj: ToolObject
+    ) -> None:
+        """What a tool does, and to what, follows from its annotations, its verb and its nouns."""
+        spec = demo_tools(server, name)
+        assert (tool_effect(spec), tool_object(spec)) == (effect, obj)
+
+    def test_read_only_annotation_wins_over_the_verb(self) -> None:
+        """A tool annotated read-only reads, whatever its name says."""
+        spec = make("update_cache_view", {}).model_copy(
+            update={"annotations": ToolAnnotations(read_only=True)}
+        )
+        assert tool_effect(spec) is ToolEffect.READ
+
+    def test_the_server_prefix_is_not_the_object(self, demo_tools: DemoTools) -> None:
+        """``git_add`` acts on files (its argument), not on "git"."""
+        assert tool_object(demo_tools("git", "git_add")) is ToolObject.FILE
+
+
+class TestUnseenSchemas:
+    def test_fetch_url_with_bounds(self) -> None:
+        """A ``uri`` format is a URL; numeric bounds, defaults and exclusive minimums are kept."""
+        spec = make(
+            "fetch",
+            {
+                "url": {"type": "string", "format": "uri"},
+                "max_length": {
+                    "type": "integer",
+                    "exclusiveMinimum": 0,
+                    "maximum": 1_000_000,
+                    "default": 5000,
+                },
+                "raw": {"type": "boolean", "default": False},
+            },
+            ["url"],
+            "Fetches a URL from the internet",
+        )
+        specs = {s.name: s for s in infer_arguments(spec)}
+        assert specs["url"].kind is ArgKind.URL and specs["url"].required
+        length = specs["max_length"]
+        assert (length.kind, length.exclusive_minimum, length.maximum, length.count_like) == (
+            ArgKind.INTEGER,
+            0,
+            1_000_000,
+            True,
+        )
+        assert specs["raw"].kind is ArgKind.BOOLEAN
+
+    def test_a_repository_name_is_not_a_path(self) -> None:
+        """GitHub-style ``owner``/``repo`` are names, ``title``/``body`` text, ``labels`` an array."""
+        spec = make(
+            "create_issue",
+            {
+                "owner": {"type": "string"},
+                "repo": {"type": "string"},
+                "title": {"type": "string"},
+                "body": {"type": "string"},
+                "labels": {"type": "array", "items": {"type": "string"}},
+            },
+            ["owner", "repo", "title"],
+            "Create a new issue in a GitHub repository",
+        )
+        specs = {s.name: s for s in infer_arguments(spec)}
+        assert specs["repo"].kind is not ArgKind.REPO_PATH
+        assert specs["title"].kind is ArgKind.TEXT and specs["body"].kind is ArgKind.TEXT
+        assert specs["labels"].kind is ArgKind.ARRAY
+
+    def test_refs_defs_and_camel_case(self) -> None:
+        """``$ref`` into ``$defs`` is resolved; camelCase names are split into words."""
+        spec = make(
+            "schedule_meeting",
+            {"when": {"$ref": "#/$defs/Slot"}, "organizerEmail": {"type": "string"}},
+            ["when"],
+            "Schedule a meeting",
+            **{
+                "$defs": {
+                    "Slot": {
+                        "type": "object",
+                        "properties": {
+                            "startDate": {"type": "string", "format": "date"},
+                            "timeZone": {"type": "string"},
+                        },
+                        "required": ["startDate"],
+                    }
+                }
+            },
+        )
+        specs = infer_arguments(spec)
+        assert arg(specs, "when.startDate").kind is ArgKind.DATE
+        assert arg(specs, "when.timeZone").kind is ArgKind.TIMEZONE
+        assert arg(specs, "organizerEmail").kind is ArgKind.EMAIL
+
+    def test_search_with_paging(self) -> None:
+        """A web search query is a search query; ``count``/``offset`` are bounded counts."""
+        spec = make(
+            "brave_web_search",
+            {
+                "query": {"type": "string", "description": "Search query (max 400 chars, 50 words)"},
+                "count": {
+                    "type": "number",
+                    "description": "Number of results (1-20, default 10)",
+                    "maximum": 20,
+                    "default": 10,
+                },
+            },
+            ["query"],
+            "Performs a web search using the Brave Search API",
+        )
+        specs = {s.name: s for s in infer_arguments(spec)}
+        assert specs["query"].kind is ArgKind.SEARCH_QUERY
+        assert specs["count"].count_like and specs["count"].maximum == 20
+
+
+class TestWords:
+    @pytest.mark.parametrize(
+        ("name", "words"),
+        [
+            ("repo_path", ["repo", "path"]),
+            ("entityName", ["entity", "name"]),
+            ("HTTPServerURL", ["http", "server", "url"]),
+            ("excludePatterns", ["exclude", "patterns"]),
+        ],
+    )
+    def test_tokens(self, name: str, words: list[str]) -> None:
+        """snake_case, camelCase and acronyms split into lower-case words."""
+        assert tokens(name) == words
+
+    def test_implicit_choices_ignore_examples(self) -> None:
+        """Quoted words after "e.g." are examples, not choices."""
+        assert implicit_choices("IANA name (e.g., 'Europe/London', 'Asia/Tokyo')") == (
+            [],
+            ["Europe/London", "Asia/Tokyo"],
+        )
+        assert implicit_choices("Object type: 'table', 'view', or 'sequence'")[0] == [
+            "table",
+            "view",
+            "sequence",
+        ]
+
+
+class TestSqlStatementKind:
+    @pytest.mark.parametrize(
+        ("sql", "kind"),
+        [
+            ("SELECT 1", "select"),
+            ("  -- note\n select * from t", "select"),
+            ("WITH x AS (SELECT 1) SELECT * FROM x", "select"),
+            ("WITH x AS (SELECT 1) DELETE FROM t WHERE id IN (SELECT * FROM x)", "delete"),
+            ("INSERT INTO t VALUES (1)", "insert"),
+            ("update t set a = 1", "update"),
+            ("DELETE FROM t", "delete"),
+            ("CREATE TABLE t (id INTEGER)", "ddl"),
+            ("DROP TABLE t", "ddl"),
+            ("VACUUM", "other"),
+        ],
+    )
+    def test_statement_kind(self, sql: str, kind: str) -> None:
+        """The statement kind is its leading verb, looking past comments and CTEs."""
+        assert sql_statement_kind(sql) == kind

@@ -1,0 +1,159 @@
+"""Boundary mutations of valid calls: the right families for each kind, one change each, deterministic."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import pytest
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.kinds import infer_arguments
+from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
+from toolatlas.offline.values import ValueSynth
+
+if TYPE_CHECKING:
+    from conftest import DemoTools
+
+
+def mutate(
+    facts: EnvironmentFacts, spec: ToolSpec, *, cap: int = 40, seed: int = 0
+) -> tuple[dict, list[Mutation]]:
+    synth = ValueSynth(facts, ValuePool(), random.Random(seed))
+    specs = infer_arguments(spec)
+    call = synth.valid_arguments(spec, specs, 0)
+    assert call is not None
+    return call.arguments, boundary_mutations(spec, specs, call.arguments, synth, cap=cap)
+
+
+def families(mutations: list[Mutation]) -> set[MutationKind]:
+    return {m.name for m in mutations}
+
+
+class TestFamiliesByKind:
+    def test_paths(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """A file read is probed with escapes, a missing file, a directory, and the generic shape changes."""
+        _valid, mutations = mutate(seed_facts["filesystem"], demo_tools("filesystem", "read_text_file"))
+        assert {
+            MutationKind.PATH_ESCAPE,
+            MutationKind.NONEXISTENT_REFERENCE,
+            MutationKind.PATH_IS_DIRECTORY,
+            MutationKind.MISSING_REQUIRED,
+            MutationKind.WRONG_TYPE,
+            MutationKind.CONFLICTING_ARGUMENTS,
+        } <= families(mutations)
+        escapes = [m.arguments["path"] for m in mutations if m.name is MutationKind.PATH_ESCAPE]
+        assert escapes == ["${root}/../outside_" + escapes[0].rsplit("_", 1)[1], "/etc/hostname"]
+
+    def test_writes_never_aim_at_the_host(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """An escaping write targets the disposable instance home, not a system path."""
+        _valid, mutations = mutate(seed_facts["filesystem"], demo_tools("filesystem", "write_file"))
+        for mutation in mutations:
+            path = mutation.arguments.get("path")
+            if isinstance(path, str) and path.startswith("/"):
+                pytest.fail(f"absolute host path in a write probe: {path}")
+        assert any(str(m.arguments.get("path", "")).startswith("${home}/") for m in mutations)
+
+    def test_overwriting_an_existing_file_is_not_expected_to_fail(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """``write_file`` documents overwriting; its already-exists probe expects either outcome."""
+        _valid, mutations = mutate(seed_facts["filesystem"], demo_tools("filesystem", "write_file"))
+        exists = next(m for m in mutations if m.name is MutationKind.ALREADY_EXISTS)
+        assert not exists.expected_failure
+        _valid, moves = mutate(seed_facts["filesystem"], demo_tools("filesystem", "move_file"))
+        onto = next(m for m in moves if m.name is MutationKind.ALREADY_EXISTS)
+        assert onto.expected_failure and onto.arguments["destination"] != onto.arguments["source"]
+
+    def test_sql(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """SQL tools get the wrong statement kind, syntax errors, unknown tables and constraint violations."""
+        _valid, reads = mutate(seed_facts["sqlite"], demo_tools("sqlite", "read_query"))
+        wrong = next(m for m in reads if m.name is MutationKind.SQL_WRONG_STATEMENT)
+        assert wrong.arguments["query"].split()[0] in ("UPDATE", "INSERT")
+        assert {MutationKind.SQL_SYNTAX_ERROR, MutationKind.SQL_UNKNOWN_TABLE} <= families(reads)
+        _valid, writes = mutate(seed_facts["sqlite"], demo_tools("sqlite", "write_query"))
+        violations = [m for m in writes if m.name is MutationKind.CONSTRAINT_VIOLATION]
+        assert len(violations) == 4 and all("inserts a row where" in m.condition for m in violations)
+        _valid, ddl = mutate(seed_facts["sqlite"], demo_tools("sqlite", "create_table"))
+        assert MutationKind.ALREADY_EXISTS in families(ddl)
+
+    def test_git_refs(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """Branches and revisions get option injection, missing refs and, when new, an existing name."""
+        _valid, checkout = mutate(seed_facts["git"], demo_tools("git", "git_checkout"))
+        dash = next(m for m in checkout if m.name is MutationKind.LEADING_DASH)
+        assert dash.arguments["branch_name"].startswith("--") and dash.target_arg == "branch_name"
+        assert MutationKind.NONEXISTENT_REFERENCE in families(checkout)
+        _valid, create = mutate(seed_facts["git"], demo_tools("git", "git_create_branch"))
+        taken = next(m for m in create if m.name is MutationKind.ALREADY_EXISTS)
+        assert taken.arguments["branch_name"] in ("main", "bugfix/typo", "feature/search")
+
+    def test_time(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """Time tools get a non-IANA zone and malformed times, and no path probes."""
+        _valid, mutations = mutate(seed_facts["time"], demo_tools("time", "convert_time"))
+        assert {MutationKind.INVALID_TIMEZONE, MutationKind.INVALID_TIME_FORMAT} <= families(mutations)
+        assert MutationKind.PATH_ESCAPE not in families(mutations)
+
+    def test_enums_and_nested_references(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Enums get an invalid member; nested references are changed in place (``relations[0].from``)."""
+        _valid, branch = mutate(seed_facts["git"], demo_tools("git", "git_branch"))
+        assert any(
+            m.name is MutationKind.INVALID_ENUM and m.arguments["branch_type"] == "not_a_valid_choice"
+            for m in branch
+        )
+        valid, relations = mutate(seed_facts["memory"], demo_tools("memory", "delete_relations"))
+        nested = next(
+            m
+            for m in relations
+            if m.target_arg == "relations[0].from" and m.name is MutationKind.NONEXISTENT_REFERENCE
+        )
+        assert nested.arguments["relations"][0]["to"] == valid["relations"][0]["to"]
+        assert nested.arguments["relations"][0]["from"].startswith("No Such Entity")
+
+
+class TestShape:
+    def test_each_mutation_changes_one_thing(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Every mutation differs from the valid call, names its argument, and drops at most one key."""
+        for server in ("filesystem", "git", "memory", "sqlite", "time"):
+            for spec in demo_tools.all(server):
+                valid, mutations = mutate(seed_facts[server], spec)
+                for mutation in mutations:
+                    assert mutation.arguments != valid
+                    assert len(set(valid) - set(mutation.arguments)) <= 1
+                    if mutation.target_arg:
+                        assert (
+                            f"`{mutation.target_arg}`" in mutation.condition
+                            or mutation.target_arg in mutation.condition
+                        )
+
+    def test_cap_keeps_the_families_diverse(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Under a cap, the first mutations all come from different families."""
+        _valid, mutations = mutate(seed_facts["filesystem"], demo_tools("filesystem", "edit_file"), cap=8)
+        assert len(mutations) == 8 and len(families(mutations)) == 8
+
+    def test_missing_required_removes_the_argument(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """``missing_required`` drops exactly the required argument it names."""
+        valid, mutations = mutate(seed_facts["git"], demo_tools("git", "git_diff"))
+        dropped = {
+            m.target_arg: set(valid) - set(m.arguments)
+            for m in mutations
+            if m.name is MutationKind.MISSING_REQUIRED
+        }
+        assert dropped == {"repo_path": {"repo_path"}, "target": {"target"}}
+
+    def test_deterministic(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """The same seed gives the same mutations."""
+        first = mutate(seed_facts["memory"], demo_tools("memory", "create_entities"), seed=5)[1]
+        second = mutate(seed_facts["memory"], demo_tools("memory", "create_entities"), seed=5)[1]
+        assert first == second

@@ -1,0 +1,418 @@
+"""Harvesting values from outputs, and valid calls synthesised from the real seeds' facts."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import HarvestRef, ValuePool, looks_like_error, normalise
+from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.sqlgen import SqlWriter
+from toolatlas.offline.values import ValueSynth
+
+if TYPE_CHECKING:
+    from conftest import DemoTools
+
+ROOT = "/srv/inst-1/state/root"
+VARIABLES = {"root": ROOT, "home": "/srv/inst-1/home"}
+
+
+def synth_for(facts: EnvironmentFacts, seed: int = 0, pool: ValuePool | None = None) -> ValueSynth:
+    return ValueSynth(facts, pool or ValuePool(), random.Random(seed))
+
+
+class TestNormalise:
+    def test_longest_value_first_and_own_name_before_root(self) -> None:
+        """Instance paths become placeholders; a kind's own variable beats ``root`` for the same value."""
+        variables = {"root": "/i/state/repo", "repo": "/i/state/repo", "home": "/i/home"}
+        assert (
+            normalise("/i/state/repo/README.md and /i/home/x", variables) == "${repo}/README.md and ${home}/x"
+        )
+
+    def test_error_texts_are_recognised(self) -> None:
+        """Errors reported as ok text (``Database error: ...``) are told apart from data."""
+        assert looks_like_error("Database error: CHECK constraint failed")
+        assert looks_like_error("Error: Only SELECT queries are allowed")
+        assert not looks_like_error("[{'name': 'customers'}]")
+
+
+class TestValuePool:
+    def test_listing_entries_join_the_listed_folder(self, demo_tools: DemoTools) -> None:
+        """``[FILE]``/``[DIR]`` lines become paths under the folder the call listed."""
+        pool = ValuePool()
+        pool.harvest(
+            demo_tools("filesystem", "list_directory"),
+            "[FILE] api.md\n[DIR] guides",
+            None,
+            VARIABLES,
+            "p1",
+            arguments={"path": "${root}/docs"},
+        )
+        assert [r.value for r in pool.values(ArgKind.FILE_PATH)] == ["${root}/docs/api.md"]
+        assert [r.value for r in pool.values(ArgKind.DIR_PATH)] == ["${root}/docs/guides"]
+        assert pool.values(ArgKind.FILE_PATH)[0].probe_id == "p1"
+
+    def test_absolute_paths_with_spaces_are_normalised(self, demo_tools: DemoTools) -> None:
+        """One path per line, spaces included, comes back relative to ``${root}``."""
+        pool = ValuePool()
+        output = f"{ROOT}/notes/meeting notes.md\n{ROOT}/docs/api.md"
+        pool.harvest(
+            demo_tools("filesystem", "search_files"),
+            output,
+            None,
+            VARIABLES,
+            "p1",
+            arguments={"path": "${root}"},
+        )
+        assert [r.value for r in pool.values(ArgKind.FILE_PATH)] == [
+            "${root}/notes/meeting notes.md",
+            "${root}/docs/api.md",
+        ]
+
+    def test_failed_items_of_a_batch_are_not_harvested(self, demo_tools: DemoTools) -> None:
+        """A line reporting ENOENT names nothing that exists."""
+        pool = ValuePool()
+        output = (
+            f"{ROOT}/README.md:\n# inventory\n---\n{ROOT}/nope: Error - ENOENT: no such file or directory"
+        )
+        pool.harvest(demo_tools("filesystem", "read_multiple_files"), output, None, VARIABLES, "p1")
+        assert [r.value for r in pool.values(ArgKind.FILE_PATH)] == ["${root}/README.md"]
+
+    def test_graph_entities_observations_and_relation_types(self, demo_tools: DemoTools) -> None:
+        """Entities, their types and observations (tied to their entity) and relation types are harvested."""
+        structured = {
+            "entities": [
+                {"name": "Ada Lovelace", "entityType": "person", "observations": ["Based in London"]}
+            ],
+            "relations": [{"from": "Ada Lovelace", "to": "Northwind Labs", "relationType": "works_at"}],
+        }
+        pool = ValuePool()
+        pool.harvest(demo_tools("memory", "read_graph"), "", structured, VARIABLES, "p1")
+        assert [r.value for r in pool.values(ArgKind.ENTITY_NAME)] == ["Ada Lovelace"]
+        assert pool.values(ArgKind.OBSERVATION)[0].context == "Ada Lovelace"
+        assert [r.value for r in pool.values(ArgKind.RELATION_TYPE)] == ["works_at"]
+
+    def test_python_repr_rows_give_table_names(self, demo_tools: DemoTools) -> None:
+        """A server printing ``repr`` of rows still yields its table names."""
+        pool = ValuePool()
+        pool.harvest(
+            demo_tools("sqlite", "list_tables"), "[{'name': 'customers'}, {'name': 'orders'}]", None, {}, "p1"
+        )
+        assert [r.value for r in pool.values(ArgKind.TABLE_NAME)] == ["customers", "orders"]
+
+    def test_git_shas_branches_and_time_zones(self, demo_tools: DemoTools) -> None:
+        """Commit shas, listed branches and IANA zones are recognised in text."""
+        pool = ValuePool()
+        pool.harvest(demo_tools("git", "git_log"), "Commit: " + "a" * 40 + "\nMessage: x", None, {}, "p1")
+        pool.harvest(demo_tools("git", "git_branch"), "  bugfix/typo\n* main", None, {}, "p2")
+        pool.harvest(
+            demo_tools("time", "get_current_time"),
+            "",
+            {"timezone": "Europe/Paris", "datetime": "x"},
+            {},
+            "p3",
+        )
+        assert [r.value for r in pool.values(ArgKind.REVISION)] == ["a" * 40]
+        assert [r.value for r in pool.values(ArgKind.BRANCH)] == ["bugfix/typo", "main"]
+        assert [r.value for r in pool.values(ArgKind.TIMEZONE)] == ["Europe/Paris"]
+
+    def test_errors_are_not_harvested(self, demo_tools: DemoTools) -> None:
+        """Nothing is taken from a failed call or an error reported as text."""
+        pool = ValuePool()
+        assert (
+            pool.harvest(demo_tools("sqlite", "read_query"), "Error: no such table: x", None, {}, "p1") == []
+        )
+        assert (
+            pool.harvest(
+                demo_tools("filesystem", "list_directory"), "[FILE] a.md", None, VARIABLES, "p2", ok=False
+            )
+            == []
+        )
+        assert len(pool) == 0
+
+    def test_what_a_call_created_is_flagged(self, demo_tools: DemoTools) -> None:
+        """Fresh names of a successful create are pooled as created, and the output's echo of them too."""
+        pool = ValuePool()
+        arguments = {"entities": [{"name": "Probe Entity 1", "entityType": "person", "observations": ["x"]}]}
+        echo = {"entities": arguments["entities"]}
+        pool.harvest(demo_tools("memory", "create_entities"), "", echo, {}, "p1", arguments=arguments)
+        assert pool.values(ArgKind.ENTITY_NAME) == []
+        created = pool.values(ArgKind.ENTITY_NAME, include_created=True)
+        assert [r.value for r in created] == ["Probe Entity 1"] and created[0].created
+
+    def test_bounded_and_deduplicated(self) -> None:
+        """Each kind keeps its newest values up to the bound; duplicates are ignored."""
+        pool = ValuePool(max_per_kind=3)
+        for i in range(5):
+            pool.add(HarvestRef(kind=ArgKind.BRANCH, value=f"b{i}", tool="t", probe_id="p"))
+        assert not pool.add(HarvestRef(kind=ArgKind.BRANCH, value="b4", tool="t", probe_id="q"))
+        assert [r.value for r in pool.values(ArgKind.BRANCH)] == ["b2", "b3", "b4"]
+
+
+class TestValidCalls:
+    def test_variants_widen_optional_arguments(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Variant 0 has required arguments only; later ones add optional ones, never two alternatives."""
+        synth = synth_for(seed_facts["git"])
+        log = demo_tools("git", "git_log")
+        calls = [synth.valid_arguments(log, variant=v) for v in range(3)]
+        assert [sorted(c.arguments) for c in calls if c] == [
+            ["repo_path"],
+            ["max_count", "repo_path", "start_timestamp"],
+            ["end_timestamp", "max_count", "repo_path", "start_timestamp"],
+        ]
+        read = demo_tools("filesystem", "read_text_file")
+        files = synth_for(seed_facts["filesystem"])
+        for variant in range(6):
+            call = files.valid_arguments(read, variant=variant)
+            assert call is not None and not {"head", "tail"} <= set(call.arguments)
+
+    def test_enum_members_are_covered(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Successive variants pick other members of an enum read from a description."""
+        synth = synth_for(seed_facts["git"])
+        members = {
+            synth.valid_arguments(demo_tools("git", "git_branch"), variant=v).arguments["branch_type"]
+            for v in range(3)
+        }
+        assert members == {"local", "remote", "all"}
+
+    def test_file_reads_use_existing_text_files(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """A read gets an existing text file; a media read gets the binary image first."""
+        tree = seed_facts["filesystem"].tree
+        assert tree is not None
+        texts = {f.path for f in tree.files if f.text}
+        synth = synth_for(seed_facts["filesystem"])
+        assert synth.valid_arguments(demo_tools("filesystem", "read_text_file")).arguments["path"] in texts
+        assert (
+            synth.valid_arguments(demo_tools("filesystem", "read_media_file")).arguments["path"]
+            == "${root}/assets/logo.png"
+        )
+
+    def test_creates_get_fresh_paths_in_existing_folders(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """A write goes to a new file inside an existing folder and reports it as a fresh value."""
+        tree = seed_facts["filesystem"].tree
+        assert tree is not None
+        synth = synth_for(seed_facts["filesystem"])
+        for variant in range(3):
+            call = synth.valid_arguments(demo_tools("filesystem", "write_file"), variant=variant)
+            assert call is not None
+            path = call.arguments["path"]
+            assert path.rsplit("/", 1)[0] in {tree.root, *tree.folders}
+            assert path not in {f.path for f in tree.files} and call.fresh_values["path"] == [path]
+
+    def test_edits_replace_real_lines_of_a_writable_file(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """``oldText`` is a verbatim line of the chosen file, never of the read-only LICENSE."""
+        tree = seed_facts["filesystem"].tree
+        assert tree is not None
+        synth = synth_for(seed_facts["filesystem"])
+        for variant in range(4):
+            call = synth.valid_arguments(demo_tools("filesystem", "edit_file"), variant=variant)
+            assert call is not None and call.arguments["path"] != "${root}/LICENSE"
+            fact = next(f for f in tree.files if f.path == call.arguments["path"])
+            assert all(edit["oldText"] in fact.lines for edit in call.arguments["edits"])
+
+    def test_move_destination_sits_next_to_its_source(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """A move renames within the source's folder, keeping the extension."""
+        call = synth_for(seed_facts["filesystem"]).valid_arguments(demo_tools("filesystem", "move_file"))
+        assert call is not None
+        source, destination = call.arguments["source"], call.arguments["destination"]
+        assert source.rsplit("/", 1)[0] == destination.rsplit("/", 1)[0] and destination != source
+
+    def test_graph_deletions_name_real_pairs(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Observations are deleted from their own entity; deleted relations exist; new ones do not."""
+        graph = seed_facts["memory"].graph
+        assert graph is not None
+        owned = {(e.name, o) for e in graph.entities for o in e.observations}
+        existing = {(r.source, r.target, r.relation_type) for r in graph.relations}
+        synth = synth_for(seed_facts["memory"])
+        for variant in range(3):
+            deletions = synth.valid_arguments(demo_tools("memory", "delete_observations"), variant=variant)
+            assert deletions is not None
+            for item in deletions.arguments["deletions"]:
+                assert all((item["entityName"], o) in owned for o in item["observations"])
+            removed = synth.valid_arguments(demo_tools("memory", "delete_relations"), variant=variant)
+            created = synth.valid_arguments(demo_tools("memory", "create_relations"), variant=variant)
+            assert removed and created
+            assert all(
+                (r["from"], r["to"], r["relationType"]) in existing for r in removed.arguments["relations"]
+            )
+            assert all(
+                (r["from"], r["to"], r["relationType"]) not in existing
+                for r in created.arguments["relations"]
+            )
+
+    def test_git_refs_are_real(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """Checkout switches to another real branch; revisions are real shas, tags or branches."""
+        repo = seed_facts["git"].repository
+        assert repo is not None
+        synth = synth_for(seed_facts["git"])
+        assert (
+            synth.valid_arguments(demo_tools("git", "git_checkout")).arguments["branch_name"]
+            in repo.branches[1:]
+        )
+        refs = {c.sha for c in repo.commits} | set(repo.tags) | set(repo.branches)
+        for variant in range(3):
+            assert (
+                synth.valid_arguments(demo_tools("git", "git_show"), variant=variant).arguments["revision"]
+                in refs
+            )
+
+    def test_time_zones_are_iana_and_distinct(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Both zones of a conversion are real IANA names and differ; the time is HH:MM."""
+        synth = synth_for(seed_facts["time"])
+        for variant in range(4):
+            args = synth.valid_arguments(demo_tools("time", "convert_time"), variant=variant).arguments
+            for key in ("source_timezone", "target_timezone"):
+                ZoneInfo(args[key])
+            assert args["source_timezone"] != args["target_timezone"]
+            assert re.fullmatch(r"\d\d:\d\d", args["time"])
+
+    def test_type_selectors_match_the_named_object(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """A type chosen beside an object name is one the database has, and the name is of that type."""
+        db = seed_facts["sqlite"].database
+        assert db is not None
+        synth = synth_for(seed_facts["sqlite"])
+        for variant in range(4):
+            args = synth.valid_arguments(
+                demo_tools("postgres", "get_object_details"), variant=variant
+            ).arguments
+            kind = args.get("object_type", "table")
+            assert kind in ("table", "view")
+            assert args["object_name"] in (db.views if kind == "view" else [t.name for t in db.tables])
+
+    def test_an_optional_statement_is_always_given(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """A tool whose only (optional) argument is SQL still gets a statement at variant 0."""
+        call = synth_for(seed_facts["sqlite"]).valid_arguments(demo_tools("postgres", "execute_sql"))
+        assert call is not None and call.arguments["sql"].startswith("SELECT")
+
+    def test_pool_values_are_used_and_reported(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """A harvested value is used first and named in ``used_values`` (data flow)."""
+        pool = ValuePool()
+        ref = HarvestRef(kind=ArgKind.BRANCH, value="feature/search", tool="git_branch", probe_id="p7")
+        pool.add(ref)
+        call = synth_for(seed_facts["git"], pool=pool).valid_arguments(demo_tools("git", "git_checkout"))
+        assert (
+            call is not None
+            and call.arguments["branch_name"] == "feature/search"
+            and call.used_values == [ref]
+        )
+
+    def test_same_seed_same_calls(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """The same seed plans identical calls; another seed changes the invented names."""
+
+        def plan(seed: int) -> list[dict]:
+            synth = synth_for(seed_facts["filesystem"], seed)
+            return [
+                c.arguments
+                for t in demo_tools.all("filesystem")
+                for v in range(3)
+                if (c := synth.valid_arguments(t, variant=v))
+            ]
+
+        assert plan(3) == plan(3)
+        assert plan(3) != plan(4)
+
+    def test_no_facts_no_write_sql(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Without database facts a write query cannot be planned; a read falls back to ``SELECT 1``."""
+        synth = synth_for(seed_facts["time"])
+        assert synth.valid_arguments(demo_tools("sqlite", "write_query")) is None
+        assert (
+            synth.valid_arguments(demo_tools("sqlite", "read_query")).arguments["query"]
+            == "SELECT 1 AS probe"
+        )
+
+
+@pytest.fixture()
+def shop(seed_paths: dict[str, Path], tmp_path: Path) -> sqlite3.Connection:
+    """A private copy of the shop database with foreign keys enforced."""
+    copy = tmp_path / "shop.sqlite"
+    shutil.copy(seed_paths["sqlite"], copy)
+    conn = sqlite3.connect(copy, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    yield conn
+    conn.close()
+
+
+class TestSql:
+    def test_planned_sql_runs_on_the_real_database(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts], shop: sqlite3.Connection
+    ) -> None:
+        """Every planned read, write and DDL statement executes without error, constraints enforced."""
+        synth = synth_for(seed_facts["sqlite"])
+        statements = [
+            call.arguments["query"]
+            for t in demo_tools.all("sqlite")
+            for v in range(6)
+            if "query" in t.properties and (call := synth.valid_arguments(t, variant=v))
+        ]
+        assert len(statements) == 18
+        for statement in statements:
+            shop.execute("SAVEPOINT probe")
+            shop.execute(statement).fetchall()
+            shop.execute("ROLLBACK TO probe")
+
+    def test_reads_are_realistic(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """The first read filters, orders and limits real columns of a real table."""
+        call = synth_for(seed_facts["sqlite"]).valid_arguments(demo_tools("sqlite", "read_query"))
+        assert call is not None
+        assert re.fullmatch(
+            r"SELECT name, price_cents FROM products WHERE price_cents > \d+ ORDER BY price_cents LIMIT 5",
+            call.arguments["query"],
+        )
+
+    def test_each_violation_breaks_its_constraint(
+        self, seed_facts: dict[str, EnvironmentFacts], shop: sqlite3.Connection
+    ) -> None:
+        """NOT NULL, UNIQUE, CHECK and FOREIGN KEY violations are each refused by SQLite for that reason."""
+        assert seed_facts["sqlite"].database is not None
+        writer = SqlWriter(seed_facts["sqlite"].database, random.Random(0))
+        reasons = {"not_null": "NOT NULL", "unique": "UNIQUE", "check": "CHECK", "foreign_key": "FOREIGN KEY"}
+        violations = writer.violations("ab12")
+        assert {v[0] for v in violations} == set(reasons)
+        for constraint, _condition, statement in violations:
+            with pytest.raises(sqlite3.IntegrityError, match=reasons[constraint]):
+                shop.execute(statement)
+
+    def test_every_tool_argument_kind_is_covered(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """Each demo tool gets a valid call at variant 0 from its own server's facts."""
+        for server in ("filesystem", "git", "memory", "sqlite", "time"):
+            synth = synth_for(seed_facts[server])
+            for spec in demo_tools.all(server):
+                assert synth.valid_arguments(spec, infer_arguments(spec), 0) is not None, (server, spec.name)

@@ -1,0 +1,137 @@
+"""Choosing what to probe next: graph-driven capability exploration, and the uniform baseline.
+
+Graph-driven (paper §3.2): each round starts from the least-explored tool, grows a local subgraph
+of K related tools along co-usage edges, and spends the per-tool budget on the candidate probes
+that would cover the most not-yet-covered ground (arguments, enum members, mutation kinds,
+compositions), boundary and affordance directions alike. The uniform baseline samples the same
+number of probes uniformly from every candidate of every tool — the comparison of Appendix C.3.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from toolatlas.graph.models import EntryKind
+from toolatlas.graph.state import ServerGraph
+from toolatlas.probing.models import Direction, Probe
+
+__all__ = ["Frontier", "GraphFrontier", "UniformFrontier", "frontier_for"]
+
+
+class Frontier(Protocol):
+    """Chooses a round's target tools and probes from the candidates the proposer offers."""
+
+    def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]: ...
+
+    def choose(
+        self,
+        graph: ServerGraph,
+        candidates: Mapping[str, Sequence[Probe]],
+        *,
+        boundary_per_tool: int,
+        affordance_per_tool: int,
+        budget: int,
+        rng: random.Random,
+    ) -> list[Probe]: ...
+
+
+def novelty(graph: ServerGraph, probe: Probe) -> int:
+    return sum(1 for key in probe.coverage_keys if key not in graph.covered)
+
+
+class GraphFrontier:
+    """Under-explored tools first, their co-usage neighbourhood next, the most novel probes in it."""
+
+    def exploration_debt(self, graph: ServerGraph, tool: str) -> float:
+        node = graph.tools[tool]
+        entries = len(node.affordances) + len(node.boundaries) + len(node.co_usage)
+        open_keys = len(node.arguments_total) - len(node.arguments_exercised)
+        return (0 if node.affordances else 3) + (0 if node.boundaries else 3) + open_keys - 0.2 * entries
+
+    def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]:
+        tools = sorted(graph.tools)
+        if not tools:
+            return []
+        ranked = sorted(tools, key=lambda t: (-self.exploration_debt(graph, t), rng.random()))
+        chosen = [ranked[0]]
+        frontier = [ranked[0]]
+        while frontier and len(chosen) < size:
+            current = frontier.pop(0)
+            neighbours = graph.tools[current].neighbours
+            reverse = {t: w for t in tools for p, w in graph.tools[t].neighbours.items() if p == current}
+            linked = sorted({**reverse, **neighbours}.items(), key=lambda item: (-item[1], item[0]))
+            for peer, _weight in linked:
+                if peer in graph.tools and peer not in chosen and len(chosen) < size:
+                    chosen.append(peer)
+                    frontier.append(peer)
+        for tool in ranked:  # fill with the next most under-explored tools
+            if len(chosen) >= size:
+                break
+            if tool not in chosen:
+                chosen.append(tool)
+        return chosen
+
+    def choose(
+        self,
+        graph: ServerGraph,
+        candidates: Mapping[str, Sequence[Probe]],
+        *,
+        boundary_per_tool: int,
+        affordance_per_tool: int,
+        budget: int,
+        rng: random.Random,
+    ) -> list[Probe]:
+        chosen: list[Probe] = []
+        for tool, probes in candidates.items():
+            node = graph.tools.get(tool)
+            no_boundary = node is not None and not graph.entries_of(tool, EntryKind.BOUNDARY)
+            for direction, quota in ((Direction.BOUNDARY, boundary_per_tool), (Direction.AFFORDANCE, affordance_per_tool)):
+                pool = [p for p in probes if _lane(p) is direction]
+                scored = sorted(
+                    pool,
+                    key=lambda p: (
+                        -(novelty(graph, p) + (0.5 if direction is Direction.BOUNDARY and no_boundary else 0)),
+                        rng.random(),
+                    ),
+                )
+                fresh = [p for p in scored if novelty(graph, p) > 0]
+                chosen.extend((fresh or scored)[:quota])
+            replays = [p for p in probes if p.direction is Direction.REPLAY and novelty(graph, p) > 0]
+            chosen.extend(replays[:1])
+        return chosen[:budget]
+
+
+class UniformFrontier:
+    """The baseline: the same number of probes, sampled uniformly from every tool's candidates."""
+
+    def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]:
+        return sorted(graph.tools)
+
+    def choose(
+        self,
+        graph: ServerGraph,
+        candidates: Mapping[str, Sequence[Probe]],
+        *,
+        boundary_per_tool: int,
+        affordance_per_tool: int,
+        budget: int,
+        rng: random.Random,
+    ) -> list[Probe]:
+        everything = [p for tool in sorted(candidates) for p in candidates[tool]]
+        return rng.sample(everything, min(budget, len(everything)))
+
+
+def _lane(probe: Probe) -> Direction:
+    """Replays and seeds count against the affordance lane; boundaries against the boundary lane."""
+    return Direction.BOUNDARY if probe.direction is Direction.BOUNDARY else Direction.AFFORDANCE
+
+
+def frontier_for(name: str) -> Frontier:
+    match name:
+        case "graph":
+            return GraphFrontier()
+        case "uniform":
+            return UniformFrontier()
+    raise ValueError(f"unknown frontier {name!r}: expected 'graph' or 'uniform'")

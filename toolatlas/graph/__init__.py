@@ -1,0 +1,1 @@
+"""The atlas graph: typed nodes and entries, the per-server build state, induction and distillation."""

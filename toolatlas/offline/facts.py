@@ -1,0 +1,365 @@
+"""What really exists in a snapshot, written with placeholders so that any instance can use it.
+
+Probes are planned before anyone knows which sandbox instance will run them, so every path in
+these facts is relative to a placeholder (``${root}/docs/api.md``, ``${repo}/README.md``) and
+every name is one the snapshot really holds (a table, a branch, an entity). One reader per
+environment kind, all pure reads, and :func:`extract_facts` to pick the reader::
+
+    directory   → TreeFacts        files (size, text/binary, extension, read-only, a few lines), folders
+    sqlite      → DatabaseFacts    tables, columns and constraints, row counts, samples, views
+    postgres    → DatabaseFacts    the same through a psycopg connection (or a DSN)
+    git         → RepositoryFacts  branches, tags, commits (HEAD first), tracked files + the work tree
+    json_file   → GraphFacts       entities, relations, observations of a JSON-lines knowledge graph
+                  (or the top-level keys of a JSON object document)
+    none        → nothing
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from toolatlas.models import Frozen
+from toolatlas.offline.dbfacts import (
+    ColumnFact,
+    DatabaseFacts,
+    ForeignKeyFact,
+    TableFact,
+    UniqueFact,
+    postgres_facts,
+    sqlite_facts,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = [
+    "ColumnFact",
+    "CommitFact",
+    "DatabaseFacts",
+    "EntityFact",
+    "EnvironmentFacts",
+    "FileFact",
+    "ForeignKeyFact",
+    "GraphFacts",
+    "RelationFact",
+    "RepositoryFacts",
+    "TableFact",
+    "TreeFacts",
+    "UniqueFact",
+    "directory_facts",
+    "extract_facts",
+    "git_facts",
+    "json_file_facts",
+]
+
+GIT_TIMEOUT_S = 30.0
+"""Longest wait for one read-only git command."""
+MAX_FILES = 2_000
+"""Files listed per tree (a probe needs a few real targets, not an inventory)."""
+SAMPLE_LINES = 5
+TEXT_SNIFF_BYTES = 4_096
+
+
+class FileFact(Frozen):
+    """One regular file of a tree."""
+
+    path: str
+    """``${root}/docs/api.md``."""
+    size: int
+    text: bool
+    extension: str
+    """Lower-case suffix with the dot (``.md``), or ``""``."""
+    read_only: bool = False
+    executable: bool = False
+    lines: list[str] = Field(default_factory=list)
+    """A few distinct, non-empty lines of a text file (for search-and-replace probes)."""
+
+
+class TreeFacts(Frozen):
+    """A folder tree under one placeholder."""
+
+    root: str
+    """``${root}`` (or ``${repo}`` for a git work tree)."""
+    files: list[FileFact] = Field(default_factory=list)
+    folders: list[str] = Field(default_factory=list)
+    """Every folder below the root, root excluded, shallow first."""
+    empty_folders: list[str] = Field(default_factory=list)
+
+    @property
+    def read_only_files(self) -> list[FileFact]:
+        return [f for f in self.files if f.read_only]
+
+
+class CommitFact(Frozen):
+    sha: str
+    message: str
+    """Subject line."""
+    author: str = ""
+    date: str = ""
+    """ISO 8601 committer date."""
+
+
+class RepositoryFacts(Frozen):
+    """Refs and history of a git repository."""
+
+    root: str
+    current_branch: str | None = None
+    branches: list[str] = Field(default_factory=list)
+    """Local branches, the current one first."""
+    tags: list[str] = Field(default_factory=list)
+    commits: list[CommitFact] = Field(default_factory=list)
+    """HEAD's history first (newest first), then commits only reachable from other refs."""
+    tracked_files: list[str] = Field(default_factory=list)
+    """``${repo}/src/app.py``."""
+    clean: bool = True
+
+
+class EntityFact(Frozen):
+    name: str
+    entity_type: str
+    observations: list[str] = Field(default_factory=list)
+
+
+class RelationFact(Frozen):
+    source: str
+    target: str
+    relation_type: str
+
+
+class GraphFacts(Frozen):
+    """A knowledge graph of entities and the relations between them."""
+
+    entities: list[EntityFact] = Field(default_factory=list)
+    relations: list[RelationFact] = Field(default_factory=list)
+
+    @property
+    def entity_types(self) -> list[str]:
+        return list(dict.fromkeys(e.entity_type for e in self.entities))
+
+    @property
+    def relation_types(self) -> list[str]:
+        return list(dict.fromkeys(r.relation_type for r in self.relations))
+
+
+class EnvironmentFacts(Frozen):
+    """Everything a planner may rely on about a snapshot; sections absent for other kinds."""
+
+    kind: str
+    root: str | None = None
+    """The placeholder naming the state entry (``${root}``, ``${repo}``, ``${db_path}``, ``${file}``)."""
+    tree: TreeFacts | None = None
+    database: DatabaseFacts | None = None
+    repository: RepositoryFacts | None = None
+    graph: GraphFacts | None = None
+    document_keys: list[str] = Field(default_factory=list)
+    """Top-level keys of a JSON object document."""
+
+
+# -- dispatcher ---------------------------------------------------------------------------------
+
+
+def extract_facts(kind: str, state: Path | str | psycopg.Connection | None) -> EnvironmentFacts:
+    """The facts of a state of environment ``kind``: a path (file kinds), a connection or DSN (postgres)."""
+    match kind:
+        case "directory":
+            assert state is not None
+            return EnvironmentFacts(kind=kind, root="${root}", tree=directory_facts(Path(str(state))))
+        case "sqlite":
+            assert state is not None
+            return EnvironmentFacts(kind=kind, root="${db_path}", database=sqlite_facts(Path(str(state))))
+        case "postgres":
+            assert state is not None
+            source = str(state) if isinstance(state, Path) else state
+            return EnvironmentFacts(kind=kind, root="${database_uri}", database=postgres_facts(source))
+        case "git":
+            assert state is not None
+            path = Path(str(state))
+            return EnvironmentFacts(
+                kind=kind,
+                root="${repo}",
+                repository=git_facts(path),
+                tree=directory_facts(path, placeholder="${repo}", exclude=frozenset({".git"})),
+            )
+        case "json_file":
+            assert state is not None
+            graph, keys = json_file_facts(Path(str(state)))
+            return EnvironmentFacts(kind=kind, root="${file}", graph=graph, document_keys=keys)
+        case _:
+            return EnvironmentFacts(kind=kind)
+
+
+# -- directory ----------------------------------------------------------------------------------
+
+
+def directory_facts(
+    root: Path, *, placeholder: str = "${root}", exclude: frozenset[str] = frozenset()
+) -> TreeFacts:
+    """Files and folders under ``root``, in a stable order (shallow first, then by name)."""
+    files: list[FileFact] = []
+    folders: list[str] = []
+    empty: list[str] = []
+    walked = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in exclude)
+        walked.append((folder, list(dirs), names))
+    for folder, dirs, names in sorted(walked, key=lambda w: (w[0].count(os.sep), w[0])):
+        rel = os.path.relpath(folder, root)
+        label = placeholder if rel == "." else f"{placeholder}/{Path(rel).as_posix()}"
+        if rel != ".":
+            folders.append(label)
+            if not dirs and not names:
+                empty.append(label)
+        for name in sorted(names):
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file() or len(files) >= MAX_FILES:
+                continue
+            files.append(_file_fact(path, f"{label}/{name}"))
+    return TreeFacts(root=placeholder, files=files, folders=folders, empty_folders=empty)
+
+
+def _file_fact(path: Path, label: str) -> FileFact:
+    stat = path.stat()
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(TEXT_SNIFF_BYTES)
+    except OSError:
+        head = b"\0"
+    text = b"\0" not in head and _decodes(head)
+    lines: list[str] = []
+    if text:
+        candidates = head.decode("utf-8", errors="ignore").splitlines()
+        if len(head) == TEXT_SNIFF_BYTES:
+            candidates = candidates[:-1]  # the last line may be cut
+        for line in candidates:
+            if line and line == line.strip() and len(line) <= 120 and line not in lines:
+                lines.append(line)
+            if len(lines) >= SAMPLE_LINES:
+                break
+    return FileFact(
+        path=label,
+        size=stat.st_size,
+        text=text,
+        extension=path.suffix.lower(),
+        read_only=not stat.st_mode & 0o222,
+        executable=bool(stat.st_mode & 0o111),
+        lines=lines,
+    )
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a multi-byte character cut at the end of the sniffed block
+        return exc.start >= len(data) - 3
+    return True
+
+
+# -- git ----------------------------------------------------------------------------------------
+
+
+def git_facts(repo: Path, *, placeholder: str = "${repo}") -> RepositoryFacts:
+    """Refs, history and tracked files of the repository at ``repo`` (never changes it)."""
+    current = _git(repo, "symbolic-ref", "-q", "--short", "HEAD").strip() or None
+    branches = _git(repo, "for-each-ref", "--format=%(refname:short)", "refs/heads").split()
+    if current in branches:
+        branches.remove(current)
+        branches.insert(0, current)
+    tags = _git(repo, "for-each-ref", "--format=%(refname:short)", "refs/tags").split()
+    fmt = "--format=%H%x1f%s%x1f%an%x1f%cI"
+    commits: dict[str, CommitFact] = {}
+    for output in (_git(repo, "log", fmt, "HEAD"), _git(repo, "log", fmt, "--all")):
+        for line in output.splitlines():
+            sha, message, author, date = [*line.split("\x1f"), "", "", ""][:4]
+            commits.setdefault(sha, CommitFact(sha=sha, message=message, author=author, date=date))
+    tracked = [f"{placeholder}/{name}" for name in _git(repo, "ls-files", "-z").split("\0") if name]
+    clean = not _git(repo, "status", "--porcelain").strip()
+    return RepositoryFacts(
+        root=placeholder,
+        current_branch=current,
+        branches=branches,
+        tags=tags,
+        commits=list(commits.values()),
+        tracked_files=tracked,
+        clean=clean,
+    )
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "LC_ALL": "C",
+    }
+    result = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=GIT_TIMEOUT_S,
+        check=False,
+    )
+    return result.stdout if result.returncode == 0 else ""
+
+
+# -- JSON file ------------------------------------------------------------------------------------
+
+
+def json_file_facts(path: Path) -> tuple[GraphFacts | None, list[str]]:
+    """A knowledge graph read from JSON lines (or a JSON document), or the keys of a JSON object."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        document: Any = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError:
+        document = None
+    if isinstance(document, dict):
+        records = [
+            r for key in ("entities", "relations") for r in document.get(key) or [] if isinstance(r, dict)
+        ]
+        if records:
+            return _graph(records), sorted(document)
+        return None, sorted(document)
+    if isinstance(document, list):
+        records = [r for r in document if isinstance(r, dict)]
+    else:
+        records = []
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+    graph = _graph(records)
+    return (graph if graph.entities or graph.relations else None), []
+
+
+def _graph(records: list[dict[str, Any]]) -> GraphFacts:
+    entities: list[EntityFact] = []
+    relations: list[RelationFact] = []
+    for record in records:
+        if "from" in record and "to" in record:
+            relations.append(
+                RelationFact(
+                    source=str(record["from"]),
+                    target=str(record["to"]),
+                    relation_type=str(record.get("relationType") or record.get("relation_type") or ""),
+                )
+            )
+        elif "name" in record:
+            observations = record.get("observations") or []
+            entities.append(
+                EntityFact(
+                    name=str(record["name"]),
+                    entity_type=str(record.get("entityType") or record.get("entity_type") or ""),
+                    observations=[str(o) for o in observations] if isinstance(observations, list) else [],
+                )
+            )
+    return GraphFacts(entities=entities, relations=relations)

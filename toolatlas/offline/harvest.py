@@ -1,0 +1,296 @@
+"""Values harvested from tool outputs, kept with their provenance for data-flow probes.
+
+A listing names files, a log names commits, a graph read names entities: later probes that use
+those values witness a *data* composition edge (an output of one tool feeds an input of another).
+:class:`ValuePool` extracts such values from a call's text and structured output, rewrites
+instance paths back to placeholders (``/…/state/root/docs`` → ``${root}/docs``) so they stay
+valid in any instance, and keeps a bounded, insertion-ordered set per :class:`ArgKind`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import OrderedDict
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from toolatlas.models import Frozen, ToolSpec
+from toolatlas.offline.kinds import (
+    ArgKind,
+    ArgSpec,
+    ToolEffect,
+    ToolObject,
+    infer_arguments,
+    tool_effect,
+    tool_object,
+)
+from toolatlas.probing.text import looks_like_error, to_placeholders
+
+__all__ = ["HarvestRef", "ValuePool", "is_zone", "looks_like_error", "normalise"]
+
+MAX_PER_KIND = 64
+MAX_PARSE_CHARS = 200_000
+
+class HarvestRef(Frozen):
+    """One value seen in an output, and where it was seen."""
+
+    kind: ArgKind
+    value: str
+    tool: str
+    probe_id: str
+    context: str | None = None
+    """What the value belongs to: the entity of an observation, the table of a column."""
+    created: bool = False
+    """The value names something a call created: it exists only after that call, in that instance."""
+
+
+def normalise(text: str, variables: dict[str, str]) -> str:
+    """Replace instance values by their placeholders, longest first (the kind's own name before ``root``)."""
+    return to_placeholders(text, variables)
+
+
+_PLACEHOLDER_PATH = re.compile(r"\$\{(root|repo|file|db_path)\}(?:/[^\s'\"`,;)\]}<>|]*)?")
+_LISTING = re.compile(r"^\[(FILE|DIR)\]\s+(.+?)(?:\s{2,}.*)?$")
+_SHA = re.compile(r"\b[0-9a-f]{40}\b")
+_TIMEZONE = re.compile(
+    r"\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)"
+    r"/[A-Za-z_+\-0-9]+(?:/[A-Za-z_\-]+)?\b"
+)
+_URL = re.compile(r"https?://[^\s'\"<>)\]}]+")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_BRANCH_LINE = re.compile(r"^[* ] ([\w./-]+)$")
+_PATH_LINE = re.compile(r"\$\{(root|repo|file|db_path)\}(/[^\t:]*)?")
+_FAILED_LINE = re.compile(r"\b(error|enoent|eacces|denied|not found|no such|failed)\b", re.IGNORECASE)
+
+
+class ValuePool:
+    """Harvested values by kind, deduplicated, bounded (oldest dropped first), in a deterministic order."""
+
+    def __init__(self, max_per_kind: int = MAX_PER_KIND) -> None:
+        self.max_per_kind = max_per_kind
+        self._refs: dict[ArgKind, OrderedDict[tuple[str, str | None], HarvestRef]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(refs) for refs in self._refs.values())
+
+    def add(self, ref: HarvestRef) -> bool:
+        refs = self._refs.setdefault(ref.kind, OrderedDict())
+        key = (ref.value, ref.context)
+        if key in refs:
+            return False
+        refs[key] = ref
+        while len(refs) > self.max_per_kind:
+            refs.popitem(last=False)
+        return True
+
+    def values(
+        self, kind: ArgKind, *, context: str | None = None, include_created: bool = False
+    ) -> list[HarvestRef]:
+        return [
+            r
+            for r in self._refs.get(kind, {}).values()
+            if (context is None or r.context == context) and (include_created or not r.created)
+        ]
+
+    def harvest(
+        self,
+        tool: ToolSpec,
+        excerpt: str,
+        structured: dict[str, Any] | None,
+        variables: dict[str, str],
+        probe_id: str,
+        *,
+        arguments: dict[str, Any] | None = None,
+        ok: bool = True,
+    ) -> list[HarvestRef]:
+        """Extract values from one successful call's output (and what it created); returns the new ones.
+
+        ``arguments`` are the call's arguments with placeholders; they give listings their base
+        folder and, for a successful create, the names of what now exists.
+        """
+        if not ok or looks_like_error(excerpt):
+            return []
+        found: list[tuple[ArgKind, str, str | None, bool]] = []
+        specs = infer_arguments(tool)
+        args = arguments or {}
+        base = next(
+            (
+                str(args[s.name])
+                for s in specs
+                if s.kind in (ArgKind.DIR_PATH, ArgKind.PATH) and s.name in args
+            ),
+            None,
+        )
+        text = normalise(excerpt, variables)
+        document = structured if structured else _parse(text)
+        if document is not None:
+            self._walk(normalise_value(document, variables), tool, args, base, found)
+        self._scan_text(text, tool, base, found)
+        if tool_effect(tool) is ToolEffect.CREATE:
+            for spec in specs:
+                if spec.name in args:
+                    _created(spec, args[spec.name], found, context=None)
+        made = {value for _kind, value, _context, created in found if created}
+        added = []
+        for kind, value, context, created in found:
+            created = created or value in made  # an echo of what the call created exists only in its instance
+            ref = HarvestRef(
+                kind=kind, value=value, tool=tool.name, probe_id=probe_id, context=context, created=created
+            )
+            if self.add(ref):
+                added.append(ref)
+        return added
+
+    def _walk(self, node: Any, tool: ToolSpec, args: dict[str, Any], base: str | None, found: list) -> None:
+        if isinstance(node, list):
+            if node and all(isinstance(n, dict) and set(n) == {"name"} for n in node):
+                kind = ArgKind.TABLE_NAME if tool_object(tool) is ToolObject.TABLE else ArgKind.IDENTIFIER
+                found.extend((kind, str(n["name"]), None, False) for n in node)
+                return
+            for item in node:
+                self._walk(item, tool, args, base, found)
+            return
+        if not isinstance(node, dict):
+            return
+        if "name" in node and ("entityType" in node or "entity_type" in node):
+            name = str(node["name"])
+            found.append((ArgKind.ENTITY_NAME, name, None, False))
+            found.append(
+                (ArgKind.ENTITY_TYPE, str(node.get("entityType") or node.get("entity_type")), None, False)
+            )
+            for observation in node.get("observations") or []:
+                found.append((ArgKind.OBSERVATION, str(observation), name, False))
+        elif {"from", "to"} <= set(node) and ("relationType" in node or "relation_type" in node):
+            found.append(
+                (
+                    ArgKind.RELATION_TYPE,
+                    str(node.get("relationType") or node.get("relation_type")),
+                    None,
+                    False,
+                )
+            )
+        elif "name" in node and node.get("type") in ("file", "directory") and base:
+            self._tree(node, base, found)
+            return
+        elif {"cid", "name", "type"} <= set(node):
+            table = next((str(v) for k, v in args.items() if "table" in k), None)
+            found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
+        for key, value in node.items():
+            if isinstance(value, str) and key.lower() in ("timezone", "tz", "time_zone") and is_zone(value):
+                found.append((ArgKind.TIMEZONE, value, None, False))
+            elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
+                found.append((ArgKind.DATETIME, value, None, False))
+            elif isinstance(value, dict | list):
+                self._walk(value, tool, args, base, found)
+
+    def _tree(self, node: dict[str, Any], base: str, found: list) -> None:
+        path = f"{base.rstrip('/')}/{node['name']}"
+        found.append(
+            (ArgKind.DIR_PATH if node["type"] == "directory" else ArgKind.FILE_PATH, path, None, False)
+        )
+        for child in node.get("children") or []:
+            if isinstance(child, dict) and "name" in child:
+                self._tree(child, path, found)
+
+    def _scan_text(self, text: str, tool: ToolSpec, base: str | None, found: list) -> None:
+        branch_tool = tool_object(tool) is ToolObject.BRANCH
+        for raw in text.splitlines():
+            line = raw.rstrip()
+            if _FAILED_LINE.search(line):
+                continue  # "…/nope: Error - ENOENT" in a partly failed batch names nothing that exists
+            listing = _LISTING.match(line.strip())
+            if listing and base:
+                kind = ArgKind.DIR_PATH if listing.group(1) == "DIR" else ArgKind.FILE_PATH
+                found.append((kind, f"{base.rstrip('/')}/{listing.group(2).strip()}", None, False))
+                continue
+            whole = line.strip().removesuffix(":")
+            if _PATH_LINE.fullmatch(whole):
+                found.append((_path_kind(whole), whole, None, False))  # one path per line, spaces allowed
+                continue
+            if branch_tool and (match := _BRANCH_LINE.match(line)):
+                found.append((ArgKind.BRANCH, match.group(1), None, False))
+            for match in _PLACEHOLDER_PATH.finditer(line):
+                found.append((_path_kind(match.group(0)), match.group(0).rstrip("."), None, False))
+            for match in re.finditer(r"\bOn branch (\S+)", line):
+                found.append((ArgKind.BRANCH, match.group(1), None, False))
+            found.extend((ArgKind.REVISION, sha, None, False) for sha in _SHA.findall(line))
+            found.extend((ArgKind.TIMEZONE, z, None, False) for z in _TIMEZONE.findall(line) if is_zone(z))
+            found.extend((ArgKind.URL, u.rstrip(".,"), None, False) for u in _URL.findall(line))
+            found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
+
+
+def _path_kind(path: str) -> ArgKind:
+    if path in ("${file}", "${db_path}"):
+        return ArgKind.FILE_PATH
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    if path.endswith("/") or last.startswith("${"):
+        return ArgKind.DIR_PATH
+    return ArgKind.FILE_PATH if re.search(r"\.\w{1,8}$", last) else ArgKind.PATH
+
+
+def _created(spec: ArgSpec, value: Any, found: list, context: str | None) -> None:
+    """Record what a successful create call brought into existence."""
+    if isinstance(value, list) and spec.items is not None:
+        for item in value:
+            _created(spec.items, item, found, context)
+        return
+    if isinstance(value, dict):
+        own = next(
+            (
+                str(value[p.name])
+                for p in spec.properties
+                if p.kind is ArgKind.ENTITY_NAME and p.name in value
+            ),
+            None,
+        )
+        for prop in spec.properties:
+            if prop.name in value:
+                _created(prop, value[prop.name], found, own)
+        return
+    if spec.kind is ArgKind.SQL_DDL and isinstance(value, str):
+        if match := re.search(r"create\s+table\s+(?:if\s+not\s+exists\s+)?\"?([\w.]+)", value, re.IGNORECASE):
+            found.append((ArgKind.TABLE_NAME, match.group(1), None, True))
+        return
+    if not isinstance(value, str) or not spec.fresh:
+        return
+    kinds = {
+        ArgKind.NEW_PATH: ArgKind.DIR_PATH if spec.target is ToolObject.DIRECTORY else _path_kind(value),
+        ArgKind.OBSERVATION: ArgKind.OBSERVATION,
+    }
+    found.append(
+        (kinds.get(spec.kind, spec.kind), value, context if spec.kind is ArgKind.OBSERVATION else None, True)
+    )
+
+
+def _parse(text: str) -> Any:
+    stripped = text.strip()
+    if not stripped or len(stripped) > MAX_PARSE_CHARS or stripped[0] not in "[{":
+        return None
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(stripped)  # Python servers that print repr() of rows
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def normalise_value(value: Any, variables: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return normalise(value, variables)
+    if isinstance(value, list):
+        return [normalise_value(v, variables) for v in value]
+    if isinstance(value, dict):
+        return {k: normalise_value(v, variables) for k, v in value.items()}
+    return value
+
+
+def is_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True

@@ -1,0 +1,269 @@
+"""Boundary probes: one valid call changed in one place, each with the condition it tests.
+
+:func:`boundary_mutations` walks the arguments of a valid call and, for each argument, applies
+only the mutations that make sense for its kind: a path escapes the sandbox or names a missing
+file, an SQL query gets the wrong statement kind or breaks a constraint, a branch starts with
+``-``, a time zone is not an IANA name... Every :class:`Mutation` keeps a stable ``name`` (the
+boundary family), the mutated ``arguments``, the argument it touched, and a one-sentence
+``condition`` that an atlas entry can quote. Choices are deterministic for a given rng; the
+result is diversified across families (round robin) and capped.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from enum import StrEnum
+from typing import Any
+
+from toolatlas.models import Frozen, ToolSpec
+from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
+from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
+from toolatlas.offline.values import ValueSynth
+
+__all__ = ["Mutation", "MutationKind", "boundary_mutations"]
+
+
+class MutationKind(StrEnum):
+    """Families of boundary probes, most informative first (the order the cap keeps)."""
+
+    PATH_ESCAPE = "path_escape"
+    NONEXISTENT_REFERENCE = "nonexistent_reference"
+    SQL_WRONG_STATEMENT = "sql_wrong_statement"
+    CONSTRAINT_VIOLATION = "constraint_violation"
+    SQL_SYNTAX_ERROR = "sql_syntax_error"
+    SQL_UNKNOWN_TABLE = "sql_unknown_table"
+    ALREADY_EXISTS = "already_exists"
+    INVALID_TIMEZONE = "invalid_timezone"
+    INVALID_TIME_FORMAT = "invalid_time_format"
+    LEADING_DASH = "leading_dash"
+    INVALID_ENUM = "invalid_enum"
+    MISSING_REQUIRED = "missing_required"
+    WRONG_TYPE = "wrong_type"
+    PATH_IS_DIRECTORY = "path_is_directory"
+    PATH_IS_FILE = "path_is_file"
+    OUT_OF_RANGE = "out_of_range"
+    NEGATIVE_NUMBER = "negative_number"
+    CONFLICTING_ARGUMENTS = "conflicting_arguments"
+    EMPTY_VALUE = "empty_value"
+    NULL_VALUE = "null_value"
+    OVERSIZED_VALUE = "oversized_value"
+    UNICODE_VALUE = "unicode_value"
+    EXTRA_ARGUMENT = "extra_argument"
+
+
+class Mutation(Frozen):
+    """A boundary probe: the arguments of a valid call with one thing broken."""
+
+    name: MutationKind
+    arguments: dict[str, Any]
+    condition: str
+    """The triggering condition in one sentence (what an atlas boundary entry quotes)."""
+    target_arg: str | None = None
+    """Where the change is: ``path``, ``paths[0]``, ``relations[0].from``; ``None`` for the whole call."""
+    expected_failure: bool = True
+    """Whether a careful server should refuse the call (``False``: either outcome is informative)."""
+
+
+def boundary_mutations(
+    tool: ToolSpec, specs: list[ArgSpec], valid_args: dict[str, Any], synth: ValueSynth, *, cap: int = 12
+) -> list[Mutation]:
+    """Mutations of ``valid_args`` that make sense for each argument's kind, diversified and capped."""
+    found: list[Found] = []
+    leaves = _leaves(specs, valid_args, "")
+    in_call = frozenset(v for _s, _l, v in leaves if isinstance(v, str))
+    ctx = MutationContext(synth, tool_effect(tool), f"{tool.name} {tool.description}".lower(), in_call)
+    for spec, locator, value in leaves:
+        for mutate in SCALAR_MUTATORS:
+            found.extend(mutate(spec, locator, value, ctx))
+        if spec.kind in SQL_KINDS and isinstance(value, str):
+            found.extend(_sql_mutations(spec, locator, value, synth))
+    found.extend(_call_mutations(tool, specs, valid_args, synth))
+    by_family: dict[MutationKind, list[Mutation]] = {}
+    for name, where, new_value, condition, expected in found:
+        family = MutationKind(name)
+        arguments = _replace(valid_args, where, new_value) if where else new_value
+        if arguments == valid_args:
+            continue
+        by_family.setdefault(family, []).append(
+            Mutation(
+                name=family,
+                arguments=arguments,
+                condition=condition,
+                target_arg=where,
+                expected_failure=expected,
+            )
+        )
+    ordered = [by_family[f] for f in MutationKind if f in by_family]
+    result: list[Mutation] = []
+    depth = 0
+    while len(result) < cap and any(depth < len(group) for group in ordered):
+        for group in ordered:
+            if depth < len(group) and len(result) < cap:
+                result.append(group[depth])
+        depth += 1
+    return result
+
+
+_DELETE = object()
+"""Marks a key to drop (a missing argument) in :func:`_replace`."""
+
+
+def _leaves(specs: list[ArgSpec], values: dict[str, Any], prefix: str) -> list[tuple[ArgSpec, str, Any]]:
+    """Every argument in ``values`` with its locator; arrays give themselves and their first item."""
+    out: list[tuple[ArgSpec, str, Any]] = []
+    for spec in specs:
+        if spec.name not in values:
+            continue
+        locator = f"{prefix}.{spec.name}" if prefix else spec.name
+        value = values[spec.name]
+        out.append((spec, locator, value))
+        if spec.kind is ArgKind.ARRAY and isinstance(value, list) and value and spec.items is not None:
+            item_locator = f"{locator}[0]"
+            if spec.items.kind is ArgKind.OBJECT and isinstance(value[0], dict):
+                out.extend(_leaves(spec.items.properties, value[0], item_locator))
+            else:
+                out.append((spec.items, item_locator, value[0]))
+        elif spec.kind is ArgKind.OBJECT and isinstance(value, dict):
+            out.extend(_leaves(spec.properties, value, locator))
+    return out
+
+
+def _replace(arguments: dict[str, Any], locator: str, value: Any) -> dict[str, Any]:
+    """A deep copy of ``arguments`` with the value at ``locator`` replaced (removed with :data:`_DELETE`)."""
+    result = copy.deepcopy(arguments)
+    parts = re.findall(r"[^.\[\]]+|\[\d+\]", locator)
+    node: Any = result
+    for part in parts[:-1]:
+        node = node[int(part[1:-1])] if part.startswith("[") else node[part]
+    last = parts[-1]
+    key: Any = int(last[1:-1]) if last.startswith("[") else last
+    if value is _DELETE:
+        del node[key]
+    else:
+        node[key] = value
+    return result
+
+
+def _sql_mutations(spec: ArgSpec, locator: str, valid: str, synth: ValueSynth) -> list[Found]:
+    out: list[Found] = []
+    arg = f"`{spec.name}`"
+    statement = sql_statement_kind(valid)
+    tag = synth.tag()
+    writer = synth.sql
+    if writer is not None:
+        if spec.kind is ArgKind.SQL_QUERY_READ:
+            wrong = writer.update(0) or writer.insert(0, tag)
+            if wrong:
+                out.append(
+                    (
+                        "sql_wrong_statement",
+                        locator,
+                        wrong,
+                        f"{arg} is a write statement ({sql_statement_kind(wrong).upper()}) "
+                        "where only SELECT is accepted",
+                        True,
+                    )
+                )
+        elif spec.kind in (ArgKind.SQL_QUERY_WRITE, ArgKind.SQL_DDL):
+            allowed = "INSERT/UPDATE/DELETE" if spec.kind is ArgKind.SQL_QUERY_WRITE else "CREATE TABLE"
+            out.append(
+                (
+                    "sql_wrong_statement",
+                    locator,
+                    writer.select(0),
+                    f"{arg} is a SELECT where only {allowed} is accepted",
+                    True,
+                )
+            )
+        if spec.kind in (ArgKind.SQL_QUERY_WRITE, ArgKind.SQL):
+            for constraint, condition, sql in writer.violations(tag):
+                out.append(
+                    (
+                        "constraint_violation",
+                        locator,
+                        sql,
+                        f"{arg} inserts a row where {condition} ({constraint.replace('_', ' ')})",
+                        True,
+                    )
+                )
+        if spec.kind is ArgKind.SQL_DDL and synth.facts.database and synth.facts.database.tables:
+            existing = synth.facts.database.tables[0].name
+            out.append(
+                (
+                    "already_exists",
+                    locator,
+                    f"CREATE TABLE {existing} (id INTEGER PRIMARY KEY)",
+                    f"{arg} creates table `{existing}`, which already exists",
+                    True,
+                )
+            )
+    first = valid.split(None, 1)
+    if first:
+        broken = valid.replace(first[0], first[0][:-1], 1)
+        out.append(
+            (
+                "sql_syntax_error",
+                locator,
+                broken,
+                f"{arg} is not valid SQL (misspelled `{first[0].upper()}`)",
+                True,
+            )
+        )
+    missing = f"no_such_table_{tag}"
+    unknown = {
+        "select": f"SELECT * FROM {missing}",
+        "insert": f"INSERT INTO {missing} (id) VALUES (1)",
+        "update": f"UPDATE {missing} SET id = 1 WHERE id = 1",
+        "delete": f"DELETE FROM {missing} WHERE id = 1",
+    }.get(statement)
+    if unknown:
+        out.append(
+            ("sql_unknown_table", locator, unknown, f"{arg} refers to a table that does not exist", True)
+        )
+    return out
+
+
+def _call_mutations(
+    tool: ToolSpec, specs: list[ArgSpec], valid: dict[str, Any], synth: ValueSynth
+) -> list[Found]:
+    """Mutations of the whole call: a missing required argument, alternatives together, an unknown one."""
+    out: list[Found] = []
+    for spec in specs:
+        if spec.required and spec.name in valid:
+            out.append(
+                ("missing_required", spec.name, _DELETE, f"required argument `{spec.name}` is missing", True)
+            )
+    done: set[frozenset[str]] = set()
+    for spec in specs:
+        for other in (s for s in specs if s.name in spec.excludes):
+            pair = frozenset((spec.name, other.name))
+            if pair in done:
+                continue
+            done.add(pair)
+            both = dict(valid)
+            for member in (spec, other):
+                if member.name not in both:
+                    both[member.name] = synth.value_for(tool, member, variant=1)
+            if None not in (both[spec.name], both[other.name]):
+                out.append(
+                    (
+                        "conflicting_arguments",
+                        None,
+                        both,
+                        f"`{spec.name}` and `{other.name}` are given together",
+                        True,
+                    )
+                )
+    unknown = f"probe_unknown_{synth.tag()}"
+    strict = tool.input_schema.get("additionalProperties") is False
+    out.append(
+        (
+            "extra_argument",
+            None,
+            {**valid, unknown: "unexpected"},
+            f"an argument the schema does not declare (`{unknown}`) is passed",
+            strict,
+        )
+    )
+    return out

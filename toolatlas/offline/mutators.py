@@ -1,0 +1,366 @@
+"""Per-argument boundary mutators: given one argument's spec and valid value, the broken values worth trying.
+
+Each mutator returns :data:`Found` tuples ``(family, locator, new value, condition, expected
+failure)`` and only for the kinds it understands; :func:`toolatlas.offline.mutations.boundary_mutations`
+runs them all over every argument of a valid call.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect
+from toolatlas.offline.values import ValueSynth
+
+__all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
+
+Found = tuple[str, str | None, Any, str, bool]
+"""``(family, locator, new value, condition, expected failure)``."""
+
+
+class MutationContext(NamedTuple):
+    """What every mutator may consult besides the argument itself."""
+
+    synth: ValueSynth
+    effect: ToolEffect
+    text: str
+    """The tool's name and description, lower-cased."""
+    in_call: frozenset[str]
+    """Every string value of the valid call (a replacement must differ from all of them)."""
+
+
+Mutator = Callable[[ArgSpec, str, Any, MutationContext], list[Found]]
+
+UNICODE_TEXT = "Zoë ✓ 日本語 🚀"
+OVERSIZED_TEXT_CHARS = 100_000
+LONG_NAME_CHARS = 300
+"""Longer than the 255 bytes most file systems allow per name."""
+
+_REFERENCE_WORDS = {
+    ArgKind.BRANCH: "branch",
+    ArgKind.REVISION: "revision",
+    ArgKind.ENTITY_NAME: "entity",
+    ArgKind.TABLE_NAME: "table",
+    ArgKind.COLUMN_NAME: "column",
+    ArgKind.SCHEMA_NAME: "schema",
+    ArgKind.OBSERVATION: "observation",
+    ArgKind.IDENTIFIER: "object",
+}
+
+
+def _arg(locator: str) -> str:
+    return f"`{locator}`"
+
+
+def _root_of(value: str, synth: ValueSynth) -> str:
+    match = re.match(r"\$\{\w+\}", value)
+    return match.group(0) if match else synth.targets.root
+
+
+def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    synth, effect, text = ctx.synth, ctx.effect, ctx.text
+    if spec.kind not in PATH_KINDS or not isinstance(value, str):
+        return []
+    out: list[Found] = []
+    arg, tag, root = _arg(loc), synth.tag(), _root_of(value, synth)
+    folder_like = spec.kind in (ArgKind.DIR_PATH, ArgKind.REPO_PATH)
+    out.append(
+        (
+            "path_escape",
+            loc,
+            f"{root}/.." if folder_like else f"{root}/../outside_{tag}.txt",
+            f"{arg} climbs out of the allowed directory with `..`",
+            True,
+        )
+    )
+    if effect is ToolEffect.READ:
+        outside = "/etc" if folder_like else "/etc/hostname"
+    else:  # never point a write at the host: the instance's home is outside the root but still disposable
+        outside = "${home}" if folder_like else f"${{home}}/escape_{tag}.txt"
+    out.append(
+        ("path_escape", loc, outside, f"{arg} is an absolute path outside the allowed directory", True)
+    )
+    folder, name = posixpath.split(value)
+    if spec.kind in (ArgKind.FILE_PATH, ArgKind.PATH):
+        suffix = posixpath.splitext(name)[1]
+        out.append(
+            (
+                "nonexistent_reference",
+                loc,
+                f"{folder}/missing_{tag}{suffix}",
+                f"{arg} names a file that does not exist",
+                True,
+            )
+        )
+        dirs = synth.targets.folders(include_root=False)
+        if dirs and spec.kind is ArgKind.FILE_PATH:
+            out.append(
+                (
+                    "path_is_directory",
+                    loc,
+                    dirs[0].value,
+                    f"{arg} names a directory where a file is expected",
+                    True,
+                )
+            )
+    elif spec.kind is ArgKind.DIR_PATH:
+        out.append(
+            (
+                "nonexistent_reference",
+                loc,
+                f"{root}/missing_{tag}",
+                f"{arg} names a directory that does not exist",
+                True,
+            )
+        )
+        files = synth.targets.files()
+        if files:
+            out.append(
+                (
+                    "path_is_file",
+                    loc,
+                    files[0].value,
+                    f"{arg} names a file where a directory is expected",
+                    True,
+                )
+            )
+    elif spec.kind is ArgKind.NEW_PATH:
+        creates_parents = bool(re.search(r"nested|parent|recursive", text))
+        out.append(
+            (
+                "nonexistent_reference",
+                loc,
+                f"{root}/missing_{tag}/{name}",
+                f"the folder that should contain {arg} does not exist",
+                not creates_parents,
+            )
+        )
+        tolerant = bool(re.search(r"overwrit|succeed silently|already exists.{0,40}succe", text))
+        pool = (
+            synth.targets.folders(include_root=False)
+            if spec.target and spec.target.value == "directory"
+            else synth.targets.files()
+        )
+        existing = [c.value for c in pool if c.value not in ctx.in_call]
+        if existing:
+            out.append(
+                (
+                    "already_exists",
+                    loc,
+                    existing[0],
+                    f"{arg} names something that already exists",
+                    not tolerant,
+                )
+            )
+        out.append(
+            (
+                "unicode_value",
+                loc,
+                f"{folder}/{UNICODE_TEXT} {tag}.txt",
+                f"{arg} has non-ASCII characters and spaces",
+                False,
+            )
+        )
+    if spec.kind is not ArgKind.REPO_PATH:
+        out.append(
+            (
+                "oversized_value",
+                loc,
+                f"{root}/{'a' * LONG_NAME_CHARS}.txt",
+                f"{arg} has a {LONG_NAME_CHARS}-character file name (over the 255-byte limit)",
+                True,
+            )
+        )
+    return out
+
+
+def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    synth = ctx.synth
+    what = _REFERENCE_WORDS.get(spec.kind)
+    if spec.kind is ArgKind.EXISTING_TEXT:
+        return [
+            (
+                "nonexistent_reference",
+                loc,
+                f"Text that is not in the file ({synth.tag()})",
+                f"{_arg(loc)} does not occur in the file",
+                True,
+            )
+        ]
+    if what is None or not isinstance(value, str):
+        return []
+    arg, tag, targets = _arg(loc), synth.tag(), synth.targets
+    out: list[Found] = []
+    if spec.fresh:
+        existing = {
+            ArgKind.BRANCH: targets.branches(),
+            ArgKind.ENTITY_NAME: targets.entities(),
+            ArgKind.TABLE_NAME: targets.tables(),
+        }.get(spec.kind, [])
+        existing = [c for c in existing if c.value not in ctx.in_call]
+        if existing:
+            out.append(
+                ("already_exists", loc, existing[0].value, f"{arg} names a {what} that already exists", True)
+            )
+        if spec.kind in (ArgKind.BRANCH, ArgKind.ENTITY_NAME, ArgKind.IDENTIFIER):
+            unicode_name = f"probe-ünïcødé-{tag}" if spec.kind is ArgKind.BRANCH else f"{UNICODE_TEXT} {tag}"
+            out.append(("unicode_value", loc, unicode_name, f"{arg} has non-ASCII characters", False))
+    else:
+        missing = {
+            ArgKind.REVISION: "".join(f"{synth.rng.getrandbits(4):x}" for _ in range(40)),
+            ArgKind.ENTITY_NAME: f"No Such Entity {tag}",
+            ArgKind.OBSERVATION: f"No such observation {tag}",
+            ArgKind.BRANCH: f"no-such-branch-{tag}",
+        }.get(spec.kind, f"no_such_{what}_{tag}")
+        out.append(("nonexistent_reference", loc, missing, f"{arg} names a {what} that does not exist", True))
+    if spec.kind in (ArgKind.BRANCH, ArgKind.REVISION):
+        out.append(
+            (
+                "leading_dash",
+                loc,
+                f"--output=${{home}}/injected_{tag}.txt",
+                f"{arg} starts with `-` and could be parsed as a command-line option",
+                True,
+            )
+        )
+    if spec.fresh:
+        out.append(
+            (
+                "oversized_value",
+                loc,
+                "a" * LONG_NAME_CHARS * 20,
+                f"{arg} is {LONG_NAME_CHARS * 20} characters long",
+                spec.kind in (ArgKind.BRANCH, ArgKind.TABLE_NAME),
+            )
+        )
+    return out
+
+
+def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    arg = _arg(loc)
+    match spec.kind:
+        case ArgKind.TIMEZONE:
+            return [
+                ("invalid_timezone", loc, "Mars/Olympus_Mons", f"{arg} is not an IANA time zone name", True)
+            ]
+        case ArgKind.TIME_OF_DAY:
+            return [
+                ("invalid_time_format", loc, "25:61", f"{arg} is not a valid 24-hour time (HH:MM)", True),
+                ("invalid_time_format", loc, "2:30 PM", f"{arg} uses a 12-hour clock instead of HH:MM", True),
+            ]
+        case ArgKind.DATETIME:
+            return [
+                (
+                    "invalid_time_format",
+                    loc,
+                    "2024-13-45T25:61:00",
+                    f"{arg} is not a valid date and time",
+                    True,
+                )
+            ]
+        case ArgKind.DATE:
+            return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True)]
+        case ArgKind.ENUM:
+            shown = ", ".join(str(m) for m in spec.enum[:6])
+            return [("invalid_enum", loc, "not_a_valid_choice", f"{arg} is not one of: {shown}", True)]
+    return []
+
+
+def number_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    if spec.kind not in (ArgKind.INTEGER, ArgKind.NUMBER):
+        return []
+    arg = _arg(loc)
+    out: list[Found] = []
+    high = spec.exclusive_maximum if spec.exclusive_maximum is not None else _shift(spec.maximum, 1)
+    if high is not None:
+        out.append(("out_of_range", loc, high, f"{arg} is above its maximum", True))
+    low = spec.exclusive_minimum if spec.exclusive_minimum is not None else _shift(spec.minimum, -1)
+    if low is not None:
+        out.append(("out_of_range", loc, low, f"{arg} is below its minimum", True))
+    if spec.count_like or (spec.minimum is not None and spec.minimum >= 0):
+        out.append(("negative_number", loc, -1, f"{arg} is negative", True))
+        out.append(("oversized_value", loc, 10**9, f"{arg} is huge (10^9)", False))
+    out.append(("wrong_type", loc, "three", f"{arg} is a string instead of a number", True))
+    if spec.json_type == "integer":
+        out.append(("wrong_type", loc, 2.5, f"{arg} is fractional where an integer is expected", True))
+    return out
+
+
+def _shift(bound: float | None, step: int) -> float | None:
+    return None if bound is None else bound + step
+
+
+def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    synth = ctx.synth
+    """Type, null, emptiness and size: the mutations every argument admits."""
+    arg = _arg(loc)
+    out: list[Found] = []
+    if spec.json_type == "string" and spec.kind is not ArgKind.ENUM:
+        out.append(("wrong_type", loc, 12345, f"{arg} is a number instead of a string", True))
+        out.append(("empty_value", loc, "", f"{arg} is an empty string", spec.kind is not ArgKind.TEXT))
+        if spec.kind in (
+            ArgKind.TEXT,
+            ArgKind.SEARCH_QUERY,
+            ArgKind.STRING,
+            ArgKind.JSON,
+            ArgKind.OBSERVATION,
+        ) or (spec.kind in SQL_KINDS):
+            out.append(
+                (
+                    "oversized_value",
+                    loc,
+                    "x" * OVERSIZED_TEXT_CHARS,
+                    f"{arg} is {OVERSIZED_TEXT_CHARS // 1000} KB long",
+                    False,
+                )
+            )
+        if spec.kind in (ArgKind.TEXT, ArgKind.SEARCH_QUERY, ArgKind.OBSERVATION):
+            out.append(
+                (
+                    "unicode_value",
+                    loc,
+                    f"{UNICODE_TEXT} {synth.tag()}",
+                    f"{arg} has non-ASCII characters and emoji",
+                    False,
+                )
+            )
+    elif spec.kind is ArgKind.BOOLEAN:
+        out.append(("wrong_type", loc, "yes", f"{arg} is a string instead of a boolean", True))
+    elif spec.kind is ArgKind.ARRAY and isinstance(value, list):
+        first = value[0] if value else "x"
+        out.append(("wrong_type", loc, first, f"{arg} is a single value instead of an array", True))
+        if value:
+            out.append(
+                ("empty_value", loc, [], f"{arg} is an empty array", bool(spec.min_items) or spec.required)
+            )
+        if spec.max_items is not None:
+            out.append(
+                (
+                    "out_of_range",
+                    loc,
+                    [first] * (spec.max_items + 1),
+                    f"{arg} has more than {spec.max_items} items",
+                    True,
+                )
+            )
+        elif value:
+            out.append(("oversized_value", loc, [first] * 500, f"{arg} has 500 items", False))
+    elif spec.kind is ArgKind.OBJECT and isinstance(value, dict):
+        out.append(("wrong_type", loc, "not an object", f"{arg} is a string instead of an object", True))
+        if any(p.required for p in spec.properties):
+            out.append(("empty_value", loc, {}, f"{arg} is an empty object", True))
+    if not spec.nullable and (spec.required or "[" in loc):
+        out.append(("null_value", loc, None, f"{arg} is null", True))
+    return out
+
+
+SCALAR_MUTATORS: tuple[Mutator, ...] = (
+    path_mutations,
+    reference_mutations,
+    format_mutations,
+    number_mutations,
+    shape_mutations,
+)

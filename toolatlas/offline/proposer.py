@@ -1,0 +1,384 @@
+"""The offline proposer: turns a server's current graph into probes, with no LLM.
+
+Bootstrap (round 0): for every tool, ``k`` seed tasks — a valid call built from what really
+exists in the snapshot; a mutating call is followed by a read that should show its effect
+(create → read back). Exploration (rounds ≥ 1): for each target tool the frontier picked, the
+candidate probes of both directions —
+
+- inward (affordance): valid calls with other optional arguments and enum members, compositions
+  that feed a value another tool returned into this one (data flow), write-then-read chains
+  (state), retries that correct a call the graph knows fails, and replays for determinism;
+- outward (boundary): every sensible mutation of a valid call, and repeating a create.
+
+Each candidate carries coverage keys (``tool:...``) so the frontier can prefer what is new.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import random
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from toolatlas.config import ServerSpec
+from toolatlas.graph.models import EntryKind
+from toolatlas.graph.state import ServerGraph
+from toolatlas.models import ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts, extract_facts
+from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.kinds import ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
+from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.values import PlannedCall, ValueSynth
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
+from toolatlas.workspace import Workspace
+
+__all__ = ["OfflineProposer", "intent_of"]
+
+log = structlog.get_logger(__name__)
+
+MUTATIONS_PER_CALL = 16
+VARIANTS = 4
+
+
+def intent_of(tool: ToolSpec) -> str:
+    return tool.purpose
+
+
+def _exercised(planned: dict[str, Any], tool: ToolSpec) -> list[str]:
+    keys = []
+    for name, value in planned.items():
+        if name not in tool.properties:
+            continue
+        keys.append(name)
+        schema = tool.properties[name] if isinstance(tool.properties[name], dict) else {}
+        if schema.get("enum") and isinstance(value, str | int):
+            keys.append(f"{name}={value}")
+        if isinstance(value, bool):
+            keys.append(f"{name}={str(value).lower()}")
+    return keys
+
+
+def _markers(call: PlannedCall) -> list[str]:
+    """Distinctive values a call creates: what a later read should show (a path's last part)."""
+    found: list[str] = []
+    for values in call.fresh_values.values():
+        for value in values:
+            if isinstance(value, str) and value:
+                found.append(value.rstrip("/").rsplit("/", 1)[-1] if "/" in value else value)
+    return found
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    return []
+
+
+class OfflineProposer:
+    """Plans probes for one server from its tools' schemas, the snapshot's facts and the graph."""
+
+    def __init__(
+        self, graph: ServerGraph, workspace: Workspace, spec: ServerSpec, rng: random.Random
+    ) -> None:
+        self.graph = graph
+        self.workspace = workspace
+        self.spec = spec
+        self.rng = rng
+        self.pool = ValuePool()
+        self.facts = EnvironmentFacts(kind=spec.environment.kind)
+        self.synth = ValueSynth(self.facts, self.pool, rng)
+        self.args: dict[str, list[ArgSpec]] = {name: infer_arguments(t) for name, t in graph.specs.items()}
+        self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
+        """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
+
+    # -- set-up ----------------------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Read the facts of the snapshot (blocking: file reads, or a scratch database clone)."""
+        kind = self.spec.environment.kind
+        environment = self.workspace.environment(self.spec)
+        snapshot = self.workspace.snapshot(self.spec)
+        if kind in ("directory", "sqlite", "git", "json_file"):
+            self.facts = extract_facts(kind, Path(snapshot.path))
+        elif kind == "postgres":
+            with tempfile.TemporaryDirectory(dir=self.workspace.home.instances) as scratch:
+                instance = environment.prepare(snapshot, Path(scratch) / f"facts-{self.spec.name}")
+                try:
+                    self.facts = extract_facts(kind, instance.variables["database_uri"])
+                finally:
+                    environment.discard(instance)
+        self.synth = ValueSynth(self.facts, self.pool, self.rng)
+
+    # -- bootstrap -------------------------------------------------------------------------------
+
+    def seed_probes(self, k: int, rollouts: int) -> list[Probe]:
+        """``k`` seed tasks per tool, each run ``rollouts`` times."""
+        probes: list[Probe] = []
+        for name in sorted(self.graph.specs):
+            for variant in range(k):
+                steps = self._seed_steps(name, variant)
+                if steps is None:
+                    continue
+                for rollout in range(rollouts):
+                    probes.append(self._probe(0, Direction.SEED, name, steps, rollout=rollout))
+        return probes
+
+    def _seed_steps(self, name: str, variant: int) -> list[ProbeStep] | None:
+        tool = self.graph.specs[name]
+        planned = self.synth.valid_arguments(tool, self.args[name], variant)
+        if planned is None:
+            return None
+        first = self._step(tool, planned, expect="ok")
+        if tool_effect(tool) is ToolEffect.READ:
+            return [first]
+        reader = self._read_back(tool, planned)
+        return [first, reader] if reader is not None else [first]
+
+    def _read_back(self, writer: ToolSpec, planned: PlannedCall) -> ProbeStep | None:
+        """A read of what ``planned`` created or changed, by a read tool on the same kind of object."""
+        markers = _markers(planned)
+        if not markers:
+            return None
+        scratch = ValuePool()
+        scratch.harvest(writer, "", None, {}, "plan", arguments=planned.arguments)
+        synth = ValueSynth(self.facts, scratch, random.Random(self.rng.random()), use_created=True)
+        obj = tool_object(writer)
+        created = [v for values in planned.fresh_values.values() for v in values if isinstance(v, str)]
+        parents = {posixpath.dirname(v) for v in created if "/" in v}
+        readers = [t for t in self.graph.specs.values() if t.name != writer.name and tool_effect(t) is ToolEffect.READ]
+        readers.sort(key=lambda t: (tool_object(t) is not obj, len(t.required), t.name))
+        for reader in readers[:10]:
+            call = synth.valid_arguments(reader, self.args[reader.name], 0)
+            if call is None:
+                continue
+            values = [v for v in _strings(call.arguments)]
+            targets_it = any(marker in v for v in values for marker in markers) or any(v in parents for v in values)
+            whole = not reader.required and tool_object(reader) is obj  # e.g. a listing of every branch
+            if targets_it or whole:
+                step = self._step(reader, call, expect="ok")
+                return step.model_copy(
+                    update={"observes": 0, "intent": f"read back what `{writer.name}` changed ({intent_of(reader)})"}
+                )
+        return None
+
+    # -- exploration -----------------------------------------------------------------------------
+
+    def candidates(self, round_: int, targets: Iterable[str]) -> dict[str, list[Probe]]:
+        """Every candidate probe for the target tools, both directions."""
+        found: dict[str, list[Probe]] = {}
+        for name in targets:
+            if name not in self.graph.specs:
+                continue
+            probes = [
+                *self._variants(round_, name),
+                *self._compositions(round_, name),
+                *self._retries(round_, name),
+                *self._replays(round_, name),
+                *self._boundaries(round_, name),
+            ]
+            unique: dict[str, Probe] = {}
+            for probe in probes:
+                unique.setdefault(probe.id, probe)
+            found[name] = list(unique.values())
+        return found
+
+    def _variants(self, round_: int, name: str) -> list[Probe]:
+        probes = []
+        for variant in range(VARIANTS):
+            steps = self._seed_steps(name, variant)
+            if steps is not None:
+                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps))
+        return probes
+
+    def _compositions(self, round_: int, name: str) -> list[Probe]:
+        """Feed values other tools returned into this tool: the source call, then this one."""
+        tool = self.graph.specs[name]
+        sources: dict[str, list[HarvestRef]] = {}
+        for spec in self.args[name]:
+            for ref in self.pool.values(spec.kind):
+                if ref.tool != name and ref.tool in self.graph.specs:
+                    sources.setdefault(ref.tool, []).append(ref)
+        probes = []
+        for source, refs in sorted(sources.items()):
+            scratch = ValuePool()
+            for ref in refs:
+                scratch.add(ref)
+            call = ValueSynth(self.facts, scratch, random.Random(self.rng.random())).valid_arguments(
+                tool, self.args[name], 0
+            )
+            if call is None or not call.used_values:
+                continue
+            source_args = self.calls_by_probe.get(call.used_values[0].probe_id, {}).get(source)
+            if source_args is None:
+                continue
+            first = ProbeStep(
+                tool=source, arguments=source_args, intent=intent_of(self.graph.specs[source]), expect="ok"
+            )
+            second = self._step(tool, call, expect="ok").model_copy(
+                update={"intent": f"use what `{source}` returned to {intent_of(tool)}"}
+            )
+            probe = self._probe(
+                round_, Direction.AFFORDANCE, name, [first, second], keys=[f"{name}:data<{source}"]
+            )
+            probes.append(probe)
+        return probes
+
+    def _retries(self, round_: int, name: str) -> list[Probe]:
+        """A call the graph knows fails, followed by a corrected call: the retry composition."""
+        tool = self.graph.specs[name]
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if planned is None:
+            return []
+        probes = []
+        for entry in self.graph.entries_of(name, EntryKind.BOUNDARY)[:4]:
+            if entry.example_arguments is None or entry.outcome is None:
+                continue
+            failing = ProbeStep(
+                tool=name,
+                arguments=entry.example_arguments,
+                intent=f"a call that fails when {entry.condition}",
+                expect="error",
+                condition=entry.condition,
+            )
+            fixed = self._step(tool, planned, expect="ok").model_copy(
+                update={
+                    "retry_of": 0,
+                    "intent": f"retry with corrected arguments so that it does not fail when {entry.condition}",
+                }
+            )
+            probes.append(
+                self._probe(
+                    round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[f"{name}:retry:{entry.id}"]
+                )
+            )
+        return probes
+
+    def _replays(self, round_: int, name: str) -> list[Probe]:
+        probes = []
+        for entry in self.graph.entries_of(name, EntryKind.AFFORDANCE):
+            if entry.deterministic is not None or entry.example_arguments is None or not entry.evidence:
+                continue
+            if entry.signature.startswith("tolerates:"):
+                continue
+            step = ProbeStep(
+                tool=name, arguments=entry.example_arguments, intent="repeat the same call", expect="ok"
+            )
+            probe = self._probe(
+                round_, Direction.REPLAY, name, [step, step], keys=[f"{name}:replay:{entry.id}"]
+            )
+            probes.append(
+                probe.model_copy(
+                    update={"replay_of": entry.probe_ids[0], "reference_excerpt": entry.evidence[0].excerpt}
+                )
+            )
+        return probes[:2]
+
+    def _boundaries(self, round_: int, name: str) -> list[Probe]:
+        tool = self.graph.specs[name]
+        probes = []
+        for variant in range(2):
+            planned = self.synth.valid_arguments(tool, self.args[name], variant)
+            if planned is None:
+                continue
+            for mutation in boundary_mutations(
+                tool, self.args[name], planned.arguments, self.synth, cap=MUTATIONS_PER_CALL
+            ):
+                step = ProbeStep(
+                    tool=name,
+                    arguments=mutation.arguments,
+                    intent=f"check how `{name}` handles {mutation.condition}",
+                    expect="error" if mutation.expected_failure else "any",
+                    mutation=mutation.name.value,
+                    condition=mutation.condition,
+                )
+                key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
+                probes.append(self._probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
+            if tool_effect(tool) is ToolEffect.CREATE:
+                first = self._step(tool, planned, expect="ok")
+                again = first.model_copy(
+                    update={
+                        "expect": "any",
+                        "mutation": "duplicate_create",
+                        "intent": "create the same thing again",
+                        "condition": "the thing to create already exists (created just before)",
+                    }
+                )
+                probes.append(
+                    self._probe(
+                        round_,
+                        Direction.BOUNDARY,
+                        name,
+                        [first, again],
+                        keys=[f"{name}:mut:duplicate_create"],
+                    )
+                )
+        return probes
+
+    # -- feedback --------------------------------------------------------------------------------
+
+    def observe(self, rollout: Rollout, verdict: Verdict) -> None:
+        """Harvest values from successful outputs, for data-flow compositions in later rounds."""
+        failed = {v.index for v in verdict.steps if v.failed}
+        for result in rollout.steps:
+            step = rollout.probe.steps[result.index]
+            tool = self.graph.specs.get(step.tool)
+            if tool is None or result.index in failed:
+                continue
+            self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
+            self.pool.harvest(
+                tool,
+                result.outcome.excerpt,
+                result.outcome.structured,
+                rollout.variables,
+                rollout.probe.id,
+                arguments=step.arguments,
+            )
+
+    # -- building blocks -------------------------------------------------------------------------
+
+    def _step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
+        return ProbeStep(
+            tool=tool.name,
+            arguments=planned.arguments,
+            intent=intent_of(tool),
+            expect=expect,  # type: ignore[arg-type]
+            harvested=[ref for ref in planned.used_values if not ref.created],
+            exercised=_exercised(planned.arguments, tool),
+        )
+
+    def _probe(
+        self,
+        round_: int,
+        direction: Direction,
+        target: str,
+        steps: list[ProbeStep],
+        *,
+        rollout: int = 0,
+        keys: list[str] | None = None,
+    ) -> Probe:
+        coverage = [f"{s.tool}:arg:{k}" for s in steps for k in s.exercised] + list(keys or [])
+        if direction is Direction.SEED or (direction is Direction.AFFORDANCE and not keys):
+            coverage.append(f"{target}:shape:{','.join(sorted(steps[0].exercised))}")
+        if len(steps) > 1 and steps[1].observes is not None:
+            coverage.append(f"{steps[0].tool}:state>{steps[1].tool}")
+        task = "; then ".join(dict.fromkeys(s.intent for s in steps))
+        return Probe(
+            id=Probe.make_id(self.spec.name, round_, direction, steps, rollout),
+            server=self.spec.name,
+            round=round_,
+            direction=direction,
+            target=target,
+            task=task[:300],
+            steps=steps,
+            coverage_keys=sorted(set(coverage)),
+            rollout=rollout,
+        )

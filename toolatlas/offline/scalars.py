@@ -1,0 +1,268 @@
+"""One valid scalar per argument kind: paths, names, refs, times, text, numbers, enums.
+
+Called by :class:`toolatlas.offline.values.ValueSynth` for every argument that is neither an
+object, an array nor SQL. A kind whose real targets are all used up (or absent from the
+environment) raises :class:`Unsatisfiable`; an optional argument is then simply left out.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from toolatlas.offline.kinds import PATH_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.targets import Candidate
+
+if TYPE_CHECKING:
+    from toolatlas.offline.values import CallDraft, ValueSynth
+
+__all__ = ["Unsatisfiable", "scalar_value"]
+
+
+class Unsatisfiable(Exception):
+    """No valid value of this kind exists in the environment (or all were used in this call)."""
+
+
+_TIMES = ("14:30", "09:05", "23:45", "00:00")
+_COUNTS = (3, 1, 10, 5)
+_MEDIA = re.compile(r"\b(image|media|audio|video|binary|base64)\b")
+
+
+def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
+    kind, v, targets = spec.kind, draft.variant, synth.targets
+    if spec.kind in PATH_KINDS:
+        return _path(synth, spec, draft)
+    match kind:
+        case ArgKind.ENUM:
+            return _enum(spec, v, _satisfiable_types(spec, synth, draft))
+        case ArgKind.BOOLEAN:
+            default = bool(spec.default) if spec.has_default else False
+            return (not default) if v % 2 == 1 or not spec.has_default else default
+        case ArgKind.INTEGER | ArgKind.NUMBER:
+            return _number(spec, v)
+        case ArgKind.BRANCH:
+            if spec.fresh:
+                return synth.fresh_value(ArgKind.BRANCH)
+            return draft.pick(kind, targets.branches(switch=draft.effect is ToolEffect.UPDATE))
+        case ArgKind.REVISION:
+            with_path = ":<path>" in draft.text or "revision>:" in draft.text
+            return draft.pick(
+                kind, targets.revisions(sha_only="sha" in spec.description.lower(), with_path=with_path)
+            )
+        case ArgKind.ENTITY_NAME:
+            if spec.fresh:
+                return synth.fresh_value(kind)
+            needs = any(
+                s.kind is ArgKind.OBSERVATION or (s.items and s.items.kind is ArgKind.OBSERVATION)
+                for s in draft.scope_specs.values()
+                if not s.fresh
+            )
+            draft.entity = draft.pick(kind, targets.entities(with_observations=needs))
+            return draft.entity
+        case ArgKind.ENTITY_TYPE:
+            return draft.pick(kind, targets.entity_types() or [Candidate("concept")])
+        case ArgKind.RELATION_TYPE:
+            return draft.pick(kind, targets.relation_types() or [Candidate("relates_to")])
+        case ArgKind.OBSERVATION:
+            if spec.fresh:
+                return synth.fresh_value(kind)
+            if draft.entity is None:
+                raise Unsatisfiable("an existing observation needs its entity")
+            return draft.pick(kind, targets.observations(draft.entity))
+        case ArgKind.TABLE_NAME:
+            if spec.fresh:
+                return synth.fresh_value(kind)
+            views = any(value == "view" for value in draft.scope.values())
+            draft.table = draft.pick(kind, targets.tables(views=views))
+            return draft.table
+        case ArgKind.COLUMN_NAME:
+            return draft.pick(kind, targets.columns(draft.table))
+        case ArgKind.SCHEMA_NAME:
+            return targets.schemas()[0].value
+        case ArgKind.TIMEZONE:
+            return draft.pick(kind, targets.timezones([str(e) for e in spec.examples]))
+        case ArgKind.TIME_OF_DAY:
+            time = _TIMES[v % len(_TIMES)]
+            return f"{time}:00" if "ss" in spec.description.lower() else time
+        case ArgKind.DATETIME | ArgKind.DATE:
+            return _moment(spec, synth, kind)
+        case ArgKind.URL:
+            return draft.pick(kind, [*targets.pooled(kind), Candidate("https://example.com/")], offset=-v)
+        case ArgKind.EMAIL:
+            return draft.pick(kind, [*targets.pooled(kind), Candidate(synth.fresh_value(kind))], offset=-v)
+        case ArgKind.UUID:
+            return str(uuid.UUID(int=synth.rng.getrandbits(128), version=4))
+        case ArgKind.SEARCH_QUERY:
+            return draft.pick(kind, targets.vocabulary())
+        case ArgKind.GLOB:
+            return _glob(spec, synth, draft)
+        case ArgKind.REGEX:
+            word = draft.pick(ArgKind.SEARCH_QUERY, targets.vocabulary())
+            return rf"\b{re.escape(word)}\b"
+        case ArgKind.EXISTING_TEXT:
+            if draft.file is None:
+                raise Unsatisfiable("existing text needs the file it comes from")
+            return draft.pick(kind, [Candidate(line) for line in targets.lines_of(draft.file)])
+        case ArgKind.TEXT:
+            return _text(spec, synth, draft)
+        case ArgKind.JSON:
+            return json.dumps({"probe": synth.tag(), "source": "toolatlas"})
+        case ArgKind.IDENTIFIER:
+            if spec.fresh:
+                return synth.fresh_value(kind)
+            pooled = targets.pooled(kind)
+            if pooled:
+                return draft.pick(kind, pooled)
+            return _string(spec, synth, v)
+    return _string(spec, synth, v)
+
+
+def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
+    targets = synth.targets
+    mutating = draft.effect in (ToolEffect.UPDATE, ToolEffect.DELETE, ToolEffect.CREATE)
+    if spec.kind is ArgKind.REPO_PATH:
+        return targets.facts.repository.root if targets.facts.repository else targets.root
+    if spec.kind is ArgKind.FILE_PATH or (
+        spec.kind is ArgKind.PATH and spec.target is not ToolObject.DIRECTORY
+    ):
+        binary = bool(_MEDIA.search(draft.text))
+        files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
+        if spec.kind is ArgKind.PATH:
+            files = files + targets.folders(include_root=False)
+        draft.file = draft.pick(ArgKind.FILE_PATH, files)
+        return draft.file
+    if spec.kind in (ArgKind.DIR_PATH, ArgKind.PATH):
+        return draft.pick(
+            ArgKind.DIR_PATH, targets.folders(include_root=draft.effect is not ToolEffect.DELETE)
+        )
+    # a new path: next to the source of a move/copy, else in an existing folder
+    source = next(
+        (
+            value
+            for name, value in draft.scope.items()
+            if name in draft.scope_specs and draft.scope_specs[name].kind in (ArgKind.FILE_PATH, ArgKind.PATH)
+        ),
+        None,
+    )
+    tag = synth.tag()
+    if source is not None and spec.target is None:
+        folder, name = posixpath.split(source)
+        stem, dot, suffix = name.rpartition(".")
+        return f"{folder}/{stem}_moved_{tag}.{suffix}" if dot and stem else f"{folder}/{name}_moved_{tag}"
+    folders = targets.folders()
+    parent = folders[draft.variant % len(folders)].value if folders else targets.root
+    if spec.target is ToolObject.DIRECTORY:
+        return f"{parent}/probe_{tag}/nested" if draft.variant >= 2 else f"{parent}/probe_{tag}"
+    return f"{parent}/probe_{tag}{('.txt', '.md', '.txt')[draft.variant % 3]}"
+
+
+def _satisfiable_types(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> list[Any] | None:
+    """For a type selector beside an object name ("table"/"view"), the types that have instances here."""
+    names_a_table = any(s.kind is ArgKind.TABLE_NAME and not s.fresh for s in draft.scope_specs.values())
+    if not names_a_table or "table" not in spec.enum:
+        return None
+    return ["table", "view"] if synth.targets.tables(views=True) and "view" in spec.enum else ["table"]
+
+
+def _enum(spec: ArgSpec, variant: int, allowed: list[Any] | None = None) -> Any:
+    members = [m for m in spec.enum if allowed is None or m in allowed]
+    if not members:
+        raise Unsatisfiable("an empty enum")
+    if spec.has_default and spec.default in members:
+        if variant == 0:
+            return spec.default
+        others = [m for m in members if m != spec.default] or members
+        return others[(variant - 1) % len(others)]
+    return members[variant % len(members)]
+
+
+def _number(spec: ArgSpec, variant: int) -> int | float:
+    value: float = _COUNTS[variant % len(_COUNTS)] if spec.count_like or spec.json_type == "integer" else 7
+    if spec.has_default and isinstance(spec.default, int | float) and not isinstance(spec.default, bool):
+        if spec.default > 100:
+            value = int(spec.default // (2 + variant))
+        elif value == spec.default:
+            value = _COUNTS[(variant + 1) % len(_COUNTS)]
+    low = spec.minimum if spec.minimum is not None else None
+    if spec.exclusive_minimum is not None:
+        low = spec.exclusive_minimum + (1 if spec.json_type == "integer" else 0.5)
+    high = spec.maximum
+    if spec.exclusive_maximum is not None:
+        high = spec.exclusive_maximum - (1 if spec.json_type == "integer" else 0.5)
+    if low is not None and value < low:
+        value = low
+    if high is not None and value > high:
+        value = high
+    return int(value) if spec.json_type == "integer" or float(value).is_integer() else value
+
+
+def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
+    words = set(re.findall(r"[a-z]+", spec.name.lower()))
+    dates = [d[:10] for d in synth.targets.commit_dates()]
+    low, high = (dates[0], dates[-1]) if dates else ("2024-03-01", "2024-03-31")
+    if words & {"start", "since", "from", "after", "begin", "min"}:
+        day, clock = low, "00:00:00"
+    elif words & {"end", "until", "to", "before", "max"}:
+        day, clock = high, "23:59:59"
+    else:
+        day, clock = (dates[len(dates) // 2] if dates else "2024-03-14"), "10:30:00"
+    return day if kind is ArgKind.DATE else f"{day}T{clock}"
+
+
+def _glob(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
+    folder = next(
+        (value for name, value in draft.scope.items() if draft.scope_specs[name].kind is ArgKind.DIR_PATH),
+        None,
+    )
+    extensions = synth.targets.extensions(folder) or synth.targets.extensions() or [".txt"]
+    if "exclude" in spec.name.lower() or "ignore" in spec.name.lower():
+        patterns = [f"*{extensions[-1]}", "**/node_modules", f"*{extensions[len(extensions) // 2]}"]
+    else:
+        patterns = [
+            f"**/*{extensions[0]}",
+            f"*{extensions[0]}",
+            f"**/*{extensions[min(1, len(extensions) - 1)]}",
+        ]
+    return draft.pick(ArgKind.GLOB, [Candidate(p) for p in patterns])
+
+
+def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
+    tag = synth.tag()
+    words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", spec.name).lower()))
+    old = next(
+        (
+            value
+            for name, value in draft.scope.items()
+            if draft.scope_specs.get(name) and draft.scope_specs[name].kind is ArgKind.EXISTING_TEXT
+        ),
+        None,
+    )
+    if old is not None:
+        return f"{old} (edited by probe {tag})"
+    if words & {"message", "commit"}:
+        return f"Probe commit {tag}: record a small change"
+    if words & {"insight", "note", "notes", "comment", "summary", "reason"}:
+        return f"Probe note {tag}: written by ToolAtlas to check that notes are stored."
+    if words & {"title", "name", "label"}:
+        return f"Probe title {tag}"
+    text = f"# Probe note {tag}\n\nWritten by a ToolAtlas probe to check that content round-trips.\n"
+    return _clamp(text, spec)
+
+
+def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:
+    if spec.examples:
+        return _clamp(str(spec.examples[variant % len(spec.examples)]), spec)
+    if spec.has_default and isinstance(spec.default, str) and spec.default:
+        return spec.default
+    return _clamp(f"probe-{synth.tag()}", spec)
+
+
+def _clamp(text: str, spec: ArgSpec) -> str:
+    if spec.max_length is not None and len(text) > spec.max_length:
+        text = text[: spec.max_length]
+    if spec.min_length is not None and len(text) < spec.min_length:
+        text = text + "x" * (spec.min_length - len(text))
+    return text

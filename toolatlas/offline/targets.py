@@ -1,0 +1,246 @@
+"""Real things a probe can point at: candidates per kind from the snapshot's facts and the harvested pool.
+
+Each candidate carries the :class:`HarvestRef` it came from (``None`` for a fact), so a call
+built from it records its data flow. Pool values come first (they witness composition), then
+facts, each list in a stable order chosen so the first candidates are the most natural targets
+(ordinary small text files before logs and binaries, the root folder before its children, another
+branch before the current one for a switch).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import NamedTuple
+
+from toolatlas.offline.facts import EnvironmentFacts, FileFact
+from toolatlas.offline.harvest import HarvestRef, ValuePool, is_zone
+from toolatlas.offline.kinds import ArgKind
+
+__all__ = ["TIMEZONES", "Candidate", "Targets"]
+
+TIMEZONES = (
+    "Europe/Paris",
+    "Asia/Tokyo",
+    "America/New_York",
+    "Australia/Sydney",
+    "America/Sao_Paulo",
+    "Africa/Nairobi",
+    "Asia/Kolkata",
+    "Europe/London",
+    "Pacific/Auckland",
+    "Etc/UTC",
+)
+LARGE_FILE = 50_000
+
+
+class Candidate(NamedTuple):
+    value: str
+    ref: HarvestRef | None = None
+
+
+def _dedupe(candidates: list[Candidate]) -> list[Candidate]:
+    seen: set[str] = set()
+    out = []
+    for candidate in candidates:
+        if candidate.value not in seen:
+            seen.add(candidate.value)
+            out.append(candidate)
+    return out
+
+
+class Targets:
+    """Candidate values per kind for one snapshot, merged with what the pool has harvested."""
+
+    def __init__(self, facts: EnvironmentFacts, pool: ValuePool, *, use_created: bool = False) -> None:
+        self.facts = facts
+        self.pool = pool
+        self.use_created = use_created
+        tree = facts.tree
+        self._files = {f.path: f for f in tree.files} if tree else {}
+        self._folders = set(tree.folders) | {tree.root} if tree else set()
+
+    def _pooled(self, kind: ArgKind, context: str | None = None) -> list[Candidate]:
+        return [
+            Candidate(r.value, r)
+            for r in self.pool.values(kind, context=context, include_created=self.use_created)
+        ]
+
+    @property
+    def root(self) -> str:
+        """The placeholder of the state entry (``${root}``, ``${repo}``...)."""
+        if self.facts.tree is not None:
+            return self.facts.tree.root
+        return self.facts.root or "${root}"
+
+    # -- files and folders ------------------------------------------------------------------------
+
+    def files(
+        self, *, writable: bool = False, with_lines: bool = False, binary: bool = False
+    ) -> list[Candidate]:
+        """Existing files: harvested ones the facts do not contradict, then the tree's, most natural first."""
+
+        def fits(fact: FileFact) -> bool:
+            return not (writable and fact.read_only) and not (with_lines and not fact.lines)
+
+        pooled = []
+        for c in self._pooled(ArgKind.FILE_PATH) + self._pooled(ArgKind.PATH):
+            fact = self._files.get(c.value)
+            known = fact is not None and fits(fact) and fact.text != binary
+            unknown = fact is None and c.value not in self._folders and not with_lines
+            # without a tree to check against, a harvested path is taken at its word
+            if known or (unknown and (self.facts.tree is None or (c.ref is not None and c.ref.created))):
+                pooled.append(c)
+        facts = sorted(
+            (f for f in self._files.values() if fits(f)),
+            key=lambda f: (
+                f.text == binary,
+                f.path.rsplit("/", 1)[-1].startswith("."),
+                f.size > LARGE_FILE,
+                not f.extension,
+                f.path.count("/"),
+            ),
+        )
+        return _dedupe(pooled + [Candidate(f.path) for f in facts])
+
+    def folders(self, *, include_root: bool = True) -> list[Candidate]:
+        pooled = [
+            c
+            for c in self._pooled(ArgKind.DIR_PATH)
+            if self.facts.tree is None or c.value in self._folders or (c.ref is not None and c.ref.created)
+        ]
+        tree = self.facts.tree
+        known = [self.root] if include_root else []
+        if tree is not None:
+            known += [f for f in tree.folders if f not in tree.empty_folders] + list(tree.empty_folders)
+        if not include_root:
+            pooled = [c for c in pooled if c.value != self.root]
+        return _dedupe(pooled + [Candidate(f) for f in known])
+
+    def file_fact(self, path: str) -> FileFact | None:
+        return self._files.get(path)
+
+    def lines_of(self, path: str) -> list[str]:
+        fact = self._files.get(path)
+        return list(fact.lines) if fact else []
+
+    def extensions(self, under: str | None = None) -> list[str]:
+        """File extensions (of the files under folder ``under``), most common first."""
+        files = [
+            f for f in self._files.values() if under is None or f.path.startswith(under.rstrip("/") + "/")
+        ]
+        counts = Counter(f.extension for f in files if f.extension and not f.extension[1:].isdigit())
+        return [ext for ext, _n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+    # -- git --------------------------------------------------------------------------------------
+
+    def branches(self, *, switch: bool = False) -> list[Candidate]:
+        repo = self.facts.repository
+        known = list(repo.branches) if repo else []
+        if switch and repo and repo.current_branch in known and len(known) > 1:
+            known.remove(repo.current_branch)
+            known.append(repo.current_branch)
+        return _dedupe(self._pooled(ArgKind.BRANCH) + [Candidate(b) for b in known])
+
+    def revisions(self, *, sha_only: bool = False, with_path: bool = False) -> list[Candidate]:
+        """Commits to name: an older commit, a tag, another branch, HEAD, the rest (``rev:path`` if asked)."""
+        repo = self.facts.repository
+        pooled = [
+            c
+            for c in self._pooled(ArgKind.REVISION)
+            if not sha_only or re.fullmatch(r"[0-9a-f]{40}", c.value)
+        ]
+        known: list[str] = []
+        if repo:
+            shas = [c.sha for c in repo.commits]
+            others = [b for b in repo.branches if b != repo.current_branch]
+            known = shas[1:2] + ([] if sha_only else repo.tags[:1] + others[:1]) + shas[:1]
+            if with_path and not sha_only and repo.tracked_files and repo.current_branch:
+                relative = repo.tracked_files[-1].removeprefix(repo.root + "/")
+                known.append(f"{repo.current_branch}:{relative}")
+            known += shas[2:] + ([] if sha_only else repo.tags[1:] + others[1:])
+        return _dedupe(pooled + [Candidate(k) for k in known])
+
+    def commit_dates(self) -> list[str]:
+        repo = self.facts.repository
+        return sorted(c.date for c in repo.commits if c.date) if repo else []
+
+    # -- knowledge graph --------------------------------------------------------------------------
+
+    def entities(self, *, with_observations: bool = False) -> list[Candidate]:
+        graph = self.facts.graph
+        known = [e.name for e in graph.entities if e.observations or not with_observations] if graph else []
+        pooled = self._pooled(ArgKind.ENTITY_NAME)
+        if with_observations:
+            pooled = [c for c in pooled if self.observations(c.value)]
+        return _dedupe(pooled + [Candidate(n) for n in known])
+
+    def observations(self, entity: str) -> list[Candidate]:
+        graph = self.facts.graph
+        known = next((e.observations for e in graph.entities if e.name == entity), []) if graph else []
+        return _dedupe(self._pooled(ArgKind.OBSERVATION, context=entity) + [Candidate(o) for o in known])
+
+    def entity_types(self) -> list[Candidate]:
+        known = self.facts.graph.entity_types if self.facts.graph else []
+        return _dedupe(self._pooled(ArgKind.ENTITY_TYPE) + [Candidate(t) for t in known])
+
+    def relation_types(self) -> list[Candidate]:
+        known = self.facts.graph.relation_types if self.facts.graph else []
+        return _dedupe(self._pooled(ArgKind.RELATION_TYPE) + [Candidate(t) for t in known])
+
+    def relations(self) -> list[tuple[str, str, str]]:
+        graph = self.facts.graph
+        return [(r.source, r.target, r.relation_type) for r in graph.relations] if graph else []
+
+    # -- database ---------------------------------------------------------------------------------
+
+    def tables(self, *, views: bool = False) -> list[Candidate]:
+        db = self.facts.database
+        known = (db.views if views else [t.name for t in db.tables]) if db else []
+        pooled = [] if views else self._pooled(ArgKind.TABLE_NAME)
+        return _dedupe(pooled + [Candidate(t) for t in known])
+
+    def columns(self, table: str | None) -> list[Candidate]:
+        db = self.facts.database
+        fact = None
+        if db is not None:
+            fact = (db.table(table) if table else None) or (db.tables[0] if db.tables else None)
+        known = [c.name for c in fact.columns] if fact else []
+        return _dedupe(self._pooled(ArgKind.COLUMN_NAME, context=table) + [Candidate(c) for c in known])
+
+    def schemas(self) -> list[Candidate]:
+        db = self.facts.database
+        known = sorted(db.schemas, key=lambda s: s not in ("public", "main")) if db else []
+        return [Candidate(s) for s in known] or [Candidate("public")]
+
+    # -- words ------------------------------------------------------------------------------------
+
+    def vocabulary(self) -> list[Candidate]:
+        """Words occurring in the data (entity names, observations, file names, sample values)."""
+        words: list[Candidate] = []
+        texts: list[tuple[str, HarvestRef | None]] = [
+            (c.value, c.ref) for c in self._pooled(ArgKind.ENTITY_NAME)
+        ]
+        if self.facts.graph:
+            texts += [(e.name, None) for e in self.facts.graph.entities]
+            texts += [(o, None) for e in self.facts.graph.entities for o in e.observations]
+        texts += [(f.path.rsplit("/", 1)[-1].rsplit(".", 1)[0], None) for f in self._files.values()]
+        if self.facts.database:
+            texts += [
+                (str(v), None)
+                for t in self.facts.database.tables
+                for row in t.sample_rows
+                for v in row.values()
+                if isinstance(v, str)
+            ]
+        for text, ref in texts:
+            words += [Candidate(w, ref) for w in re.findall(r"[A-Za-z][a-z]{3,}", text)]
+        return _dedupe(words) or [Candidate("probe")]
+
+    def timezones(self, examples: list[str]) -> list[Candidate]:
+        """Harvested zones, then the description's examples that really are IANA names, then common ones."""
+        known = [z for z in [*examples, *TIMEZONES] if is_zone(z)]
+        return _dedupe(self._pooled(ArgKind.TIMEZONE) + [Candidate(z) for z in known])
+
+    def pooled(self, kind: ArgKind) -> list[Candidate]:
+        return self._pooled(kind)

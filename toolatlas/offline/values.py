@@ -1,0 +1,318 @@
+"""Valid calls built from real values: what a tool's maintainer would write to show it working.
+
+:class:`ValueSynth` fills every argument from what really exists (the snapshot's facts and the
+values harvested into a :class:`ValuePool`): existing files for reads, fresh unique names for
+creates, real tables and columns in SQL, real branches and commits, real entities, IANA zones.
+Variants widen coverage: variant 0 gives required arguments only, variant 1 adds the first half
+of the optional ones, variant 2 all of them, and every variant moves to other targets and other
+enum members. Paths use placeholders; the executor renders them for its instance.
+
+Same facts, same pool, same ``rng`` seed and same sequence of requests → identical calls.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from pydantic import Field
+
+from toolatlas.models import Frozen, ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.kinds import (
+    SQL_KINDS,
+    ArgKind,
+    ArgSpec,
+    ToolEffect,
+    ToolObject,
+    infer_arguments,
+    tool_effect,
+    tool_object,
+)
+from toolatlas.offline.scalars import Unsatisfiable, scalar_value
+from toolatlas.offline.sqlgen import SqlWriter
+from toolatlas.offline.targets import Candidate, Targets
+
+__all__ = ["HarvestRef", "PlannedCall", "Unsatisfiable", "ValuePool", "ValueSynth", "selected_optional"]
+
+
+class PlannedCall(Frozen):
+    """A call to make, with the harvested values it uses (data flow) and the new names it introduces."""
+
+    tool: str
+    variant: int
+    arguments: dict[str, Any]
+    used_values: list[HarvestRef] = Field(default_factory=list)
+    fresh_values: dict[str, list[Any]] = Field(default_factory=dict)
+    """Argument path (``entities[].name``) → the new paths/names/tables the call creates there."""
+
+
+class CallDraft:
+    """The state of one call while its arguments are chosen."""
+
+    def __init__(self, tool: ToolSpec, variant: int, specs: list[ArgSpec]) -> None:
+        self.tool = tool
+        self.variant = variant
+        self.effect = tool_effect(tool)
+        self.object = tool_object(tool)
+        self.text = f"{tool.name} {tool.description}".lower()
+        self.used: list[HarvestRef] = []
+        self.fresh: dict[str, list[Any]] = {}
+        self.taken: dict[ArgKind, set[str]] = {}
+        self.needs_lines = _any_kind(specs, ArgKind.EXISTING_TEXT)
+        self.file: str | None = None
+        self.entity: str | None = None
+        self.table: str | None = None
+        self.scope: dict[str, Any] = {}
+        """Values chosen so far in the innermost object (siblings may depend on them)."""
+        self.scope_specs: dict[str, ArgSpec] = {}
+
+    def pick(self, kind: ArgKind, candidates: list[Candidate], *, offset: int = 0) -> str:
+        """The variant's candidate among those not yet used in this call; records provenance."""
+        taken = self.taken.setdefault(kind, set())
+        free = [c for c in candidates if c.value not in taken]
+        if not free:
+            raise Unsatisfiable(f"no {kind.value} left to use")
+        chosen = free[(self.variant + offset) % len(free)]
+        taken.add(chosen.value)
+        if chosen.ref is not None and chosen.ref not in self.used:
+            self.used.append(chosen.ref)
+        return chosen.value
+
+
+def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
+    """Required specs plus the variant's optional ones, never two alternatives of each other."""
+    optional = [s for s in specs if not s.required]
+    if variant <= 0:
+        wanted: list[ArgSpec] = []
+    elif variant == 1:
+        wanted = optional[: math.ceil(len(optional) / 2)]
+    else:
+        wanted = optional
+    order = wanted if variant % 2 else list(reversed(wanted))  # even variants let the later alternative win
+    order = [
+        s for s in optional if s.kind in SQL_KINDS and s not in order
+    ] + order  # a statement is the point
+    kept: list[str] = []
+    for spec in order:
+        if not any(other in kept for other in spec.excludes):
+            kept.append(spec.name)
+    return [s for s in specs if s.required or s.name in kept]
+
+
+def _any_kind(specs: list[ArgSpec], kind: ArgKind) -> bool:
+    for spec in specs:
+        if (
+            spec.kind is kind
+            or _any_kind(spec.properties, kind)
+            or (spec.items and _any_kind([spec.items], kind))
+        ):
+            return True
+    return False
+
+
+_ORDER = {
+    ArgKind.EXISTING_TEXT: 3,
+    ArgKind.OBSERVATION: 3,
+    ArgKind.COLUMN_NAME: 3,
+    ArgKind.TEXT: 4,
+    ArgKind.NEW_PATH: 2,
+    ArgKind.TABLE_NAME: 2,
+    ArgKind.ARRAY: 2,
+    ArgKind.OBJECT: 2,
+    ArgKind.ENUM: 0,
+    ArgKind.BOOLEAN: 0,
+    ArgKind.INTEGER: 0,
+    ArgKind.NUMBER: 0,
+    ArgKind.STRING: 0,
+}
+
+
+class ValueSynth:
+    """Builds valid calls from facts and harvested values; ``rng`` drives every free choice."""
+
+    def __init__(
+        self,
+        facts: EnvironmentFacts,
+        pool: ValuePool | None = None,
+        rng: random.Random | None = None,
+        *,
+        use_created: bool = False,
+    ) -> None:
+        self.facts = facts
+        self.pool = pool if pool is not None else ValuePool()
+        self.rng = rng if rng is not None else random.Random(0)
+        self.targets = Targets(facts, self.pool, use_created=use_created)
+        self.sql = SqlWriter(facts.database, self.rng) if facts.database is not None else None
+
+    def tag(self) -> str:
+        """Four hex digits from the rng: the mark of every name a probe invents."""
+        return f"{self.rng.getrandbits(16):04x}"
+
+    # -- public -----------------------------------------------------------------------------------
+
+    def valid_arguments(
+        self, tool: ToolSpec, specs: list[ArgSpec] | None = None, variant: int = 0
+    ) -> PlannedCall | None:
+        """A valid call of ``tool`` for ``variant``, or ``None`` when the environment cannot support one."""
+        specs = specs if specs is not None else infer_arguments(tool)
+        draft = CallDraft(tool, variant, specs)
+        try:
+            arguments = self.fill_object(specs, draft, variant)
+        except Unsatisfiable:
+            return None
+        return PlannedCall(
+            tool=tool.name,
+            variant=variant,
+            arguments=arguments,
+            used_values=draft.used,
+            fresh_values=draft.fresh,
+        )
+
+    def value_for(self, tool: ToolSpec, spec: ArgSpec, variant: int = 1) -> Any:
+        """A valid value for one argument of ``tool`` on its own, or ``None`` when there is none."""
+        draft = CallDraft(tool, variant, [spec])
+        try:
+            return self.value(spec, draft)
+        except Unsatisfiable:
+            return None
+
+    def fresh_value(self, kind: ArgKind, *, target: ToolObject | None = None, near: str | None = None) -> str:
+        """A new, unique name or path of ``kind`` (deterministic from the rng)."""
+        tag = self.tag()
+        match kind:
+            case ArgKind.NEW_PATH | ArgKind.FILE_PATH | ArgKind.DIR_PATH | ArgKind.PATH:
+                parent = near or self.targets.root
+                return (
+                    f"{parent}/probe_{tag}" if target is ToolObject.DIRECTORY else f"{parent}/probe_{tag}.txt"
+                )
+            case ArgKind.BRANCH:
+                return f"probe-branch-{tag}"
+            case ArgKind.ENTITY_NAME:
+                return f"Probe Entity {tag}"
+            case ArgKind.TABLE_NAME:
+                return f"probe_{tag}"
+            case ArgKind.OBSERVATION:
+                return f"Observed by probe {tag}"
+            case ArgKind.EMAIL:
+                return f"probe.{tag}@example.com"
+        return f"probe_{tag}"
+
+    # -- objects and arrays -----------------------------------------------------------------------
+
+    def fill_object(self, specs: list[ArgSpec], draft: CallDraft, variant: int) -> dict[str, Any]:
+        chosen = selected_optional(specs, variant)
+        outer_scope, outer_specs, outer_entity = draft.scope, draft.scope_specs, draft.entity
+        draft.scope, draft.scope_specs = {}, {s.name: s for s in chosen}
+        try:
+            if self._relation_object(chosen, draft):
+                return {s.name: draft.scope[s.name] for s in chosen if s.name in draft.scope}
+            for spec in sorted(chosen, key=lambda s: _ORDER.get(s.kind, 1)):
+                try:
+                    draft.scope[spec.name] = self.value(spec, draft)
+                except Unsatisfiable:
+                    if spec.required:
+                        raise
+            return {s.name: draft.scope[s.name] for s in chosen if s.name in draft.scope}
+        finally:
+            draft.scope, draft.scope_specs, draft.entity = outer_scope, outer_specs, outer_entity
+
+    def _relation_object(self, specs: list[ArgSpec], draft: CallDraft) -> bool:
+        """``{from, to, relationType}``: an existing relation to delete or read, else a new one."""
+        ends = [s for s in specs if s.kind is ArgKind.ENTITY_NAME and not s.fresh]
+        kinds = [s for s in specs if s.kind is ArgKind.RELATION_TYPE]
+        if len(ends) < 2 or not kinds:
+            return False
+        taken = draft.taken.setdefault(ArgKind.RELATION_TYPE, set())
+        existing = self.targets.relations()
+        options = self._new_relations(existing) if draft.effect is ToolEffect.CREATE else existing
+        options = [o for o in options if _key(o) not in taken]
+        if not options:
+            raise Unsatisfiable("no relation to use")
+        source, target, relation = options[(draft.variant * 7) % len(options)]
+        taken.add(_key((source, target, relation)))
+        draft.scope.update({ends[0].name: source, ends[1].name: target, kinds[0].name: relation})
+        return True
+
+    def _new_relations(self, existing: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        """Relations that do not exist yet but look like existing ones (same entity types at both ends)."""
+        graph = self.facts.graph
+        types = {e.name: e.entity_type for e in graph.entities} if graph else {}
+        names = [c.value for c in self.targets.entities()]
+        signatures = list(dict.fromkeys((types.get(a), r, types.get(b)) for a, b, r in existing))
+        options = [
+            (a, b, relation)
+            for source_type, relation, target_type in signatures
+            for a in names
+            if types.get(a) == source_type
+            for b in names
+            if b != a and types.get(b) == target_type
+        ]
+        if not options:  # no typed examples: any two entities, any known relation type
+            relations = [c.value for c in self.targets.relation_types()] or ["relates_to"]
+            options = [(a, b, relations[0]) for a in names for b in names if a != b]
+        return [o for o in options if o not in existing]
+
+    def fill_array(self, spec: ArgSpec, draft: CallDraft) -> list[Any]:
+        item = spec.items
+        if item is None or (item.kind is ArgKind.OBJECT and not item.properties):
+            if (spec.min_items or 0) > 0:
+                raise Unsatisfiable(f"cannot build items of {spec.path}")
+            return []
+        count = max(spec.min_items or 1, 2 if draft.variant >= 1 else 1)
+        if spec.max_items is not None:
+            count = min(count, spec.max_items)
+        values: list[Any] = []
+        for _ in range(count):
+            try:
+                values.append(self.value(item, draft))
+            except Unsatisfiable:
+                break
+        if len(values) < max(spec.min_items or 0, 1 if spec.required else 0):
+            raise Unsatisfiable(f"not enough values for {spec.path}")
+        return values
+
+    # -- one value --------------------------------------------------------------------------------
+
+    def value(self, spec: ArgSpec, draft: CallDraft) -> Any:
+        if spec.kind is ArgKind.OBJECT:
+            if not spec.properties:
+                return {}
+            return self.fill_object(spec.properties, draft, draft.variant)
+        if spec.kind is ArgKind.ARRAY:
+            return self.fill_array(spec, draft)
+        if spec.kind in SQL_KINDS:
+            return self._sql(spec, draft)
+        value = scalar_value(self, spec, draft)
+        if spec.fresh or spec.kind is ArgKind.NEW_PATH:
+            draft.fresh.setdefault(spec.path, []).append(value)
+        return value
+
+    def _sql(self, spec: ArgSpec, draft: CallDraft) -> str:
+        if self.sql is None:
+            if spec.kind in (ArgKind.SQL_QUERY_READ, ArgKind.SQL):
+                return "SELECT 1 AS probe"
+            raise Unsatisfiable("no database facts to write SQL from")
+        orders: dict[ArgKind, list[str]] = {
+            ArgKind.SQL_QUERY_READ: ["select"],
+            ArgKind.SQL_QUERY_WRITE: [k for k in ("insert", "update", "delete") if k in spec.sql_statements],
+            ArgKind.SQL_DDL: ["ddl"],
+        }
+        order = orders.get(spec.kind, ["select", "insert", "update", "delete", "ddl"]) or ["insert"]
+        taken = draft.taken.setdefault(spec.kind, set())
+        for offset in range(len(order) * 2):
+            kind = order[(draft.variant + offset) % len(order)]
+            tag = self.tag()
+            statement = self.sql.statement(kind, draft.variant // len(order) + offset // len(order), tag)
+            if statement and statement not in taken:
+                taken.add(statement)
+                if kind == "ddl":
+                    draft.fresh.setdefault(spec.path, []).append(f"probe_{tag}")
+                return statement
+        raise Unsatisfiable(f"no valid {spec.kind.value} statement for these tables")
+
+
+def _key(relation: tuple[str, str, str]) -> str:
+    return "\x1f".join(relation)

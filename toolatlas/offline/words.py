@@ -1,0 +1,354 @@
+"""The word-level rules behind :mod:`toolatlas.offline.kinds`: names split into words, and what they mean.
+
+Everything here works on plain strings (a property name split into words, its description, the
+tool's words and text) so that the rules can be read top to bottom: the first rule that fits
+decides. Nothing names a particular server's tools.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from toolatlas.models import ToolSpec
+
+__all__ = [
+    "EFFECT_VERBS",
+    "OBJECT_WORDS",
+    "Meaning",
+    "antonyms",
+    "implicit_choices",
+    "kind_for_string",
+    "sql_statements_in",
+    "tokens",
+    "tool_tokens",
+]
+
+
+def tokens(name: str | None) -> list[str]:
+    """``repo_path`` → ``[repo, path]``; ``entityName`` → ``[entity, name]``"""
+    if not name:
+        return []
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
+def tool_tokens(tool: ToolSpec) -> list[str]:
+    """A tool name's words without a leading server prefix (``git_status`` on ``git`` → ``[status]``)."""
+    words = tokens(tool.name)
+    prefix = set(tokens(tool.server)) | {"mcp", "tool"}
+    start = 0
+    while start < len(words) - 1 and words[start] in prefix:
+        start += 1
+    return words[start:]
+
+
+def _vocabulary(groups: dict[str, str]) -> dict[str, str]:
+    """``{meaning: "word word ..."}`` → ``{word: meaning}``."""
+    return {word: meaning for meaning, words in groups.items() for word in words.split()}
+
+
+EFFECT_VERBS = _vocabulary(
+    {
+        "read": "get list read search find show describe status diff log explain analyze open view fetch "
+        "convert count check inspect lookup browse tree info print query calculate compare validate "
+        "summarize resolve stat head tail cat ls grep",
+        "create": "create add new insert append make mkdir init commit save upload post put generate "
+        "register clone copy fork tag record",
+        "update": "update edit set modify move rename replace patch checkout switch merge reset rebase "
+        "stage unstage apply configure write change upsert mark",
+        "delete": "delete remove drop rm clear purge destroy unlink erase truncate prune",
+    }
+)
+"""The verb in a tool's name → what the tool does (``read``, ``create``, ``update``, ``delete``)."""
+
+OBJECT_WORDS = _vocabulary(
+    {
+        "file": "file files media document documents",
+        "directory": "directory directories dir dirs folder folders tree",
+        "table": "table tables object objects",
+        "row": "row rows record records",
+        "schema": "schema schemas",
+        "database": "database db health",
+        "index": "index indexes indices",
+        "branch": "branch branches",
+        "commit": "commit commits log history",
+        "tag": "tag tags",
+        "diff": "diff",
+        "repository": "status repo repository",
+        "entity": "entity entities node nodes",
+        "relation": "relation relations edge edges",
+        "observation": "observation observations",
+        "graph": "graph",
+        "time": "time timezone timezones clock date",
+        "note": "insight insights memo note notes",
+        "query": "query queries sql",
+    }
+)
+"""A noun in a tool's name → the kind of thing the tool acts on."""
+
+
+class Meaning(NamedTuple):
+    kind: str
+    target: str | None = None
+    fresh: bool = False
+
+
+_SELECTORS = {
+    "type",
+    "kind",
+    "mode",
+    "format",
+    "order",
+    "sort",
+    "by",
+    "level",
+    "method",
+    "strategy",
+    "direction",
+}
+_PATH_WORDS = {
+    "path",
+    "paths",
+    "file",
+    "files",
+    "filename",
+    "filepath",
+    "dir",
+    "directory",
+    "folder",
+    "source",
+    "destination",
+    "dest",
+    "src",
+    "dst",
+    "location",
+    "pathname",
+}
+_DIR_WORDS = {"dir", "dirs", "directory", "directories", "folder", "folders"}
+_FILE_WORDS = {"file", "files", "filename", "filepath"}
+_NEW_WORDS = {"destination", "dest", "dst", "new", "output", "target"}
+_LISTING_VERBS = {"list", "search", "find", "tree", "glob", "walk", "scan", "ls"}
+_TEXT_WORDS = {
+    "message",
+    "content",
+    "contents",
+    "text",
+    "body",
+    "insight",
+    "note",
+    "notes",
+    "comment",
+    "description",
+    "summary",
+    "title",
+    "value",
+    "data",
+    "payload",
+    "markdown",
+    "html",
+    "reason",
+    "prompt",
+}
+_NAME_WORDS = {"name", "names", "id", "ids", "key", "keys", "identifier", "slug", "handle", "uid"}
+_REF_WORDS = {"from", "to", "source", "target", "base", "parent", "start", "upstream"}
+_FORMATS = {
+    "date-time": "datetime",
+    "date": "date",
+    "time": "time_of_day",
+    "uri": "url",
+    "url": "url",
+    "iri": "url",
+    "uri-reference": "url",
+    "email": "email",
+    "idn-email": "email",
+    "uuid": "uuid",
+    "regex": "regex",
+}
+
+
+def kind_for_string(
+    words: list[str],
+    description: str,
+    fmt: str | None,
+    tool_words: list[str],
+    tool_text: str,
+    effect: str,
+    obj: str,
+    *,
+    sql: bool,
+    git: bool,
+    parent: list[str],
+    named_object: str | None = None,
+) -> Meaning:
+    """The meaning of a string argument named ``words``; the first rule that fits wins."""
+    w, desc, last = set(words), description.lower(), (words[-1] if words else "")
+    creates = effect == "create"
+    if fmt in _FORMATS:
+        return Meaning(_FORMATS[fmt])
+    if last == "type" and "entity" in w:
+        return Meaning("entity_type")
+    if last == "type" and "relation" in w:
+        return Meaning("relation_type")
+    if (last in _SELECTORS and len(words) > 1) or words == ["type"]:
+        return Meaning("string")
+    if w & {"timezone", "tz", "timezones"} or {"time", "zone"} <= w or "iana" in desc:
+        return Meaning("timezone")
+    if "hh:mm" in desc or "24-hour" in desc or (last == "time" and not re.search(r"\bdate|iso", desc)):
+        return Meaning("time_of_day")
+    if w & {"timestamp", "datetime", "since", "until"} or "iso 8601" in desc or "timestamp" in desc:
+        return Meaning("datetime")
+    if "date" in w or last == "day":
+        return Meaning("datetime" if "time" in desc else "date")
+    if w & {"repo", "repository"} and (
+        last in {"path", "dir", "directory", "root", "location"} or (len(words) == 1 and "path" in desc)
+    ):
+        return Meaning("repo_path", target="repository")
+    if "sql" in w or (w & {"query", "queries", "statement", "statements", "stmt"} and sql):
+        return Meaning("sql")
+    if w & {"pattern", "patterns", "glob", "globs", "regex", "regexp", "wildcard", "mask"}:
+        if w & {"regex", "regexp"} or "regular expression" in desc:
+            return Meaning("regex")
+        if "glob" in desc or "glob" in tool_text or "*" in desc or obj in ("file", "directory"):
+            return Meaning("glob")
+        return Meaning("search_query")
+    if w & {"url", "uri", "link", "href", "endpoint", "website"}:
+        return Meaning("url")
+    if w & {"email", "mail"}:
+        return Meaning("email")
+    if "must match exactly" in desc or ("old" in w and w & {"text", "str", "string", "content"}):
+        return Meaning("existing_text")
+    if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "needle"}:
+        return Meaning("search_query")
+    if w & _PATH_WORDS:
+        return _path_meaning(w, tool_words, tool_text, creates, obj, named_object)
+    if "branch" in w or "branches" in w:
+        fresh = creates and named_object == "branch" and not w & _REF_WORDS
+        return Meaning("branch", target="branch", fresh=fresh)
+    if (
+        w & {"revision", "rev", "commit", "sha", "ref", "refspec", "tag", "treeish"}
+        or "commit sha" in desc
+        or (git and w & {"target", "contains", "base"})
+    ):
+        return Meaning("revision", target="commit")
+    entity_word = bool(w & {"entity", "entities", "node", "nodes"})
+    if entity_word or ("entity" in desc and (last in _NAME_WORDS or w & _REF_WORDS)):
+        fresh = creates and named_object == "entity" and not w & _REF_WORDS
+        return Meaning("entity_name", target="entity", fresh=fresh)
+    if w & {"observation", "observations"} or ("observation" in desc and w & {"content", "contents", "text"}):
+        return Meaning("observation", target="observation", fresh=effect != "delete")
+    if "table" in w or "tables" in w:
+        return Meaning("table_name", target="table", fresh=creates and named_object == "table")
+    if sql and w & {"column", "columns", "field", "fields"}:
+        return Meaning("column_name", target="table")
+    if "schema" in w or "schemas" in w:
+        return Meaning("schema_name")
+    if sql and "object" in w and last in _NAME_WORDS:
+        return Meaning("table_name", target="table")
+    if last in _NAME_WORDS:
+        fresh = creates and named_object is not None and w <= _NAME_WORDS
+        return Meaning("identifier", target=named_object, fresh=fresh)
+    if w & _TEXT_WORDS or (parent and set(parent) & _TEXT_WORDS):
+        return Meaning("json" if "json" in desc else "text")
+    if "json" in desc:
+        return Meaning("json")
+    return Meaning("string")
+
+
+def _path_meaning(
+    w: set[str], tool_words: list[str], tool_text: str, creates: bool, obj: str, named_object: str | None
+) -> Meaning:
+    if w & _DIR_WORDS:
+        target: str | None = "directory"
+    elif w & _FILE_WORDS:
+        target = "file"
+    elif set(tool_words) & _LISTING_VERBS:
+        target = "directory"
+    elif re.search(r"\bfiles? (?:or|and) director", tool_text):
+        target = None  # "a file or directory": either will do
+    elif obj in ("file", "directory"):
+        target = obj
+    else:
+        target = None
+    if w & _NEW_WORDS:
+        return Meaning("new_path", target=target if w & (_DIR_WORDS | _FILE_WORDS) else None, fresh=True)
+    if not w & {"source", "src", "old", "from"} and creates and named_object in ("file", "directory"):
+        return Meaning("new_path", target=named_object, fresh=True)
+    kind = {"directory": "dir_path", "file": "file_path"}.get(target or "", "path")
+    return Meaning(kind, target=target)
+
+
+def sql_statements_in(description: str, tool_text: str, tool_words: list[str]) -> list[str]:
+    """Statement kinds an SQL argument accepts: from its description, else the tool's text, else its verbs."""
+    for text in (description.lower(), tool_text.lower()):
+        if re.search(r"\bany\b", text):
+            return ["select", "insert", "update", "delete", "ddl"]
+        found = [k for k in ("select", "insert", "update", "delete") if re.search(rf"\b{k}\b", text)]
+        if re.search(r"\bcreate table\b|\bddl\b|\balter table\b|\bdrop table\b", text) or (
+            text is description.lower() and re.search(r"\bcreate\b", text)
+        ):
+            found.append("ddl")
+        if found:
+            return found
+    words = set(tool_words)
+    if words & {"read", "select", "explain", "analyze", "get", "list", "search", "fetch"}:
+        return ["select"]
+    if words & {"write", "insert", "update", "delete", "modify"}:
+        return ["insert", "update", "delete"]
+    if words & {"create", "ddl", "migrate"}:
+        return ["ddl"]
+    return ["select", "insert", "update", "delete", "ddl"]
+
+
+_EXAMPLE_SPAN = re.compile(
+    r"\b(?:e\.g\.|eg\.|for example|such as|for instance|like)[^)]*?(?:\)|$|\.\s)", re.IGNORECASE
+)
+_QUOTED = re.compile(r"""['"`]([^'"`\n]{1,60})['"`]""")
+_LISTED = re.compile(
+    r"(?:valid values are|valid values|allowed values|possible values|one of|options are|must be one of)"
+    r"\s*:?\s*([^.;\n]+)",
+    re.IGNORECASE,
+)
+
+
+def implicit_choices(description: str) -> tuple[list[str], list[str]]:
+    """Choices a description lists ("'a', 'b' or 'c'"; "Valid values are: a, b") and its examples."""
+    examples = [q for span in _EXAMPLE_SPAN.finditer(description) for q in _QUOTED.findall(span.group(0))]
+    outside = _EXAMPLE_SPAN.sub(" ", description)
+    listed = _LISTED.search(outside)
+    if listed:
+        parts = re.split(r",|\bor\b|\band\b", listed.group(1))
+        choices = [p.strip().strip("'\"` ") for p in parts]
+        choices = [c for c in choices if re.fullmatch(r"[\w.-]+", c)]
+        if len(choices) >= 2:
+            return list(dict.fromkeys(choices)), examples
+    quoted = [q for q in _QUOTED.findall(outside) if re.fullmatch(r"[\w.-]+", q)]
+    if len(set(quoted)) >= 2 and re.search(r"\bor\b", outside):
+        return list(dict.fromkeys(quoted)), examples
+    return [], examples
+
+
+_OPPOSITES = [
+    {"head", "tail"},
+    {"first", "last"},
+    {"top", "bottom"},
+    {"before", "after"},
+    {"above", "below"},
+    {"oldest", "newest"},
+    {"ascending", "descending"},
+]
+
+
+def antonyms(
+    first: str, second: str, first_description: str, second_description: str, tool_description: str
+) -> bool:
+    """Whether two optional arguments are alternatives: opposite names, or descriptions one opposite apart."""
+    pair = {first.lower(), second.lower()}
+    if pair in _OPPOSITES:
+        return True
+    a, b = first_description.lower().split(), second_description.lower().split()
+    if a and len(a) == len(b):
+        differ = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        return len(differ) == 1 and set(differ[0]) in _OPPOSITES
+    return False
