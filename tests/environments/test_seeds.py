@@ -256,11 +256,11 @@ class TestGitSeed:
         assert git(repo, "cat-file", "-t", "v0.1.0").strip() == "tag"
         assert git(repo, "merge-base", "--is-ancestor", "v0.1.0", "main") == ""
 
-    def test_work_tree_is_clean_on_main(self, built):
-        """HEAD is main, nothing is modified or untracked, and files live in subfolders."""
+    def test_work_in_progress_on_main(self, built):
+        """HEAD is main with one unstaged modification and one untracked file, and files live in subfolders."""
         repo = built["demo.git"]
         assert git(repo, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
-        assert git(repo, "status", "--porcelain") == ""
+        assert git(repo, "status", "--porcelain").splitlines() == [" M src/greeter/core.py", "?? NOTES.md"]
         tracked = git(repo, "ls-files").splitlines()
         assert ".gitignore" in tracked and "src/greeter/core.py" in tracked
         assert "recieve" in (repo / "README.md").read_text()

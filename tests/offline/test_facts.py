@@ -125,7 +125,8 @@ class TestGitFacts:
         assert repo is not None
         assert repo.current_branch == "main" and repo.branches[0] == "main"
         assert set(repo.branches) == {"main", "feature/search", "bugfix/typo"}
-        assert repo.tags == ["v0.1.0"] and repo.clean
+        assert repo.tags == ["v0.1.0"] and not repo.clean
+        assert repo.changed_files == ["${repo}/src/greeter/core.py", "${repo}/NOTES.md"]
         assert repo.commits[0].message == "Start 0.2.0 development"
         assert len(repo.commits) == 10 and all(len(c.sha) == 40 and c.date for c in repo.commits)
 

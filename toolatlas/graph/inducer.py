@@ -74,6 +74,7 @@ class Inducer:
                 continue
             evidence = Evidence(
                 probe_id=probe.id,
+                step=result.index,
                 tool=step.tool,
                 arguments=step.arguments,
                 outcome=result.outcome.outcome,
@@ -131,7 +132,7 @@ class Inducer:
                 Effect.MUTATING: f"changes the environment ({verdict.change.summary(limit=2)})",
                 Effect.UNKNOWN: "",
             }[effect]
-            text = f"`{step.tool}` works to {spec.purpose} — given {args}" + (f"; it {what}." if what else ".")
+            text = f"`{step.tool}` ({spec.purpose}) works given {args}" + (f"; it {what}." if what else ".")
             when = spec.purpose
         return self._new_entry(
             EntryKind.AFFORDANCE,
@@ -175,8 +176,8 @@ class Inducer:
         index = probe.steps.index(step)
         spec = self.graph.specs[step.tool]
         if index == 0:
-            return f"called on the unchanged snapshot to {spec.purpose}"
-        return f"called after `{probe.steps[index - 1].tool}` to {spec.purpose}"
+            return f"called on the unchanged snapshot ({spec.purpose})"
+        return f"called right after `{probe.steps[index - 1].tool}` ({spec.purpose})"
 
     def _new_entry(self, kind: EntryKind, tool: str, signature: str, probe: Probe, **fields: Any) -> Entry:
         node = self.graph.tools[tool]
@@ -264,6 +265,12 @@ class Inducer:
                 yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
                     update={"excerpt": f"shows {probe.steps[step.observes].marker!r} written by `{source}`"}
                 )
+            enabler = by_index.get(step.enabled_by) if step.enabled_by is not None else None
+            if enabler is not None and not enabler.failed and not enabler.change.empty:
+                source = probe.steps[step.enabled_by].tool
+                yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
+                    update={"excerpt": f"succeeded once `{source}` had changed the state ({enabler.change.summary(limit=2)})"}
+                )
             if step.retry_of is not None and by_index.get(step.retry_of) and by_index[step.retry_of].failed:
                 source = probe.steps[step.retry_of].tool
                 yield CoUsageRelation.RETRY, source, step.tool, witness.model_copy(
@@ -276,7 +283,7 @@ class Inducer:
         signature = f"{relation.value}>{target}"
         texts = {
             CoUsageRelation.DATA: f"`{source}` output supplies inputs of `{target}` (values it returns are valid arguments there).",
-            CoUsageRelation.STATE: f"`{target}` observes changes made by `{source}` (write, then read back to confirm).",
+            CoUsageRelation.STATE: f"`{target}` depends on the state `{source}` changes: call `{source}` first, then `{target}` sees its effect.",
             CoUsageRelation.RETRY: f"After `{source}` fails, a corrected call to `{target}` succeeds.",
         }
         entry = self._new_entry(
@@ -287,7 +294,7 @@ class Inducer:
             text=texts[relation],
             when={
                 CoUsageRelation.DATA: f"you need valid inputs for `{target}`",
-                CoUsageRelation.STATE: f"you changed something with `{source}` and need to confirm it",
+                CoUsageRelation.STATE: f"`{target}` needs or should confirm what `{source}` changes",
                 CoUsageRelation.RETRY: f"`{source}` failed",
             }[relation],
             peer=target,

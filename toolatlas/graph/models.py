@@ -72,6 +72,8 @@ class Evidence(Frozen):
     """One verified observation behind an entry: the call as made and what came back."""
 
     probe_id: str
+    step: int = 0
+    """Position of the call in its probe (0: called on the snapshot as it is)."""
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     outcome: OutcomeClass

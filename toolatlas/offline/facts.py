@@ -117,6 +117,8 @@ class RepositoryFacts(Frozen):
     """HEAD's history first (newest first), then commits only reachable from other refs."""
     tracked_files: list[str] = Field(default_factory=list)
     """``${repo}/src/app.py``."""
+    changed_files: list[str] = Field(default_factory=list)
+    """Modified or untracked work-tree files (what there is to stage, diff or commit)."""
     clean: bool = True
 
 
@@ -278,7 +280,9 @@ def git_facts(repo: Path, *, placeholder: str = "${repo}") -> RepositoryFacts:
             sha, message, author, date = [*line.split("\x1f"), "", "", ""][:4]
             commits.setdefault(sha, CommitFact(sha=sha, message=message, author=author, date=date))
     tracked = [f"{placeholder}/{name}" for name in _git(repo, "ls-files", "-z").split("\0") if name]
-    clean = not _git(repo, "status", "--porcelain").strip()
+    status = _git(repo, "status", "--porcelain", "-z", "--untracked-files=all").split("\0")
+    changed = [f"{placeholder}/{line[3:]}" for line in status if len(line) > 3 and line[:2] != "D "]
+    clean = not changed
     return RepositoryFacts(
         root=placeholder,
         current_branch=current,
@@ -286,6 +290,7 @@ def git_facts(repo: Path, *, placeholder: str = "${repo}") -> RepositoryFacts:
         tags=tags,
         commits=list(commits.values()),
         tracked_files=tracked,
+        changed_files=changed,
         clean=clean,
     )
 

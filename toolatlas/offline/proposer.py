@@ -182,6 +182,7 @@ class OfflineProposer:
                 *self._variants(round_, name),
                 *self._compositions(round_, name),
                 *self._retries(round_, name),
+                *self._preconditions(round_, name),
                 *self._replays(round_, name),
                 *self._boundaries(round_, name),
             ]
@@ -262,10 +263,46 @@ class OfflineProposer:
             )
         return probes
 
+    def _preconditions(self, round_: int, name: str) -> list[Probe]:
+        """For a tool that fails on the untouched snapshot, try a state-changing tool first.
+
+        Enablers are the tools its error message names (``Use git_add to stage changes first``),
+        then the mutating tools acting on the same kind of object.
+        """
+        tool = self.graph.specs[name]
+        unplanned = [
+            e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
+            if e.condition and e.condition.startswith("called on the unchanged snapshot")
+        ]
+        if not unplanned:
+            return []
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if planned is None:
+            return []
+        mentioned = [t for t in self.graph.specs if t != name and any(t in (e.evidence[0].excerpt if e.evidence else "") for e in unplanned)]
+        related = [
+            t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
+            if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
+            and tool_object(t) is tool_object(tool)
+        ]
+        probes = []
+        for enabler in list(dict.fromkeys(mentioned + related))[:3]:
+            prepared = self.synth.valid_arguments(self.graph.specs[enabler], self.args[enabler], 0)
+            if prepared is None:
+                continue
+            first = self._step(self.graph.specs[enabler], prepared, expect="ok")
+            then = self._step(tool, planned, expect="ok").model_copy(
+                update={"enabled_by": 0, "intent": f"{intent_of(tool)} once `{enabler}` has prepared the state"}
+            )
+            probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
+        return probes
+
     def _replays(self, round_: int, name: str) -> list[Probe]:
         probes = []
         for entry in self.graph.entries_of(name, EntryKind.AFFORDANCE):
             if entry.deterministic is not None or entry.example_arguments is None or not entry.evidence:
+                continue
+            if entry.evidence[0].step != 0:  # verified inside a chain: alone it may lack its preconditions
                 continue
             if entry.signature.startswith("tolerates:"):
                 continue

@@ -91,9 +91,11 @@ class Targets:
             # without a tree to check against, a harvested path is taken at its word
             if known or (unknown and (self.facts.tree is None or (c.ref is not None and c.ref.created))):
                 pooled.append(c)
+        changed = set(self.facts.repository.changed_files) if self.facts.repository else set()
         facts = sorted(
             (f for f in self._files.values() if fits(f)),
             key=lambda f: (
+                f.path not in changed,  # in a repository, work in progress is what tools act on
                 f.text == binary,
                 f.path.rsplit("/", 1)[-1].startswith("."),
                 f.size > LARGE_FILE,

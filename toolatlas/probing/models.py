@@ -56,6 +56,8 @@ class ProbeStep(Frozen):
     """Index of the earlier step whose ``marker`` this step should show."""
     retry_of: int | None = None
     """Index of the earlier (failing) step this call corrects."""
+    enabled_by: int | None = None
+    """Index of the earlier step that prepares the state this call needs (it fails without it)."""
     harvested: list[HarvestRef] = Field(default_factory=list)
     exercised: list[str] = Field(default_factory=list)
     """Coverage keys this call exercises (``prop``, ``prop=member``)."""

@@ -3,7 +3,8 @@
 ``main`` has 7 commits (tag ``v0.1.0``, annotated, on the 4th); ``feature/search`` forks after
 the 5th and is 2 commits ahead (1 behind), touching only new files so it merges cleanly;
 ``bugfix/typo`` is 1 commit on top of ``main`` fixing the README's "recieve". The work tree ends
-clean on ``main``. Hashes are reproducible because authors, committers and dates are fixed, user
+on ``main`` with work in progress, as a developer's would: ``src/greeter/core.py`` modified (French
+added, not staged) and ``NOTES.md`` untracked — so there is something to diff, stage and commit. Hashes are reproducible because authors, committers and dates are fixed, user
 and system git configuration is ignored, and no hook templates are installed.
 """
 
@@ -54,6 +55,12 @@ requires-python = ">=3.10"
 
 [project.scripts]
 greeter = "greeter.cli:main"
+"""
+
+WORK_NOTES = """# Notes
+
+- French greeting added in core.py; needs a test before committing.
+- Ask Grace about the --lang default.
 """
 
 # (message, author, {path: new content}); the tag and the branches are made in build_repository.
@@ -190,10 +197,13 @@ def build_repository(dest: Path) -> None:
     repo.git("switch", "--quiet", "-c", "bugfix/typo")
     repo.commit(*BUGFIX)
     repo.git("switch", "--quiet", "main")
+    if repo.git("status", "--porcelain").strip():  # pragma: no cover - a bug in the history above
+        raise SnapshotError("demo.git work tree is not clean after building its history")
+    core = dest / "src" / "greeter" / "core.py"
+    write_text(core, core.read_text().replace('"de": "Hallo"', '"de": "Hallo", "fr": "Bonjour"'))
+    write_text(dest / "NOTES.md", WORK_NOTES)
     pin_times(dest, exclude=frozenset({".git"}))
     repo.git("update-index", "-q", "--refresh")
-    if repo.git("status", "--porcelain").strip():  # pragma: no cover - a bug in the history above
-        raise SnapshotError("demo.git work tree is not clean after building")
 
 
 class _Builder:

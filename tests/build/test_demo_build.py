@@ -1,0 +1,163 @@
+"""A real offline build of the demo catalogue: what the atlas must know, and that it is true.
+
+One build (bootstrap + 2 rounds) runs once for the module against the real demo servers; the
+tests read the atlas it stored. This is the product's main job, end to end, with no LLM.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store, read_coverage
+from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+from toolatlas.environments import render_value
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind
+from toolatlas.home import Home
+from toolatlas.probing.verifier import step_failed
+from toolatlas.store.types import Filter
+from toolatlas.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+ROUNDS = 2
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Catalogue, dict]]:
+    atlas_dir = tmp_path_factory.mktemp("atlas")
+    demo = load_catalogue(REPO / "configs" / "demo.toml")
+    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(atlas_dir))})
+    workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+    store = open_store(catalogue)
+    try:
+        first = asyncio.run(build_catalogue(workspace, store, rounds=ROUNDS))
+        records = store.records()
+        second = asyncio.run(build_catalogue(workspace, store, servers=[catalogue.server("time")], rounds=0))
+        after_second = store.records()
+    finally:
+        store.close()
+    yield catalogue, {"first": first, "records": records, "second": second, "after_second": after_second, "workspace": workspace}
+
+
+def entries(built, server: str, tool: str | None = None, kind: EntryKind | None = None) -> list[Entry]:
+    _catalogue, state = built
+    return [
+        e for e in state["records"]["entries"]
+        if e.server == server and (tool is None or e.tool == tool) and (kind is None or e.kind is kind)
+    ]
+
+
+def texts(found: list[Entry]) -> str:
+    return "\n".join(e.text + " " + " ".join(ev.excerpt for ev in e.evidence) for e in found)
+
+
+class TestBuildRuns:
+    def test_every_server_completes_every_round(self, built) -> None:
+        """All five demo servers finish bootstrap and both rounds, and the coverage log has every row."""
+        catalogue, state = built
+        report = state["first"]
+        assert report.servers == {s.name: "ok" for s in catalogue.servers}
+        rows = read_coverage(AtlasPaths(catalogue).coverage)
+        assert {(r.server, r.round) for r in rows} >= {(s.name, r) for s in catalogue.servers for r in range(ROUNDS + 1)}
+        assert (AtlasPaths(catalogue).build_report).exists()
+
+    def test_every_tool_has_a_verified_affordance(self, built) -> None:
+        """Each tool of each demo server has at least one affordance backed by a successful call."""
+        _catalogue, state = built
+        for node in state["records"]["tools"]:
+            assert node.affordances, f"{node.server}.{node.tool} has no affordance"
+
+    def test_no_entry_without_evidence(self, built) -> None:
+        """Every entry keeps the verbatim calls that verified it."""
+        _catalogue, state = built
+        for entry in state["records"]["entries"]:
+            assert entry.evidence, entry.text
+            assert entry.support >= 1 and entry.probe_ids
+
+
+class TestKnownBoundaries:
+    def test_filesystem_refuses_paths_outside_the_allowed_directory(self, built) -> None:
+        """The filesystem server's sandbox boundary is recorded with its exact error."""
+        found = texts(entries(built, "filesystem", kind=EntryKind.BOUNDARY))
+        assert "outside allowed directories" in found
+
+    def test_sqlite_statement_kind_restrictions(self, built) -> None:
+        """read_query only takes SELECT (and write_query refuses SELECT), as the server says."""
+        found = texts(entries(built, "sqlite", kind=EntryKind.BOUNDARY))
+        assert "Only SELECT queries are allowed for read_query" in found or "SELECT queries are not allowed" in found
+
+    def test_time_invalid_timezone(self, built) -> None:
+        """An unknown IANA time zone is a boundary of the time server."""
+        found = texts(entries(built, "time", kind=EntryKind.BOUNDARY))
+        assert "Invalid timezone" in found
+
+    def test_git_commit_with_nothing_staged(self, built) -> None:
+        """Committing on a snapshot with nothing staged fails, and the atlas says so."""
+        found = entries(built, "git", "git_commit", EntryKind.BOUNDARY)
+        assert any("No changes staged for commit" in texts([e]) for e in found)
+
+    def test_soft_errors_are_marked(self, built) -> None:
+        """A server that reports an error inside a successful result (sqlite) is recorded as such."""
+        soft = [e for e in entries(built, "sqlite", kind=EntryKind.BOUNDARY) if e.reported_as_success]
+        assert soft and all(e.outcome and e.outcome.value == "ok" for e in soft)
+
+
+class TestKnownCompositions:
+    def test_git_add_then_git_commit(self, built) -> None:
+        """git_add → git_commit is a verified state composition."""
+        found = [e for e in entries(built, "git", "git_add", EntryKind.CO_USAGE) if e.peer == "git_commit"]
+        assert found and found[0].relation is CoUsageRelation.STATE and 0 < (found[0].weight or 0) <= 1
+
+    def test_listing_feeds_the_filesystem_tools(self, built) -> None:
+        """Values a filesystem listing returns are verified inputs of other filesystem tools (data edges)."""
+        data = [e for e in entries(built, "filesystem", kind=EntryKind.CO_USAGE) if e.relation is CoUsageRelation.DATA]
+        sources = {e.tool for e in data}
+        assert sources & {"list_allowed_directories", "list_directory", "list_directory_with_sizes", "directory_tree", "search_files"}
+
+    def test_weights_are_witnessed_ratios(self, built) -> None:
+        """Co-usage weights are N_ij / N_i: in (0, 1], and a tool's outgoing weights never sum past its transitions."""
+        _catalogue, state = built
+        for entry in state["records"]["entries"]:
+            if entry.kind is EntryKind.CO_USAGE:
+                assert entry.transitions >= 1 and 0 < (entry.weight or 0) <= 1
+
+
+class TestRebuild:
+    def test_second_build_adds_support_without_duplicates(self, built) -> None:
+        """Building the same server again upserts the same ids and raises their support."""
+        _catalogue, state = built
+        before = {e.id: e for e in state["records"]["entries"] if e.server == "time"}
+        after = {e.id: e for e in state["after_second"]["entries"] if e.server == "time"}
+        assert set(before) <= set(after)
+        reobserved = [i for i in before if after[i].support > before[i].support]
+        assert reobserved, "the seed round should have re-observed known entries"
+        ids = [e.id for e in state["after_second"]["entries"]]
+        assert len(ids) == len(set(ids))
+
+
+class TestEvidenceIsTrue:
+    async def test_replayed_evidence_gives_the_same_outcome(self, built) -> None:
+        """A sample of entries' evidence, replayed in a fresh sandbox, gives the outcome class the entry claims."""
+        catalogue, state = built
+        workspace: Workspace = state["workspace"]
+        rng = random.Random(7)
+        checked = 0
+        for server in ("filesystem", "sqlite", "git", "memory", "time"):
+            candidates = [
+                (e, ev) for e in entries(built, server) if e.kind is not EntryKind.CO_USAGE
+                for ev in e.evidence[:1] if ev.step == 0
+            ]
+            sample = rng.sample(candidates, min(8, len(candidates)))
+            async with workspace.sandbox(server) as sandbox:
+                for entry, evidence in sample:
+                    outcome = await sandbox.call(evidence.tool, render_value(evidence.arguments, sandbox.variables()))
+                    await sandbox.reset()
+                    failed, _soft = step_failed(outcome)
+                    assert failed == (entry.kind is EntryKind.BOUNDARY), (entry.text, outcome.excerpt[:200])
+                    assert outcome.outcome is evidence.outcome, (entry.text, outcome.excerpt[:200])
+                    checked += 1
+        assert checked >= 30
