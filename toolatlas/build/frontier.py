@@ -100,6 +100,11 @@ class GraphFrontier:
                 chosen.extend((fresh or scored)[:quota])
             replays = [p for p in probes if p.direction is Direction.REPLAY and novelty(graph, p) > 0]
             chosen.extend(replays[:1])
+        if len(chosen) < budget:  # spend what the quotas left on the most novel remaining candidates
+            taken = {p.id for p in chosen}
+            rest = [p for tool in candidates for p in candidates[tool] if p.id not in taken and novelty(graph, p) > 0]
+            rest.sort(key=lambda p: (-novelty(graph, p), rng.random()))
+            chosen.extend(rest[: budget - len(chosen)])
         return chosen[:budget]
 
 

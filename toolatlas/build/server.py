@@ -110,20 +110,40 @@ class ServerBuild:
             for round_ in range(1, self.rounds + 1):
                 if self._given_up:
                     break
-                targets = self.frontier.targets(self.graph, self.settings.subgraph_size, self.rng)
-                candidates = proposer.candidates(round_, targets)
-                chosen = self.frontier.choose(
-                    self.graph,
-                    candidates,
-                    boundary_per_tool=self.settings.boundary_probes_per_tool,
-                    affordance_per_tool=self.settings.affordance_probes_per_tool,
-                    budget=self.settings.probe_budget_per_round,
-                    rng=self.rng,
-                )
+                chosen = self._choose(round_, proposer)
                 await self._round(round_, chosen, executors, verifier, inducer, proposer)
         finally:
             await asyncio.gather(*(e.close() for e in executors), return_exceptions=True)
         return self.coverage
+
+    def _choose(self, round_: int, proposer) -> list[Probe]:
+        """The round's probes: the frontier's K-tool subgraph first; when its novel candidates cannot
+        fill the budget, the subgraph grows by K more tools (the frontier's ranking) until they can."""
+        assert self.graph is not None
+        size = self.settings.subgraph_size
+        ranked = self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
+        candidates: dict[str, list[Probe]] = {}
+        chosen: list[Probe] = []
+        for width in range(size, len(ranked) + size, size):
+            fresh = [t for t in ranked[:width] if t not in candidates]
+            candidates.update(proposer.candidates(round_, fresh))
+            chosen = self.frontier.choose(
+                self.graph,
+                candidates,
+                boundary_per_tool=self.settings.boundary_probes_per_tool,
+                affordance_per_tool=self.settings.affordance_probes_per_tool,
+                budget=self.round_budget,
+                rng=self.rng,
+            )
+            if len(chosen) >= self.round_budget:
+                break
+        return chosen
+
+    @property
+    def round_budget(self) -> int:
+        """Probes per exploration round: K target tools × (boundary + affordance + one replay), capped."""
+        per_tool = self.settings.boundary_probes_per_tool + self.settings.affordance_probes_per_tool + 1
+        return min(self.settings.probe_budget_per_round, self.settings.subgraph_size * per_tool)
 
     @property
     def _given_up(self) -> bool:

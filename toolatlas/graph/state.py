@@ -40,6 +40,10 @@ class RoundCoverage(Frozen):
     argument_coverage: float = 0.0
     """Share of all schema properties and enum members some verified call has exercised."""
     co_usage_pairs: int = 0
+    boundary_families: int = 0
+    """Distinct (tool, triggering condition kind) pairs verified to fail: breadth of boundary knowledge."""
+    covered_keys: int = 0
+    """Distinct exploration keys exercised so far (arguments, mutations, compositions, replays)."""
     entries: int = 0
     new_entries: int = 0
     reinforced_entries: int = 0
@@ -110,6 +114,10 @@ class ServerGraph:
             tools_with_boundary=sum(1 for n in nodes if n.boundaries),
             argument_coverage=round(exercised / total, 4) if total else 1.0,
             co_usage_pairs=len(pairs),
+            boundary_families=len(
+                {(e.tool, e.error_signature) for e in self.entries.values() if e.kind is EntryKind.BOUNDARY}
+            ),
+            covered_keys=len(self.covered),
             entries=len(self.entries),
             traces=len(self.traces),
             strategies=len(self.strategies),

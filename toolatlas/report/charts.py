@@ -219,6 +219,16 @@ def _draw(uid: str, chart: Chart, rounds: list[int], failed: Sequence[RoundCover
     )
 
 
+def line_chart(
+    uid: str, title: str, desc: str, rounds: list[int], lines: Sequence[Series], *, y_label: str
+) -> str:
+    """A standalone line chart over rounds (what the benchmarks draw), on the report's axes and styles."""
+    top, step = nice_ceiling(max((v for s in lines for v in s.values), default=1.0) or 1.0)
+    chart = Chart(kind="lines", title=title, desc=desc, lines=list(lines), y_top=top, y_step=step, y_label=y_label,
+                  y_show=_count)
+    return _draw(uid, chart, rounds, [])
+
+
 def _share(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
