@@ -1,5 +1,5 @@
 # The two commands of the README, plus their parts. Every target is idempotent.
-#   make demo   set up, provision the demo catalogue's servers, run the main job on it
+#   make demo   set up, provision the demo catalogue's servers, build its atlas (the main job)
 #   make test   set up, provision the test servers, run the test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -10,6 +10,7 @@ STAMP  := $(VENV)/.toolatlas-installed
 
 demo: servers
 	$(BIN)/toolatlas servers check configs/demo.toml
+	$(BIN)/toolatlas build configs/demo.toml
 
 test: test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -37,6 +38,9 @@ test-servers: servers
 bench: servers
 	$(BIN)/python benchmarks/mcp_calls.py
 	$(BIN)/python benchmarks/env_reset.py
+	$(BIN)/python benchmarks/store.py
+	$(BIN)/python benchmarks/coverage.py
+	$(BIN)/python benchmarks/build_throughput.py
 
 clean:
 	rm -rf .toolatlas

@@ -1,0 +1,104 @@
+"""Probes/s of an in-process build, as a ratio of the raw MCP call rate of the same servers.
+
+Per demo server, in one process: (1) the raw call rate of its smoke call on one session, one call
+in flight (the executor's own rhythm); (2) the freeze+reset+discard cost of its environment; (3) a
+build of that server alone (bootstrap + R rounds, one executor). Printed: build probes/s and
+calls/s; the raw call rate; the physical limit of a probe = calls per probe × call time +
+one freeze/reset; and the ratios. Raw rates are measured before and after the build, averaged.
+
+    .venv/bin/python benchmarks/build_throughput.py [--rounds 2] [--server NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import save  # noqa: E402
+
+from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
+from toolatlas.environments import render_value  # noqa: E402
+from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.workspace import Workspace  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+async def raw_rates(workspace: Workspace, name: str, seconds: float) -> tuple[float, float]:
+    """(seconds per smoke call, seconds per freeze+reset+discard) on one sandbox."""
+    spec = workspace.catalogue.server(name)
+    assert spec.smoke is not None
+    async with workspace.sandbox(spec) as sandbox:
+        arguments = render_value(spec.smoke.arguments, sandbox.variables())
+        calls = []
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            t0 = time.perf_counter()
+            await sandbox.call(spec.smoke.tool, arguments)
+            calls.append(time.perf_counter() - t0)
+        resets = []
+        for _ in range(20):
+            t0 = time.perf_counter()
+            frozen = await sandbox.freeze_and_reset()
+            await sandbox.discard(frozen)
+            resets.append(time.perf_counter() - t0)
+    return statistics.mean(calls), statistics.median(resets)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=1.5)
+    parser.add_argument("--server", action="append")
+    args = parser.parse_args()
+    configure_logging()
+    demo = load_catalogue(REPO / "configs" / "demo.toml")
+    rows = []
+    for name in args.server or [s.name for s in demo.servers]:
+        with tempfile.TemporaryDirectory() as tmp:
+            catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=tmp)})
+            workspace = Workspace(catalogue)
+            call_a, reset_a = await raw_rates(workspace, name, args.seconds)
+            store = open_store(catalogue)
+            try:
+                report = await build_catalogue(workspace, store, servers=[catalogue.server(name)], rounds=args.rounds)
+            finally:
+                store.close()
+            call_b, reset_b = await raw_rates(workspace, name, args.seconds)
+        call_s, reset_s = (call_a + call_b) / 2, (reset_a + reset_b) / 2
+        build_seconds = sum(c.seconds for c in report.coverage)
+        calls_per_probe = report.calls / report.probes
+        limit = 1 / (calls_per_probe * call_s + reset_s)
+        rows.append({
+            "server": name,
+            "probes": report.probes,
+            "calls": report.calls,
+            "build_probes_per_s": report.probes / build_seconds,
+            "build_calls_per_s": report.calls / build_seconds,
+            "raw_calls_per_s": 1 / call_s,
+            "reset_ms": reset_s * 1000,
+            "probe_limit_per_s": limit,
+            "ratio_vs_raw_calls": (report.calls / build_seconds) * call_s,
+            "ratio_vs_probe_limit": (report.probes / build_seconds) / limit,
+        })
+        print(f"  measured {name}", flush=True)
+    print("\nin-process build (one executor per server) vs the raw limits of the same servers, same run")
+    print(f"{'server':<11} {'probes':>7} {'probes/s':>9} {'calls/s':>8} {'raw calls/s':>12} {'reset ms':>9} "
+          f"{'limit probes/s':>15} {'vs raw calls':>13} {'vs limit':>9}")
+    for r in rows:
+        print(f"{r['server']:<11} {r['probes']:>7} {r['build_probes_per_s']:9.1f} {r['build_calls_per_s']:8.1f} "
+              f"{r['raw_calls_per_s']:12.0f} {r['reset_ms']:9.2f} {r['probe_limit_per_s']:15.1f} "
+              f"{r['ratio_vs_raw_calls']:13.3f} {r['ratio_vs_probe_limit']:9.2f}")
+    print(f"\nsaved {save('build_throughput', {'rounds': args.rounds, 'rows': rows})}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
