@@ -163,6 +163,7 @@ async def build_catalogue(
             return result
 
     results = await asyncio.gather(*(one(s) for s in chosen))
+    await asyncio.to_thread(store.optimize)
     coverage = [row for rows in results for row in rows]
     seconds = time.perf_counter() - t0
     probes = sum(c.probes for c in coverage)

@@ -102,6 +102,10 @@ class AtlasStore:
     def flush(self) -> None:
         self.backend.flush()
 
+    def optimize(self) -> None:
+        """Build the search indexes now (Qdrant Edge builds them only when asked)."""
+        self.backend.optimize()
+
     def close(self) -> None:
         self.backend.close()
 

@@ -1,0 +1,114 @@
+"""Induction without servers: merging by signature, co-usage weights, replays, stale entries."""
+
+from __future__ import annotations
+
+from toolatlas.environments import StateDiff
+from toolatlas.graph.inducer import Inducer, confidence
+from toolatlas.graph.models import CoUsageRelation, EntryKind, EntryStatus
+from toolatlas.graph.state import ServerGraph
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.offline.harvest import HarvestRef
+from toolatlas.offline.kinds import ArgKind
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
+from toolatlas.probing.text import error_signature
+
+READ = ToolSpec(server="s", name="read_file", description="Read a file.", input_schema={
+    "type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "integer"}}, "required": ["path"]})
+LIST = ToolSpec(server="s", name="list_dir", description="List a folder.", input_schema={
+    "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+
+
+def rollout(steps: list[ProbeStep], outcomes: list[tuple[OutcomeClass, str]], *, n: int = 0,
+            direction: Direction = Direction.BOUNDARY) -> tuple[Rollout, Verdict]:
+    probe = Probe(id=f"p{n}", server="s", round=1, direction=direction, target=steps[0].tool, task="t", steps=steps)
+    results = [
+        StepResult(index=i, outcome=CallOutcome(server="s", tool=s.tool, arguments=s.arguments, outcome=o, excerpt=x))
+        for i, (s, (o, x)) in enumerate(zip(steps, outcomes, strict=True))
+    ]
+    verdicts = [
+        StepVerdict(index=i, tool=s.tool, outcome=o, failed=o is not OutcomeClass.OK, error_text=x if o is not OutcomeClass.OK else "",
+                    change=StateDiff())
+        for i, (s, (o, x)) in enumerate(zip(steps, outcomes, strict=True))
+    ]
+    return Rollout(probe=probe, steps=results, variables={"root": "/tmp/inst/state/root"}), Verdict(
+        probe_id=probe.id, server="s", resolved=True, steps=verdicts)
+
+
+class TestMerging:
+    def test_same_wall_becomes_one_boundary(self) -> None:
+        """Twenty probes failing with the same error (different paths) make one boundary with support 20."""
+        graph = ServerGraph("s", [READ, LIST])
+        inducer = Inducer(graph)
+        for n in range(20):
+            step = ProbeStep(tool="read_file", arguments={"path": f"/etc/file{n}"}, mutation="path_escape",
+                             condition="`path` is outside the root", expect="error")
+            inducer.induce(*rollout([step], [(OutcomeClass.TOOL_ERROR, f"Access denied: /etc/file{n} is outside")], n=n))
+        boundaries = graph.entries_of("read_file", EntryKind.BOUNDARY)
+        assert len(boundaries) == 1
+        assert boundaries[0].support == 20 and boundaries[0].confidence == confidence(20)
+        assert len(boundaries[0].evidence) == 5 and boundaries[0].evidence[0].arguments == {"path": "/etc/file0"}
+
+    def test_different_errors_stay_apart(self) -> None:
+        """Different error messages are different boundaries."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": "x"}, expect="error")
+        inducer.induce(*rollout([step], [(OutcomeClass.TOOL_ERROR, "ENOENT: no such file")], n=1))
+        inducer.induce(*rollout([step], [(OutcomeClass.TOOL_ERROR, "EISDIR: is a directory")], n=2))
+        assert len(graph.entries_of("read_file", EntryKind.BOUNDARY)) == 2
+
+    def test_error_signature_masks_the_incidental(self) -> None:
+        """Paths, numbers and quoted names are masked; the words of the error remain."""
+        assert error_signature("Access denied - /a/b/c.txt not in /root (code 13)") == "Access denied - <path> not in <path> (code <n>)"
+
+    def test_evidence_is_normalised_to_placeholders(self) -> None:
+        """Evidence excerpts name the instance by placeholders, not by its temporary path."""
+        graph = ServerGraph("s", [READ])
+        step = ProbeStep(tool="read_file", arguments={"path": "${root}/a"}, expect="ok")
+        Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, "read /tmp/inst/state/root/a")], direction=Direction.SEED))
+        entry = graph.entries_of("read_file", EntryKind.AFFORDANCE)[0]
+        assert entry.evidence[0].excerpt == "read ${root}/a"
+
+
+class TestCoUsage:
+    def test_data_edge_weight_is_a_witnessed_ratio(self) -> None:
+        """A harvested value that works gives a data edge with weight N_ij / N_i."""
+        graph = ServerGraph("s", [READ, LIST])
+        inducer = Inducer(graph)
+        ref = HarvestRef(kind=ArgKind.FILE_PATH, value="${root}/a", tool="list_dir", probe_id="p0")
+        listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"}, expect="ok")
+        use = ProbeStep(tool="read_file", arguments={"path": "${root}/a"}, expect="ok", harvested=[ref])
+        inducer.induce(*rollout([listing, use], [(OutcomeClass.OK, "a"), (OutcomeClass.OK, "content")], n=1,
+                                direction=Direction.AFFORDANCE))
+        inducer.induce(*rollout([listing, use], [(OutcomeClass.OK, "a"), (OutcomeClass.TOOL_ERROR, "gone")], n=2,
+                                direction=Direction.AFFORDANCE))
+        inducer.refresh_weights()
+        [edge] = graph.entries_of("list_dir", EntryKind.CO_USAGE)
+        assert edge.relation is CoUsageRelation.DATA and edge.peer == "read_file"
+        assert edge.transitions == 1 and graph.transition_opportunities["list_dir"] == 3
+        assert edge.weight == round(1 / 3, 4)
+
+    def test_retry_edge(self) -> None:
+        """A failing call followed by a corrected call that works is a retry edge."""
+        graph = ServerGraph("s", [READ])
+        failing = ProbeStep(tool="read_file", arguments={"path": "/etc/x"}, expect="error")
+        fixed = ProbeStep(tool="read_file", arguments={"path": "${root}/a"}, expect="ok", retry_of=0)
+        Inducer(graph).induce(*rollout([failing, fixed], [(OutcomeClass.TOOL_ERROR, "denied"), (OutcomeClass.OK, "x")],
+                                       direction=Direction.AFFORDANCE))
+        [edge] = graph.entries_of("read_file", EntryKind.CO_USAGE)
+        assert edge.relation is CoUsageRelation.RETRY and edge.peer == "read_file"
+
+
+class TestStale:
+    def test_entries_of_a_changed_interface_go_stale(self) -> None:
+        """Loading entries stored for an older schema marks them stale and keeps them out of the live graph."""
+        old = ServerGraph("s", [READ])
+        Inducer(old).induce(*rollout([ProbeStep(tool="read_file", arguments={"path": "a"}, expect="ok")],
+                                     [(OutcomeClass.OK, "x")], direction=Direction.SEED))
+        stored = old.take_dirty()
+        changed = READ.model_copy(update={"input_schema": {**READ.input_schema, "required": ["path", "head"]}})
+        new = ServerGraph("s", [changed])
+        assert new.load(stored) == 1
+        assert new.entries == {}
+        persisted = new.take_dirty()["entries"]
+        assert persisted and all(e.status is EntryStatus.STALE for e in persisted)
