@@ -285,6 +285,17 @@ class GitEnvironment(FileStateEnvironment):
         return result.stdout
 
 
+def _record_key(record: object) -> str:
+    """A readable key for a JSON-lines record: ``entity:Ada``, ``relation:Ada>works_at>Acme``, or its hash."""
+    if isinstance(record, dict):
+        kind = str(record.get("type", "record"))
+        if "name" in record:
+            return f"{kind}:{record['name']}"
+        if "from" in record and "to" in record:
+            return f"{kind}:{record['from']}>{record.get('relationType', '')}>{record['to']}"
+    return f"record:{_sha(canonical_json(record).encode())}"
+
+
 class JsonFileEnvironment(FileStateEnvironment):
     """A service whose state is one JSON document or a JSON-lines file (e.g. the memory server)."""
 
@@ -297,7 +308,7 @@ class JsonFileEnvironment(FileStateEnvironment):
         self.entry = filename  # type: ignore[misc] - per-instance override of the class default
 
     def _items(self, path: Path) -> dict[str, str]:
-        """Top-level keys of a JSON object, canonical records of JSON lines, else the whole file."""
+        """Top-level keys of a JSON object, items of a JSON array, records of JSON lines (by name), else lines."""
         raw = path.read_bytes()
         text = raw.decode("utf-8", errors="replace")
         try:
@@ -313,10 +324,12 @@ class JsonFileEnvironment(FileStateEnvironment):
             if not line.strip():
                 continue
             try:
-                record = canonical_json(json.loads(line))
+                record = json.loads(line)
             except json.JSONDecodeError:
                 items[f"line:{number}"] = _sha(line.encode())
                 continue
-            key = f"record:{_sha(record.encode())}"
-            items[key] = str(int(items.get(key, "0")) + 1)
+            key = _record_key(record)
+            while key in items:  # the same record twice is two items
+                key += "+"
+            items[key] = _sha(canonical_json(record).encode())
         return items

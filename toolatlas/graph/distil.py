@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode, stable_id
+from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, StrategyNode, TraceNode, stable_id
 from toolatlas.graph.state import ServerGraph
 
 __all__ = ["distil_strategies", "link_similar_traces"]
@@ -21,6 +21,14 @@ def _pitfalls(graph: ServerGraph, tools: list[str], limit: int = 3) -> list[str]
     boundaries = [e for t in tools for e in graph.entries_of(t, EntryKind.BOUNDARY)]
     boundaries.sort(key=lambda e: (-e.support, e.id))
     return [e.text for e in boundaries[:limit]]
+
+
+def _discovers(graph: ServerGraph, tool: str) -> bool:
+    """A tool fit to start a plan with: declared read-only, or never seen to change anything."""
+    spec = graph.specs.get(tool)
+    if spec is not None and spec.annotations.read_only is not None:
+        return spec.annotations.read_only
+    return not any(e.effect is Effect.MUTATING for e in graph.entries_of(tool, EntryKind.AFFORDANCE))
 
 
 def _traces_with(graph: ServerGraph, first: str, then: str) -> list[TraceNode]:
@@ -40,7 +48,8 @@ def distil_strategies(graph: ServerGraph, round_: int, *, min_support: int = 2) 
     for entry in sorted(co_usage, key=lambda e: e.id):
         assert entry.peer is not None
         if entry.relation is CoUsageRelation.DATA:
-            data_by_source[entry.tool].append(entry)
+            if entry.peer != entry.tool and _discovers(graph, entry.tool):
+                data_by_source[entry.tool].append(entry)
         elif entry.relation is CoUsageRelation.STATE:
             candidates.append((
                 f"Confirm what `{entry.tool}` changed by reading it back with `{entry.peer}`",
@@ -52,10 +61,15 @@ def distil_strategies(graph: ServerGraph, round_: int, *, min_support: int = 2) 
                 entry.transitions,
             ))
         elif entry.relation is CoUsageRelation.RETRY:
+            common = _pitfalls(graph, [entry.tool], limit=1)
+            seen = f" (most often: {common[0]})" if common else ""
             candidates.append((
                 f"Recover from a failed `{entry.tool}` call",
                 f"`{entry.tool}` returned an error",
-                [f"Read the error `{entry.tool}` returned.", f"Retry with `{entry.peer}` and corrected arguments (see its affordances)."],
+                [
+                    f"Read the error `{entry.tool}` returned{seen}.",
+                    f"Change the argument the error names and call `{entry.peer}` again; its affordances show calls that work.",
+                ],
                 [entry.tool, entry.peer],
                 entry.tool,
                 entry.peer,

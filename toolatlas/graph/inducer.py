@@ -112,7 +112,7 @@ class Inducer:
         shape = _argument_shape(step.arguments, spec.properties)
         effect = verdict.effect
         if step.mutation:  # a boundary probe the tool accepted: leniency is knowledge too
-            signature = f"tolerates:{step.mutation}:{','.join(shape)}"
+            signature = f"tolerates:{step.mutation}:{error_signature(step.condition or '')}"
             text = f"`{step.tool}` accepts the call without error even when {step.condition or step.mutation}."
             when = f"{step.condition or step.mutation} (accepted)"
         else:
