@@ -148,9 +148,7 @@ class OfflineProposer:
         markers = _markers(planned)
         if not markers:
             return None
-        scratch = ValuePool()
-        scratch.harvest(writer, "", None, {}, "plan", arguments=planned.arguments)
-        synth = ValueSynth(self.facts, scratch, random.Random(self.rng.random()), use_created=True)
+        synth = self._created_synth(writer, planned)
         obj = tool_object(writer)
         created = [v for values in planned.fresh_values.values() for v in values if isinstance(v, str)]
         parents = {posixpath.dirname(v) for v in created if "/" in v}
@@ -170,6 +168,12 @@ class OfflineProposer:
                 )
         return None
 
+    def _created_synth(self, writer: ToolSpec, planned: PlannedCall) -> ValueSynth:
+        """A planner that prefers what ``planned`` creates: for the steps that work on it next."""
+        scratch = ValuePool()
+        scratch.harvest(writer, "", None, {}, "plan", arguments=planned.arguments)
+        return ValueSynth(self.facts, scratch, random.Random(self.rng.random()), use_created=True)
+
     # -- exploration -----------------------------------------------------------------------------
 
     def candidates(self, round_: int, targets: Iterable[str]) -> dict[str, list[Probe]]:
@@ -183,6 +187,7 @@ class OfflineProposer:
                 *self._compositions(round_, name),
                 *self._retries(round_, name),
                 *self._preconditions(round_, name),
+                *self._lifecycles(round_, name),
                 *self._replays(round_, name),
                 *self._boundaries(round_, name),
             ]
@@ -297,6 +302,42 @@ class OfflineProposer:
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
         return probes
 
+    def _lifecycles(self, round_: int, name: str) -> list[Probe]:
+        """Create → read back → modify what was created → verify the change, for a creating tool."""
+        tool = self.graph.specs[name]
+        if tool_effect(tool) is not ToolEffect.CREATE:
+            return []
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if planned is None:
+            return []
+        read = self._read_back(tool, planned)
+        markers = _markers(planned)
+        if read is None or not markers:
+            return []
+        synth = self._created_synth(tool, planned)
+        modifiers = sorted(
+            (t for t in self.graph.specs.values() if t.name != name and tool_effect(t) in (ToolEffect.UPDATE, ToolEffect.DELETE)),
+            key=lambda t: (tool_effect(t) is not ToolEffect.UPDATE, tool_object(t) is not tool_object(tool), t.name),
+        )
+        probes = []
+        for modifier in modifiers:
+            call = synth.valid_arguments(modifier, self.args[modifier.name], 0)
+            if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
+                continue
+            change = self._step(modifier, call, expect="ok").model_copy(
+                update={"intent": f"change what `{name}` created ({intent_of(modifier)})"}
+            )
+            after = self._read_back(modifier, call)  # e.g. read the destination of a move
+            verify = (after or read.model_copy(update={"expect": "any"})).model_copy(
+                update={"observes": 2 if after is not None else None, "intent": f"verify the change `{modifier.name}` made"}
+            )
+            first = self._step(tool, planned, expect="ok")
+            steps = [first, read, change, verify]
+            probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
+            if len(probes) == 2:
+                break
+        return probes
+
     def _replays(self, round_: int, name: str) -> list[Probe]:
         probes = []
         for entry in self.graph.entries_of(name, EntryKind.AFFORDANCE):
@@ -388,7 +429,7 @@ class OfflineProposer:
             arguments=planned.arguments,
             intent=intent_of(tool),
             expect=expect,  # type: ignore[arg-type]
-            harvested=[ref for ref in planned.used_values if not ref.created],
+            harvested=[ref for ref in planned.used_values if not ref.created and ref.tool != tool.name],
             exercised=_exercised(planned.arguments, tool),
         )
 
