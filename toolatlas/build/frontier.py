@@ -36,12 +36,37 @@ class Frontier(Protocol):
         rng: random.Random,
     ) -> list[Probe]: ...
 
+    def observe(self, graph: ServerGraph, probe: Probe, reward: float) -> None:
+        """Feedback after a probe was induced: ``reward`` is the new verified knowledge it produced."""
+        ...
+
+    def state(self) -> dict:
+        """What a checkpoint must keep to resume this frontier exactly (JSON-serialisable)."""
+        ...
+
+    def restore(self, state: dict) -> None:
+        """Resume from :meth:`state`."""
+        ...
+
+
+class _Stateless:
+    """Frontiers that learn nothing between rounds beyond what the graph holds."""
+
+    def observe(self, graph: ServerGraph, probe: Probe, reward: float) -> None:
+        return None
+
+    def state(self) -> dict:
+        return {}
+
+    def restore(self, state: dict) -> None:
+        return None
+
 
 def novelty(graph: ServerGraph, probe: Probe) -> int:
     return sum(1 for key in probe.coverage_keys if key not in graph.covered)
 
 
-class GraphFrontier:
+class GraphFrontier(_Stateless):
     """Under-explored tools first, their co-usage neighbourhood next, the most novel probes in it."""
 
     def exploration_debt(self, graph: ServerGraph, tool: str) -> float:
@@ -108,7 +133,7 @@ class GraphFrontier:
         return chosen[:budget]
 
 
-class UniformFrontier:
+class UniformFrontier(_Stateless):
     """The baseline: the same number of probes, sampled uniformly from every tool's candidates."""
 
     def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]:

@@ -191,6 +191,7 @@ class ServerBuild:
                 rollout, verdict = item
                 delta = inducer.induce(rollout, verdict)
                 proposer.observe(rollout, verdict)
+                self.frontier.observe(self.graph, rollout.probe, delta.reward)
                 totals["probes"] += 1
                 totals["resolved"] += int(verdict.resolved)
                 totals["new"] += len(delta.new_entries)
