@@ -171,7 +171,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         report = asyncio.run(
             build_catalogue(
                 workspace, store, servers=servers, rounds=rounds, frontier=args.frontier, parallel_servers=args.jobs,
-                on_round=lambda row: print(_coverage_line(row), flush=True),
+                resume=args.resume, on_round=lambda row: print(_coverage_line(row), flush=True),
             )
         )
         print()
@@ -304,8 +304,11 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("config", type=Path)
     build.add_argument("--rounds", type=int, default=None, help="exploration rounds R (default: the catalogue's)")
     build.add_argument("--server", action="append", help="only this server (repeatable)")
-    build.add_argument("--frontier", choices=["graph", "uniform"], default="graph", help="probe selection (default graph)")
+    build.add_argument(
+        "--frontier", choices=["graph", "uniform", "linucb"], default="graph", help="probe selection (default graph)"
+    )
     build.add_argument("--jobs", type=int, default=4, help="servers built in parallel (default 4)")
+    build.add_argument("--resume", action="store_true", help="continue an interrupted build from its last completed rounds")
     build.set_defaults(func=cmd_build)
 
     inspect = commands.add_parser("inspect", help="summarise the atlas per server and tool")

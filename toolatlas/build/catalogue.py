@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,15 +18,26 @@ from pathlib import Path
 
 import structlog
 
-from toolatlas.build.frontier import frontier_for
 from toolatlas.build.server import ServerBuild
+from toolatlas.build.shard import CHECKPOINT_VERSION, ServerShard
 from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.graph.state import RoundCoverage, ServerGraph
+from toolatlas.errors import ToolAtlasError
+from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import Frozen, utcnow
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.workspace import Workspace
 
-__all__ = ["AtlasPaths", "BuildReport", "StoreSink", "build_catalogue", "read_coverage"]
+__all__ = [
+    "AtlasPaths",
+    "BuildReport",
+    "StoreSink",
+    "build_catalogue",
+    "check_resumable",
+    "finish_report",
+    "read_checkpoint",
+    "read_coverage",
+    "write_checkpoint",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -47,6 +59,9 @@ class AtlasPaths:
     @property
     def build_report(self) -> Path:
         return self.root / "build.json"
+
+    def checkpoint(self, server: str) -> Path:
+        return self.root / "checkpoints" / f"{server}.json"
 
     @property
     def export(self) -> Path:
@@ -70,29 +85,61 @@ def _prefix(name: str) -> str:
 
 
 class StoreSink:
-    """Persists a server's changed records and its coverage rows at the end of every round."""
+    """Persists a shard's round: changed records to the store, the coverage row, then the checkpoint.
 
-    def __init__(self, store: AtlasStore, coverage_log: Path) -> None:
+    The checkpoint is written last and atomically: a build killed at any moment resumes from the
+    last round whose records are all stored (re-running a half-saved round upserts the same ids).
+    """
+
+    def __init__(self, store: AtlasStore, paths: AtlasPaths) -> None:
         self.store = store
-        self.coverage_log = coverage_log
+        self.paths = paths
         self._lock = threading.Lock()
 
-    def save_round(self, graph: ServerGraph, coverage: RoundCoverage) -> None:
+    def save_round(self, shard: ServerShard, coverage: RoundCoverage) -> None:
+        checkpoint = shard.checkpoint()
         with self._lock:  # embedded stores are single-writer; servers' rounds end concurrently
-            self.store.save(graph.take_dirty())
+            self.store.save(shard.take_dirty())
             self.store.flush()
             self.append_coverage(coverage)
+        write_checkpoint(self.paths.checkpoint(shard.spec.name), checkpoint)
 
     def append_coverage(self, coverage: RoundCoverage) -> None:
-        self.coverage_log.parent.mkdir(parents=True, exist_ok=True)
-        with self.coverage_log.open("a", encoding="utf-8") as handle:
+        self.paths.coverage.parent.mkdir(parents=True, exist_ok=True)
+        with self.paths.coverage.open("a", encoding="utf-8") as handle:
             handle.write(coverage.model_dump_json() + "\n")
+
+    def load_checkpoint(self, server: str) -> dict | None:
+        return read_checkpoint(self.paths.checkpoint(server))
+
+
+def write_checkpoint(path: Path, state: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_suffix(f".tmp-{os.getpid()}")
+    staging.write_text(json.dumps(state))
+    os.replace(staging, path)
+
+
+def read_checkpoint(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ToolAtlasError(f"checkpoint {path} is unreadable ({exc}); delete it to rebuild that server") from exc
 
 
 def read_coverage(path: Path) -> list[RoundCoverage]:
+    """Coverage rows, the latest per (server, round) — a resumed or repeated build appends."""
     if not path.exists():
         return []
-    return [RoundCoverage.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
+    rows: dict[tuple[str, int], RoundCoverage] = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            row = RoundCoverage.model_validate_json(line)
+            rows.pop((row.server, row.round), None)
+            rows[(row.server, row.round)] = row
+    return list(rows.values())
 
 
 class BuildReport(Frozen):
@@ -119,13 +166,20 @@ async def build_catalogue(
     rounds: int | None = None,
     frontier: str = "graph",
     parallel_servers: int = 4,
+    resume: bool = False,
     on_round: Callable[[RoundCoverage], None] | None = None,
 ) -> BuildReport:
-    """Build (or extend) the atlas of the catalogue's servers; returns the build report."""
+    """Build (or extend, or with ``resume`` continue) the atlas of the catalogue's servers."""
     catalogue = workspace.catalogue
     chosen = list(servers) if servers is not None else catalogue.enabled_servers
+    rounds = catalogue.build.rounds if rounds is None else rounds
     paths = AtlasPaths(catalogue)
-    sink = StoreSink(store, paths.coverage)
+    sink = StoreSink(store, paths)
+    previous = read_coverage(paths.coverage)
+    if not resume:  # a new build starts the coverage log of its servers afresh
+        names = {s.name for s in chosen}
+        paths.coverage.parent.mkdir(parents=True, exist_ok=True)
+        paths.coverage.write_text("".join(r.model_dump_json() + "\n" for r in previous if r.server not in names))
     gate = asyncio.Semaphore(parallel_servers)
     started, t0 = utcnow(), time.perf_counter()
     calls = 0
@@ -136,19 +190,20 @@ async def build_catalogue(
         calls += len(rollout.steps)
 
     async def one(spec: ServerSpec) -> list[RoundCoverage]:
+        checkpoint = sink.load_checkpoint(spec.name) if resume else None
+        if checkpoint is not None:
+            check_resumable(checkpoint, catalogue.build.seed, frontier)
+            if checkpoint["completed_round"] >= rounds:
+                statuses[spec.name] = "ok"
+                log.info("server_already_built", server=spec.name)
+                return [r for r in previous if r.server == spec.name]
         async with gate:
             build = ServerBuild(
-                workspace,
-                spec,
-                catalogue.build,
-                frontier_for(frontier),
-                sink=sink,
-                on_round=on_round,
-                on_probe=count_calls,
-                rounds=rounds,
+                workspace, spec, catalogue.build, frontier,
+                sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, resume=resume,
             )
-            stored = await asyncio.to_thread(store.server_records, spec.name)
-            build.preload = stored
+            if checkpoint is None:
+                build.preload = await asyncio.to_thread(store.server_records, spec.name)
             try:
                 result = await build.run()
             except Exception as exc:  # one server's bug must not lose the others' work
@@ -164,8 +219,23 @@ async def build_catalogue(
 
     results = await asyncio.gather(*(one(s) for s in chosen))
     await asyncio.to_thread(store.optimize)
-    coverage = [row for rows in results for row in rows]
-    seconds = time.perf_counter() - t0
+    return finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
+                         [row for rows in results for row in rows], calls)
+
+
+def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
+    """A checkpoint resumes only the build that wrote it (same format, seed and frontier)."""
+    if checkpoint.get("version") != CHECKPOINT_VERSION:
+        raise ToolAtlasError(f"checkpoint of {checkpoint.get('server')!r} has format {checkpoint.get('version')}, "
+                             f"this version writes {CHECKPOINT_VERSION}; rebuild without --resume")
+    if checkpoint.get("seed") != seed or checkpoint.get("frontier") != frontier:
+        raise ToolAtlasError(
+            f"checkpoint of {checkpoint.get('server')!r} was written with seed {checkpoint.get('seed')} and frontier "
+            f"{checkpoint.get('frontier')!r}, not {seed} and {frontier!r}: resume with the same settings or rebuild"
+        )
+
+
+def finish_report(catalogue, store, frontier, started, seconds, statuses, coverage, calls) -> BuildReport:
     probes = sum(c.probes for c in coverage)
     report = BuildReport(
         catalogue=catalogue.name,
@@ -177,7 +247,7 @@ async def build_catalogue(
         probes=probes,
         calls=calls,
         probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
-        entries=await asyncio.to_thread(store.count, "entries"),
+        entries=store.count("entries"),
     )
-    paths.build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
+    AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
     return report

@@ -164,4 +164,8 @@ def frontier_for(name: str) -> Frontier:
             return GraphFrontier()
         case "uniform":
             return UniformFrontier()
-    raise ValueError(f"unknown frontier {name!r}: expected 'graph' or 'uniform'")
+        case "linucb":
+            from toolatlas.build.bandit import LinUCBFrontier
+
+            return LinUCBFrontier()
+    raise ValueError(f"unknown frontier {name!r}: expected 'graph', 'uniform' or 'linucb'")

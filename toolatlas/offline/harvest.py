@@ -85,6 +85,18 @@ class ValuePool:
             refs.popitem(last=False)
         return True
 
+    def dump(self) -> list[dict[str, Any]]:
+        """Every ref in pool order, JSON-able (for checkpoints)."""
+        return [ref.model_dump(mode="json") for refs in self._refs.values() for ref in refs.values()]
+
+    @classmethod
+    def load(cls, refs: list[dict[str, Any]], max_per_kind: int = MAX_PER_KIND) -> ValuePool:
+        """The pool :meth:`dump` described, in the same order."""
+        pool = cls(max_per_kind)
+        for ref in refs:
+            pool.add(HarvestRef.model_validate(ref))
+        return pool
+
     def values(
         self, kind: ArgKind, *, context: str | None = None, include_created: bool = False
     ) -> list[HarvestRef]:

@@ -87,13 +87,18 @@ class OfflineProposer:
     """Plans probes for one server from its tools' schemas, the snapshot's facts and the graph."""
 
     def __init__(
-        self, graph: ServerGraph, workspace: Workspace, spec: ServerSpec, rng: random.Random
+        self,
+        graph: ServerGraph,
+        workspace: Workspace,
+        spec: ServerSpec,
+        rng: random.Random,
+        pool: ValuePool | None = None,
     ) -> None:
         self.graph = graph
         self.workspace = workspace
         self.spec = spec
         self.rng = rng
-        self.pool = ValuePool()
+        self.pool = pool if pool is not None else ValuePool()
         self.facts = EnvironmentFacts(kind=spec.environment.kind)
         self.synth = ValueSynth(self.facts, self.pool, rng)
         self.args: dict[str, list[ArgSpec]] = {name: infer_arguments(t) for name, t in graph.specs.items()}

@@ -1,0 +1,120 @@
+"""Same seed, same atlas: with more executors, across processes, and after a killed driver resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from toolatlas.build.catalogue import AtlasPaths, open_store, read_coverage
+from toolatlas.config import load_catalogue
+
+REPO = Path(__file__).resolve().parents[2]
+SERVERS = ["filesystem", "sqlite"]
+
+
+def catalogue_file(tmp: Path, name: str) -> Path:
+    """The demo catalogue with its atlas in ``tmp/name``."""
+    text = (REPO / "configs" / "demo.toml").read_text()
+    text = text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{tmp / name}"')
+    path = tmp / f"{name}.toml"
+    path.write_text(text)
+    return path
+
+
+def build(config: Path, *extra: str, hash_seed: str) -> subprocess.Popen:
+    env = {**os.environ, "TOOLATLAS_HOME": str(REPO / ".toolatlas"), "PYTHONHASHSEED": hash_seed}
+    args = [sys.executable, "-m", "toolatlas", "build", str(config), "--rounds", "2", *extra]
+    for server in SERVERS:
+        args += ["--server", server]
+    return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def atlas(config: Path) -> dict:
+    store = open_store(load_catalogue(config))
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    return {
+        "entries": {e.id: (e.support, e.transitions, e.status.value) for e in records["entries"]},
+        "traces": {t.id: (t.runs, t.resolved) for t in records["traces"]},
+        "strategies": sorted(s.id for s in records["strategies"]),
+        "tools": {n.id: (n.probes, tuple(n.arguments_exercised)) for n in records["tools"]},
+    }
+
+
+class TestResume:
+    def test_killed_build_resumes_to_the_same_atlas(self, tmp_path: Path) -> None:
+        """A driver killed mid-build resumes from the last completed rounds and ends with the uninterrupted atlas."""
+        reference = catalogue_file(tmp_path, "reference")
+        process = build(reference, hash_seed="1")
+        output = process.communicate(timeout=600)[0]
+        assert process.returncode == 0, output
+
+        interrupted = catalogue_file(tmp_path, "interrupted")
+        coverage = AtlasPaths(load_catalogue(interrupted)).coverage
+        process = build(interrupted, hash_seed="2")
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and process.poll() is None:
+            rows = read_coverage(coverage) if coverage.exists() else []
+            if any(r.round >= 1 for r in rows):
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the build finished before it could be interrupted"
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=60)
+        done_before = {(r.server, r.round) for r in read_coverage(coverage)}
+        assert done_before and len(done_before) < len(SERVERS) * 3
+
+        process = build(interrupted, "--resume", hash_seed="3")
+        output = process.communicate(timeout=600)[0]
+        assert process.returncode == 0, output
+        assert "build_resumed" in output or any(f"[{s}]" in output for s in SERVERS)
+        expected, resumed = atlas(reference), atlas(interrupted)
+        assert resumed["entries"] == expected["entries"]
+        assert resumed == expected
+        checkpoints = AtlasPaths(load_catalogue(interrupted)).root / "checkpoints"
+        assert {p.stem for p in checkpoints.glob("*.json")} == set(SERVERS)
+        assert all(json.loads(p.read_text())["completed_round"] == 2 for p in checkpoints.glob("*.json"))
+
+    def test_resume_refuses_another_seed(self, tmp_path: Path) -> None:
+        """A checkpoint written with one seed is not resumed under another."""
+        config = catalogue_file(tmp_path, "seeded")
+        process = build(config, hash_seed="0")
+        assert process.communicate(timeout=600)[0] and process.returncode == 0
+        text = config.read_text().replace("seed = 0", "seed = 7")
+        config.write_text(text)
+        process = build(config, "--resume", hash_seed="0")
+        output = process.communicate(timeout=600)[0]
+        assert process.returncode == 2 and "seed 0" in output and "not 7" in output
+
+
+
+class TestDeterminism:
+    async def test_executor_count_does_not_change_the_atlas(self, tmp_path: Path) -> None:
+        """One executor or three per server: verdicts are absorbed in probe order, so the atlas is identical."""
+        from toolatlas.build.catalogue import build_catalogue
+        from toolatlas.config import StoreSettings
+        from toolatlas.home import Home
+        from toolatlas.workspace import Workspace
+
+        demo = load_catalogue(REPO / "configs" / "demo.toml")
+        results = []
+        for executors in (1, 3):
+            catalogue = demo.model_copy(update={
+                "store": StoreSettings(backend="edge", path=str(tmp_path / f"e{executors}")),
+                "build": demo.build.model_copy(update={"executors_per_server": executors}),
+            })
+            store = open_store(catalogue)
+            try:
+                await build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store,
+                                      servers=[catalogue.server("memory")], rounds=2)
+                results.append({e.id: e.support for e in store.all("entries")})
+            finally:
+                store.close()
+        assert results[0] == results[1] and len(results[0]) > 20

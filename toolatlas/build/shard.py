@@ -1,0 +1,194 @@
+"""One server's build state and logic, with no I/O of its own: the proposer and inducer roles.
+
+A :class:`ServerShard` plans a round's probes (seeds in round 0, the frontier's choice after)
+and absorbs verified rollouts **in probe order** — whatever order they finish in — so a build
+with the same seed gives the same atlas in-process or on a cluster, with one executor or many.
+It is the single writer of its server's graph. :meth:`checkpoint` captures everything a
+resumed build needs to continue exactly where a round ended.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import structlog
+
+from toolatlas.build.frontier import frontier_for
+from toolatlas.config import BuildSettings, ServerSpec
+from toolatlas.graph.distil import distil_strategies, link_similar_traces
+from toolatlas.graph.inducer import InductionDelta, Inducer
+from toolatlas.graph.models import Entry, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.state import RoundCoverage, ServerGraph
+from toolatlas.models import ToolSpec
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.probing.models import Probe, Rollout, Verdict
+from toolatlas.workspace import Workspace
+
+__all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
+
+log = structlog.get_logger(__name__)
+
+CHECKPOINT_VERSION = 1
+
+
+class RoundTally:
+    """The counts of one round as its probes are absorbed."""
+
+    def __init__(self) -> None:
+        self.probes = 0
+        self.resolved = 0
+        self.new = 0
+        self.reinforced = 0
+        self.calls = 0
+        self.outcomes: Counter[str] = Counter()
+
+    def add(self, rollout: Rollout, verdict: Verdict, delta: InductionDelta) -> None:
+        self.probes += 1
+        self.resolved += int(verdict.resolved)
+        self.new += len(delta.new_entries)
+        self.reinforced += len(delta.reinforced)
+        self.calls += len(rollout.steps)
+        for step in rollout.steps:
+            self.outcomes[step.outcome.outcome.value] += 1
+
+
+class ServerShard:
+    """Plans and absorbs probes for one server; holds its graph, proposer, frontier and random state."""
+
+    def __init__(self, workspace: Workspace, spec: ServerSpec, settings: BuildSettings, frontier: str = "graph") -> None:
+        self.workspace = workspace
+        self.spec = spec
+        self.settings = settings
+        self.frontier_name = frontier
+        self.frontier = frontier_for(frontier)
+        self.rng = random.Random(f"{settings.seed}:{spec.name}")
+        self.graph: ServerGraph | None = None
+        self.proposer = None
+        self.completed_round = -1
+        self.tally = RoundTally()
+
+    # -- set-up ---------------------------------------------------------------------------------
+
+    def prepare(self, tools: list[ToolSpec], stored: dict[str, list] | None = None) -> None:
+        """Start from the live tools (and what earlier builds stored); read the snapshot's facts."""
+        from toolatlas.offline.proposer import OfflineProposer
+
+        self.graph = ServerGraph(self.spec.name, tools)
+        if stored:
+            stale = self.graph.load(stored)
+            log.info("graph_loaded", server=self.spec.name, entries=len(self.graph.entries), stale=stale)
+        self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
+        self.proposer.prepare()
+
+    # -- rounds ---------------------------------------------------------------------------------
+
+    @property
+    def round_budget(self) -> int:
+        """Probes per exploration round: K target tools × (boundary + affordance + one replay), capped."""
+        per_tool = self.settings.boundary_probes_per_tool + self.settings.affordance_probes_per_tool + 1
+        return min(self.settings.probe_budget_per_round, self.settings.subgraph_size * per_tool)
+
+    def plan(self, round_: int) -> list[Probe]:
+        """The probes of a round: seeds for round 0; the frontier's choice among candidates after."""
+        assert self.graph is not None and self.proposer is not None, "prepare() first"
+        self.tally = RoundTally()
+        if round_ == 0:
+            return self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
+        size = self.settings.subgraph_size
+        ranked = self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
+        candidates: dict[str, list[Probe]] = {}
+        chosen: list[Probe] = []
+        for width in range(size, len(ranked) + size, size):  # grow the subgraph until the budget can be spent
+            fresh = [t for t in ranked[:width] if t not in candidates]
+            candidates.update(self.proposer.candidates(round_, fresh))
+            chosen = self.frontier.choose(
+                self.graph,
+                candidates,
+                boundary_per_tool=self.settings.boundary_probes_per_tool,
+                affordance_per_tool=self.settings.affordance_probes_per_tool,
+                budget=self.round_budget,
+                rng=self.rng,
+            )
+            if len(chosen) >= self.round_budget:
+                break
+        return chosen
+
+    def absorb(self, rollout: Rollout, verdict: Verdict) -> InductionDelta:
+        """Merge one verified rollout (call in probe order)."""
+        assert self.graph is not None and self.proposer is not None
+        delta = Inducer(self.graph).induce(rollout, verdict)
+        self.proposer.observe(rollout, verdict)
+        self.frontier.observe(self.graph, rollout.probe, delta.reward)
+        self.tally.add(rollout, verdict, delta)
+        return delta
+
+    def finish_round(self, round_: int, seconds: float, *, status: str = "ok", detail: str = "") -> RoundCoverage:
+        """Refresh weights, distil strategies and trace edges; the round's coverage row."""
+        assert self.graph is not None
+        Inducer(self.graph).refresh_weights()
+        distil_strategies(self.graph, round_)
+        link_similar_traces(self.graph)
+        self.completed_round = round_
+        return self.graph.coverage(round_).model_copy(
+            update={
+                "probes": self.tally.probes,
+                "resolved": self.tally.resolved,
+                "new_entries": self.tally.new,
+                "reinforced_entries": self.tally.reinforced,
+                "outcome_mix": dict(self.tally.outcomes),
+                "seconds": round(seconds, 3),
+                "status": status,
+                "detail": detail,
+            }
+        )
+
+    def take_dirty(self) -> dict[str, list]:
+        assert self.graph is not None
+        return self.graph.take_dirty()
+
+    # -- checkpoints ----------------------------------------------------------------------------
+
+    def checkpoint(self) -> dict[str, Any]:
+        """Everything needed to resume after :attr:`completed_round`, JSON-able."""
+        assert self.graph is not None and self.proposer is not None
+        graph = self.graph
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "version": CHECKPOINT_VERSION,
+            "server": self.spec.name,
+            "frontier": self.frontier_name,
+            "seed": self.settings.seed,
+            "completed_round": self.completed_round,
+            "rng": [version, list(internal), gauss],
+            "frontier_state": self.frontier.state(),
+            "pool": self.proposer.pool.dump(),
+            "calls_by_probe": self.proposer.calls_by_probe,
+            "transitions": dict(graph.transition_opportunities),
+            "covered": sorted(graph.covered),
+            "tools": [n.model_dump(mode="json") for n in graph.tools.values()],
+            "entries": [e.model_dump(mode="json") for e in graph.entries.values()],
+            "traces": [t.model_dump(mode="json") for t in graph.traces.values()],
+            "strategies": [s.model_dump(mode="json") for s in graph.strategies.values()],
+        }
+
+    def restore(self, tools: list[ToolSpec], state: dict[str, Any]) -> None:
+        """Continue from a checkpoint written after a completed round."""
+        from toolatlas.offline.proposer import OfflineProposer
+
+        graph = ServerGraph(self.spec.name, tools)
+        graph.tools.update({n.tool: n for n in (ToolNode.model_validate(x) for x in state["tools"]) if n.tool in graph.tools})
+        graph.entries = {e.id: e for e in (Entry.model_validate(x) for x in state["entries"])}
+        graph.traces = {t.id: t for t in (TraceNode.model_validate(x) for x in state["traces"])}
+        graph.strategies = {s.id: s for s in (StrategyNode.model_validate(x) for x in state["strategies"])}
+        graph.transition_opportunities.update(state["transitions"])
+        graph.covered = set(state["covered"])
+        self.graph = graph
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+        self.frontier.restore(state["frontier_state"])
+        self.proposer = OfflineProposer(graph, self.workspace, self.spec, self.rng, pool=ValuePool.load(state["pool"]))
+        self.proposer.prepare()
+        self.proposer.calls_by_probe = state["calls_by_probe"]
+        self.completed_round = state["completed_round"]
