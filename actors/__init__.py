@@ -1,5 +1,13 @@
-"""Thin Ray actor wrappers around ``toolatlas`` objects (proposer, executors, verifiers, inducer, coordinator).
+"""Thin Ray actor wrappers around ``toolatlas`` objects, and the coordinator that drives them.
 
-Ray is imported here and in ``cluster/`` only; ``toolatlas`` itself never imports Ray. The
-distributed build is not implemented yet (see the project's open issue on Ray builds).
+Ray is imported here and in ``cluster/`` only; ``toolatlas`` itself never imports Ray.
+
+=================  ==================================================================  =====================
+actor              wraps                                                               one per
+=================  ==================================================================  =====================
+``ExecutorHost``   :class:`toolatlas.probing.executor.Executor` s (one sandbox each)   host slot, spread
+``VerifierActor``  :class:`toolatlas.probing.verifier.Verifier` s                      node with executors
+``ShardActor``     :class:`toolatlas.build.shard.ServerShard` s (proposer + inducer)   shard of servers
+``StoreOwner``     :class:`toolatlas.store.atlas.AtlasStore` (embedded: one process)   build
+=================  ==================================================================  =====================
 """

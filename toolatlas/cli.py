@@ -166,14 +166,19 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"frontier={args.frontier}, into {AtlasPaths(catalogue).root}",
         flush=True,
     )
-    store = open_store(catalogue)
-    try:
+    on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
+    if args.engine == "ray":
+        report = _ray_build(args, catalogue, servers, rounds, on_round)
+        store = open_store(catalogue)
+    else:
+        store = open_store(catalogue)
         report = asyncio.run(
             build_catalogue(
                 workspace, store, servers=servers, rounds=rounds, frontier=args.frontier, parallel_servers=args.jobs,
-                resume=args.resume, on_round=lambda row: print(_coverage_line(row), flush=True),
+                resume=args.resume, on_round=on_round,
             )
         )
+    try:
         print()
         print(coverage_table(report.coverage))
         export, page = _write_outputs(catalogue, store)
@@ -188,6 +193,31 @@ def cmd_build(args: argparse.Namespace) -> int:
     for name, status in failed.items():
         print(f"{name}: {status}", file=sys.stderr)
     return 1 if failed and len(failed) == len(report.servers) else 0
+
+
+def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: int, on_round):
+    """Build with Ray actors: on the cluster at --address / $RAY_ADDRESS, else a local Ray instance."""
+    import os
+
+    import ray
+
+    from actors.coordinator import RayBuild
+    from toolatlas.home import Home
+
+    address = args.address or os.environ.get("RAY_ADDRESS")
+    home = Home.default().ensure()
+    env = {"TOOLATLAS_HOME": str(home.root)}
+    if address:
+        ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False)
+    else:
+        ray.init(include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
+                 _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP", "127.0.0.2"))
+    try:
+        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts)
+        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s)", flush=True)
+        return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
+    finally:
+        ray.shutdown()
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -309,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--jobs", type=int, default=4, help="servers built in parallel (default 4)")
     build.add_argument("--resume", action="store_true", help="continue an interrupted build from its last completed rounds")
+    build.add_argument("--engine", choices=["ray", "asyncio"], default="ray",
+                       help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
+    build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
+    build.add_argument("--hosts", type=int, default=None, help="executor host actors (default: 2 per node)")
     build.set_defaults(func=cmd_build)
 
     inspect = commands.add_parser("inspect", help="summarise the atlas per server and tool")

@@ -156,6 +156,10 @@ class BuildReport(Frozen):
     calls: int
     probes_per_s: float
     entries: int
+    engine: str = "asyncio"
+    """``asyncio`` (this process) or ``ray`` (actors on a cluster or a local Ray instance)."""
+    nodes: dict[str, list[str]] = {}
+    """Server → the Ray nodes its executors ran on (Ray builds)."""
 
 
 async def build_catalogue(

@@ -1,0 +1,302 @@
+"""The Ray coordinator: builds a catalogue with executor, verifier, shard and store actors.
+
+It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``)
+and drives every server through bootstrap and its rounds **independently**: a slow server never
+holds back a fast one. Probes run on executor hosts spread over the nodes, verification runs on
+the executor's node (where the frozen state is) while executors go on, and verdicts are absorbed
+by the server's shard in probe order — so the atlas equals the in-process build's for the same
+seed. In-flight probes are bounded across the build (backpressure) and consumed in completion
+order. Executor and verifier actors are restarted by Ray and their in-flight calls retried; a
+shard that dies is restored from its last checkpoint and the round re-run — nothing is lost,
+nothing counted twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import ray
+import structlog
+from ray.exceptions import RayActorError, RayTaskError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from actors.executor import ExecutorHost
+from actors.shard import ShardActor
+from actors.store import StoreOwner
+from actors.verifier import VerifierActor
+from toolatlas.build.catalogue import AtlasPaths, BuildReport, check_resumable, read_checkpoint, read_coverage, write_checkpoint
+from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+from toolatlas.config import Catalogue, ServerSpec
+from toolatlas.graph.state import RoundCoverage
+from toolatlas.models import utcnow
+from toolatlas.probing.models import Probe, Rollout, Verdict
+
+__all__ = ["RayBuild"]
+
+log = structlog.get_logger(__name__)
+
+ACTOR_RESTARTS = 3
+"""Times Ray restarts a dead actor (and retries its in-flight calls) before giving up on it."""
+SMALL_CPU = 0.01
+"""Actors are I/O bound (they wait on MCP servers): they reserve next to no CPU for scheduling."""
+
+
+class RayBuild:
+    """One build of a catalogue on a Ray cluster (or a local Ray instance)."""
+
+    def __init__(
+        self,
+        config: Path,
+        catalogue: Catalogue,
+        *,
+        frontier: str = "graph",
+        hosts: int | None = None,
+        inflight: int | None = None,
+        shards: int | None = None,
+    ) -> None:
+        self.config = str(config.resolve())
+        self.catalogue = catalogue
+        self.frontier = frontier
+        self.paths = AtlasPaths(catalogue)
+        self.store_path = str(self.paths.root)
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+        self.node_count = len(nodes)
+        self.host_count = hosts or max(2, 2 * self.node_count)
+        self.inflight = inflight or 4 * self.host_count
+        self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), 2 * self.node_count))
+        self.placements: dict[str, set[str]] = {}
+
+    # -- actors -----------------------------------------------------------------------------------
+
+    def _start_actors(self) -> None:
+        driver_node = ray.get_runtime_context().get_node_id()
+        pinned = NodeAffinitySchedulingStrategy(node_id=driver_node, soft=False)
+        root = self.paths.root.parent
+        self.store = (
+            ray.remote(StoreOwner)
+            .options(num_cpus=SMALL_CPU, scheduling_strategy=pinned, max_restarts=ACTOR_RESTARTS, max_task_retries=ACTOR_RESTARTS)
+            .remote(self.config)
+        )
+        self.hosts = [
+            ray.remote(ExecutorHost)
+            .options(
+                num_cpus=SMALL_CPU,
+                scheduling_strategy="SPREAD",
+                max_restarts=ACTOR_RESTARTS,
+                max_task_retries=ACTOR_RESTARTS,
+                name=None,
+            )
+            .remote(self.config)
+            for _ in range(self.host_count)
+        ]
+        self.host_nodes = ray.get([h.node.remote() for h in self.hosts])
+        self.verifiers: dict[str, ray.actor.ActorHandle] = {}
+        for node in sorted({n["node_id"] for n in self.host_nodes}):
+            self.verifiers[node] = (
+                ray.remote(VerifierActor)
+                .options(
+                    num_cpus=SMALL_CPU,
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node, soft=False),
+                    max_restarts=ACTOR_RESTARTS,
+                    max_task_retries=ACTOR_RESTARTS,
+                )
+                .remote(self.config)
+            )
+        self.shards = [
+            ray.remote(ShardActor)
+            .options(num_cpus=SMALL_CPU, max_restarts=ACTOR_RESTARTS, max_task_retries=0)
+            .remote(self.config, self.frontier)
+            for _ in range(self.shard_count)
+        ]
+        log.info("ray_actors_started", hosts=self.host_count, nodes=self.node_count, shards=self.shard_count, root=str(root))
+
+    def _stop_actors(self) -> None:
+        ray.get([h.close.remote() for h in self.hosts])
+        for actor in [*self.hosts, *self.verifiers.values(), *self.shards]:
+            ray.kill(actor)
+
+    # -- the build --------------------------------------------------------------------------------
+
+    async def run(
+        self,
+        servers: Sequence[ServerSpec],
+        *,
+        rounds: int,
+        resume: bool = False,
+        on_round: Callable[[RoundCoverage], None] | None = None,
+    ) -> BuildReport:
+        started, t0 = utcnow(), time.perf_counter()
+        previous = read_coverage(self.paths.coverage)
+        self.paths.root.mkdir(parents=True, exist_ok=True)
+        if not resume:
+            names = {s.name for s in servers}
+            self.paths.coverage.write_text("".join(r.model_dump_json() + "\n" for r in previous if r.server not in names))
+        self._start_actors()
+        self.gate = asyncio.Semaphore(self.inflight)
+        self.on_round = on_round
+        self.calls = 0
+        statuses: dict[str, str] = {}
+        try:
+            results = await asyncio.gather(
+                *(self._server(i, spec, rounds, resume, previous, statuses) for i, spec in enumerate(servers))
+            )
+            await self.store.optimize.remote()
+            entries = await self.store.count.remote("entries")
+        finally:
+            self._stop_actors()
+        coverage = [row for rows in results for row in rows]
+        seconds = time.perf_counter() - t0
+        probes = sum(c.probes for c in coverage)
+        report = BuildReport(
+            catalogue=self.catalogue.name,
+            frontier=self.frontier,
+            started_at=started.isoformat(),
+            seconds=round(seconds, 3),
+            servers=statuses,
+            coverage=coverage,
+            probes=probes,
+            calls=self.calls,
+            probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
+            entries=entries,
+            engine="ray",
+            nodes={server: sorted(nodes) for server, nodes in self.placements.items()},
+        )
+        self.paths.build_report.write_text(report.model_dump_json(indent=2))
+        return report
+
+    def _slots(self, index: int) -> list[int]:
+        per_server = self.catalogue.build.executors_per_server
+        return [(index * per_server + slot) % self.host_count for slot in range(per_server)]
+
+    async def _server(
+        self, index: int, spec: ServerSpec, rounds: int, resume: bool, previous: list[RoundCoverage], statuses: dict
+    ) -> list[RoundCoverage]:
+        name = spec.name
+        checkpoint = read_checkpoint(self.paths.checkpoint(name)) if resume else None
+        if checkpoint is not None:
+            check_resumable(checkpoint, self.catalogue.build.seed, self.frontier)
+            if checkpoint["completed_round"] >= rounds:
+                statuses[name] = "ok"
+                return [r for r in previous if r.server == name]
+        hosts = self._slots(index)
+        shard = self.shards[index % self.shard_count]
+        try:
+            return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses)
+        except Exception as exc:  # one server's failure must not lose the others' work
+            log.exception("server_build_crashed", server=name)
+            row = RoundCoverage(server=name, round=0, status="failed", detail=f"{type(exc).__name__}: {_cause(exc)}"[:500])
+            self._append(row)
+            self._report(row)
+            statuses[name] = f"failed: {row.detail}"
+            return [row]
+
+    async def _server_rounds(
+        self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict
+    ) -> list[RoundCoverage]:
+        rows: list[RoundCoverage] = []
+        try:
+            starts = await asyncio.gather(*(self.hosts[h].start.remote(name, slot) for slot, h in enumerate(hosts)))
+        except (RayTaskError, RayActorError) as exc:
+            row = RoundCoverage(server=name, round=0, status="failed", detail=_cause(exc)[:500])
+            self._append(row)
+            self._report(row)
+            statuses[name] = f"failed: {row.detail}"
+            return [row]
+        tools = starts[0]
+        self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
+        stored = None if checkpoint is not None else await self.store.server_records.remote(name)
+        first = await shard.prepare.remote(name, tools, stored, checkpoint)
+        failures = 0
+        for round_ in range(first, rounds + 1):
+            while True:
+                try:
+                    row, failures = await self._round(name, shard, hosts, tools, round_, failures)
+                    break
+                except RayActorError:  # the shard died: restore its last checkpoint and redo the round
+                    log.warning("shard_lost", server=name, round=round_)
+                    state = read_checkpoint(self.paths.checkpoint(name))
+                    await shard.prepare.remote(name, tools, None if state else stored, state)
+            rows.append(row)
+            if row.status != "ok":
+                break
+        await asyncio.gather(*(self.hosts[h].stop.remote(name) for h in set(hosts)), return_exceptions=True)
+        bad = [r for r in rows if r.status != "ok"]
+        statuses[name] = "ok" if not bad else f"failed: {bad[-1].detail}"
+        return rows
+
+    async def _round(
+        self, name: str, shard, hosts: list[int], tools: list, round_: int, failures: int
+    ) -> tuple[RoundCoverage, int]:
+        t0 = time.perf_counter()
+        probes: list[Probe] = await shard.plan.remote(name, round_)
+        queue: asyncio.Queue[tuple[int, Probe]] = asyncio.Queue()
+        for item in enumerate(probes):
+            queue.put_nowait(item)
+        verdicts: dict[int, asyncio.Future[tuple[Rollout, Verdict, str]]] = {
+            i: asyncio.get_running_loop().create_future() for i in range(len(probes))
+        }
+        state = {"failures": failures, "dispatched": 0}
+
+        async def verify(index: int, rollout: Rollout, node: str) -> None:
+            try:
+                verdict = await self.verifiers[node].verify.remote(rollout, tools)
+                verdicts[index].set_result((rollout, verdict, node))
+            except Exception as exc:  # noqa: BLE001 - handed to the absorbing loop
+                verdicts[index].set_exception(exc)
+
+        async def execute(slot: int, host: int) -> None:
+            node = self.host_nodes[host]["node_id"]
+            pending: list[asyncio.Task[None]] = []
+            while not queue.empty() and state["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP:
+                index, probe = queue.get_nowait()
+                state["dispatched"] = max(state["dispatched"], index + 1)
+                async with self.gate:
+                    rollout: Rollout = await self.hosts[host].run.remote(name, slot, probe)
+                state["failures"] = state["failures"] + 1 if rollout.infrastructure_error else 0
+                pending.append(asyncio.create_task(verify(index, rollout, node)))  # executors never wait on it
+            await asyncio.gather(*pending)
+
+        executing = asyncio.gather(*(execute(slot, host) for slot, host in enumerate(hosts)))
+        discards = []
+        index = 0
+        while True:  # absorb in probe order as verdicts arrive
+            if index >= len(probes) or (executing.done() and index >= state["dispatched"]):
+                break
+            waiter = verdicts[index]
+            done, _ = await asyncio.wait({waiter, executing}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in done:
+                continue
+            rollout, verdict, node = waiter.result()
+            await shard.absorb.remote(name, rollout, verdict)
+            self.calls += len(rollout.steps)
+            if rollout.frozen is not None:
+                discards.append(self.verifiers[node].discard.remote(name, rollout.frozen))
+            index += 1
+        await executing
+        await asyncio.gather(*discards, return_exceptions=True)
+        given_up = state["failures"] >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+        coverage, dirty, checkpoint = await shard.finish_round.remote(
+            name, round_, time.perf_counter() - t0, "failed" if given_up else "ok",
+            "the server could not be (re)started" if given_up else "",
+        )
+        await self.store.save.remote(dirty)
+        self._append(coverage)
+        write_checkpoint(self.paths.checkpoint(name), checkpoint)
+        self._report(coverage)
+        return coverage, state["failures"]
+
+    def _append(self, row: RoundCoverage) -> None:
+        with self.paths.coverage.open("a", encoding="utf-8") as handle:
+            handle.write(row.model_dump_json() + "\n")
+
+    def _report(self, row: RoundCoverage) -> None:
+        if self.on_round is not None:
+            self.on_round(row)
+
+
+def _cause(exc: BaseException) -> str:
+    cause = getattr(exc, "cause", None)
+    return str(cause) if cause is not None else str(exc)
