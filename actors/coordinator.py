@@ -20,7 +20,7 @@ from pathlib import Path
 
 import ray
 import structlog
-from ray.exceptions import RayActorError, RayTaskError
+from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.executor import ExecutorHost
@@ -40,6 +40,8 @@ log = structlog.get_logger(__name__)
 
 ACTOR_RESTARTS = 3
 """Times Ray restarts a dead actor (and retries its in-flight calls) before giving up on it."""
+RESTART_WAIT_ATTEMPTS = 12
+"""Polls (with backoff, ~40 s in all) for a restarting actor to accept calls again."""
 SMALL_CPU = 0.01
 """Actors are I/O bound (they wait on MCP servers): they reserve next to no CPU for scheduling."""
 
@@ -114,8 +116,8 @@ class RayBuild:
         log.info("ray_actors_started", hosts=self.host_count, nodes=self.node_count, shards=self.shard_count, root=str(root))
 
     def _stop_actors(self) -> None:
-        ray.get([h.close.remote() for h in self.hosts])
-        for actor in [*self.hosts, *self.verifiers.values(), *self.shards]:
+        ray.get([h.close.remote() for h in self.hosts] + [self.store.close.remote()])
+        for actor in [*self.hosts, *self.verifiers.values(), *self.shards, self.store]:
             ray.kill(actor)
 
     # -- the build --------------------------------------------------------------------------------
@@ -215,10 +217,10 @@ class RayBuild:
                 try:
                     row, failures = await self._round(name, shard, hosts, tools, round_, failures)
                     break
-                except RayActorError:  # the shard died: restore its last checkpoint and redo the round
+                except (RayActorError, ActorUnavailableError):  # the shard died: restore its checkpoint, redo the round
                     log.warning("shard_lost", server=name, round=round_)
                     state = read_checkpoint(self.paths.checkpoint(name))
-                    await shard.prepare.remote(name, tools, None if state else stored, state)
+                    await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
             rows.append(row)
             if row.status != "ok":
                 break
@@ -287,6 +289,15 @@ class RayBuild:
         write_checkpoint(self.paths.checkpoint(name), checkpoint)
         self._report(coverage)
         return coverage, state["failures"]
+
+    async def _call_restarting(self, method, *args):
+        """Call an actor that Ray is restarting: wait for it to come back (bounded)."""
+        for attempt in range(RESTART_WAIT_ATTEMPTS):
+            try:
+                return await method.remote(*args)
+            except ActorUnavailableError:
+                await asyncio.sleep(min(0.2 * 2**attempt, 5.0))
+        return await method.remote(*args)
 
     def _append(self, row: RoundCoverage) -> None:
         with self.paths.coverage.open("a", encoding="utf-8") as handle:

@@ -37,3 +37,15 @@ class TestErrors:
         """Everything in toolatlas.__all__ exists."""
         for name in toolatlas.__all__:
             assert hasattr(toolatlas, name), name
+
+
+class TestErrorsCrossProcesses:
+    def test_errors_with_fields_pickle(self) -> None:
+        """Errors carrying fields survive pickling (Ray ships them from actors to the driver)."""
+        import pickle
+
+        start = errors.ServerStartError("git", "no handshake", "stderr tail")
+        again = pickle.loads(pickle.dumps(start))
+        assert (again.server, again.reason, again.stderr_tail, str(again)) == ("git", "no handshake", "stderr tail", str(start))
+        config = errors.ConfigError("c.toml", [("servers[x].runtime", "bad")])
+        assert pickle.loads(pickle.dumps(config)).problems == [("servers[x].runtime", "bad")]

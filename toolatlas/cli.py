@@ -208,7 +208,9 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
     home = Home.default().ensure()
     env = {"TOOLATLAS_HOME": str(home.root)}
     if address:
-        ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False)
+        # Under `ray job submit` the job's runtime_env (cluster/runtime_env.yaml) already reaches every worker.
+        runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
+        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
     else:
         ray.init(include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP", "127.0.0.2"))

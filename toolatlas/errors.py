@@ -50,6 +50,9 @@ class ConfigError(ToolAtlasError):
         lines = [f"{where}: {field}: {message}" if field else f"{where}: {message}" for field, message in problems]
         super().__init__("invalid configuration\n  " + "\n  ".join(lines))
 
+    def __reduce__(self):  # picklable across processes (Ray re-raises it in the driver)
+        return (type(self), (self.file, self.problems))
+
 
 class BackendError(ToolAtlasError):
     """A component ToolAtlas depends on failed (runtime installer, server process, store, LLM)."""
@@ -70,6 +73,9 @@ class ServerStartError(BackendError):
         if stderr_tail:
             message += "\n--- server stderr (tail) ---\n" + stderr_tail
         super().__init__(message)
+
+    def __reduce__(self):  # picklable across processes (Ray re-raises it in the driver)
+        return (type(self), (self.server, self.reason, self.stderr_tail))
 
 
 class StoreError(BackendError):

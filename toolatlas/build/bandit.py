@@ -1,34 +1,31 @@
 """Budget allocation by a LinUCB contextual bandit over (tool, direction) arms.
 
 An arm is one tool probed in one direction — outward (boundary) or inward (affordance; replays
-count here). Its context is read off the tool node (:func:`tool_context`); its reward is the new
-verified knowledge a probe produced (``InductionDelta.reward``: new entries, support that still
-moved confidence, new coverage keys), squashed to ``[0, 1)``. Each slot of a round's budget goes
-to the arm with the highest upper confidence bound ``θ·x + α·sqrt(xᵀA⁻¹x)`` (Li et al. 2010), so
-tools nobody has learned about are tried, and tools that keep paying are probed more.
+and seeds count here). Its context is read off the tool node (:func:`tool_context`); its reward
+is the new verified knowledge a probe produced (``InductionDelta.reward``: new entries, support
+that still moved confidence, new coverage keys), squashed to ``[0, 1)``. Each slot of a round's
+budget goes to the arm with the highest upper confidence bound (Li et al. 2010), so arms nobody
+has learned about get tried and arms that keep paying get more.
 
-Model sharing. One ridge regression per *direction*, shared by every tool, with the tool's
-identity entering only through its context. Disjoint per-(tool, direction) models were the
-alternative; they do not fit this budget: a round spends ~40 probes over up to ~200 arms and a
-build runs a handful of rounds, so a disjoint arm is pulled a few times at most, its model never
-leaves the prior and UCB degenerates into round-robin. Shared per-direction models let what one
-tool teaches ("a tool with no boundary yet pays on boundary probes", "the fifth probe of one arm
-in a round pays little") transfer to every tool at once, while boundary and affordance yields
-keep their own weights (they depend on different features). The arm's own history still
-counts through its recent yield (an EMA of its rewards). ``pooling="arm"`` gives the disjoint
-variant.
+The model is *hybrid*: per direction, one ridge regression over the context shared by every
+tool, plus a ridge intercept (and confidence width) of each arm's own. Disjoint per-arm models
+alone do not fit the budget — a round spends ~40 probes over up to ~200 arms, so an arm is pulled
+a few times per build and its model never leaves the prior; what one tool teaches ("a tool
+with no boundary yet pays on boundary probes", "the fifth probe of an arm in one round pays
+little") must transfer to the others. A shared model alone cannot tell two tools with the same
+context apart, nor prefer the one nobody tried, and within a round it would keep piling slots on
+one arm. The per-arm intercept does both. Boundary and affordance get separate shared models
+because their yields hang on different features.
 
-Within a round the graph does not change, so the bound of an arm that was just given a slot is
-tightened as if its probe had already been observed (variance only, GP-BUCB style: the mean is
-the real model's), and its "already allocated this round" feature moves — the next slot goes
-elsewhere unless the arm really is worth more.
+Within a round the graph does not change, so a slot given is treated as a pull already made —
+on a copy of the bandit, for the confidence width only (the mean stays the real rewards') — and
+the arm's "allocated this round" feature moves, before the next slot is scored.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 import numpy as np
 import structlog
@@ -55,7 +52,8 @@ FEATURES = (
     "round_freshness",
 )
 """The context of an arm, in order. Counts enter as scarcities ``1 / (1 + n / scale)`` so an
-untouched tool has the largest context, hence the widest confidence bound before any data."""
+untouched tool has the largest context, hence the widest confidence bound before any data;
+``round_freshness`` is ``1 / (1 + slots this arm already got in the allocation being made)``."""
 
 ENTRY_SCALE = 3.0
 PROBE_SCALE = 10.0
@@ -118,82 +116,103 @@ def tool_context(
 
 
 class LinUCB:
-    """Ridge-regression upper confidence bounds, one model (A, A⁻¹, b) per key.
+    """Hybrid LinUCB (Li et al. 2010, Algorithm 2) whose arm-specific part is an intercept.
 
-    ``A = λI + Σ xxᵀ`` and ``b = Σ r·x``; ``A⁻¹`` is kept up to date by Sherman–Morrison (one
-    rank-one update per observation, no solve), and serialised as is, so a restored bandit scores
-    bit-for-bit like the original.
+    A *group* (here: a direction) has one shared ridge model over the context ``z`` — ``A0``,
+    ``b0`` and ``A0⁻¹``; each *arm* has its own ridge intercept — a scalar ``A`` (``λ`` plus its
+    pulls), ``B = Σ z`` (the coupling to the shared model) and ``b = Σ r``. The bound of an arm is
+    ``z·β + θ_a + α·√s`` with ``β = A0⁻¹b0``, ``θ_a = (b − B·β) / A`` and ``s`` the variance of that
+    estimate; an arm nobody pulled keeps ``A = λ``, the widest bound its context allows. Everything
+    is serialised as stored, so a restored bandit scores bit-for-bit like the original.
     """
 
     def __init__(self, dim: int, *, alpha: float = DEFAULT_ALPHA, ridge: float = DEFAULT_RIDGE) -> None:
         self.dim = dim
         self.alpha = alpha
         self.ridge = ridge
-        self.A: dict[str, np.ndarray] = {}
-        self.A_inv: dict[str, np.ndarray] = {}
-        self.b: dict[str, np.ndarray] = {}
+        self.groups: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        """Group → (A0, A0⁻¹, b0)."""
+        self.arms: dict[str, tuple[float, np.ndarray, float]] = {}
+        """Arm → (A, B, b) of its intercept."""
 
-    def inverse(self, key: str) -> np.ndarray:
-        """``A⁻¹`` of a model (the prior ``I/λ`` for one nobody updated)."""
-        return self.A_inv[key] if key in self.A_inv else np.eye(self.dim) / self.ridge
+    def copy(self) -> LinUCB:
+        twin = LinUCB(self.dim, alpha=self.alpha, ridge=self.ridge)
+        twin.groups = {g: (a.copy(), ai.copy(), b.copy()) for g, (a, ai, b) in self.groups.items()}
+        twin.arms = {arm: (a, big_b.copy(), b) for arm, (a, big_b, b) in self.arms.items()}
+        return twin
 
-    def theta(self, key: str) -> np.ndarray:
-        return self.inverse(key) @ self.b[key] if key in self.b else np.zeros(self.dim)
+    def _group(self, group: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if group in self.groups:
+            return self.groups[group]
+        return np.eye(self.dim) * self.ridge, np.eye(self.dim) / self.ridge, np.zeros(self.dim)
 
-    def scores(self, key: str, contexts: np.ndarray, inverse: np.ndarray | None = None) -> np.ndarray:
-        """Upper confidence bounds of contexts (rows) under one model; ``inverse`` overrides ``A⁻¹``
-        for the width only (a hallucinated allocation), the mean always comes from real rewards."""
-        contexts = np.atleast_2d(contexts)
-        width_inv = self.inverse(key) if inverse is None else inverse
-        mean = contexts @ self.theta(key)
-        width = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", contexts, width_inv, contexts), 0.0))
-        return mean + self.alpha * width
+    def _arm(self, arm: str) -> tuple[float, np.ndarray, float]:
+        return self.arms[arm] if arm in self.arms else (self.ridge, np.zeros(self.dim), 0.0)
 
-    def update(self, key: str, context: np.ndarray, reward: float) -> None:
-        if key not in self.A:
-            self.A[key] = np.eye(self.dim) * self.ridge
-            self.A_inv[key] = np.eye(self.dim) / self.ridge
-            self.b[key] = np.zeros(self.dim)
-        self.A[key] = self.A[key] + np.outer(context, context)
-        self.A_inv[key] = sherman_morrison(self.A_inv[key], context)
-        self.b[key] = self.b[key] + reward * context
+    def bounds(self, group: str, arms: Sequence[str], contexts: np.ndarray, *, widths: LinUCB | None = None) -> np.ndarray:
+        """Upper confidence bounds of ``arms`` (of one group) under their ``contexts`` (rows).
+
+        ``widths`` takes the confidence width from another bandit — the same one with
+        hallucinated pulls, during an allocation — while the mean always comes from real rewards.
+        """
+        z = np.atleast_2d(contexts)
+        _, a0_inv, b0 = self._group(group)
+        beta = a0_inv @ b0
+        own = [self._arm(arm) for arm in arms]
+        a = np.array([o[0] for o in own])
+        big_b = np.array([o[1] for o in own]).reshape(len(arms), self.dim)
+        b = np.array([o[2] for o in own])
+        mean = z @ beta + (b - big_b @ beta) / a
+        if widths is not None:
+            _, a0_inv, _ = widths._group(group)
+            own = [widths._arm(arm) for arm in arms]
+            a = np.array([o[0] for o in own])
+            big_b = np.array([o[1] for o in own]).reshape(len(arms), self.dim)
+        za = z @ a0_inv
+        variance = (
+            np.einsum("ij,ij->i", za, z)
+            - 2 * np.einsum("ij,ij->i", za, big_b) / a
+            + 1 / a
+            + np.einsum("ij,ij->i", big_b @ a0_inv, big_b) / a**2
+        )
+        return mean + self.alpha * np.sqrt(np.maximum(variance, 0.0))
+
+    def update(self, group: str, arm: str, context: np.ndarray, reward: float) -> None:
+        """One observation of ``arm`` (in ``group``): ``reward`` under ``context``."""
+        a0, _, b0 = self._group(group)
+        a, big_b, b = self._arm(arm)
+        a0 = a0 + np.outer(big_b, big_b) / a
+        b0 = b0 + big_b * (b / a)
+        a, big_b, b = a + 1.0, big_b + context, b + reward
+        a0 = a0 + np.outer(context, context) - np.outer(big_b, big_b) / a
+        b0 = b0 + reward * context - big_b * (b / a)
+        self.groups[group] = (a0, np.linalg.inv(a0), b0)
+        self.arms[arm] = (a, big_b, b)
 
     def state(self) -> dict:
         return {
             "dim": self.dim,
-            "models": {
-                key: {"A": self.A[key].tolist(), "A_inv": self.A_inv[key].tolist(), "b": self.b[key].tolist()}
-                for key in sorted(self.A)
-            },
+            "groups": {g: [a0.tolist(), a0_inv.tolist(), b0.tolist()] for g, (a0, a0_inv, b0) in sorted(self.groups.items())},
+            "arms": {arm: [a, big_b.tolist(), b] for arm, (a, big_b, b) in sorted(self.arms.items())},
         }
 
     def restore(self, state: dict) -> None:
         if state.get("dim", self.dim) != self.dim:
             raise ValueError(f"bandit state has {state['dim']} features, this bandit {self.dim}")
-        models = state.get("models", {})
-        self.A = {k: np.array(m["A"], dtype=float) for k, m in models.items()}
-        self.A_inv = {k: np.array(m["A_inv"], dtype=float) for k, m in models.items()}
-        self.b = {k: np.array(m["b"], dtype=float) for k, m in models.items()}
-
-
-def sherman_morrison(inverse: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``(A + xxᵀ)⁻¹`` from ``A⁻¹``."""
-    ax = inverse @ x
-    return inverse - np.outer(ax, ax) / (1.0 + x @ ax)
+        self.groups = {
+            g: (np.array(a0, dtype=float), np.array(a0_inv, dtype=float), np.array(b0, dtype=float))
+            for g, (a0, a0_inv, b0) in state.get("groups", {}).items()
+        }
+        self.arms = {
+            arm: (float(a), np.array(big_b, dtype=float), float(b)) for arm, (a, big_b, b) in state.get("arms", {}).items()
+        }
 
 
 class LinUCBFrontier:
     """Spends each round's budget slot by slot on the (tool, direction) arm with the highest UCB."""
 
-    def __init__(
-        self,
-        *,
-        alpha: float = DEFAULT_ALPHA,
-        ridge: float = DEFAULT_RIDGE,
-        pooling: Literal["direction", "arm"] = "direction",
-    ) -> None:
+    def __init__(self, *, alpha: float = DEFAULT_ALPHA, ridge: float = DEFAULT_RIDGE) -> None:
         self.bandit = LinUCB(len(FEATURES), alpha=alpha, ridge=ridge)
-        self.pooling = pooling
         self.recent_yield: dict[Arm, float] = {}
         self.pending: dict[str, tuple[Arm, int, np.ndarray]] = {}
         """Probe id → (arm, round, context when chosen): what its observation will update."""
@@ -203,9 +222,15 @@ class LinUCBFrontier:
     def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]:
         """Tools ranked by their best arm's upper confidence bound (ties broken by ``rng``)."""
         tools = sorted(graph.tools)
-        arms = [(tool, d) for tool in tools for d in ARM_DIRECTIONS]
-        scores = self._score_all(graph, arms)
-        best = {tool: max(scores[(tool, d)] for d in ARM_DIRECTIONS) for tool in tools}
+        best = dict.fromkeys(tools, -np.inf)
+        for direction in ARM_DIRECTIONS:
+            arms = [(tool, direction) for tool in tools]
+            if not arms:
+                continue
+            contexts = np.stack([self._context(graph, arm) for arm in arms])
+            bounds = self.bandit.bounds(direction.value, [_arm_id(a) for a in arms], contexts)
+            for tool, bound in zip(tools, bounds.tolist(), strict=True):
+                best[tool] = max(best[tool], bound)
         ranked = sorted(tools, key=lambda t: (-best[t], rng.random()))
         return ranked[:size]
 
@@ -220,33 +245,43 @@ class LinUCBFrontier:
         rng: random.Random,
     ) -> list[Probe]:
         """Allocate ``budget`` slots, each to the highest-UCB arm that still has a novel candidate,
-        and give it that arm's most novel remaining candidate. The per-tool quotas are the uniform
-        prior this frontier replaces, so they are not used."""
+        and give it that arm's most novel remaining candidate.
+
+        A slot given is a pull hallucinated on a copy of the bandit (its width, not its mean), and
+        moves the arm's "already allocated" feature, before the next slot is scored. The per-tool
+        quotas are the uniform prior this frontier replaces, so they are not used.
+        """
         tools = [t for t in sorted(candidates) if t in graph.tools]
         pools: dict[Arm, list[tuple[float, Probe]]] = {}
         for tool in tools:
             for probe in candidates[tool]:
                 pools.setdefault((tool, lane(probe.direction)), []).append((rng.random(), probe))
+        self._forget_superseded({p.round for pool in pools.values() for _, p in pool})
         arms = [(tool, d) for tool in tools for d in ARM_DIRECTIONS if (tool, d) in pools]
-        rounds = {p.round for pool in pools.values() for _, p in pool}
-        self._forget_superseded(rounds)
         if not arms or budget <= 0:
             return []
         tiebreak = np.array([rng.random() for _ in arms])
+        ids = [_arm_id(arm) for arm in arms]
         contexts = np.stack([self._context(graph, arm) for arm in arms])
-        keys = [self._key(arm) for arm in arms]
-        widths = {key: self.bandit.inverse(key).copy() for key in set(keys)}
-        rows = {key: np.array([i for i, k in enumerate(keys) if k == key]) for key in widths}
-        scores = np.empty(len(arms))
-        for key, index in rows.items():
-            scores[index] = self.bandit.scores(key, contexts[index], widths[key])
+        rows = {d: np.array([i for i, arm in enumerate(arms) if arm[1] is d], dtype=int) for d in ARM_DIRECTIONS}
+        shadow = self.bandit.copy()
+        bounds = np.empty(len(arms))
+
+        def rescore(direction: Direction) -> None:
+            index = rows[direction]
+            if len(index):
+                group = [ids[i] for i in index]
+                bounds[index] = self.bandit.bounds(direction.value, group, contexts[index], widths=shadow)
+
+        for direction in ARM_DIRECTIONS:
+            rescore(direction)
         allocated = [0] * len(arms)
         open_ = np.ones(len(arms), dtype=bool)
         claimed: set[str] = set()
         taken: set[str] = set()
         chosen: list[Probe] = []
         while len(chosen) < budget and open_.any():
-            masked = np.where(open_, scores, -np.inf)
+            masked = np.where(open_, bounds, -np.inf)
             top = np.flatnonzero(masked == masked.max())
             i = int(top[np.argmin(tiebreak[top])])
             probe = _most_novel(graph, pools[arms[i]], claimed, taken)
@@ -257,11 +292,12 @@ class LinUCBFrontier:
             taken.add(probe.id)
             claimed.update(probe.coverage_keys)
             self.pending[probe.id] = (arms[i], probe.round, contexts[i].copy())
-            key = keys[i]
-            widths[key] = sherman_morrison(widths[key], contexts[i])
+            direction = arms[i][1]
+            shadow.update(direction.value, ids[i], contexts[i], 0.0)
             allocated[i] += 1
             contexts[i] = self._context(graph, arms[i], allocated=allocated[i])
-            scores[rows[key]] = self.bandit.scores(key, contexts[rows[key]], widths[key])
+            rescore(direction)
+        log.debug("bandit_allocated", server=graph.server, probes=len(chosen), arms=len({arms[i] for i in range(len(arms)) if allocated[i]}))
         return chosen
 
     def observe(self, graph: ServerGraph, probe: Probe, reward: float) -> None:
@@ -274,12 +310,11 @@ class LinUCBFrontier:
         self.recent_yield[arm] = (1 - YIELD_DECAY) * before + YIELD_DECAY * value
         pending = self.pending.pop(probe.id, None)
         if pending is not None:
-            chosen_arm, _round, context = pending
-            self.bandit.update(self._key(chosen_arm), context, value)
+            chosen, _round, context = pending
+            self.bandit.update(chosen[1].value, _arm_id(chosen), context, value)
 
     def state(self) -> dict:
         return {
-            "pooling": self.pooling,
             "bandit": self.bandit.state(),
             "recent_yield": [[tool, d.value, v] for (tool, d), v in sorted(self.recent_yield.items())],
             "pending": [
@@ -291,8 +326,6 @@ class LinUCBFrontier:
     def restore(self, state: dict) -> None:
         if not state:
             return
-        if state.get("pooling", self.pooling) != self.pooling:
-            raise ValueError(f"bandit state pools by {state['pooling']}, this frontier by {self.pooling}")
         self.bandit.restore(state.get("bandit", {}))
         self.recent_yield = {(tool, Direction(d)): float(v) for tool, d, v in state.get("recent_yield", [])}
         self.pending = {
@@ -302,31 +335,22 @@ class LinUCBFrontier:
 
     # -- internals -------------------------------------------------------------------------------
 
-    def _key(self, arm: Arm) -> str:
-        tool, direction = arm
-        return direction.value if self.pooling == "direction" else f"{direction.value}:{tool}"
-
     def _context(self, graph: ServerGraph, arm: Arm, *, allocated: int = 0) -> np.ndarray:
         tool, direction = arm
         return tool_context(
             graph, tool, direction, recent_yield=self.recent_yield.get(arm, RECENT_YIELD_PRIOR), allocated=allocated
         )
 
-    def _score_all(self, graph: ServerGraph, arms: list[Arm]) -> dict[Arm, float]:
-        by_key: dict[str, list[Arm]] = {}
-        for arm in arms:
-            by_key.setdefault(self._key(arm), []).append(arm)
-        scores: dict[Arm, float] = {}
-        for key, group in by_key.items():
-            values = self.bandit.scores(key, np.stack([self._context(graph, a) for a in group]))
-            scores.update(zip(group, values.tolist(), strict=True))
-        return scores
-
     def _forget_superseded(self, rounds: set[int]) -> None:
         """A new allocation for a round replaces any earlier one for it (the build widens the
         subgraph and asks again): their contexts will never be observed."""
         for probe_id in [p for p, (_arm, round_, _x) in self.pending.items() if round_ in rounds]:
             del self.pending[probe_id]
+
+
+def _arm_id(arm: Arm) -> str:
+    tool, direction = arm
+    return f"{direction.value}:{tool}"
 
 
 def _most_novel(graph: ServerGraph, pool: list[tuple[float, Probe]], claimed: set[str], taken: set[str]) -> Probe | None:

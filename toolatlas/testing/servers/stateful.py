@@ -55,7 +55,9 @@ class StateFile:
     def write(self, state: dict[str, Any]) -> None:
         staging = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            staging.write_text(json.dumps(state, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+            staging.write_text(
+                json.dumps(state, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             os.replace(staging, self.path)
         except OSError as exc:
             staging.unlink(missing_ok=True)
@@ -83,7 +85,10 @@ def _tool_function(tool: ToolDef, store: StateFile) -> Any:
 
     call.__name__ = tool.name
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, annotation=a.type, default=a.default) for a in tool.args],
+        [
+            inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY, annotation=a.type, default=a.default)
+            for a in tool.args
+        ],
         return_annotation=tool.returns,
     )
     return call
@@ -96,23 +101,28 @@ def build_server(kind: str, variant: int, state: Path) -> Any:
 
     template = importlib.import_module(f"toolatlas.testing.servers.templates.{kind}")
     store = StateFile(state)
-    server = MCPServer(f"{kind}-{variant:03d}", version="1.0.0", instructions=f"A {kind} service; state in one JSON file.")
+    server = MCPServer(
+        f"{kind}-{variant:03d}", version="1.0.0", instructions=f"A {kind} service; state in one JSON file."
+    )
     for tool in template.tools(Variant(kind, variant)):
         annotations = ToolAnnotations(
-            title=tool.title,
             read_only_hint=tool.read_only,
             destructive_hint=None if tool.read_only else tool.destructive,
             idempotent_hint=True if tool.read_only else tool.idempotent,
             open_world_hint=False,
         )
-        server.add_tool(_tool_function(tool, store), name=tool.name, description=tool.description, annotations=annotations)
+        server.add_tool(
+            _tool_function(tool, store), name=tool.name, description=tool.description, annotations=annotations
+        )
     return server
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="stateful", description=__doc__.split("\n", 1)[0])
     parser.add_argument("--kind", required=True, choices=KINDS)
-    parser.add_argument("--variant", type=int, default=0, help="deterministic variation of names, arguments and limits")
+    parser.add_argument(
+        "--variant", type=int, default=0, help="deterministic variation of names, arguments and limits"
+    )
     parser.add_argument("--state", type=Path, default=None, help=f"state file (default: ${STATE_ENV})")
     args = parser.parse_args(argv)
     state = args.state or (Path(os.environ[STATE_ENV]) if os.environ.get(STATE_ENV) else None)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, Field
@@ -122,6 +122,8 @@ class Arg:
 class ToolDef:
     """One tool of a template, ready to register with any MCP server SDK."""
 
+    action: str = field(kw_only=True)
+    """What the tool does in the template, the same in every variant (``create``, ``get``, ``list``...)."""
     name: str
     description: str
     args: tuple[Arg, ...]
@@ -131,7 +133,6 @@ class ToolDef:
     read_only: bool
     destructive: bool = False
     idempotent: bool = False
-    title: str | None = None
 
 
 class Deleted(BaseModel):

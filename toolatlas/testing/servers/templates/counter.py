@@ -52,16 +52,27 @@ def tools(v: Variant) -> list[ToolDef]:
     noun, plural = _noun(v)
     step_max = v.pick("step_max", (10, 100, 1000))
     default_max = v.pick("default_max", (100, 1000, 10_000))
+
     def name_type(examples: list[str]) -> Any:
         description = f"Name of the {noun}: lower-case letters, digits and _ (max 32), e.g. {examples[0]}."
         return Annotated[str, Field(pattern=NAME_PATTERN, description=description, examples=examples)]
 
     name_arg = v.pick("name_arg", ("name", f"{noun}_name"))
     name = Arg("name", name_arg, name_type([n for n, *_ in _STAPLES]))
-    low_type = Annotated[int, Field(ge=-BOUND, le=BOUND, description=f"Lowest value the {noun} may take (-{BOUND} to {BOUND}).")]
-    high_type = Annotated[int, Field(ge=-BOUND, le=BOUND, description=f"Highest value the {noun} may take (-{BOUND} to {BOUND}).")]
-    step_type = Annotated[int, Field(ge=1, le=step_max, description=f"How much to change the value by (1-{step_max}).")]
-    initial_type = Annotated[int, Field(description="Starting value, between minimum and maximum (default: minimum).")]
+    low_type = Annotated[
+        int,
+        Field(ge=-BOUND, le=BOUND, description=f"Lowest value the {noun} may take (-{BOUND} to {BOUND})."),
+    ]
+    high_type = Annotated[
+        int,
+        Field(ge=-BOUND, le=BOUND, description=f"Highest value the {noun} may take (-{BOUND} to {BOUND})."),
+    ]
+    step_type = Annotated[
+        int, Field(ge=1, le=step_max, description=f"How much to change the value by (1-{step_max}).")
+    ]
+    initial_type = Annotated[
+        int, Field(description="Starting value, between minimum and maximum (default: minimum).")
+    ]
     step = Arg("step", v.pick("step_arg", ("by", "amount", "step")), step_type, 1)
 
     def create(state: dict[str, Any], name: str, minimum: int, maximum: int, initial: int | None) -> Counter:
@@ -108,33 +119,76 @@ def tools(v: Variant) -> list[ToolDef]:
         ToolDef(
             v.tool_name("create", noun),
             f"Create a {noun} that stays within [minimum, maximum] (default 0 to {default_max}).",
-            (Arg("name", name_arg, name_type(["signups", "errors_today"])), Arg("minimum", "minimum", low_type, 0), Arg("maximum", "maximum", high_type, default_max),
-             Arg("initial", "initial", optional(initial_type), None)),
-            create, Counter, read_only=False,
+            (
+                Arg("name", name_arg, name_type(["signups", "errors_today"])),
+                Arg("minimum", "minimum", low_type, 0),
+                Arg("maximum", "maximum", high_type, default_max),
+                Arg("initial", "initial", optional(initial_type), None),
+            ),
+            body=create,
+            returns=Counter,
+            action="create",
+            read_only=False,
         ),
-        ToolDef(v.tool_name("get", noun), f"Read a {noun}'s value and bounds.", (name,), get, Counter, read_only=True),
+        ToolDef(
+            v.tool_name("get", noun),
+            f"Read a {noun}'s value and bounds.",
+            (name,),
+            body=get,
+            returns=Counter,
+            action="get",
+            read_only=True,
+        ),
         ToolDef(
             v.tool_name("increment", noun),
             f"Increase a {noun}; a step past its maximum is refused.",
-            (name, step), move(+1), Counter, read_only=False,
+            (name, step),
+            body=move(+1),
+            returns=Counter,
+            action="increment",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name("decrement", noun),
             f"Decrease a {noun}; a step past its minimum is refused.",
-            (name, step), move(-1), Counter, read_only=False,
+            (name, step),
+            body=move(-1),
+            returns=Counter,
+            action="decrement",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name("reset", noun),
             f"Set a {noun} back to its initial value.",
-            (name,), reset, Counter, read_only=False, idempotent=True,
+            (name,),
+            body=reset,
+            returns=Counter,
+            action="reset",
+            read_only=False,
+            idempotent=True,
         ),
-        ToolDef(v.tool_name("list", plural), f"List all {plural} with values and bounds.", (), list_, CounterList,
-                read_only=True),
+        ToolDef(
+            v.tool_name("list", plural),
+            f"List all {plural} with values and bounds.",
+            (),
+            body=list_,
+            returns=CounterList,
+            action="list",
+            read_only=True,
+        ),
     ]
     if v.flag("has_delete"):
         made.append(
-            ToolDef(v.tool_name("delete", noun), f"Delete a {noun}.", (name,), delete, Deleted, read_only=False,
-                    destructive=True)
+            ToolDef(
+                v.tool_name("delete", noun),
+                f"Delete a {noun}.",
+                (name,),
+                body=delete,
+                returns=Deleted,
+                action="delete",
+                read_only=False,
+                destructive=True,
+            )
         )
     return made
 
@@ -146,8 +200,12 @@ def smoke(v: Variant) -> tuple[str, dict[str, Any]]:
 _STAPLES = (("page_views", 0, 1_000_000), ("open_tickets", 0, 500))
 """Counters every seed state holds (the schemas' examples name them)."""
 _COUNTERS = (
-    ("retries", 0, 5), ("temperature", -40, 60), ("queue_depth", 0, 1000), ("seats_left", 0, 120),
-    ("stock_level", 0, 250), ("score", -100, 100),
+    ("retries", 0, 5),
+    ("temperature", -40, 60),
+    ("queue_depth", 0, 1000),
+    ("seats_left", 0, 120),
+    ("stock_level", 0, 250),
+    ("score", -100, 100),
 )
 
 

@@ -71,12 +71,20 @@ def tools(v: Variant) -> list[ToolDef]:
         description = f"Stock-keeping unit of the {noun}, e.g. {examples[0]}."
         return Annotated[str, Field(pattern=pattern, description=description, examples=examples)]
 
-    sku = Arg("sku", sku_name, sku_type([_sku(stem, n, dashed) for n, (stem, *_) in enumerate(_STAPLES, start=1)]))
+    sku = Arg(
+        "sku", sku_name, sku_type([_sku(stem, n, dashed) for n, (stem, *_) in enumerate(_STAPLES, start=1)])
+    )
     name_type = text_arg(v, f"Display name of the {noun}", 60)
-    quantity_type = Annotated[int, Field(ge=0, le=quantity_max, description=f"Units in stock (0-{quantity_max}).")]
-    amount_type = Annotated[int, Field(ge=1, le=step_max, description=f"Number of units to move (1-{step_max}).")]
+    quantity_type = Annotated[
+        int, Field(ge=0, le=quantity_max, description=f"Units in stock (0-{quantity_max}).")
+    ]
+    amount_type = Annotated[
+        int, Field(ge=1, le=step_max, description=f"Number of units to move (1-{step_max}).")
+    ]
     price_type = Annotated[float, Field(ge=0, le=100_000, description="Price of one unit (0-100000).")]
-    below_type = Annotated[int, Field(ge=0, le=quantity_max, description=f"Only {plural} with fewer units in stock than this.")]
+    below_type = Annotated[
+        int, Field(ge=0, le=quantity_max, description=f"Only {plural} with fewer units in stock than this.")
+    ]
     limit_type, limit_default = limit_arg(v, plural)
     verb_in = v.pick("verb_in", ("add_stock", "restock", "receive"))
     verb_out = v.pick("verb_out", ("remove_stock", "ship", "withdraw"))
@@ -112,13 +120,20 @@ def tools(v: Variant) -> list[ToolDef]:
         return Item(sku=sku, **found)
 
     def list_(state: dict[str, Any], below: int | None, limit: int) -> ItemList:
-        found = [Item(sku=s, **i) for s, i in records(state, TYPE).items() if below is None or i["quantity"] < below]
+        found = [
+            Item(sku=s, **i)
+            for s, i in records(state, TYPE).items()
+            if below is None or i["quantity"] < below
+        ]
         return ItemList(items=found[:limit], total=len(found))
 
     def delete(state: dict[str, Any], sku: str) -> Deleted:
         found = record(state, TYPE, sku, noun)
         if found["quantity"]:
-            raise Refusal(f"cannot delete {noun} {sku!r} while {found['quantity']} units are in stock; remove them first")
+            raise Refusal(
+                f"cannot delete {noun} {sku!r} while {found['quantity']} units are in stock; "
+                "remove them first"
+            )
         del state[f"{TYPE}:{sku}"]
         return Deleted(id=sku)
 
@@ -126,35 +141,69 @@ def tools(v: Variant) -> list[ToolDef]:
         ToolDef(
             v.tool_name("add", noun),
             f"Register a new {noun} under its SKU with a name, an initial quantity and a unit price.",
-            (Arg("sku", sku_name, sku_type([_sku("Torch", 90, dashed), _sku("Ladder", 91, dashed)])),
-             Arg("name", "name", name_type), Arg("quantity", "quantity", quantity_type, 0),
-             Arg("unit_price", v.pick("price_arg", ("unit_price", "price")), price_type, 0.0)),
-            add, Item, read_only=False,
+            (
+                Arg("sku", sku_name, sku_type([_sku("Torch", 90, dashed), _sku("Ladder", 91, dashed)])),
+                Arg("name", "name", name_type),
+                Arg("quantity", "quantity", quantity_type, 0),
+                Arg("unit_price", v.pick("price_arg", ("unit_price", "price")), price_type, 0.0),
+            ),
+            body=add,
+            returns=Item,
+            action="add",
+            read_only=False,
         ),
-        ToolDef(v.tool_name("get", noun), f"Read one {noun}: name, quantity in stock and unit price.",
-                (sku,), get, Item, read_only=True),
+        ToolDef(
+            v.tool_name("get", noun),
+            f"Read one {noun}: name, quantity in stock and unit price.",
+            (sku,),
+            body=get,
+            returns=Item,
+            action="get",
+            read_only=True,
+        ),
         ToolDef(
             verb_in,
             f"Add units to the stock of one {noun}; the quantity may not exceed {quantity_max}.",
-            (sku, Arg("amount", "amount", amount_type)), stock_in, Item, read_only=False,
+            (sku, Arg("amount", "amount", amount_type)),
+            body=stock_in,
+            returns=Item,
+            action="stock_in",
+            read_only=False,
         ),
         ToolDef(
             verb_out,
             f"Take units out of the stock of one {noun}; the quantity cannot go below zero.",
-            (sku, Arg("amount", "amount", amount_type)), stock_out, Item, read_only=False,
+            (sku, Arg("amount", "amount", amount_type)),
+            body=stock_out,
+            returns=Item,
+            action="stock_out",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name("list", plural),
             f"List {plural} in SKU order, optionally only those running low.",
-            (Arg("below", v.pick("below_arg", ("below", "low_stock_below")), optional(below_type), None),
-             Arg("limit", "limit", limit_type, limit_default)),
-            list_, ItemList, read_only=True,
+            (
+                Arg("below", v.pick("below_arg", ("below", "low_stock_below")), optional(below_type), None),
+                Arg("limit", "limit", limit_type, limit_default),
+            ),
+            body=list_,
+            returns=ItemList,
+            action="list",
+            read_only=True,
         ),
     ]
     if v.flag("has_delete"):
         made.append(
-            ToolDef(v.tool_name("delete", noun), f"Delete one {noun} that has no stock left.",
-                    (sku,), delete, Deleted, read_only=False, destructive=True)
+            ToolDef(
+                v.tool_name("delete", noun),
+                f"Delete one {noun} that has no stock left.",
+                (sku,),
+                body=delete,
+                returns=Deleted,
+                action="delete",
+                read_only=False,
+                destructive=True,
+            )
         )
     return made
 
@@ -166,8 +215,12 @@ def smoke(v: Variant) -> tuple[str, dict[str, Any]]:
 _STAPLES = (("Cordless drill", 89.0, 40), ("Box of screws", 6.5, 3))
 """Items every seed state holds (the schemas' examples name them): one well stocked, one nearly out."""
 _GOODS = (
-    ("Claw hammer", 19.9), ("Measuring tape", 8.0), ("Safety goggles", 12.5), ("Paint roller", 7.25),
-    ("Spirit level", 24.0), ("Work gloves", 9.99),
+    ("Claw hammer", 19.9),
+    ("Measuring tape", 8.0),
+    ("Safety goggles", 12.5),
+    ("Paint roller", 7.25),
+    ("Spirit level", 24.0),
+    ("Work gloves", 9.99),
 )
 
 
@@ -176,8 +229,16 @@ def seed(v: Variant, rng: random.Random) -> dict[str, Any]:
     quantity_max, _ = _limits(v)
     state: dict[str, Any] = {}
     for number, (name, price, quantity) in enumerate(_STAPLES, start=1):
-        state[f"{TYPE}:{_sku(name, number, dashed)}"] = {"name": name, "quantity": quantity, "unit_price": price}
+        state[f"{TYPE}:{_sku(name, number, dashed)}"] = {
+            "name": name,
+            "quantity": quantity,
+            "unit_price": price,
+        }
     for number, (name, price) in enumerate(rng.sample(_GOODS, rng.randint(1, 4)), start=len(_STAPLES) + 1):
         quantity = rng.choice((0, 12, 150, min(quantity_max, 900)))
-        state[f"{TYPE}:{_sku(name, number, dashed)}"] = {"name": name, "quantity": quantity, "unit_price": price}
+        state[f"{TYPE}:{_sku(name, number, dashed)}"] = {
+            "name": name,
+            "quantity": quantity,
+            "unit_price": price,
+        }
     return state

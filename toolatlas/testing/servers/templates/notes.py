@@ -13,7 +13,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field
 
 from toolatlas.testing.servers.templates.base import (
-    REQUIRED,
     AlreadyExists,
     Arg,
     Deleted,
@@ -61,19 +60,23 @@ def _nouns(v: Variant) -> tuple[str, str, str]:
 
 def _limits(v: Variant) -> tuple[int, int, int]:
     """``(max title, max body, max tags)``."""
-    return v.pick("title_max", (40, 60, 80, 120)), v.pick("body_max", (500, 2000, 4000)), v.pick("tags_max", (3, 5, 8))
+    return (
+        v.pick("title_max", (40, 60, 80, 120)),
+        v.pick("body_max", (500, 2000, 4000)),
+        v.pick("tags_max", (3, 5, 8)),
+    )
 
 
 def tools(v: Variant) -> list[ToolDef]:
-    noun, plural, _ = _nouns(v)
+    noun, plural, prefix = _nouns(v)
     title_max, body_max, tags_max = _limits(v)
     id_name = v.pick("id_arg", (f"{noun}_id", "id"))
-    first = f"{_nouns(v)[2]}-0001"
     id_type = Annotated[
         str,
         Field(
-            description=f"Id of an existing {noun}, as returned by the list or create tools (e.g. {first}).",
-            examples=[first, f"{_nouns(v)[2]}-0002"],
+            description=f"Id of an existing {noun}, as the list and create tools return it "
+            f"(e.g. {prefix}-0001).",
+            examples=[f"{prefix}-0001", f"{prefix}-0002"],
         ),
     ]
     tag = Annotated[str, Field(pattern=TAG_PATTERN, description="A lower-case tag: letters, digits and '-'.")]
@@ -89,7 +92,7 @@ def tools(v: Variant) -> list[ToolDef]:
         check_length("title", title, title_max)
         check_length("body", body, body_max, min_length=0)
         _unique_title(state, title, noun)
-        note_id = new_id(state, _nouns(v)[2])
+        note_id = new_id(state, prefix)
         state[f"{TYPE}:{note_id}"] = {"title": title, "body": body, "tags": sorted(set(tags)), "revision": 1}
         return _note(note_id, state[f"{TYPE}:{note_id}"])
 
@@ -125,7 +128,9 @@ def tools(v: Variant) -> list[ToolDef]:
     def search(state: dict[str, Any], query: str, limit: int) -> NoteList:
         needle = query.lower()
         found = [
-            (i, n) for i, n in records(state, TYPE).items() if needle in n["title"].lower() or needle in n["body"].lower()
+            (i, n)
+            for i, n in records(state, TYPE).items()
+            if needle in n["title"].lower() or needle in n["body"].lower()
         ]
         return _listing(found, limit)
 
@@ -136,38 +141,79 @@ def tools(v: Variant) -> list[ToolDef]:
             v.tool_name(verb_create, noun),
             f"Create a {noun} with a title, a text and tags. Titles are unique: creating a second {noun} "
             f"with the same title fails. Returns the new {noun} with its id.",
-            (Arg("title", "title", title_type), Arg("body", body_name, body_type, ""),
-             Arg("tags", "tags", tags_type, [])),
-            create, Note, read_only=False,
+            (
+                Arg("title", "title", title_type),
+                Arg("body", body_name, body_type, ""),
+                Arg("tags", "tags", tags_type, []),
+            ),
+            body=create,
+            returns=Note,
+            action="create",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name(verb_get, noun),
             f"Read one {noun} by id: its title, text, tags and revision.",
-            (id_arg,), get, Note, read_only=True,
+            (id_arg,),
+            body=get,
+            returns=Note,
+            action="get",
+            read_only=True,
         ),
         ToolDef(
             v.tool_name("update", noun),
             f"Change the title, text or tags of an existing {noun}; omitted fields stay as they are.",
-            (id_arg, Arg("title", "title", optional(title_type), None), Arg("body", body_name, optional(body_type), None),
-             Arg("tags", "tags", optional(tags_type), None)),
-            update, Note, read_only=False,
+            (
+                id_arg,
+                Arg("title", "title", optional(title_type), None),
+                Arg("body", body_name, optional(body_type), None),
+                Arg("tags", "tags", optional(tags_type), None),
+            ),
+            body=update,
+            returns=Note,
+            action="update",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name(v.pick("verb_delete", ("delete", "remove")), noun),
             f"Delete a {noun} by id. This cannot be undone.",
-            (id_arg,), delete, Deleted, read_only=False, destructive=True, idempotent=False,
+            (id_arg,),
+            body=delete,
+            returns=Deleted,
+            action="delete",
+            read_only=False,
+            destructive=True,
+            idempotent=False,
         ),
         ToolDef(
             v.tool_name("list", plural),
             f"List {plural} (id, title, tags) in id order, optionally only those with a tag.",
-            (Arg("tag", "tag", optional(tag), None), limit), list_, NoteList, read_only=True,
+            (Arg("tag", "tag", optional(tag), None), limit),
+            body=list_,
+            returns=NoteList,
+            action="list",
+            read_only=True,
         ),
         ToolDef(
             v.tool_name(v.pick("verb_search", ("search", "find")), plural),
             f"Find {plural} whose title or text contains the query (case-insensitive).",
-            (Arg("query", "query", Annotated[str, Field(min_length=1, max_length=100, description="Text to look for (1-100 characters).")]),
-             limit),
-            search, NoteList, read_only=True,
+            (
+                Arg(
+                    "query",
+                    "query",
+                    Annotated[
+                        str,
+                        Field(
+                            min_length=1, max_length=100, description="Text to look for (1-100 characters)."
+                        ),
+                    ],
+                ),
+                limit,
+            ),
+            body=search,
+            returns=NoteList,
+            action="search",
+            read_only=True,
         ),
     ]
 
@@ -209,5 +255,10 @@ def seed(v: Variant, rng: random.Random) -> dict[str, Any]:
     state: dict[str, Any] = {}
     for title, body, tags in rng.sample(_TITLES, rng.randint(3, 5)):
         note_id = new_id(state, prefix)
-        state[f"{TYPE}:{note_id}"] = {"title": title[:title_max], "body": body, "tags": sorted(tags)[:tags_max], "revision": 1}
+        state[f"{TYPE}:{note_id}"] = {
+            "title": title[:title_max],
+            "body": body,
+            "tags": sorted(tags)[:tags_max],
+            "revision": 1,
+        }
     return state

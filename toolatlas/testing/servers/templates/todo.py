@@ -54,21 +54,25 @@ def _nouns(v: Variant) -> tuple[str, str, str]:
 
 
 def _priorities(v: Variant) -> tuple[str, ...]:
-    return v.pick("priorities", (("low", "normal", "high"), ("low", "medium", "high", "urgent"), ("p1", "p2", "p3")))
+    return v.pick(
+        "priorities", (("low", "normal", "high"), ("low", "medium", "high", "urgent"), ("p1", "p2", "p3"))
+    )
 
 
 def tools(v: Variant) -> list[ToolDef]:
-    noun, plural, _ = _nouns(v)
+    noun, plural, prefix = _nouns(v)
     title_max = v.pick("title_max", (60, 100, 140))
     levels = _priorities(v)
     default_level = levels[1]
-    priority_type = Annotated[Literal[levels], Field(description=f"How urgent the {noun} is: {', '.join(levels)}.")]
+    priority_type = Annotated[
+        Literal[levels], Field(description=f"How urgent the {noun} is: {', '.join(levels)}.")
+    ]
     due_type = Annotated[
-        date, Field(description=f"Due date, YYYY-MM-DD, between {EARLIEST.isoformat()} and {LATEST.isoformat()}.")
+        date,
+        Field(description=f"Due date, YYYY-MM-DD, between {EARLIEST.isoformat()} and {LATEST.isoformat()}."),
     ]
     title_type = text_arg(v, f"What needs doing; open {plural} have distinct titles", title_max)
     id_name = v.pick("id_arg", (f"{noun}_id", "id"))
-    prefix = _nouns(v)[2]
     id_type = Annotated[
         str,
         Field(
@@ -84,13 +88,18 @@ def tools(v: Variant) -> list[ToolDef]:
     def add(state: dict[str, Any], title: str, priority: str, due: date | None) -> Task:
         check_length("title", title, title_max)
         if due is not None and not EARLIEST <= due <= LATEST:
-            raise OutOfRange(f"due date {due.isoformat()} is out of range ({EARLIEST.isoformat()} to {LATEST.isoformat()})")
+            raise OutOfRange(
+                f"due date {due.isoformat()} is out of range ({EARLIEST.isoformat()} to {LATEST.isoformat()})"
+            )
         for other_id, other in records(state, TYPE).items():
             if not other["done"] and other["title"].casefold() == title.casefold():
                 raise AlreadyExists(f"an open {noun} titled {title!r} already exists ({other_id})")
-        task_id = new_id(state, _nouns(v)[2])
+        task_id = new_id(state, prefix)
         state[f"{TYPE}:{task_id}"] = {
-            "title": title, "priority": priority, "due": due.isoformat() if due else None, "done": False
+            "title": title,
+            "priority": priority,
+            "due": due.isoformat() if due else None,
+            "done": False,
         }
         return Task(id=task_id, **state[f"{TYPE}:{task_id}"])
 
@@ -115,7 +124,8 @@ def tools(v: Variant) -> list[ToolDef]:
         found = [
             Task(id=i, **t)
             for i, t in records(state, TYPE).items()
-            if (status == "all" or t["done"] == (status == "done")) and (priority is None or t["priority"] == priority)
+            if (status == "all" or t["done"] == (status == "done"))
+            and (priority is None or t["priority"] == priority)
         ]
         return TaskList(tasks=found[:limit], total=len(found))
 
@@ -127,36 +137,70 @@ def tools(v: Variant) -> list[ToolDef]:
     made = [
         ToolDef(
             v.tool_name("add", noun),
-            f"Add an open {noun} with a priority ({', '.join(levels)}; default {default_level}) and an optional "
-            f"due date. Returns the {noun} with its new id.",
-            (Arg("title", "title", title_type), Arg("priority", "priority", priority_type, default_level),
-             Arg("due", v.pick("due_arg", ("due", "due_date")), optional(due_type), None)),
-            add, Task, read_only=False,
+            f"Add an open {noun} with a priority ({', '.join(levels)}; default {default_level}) "
+            f"and an optional due date. Returns the {noun} with its new id.",
+            (
+                Arg("title", "title", title_type),
+                Arg("priority", "priority", priority_type, default_level),
+                Arg("due", v.pick("due_arg", ("due", "due_date")), optional(due_type), None),
+            ),
+            body=add,
+            returns=Task,
+            action="add",
+            read_only=False,
         ),
-        ToolDef(v.tool_name("get", noun), f"Read one {noun} by id.", (id_arg,), get, Task, read_only=True),
+        ToolDef(
+            v.tool_name("get", noun),
+            f"Read one {noun} by id.",
+            (id_arg,),
+            body=get,
+            returns=Task,
+            action="get",
+            read_only=True,
+        ),
         ToolDef(
             v.tool_name(verb_complete, noun),
             f"Mark an open {noun} as done. Completing a {noun} that is already done fails.",
-            (id_arg,), complete, Task, read_only=False,
+            (id_arg,),
+            body=complete,
+            returns=Task,
+            action="complete",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name("reopen", noun),
             f"Mark a done {noun} as open again. Reopening an open {noun} fails.",
-            (id_arg,), reopen, Task, read_only=False,
+            (id_arg,),
+            body=reopen,
+            returns=Task,
+            action="reopen",
+            read_only=False,
         ),
         ToolDef(
             v.tool_name("list", plural),
             f"List {plural} by status (open, done or all; default open), optionally of one priority.",
-            (Arg("status", "status", status_type, "open"), Arg("priority", "priority", optional(priority_type), None),
-             Arg("limit", "limit", limit_type, limit_default)),
-            list_, TaskList, read_only=True,
+            (
+                Arg("status", "status", status_type, "open"),
+                Arg("priority", "priority", optional(priority_type), None),
+                Arg("limit", "limit", limit_type, limit_default),
+            ),
+            body=list_,
+            returns=TaskList,
+            action="list",
+            read_only=True,
         ),
     ]
     if v.flag("has_delete"):
         made.append(
             ToolDef(
-                v.tool_name("delete", noun), f"Delete a {noun} by id, open or done.",
-                (id_arg,), delete, Deleted, read_only=False, destructive=True,
+                v.tool_name("delete", noun),
+                f"Delete a {noun} by id, open or done.",
+                (id_arg,),
+                body=delete,
+                returns=Deleted,
+                action="delete",
+                read_only=False,
+                destructive=True,
             )
         )
     return made
@@ -185,5 +229,10 @@ def seed(v: Variant, rng: random.Random) -> dict[str, Any]:
         task_id = new_id(state, _nouns(v)[2])
         due = date(2026, rng.randint(1, 12), rng.randint(1, 28)).isoformat() if rng.random() < 0.6 else None
         done = number == 1 or (number > 1 and rng.random() < 0.3)  # the first task is open, the second done
-        state[f"{TYPE}:{task_id}"] = {"title": title, "priority": rng.choice(levels), "due": due, "done": done}
+        state[f"{TYPE}:{task_id}"] = {
+            "title": title,
+            "priority": rng.choice(levels),
+            "due": due,
+            "done": done,
+        }
     return state

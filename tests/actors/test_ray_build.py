@@ -1,0 +1,196 @@
+"""The Ray build on a real local Ray instance and a real two-node cluster.
+
+Same seed, same atlas: the Ray engine equals the in-process engine; killing an executor host or
+a shard mid-build changes nothing in the final atlas; a server that cannot start is reported
+while the others complete; `ray job submit` to a two-node cluster runs executors on both nodes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from actors.coordinator import RayBuild  # noqa: E402
+from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store  # noqa: E402
+from toolatlas.config import load_catalogue, parse_catalogue  # noqa: E402
+from toolatlas.home import Home  # noqa: E402
+from toolatlas.testing import faulty_server_command  # noqa: E402
+from toolatlas.workspace import Workspace  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+HOME = REPO / ".toolatlas"
+
+
+def demo_copy(tmp: Path, name: str) -> Path:
+    text = (REPO / "configs" / "demo.toml").read_text()
+    path = tmp / f"{name}.toml"
+    path.write_text(text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{tmp / name}"'))
+    return path
+
+
+def entries_of(config: Path) -> dict:
+    store = open_store(load_catalogue(config))
+    try:
+        return {e.id: (e.support, e.transitions) for e in store.all("entries")}
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    os.environ["TOOLATLAS_HOME"] = str(HOME)
+    ray.init(include_dashboard=False, num_cpus=2, _node_ip_address="127.0.0.2",
+             runtime_env={"env_vars": {"TOOLATLAS_HOME": str(HOME)}}, log_to_driver=False)
+    yield
+    ray.shutdown()
+    os.environ.pop("TOOLATLAS_HOME", None)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The in-process build of memory + time, bootstrap + 1 round."""
+    tmp = tmp_path_factory.mktemp("reference")
+    config = demo_copy(tmp, "reference")
+    catalogue = load_catalogue(config)
+    store = open_store(catalogue)
+    try:
+        asyncio.run(build_catalogue(Workspace(catalogue, Home(HOME)), store,
+                                    servers=[catalogue.server("memory"), catalogue.server("time")], rounds=1))
+    finally:
+        store.close()
+    return entries_of(config)
+
+
+def ray_build(config: Path, *, sabotage=None, servers=("memory", "time"), rounds: int = 1):
+    catalogue = load_catalogue(config)
+    build = RayBuild(config, catalogue, hosts=2)
+
+    def on_round(row) -> None:
+        if sabotage is not None:
+            sabotage(build, row)
+
+    report = asyncio.run(build.run([catalogue.server(s) for s in servers], rounds=rounds, on_round=on_round))
+    return report
+
+
+class TestRayEngine:
+    def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path) -> None:
+        """The Ray build of the same catalogue and seed stores exactly the in-process atlas."""
+        config = demo_copy(tmp_path, "ray")
+        report = ray_build(config)
+        assert report.engine == "ray" and report.servers == {"memory": "ok", "time": "ok"}
+        assert entries_of(config) == reference
+
+    def test_executor_host_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
+        """An executor host killed after the first round is restarted by Ray; its work is redone, nothing doubles."""
+        killed = []
+
+        def kill_host(build: RayBuild, row) -> None:
+            if not killed:
+                killed.append(row.server)
+                ray.kill(build.hosts[0], no_restart=False)
+
+        config = demo_copy(tmp_path, "killed-host")
+        report = ray_build(config, sabotage=kill_host)
+        assert killed and report.servers == {"memory": "ok", "time": "ok"}
+        assert entries_of(config) == reference
+
+    def test_shard_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
+        """A shard killed after a round is restored from its checkpoint and the round redone: same atlas."""
+        killed = []
+
+        def kill_shard(build: RayBuild, row) -> None:
+            if not killed and row.round == 0:
+                killed.append(row.server)
+                for shard in build.shards:
+                    ray.kill(shard, no_restart=False)
+
+        config = demo_copy(tmp_path, "killed-shard")
+        report = ray_build(config, sabotage=kill_shard)
+        assert killed and report.servers == {"memory": "ok", "time": "ok"}
+        assert entries_of(config) == reference
+
+    def test_server_that_cannot_start(self, local_ray, tmp_path: Path) -> None:
+        """A server that never starts is reported failed in the coverage; the other server's build completes."""
+        command, args = faulty_server_command()
+        config = tmp_path / "broken.toml"
+        config.write_text(json_toml({
+            "store": {"path": str(tmp_path / "atlas")},
+            "build": {"seed_tasks_per_tool": 1, "rollouts_per_task": 1},
+            "servers": [
+                {"name": "good", "transport": {"command": command, "args": args}, "limits": {"call_timeout_s": 2}},
+                {"name": "broken", "transport": {"command": command, "args": [*args, "--crash-on-start"]},
+                 "limits": {"max_restarts": 0}},
+            ],
+        }))
+        report = ray_build(config, servers=("good", "broken"), rounds=0)
+        assert report.servers["good"] == "ok"
+        assert report.servers["broken"].startswith("failed") and "refusing to start" in report.servers["broken"]
+        rows = [json.loads(line) for line in AtlasPaths(load_catalogue(config)).coverage.read_text().splitlines()]
+        assert any(r["server"] == "broken" and r["status"] == "failed" for r in rows)
+
+
+def json_toml(data: dict) -> str:
+    """A tiny TOML writer for test catalogues (tables of scalars and lists, arrays of tables)."""
+    def value(v) -> str:
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        return str(v)
+
+    lines = []
+    for key, section in data.items():
+        if isinstance(section, list):
+            for item in section:
+                lines.append(f"[[{key}]]")
+                lines += [f"{k} = {value(v)}" for k, v in item.items()]
+        else:
+            lines.append(f"[{key}]")
+            lines += [f"{k} = {value(v)}" for k, v in section.items()]
+    parse_catalogue  # the format is the catalogue's; load_catalogue validates it
+    return "\n".join(lines) + "\n"
+
+
+class TestTwoNodeCluster:
+    def test_job_submit_runs_executors_on_both_nodes(self, tmp_path: Path) -> None:
+        """`ray job submit` of a real build to a two-node cluster (127.0.0.2 + 127.0.0.3) completes on both nodes."""
+        script = REPO / "cluster" / "local_cluster.sh"
+        env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY": str(Path(sys.executable).parent / "ray")}
+        subprocess.run([str(script), "stop"], env=env, capture_output=True)
+        started = subprocess.run([str(script), "start", "6391", "8276"], env=env, capture_output=True, text=True, timeout=180)
+        try:
+            assert started.returncode == 0, started.stdout + started.stderr
+            config = demo_copy(tmp_path, "cluster")
+            runtime_env = tmp_path / "runtime_env.yaml"
+            runtime_env.write_text(f"env_vars:\n  TOOLATLAS_HOME: {HOME}\n")
+            job = subprocess.run(
+                [str(Path(sys.executable).parent / "ray"), "job", "submit", "--address", "http://127.0.0.2:8276",
+                 "--runtime-env", str(runtime_env), "--", sys.executable, "-m", "toolatlas", "build", str(config),
+                 "--server", "memory", "--server", "time", "--server", "sqlite", "--rounds", "1", "--hosts", "4"],
+                env=env, capture_output=True, text=True, timeout=600,
+            )
+            assert job.returncode == 0, job.stdout[-3000:] + job.stderr[-3000:]
+            report = json.loads((tmp_path / "cluster" / "build.json").read_text())
+            assert report["engine"] == "ray"
+            assert report["servers"] == {"memory": "ok", "time": "ok", "sqlite": "ok"}
+            nodes = {node for placed in report["nodes"].values() for node in placed}
+            assert len(nodes) == 2, report["nodes"]
+            atlas = json.loads((tmp_path / "cluster" / "atlas.json").read_text())
+            for server in atlas["servers"]:
+                assert server["tools"] and all(tool["affordances"] for tool in server["tools"]), server["name"]
+        finally:
+            subprocess.run([str(script), "stop"], env=env, capture_output=True, timeout=120)
