@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -43,6 +44,10 @@ ACTOR_RESTARTS = 3
 RESTART_WAIT_ATTEMPTS = 12
 """Polls (with backoff, ~40 s in all) for a restarting actor to accept calls again."""
 SMALL_CPU = 0.01
+PREFETCH = 2
+"""Batches queued per sandbox: the next is waiting while one runs (hides the round trip to the host)."""
+BATCH = 8
+"""Probes per round trip to an executor host (and to a verifier): amortises Ray's per-call cost."""
 """Actors are I/O bound (they wait on MCP servers): they reserve next to no CPU for scheduling."""
 
 
@@ -68,6 +73,7 @@ class RayBuild:
         self.node_count = len(nodes)
         self.host_count = hosts or max(2, 2 * self.node_count)
         self.inflight = inflight or 4 * self.host_count
+        """Batches in flight across the build (backpressure): each is up to BATCH probes."""
         self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), 2 * self.node_count))
         self.placements: dict[str, set[str]] = {}
 
@@ -242,43 +248,68 @@ class RayBuild:
         }
         state = {"failures": failures, "dispatched": 0}
 
-        async def verify(index: int, rollout: Rollout, node: str) -> None:
+        async def verify(indices: list[int], rollouts: list[Rollout], node: str) -> None:
             try:
-                verdict = await self.verifiers[node].verify.remote(rollout, tools)
-                verdicts[index].set_result((rollout, verdict, node))
+                checked = await self.verifiers[node].verify_many.remote(rollouts, tools)
             except Exception as exc:  # noqa: BLE001 - handed to the absorbing loop
-                verdicts[index].set_exception(exc)
+                for index in indices:
+                    verdicts[index].set_exception(exc)
+                return
+            for index, rollout, verdict in zip(indices, rollouts, checked, strict=True):
+                verdicts[index].set_result((rollout, verdict, node))
 
         async def execute(slot: int, host: int) -> None:
+            # Probes go to the sandbox in batches (one round trip for several), with the next
+            # batch already queued while one runs (PREFETCH), so the sandbox never idles on the
+            # network; verification is pipelined: never awaited here.
             node = self.host_nodes[host]["node_id"]
             pending: list[asyncio.Task[None]] = []
-            while not queue.empty() and state["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP:
-                index, probe = queue.get_nowait()
-                state["dispatched"] = max(state["dispatched"], index + 1)
-                async with self.gate:
-                    rollout: Rollout = await self.hosts[host].run.remote(name, slot, probe)
-                state["failures"] = state["failures"] + 1 if rollout.infrastructure_error else 0
-                pending.append(asyncio.create_task(verify(index, rollout, node)))  # executors never wait on it
+            window: deque[tuple[list[int], asyncio.Future]] = deque()
+
+            def more() -> bool:
+                return not queue.empty() and state["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+
+            while window or more():
+                while len(window) < PREFETCH and more():
+                    batch = [queue.get_nowait() for _ in range(min(BATCH, queue.qsize()))]
+                    state["dispatched"] = max(state["dispatched"], batch[-1][0] + 1)
+                    await self.gate.acquire()
+                    call = self.hosts[host].run_many.remote(name, slot, [probe for _, probe in batch])
+                    window.append(([index for index, _ in batch], asyncio.ensure_future(call)))
+                indices, future = window.popleft()
+                try:
+                    rollouts: list[Rollout] = await future
+                finally:
+                    self.gate.release()
+                for rollout in rollouts:
+                    state["failures"] = state["failures"] + 1 if rollout.infrastructure_error else 0
+                pending.append(asyncio.create_task(verify(indices, rollouts, node)))
             await asyncio.gather(*pending)
 
         executing = asyncio.gather(*(execute(slot, host) for slot, host in enumerate(hosts)))
-        discards = []
+        discards: dict[str, list] = {}
         index = 0
-        while True:  # absorb in probe order as verdicts arrive
+        while True:  # absorb in probe order: every verdict ready from `index` on, in one call
             if index >= len(probes) or (executing.done() and index >= state["dispatched"]):
                 break
             waiter = verdicts[index]
             done, _ = await asyncio.wait({waiter, executing}, return_when=asyncio.FIRST_COMPLETED)
             if waiter not in done:
                 continue
-            rollout, verdict, node = waiter.result()
-            await shard.absorb.remote(name, rollout, verdict)
-            self.calls += len(rollout.steps)
-            if rollout.frozen is not None:
-                discards.append(self.verifiers[node].discard.remote(name, rollout.frozen))
-            index += 1
+            batch = []
+            while index < len(probes) and verdicts[index].done():
+                rollout, verdict, node = verdicts[index].result()
+                batch.append((rollout, verdict))
+                if rollout.frozen is not None:
+                    discards.setdefault(node, []).append(rollout.frozen)
+                self.calls += len(rollout.steps)
+                index += 1
+            await shard.absorb_many.remote(name, batch)
         await executing
-        await asyncio.gather(*discards, return_exceptions=True)
+        await asyncio.gather(
+            *(self.verifiers[node].discard_many.remote(name, frozen) for node, frozen in discards.items()),
+            return_exceptions=True,
+        )
         given_up = state["failures"] >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
         coverage, dirty, checkpoint = await shard.finish_round.remote(
             name, round_, time.perf_counter() - t0, "failed" if given_up else "ok",

@@ -49,10 +49,11 @@ class ExecutorHost:
         """Start the sandbox of (server, slot); its tools (raises ServerStartError if it cannot start)."""
         return (await self._executor(server, slot)).sandbox.tools
 
-    async def run(self, server: str, slot: int, probe: Probe) -> Rollout:
+    async def run_many(self, server: str, slot: int, probes: list[Probe]) -> list[Rollout]:
+        """Run probes one after the other in the (server, slot) sandbox."""
         executor = await self._executor(server, slot)
         async with self.locks[(server, slot)]:
-            return await executor.run(probe)
+            return [await executor.run(probe) for probe in probes]
 
     async def stop(self, server: str) -> None:
         for key in [k for k in self.executors if k[0] == server]:

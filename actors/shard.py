@@ -37,6 +37,13 @@ class ShardActor:
     def absorb(self, server: str, rollout: Rollout, verdict: Verdict) -> InductionDelta:
         return self._shard(server).absorb(rollout, verdict)
 
+    def absorb_many(self, server: str, batch: list[tuple[Rollout, Verdict]]) -> int:
+        """Absorb consecutive verdicts in the order given (one round trip for many)."""
+        shard = self._shard(server)
+        for rollout, verdict in batch:
+            shard.absorb(rollout, verdict)
+        return len(batch)
+
     def finish_round(
         self, server: str, round_: int, seconds: float, status: str, detail: str
     ) -> tuple[RoundCoverage, dict, dict]:

@@ -33,10 +33,18 @@ class VerifierActor:
             self.verifiers[server] = Verifier(environment, digest, {t.name: t for t in tools})
         return self.verifiers[server]
 
-    async def verify(self, rollout: Rollout, tools: list[ToolSpec]) -> Verdict:
-        verifier = await asyncio.to_thread(self._verifier, rollout.probe.server, tools)
-        return await asyncio.to_thread(verifier.verify, rollout, discard=False)
+    async def verify_many(self, rollouts: list[Rollout], tools: list[ToolSpec]) -> list[Verdict]:
+        if not rollouts:
+            return []
+        verifier = await asyncio.to_thread(self._verifier, rollouts[0].probe.server, tools)
+        return await asyncio.to_thread(lambda: [verifier.verify(r, discard=False) for r in rollouts])
 
-    async def discard(self, server: str, frozen: FrozenState) -> None:
+    async def discard_many(self, server: str, frozen: list[FrozenState]) -> None:
+        """Delete frozen states whose verdicts have been absorbed."""
         environment = self.workspace.environment(self.workspace.catalogue.server(server))
-        await asyncio.to_thread(environment.discard, frozen)
+
+        def discard_all() -> None:
+            for state in frozen:
+                environment.discard(state)
+
+        await asyncio.to_thread(discard_all)

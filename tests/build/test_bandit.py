@@ -16,11 +16,15 @@ from toolatlas.models import ToolSpec
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 
 TOOLS = ["alpha", "beta", "gamma", "delta"]
+BOTH = (Direction.BOUNDARY, Direction.AFFORDANCE)
 
 
 def spec(name: str) -> ToolSpec:
     return ToolSpec(server="s", name=name, description=f"The {name} tool.", input_schema={
-        "type": "object", "properties": {"path": {"type": "string"}, "mode": {"enum": ["a", "b"]}}, "required": ["path"]})
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "mode": {"enum": ["a", "b"]}},
+        "required": ["path"],
+    })
 
 
 def graph(tools: list[str] = TOOLS) -> ServerGraph:
@@ -42,9 +46,15 @@ def probe(tool: str, direction: Direction, n: int, round_: int = 1, keys: list[s
 
 def candidates(tools: list[str], round_: int, per_direction: int = 6) -> dict[str, list[Probe]]:
     return {
-        t: [probe(t, d, n, round_) for d in (Direction.BOUNDARY, Direction.AFFORDANCE) for n in range(per_direction)]
+        t: [probe(t, d, n, round_) for d in BOTH for n in range(per_direction)]
         for t in tools
     }
+
+
+def pick(
+    frontier: LinUCBFrontier, g: ServerGraph, offered: dict[str, list[Probe]], budget: int, rng: random.Random
+) -> list[Probe]:
+    return frontier.choose(g, offered, boundary_per_tool=3, affordance_per_tool=3, budget=budget, rng=rng)
 
 
 def play(
@@ -57,7 +67,7 @@ def play(
     budget: int = 6,
 ) -> list[Probe]:
     """One round as a build runs it: choose, then induce (cover keys, count probes) and observe each."""
-    chosen = frontier.choose(g, offered, boundary_per_tool=3, affordance_per_tool=3, budget=budget, rng=rng)
+    chosen = pick(frontier, g, offered, budget, rng)
     for p in chosen:
         g.covered.update(p.coverage_keys)
         node = g.tools[p.target]
@@ -136,24 +146,22 @@ class TestAllocation:
     def test_first_allocation_tries_every_arm_once_before_repeating(self) -> None:
         """With no data yet, a budget equal to the number of arms gives each arm exactly one slot."""
         frontier, g = LinUCBFrontier(), graph()
-        chosen = frontier.choose(g, candidates(TOOLS, 1), boundary_per_tool=3, affordance_per_tool=3, budget=8,
-                                 rng=random.Random(1))
+        chosen = pick(frontier, g, candidates(TOOLS, 1), 8, random.Random(1))
         assert Counter((p.target, p.direction) for p in chosen) == {
-            (t, d): 1 for t in TOOLS for d in (Direction.BOUNDARY, Direction.AFFORDANCE)
+            (t, d): 1 for t in TOOLS for d in BOTH
         }
 
     def test_an_unexplored_tool_is_preferred_over_one_that_paid_nothing(self) -> None:
-        """After rounds where one tool's probes paid nothing, the first slot and the top target go to a new tool."""
+        """After rounds where one tool paid nothing, the first slot and the top target go to a new tool."""
         frontier, g, rng = LinUCBFrontier(), graph(["alpha", "beta"]), random.Random(2)
         for round_ in range(1, 4):
             play(frontier, g, round_, candidates(["alpha"], round_), lambda p: 0.0, rng)
-        chosen = frontier.choose(g, candidates(["alpha", "beta"], 4), boundary_per_tool=3, affordance_per_tool=3,
-                                 budget=1, rng=rng)
+        chosen = pick(frontier, g, candidates(["alpha", "beta"], 4), 1, rng)
         assert chosen[0].target == "beta"
         assert frontier.targets(g, 2, rng)[0] == "beta"
 
     def test_an_arm_that_keeps_paying_gets_more_slots(self) -> None:
-        """Over rounds, the tool whose probes yield new knowledge is given more of the budget than a barren one."""
+        """Over rounds, a tool whose probes yield new knowledge gets more of the budget than a barren one."""
         frontier, g, rng = LinUCBFrontier(), graph(["alpha", "beta"]), random.Random(3)
         slots: Counter[str] = Counter()
         for round_ in range(1, 9):
@@ -163,6 +171,15 @@ class TestAllocation:
                 slots.update(p.target for p in chosen)
         assert slots["alpha"] > 2 * slots["beta"]
 
+    def test_slots_given_narrow_an_arm_so_an_untried_tool_does_not_take_the_whole_budget(self) -> None:
+        """Each slot counts as a pull already made, so a tool that paid well still gets slots next to a new one."""
+        frontier, g, rng = LinUCBFrontier(), graph(["alpha", "beta"]), random.Random(12)
+        for round_ in range(1, 5):
+            play(frontier, g, round_, candidates(["alpha"], round_, per_direction=8), lambda p: 2.0, rng)
+        chosen = pick(frontier, g, candidates(["alpha", "beta"], 5, per_direction=8), 12, rng)
+        slots = Counter(p.target for p in chosen)
+        assert slots["beta"] > slots["alpha"] > 0
+
     def test_never_exceeds_the_budget_nor_picks_a_probe_twice(self) -> None:
         """Whatever the budget, the choice fits it, has no duplicate, and only holds probes with a new key."""
         rng = random.Random(4)
@@ -171,21 +188,19 @@ class TestAllocation:
         offered = candidates(TOOLS, 1, per_direction=3)
         offered["gamma"] = offered["gamma"] + offered["gamma"][:2]  # the same candidate offered twice
         for budget in (0, 1, 5, 17, 100):
-            chosen = LinUCBFrontier().choose(g, offered, boundary_per_tool=3, affordance_per_tool=3, budget=budget,
-                                             rng=rng)
+            chosen = pick(LinUCBFrontier(), g, offered, budget, rng)
             assert len(chosen) <= budget
             assert len({p.id for p in chosen}) == len(chosen)
             assert all(any(k not in g.covered for k in p.coverage_keys) for p in chosen)
         assert len(chosen) == 4 * 6 - 2  # everything novel, and nothing else, when the budget allows
 
     def test_an_arm_with_nothing_new_is_skipped(self) -> None:
-        """Candidates whose keys are all covered, or claimed by a probe already chosen this round, are not chosen."""
+        """Candidates whose keys are covered, or claimed by a probe chosen earlier this round, are skipped."""
         g = graph(["alpha", "beta"])
         stale = [probe("alpha", Direction.BOUNDARY, n, keys=["alpha:known"]) for n in range(3)]
         twins = [probe("beta", Direction.AFFORDANCE, n, keys=["beta:same"]) for n in range(3)]
         g.covered.add("alpha:known")
-        chosen = LinUCBFrontier().choose(g, {"alpha": stale, "beta": twins}, boundary_per_tool=3, affordance_per_tool=3,
-                                         budget=6, rng=random.Random(5))
+        chosen = pick(LinUCBFrontier(), g, {"alpha": stale, "beta": twins}, 6, random.Random(5))
         assert [p.coverage_keys for p in chosen] == [["beta:same"]]
 
     def test_within_an_arm_the_most_novel_candidate_goes_first(self) -> None:
@@ -193,14 +208,13 @@ class TestAllocation:
         g = graph(["alpha"])
         narrow = probe("alpha", Direction.BOUNDARY, 0, keys=["alpha:a"])
         wide = probe("alpha", Direction.BOUNDARY, 1, keys=["alpha:b", "alpha:c", "alpha:d"])
-        chosen = LinUCBFrontier().choose(g, {"alpha": [narrow, wide]}, boundary_per_tool=3, affordance_per_tool=3,
-                                         budget=1, rng=random.Random(6))
+        chosen = pick(LinUCBFrontier(), g, {"alpha": [narrow, wide]}, 1, random.Random(6))
         assert chosen == [wide]
 
 
 class TestCheckpoint:
     def test_restored_frontier_makes_identical_next_choices(self) -> None:
-        """A frontier restored from its JSON state (with the same rng state) chooses and learns exactly like the original."""
+        """A frontier restored from its JSON state, with the same rng state, chooses like the original."""
         frontier, g, rng = LinUCBFrontier(), graph(), random.Random(8)
         for round_ in (1, 2, 3):
             play(frontier, g, round_, candidates(TOOLS, round_), lambda p: len(p.target) / 3, rng)
@@ -208,17 +222,15 @@ class TestCheckpoint:
         resumed.restore(json.loads(json.dumps(frontier.state())))
         twin_rng = random.Random()
         twin_rng.setstate(rng.getstate())
-        ours = frontier.choose(g, candidates(TOOLS, 4), boundary_per_tool=3, affordance_per_tool=3, budget=6, rng=rng)
-        theirs = resumed.choose(g, candidates(TOOLS, 4), boundary_per_tool=3, affordance_per_tool=3, budget=6,
-                                rng=twin_rng)
+        ours = pick(frontier, g, candidates(TOOLS, 4), 6, rng)
+        theirs = pick(resumed, g, candidates(TOOLS, 4), 6, twin_rng)
         assert [p.id for p in ours] == [p.id for p in theirs]
         assert frontier.targets(g, 4, rng) == resumed.targets(g, 4, twin_rng)
 
     def test_pending_contexts_survive_a_checkpoint(self) -> None:
-        """Probes chosen before a checkpoint and observed after it update the restored bandit as they would the original."""
+        """Probes chosen before a checkpoint and observed after it update the restored bandit identically."""
         frontier, g = LinUCBFrontier(), graph()
-        chosen = frontier.choose(g, candidates(TOOLS, 1), boundary_per_tool=3, affordance_per_tool=3, budget=5,
-                                 rng=random.Random(9))
+        chosen = pick(frontier, g, candidates(TOOLS, 1), 5, random.Random(9))
         resumed = LinUCBFrontier()
         resumed.restore(json.loads(json.dumps(frontier.state())))
         for p in chosen:
@@ -230,10 +242,8 @@ class TestCheckpoint:
     def test_a_wider_allocation_of_the_same_round_replaces_the_narrower(self) -> None:
         """When the build asks again with more tools, only the last allocation's contexts stay pending."""
         frontier, g, rng = LinUCBFrontier(), graph(), random.Random(10)
-        first = frontier.choose(g, candidates(TOOLS[:2], 1), boundary_per_tool=3, affordance_per_tool=3, budget=30,
-                                rng=rng)
-        second = frontier.choose(g, candidates(TOOLS, 1), boundary_per_tool=3, affordance_per_tool=3, budget=30,
-                                 rng=rng)
+        first = pick(frontier, g, candidates(TOOLS[:2], 1), 30, rng)
+        second = pick(frontier, g, candidates(TOOLS, 1), 30, rng)
         assert len(first) < len(second)
         assert set(frontier.pending) == {p.id for p in second}
 
@@ -247,7 +257,8 @@ class TestDeterminism:
             picks = []
             for round_ in range(1, 5):
                 picks.append(frontier.targets(g, 4, rng))
-                picks.append([p.id for p in play(frontier, g, round_, candidates(TOOLS, round_), lambda p: 1.0, rng)])
+                chosen = play(frontier, g, round_, candidates(TOOLS, round_), lambda p: 1.0, rng)
+                picks.append([p.id for p in chosen])
             runs.append(picks)
         assert runs[0] == runs[1]
 

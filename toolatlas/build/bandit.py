@@ -53,7 +53,9 @@ FEATURES = (
 )
 """The context of an arm, in order. Counts enter as scarcities ``1 / (1 + n / scale)`` so an
 untouched tool has the largest context, hence the widest confidence bound before any data;
-``round_freshness`` is ``1 / (1 + slots this arm already got in the allocation being made)``."""
+``round_freshness`` is ``1 / (1 + slots this arm already got in the allocation being made)``.
+Under a shared model per direction the one-hot is constant, i.e. a second intercept: harmless
+under the ridge, and what a model shared across directions would need."""
 
 ENTRY_SCALE = 3.0
 PROBE_SCALE = 10.0
@@ -64,6 +66,7 @@ YIELD_DECAY = 0.3
 REWARD_SCALE = 2.0
 """A raw reward of ``REWARD_SCALE`` (two new entries) squashes to 0.5."""
 DEFAULT_ALPHA = 0.5
+"""Exploration weight. On the demo catalogue 0.25, 0.5 and 1.0 end within 1% of each other."""
 DEFAULT_RIDGE = 1.0
 
 Arm = tuple[str, Direction]
@@ -149,7 +152,9 @@ class LinUCB:
     def _arm(self, arm: str) -> tuple[float, np.ndarray, float]:
         return self.arms[arm] if arm in self.arms else (self.ridge, np.zeros(self.dim), 0.0)
 
-    def bounds(self, group: str, arms: Sequence[str], contexts: np.ndarray, *, widths: LinUCB | None = None) -> np.ndarray:
+    def bounds(
+        self, group: str, arms: Sequence[str], contexts: np.ndarray, *, widths: LinUCB | None = None
+    ) -> np.ndarray:
         """Upper confidence bounds of ``arms`` (of one group) under their ``contexts`` (rows).
 
         ``widths`` takes the confidence width from another bandit — the same one with
@@ -192,7 +197,7 @@ class LinUCB:
     def state(self) -> dict:
         return {
             "dim": self.dim,
-            "groups": {g: [a0.tolist(), a0_inv.tolist(), b0.tolist()] for g, (a0, a0_inv, b0) in sorted(self.groups.items())},
+            "groups": {g: [m.tolist() for m in model] for g, model in sorted(self.groups.items())},
             "arms": {arm: [a, big_b.tolist(), b] for arm, (a, big_b, b) in sorted(self.arms.items())},
         }
 
@@ -204,7 +209,8 @@ class LinUCB:
             for g, (a0, a0_inv, b0) in state.get("groups", {}).items()
         }
         self.arms = {
-            arm: (float(a), np.array(big_b, dtype=float), float(b)) for arm, (a, big_b, b) in state.get("arms", {}).items()
+            arm: (float(a), np.array(big_b, dtype=float), float(b))
+            for arm, (a, big_b, b) in state.get("arms", {}).items()
         }
 
 
@@ -245,11 +251,13 @@ class LinUCBFrontier:
         rng: random.Random,
     ) -> list[Probe]:
         """Allocate ``budget`` slots, each to the highest-UCB arm that still has a novel candidate,
-        and give it that arm's most novel remaining candidate.
+        and give it that arm's most novel remaining candidate (novel: it covers a key neither the
+        graph nor a probe already chosen in this allocation covers).
 
         A slot given is a pull hallucinated on a copy of the bandit (its width, not its mean), and
-        moves the arm's "already allocated" feature, before the next slot is scored. The per-tool
-        quotas are the uniform prior this frontier replaces, so they are not used.
+        moves the arm's "already allocated" feature, before the next slot is scored. Ties, among
+        arms and among equally novel candidates, go by numbers drawn from ``rng`` in sorted order.
+        The per-tool quotas are the uniform prior this frontier replaces, so they are not used.
         """
         tools = [t for t in sorted(candidates) if t in graph.tools]
         pools: dict[Arm, list[tuple[float, Probe]]] = {}
@@ -263,7 +271,7 @@ class LinUCBFrontier:
         tiebreak = np.array([rng.random() for _ in arms])
         ids = [_arm_id(arm) for arm in arms]
         contexts = np.stack([self._context(graph, arm) for arm in arms])
-        rows = {d: np.array([i for i, arm in enumerate(arms) if arm[1] is d], dtype=int) for d in ARM_DIRECTIONS}
+        rows = {d: np.array([i for i, a in enumerate(arms) if a[1] is d], dtype=int) for d in ARM_DIRECTIONS}
         shadow = self.bandit.copy()
         bounds = np.empty(len(arms))
 
@@ -297,7 +305,7 @@ class LinUCBFrontier:
             allocated[i] += 1
             contexts[i] = self._context(graph, arms[i], allocated=allocated[i])
             rescore(direction)
-        log.debug("bandit_allocated", server=graph.server, probes=len(chosen), arms=len({arms[i] for i in range(len(arms)) if allocated[i]}))
+        log.debug("bandit_allocated", server=graph.server, probes=len(chosen), arms=sum(map(bool, allocated)))
         return chosen
 
     def observe(self, graph: ServerGraph, probe: Probe, reward: float) -> None:
@@ -337,9 +345,8 @@ class LinUCBFrontier:
 
     def _context(self, graph: ServerGraph, arm: Arm, *, allocated: int = 0) -> np.ndarray:
         tool, direction = arm
-        return tool_context(
-            graph, tool, direction, recent_yield=self.recent_yield.get(arm, RECENT_YIELD_PRIOR), allocated=allocated
-        )
+        recent = self.recent_yield.get(arm, RECENT_YIELD_PRIOR)
+        return tool_context(graph, tool, direction, recent_yield=recent, allocated=allocated)
 
     def _forget_superseded(self, rounds: set[int]) -> None:
         """A new allocation for a round replaces any earlier one for it (the build widens the
@@ -353,7 +360,9 @@ def _arm_id(arm: Arm) -> str:
     return f"{direction.value}:{tool}"
 
 
-def _most_novel(graph: ServerGraph, pool: list[tuple[float, Probe]], claimed: set[str], taken: set[str]) -> Probe | None:
+def _most_novel(
+    graph: ServerGraph, pool: list[tuple[float, Probe]], claimed: set[str], taken: set[str]
+) -> Probe | None:
     """The candidate covering the most keys neither the graph nor this allocation covers yet."""
     best: tuple[int, float] | None = None
     found: Probe | None = None

@@ -5,6 +5,7 @@ of K related tools along co-usage edges, and spends the per-tool budget on the c
 that would cover the most not-yet-covered ground (arguments, enum members, mutation kinds,
 compositions), boundary and affordance directions alike. The uniform baseline samples the same
 number of probes uniformly from every candidate of every tool — the comparison of Appendix C.3.
+The LinUCB bandit over (tool, direction) arms (``"linucb"``) lives in :mod:`toolatlas.build.bandit`.
 """
 
 from __future__ import annotations
