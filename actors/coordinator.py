@@ -144,6 +144,8 @@ class RayBuild:
             self.paths.coverage.write_text("".join(r.model_dump_json() + "\n" for r in previous if r.server not in names))
         self._start_actors()
         self.gate = asyncio.Semaphore(self.inflight)
+        self.window = [float("inf"), 0.0]
+        """From the first server ready to probe to the last round's end: the steady-state window."""
         self.on_round = on_round
         self.calls = 0
         statuses: dict[str, str] = {}
@@ -170,6 +172,7 @@ class RayBuild:
             probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
             entries=entries,
             engine="ray",
+            probing_seconds=round(max(0.0, self.window[1] - self.window[0]), 3),
             nodes={server: sorted(nodes) for server, nodes in self.placements.items()},
         )
         self.paths.build_report.write_text(report.model_dump_json(indent=2))
@@ -217,6 +220,7 @@ class RayBuild:
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
         stored = None if checkpoint is not None else await self.store.server_records.remote(name)
         first = await shard.prepare.remote(name, tools, stored, checkpoint)
+        self.window[0] = min(self.window[0], time.perf_counter())
         failures = 0
         for round_ in range(first, rounds + 1):
             while True:
@@ -228,6 +232,7 @@ class RayBuild:
                     state = read_checkpoint(self.paths.checkpoint(name))
                     await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
             rows.append(row)
+            self.window[1] = max(self.window[1], time.perf_counter())
             if row.status != "ok":
                 break
         await asyncio.gather(*(self.hosts[h].stop.remote(name) for h in set(hosts)), return_exceptions=True)
@@ -271,6 +276,8 @@ class RayBuild:
 
             while window or more():
                 while len(window) < PREFETCH and more():
+                    if window and self.gate.locked():
+                        break  # never wait for a second permit while holding one: consume first (no deadlock)
                     batch = [queue.get_nowait() for _ in range(min(BATCH, queue.qsize()))]
                     state["dispatched"] = max(state["dispatched"], batch[-1][0] + 1)
                     await self.gate.acquire()

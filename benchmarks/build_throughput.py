@@ -58,8 +58,17 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=1.5)
     parser.add_argument("--server", action="append")
+    parser.add_argument("--engine", choices=["asyncio", "ray", "both"], default="both")
     args = parser.parse_args()
     configure_logging()
+    if args.engine in ("ray", "both"):
+        import os
+
+        import ray
+
+        os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
+        ray.init(include_dashboard=False, _node_ip_address="127.0.0.2", log_to_driver=False,
+                 runtime_env={"env_vars": {"TOOLATLAS_HOME": os.environ["TOOLATLAS_HOME"]}})
     demo = load_catalogue(REPO / "configs" / "demo.toml")
     rows = []
     for name in args.server or [s.name for s in demo.servers]:
@@ -67,36 +76,58 @@ async def main() -> None:
             catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=tmp)})
             workspace = Workspace(catalogue)
             call_a, reset_a = await raw_rates(workspace, name, args.seconds)
-            store = open_store(catalogue)
-            try:
-                report = await build_catalogue(workspace, store, servers=[catalogue.server(name)], rounds=args.rounds)
-            finally:
-                store.close()
+            engines = ["asyncio", "ray"] if args.engine == "both" else [args.engine]
+            reports = {}
+            for engine in engines:
+                target = catalogue.model_copy(update={"store": StoreSettings(backend="edge", path=f"{tmp}/{engine}")})
+                if engine == "asyncio":
+                    store = open_store(target)
+                    try:
+                        reports[engine] = await build_catalogue(
+                            Workspace(target), store, servers=[target.server(name)], rounds=args.rounds
+                        )
+                    finally:
+                        store.close()
+                else:
+                    config = Path(tmp) / "ray.toml"
+                    config.write_text((REPO / "configs" / "demo.toml").read_text().replace(
+                        'path = "../.toolatlas/atlas/demo"', f'path = "{tmp}/ray"'))
+                    from actors.coordinator import RayBuild
+
+                    build = RayBuild(config, target, hosts=1)
+                    reports[engine] = await build.run([target.server(name)], rounds=args.rounds)
             call_b, reset_b = await raw_rates(workspace, name, args.seconds)
         call_s, reset_s = (call_a + call_b) / 2, (reset_a + reset_b) / 2
-        build_seconds = sum(c.seconds for c in report.coverage)
-        calls_per_probe = report.calls / report.probes
-        limit = 1 / (calls_per_probe * call_s + reset_s)
-        rows.append({
-            "server": name,
-            "probes": report.probes,
-            "calls": report.calls,
-            "build_probes_per_s": report.probes / build_seconds,
-            "build_calls_per_s": report.calls / build_seconds,
-            "raw_calls_per_s": 1 / call_s,
-            "reset_ms": reset_s * 1000,
-            "probe_limit_per_s": limit,
-            "ratio_vs_raw_calls": (report.calls / build_seconds) * call_s,
-            "ratio_vs_probe_limit": (report.probes / build_seconds) / limit,
-        })
+        for engine, report in reports.items():
+            build_seconds = sum(c.seconds for c in report.coverage)
+            calls_per_probe = report.calls / report.probes
+            limit = 1 / (calls_per_probe * call_s + reset_s)
+            rows.append({
+                "server": name,
+                "engine": engine,
+                "probes": report.probes,
+                "calls": report.calls,
+                "build_probes_per_s": report.probes / build_seconds,
+                "build_calls_per_s": report.calls / build_seconds,
+                "raw_calls_per_s": 1 / call_s,
+                "reset_ms": reset_s * 1000,
+                "probe_limit_per_s": limit,
+                "ratio_vs_raw_calls": (report.calls / build_seconds) * call_s,
+                "ratio_vs_probe_limit": (report.probes / build_seconds) / limit,
+            })
         print(f"  measured {name}", flush=True)
-    print("\nin-process build (one executor per server) vs the raw limits of the same servers, same run")
-    print(f"{'server':<11} {'probes':>7} {'probes/s':>9} {'calls/s':>8} {'raw calls/s':>12} {'reset ms':>9} "
+    print("\nbuild of one server at a time (one executor) vs the raw limits of the same server, same run")
+    print(f"{'server':<11} {'engine':<8} {'probes':>7} {'probes/s':>9} {'calls/s':>8} {'raw calls/s':>12} {'reset ms':>9} "
           f"{'limit probes/s':>15} {'vs raw calls':>13} {'vs limit':>9}")
     for r in rows:
-        print(f"{r['server']:<11} {r['probes']:>7} {r['build_probes_per_s']:9.1f} {r['build_calls_per_s']:8.1f} "
+        print(f"{r['server']:<11} {r['engine']:<8} {r['probes']:>7} {r['build_probes_per_s']:9.1f} {r['build_calls_per_s']:8.1f} "
               f"{r['raw_calls_per_s']:12.0f} {r['reset_ms']:9.2f} {r['probe_limit_per_s']:15.1f} "
               f"{r['ratio_vs_raw_calls']:13.3f} {r['ratio_vs_probe_limit']:9.2f}")
+    by = {(r["server"], r["engine"]): r for r in rows}
+    pairs = [(by[(s, "ray")], by[(s, "asyncio")]) for s, e in by if e == "ray" and (s, "asyncio") in by]
+    if pairs:
+        print("ray / in-process probes/s: " + ", ".join(
+            f"{r['server']} {r['build_probes_per_s'] / a['build_probes_per_s']:.2f}" for r, a in pairs))
     print(f"\nsaved {save('build_throughput', {'rounds': args.rounds, 'rows': rows})}")
 
 

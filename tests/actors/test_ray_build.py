@@ -90,6 +90,15 @@ class TestRayEngine:
         assert report.engine == "ray" and report.servers == {"memory": "ok", "time": "ok"}
         assert entries_of(config) == reference
 
+    def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path) -> None:
+        """With a single batch allowed in flight across the build, every server still completes, same atlas."""
+        config = demo_copy(tmp_path, "one-permit")
+        catalogue = load_catalogue(config)
+        build = RayBuild(config, catalogue, hosts=2, inflight=1)
+        report = asyncio.run(build.run([catalogue.server("memory"), catalogue.server("time")], rounds=1))
+        assert report.servers == {"memory": "ok", "time": "ok"} and report.probing_seconds > 0
+        assert entries_of(config) == reference
+
     def test_executor_host_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
         """An executor host killed after the first round is restarted by Ray; its work is redone, nothing doubles."""
         killed = []

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import structlog
 
+from toolatlas.build.frontier import grow_subgraph
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import OutcomeClass
 from toolatlas.probing.models import Direction, Probe
@@ -226,7 +227,8 @@ class LinUCBFrontier:
     # -- the Frontier protocol ----------------------------------------------------------------
 
     def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]:
-        """Tools ranked by their best arm's upper confidence bound (ties broken by ``rng``)."""
+        """The local subgraph (paper §3.2) grown from the tool whose best arm has the highest upper
+        confidence bound, along co-usage edges, filled up by UCB rank (ties broken by ``rng``)."""
         tools = sorted(graph.tools)
         best = dict.fromkeys(tools, -np.inf)
         for direction in ARM_DIRECTIONS:
@@ -238,7 +240,7 @@ class LinUCBFrontier:
             for tool, bound in zip(tools, bounds.tolist(), strict=True):
                 best[tool] = max(best[tool], bound)
         ranked = sorted(tools, key=lambda t: (-best[t], rng.random()))
-        return ranked[:size]
+        return grow_subgraph(graph, ranked, size)
 
     def choose(
         self,

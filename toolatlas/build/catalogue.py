@@ -156,6 +156,8 @@ class BuildReport(Frozen):
     calls: int
     probes_per_s: float
     entries: int
+    probing_seconds: float = 0.0
+    """From the first server ready to probe to the last round's end (excludes start-up); 0 if not measured."""
     engine: str = "asyncio"
     """``asyncio`` (this process) or ``ray`` (actors on a cluster or a local Ray instance)."""
     nodes: dict[str, list[str]] = {}

@@ -63,6 +63,25 @@ class _Stateless:
         return None
 
 
+def grow_subgraph(graph: ServerGraph, ranked: Sequence[str], size: int) -> list[str]:
+    """A local subgraph of ``size`` tools (paper §3.2): the first of ``ranked``, then its co-usage
+    neighbours (strongest edges first, either direction), breadth first; filled up by ``ranked``."""
+    if not ranked:
+        return []
+    chosen = [ranked[0]]
+    frontier = [ranked[0]]
+    while frontier and len(chosen) < size:
+        current = frontier.pop(0)
+        reverse = {t: w for t in sorted(graph.tools) for p, w in graph.tools[t].neighbours.items() if p == current}
+        linked = sorted({**reverse, **graph.tools[current].neighbours}.items(), key=lambda item: (-item[1], item[0]))
+        for peer, _weight in linked:
+            if peer in graph.tools and peer not in chosen and len(chosen) < size:
+                chosen.append(peer)
+                frontier.append(peer)
+    chosen += [t for t in ranked if t not in chosen][: max(0, size - len(chosen))]
+    return chosen
+
+
 def novelty(graph: ServerGraph, probe: Probe) -> int:
     return sum(1 for key in probe.coverage_keys if key not in graph.covered)
 
@@ -77,27 +96,8 @@ class GraphFrontier(_Stateless):
         return (0 if node.affordances else 3) + (0 if node.boundaries else 3) + open_keys - 0.2 * entries
 
     def targets(self, graph: ServerGraph, size: int, rng: random.Random) -> list[str]:
-        tools = sorted(graph.tools)
-        if not tools:
-            return []
-        ranked = sorted(tools, key=lambda t: (-self.exploration_debt(graph, t), rng.random()))
-        chosen = [ranked[0]]
-        frontier = [ranked[0]]
-        while frontier and len(chosen) < size:
-            current = frontier.pop(0)
-            neighbours = graph.tools[current].neighbours
-            reverse = {t: w for t in tools for p, w in graph.tools[t].neighbours.items() if p == current}
-            linked = sorted({**reverse, **neighbours}.items(), key=lambda item: (-item[1], item[0]))
-            for peer, _weight in linked:
-                if peer in graph.tools and peer not in chosen and len(chosen) < size:
-                    chosen.append(peer)
-                    frontier.append(peer)
-        for tool in ranked:  # fill with the next most under-explored tools
-            if len(chosen) >= size:
-                break
-            if tool not in chosen:
-                chosen.append(tool)
-        return chosen
+        ranked = sorted(graph.tools, key=lambda t: (-self.exploration_debt(graph, t), rng.random()))
+        return grow_subgraph(graph, ranked, size)
 
     def choose(
         self,
