@@ -25,15 +25,23 @@ log = structlog.get_logger(__name__)
 
 
 class Executor:
-    """Owns one sandbox and runs probes in it, one at a time."""
+    """Owns one sandbox and runs probes in it, one at a time.
+
+    After the last step the instance is digested: a probe that left it exactly as the snapshot
+    (every read-only probe) needs no freeze and no reset — the sandbox goes straight on; one that
+    changed it (or crashed or hung the server) is frozen for the verifier and reset.
+    """
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
         self.sandbox = sandbox
         self.name = name
         self.probes_run = 0
+        self.resets = 0
+        self.snapshot_digest = None
 
     async def start(self) -> None:
         await self.sandbox.start()
+        self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
 
     async def close(self) -> None:
         await self.sandbox.close()
@@ -57,7 +65,12 @@ class Executor:
                     if step_failed(outcome)[0]:
                         aborted_at = index
                         break
-            frozen = await self.sandbox.freeze_and_reset()
+            final = await self.sandbox.digest()
+            broke = any(s.outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) for s in steps)
+            frozen = None
+            if broke or final != self.snapshot_digest:
+                frozen = await self.sandbox.freeze_and_reset()
+                self.resets += 1
         except (ServerStartError, SandboxError) as exc:
             log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
             return Rollout(
@@ -73,6 +86,7 @@ class Executor:
             probe=probe,
             steps=steps,
             frozen=frozen,
+            final_digest=final,
             aborted_at=aborted_at,
             executor=self.name,
             variables=variables,

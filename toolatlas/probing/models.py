@@ -102,6 +102,9 @@ class Rollout(Frozen):
     probe: Probe
     steps: list[StepResult]
     frozen: FrozenState | None = None
+    """The post-state moved out for inspection; None when the probe left the snapshot's state untouched."""
+    final_digest: StateDigest | None = None
+    """The instance's state right after the last step (the executor's view, so verifiers need no disk)."""
     aborted_at: int | None = None
     """Index of the step after which the chain was stopped (an expected-ok step failed)."""
     executor: str = ""

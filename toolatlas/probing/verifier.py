@@ -55,7 +55,10 @@ class Verifier:
                 steps=[],
                 checks=[Check(name="sandbox", passed=False, detail=rollout.infrastructure_error)],
             )
-        final = self.environment.digest(rollout.frozen) if rollout.frozen is not None else None
+        if rollout.final_digest is not None:
+            final = rollout.final_digest
+        else:
+            final = self.environment.digest(rollout.frozen) if rollout.frozen is not None else None
         if discard and rollout.frozen is not None:
             self.environment.discard(rollout.frozen)
         verdicts: list[StepVerdict] = []
