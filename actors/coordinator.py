@@ -147,7 +147,7 @@ class RayBuild:
         self.window = [float("inf"), 0.0]
         """From the first server ready to probe to the last round's end: the steady-state window."""
         self.on_round = on_round
-        self.calls = 0
+        self.calls = self.resets = 0
         statuses: dict[str, str] = {}
         try:
             results = await asyncio.gather(
@@ -169,6 +169,7 @@ class RayBuild:
             coverage=coverage,
             probes=probes,
             calls=self.calls,
+            resets=self.resets,
             probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
             entries=entries,
             engine="ray",
@@ -309,6 +310,7 @@ class RayBuild:
                 batch.append((rollout, verdict))
                 if rollout.frozen is not None:
                     discards.setdefault(node, []).append(rollout.frozen)
+                    self.resets += 1
                 self.calls += len(rollout.steps)
                 index += 1
             await shard.absorb_many.remote(name, batch)

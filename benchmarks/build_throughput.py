@@ -1,12 +1,13 @@
-"""Probes/s of an in-process build, as a ratio of the raw MCP call rate of the same servers.
+"""Probes/s of a build of one server, in-process and on Ray, as a ratio of the server's physical limit.
 
 Per demo server, in one process: (1) the raw call rate of its smoke call on one session, one call
 in flight (the executor's own rhythm); (2) the freeze+reset+discard cost of its environment; (3) a
-build of that server alone (bootstrap + R rounds, one executor). Printed: build probes/s and
-calls/s; the raw call rate; the physical limit of a probe = calls per probe × call time +
-one freeze/reset; and the ratios. Raw rates are measured before and after the build, averaged.
+build of that server alone (bootstrap + R rounds, one executor) with each engine. Printed: build
+probes/s and calls/s; the share of probes that changed state (only those are reset); the limit of
+a probe = calls per probe × call time + reset share × one freeze/reset; and the ratios. Raw rates
+are measured before and after the builds, averaged.
 
-    .venv/bin/python benchmarks/build_throughput.py [--rounds 2] [--server NAME]
+    .venv/bin/python benchmarks/build_throughput.py [--rounds 2] [--server NAME] [--engine asyncio|ray|both]
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ async def main() -> None:
         for engine, report in reports.items():
             build_seconds = sum(c.seconds for c in report.coverage)
             calls_per_probe = report.calls / report.probes
-            limit = 1 / (calls_per_probe * call_s + reset_s)
+            # read-only probes need no reset: the limit charges a reset only to the probes that had one
+            limit = 1 / (calls_per_probe * call_s + (report.resets / report.probes) * reset_s)
             rows.append({
                 "server": name,
                 "engine": engine,
@@ -111,16 +113,17 @@ async def main() -> None:
                 "build_calls_per_s": report.calls / build_seconds,
                 "raw_calls_per_s": 1 / call_s,
                 "reset_ms": reset_s * 1000,
+                "reset_share": report.resets / report.probes,
                 "probe_limit_per_s": limit,
                 "ratio_vs_raw_calls": (report.calls / build_seconds) * call_s,
                 "ratio_vs_probe_limit": (report.probes / build_seconds) / limit,
             })
         print(f"  measured {name}", flush=True)
     print("\nbuild of one server at a time (one executor) vs the raw limits of the same server, same run")
-    print(f"{'server':<11} {'engine':<8} {'probes':>7} {'probes/s':>9} {'calls/s':>8} {'raw calls/s':>12} {'reset ms':>9} "
+    print(f"{'server':<11} {'engine':<8} {'probes':>7} {'resets':>7} {'probes/s':>9} {'calls/s':>8} {'raw calls/s':>12} {'reset ms':>9} "
           f"{'limit probes/s':>15} {'vs raw calls':>13} {'vs limit':>9}")
     for r in rows:
-        print(f"{r['server']:<11} {r['engine']:<8} {r['probes']:>7} {r['build_probes_per_s']:9.1f} {r['build_calls_per_s']:8.1f} "
+        print(f"{r['server']:<11} {r['engine']:<8} {r['probes']:>7} {r['reset_share']:7.0%} {r['build_probes_per_s']:9.1f} {r['build_calls_per_s']:8.1f} "
               f"{r['raw_calls_per_s']:12.0f} {r['reset_ms']:9.2f} {r['probe_limit_per_s']:15.1f} "
               f"{r['ratio_vs_raw_calls']:13.3f} {r['ratio_vs_probe_limit']:9.2f}")
     by = {(r["server"], r["engine"]): r for r in rows}

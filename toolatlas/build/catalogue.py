@@ -156,6 +156,8 @@ class BuildReport(Frozen):
     calls: int
     probes_per_s: float
     entries: int
+    resets: int = 0
+    """Probes that changed their instance (frozen and reset); the others needed no reset."""
     probing_seconds: float = 0.0
     """From the first server ready to probe to the last round's end (excludes start-up); 0 if not measured."""
     engine: str = "asyncio"
@@ -188,12 +190,13 @@ async def build_catalogue(
         paths.coverage.write_text("".join(r.model_dump_json() + "\n" for r in previous if r.server not in names))
     gate = asyncio.Semaphore(parallel_servers)
     started, t0 = utcnow(), time.perf_counter()
-    calls = 0
+    calls = resets = 0
     statuses: dict[str, str] = {}
 
     def count_calls(rollout, verdict, delta) -> None:
-        nonlocal calls
+        nonlocal calls, resets
         calls += len(rollout.steps)
+        resets += rollout.frozen is not None
 
     async def one(spec: ServerSpec) -> list[RoundCoverage]:
         checkpoint = sink.load_checkpoint(spec.name) if resume else None
@@ -226,7 +229,7 @@ async def build_catalogue(
     results = await asyncio.gather(*(one(s) for s in chosen))
     await asyncio.to_thread(store.optimize)
     return finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
-                         [row for rows in results for row in rows], calls)
+                         [row for rows in results for row in rows], calls, resets)
 
 
 def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
@@ -241,7 +244,7 @@ def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
         )
 
 
-def finish_report(catalogue, store, frontier, started, seconds, statuses, coverage, calls) -> BuildReport:
+def finish_report(catalogue, store, frontier, started, seconds, statuses, coverage, calls, resets) -> BuildReport:
     probes = sum(c.probes for c in coverage)
     report = BuildReport(
         catalogue=catalogue.name,
@@ -252,6 +255,7 @@ def finish_report(catalogue, store, frontier, started, seconds, statuses, covera
         coverage=coverage,
         probes=probes,
         calls=calls,
+        resets=resets,
         probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
         entries=store.count("entries"),
     )
