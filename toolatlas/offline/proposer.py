@@ -37,16 +37,12 @@ from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
 
-__all__ = ["OfflineProposer", "intent_of"]
+__all__ = ["OfflineProposer"]
 
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
 VARIANTS = 4
-
-
-def intent_of(tool: ToolSpec) -> str:
-    return tool.purpose
 
 
 def _exercised(planned: dict[str, Any], tool: ToolSpec) -> list[str]:
@@ -169,7 +165,7 @@ class OfflineProposer:
             if targets_it or whole:
                 step = self._step(reader, call, expect="ok")
                 return step.model_copy(
-                    update={"observes": 0, "intent": f"read back what `{writer.name}` changed ({intent_of(reader)})"}
+                    update={"observes": 0, "intent": f"read back what `{writer.name}` changed ({reader.purpose})"}
                 )
         return None
 
@@ -232,10 +228,10 @@ class OfflineProposer:
             if source_args is None:
                 continue
             first = ProbeStep(
-                tool=source, arguments=source_args, intent=intent_of(self.graph.specs[source]), expect="ok"
+                tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok"
             )
             second = self._step(tool, call, expect="ok").model_copy(
-                update={"intent": f"use what `{source}` returned to {intent_of(tool)}"}
+                update={"intent": f"use what `{source}` returned to {tool.purpose}"}
             )
             probe = self._probe(
                 round_, Direction.AFFORDANCE, name, [first, second], keys=[f"{name}:data<{source}"]
@@ -302,7 +298,7 @@ class OfflineProposer:
                 continue
             first = self._step(self.graph.specs[enabler], prepared, expect="ok")
             then = self._step(tool, planned, expect="ok").model_copy(
-                update={"enabled_by": 0, "intent": f"{intent_of(tool)} once `{enabler}` has prepared the state"}
+                update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
             )
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
         return probes
@@ -330,7 +326,7 @@ class OfflineProposer:
             if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
                 continue
             change = self._step(modifier, call, expect="ok").model_copy(
-                update={"intent": f"change what `{name}` created ({intent_of(modifier)})"}
+                update={"intent": f"change what `{name}` created ({modifier.purpose})"}
             )
             after = self._read_back(modifier, call)  # e.g. read the destination of a move
             verify = (after or read.model_copy(update={"expect": "any"})).model_copy(
@@ -432,7 +428,7 @@ class OfflineProposer:
         return ProbeStep(
             tool=tool.name,
             arguments=planned.arguments,
-            intent=intent_of(tool),
+            intent=tool.purpose,
             expect=expect,  # type: ignore[arg-type]
             harvested=[ref for ref in planned.used_values if not ref.created and ref.tool != tool.name],
             exercised=_exercised(planned.arguments, tool),

@@ -1,7 +1,6 @@
 """Honest test doubles shipped with the library: real MCP servers that misbehave on request."""
 
 import sys
-from pathlib import Path
 
 __all__ = ["faulty_server_command"]
 
@@ -10,5 +9,3 @@ def faulty_server_command(*flags: str) -> tuple[str, list[str]]:
     """``(command, args)`` that start the fault-injecting MCP server over stdio with our interpreter."""
     return sys.executable, ["-m", "toolatlas.testing.servers.faulty", *flags]
 
-
-SERVERS_DIR = Path(__file__).parent / "servers"
