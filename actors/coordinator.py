@@ -326,7 +326,9 @@ class RayBuild:
         )
         await self.store.save.remote(dirty)
         self._append(coverage)
-        write_checkpoint(self.paths.checkpoint(name), checkpoint)
+        # a graph's checkpoint is hundreds of kB of JSON: written off the event loop, so the other
+        # servers' batches keep flowing meanwhile
+        await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), checkpoint)
         self._report(coverage)
         return coverage, state["failures"]
 
