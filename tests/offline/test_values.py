@@ -416,3 +416,19 @@ class TestSql:
             synth = synth_for(seed_facts[server])
             for spec in demo_tools.all(server):
                 assert synth.valid_arguments(spec, infer_arguments(spec), 0) is not None, (server, spec.name)
+
+
+class TestIdentityHarvest:
+    def test_record_ids_in_structured_output_are_harvested(self) -> None:
+        """Ids of listed records (``{"notes": [{"id": ...}]}``, ``{"keys": [...]}``) become identifiers with provenance."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.kinds import ArgKind
+
+        tool = ToolSpec(server="s", name="list_notes", description="List notes.", input_schema={"type": "object"})
+        pool = ValuePool()
+        pool.harvest(tool, "", {"notes": [{"id": "n-001", "title": "a"}, {"note_id": 7}], "keys": ["alpha", "beta"],
+                                "done": True}, {}, "p1")
+        found = {(r.value, r.tool, r.probe_id) for r in pool.values(ArgKind.IDENTIFIER)}
+        assert {("n-001", "list_notes", "p1"), ("7", "list_notes", "p1"), ("alpha", "list_notes", "p1"),
+                ("beta", "list_notes", "p1")} <= found
+        assert not any(r.value in ("True", "a") for r in pool.values(ArgKind.IDENTIFIER))

@@ -190,6 +190,10 @@ class ValuePool:
             table = next((str(v) for k, v in args.items() if "table" in k), None)
             found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
         for key, value in node.items():
+            if _id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+                found.append((ArgKind.IDENTIFIER, str(value), None, False))
+            elif _ids_like(key) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                found.extend((ArgKind.IDENTIFIER, v, None, False) for v in value if v)
             if isinstance(value, str) and key.lower() in ("timezone", "tz", "time_zone") and is_zone(value):
                 found.append((ArgKind.TIMEZONE, value, None, False))
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
@@ -298,6 +302,21 @@ def normalise_value(value: Any, variables: dict[str, str]) -> Any:
     if isinstance(value, dict):
         return {k: normalise_value(v, variables) for k, v in value.items()}
     return value
+
+
+_ID_KEYS = frozenset({"id", "key", "sku", "uuid", "slug", "code", "handle"})
+
+
+def _id_like(key: str) -> bool:
+    """A key naming a record's identity: ``id``, ``sku``, ``note_id``, ``taskId``…"""
+    lowered = key.lower()
+    return lowered in _ID_KEYS or lowered.endswith("_id") or (key.endswith("Id") and len(key) > 2)
+
+
+def _ids_like(key: str) -> bool:
+    """A key holding a list of identities: ``ids``, ``keys``, ``skus``, ``note_ids``…"""
+    lowered = key.lower()
+    return lowered in {k + "s" for k in _ID_KEYS} or lowered.endswith("_ids") or key.endswith("Ids")
 
 
 def is_zone(name: str) -> bool:
