@@ -213,7 +213,7 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
     else:
         ray.init(include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
-                 _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP", "127.0.0.2"))
+                 _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
         build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts)
         print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s)", flush=True)
