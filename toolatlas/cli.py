@@ -301,6 +301,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_guide(args: argparse.Namespace) -> int:
+    from toolatlas.guidance import Atlas
+
+    atlas = Atlas.from_export(args.atlas) if args.atlas else Atlas.open(args.config)
+    guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r, max_tokens=args.max_tokens)
+    print(guidance.model_dump_json(indent=1) if args.json else guidance.to_text())
+    return 0
+
+
 def cmd_seeds(args: argparse.Namespace) -> int:
     from toolatlas.environments import seeds
 
@@ -363,6 +372,17 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("config", type=Path)
     report.add_argument("-o", "--output")
     report.set_defaults(func=cmd_report)
+
+    guide = commands.add_parser("guide", help="task-conditioned guidance from an atlas")
+    guide.add_argument("task", help="what the agent has to do, in plain words")
+    guide.add_argument("--config", type=Path, default=Path("configs/demo.toml"), help="catalogue whose atlas to read")
+    guide.add_argument("--atlas", type=Path, help="read an exported atlas.json instead of the catalogue's store")
+    guide.add_argument("--server", action="append", help="only these servers (repeatable)")
+    guide.add_argument("--budget", type=int, default=8, help="read budget B of the traversal (default 8)")
+    guide.add_argument("--k-r", dest="k_r", type=int, default=3, help="seed traces k_r (default 3)")
+    guide.add_argument("--max-tokens", type=int, default=1200, help="size of the guidance (approximate tokens)")
+    guide.add_argument("--json", action="store_true", help="the typed fields as JSON instead of text")
+    guide.set_defaults(func=cmd_guide)
 
     seeds = commands.add_parser("seeds", help="list the built-in snapshot seeds")
     seeds.set_defaults(func=cmd_seeds)

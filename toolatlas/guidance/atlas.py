@@ -1,0 +1,202 @@
+"""``Atlas``: an atlas loaded for serving, and ``Atlas.guide(task)``.
+
+The atlas is read once — from a catalogue's store (which is then released, so builds can go on)
+or from an exported ``atlas.json`` — into an in-memory, read-only :class:`AtlasView` with lexical
+indexes. Every serving process or Ray Serve replica loads the same snapshot; none owns a store.
+Stale records are left out unless asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Iterable
+from pathlib import Path
+from threading import Lock
+
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
+from toolatlas.guidance.index import LexicalIndex
+from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
+from toolatlas.guidance.navigator import Navigator, OfflineNavigator
+from toolatlas.guidance.render import compress, strategy_guidance, tool_guidance, trace_exemplar
+from toolatlas.store.atlas import record_text
+
+__all__ = ["Atlas", "AtlasView"]
+
+CACHE_SIZE = 4096
+"""Guidance answers kept per atlas (the atlas is read-only, so an answer never goes stale)."""
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value.replace("${", " ").replace("}", " ")]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    return []
+
+
+class AtlasView:
+    """The records of an atlas, indexed for retrieval."""
+
+    def __init__(
+        self,
+        tools: Iterable[ToolNode],
+        entries: Iterable[Entry],
+        traces: Iterable[TraceNode],
+        strategies: Iterable[StrategyNode],
+        *,
+        include_stale: bool = False,
+    ) -> None:
+        def live(record) -> bool:
+            return include_stale or record.status is EntryStatus.ACTIVE
+
+        self.tool_nodes: dict[tuple[str, str], ToolNode] = {(t.server, t.tool): t for t in tools if live(t)}
+        self.entries: dict[str, Entry] = {e.id: e for e in entries if live(e)}
+        self.traces: dict[str, TraceNode] = {t.id: t for t in traces if live(t)}
+        self.strategies: dict[str, StrategyNode] = {s.id: s for s in strategies if live(s)}
+        self.by_tool: dict[tuple[str, str], dict[EntryKind, list[Entry]]] = {}
+        for entry in sorted(self.entries.values(), key=lambda e: (-e.support, -e.confidence, e.id)):
+            self.by_tool.setdefault((entry.server, entry.tool), {k: [] for k in EntryKind})[entry.kind].append(entry)
+        self.trace_ids = sorted(self.traces)
+        self.tool_keys = sorted(self.tool_nodes)
+        self.trace_index = LexicalIndex([record_text(self.traces[i]) for i in self.trace_ids])
+        self.tool_index = LexicalIndex([self._tool_text(k) for k in self.tool_keys])
+        self.servers = sorted({k[0] for k in self.tool_keys})
+
+    def _tool_text(self, key: tuple[str, str]) -> str:
+        """A tool's name and description, what it was verified to do, and the argument values that
+        worked (table names in SQL, file names, branches…): the domain words a task will use."""
+        node = self.tool_nodes[key]
+        affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])[:8]
+        uses = {e.when or "" for e in affordances}
+        values = [v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)]
+        return " ".join([record_text(node), *sorted(uses), *values])
+
+    def entries_of(self, server: str, tool: str, kind: EntryKind) -> list[Entry]:
+        return self.by_tool.get((server, tool), {}).get(kind, [])
+
+    @staticmethod
+    def _normalised(pairs: list[tuple[object, float]]) -> dict:
+        best = max((score for _, score in pairs), default=0.0)
+        return {key: score / best for key, score in pairs} if best > 0 else {}
+
+    def trace_relevance(self, task: str, servers: set[str] | None) -> dict[str, float]:
+        allowed = None if servers is None else {i for i, t in enumerate(self.trace_ids) if self.traces[t].server in servers}
+        hits = self.trace_index.top(task, 50, allowed)
+        return self._normalised([(self.trace_ids[i], s) for i, s in hits])
+
+    def tool_relevance(self, task: str, servers: set[str] | None) -> dict[tuple[str, str], float]:
+        allowed = None if servers is None else {i for i, k in enumerate(self.tool_keys) if k[0] in servers}
+        hits = self.tool_index.top(task, 50, allowed)
+        return self._normalised([(self.tool_keys[i], s) for i, s in hits])
+
+
+class Atlas:
+    """Task-conditioned guidance from one atlas, and the traversal operations behind it."""
+
+    def __init__(self, view: AtlasView, *, navigator: Navigator | None = None, name: str = "atlas") -> None:
+        self.view = view
+        self.name = name
+        self.navigator = navigator or OfflineNavigator()
+        self._cache: OrderedDict[tuple, Guidance] = OrderedDict()
+        self._lock = Lock()
+
+    # -- loading ------------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, config: str | Path, *, include_stale: bool = False) -> Atlas:
+        """The atlas of a catalogue, read from its store (the store is released at once)."""
+        from toolatlas.build.catalogue import open_store
+        from toolatlas.config import load_catalogue
+
+        catalogue = load_catalogue(config)
+        store = open_store(catalogue)
+        try:
+            records = store.records()
+        finally:
+            store.close()
+        view = AtlasView(records["tools"], records["entries"], records["traces"], records["strategies"],
+                         include_stale=include_stale)
+        return cls(view, name=catalogue.name)
+
+    @classmethod
+    def from_export(cls, path: str | Path, *, include_stale: bool = False) -> Atlas:
+        """The atlas of an ``atlas.json`` export (``toolatlas export``)."""
+        data = json.loads(Path(path).read_text())
+        tools, entries = [], []
+        for server in data.get("servers", []):
+            for tool in server.get("tools", []):
+                for kind in ("affordances", "boundaries", "co_usage"):
+                    entries.extend(Entry.model_validate(e) for e in tool.get(kind, []))
+                tools.append(ToolNode(
+                    id=ToolNode.make_id(server["name"], tool["name"], tool["schema_hash"]),
+                    server=server["name"], tool=tool["name"], schema_hash=tool["schema_hash"],
+                    description=tool.get("description", ""), input_schema=tool.get("input_schema", {}),
+                    neighbours=tool.get("neighbours", {}),
+                ))
+        traces = [TraceNode.model_validate(t) for t in data.get("traces", [])]
+        strategies = [StrategyNode.model_validate(s) for s in data.get("strategies", [])]
+        return cls(AtlasView(tools, entries, traces, strategies, include_stale=include_stale),
+                   name=data.get("catalogue", "atlas"))
+
+    # -- guidance -------------------------------------------------------------------------------
+
+    @property
+    def servers(self) -> list[str]:
+        return self.view.servers
+
+    def guide(
+        self,
+        task: str,
+        *,
+        servers: Iterable[str] | None = None,
+        budget: int = 8,
+        k_r: int = 3,
+        max_tokens: int = 1200,
+    ) -> Guidance:
+        """Walk the atlas for ``task`` (read budget B = ``budget``, k_r seed traces) and compress
+        what was read into typed guidance of at most ``max_tokens`` (approximately)."""
+        chosen = None if servers is None else frozenset(servers)
+        key = (task, chosen, budget, k_r, max_tokens)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                return cached
+        walk = self.navigator.walk(self.view, task, servers=set(chosen) if chosen else None, k_r=k_r, budget=budget)
+        guidance = compress(self.view, walk, max_tokens=max_tokens)
+        with self._lock:
+            self._cache[key] = guidance
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return guidance
+
+    # -- the traversal operations, one at a time (for MCP clients that navigate themselves) --------
+
+    def search_traces(self, task: str, *, k: int = 3, servers: Iterable[str] | None = None) -> list[TraceExemplar]:
+        relevance = self.view.trace_relevance(task, set(servers) if servers else None)
+        best = sorted(relevance.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        return [trace_exemplar(self.view.traces[t]) for t, _ in best]
+
+    def read_trace(self, trace_id: str) -> TraceExemplar:
+        return trace_exemplar(self._trace(trace_id))
+
+    def expand(self, trace_id: str) -> list[TraceExemplar]:
+        trace = self._trace(trace_id)
+        return [trace_exemplar(self.view.traces[t]) for t in trace.similar if t in self.view.traces]
+
+    def read_tool(self, server: str, tool: str) -> ToolGuidance:
+        if (server, tool) not in self.view.tool_nodes:
+            raise KeyError(f"no tool {tool!r} of server {server!r} in this atlas")
+        return tool_guidance(self.view, (server, tool), task="", relevance=1.0)
+
+    def read_strategy(self, trace_id: str) -> list[StrategyGuidance]:
+        trace = self._trace(trace_id)
+        return [strategy_guidance(self.view.strategies[s]) for s in trace.strategies if s in self.view.strategies]
+
+    def _trace(self, trace_id: str) -> TraceNode:
+        if trace_id not in self.view.traces:
+            raise KeyError(f"no trace {trace_id!r} in this atlas")
+        return self.view.traces[trace_id]
