@@ -11,6 +11,7 @@ STAMP  := $(VENV)/.toolatlas-installed
 demo: servers
 	$(BIN)/toolatlas servers check configs/demo.toml
 	$(BIN)/toolatlas build configs/demo.toml
+	$(BIN)/toolatlas guide "Commit my pending changes with a short message" --config configs/demo.toml
 
 test: test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
