@@ -141,3 +141,16 @@ class TestLoading:
         assert [t.id for t in atlas.expand("t-commit")] == ["t-log"]
         assert atlas.read_tool("git", "git_add").compositions[0].peer == "git_commit"
         assert atlas.read_strategy("t-commit")[0].steps == ["Call git_add.", "Call git_commit."]
+
+
+class TestAnswerCache:
+    def test_repeated_questions_are_answered_from_the_cache(self) -> None:
+        """By default the same question gets the very same answer object back."""
+        atlas = Atlas(small_atlas())
+        assert atlas.guide("commit my changes") is atlas.guide("commit my changes")
+
+    def test_cache_size_zero_computes_every_answer(self) -> None:
+        """With cache_size=0 every answer is computed afresh, and equals the cached one."""
+        uncached, cached = Atlas(small_atlas(), cache_size=0), Atlas(small_atlas())
+        first, second = uncached.guide("commit my changes"), uncached.guide("commit my changes")
+        assert first is not second and first == second == cached.guide("commit my changes")

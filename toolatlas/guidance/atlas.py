@@ -96,17 +96,21 @@ class AtlasView:
 class Atlas:
     """Task-conditioned guidance from one atlas, and the traversal operations behind it."""
 
-    def __init__(self, view: AtlasView, *, navigator: Navigator | None = None, name: str = "atlas") -> None:
+    def __init__(
+        self, view: AtlasView, *, navigator: Navigator | None = None, name: str = "atlas", cache_size: int = CACHE_SIZE
+    ) -> None:
         self.view = view
         self.name = name
         self.navigator = navigator or OfflineNavigator()
+        self.cache_size = cache_size
+        """Guidance answers kept (least recently used dropped first); 0 computes every answer afresh."""
         self._cache: OrderedDict[tuple, Guidance] = OrderedDict()
         self._lock = Lock()
 
     # -- loading ------------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, config: str | Path, *, include_stale: bool = False) -> Atlas:
+    def open(cls, config: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
         """The atlas of a catalogue, read from its store (the store is released at once)."""
         from toolatlas.build.catalogue import open_store
         from toolatlas.config import load_catalogue
@@ -119,10 +123,10 @@ class Atlas:
             store.close()
         view = AtlasView(records["tools"], records["entries"], records["traces"], records["strategies"],
                          include_stale=include_stale)
-        return cls(view, name=catalogue.name)
+        return cls(view, name=catalogue.name, cache_size=cache_size)
 
     @classmethod
-    def from_export(cls, path: str | Path, *, include_stale: bool = False) -> Atlas:
+    def from_export(cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
         """The atlas of an ``atlas.json`` export (``toolatlas export``)."""
         data = json.loads(Path(path).read_text())
         tools, entries = [], []
@@ -139,7 +143,7 @@ class Atlas:
         traces = [TraceNode.model_validate(t) for t in data.get("traces", [])]
         strategies = [StrategyNode.model_validate(s) for s in data.get("strategies", [])]
         return cls(AtlasView(tools, entries, traces, strategies, include_stale=include_stale),
-                   name=data.get("catalogue", "atlas"))
+                   name=data.get("catalogue", "atlas"), cache_size=cache_size)
 
     # -- guidance -------------------------------------------------------------------------------
 
@@ -159,19 +163,24 @@ class Atlas:
         """Walk the atlas for ``task`` (read budget B = ``budget``, k_r seed traces) and compress
         what was read into typed guidance of at most ``max_tokens`` (approximately)."""
         chosen = None if servers is None else frozenset(servers)
+        if self.cache_size <= 0:
+            return self._walk(task, chosen, budget, k_r, max_tokens)
         key = (task, chosen, budget, k_r, max_tokens)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        walk = self.navigator.walk(self.view, task, servers=set(chosen) if chosen else None, k_r=k_r, budget=budget)
-        guidance = compress(self.view, walk, max_tokens=max_tokens)
+        guidance = self._walk(task, chosen, budget, k_r, max_tokens)
         with self._lock:
             self._cache[key] = guidance
-            if len(self._cache) > CACHE_SIZE:
+            if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return guidance
+
+    def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int) -> Guidance:
+        walk = self.navigator.walk(self.view, task, servers=set(servers) if servers else None, k_r=k_r, budget=budget)
+        return compress(self.view, walk, max_tokens=max_tokens)
 
     # -- the traversal operations, one at a time (for MCP clients that navigate themselves) --------
 
