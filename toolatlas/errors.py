@@ -9,7 +9,12 @@ ToolAtlas itself or of its inputs::
     ├── BackendError             something we depend on failed
     │   ├── RuntimeInstallError  an MCP server runtime could not be provisioned (npm, venv, pip)
     │   ├── ServerStartError     an MCP server could not be started or initialised
-    │   └── StoreError           the graph store failed
+    │   ├── StoreError           the graph store failed
+    │   └── LlmError             an LLM endpoint failed: unreachable or overloaded after retries,
+    │       │                    auth refused, request rejected
+    │       └── LlmOutputError   the LLM answered, but never in the required shape (raised only
+    │                            on request: ``LlmReply.parsed_or_raise()``; the default is a
+    │                            typed ``StructuredOutputFailure`` in the reply)
     ├── SandboxError             an environment instance could not be prepared, reset or frozen
     │   └── SnapshotError        a snapshot source is missing, unreadable or cannot be built
     └── VerificationError        a verifier could not be run (not: a verifier said "failed")
@@ -22,6 +27,8 @@ from __future__ import annotations
 __all__ = [
     "BackendError",
     "ConfigError",
+    "LlmError",
+    "LlmOutputError",
     "RuntimeInstallError",
     "SandboxError",
     "ServerStartError",
@@ -80,6 +87,30 @@ class ServerStartError(BackendError):
 
 class StoreError(BackendError):
     """The graph store failed."""
+
+
+class LlmError(BackendError):
+    """An LLM endpoint failed: unreachable or overloaded after every retry, auth refused, request rejected.
+
+    ``status`` is the last HTTP status (None for connection errors and timeouts); ``attempts``
+    counts the HTTP requests made for this call.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1) -> None:
+        self.status = status
+        self.attempts = attempts
+        super().__init__(message)
+
+    def __reduce__(self):  # picklable across processes (Ray re-raises it in the driver)
+        return (_rebuild_llm_error, (type(self), self.args[0], self.status, self.attempts))
+
+
+class LlmOutputError(LlmError):
+    """The LLM answered, but its answer never validated against the required schema (after repairs)."""
+
+
+def _rebuild_llm_error(cls: type[LlmError], message: str, status: int | None, attempts: int) -> LlmError:
+    return cls(message, status=status, attempts=attempts)
 
 
 class SandboxError(ToolAtlasError):

@@ -1,6 +1,14 @@
 """Catalogue configuration: pydantic models of a TOML catalogue and its loader."""
 
-from toolatlas.config.catalogue import BuildSettings, Catalogue, LlmSettings, PostgresSettings, StoreSettings
+from toolatlas.config.catalogue import (
+    LLM_ROLES,
+    BuildSettings,
+    Catalogue,
+    LlmSettings,
+    ModelPrice,
+    PostgresSettings,
+    StoreSettings,
+)
 from toolatlas.config.loader import load_catalogue, parse_catalogue
 from toolatlas.config.servers import (
     CommandEnv,
@@ -24,6 +32,7 @@ from toolatlas.config.servers import (
 )
 
 __all__ = [
+    "LLM_ROLES",
     "BuildSettings",
     "Catalogue",
     "CommandEnv",
@@ -35,6 +44,7 @@ __all__ = [
     "JsonFileEnv",
     "Limits",
     "LlmSettings",
+    "ModelPrice",
     "NoEnv",
     "NpmRuntime",
     "PostgresEnv",

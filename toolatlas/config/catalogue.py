@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from toolatlas.config.servers import ServerSpec, Spec
 
@@ -13,7 +13,9 @@ __all__ = [
     "BuildSettings",
     "Catalogue",
     "EmbedderSettings",
+    "LLM_ROLES",
     "LlmSettings",
+    "ModelPrice",
     "PostgresSettings",
     "StoreSettings",
 ]
@@ -74,15 +76,72 @@ class StoreSettings(Spec):
         return self
 
 
+LLM_ROLES: tuple[str, ...] = ("proposer", "decompiler", "verifier", "agent", "inducer", "navigator")
+"""The roles an LLM can play in a build (keys of ``role_models`` / ``role_temperatures``).
+
+proposer: seed and probe tasks; decompiler: verified chains written up as tasks; verifier:
+executable verifiers; agent: ReAct / CodeAct / SwitchAct rollouts; inducer: trace reflection,
+capability and strategy aggregation; navigator: memory traversal and guidance compression.
+"""
+
+
+class ModelPrice(Spec):
+    """What one model costs, in currency units (USD by convention) per million tokens."""
+
+    input_per_1m: float = Field(ge=0, description="price of 1M prompt tokens")
+    output_per_1m: float = Field(ge=0, description="price of 1M completion tokens")
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+        return (prompt_tokens * self.input_per_1m + completion_tokens * self.output_per_1m) / 1_000_000
+
+
 class LlmSettings(Spec):
     """An OpenAI-compatible endpoint. Absent: the offline backend runs every role."""
 
-    base_url: str
-    model: str
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout_s: float = Field(60.0, gt=0)
-    max_concurrency: int = Field(8, ge=1)
+    base_url: str = Field(description="e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1 (vLLM)")
+    model: str = Field(description="the default model id for every role")
+    api_key_env: str = Field("OPENAI_API_KEY", description="variable holding the API key (local: unset)")
+    timeout_s: float = Field(60.0, gt=0, description="seconds per HTTP request (one attempt)")
+    max_concurrency: int = Field(8, ge=1, description="requests in flight to base_url, all roles")
+    max_retries: int = Field(4, ge=0, description="retries on 429, 5xx, timeouts and connection errors")
+    backoff_base_s: float = Field(0.5, gt=0, description="first backoff; doubles per retry (with jitter)")
+    backoff_cap_s: float = Field(20.0, gt=0, description="longest backoff between two retries")
+    structured_output_retries: int = Field(
+        2, ge=0, description="re-asks with the validation error after a malformed structured answer"
+    )
+    max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = Field(
+        "max_tokens",
+        description="the request field that caps the answer (OpenAI reasoning models: max_completion_tokens)",
+    )
     role_models: dict[str, str] = Field(default_factory=dict, description="per-role model overrides")
+    role_temperatures: dict[str, float] = Field(
+        default_factory=dict, description="per-role default temperature (a call may override it)"
+    )
+    prices: dict[str, ModelPrice] = Field(default_factory=dict, description="per-model prices")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="extra JSON fields sent with every request (e.g. reasoning_effort)"
+    )
+
+    @field_validator("role_models", "role_temperatures")
+    @classmethod
+    def _known_roles(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - set(LLM_ROLES))
+        if unknown:
+            names = ", ".join(map(repr, unknown))
+            raise ValueError(f"unknown role(s) {names}; roles are {', '.join(LLM_ROLES)}")
+        return value
+
+    @field_validator("role_temperatures")
+    @classmethod
+    def _temperature_range(cls, value: dict[str, float]) -> dict[str, float]:
+        for role, temperature in value.items():
+            if not 0.0 <= temperature <= 2.0:
+                raise ValueError(f"{role}: temperature must be between 0 and 2, got {temperature}")
+        return value
+
+    def model_for(self, role: str) -> str:
+        """The model a role uses: its override, else the default model."""
+        return self.role_models.get(role, self.model)
 
 
 class PostgresSettings(Spec):
