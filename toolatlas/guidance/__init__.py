@@ -11,7 +11,7 @@ from toolatlas.guidance.models import (
     TraceExemplar,
     UseNote,
 )
-from toolatlas.guidance.navigator import Navigator, OfflineNavigator, Traversal
+from toolatlas.guidance.navigator import Navigator, OfflineNavigator, StaticNavigator, Traversal
 
 __all__ = [
     "Atlas",
@@ -22,6 +22,7 @@ __all__ = [
     "NavigationStep",
     "Navigator",
     "OfflineNavigator",
+    "StaticNavigator",
     "StrategyGuidance",
     "ToolGuidance",
     "TraceExemplar",

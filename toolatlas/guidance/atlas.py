@@ -27,9 +27,14 @@ CACHE_SIZE = 4096
 """Guidance answers kept per atlas (the atlas is read-only, so an answer never goes stale)."""
 
 
+VALUE_CHARS = 500
+"""Longer argument values (oversized probes, bulk payloads) are left out of a tool's retrieval text."""
+
+
 def _strings(value: object) -> list[str]:
+    """The short strings inside an argument value (``${placeholders}`` reduced to their names)."""
     if isinstance(value, str):
-        return [value.replace("${", " ").replace("}", " ")]
+        return [value.replace("${", " ").replace("}", " ")] if len(value) <= VALUE_CHARS else []
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     if isinstance(value, dict):
@@ -64,15 +69,32 @@ class AtlasView:
         self.trace_index = LexicalIndex([record_text(self.traces[i]) for i in self.trace_ids])
         self.tool_index = LexicalIndex([self._tool_text(k) for k in self.tool_keys])
         self.servers = sorted({k[0] for k in self.tool_keys})
+        self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
+        for (server, tool), node in self.tool_nodes.items():
+            for peer, weight in node.neighbours.items():
+                if peer == tool or (server, peer) not in self.tool_nodes:
+                    continue  # a retry of the same tool, or a peer left out (stale)
+                for a, b in (((server, tool), (server, peer)), ((server, peer), (server, tool))):
+                    links = self.compositions.setdefault(a, {})
+                    links[b] = max(links.get(b, 0.0), weight)
 
     def _tool_text(self, key: tuple[str, str]) -> str:
-        """A tool's name and description, what it was verified to do, and the argument values that
-        worked (table names in SQL, file names, branches…): the domain words a task will use."""
+        """A tool's name and description, what it was verified to do and where it was verified to fail,
+        and the argument values that worked (table names in SQL, file names, branches…): the domain
+        words a task will use.
+        Robustness findings (``tolerates:``) add their argument values but not their text: they
+        say what a tool survives, not what it is for."""
         node = self.tool_nodes[key]
-        affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])[:8]
-        uses = {e.when or "" for e in affordances}
+        affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
+        uses = sorted({e.when or "" for e in affordances if not e.signature.startswith("tolerates:")})
+        limits = [e.condition or "" for e in self.by_tool.get(key, {}).get(EntryKind.BOUNDARY, [])]
         values = [v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)]
-        return " ".join([record_text(node), *sorted(uses), *values])
+        return " ".join([record_text(node), *uses, *limits, *values])
+
+    def co_usage(self, key: tuple[str, str]) -> dict[tuple[str, str], float]:
+        """The tools ``key`` composes with, either way round (``git_add`` → ``git_commit`` links both),
+        with the strongest witnessed edge weight."""
+        return self.compositions.get(key, {})
 
     def entries_of(self, server: str, tool: str, kind: EntryKind) -> list[Entry]:
         return self.by_tool.get((server, tool), {}).get(kind, [])

@@ -1,47 +1,66 @@
-"""An in-memory lexical index (BM25-style weights with IDF) over atlas records.
+"""An in-memory lexical index (BM25) over atlas records, matching words by their stems.
 
 Guidance is served from a read-only snapshot of the atlas held in memory: a few thousand records
-per catalogue, searched in microseconds, and shareable by every serving process or replica —
-none of them needs to own the embedded store. It uses the store's own tokenizer and term weights,
-so what the store retrieves and what guidance retrieves agree.
+per catalogue, searched in well under a millisecond, and shareable by every serving process or
+replica — none of them needs to own the embedded store. Texts are split by the store's tokenizer
+(identifiers into their words) and each term is reduced to its Snowball English stem, so a user's
+"switch to the branch" meets a tool that "switches branches", and "differ" meets "differences".
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
-from toolatlas.store.embedders import LexicalEmbedder
+import snowballstemmer
 
-__all__ = ["LexicalIndex"]
+from toolatlas.store.embedders import tokenize
+
+__all__ = ["LexicalIndex", "terms"]
+
+K1, B = 1.2, 0.75
+"""BM25 term-frequency saturation and length normalisation."""
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(term: str) -> str:
+    return term if not term.isalpha() else _STEMMER.stemWord(term)
+
+
+def terms(text: str) -> list[str]:
+    """The stemmed terms of ``text``; ``read_files`` gives ``read``, ``file`` and ``read_files`` as written."""
+    return [_stem(term) for term in tokenize(text)]
 
 
 class LexicalIndex:
-    """Postings of sparse document vectors; scores are Σ query weight × document weight × IDF."""
+    """Postings of BM25 document weights; a score is Σ over the query's distinct terms of weight × IDF."""
 
-    def __init__(self, texts: Sequence[str], embedder: LexicalEmbedder | None = None) -> None:
-        self.embedder = embedder or LexicalEmbedder()
+    def __init__(self, texts: Sequence[str]) -> None:
         self.size = len(texts)
-        self.postings: dict[int, list[tuple[int, float]]] = defaultdict(list)
-        for doc, text in enumerate(texts):
-            vector = self.embedder.document_vector(text)
-            for term, weight in zip(vector.indices, vector.values, strict=True):
-                self.postings[term].append((doc, weight))
+        documents = [Counter(terms(text)) for text in texts]
+        average = sum(sum(d.values()) for d in documents) / self.size if self.size else 1.0
+        self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        for doc, counts in enumerate(documents):
+            norm = K1 * (1.0 - B + B * sum(counts.values()) / max(average, 1.0))
+            for term, tf in counts.items():
+                self.postings[term].append((doc, tf * (K1 + 1.0) / (tf + norm)))
         self.idf = {
             term: math.log(1 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5)) for term, docs in self.postings.items()
         }
 
     def scores(self, text: str) -> dict[int, float]:
         """Document → score for a query text (documents sharing no term are absent)."""
-        query = self.embedder.query_vector(text)
         found: dict[int, float] = defaultdict(float)
-        for term, weight in zip(query.indices, query.values, strict=True):
+        for term in dict.fromkeys(terms(text)):
             idf = self.idf.get(term)
             if idf is None:
                 continue
-            for doc, doc_weight in self.postings[term]:
-                found[doc] += weight * doc_weight * idf
+            for doc, weight in self.postings[term]:
+                found[doc] += weight * idf
         return found
 
     def top(self, text: str, limit: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:

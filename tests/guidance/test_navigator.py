@@ -1,0 +1,123 @@
+"""Retrieval and traversal details: stemmed lexical matching, what a tool is retrieved by, co-usage
+expansion, ranking by evidence, the tool reserve of the read budget, and the static ablation."""
+
+from __future__ import annotations
+
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus, Evidence, ToolNode, TraceNode, TraceStep
+from toolatlas.guidance import Atlas, AtlasView, OfflineNavigator, StaticNavigator
+from toolatlas.guidance.index import LexicalIndex, terms
+from toolatlas.models import OutcomeClass
+
+
+def tool(name: str, description: str, neighbours: dict | None = None, server: str = "ci",
+         status: EntryStatus = EntryStatus.ACTIVE) -> ToolNode:
+    return ToolNode(id=f"{server}.{name}", server=server, tool=name, schema_hash="h", description=description,
+                    neighbours=neighbours or {}, status=status)
+
+
+def entry(name: str, kind: EntryKind, *, arguments: dict, server: str = "ci", **fields) -> Entry:
+    evidence = Evidence(probe_id=f"p-{name}", tool=name, arguments=arguments, outcome=fields.get("outcome", OutcomeClass.OK))
+    return Entry(id=f"{name}.{kind.value}.{len(str(arguments))}", kind=kind, server=server, tool=name, schema_hash="h",
+                 signature=f"{kind.value}:{arguments}", text=fields.pop("text", name), evidence=[evidence],
+                 probe_ids=[evidence.probe_id], **fields)
+
+
+def release_atlas() -> AtlasView:
+    """A release pipeline: ``package`` feeds ``publish`` (a witnessed data edge); unrelated tools around."""
+    tools = [
+        tool("publish", "Publish a release to the package index."),
+        tool("package", "Build the distribution artifacts.", {"publish": 0.8}),
+        tool("lint", "Check the source code style."),
+        tool("notify", "Send a chat message."),
+        tool("archive", "Store old build logs.", {"archive": 1.0}),
+        tool("query", "Run a SELECT statement on the shop database."),
+    ]
+    entries = [
+        entry("package", EntryKind.CO_USAGE, arguments={}, peer="publish", relation=CoUsageRelation.DATA, weight=0.8,
+              transitions=4),
+        entry("query", EntryKind.AFFORDANCE, arguments={"query": "SELECT name FROM invoices"}, when="read rows"),
+        entry("query", EntryKind.BOUNDARY, arguments={"query": "SELECT * FROM nope"}, outcome=OutcomeClass.TOOL_ERROR,
+              condition="`query` refers to a table that does not exist"),
+    ]
+    return AtlasView(tools, entries, [], [])
+
+
+class TestLexicalMatching:
+    def test_words_meet_their_other_forms(self) -> None:
+        """'switch … branch' finds the tool that 'switches branches'; 'differ' finds 'differences'."""
+        index = LexicalIndex(["Switches branches", "Shows differences between commits", "Lists tags"])
+        assert index.top("switch me to another branch", 1)[0][0] == 0
+        assert index.top("how does it differ", 1)[0][0] == 1
+
+    def test_identifiers_split_and_kept_whole(self) -> None:
+        """An identifier gives its stemmed words and itself, as written (so an exact tool name matches strongly)."""
+        assert terms("read_files") == ["read", "file", "read_files"]
+
+    def test_rare_terms_weigh_more(self) -> None:
+        """A term found in one document outweighs one found in every document."""
+        index = LexicalIndex(["file tree", "file size", "file owner"])
+        assert index.top("file owner", 3)[0][0] == 2
+        assert index.scores("nothing matches") == {}
+
+
+class TestToolText:
+    def test_verified_argument_values_and_limits_retrieve_a_tool(self) -> None:
+        """A table named in a verified call, or a verified failure condition, leads to the tool."""
+        view = release_atlas()
+        assert next(iter(view.tool_relevance("how many invoices were there", None))) == ("ci", "query")
+        best = max(view.tool_relevance("the table does not exist", None).items(), key=lambda kv: kv[1])
+        assert best[0] == ("ci", "query")
+
+    def test_co_usage_links_both_ways_without_self_loops(self) -> None:
+        """A witnessed edge links both tools; a retry edge (a tool with itself) is no composition."""
+        view = release_atlas()
+        assert view.co_usage(("ci", "package")) == {("ci", "publish"): 0.8}
+        assert view.co_usage(("ci", "publish")) == {("ci", "package"): 0.8}
+        assert view.co_usage(("ci", "archive")) == {}
+
+    def test_stale_peer_is_not_linked(self) -> None:
+        """An edge to a stale tool is dropped with the tool."""
+        view = AtlasView([tool("a", "first", {"b": 1.0}), tool("b", "second", status=EntryStatus.STALE)], [], [], [])
+        assert view.co_usage(("ci", "a")) == {}
+
+
+class TestTraversal:
+    def test_co_usage_pulls_in_the_companion(self) -> None:
+        """A publish task also gets ``package``, which feeds ``publish``, at the edge's share of its evidence."""
+        guidance = Atlas(release_atlas()).guide("publish the new release")
+        ranked = [(t.tool, t.relevance) for t in guidance.tools]
+        assert ranked[0] == ("publish", 1.0)
+        assert ("package", 0.8) in ranked
+
+    def test_tools_are_ranked_by_evidence(self) -> None:
+        """The guidance lists tools by their evidence, whatever order they were read in."""
+        guidance = Atlas(release_atlas()).guide("publish the new release")
+        relevance = [t.relevance for t in guidance.tools]
+        assert relevance == sorted(relevance, reverse=True)
+
+    def test_budget_is_kept_for_tools(self) -> None:
+        """However relevant the traces, a small budget is spent on tools first."""
+        tools = [tool(f"t{i}", f"deploy step {i}") for i in range(6)]
+        traces = [TraceNode(id=f"q{i}", server="ci", task="deploy", steps=[TraceStep(tool="t0", rationale="deploy")],
+                            tools=["t0"], runs=1, resolved=1) for i in range(3)]
+        atlas = Atlas(AtlasView(tools, [], traces, []))
+        small = atlas.guide("deploy", budget=5)
+        assert [s.operation for s in small.trail] == ["read_tool"] * 5
+        full = atlas.guide("deploy", budget=8)
+        assert sum(s.operation == "read_tool" for s in full.trail) == 5
+        assert full.trail[0].operation == "read_trace" and full.exemplars
+
+    def test_navigator_is_deterministic(self) -> None:
+        """The same task gives the same walk on two fresh atlases."""
+        first = Atlas(release_atlas(), navigator=OfflineNavigator()).guide("publish the release")
+        second = Atlas(release_atlas(), navigator=OfflineNavigator()).guide("publish the release")
+        assert first == second
+
+
+class TestStaticAblation:
+    def test_reads_only_tools_by_relevance(self) -> None:
+        """No trace, strategy or edge is followed: the companion without matching words is not served."""
+        guidance = Atlas(release_atlas(), navigator=StaticNavigator()).guide("publish the new release")
+        assert {s.operation for s in guidance.trail} == {"read_tool"}
+        assert [t.tool for t in guidance.tools][0] == "publish"
+        assert "package" not in [t.tool for t in guidance.tools]
