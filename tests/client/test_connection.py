@@ -13,15 +13,21 @@ import sys
 import time
 from collections.abc import AsyncIterator
 
+import mcp_types as types
 import pytest
 
 from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
 from toolatlas.config import Limits
 from toolatlas.errors import ServerStartError
-from toolatlas.models import OutcomeClass
+from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.testing import faulty_server_command
 
 LIMITS = Limits(call_timeout_s=3.0, start_timeout_s=20.0, max_message_bytes=1_000_000, max_output_bytes=1000, max_restarts=1)
+
+
+def paged() -> StdioLaunch:
+    """A server listing seven tools three per page, with JSON-RPC errors for unknown tools."""
+    return StdioLaunch(sys.executable, ["-m", "toolatlas.testing.servers.paged", "--tools", "7", "--page-size", "3"])
 
 
 def faulty(*flags: str) -> StdioLaunch:
@@ -133,6 +139,45 @@ class TestFaults:
             assert outcome.outcome is outcome_class, tool
         await assert_usable(conn)
         assert conn.restarts == 3
+
+
+class TestRawCalls:
+    """What a proxy needs: the server's answers untouched, as JSON objects or as its JSON-RPC error."""
+
+    async def test_result_as_the_server_sent_it(self) -> None:
+        """A result is the JSON object on the wire: content, structuredContent, isError, _meta."""
+        async with ServerConnection("paged", paged(), LIMITS, mode="legacy") as conn:
+            result = await conn.call_raw("tool_02", {"text": "hi"})
+        assert result == {"_meta": {"paged/served-by": "tool_02"}, "content": [{"text": "hi", "type": "text"}],
+                          "isError": False, "structuredContent": {"echo": "hi", "tool": "tool_02"}}
+
+    async def test_tool_error_is_a_result(self, conn: ServerConnection) -> None:
+        """An isError answer is a result like any other."""
+        result = await conn.call_raw("fail", {"reason": "nope"})
+        assert isinstance(result, dict) and result["isError"] is True
+
+    async def test_jsonrpc_error_is_kept_whole(self) -> None:
+        """A JSON-RPC error from the server comes back as its ErrorData: code, message and data."""
+        async with ServerConnection("paged", paged(), LIMITS, mode="legacy") as conn:
+            error = await conn.call_raw("no_such_tool", {"text": "x"})
+            assert isinstance(error, types.ErrorData)
+            assert error.code == types.INVALID_PARAMS and error.message == "Unknown tool: no_such_tool"
+            assert error.data == {"known": [f"tool_{i:02d}" for i in range(7)]}
+            assert (await conn.call_raw("tool_00", {"text": "after"}))["content"][0]["text"] == "after"
+
+    async def test_no_answer_is_the_failed_outcome(self, conn: ServerConnection) -> None:
+        """A crash is the same failed outcome call() gives, and the server is restarted on the next call."""
+        outcome = await conn.call_raw("crash")
+        assert isinstance(outcome, CallOutcome) and outcome.outcome is OutcomeClass.CRASH
+        assert (await conn.call_raw("echo", {"text": "back"}))["content"][0]["text"] == "back"
+
+    async def test_every_page_of_tools(self) -> None:
+        """tools/list pages are followed to the end, each tool the server's JSON."""
+        async with ServerConnection("paged", paged(), LIMITS, mode="legacy") as conn:
+            tools = await conn.list_tools_raw()
+        assert isinstance(tools, list)
+        assert [t["name"] for t in tools] == [f"tool_{i:02d}" for i in range(7)]
+        assert tools[0]["outputSchema"]["properties"]["tool"] == {"type": "string"}
 
 
 class TestStartFailures:

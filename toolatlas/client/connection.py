@@ -14,6 +14,10 @@ no answer in time       ``timeout``                                       killed
 exits mid-call          ``crash``                                         restarted on use
 =====================  ================================================  ==========================
 
+For a proxy, :meth:`ServerConnection.call_raw` and :meth:`ServerConnection.list_tools_raw` hand
+back what the server answered, untouched: its result (or tools) as the JSON objects it sent, or
+the JSON-RPC error it sent; a request that got no answer is the failed outcome of the table.
+
 A server that cannot be (re)started raises :class:`~toolatlas.errors.ServerStartError` after
 ``limits.max_restarts`` attempts: that is a failure of the build's infrastructure, not of a tool.
 """
@@ -23,9 +27,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import anyio
 import mcp_types as types
@@ -34,6 +40,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from pydantic import TypeAdapter
 
 from toolatlas.client.results import outcome_from_result, tool_spec_from_mcp
 from toolatlas.client.stdio import StdioLaunch, StdioServerProcess, TransportFault
@@ -41,7 +48,7 @@ from toolatlas.config.servers import Limits
 from toolatlas.errors import ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec, utcnow
 
-__all__ = ["HttpEndpoint", "ServerConnection"]
+__all__ = ["HttpEndpoint", "RawReply", "ServerConnection"]
 
 log = structlog.get_logger(__name__)
 
@@ -49,7 +56,26 @@ SHUTDOWN_TIMEOUT = 5.0
 """Seconds a session gets to wind down (transport stop included) before its task is cancelled."""
 RESTART_BACKOFF_S = (0.1, 0.3, 1.0, 2.0, 4.0)
 """Pause before each successive start attempt after a failed one."""
+MAX_TOOL_PAGES = 1000
+"""Pages of ``tools/list`` followed before a server's pagination is taken to loop."""
 CLIENT_INFO = types.Implementation(name="toolatlas", version="0.1.0")
+_RAW_RESULT = TypeAdapter(dict[str, Any])
+"""A result kept as the JSON object the server sent (the SDK still checks it against the protocol)."""
+_ResultT = TypeVar("_ResultT")
+
+RawReply = dict[str, Any] | types.ErrorData | CallOutcome
+"""What a raw request ended with: the server's result as it sent it, the JSON-RPC error it sent,
+or — when no answer came — the failed :class:`CallOutcome`."""
+
+
+class _Failure(NamedTuple):
+    """How a request ended without a result."""
+
+    outcome: OutcomeClass
+    message: str
+    code: int | None = None
+    error: types.ErrorData | None = None
+    """The JSON-RPC error as the server sent it; None when the server sent none (crash, hang, garbage)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +120,7 @@ class ServerConnection:
         self.tools: list[ToolSpec] = []
         self.server_info: types.Implementation | None = None
         self.protocol_version: str | None = None
+        self.instructions: str | None = None
         self.starts = 0
         self.restarts = 0
         self._session: _Session | None = None
@@ -153,45 +180,13 @@ class ServerConnection:
     async def call(self, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None) -> CallOutcome:
         """Call a tool; every way the call can end is an outcome, never a hang."""
         arguments = dict(arguments or {})
-        timeout = timeout if timeout is not None else self.limits.call_timeout_s
         async with self._slots:
             session = await self._ensure_session()
             started_at, t0 = utcnow(), time.perf_counter()
-            scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
-            session.inflight.add(scope)
-            failure: tuple[OutcomeClass, str, int | None] | None = None
-            result: types.CallToolResult | None = None
-            try:
-                with scope:
-                    result = await session.client.call_tool(tool, arguments)
-            except MCPError as exc:
-                failure = self._classify_mcp_error(session, exc)
-            except (RuntimeError, ValueError) as exc:
-                # output-schema violations (RuntimeError) and invalid results (pydantic ValidationError)
-                failure = (OutcomeClass.PROTOCOL_ERROR, f"invalid result: {exc}", None)
-            finally:
-                session.inflight.discard(scope)
+            result, failure = await self._request(session, timeout, lambda: session.client.call_tool(tool, arguments))
             latency_ms = (time.perf_counter() - t0) * 1000
-            if result is None and failure is None:  # cancelled: deadline or a transport fault
-                failure = self._classify_interruption(session, timeout)
             if failure is not None:
-                outcome, message, code = failure
-                broken = outcome in (OutcomeClass.TIMEOUT, OutcomeClass.CRASH) or session.broken is not None
-                if broken:
-                    self._break(session, f"{outcome.value} in {tool}")
-                self._log.info("call_failed", tool=tool, outcome=outcome.value, message=message[:200])
-                return CallOutcome(
-                    server=self.name,
-                    tool=tool,
-                    arguments=arguments,
-                    outcome=outcome,
-                    excerpt=message[: self.limits.max_output_bytes],
-                    output_bytes=len(message.encode()),
-                    error_code=code,
-                    latency_ms=latency_ms,
-                    started_at=started_at,
-                    stderr_tail=self.stderr_tail(2048) if broken else "",
-                )
+                return self._failed(session, tool, arguments, failure, latency_ms, started_at)
             assert result is not None
             return outcome_from_result(
                 server=self.name,
@@ -203,23 +198,117 @@ class ServerConnection:
                 max_output_bytes=self.limits.max_output_bytes,
             )
 
-    def _classify_mcp_error(self, session: _Session, exc: MCPError) -> tuple[OutcomeClass, str, int | None]:
+    async def call_raw(
+        self, tool: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None
+    ) -> RawReply:
+        """Call a tool and hand back what the server answered, untouched (see :data:`RawReply`).
+
+        The result is not checked against the tool's output schema, and ``arguments=None`` is sent
+        as no arguments at all: a proxy forwards exactly what its client asked for.
+        """
+        request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
+        return await self._raw(request, tool, arguments or {}, timeout)
+
+    async def list_tools_raw(self) -> list[dict[str, Any]] | types.ErrorData | CallOutcome:
+        """Every page of ``tools/list``, each tool the JSON object the server sent; or what ended a page."""
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(MAX_TOOL_PAGES):
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self._raw(types.ListToolsRequest(params=params), "tools/list", {}, self.limits.list_timeout_s)
+            if not isinstance(page, dict):
+                return page
+            tools.extend(page.get("tools") or [])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
+        return tools
+
+    async def _raw(
+        self, request: types.ClientRequest, label: str, arguments: dict[str, Any], timeout: float | None
+    ) -> RawReply:
+        async with self._slots:
+            session = await self._ensure_session()
+            started_at, t0 = utcnow(), time.perf_counter()
+            result, failure = await self._request(
+                session, timeout, lambda: session.client.session.send_request(request, _RAW_RESULT)
+            )
+            if failure is None:
+                assert result is not None
+                return result
+            if failure.error is not None:
+                self._log.debug("request_error_answered", request=label, code=failure.code, message=failure.message[:200])
+                return failure.error
+            latency_ms = (time.perf_counter() - t0) * 1000
+            return self._failed(session, label, arguments, failure, latency_ms, started_at)
+
+    async def _request(
+        self, session: _Session, timeout: float | None, send: Callable[[], Awaitable[_ResultT]]
+    ) -> tuple[_ResultT | None, _Failure | None]:
+        """Run one request under the call deadline: ``(result, None)`` or ``(None, failure)``."""
+        timeout = timeout if timeout is not None else self.limits.call_timeout_s
+        scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
+        session.inflight.add(scope)
+        failure: _Failure | None = None
+        result: _ResultT | None = None
+        try:
+            with scope:
+                result = await send()
+        except MCPError as exc:
+            failure = self._classify_mcp_error(session, exc)
+        except (RuntimeError, ValueError) as exc:
+            # output-schema violations (RuntimeError) and invalid results (pydantic ValidationError)
+            failure = _Failure(OutcomeClass.PROTOCOL_ERROR, f"invalid result: {exc}")
+        finally:
+            session.inflight.discard(scope)
+        if result is None and failure is None:  # cancelled: deadline or a transport fault
+            failure = self._classify_interruption(session, timeout)
+        return result, failure
+
+    def _failed(
+        self,
+        session: _Session,
+        tool: str,
+        arguments: dict[str, Any],
+        failure: _Failure,
+        latency_ms: float,
+        started_at: datetime,
+    ) -> CallOutcome:
+        outcome, message, code, _error = failure
+        broken = outcome in (OutcomeClass.TIMEOUT, OutcomeClass.CRASH) or session.broken is not None
+        if broken:
+            self._break(session, f"{outcome.value} in {tool}")
+        self._log.info("call_failed", tool=tool, outcome=outcome.value, message=message[:200])
+        return CallOutcome(
+            server=self.name,
+            tool=tool,
+            arguments=arguments,
+            outcome=outcome,
+            excerpt=message[: self.limits.max_output_bytes],
+            output_bytes=len(message.encode()),
+            error_code=code,
+            latency_ms=latency_ms,
+            started_at=started_at,
+            stderr_tail=self.stderr_tail(2048) if broken else "",
+        )
+
+    def _classify_mcp_error(self, session: _Session, exc: MCPError) -> _Failure:
         if exc.code == types.CONNECTION_CLOSED:
             fault = self._first_fault(session)
             if fault is not None and fault.kind != "exited":
-                return OutcomeClass.PROTOCOL_ERROR, fault.detail, None
-            return OutcomeClass.CRASH, fault.detail if fault else "the connection to the server closed", None
+                return _Failure(OutcomeClass.PROTOCOL_ERROR, fault.detail)
+            return _Failure(OutcomeClass.CRASH, fault.detail if fault else "the connection to the server closed")
         if exc.code == types.REQUEST_TIMEOUT:
-            return OutcomeClass.TIMEOUT, str(exc), exc.code
-        return OutcomeClass.PROTOCOL_ERROR, exc.error.message or str(exc), exc.code
+            return _Failure(OutcomeClass.TIMEOUT, str(exc), exc.code)
+        return _Failure(OutcomeClass.PROTOCOL_ERROR, exc.error.message or str(exc), exc.code, exc.error)
 
-    def _classify_interruption(self, session: _Session, timeout: float) -> tuple[OutcomeClass, str, int | None]:
+    def _classify_interruption(self, session: _Session, timeout: float) -> _Failure:
         fault = self._first_fault(session)
         if fault is None:
-            return OutcomeClass.TIMEOUT, f"no answer within {timeout:g}s", None
+            return _Failure(OutcomeClass.TIMEOUT, f"no answer within {timeout:g}s")
         if fault.kind == "exited":
-            return OutcomeClass.CRASH, fault.detail, None
-        return OutcomeClass.PROTOCOL_ERROR, fault.detail, None
+            return _Failure(OutcomeClass.CRASH, fault.detail)
+        return _Failure(OutcomeClass.PROTOCOL_ERROR, fault.detail)
 
     @staticmethod
     def _first_fault(session: _Session) -> TransportFault | None:
@@ -307,6 +396,7 @@ class ServerConnection:
         self._session = session
         self.server_info = client.server_info
         self.protocol_version = client.protocol_version
+        self.instructions = client.instructions
         try:
             self.tools = await self._fetch_tools(session)
         except (MCPError, TimeoutError, RuntimeError, ValueError) as exc:
@@ -343,7 +433,7 @@ class ServerConnection:
         tools: list[ToolSpec] = []
         cursor: str | None = None
         with anyio.fail_after(self.limits.list_timeout_s):
-            for _ in range(1000):
+            for _ in range(MAX_TOOL_PAGES):
                 page = await session.client.list_tools(cursor=cursor, cache_mode="refresh")
                 tools.extend(tool_spec_from_mcp(self.name, tool) for tool in page.tools)
                 cursor = page.next_cursor
