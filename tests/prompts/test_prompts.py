@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from toolatlas.errors import ConfigError
-from toolatlas.prompts import Prompt, load_prompt, role_tag
+from toolatlas.llm import parse_role_tag
+from toolatlas.prompts import Prompt, load_prompt
 
 
 class TestPromptFormat:
@@ -25,15 +26,17 @@ class TestPromptFormat:
 
     def test_messages_fill_placeholders_and_start_with_the_role_tag(self, tmp_path):
         """$names are filled, JSON braces are left alone, the system message opens with the tag."""
-        prompt = self._write(tmp_path, "---\nrole: demo_role\nversion: 3\n---\n## system\nAnswer as {\"a\": 1}.\n"
+        prompt = self._write(tmp_path, "---\nrole: agent\nversion: 3\n---\n## system\nAnswer as {\"a\": 1}.\n"
                                        "## user\nTool: $tool costs $$5\n")
         system, user = prompt.messages(tool="read_file")
-        assert system["content"].splitlines()[0] == role_tag("demo_role", 3) == "[toolatlas:role=demo_role v3]"
+        assert system["content"].splitlines()[0] == "[toolatlas:role=agent v3 prompt=demo_role]"
+        tag = parse_role_tag(system["content"])
+        assert (tag.role, tag.version, tag.prompt) == ("agent", 3, "demo_role")
         assert '{"a": 1}' in system["content"]
         assert user == {"role": "user", "content": "Tool: read_file costs $5"}
 
     def test_a_missing_placeholder_names_the_file(self, tmp_path):
-        prompt = self._write(tmp_path, "---\nrole: demo_role\nversion: 1\n---\n## system\ns\n## user\n$missing\n")
+        prompt = self._write(tmp_path, "---\nrole: agent\nversion: 1\n---\n## system\ns\n## user\n$missing\n")
         with pytest.raises(ConfigError, match="demo_role.md.*missing"):
             prompt.messages()
 
@@ -41,10 +44,12 @@ class TestPromptFormat:
         with pytest.raises(ConfigError, match="front matter"):
             self._write(tmp_path, "## system\ns\n## user\nu\n")
         with pytest.raises(ConfigError, match="version"):
-            self._write(tmp_path, "---\nrole: demo_role\nversion: one\n---\n## system\ns\n## user\nu\n")
+            self._write(tmp_path, "---\nrole: agent\nversion: one\n---\n## system\ns\n## user\nu\n")
         with pytest.raises(ConfigError, match="section"):
-            self._write(tmp_path, "---\nrole: demo_role\nversion: 1\n---\n## system\ns\n")
+            self._write(tmp_path, "---\nrole: agent\nversion: 1\n---\n## system\ns\n")
 
-    def test_an_unknown_role_is_a_config_error(self):
-        with pytest.raises(ConfigError, match="no prompt for role"):
-            load_prompt("no_such_role")
+    def test_an_unknown_prompt_or_role_is_a_config_error(self, tmp_path):
+        with pytest.raises(ConfigError, match="no prompt named"):
+            load_prompt("no_such_prompt")
+        with pytest.raises(ConfigError, match="not an LLM role"):
+            self._write(tmp_path, "---\nrole: wizard\nversion: 1\n---\n## system\ns\n## user\nu\n")
