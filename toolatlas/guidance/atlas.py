@@ -68,6 +68,11 @@ class AtlasView:
         self.tool_keys = sorted(self.tool_nodes)
         self.trace_index = LexicalIndex([record_text(self.traces[i]) for i in self.trace_ids])
         self.tool_index = LexicalIndex([self._tool_text(k) for k in self.tool_keys])
+        self.boundary_indexes: dict[tuple[str, str], LexicalIndex] = {
+            key: LexicalIndex([f"{b.condition} {b.error_signature} {b.text}" for b in kinds[EntryKind.BOUNDARY]])
+            for key, kinds in self.by_tool.items()
+        }
+        """Each tool's boundaries (in :meth:`entries_of` order) indexed once, to rank them against a task."""
         self.servers = sorted({k[0] for k in self.tool_keys})
         self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
         for (server, tool), node in self.tool_nodes.items():

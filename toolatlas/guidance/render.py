@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.index import LexicalIndex
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -32,7 +31,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     affordances = [e for e in view.entries_of(server, tool, EntryKind.AFFORDANCE) if not e.signature.startswith("tolerates:")]
     boundaries = view.entries_of(server, tool, EntryKind.BOUNDARY)
     if task and len(boundaries) > BOUNDARIES:  # the boundaries most relevant to this task first, then the best supported
-        scores = LexicalIndex([f"{b.condition} {b.error_signature} {b.text}" for b in boundaries]).scores(task)
+        scores = view.boundary_indexes[key].scores(task)
         order = sorted(range(len(boundaries)), key=lambda i: (-scores.get(i, 0.0), -boundaries[i].support, boundaries[i].id))
         boundaries = [boundaries[i] for i in order]
     compositions = sorted(view.entries_of(server, tool, EntryKind.CO_USAGE), key=lambda e: (-(e.weight or 0), e.id))
