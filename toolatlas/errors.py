@@ -16,7 +16,8 @@ ToolAtlas itself or of its inputs::
     │                            on request: ``LlmReply.parsed_or_raise()``; the default is a
     │                            typed ``StructuredOutputFailure`` in the reply)
     ├── SandboxError             an environment instance could not be prepared, reset or frozen
-    │   └── SnapshotError        a snapshot source is missing, unreadable or cannot be built
+    │   ├── SnapshotError        a snapshot source is missing, unreadable or cannot be built
+    │   └── CodeSandboxError     the code box itself failed to run code (not: the code failed)
     └── VerificationError        a verifier could not be run (not: a verifier said "failed")
 
 Third-party exceptions are translated at the adapter edge with ``raise X(...) from exc``.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 __all__ = [
     "BackendError",
+    "CodeSandboxError",
     "ConfigError",
     "LlmError",
     "LlmOutputError",
@@ -119,6 +121,13 @@ class SandboxError(ToolAtlasError):
 
 class SnapshotError(SandboxError):
     """A snapshot source is missing, unreadable, or could not be materialised."""
+
+
+class CodeSandboxError(SandboxError):
+    """The code box could not run untrusted code at all (interpreter missing, child died while confining).
+
+    What the code itself does (fail, raise, hang, crash, break a rule) is a result, not this.
+    """
 
 
 class VerificationError(ToolAtlasError):
