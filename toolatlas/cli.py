@@ -310,6 +310,28 @@ def cmd_guide(args: argparse.Namespace) -> int:
     return 0
 
 
+def _variables(pairs: Sequence[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ToolAtlasError(f"--var {pair!r}: expected NAME=VALUE, e.g. --var root=/srv/project")
+        values[name.strip()] = value
+    return values
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    from toolatlas.proxy import ProxySettings, run_proxy
+
+    if args.notes_budget < 0:
+        raise ToolAtlasError("--notes-budget must be 0 or more characters")
+    run_proxy(ProxySettings(
+        config=args.config, server=args.server, atlas=args.atlas, transport=args.transport, host=args.host,
+        port=args.port, sandbox=args.sandbox, variables=_variables(args.var), budget=args.notes_budget,
+    ))
+    return 0
+
+
 def cmd_seeds(args: argparse.Namespace) -> int:
     from toolatlas.environments import seeds
 
@@ -383,6 +405,24 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument("--max-tokens", type=int, default=1200, help="size of the guidance (approximate tokens)")
     guide.add_argument("--json", action="store_true", help="the typed fields as JSON instead of text")
     guide.set_defaults(func=cmd_guide)
+
+    proxy = commands.add_parser(
+        "proxy", help="an MCP server in front of one catalogue server: every call forwarded unchanged, "
+                      "tool descriptions with their atlas notes, plus a guidance tool")
+    proxy.add_argument("config", type=Path, help="the catalogue with the server's launch config (and its atlas)")
+    proxy.add_argument("--server", required=True, help="the catalogue server to proxy")
+    proxy.add_argument("--atlas", type=Path, help="an exported atlas.json (default: the catalogue's store, read once)")
+    proxy.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                       help="stdio: MCP on stdin/stdout (default); http: MCP streamable HTTP at /mcp")
+    proxy.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    proxy.add_argument("--port", type=int, default=8700, help="HTTP port (default 8700)")
+    proxy.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                       help="value of a ${NAME} placeholder of the server's launch config, e.g. root=/srv/project "
+                            "(the server runs against your real environment)")
+    proxy.add_argument("--sandbox", action="store_true",
+                       help="run the server against a private copy of the catalogue's snapshot instead (demo, tests)")
+    proxy.add_argument("--notes-budget", type=int, default=700, help="characters of atlas notes per tool (default 700)")
+    proxy.set_defaults(func=cmd_proxy)
 
     seeds = commands.add_parser("seeds", help="list the built-in snapshot seeds")
     seeds.set_defaults(func=cmd_seeds)
