@@ -23,7 +23,7 @@ from toolatlas.graph.models import Entry, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.probing.models import Probe, Rollout, Verdict
+from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.workspace import Workspace
 
 __all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
@@ -87,7 +87,7 @@ class ServerShard:
     @property
     def round_budget(self) -> int:
         """Probes per exploration round: K target tools × (boundary + affordance + one replay), capped."""
-        per_tool = self.settings.boundary_probes_per_tool + self.settings.affordance_probes_per_tool + 1
+        per_tool = self.settings.boundary_per_tool + self.settings.affordance_per_tool + 1
         return min(self.settings.probe_budget_per_round, self.settings.subgraph_size * per_tool)
 
     def plan(self, round_: int) -> list[Probe]:
@@ -102,18 +102,28 @@ class ServerShard:
         chosen: list[Probe] = []
         for width in range(size, len(ranked) + size, size):  # grow the subgraph until the budget can be spent
             fresh = [t for t in ranked[:width] if t not in candidates]
-            candidates.update(self.proposer.candidates(round_, fresh))
+            proposed = self.proposer.candidates(round_, fresh)
+            candidates.update({tool: [p for p in probes if self._allowed(p)] for tool, probes in proposed.items()})
             chosen = self.frontier.choose(
                 self.graph,
                 candidates,
-                boundary_per_tool=self.settings.boundary_probes_per_tool,
-                affordance_per_tool=self.settings.affordance_probes_per_tool,
+                boundary_per_tool=self.settings.boundary_per_tool,
+                affordance_per_tool=self.settings.affordance_per_tool,
                 budget=self.round_budget,
                 rng=self.rng,
             )
             if len(chosen) >= self.round_budget:
                 break
         return chosen
+
+    def _allowed(self, probe: Probe) -> bool:
+        """False for a probe of a direction the build's ablation switches turned off."""
+        ablation = self.settings.ablation
+        if probe.direction is Direction.BOUNDARY:
+            return ablation.boundary_probes
+        if probe.direction is Direction.AFFORDANCE:
+            return ablation.affordance_probes
+        return True
 
     def absorb(self, rollout: Rollout, verdict: Verdict) -> InductionDelta:
         """Merge one verified rollout (call in probe order)."""
@@ -128,7 +138,8 @@ class ServerShard:
         """Refresh weights, distil strategies and trace edges; the round's coverage row."""
         assert self.graph is not None
         Inducer(self.graph).refresh_weights()
-        distil_strategies(self.graph, round_)
+        if self.settings.ablation.strategy_layer:
+            distil_strategies(self.graph, round_)
         link_similar_traces(self.graph)
         self.completed_round = round_
         return self.graph.coverage(round_).model_copy(

@@ -2,9 +2,11 @@
 
 from toolatlas.config.catalogue import (
     LLM_ROLES,
+    AblationSettings,
     BuildSettings,
     Catalogue,
     LlmSettings,
+    MethodSettings,
     ModelPrice,
     PostgresSettings,
     StoreSettings,
@@ -33,6 +35,7 @@ from toolatlas.config.servers import (
 
 __all__ = [
     "LLM_ROLES",
+    "AblationSettings",
     "BuildSettings",
     "Catalogue",
     "CommandEnv",
@@ -43,6 +46,7 @@ __all__ = [
     "HttpTransport",
     "JsonFileEnv",
     "Limits",
+    "MethodSettings",
     "LlmSettings",
     "ModelPrice",
     "NoEnv",

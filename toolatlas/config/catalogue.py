@@ -10,6 +10,8 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 from toolatlas.config.servers import ServerSpec, Spec
 
 __all__ = [
+    "AblationSettings",
+    "MethodSettings",
     "BuildSettings",
     "Catalogue",
     "EmbedderSettings",
@@ -19,6 +21,36 @@ __all__ = [
     "PostgresSettings",
     "StoreSettings",
 ]
+
+
+class AblationSettings(Spec):
+    """Switches that remove one part of the method, for evaluation (paper Table 4); all on by default.
+
+    ``boundary_probes`` / ``affordance_probes`` act at build time (no probes or probe tasks of that
+    direction, offline or LLM); ``capability_layer`` / ``strategy_layer`` at build time (nothing
+    written to that layer) and at guidance time (nothing served from it); ``traversal`` at guidance
+    time (static top-k tool retrieval instead of Dynamic Memory Traversal).
+    """
+
+    boundary_probes: bool = True
+    affordance_probes: bool = True
+    capability_layer: bool = True
+    strategy_layer: bool = True
+    traversal: bool = True
+
+
+class MethodSettings(Spec):
+    """The LLM method's rollouts and task sources (used only when an ``[llm]`` endpoint is configured)."""
+
+    agent: Literal["react", "codeact", "switchact"] = Field(
+        "switchact", description="the rollout agent (the paper's default: SwitchAct, both interfaces)"
+    )
+    max_turns: int = Field(12, ge=1, description="agent turns per rollout")
+    rollout_timeout_s: float = Field(180.0, gt=0, description="wall time per rollout")
+    chain_tasks_per_server: int = Field(6, ge=0, description="verified offline chains written up as seed tasks")
+    exploratory_temperatures: list[float] = Field(
+        default_factory=lambda: [0.7, 1.0], description="rollouts after the first (which runs at temperature 0)"
+    )
 
 
 class BuildSettings(Spec):
@@ -33,6 +65,18 @@ class BuildSettings(Spec):
     probe_budget_per_round: int = Field(200, ge=1, description="probes per server per round")
     executors_per_server: int = Field(1, ge=1, description="sandboxed executors per server")
     seed: int = Field(0, description="random seed: the same seed gives the same atlas")
+    method: MethodSettings = MethodSettings()
+    ablation: AblationSettings = AblationSettings()
+
+    @property
+    def boundary_per_tool(self) -> int:
+        """Boundary probes per target tool per round, after the ablation switch."""
+        return self.boundary_probes_per_tool if self.ablation.boundary_probes else 0
+
+    @property
+    def affordance_per_tool(self) -> int:
+        """Affordance probes per target tool per round, after the ablation switch."""
+        return self.affordance_probes_per_tool if self.ablation.affordance_probes else 0
 
 
 class EmbedderSettings(Spec):

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from threading import Lock
 
+from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
 from toolatlas.guidance.index import LexicalIndex
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
-from toolatlas.guidance.navigator import Navigator, OfflineNavigator
+from toolatlas.guidance.navigator import Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.render import compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
@@ -137,20 +138,31 @@ class Atlas:
     # -- loading ------------------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, config: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
-        """The atlas of a catalogue, read from its store (the store is released at once)."""
-        from toolatlas.build.catalogue import open_store
-        from toolatlas.config import load_catalogue
+    def open(
+        cls, config: str | Path | Catalogue, *, include_stale: bool = False, cache_size: int = CACHE_SIZE
+    ) -> Atlas:
+        """The atlas of a catalogue, read from its store (the store is released at once).
 
-        catalogue = load_catalogue(config)
+        The catalogue's ``[build.ablation]`` switches apply: without the capability or strategy
+        layer nothing is served from it; without traversal the static top-k reader is used.
+        """
+        from toolatlas.build.catalogue import open_store
+        catalogue = config if isinstance(config, Catalogue) else load_catalogue(config)
         store = open_store(catalogue)
         try:
             records = store.records()
         finally:
             store.close()
-        view = AtlasView(records["tools"], records["entries"], records["traces"], records["strategies"],
-                         include_stale=include_stale)
-        return cls(view, name=catalogue.name, cache_size=cache_size)
+        ablation = catalogue.build.ablation
+        view = AtlasView(
+            records["tools"],
+            records["entries"] if ablation.capability_layer else [],
+            records["traces"],
+            records["strategies"] if ablation.strategy_layer else [],
+            include_stale=include_stale,
+        )
+        navigator = None if ablation.traversal else StaticNavigator()
+        return cls(view, navigator=navigator, name=catalogue.name, cache_size=cache_size)
 
     @classmethod
     def from_export(cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
