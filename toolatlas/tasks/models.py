@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from toolatlas.environments import FrozenState
+from toolatlas.environments import FrozenState, StateDigest
 from toolatlas.graph.models import stable_id
 from toolatlas.models import CallOutcome, Frozen
 
@@ -128,6 +128,8 @@ class AgentStep(Frozen):
     observation: str = ""
     code_status: str | None = None
     """``kind="code"``: how the snippet ended in the code sandbox (ok, error, timeout, violation…)."""
+    digests_after: list[StateDigest] = Field(default_factory=list)
+    """The instance's state right after each of ``calls`` (same order), when the runner recorded it."""
 
 
 RolloutStop = Literal["answer", "max_turns", "timeout", "llm_failure", "infrastructure"]
@@ -148,6 +150,10 @@ class AgentRollout(Frozen):
     stop: RolloutStop = "answer"
     detail: str = ""
     frozen: FrozenState | None = None
+    final_digest: StateDigest | None = None
+    """The instance's state when the agent stopped (so judges and the rule-based verifier need no disk)."""
+    variables: dict[str, str] = Field(default_factory=dict)
+    """The instance's placeholder values, to normalise arguments and outputs back to placeholders."""
     duration_ms: float = 0.0
     executor: str = ""
 
