@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.agents import AgentRunner, as_probe_rollout, rollout_plan, run_rollout
+from toolatlas.agents import AgentLimits, AgentRunner, as_probe_rollout, rollout_plan, run_rollout
+from toolatlas.config import MethodSettings
 from toolatlas.environments import StateDigest
 from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
@@ -115,6 +116,15 @@ class TestRolloutPlan:
             for kind in (AgentKind.REACT, AgentKind.CODEACT)
             for index, temperature in enumerate([0.0, 0.2, 0.5, 0.8, 0.2])
         ]
+
+    def test_a_build_sets_the_temperatures_and_the_limits(self) -> None:
+        """``[build.method]`` decides the exploratory temperatures, the turns and the rollout wall time."""
+        method = MethodSettings(max_turns=7, rollout_timeout_s=42.0, exploratory_temperatures=[0.7, 1.0])
+        plan = rollout_plan(make_task("x"), 4, temperatures=method.exploratory_temperatures)
+        assert [p.temperature for p in plan] == [0.0, 0.7, 1.0, 0.7]
+        assert [p.temperature for p in rollout_plan(make_task("x"), 2, temperatures=[])] == [0.0, 0.0]
+        limits = AgentLimits.from_method(method, snippet_timeout_s=5.0)
+        assert (limits.max_turns, limits.timeout_s, limits.snippet_timeout_s) == (7, 42.0, 5.0)
 
 
 @pytest.mark.servers

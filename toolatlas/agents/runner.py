@@ -16,7 +16,9 @@ state exactly as the snapshot (and crashed nothing) is not frozen, as the probe 
 
 :func:`rollout_plan` lays out the N rollouts of a task: rollout 0 is deterministic (temperature
 0), the others sample at the exploratory temperatures of the contrastive-rollout paper
-(``papers/004_…``: T_base = 0, T_exp ∈ {0.2, 0.5, 0.8} for N = 4), cycled when N > 4.
+(``papers/004_…``: T_base = 0, T_exp ∈ {0.2, 0.5, 0.8} for N = 4), cycled when N > 4; a build
+passes its own (``build.method.exploratory_temperatures``). :meth:`AgentLimits.from_method` takes
+the turns and the rollout wall time from the same settings.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import structlog
 from pydantic import Field
@@ -37,6 +40,7 @@ from toolatlas.agents.loop import (
     run_agent,
 )
 from toolatlas.codebox import RunPolicy
+from toolatlas.config import MethodSettings
 from toolatlas.environments import StateDigest
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.llm import BoundLlm, LlmClient
@@ -73,6 +77,11 @@ class AgentLimits(Frozen):
     )
     max_tokens: int | None = Field(None, ge=1, description="cap on one reply's tokens (None: the endpoint's)")
 
+    @classmethod
+    def from_method(cls, method: MethodSettings, **overrides: Any) -> AgentLimits:
+        """The limits a build's ``[build.method]`` settings set (turns, rollout wall time)."""
+        return cls(max_turns=method.max_turns, timeout_s=method.rollout_timeout_s, **overrides)
+
 
 class PlannedRollout(Frozen):
     """One rollout to run: which agent, which index among the task's N, at which temperature."""
@@ -83,19 +92,29 @@ class PlannedRollout(Frozen):
     temperature: float
 
 
-def rollout_temperature(index: int) -> float:
-    """0 for rollout 0 (deterministic), then the exploratory temperatures in turn."""
-    if index == 0:
+def rollout_temperature(index: int, temperatures: Sequence[float] = EXPLORATORY_TEMPERATURES) -> float:
+    """0 for rollout 0 (deterministic), then ``temperatures`` in turn (0 throughout when there are none)."""
+    if index == 0 or not temperatures:
         return 0.0
-    return EXPLORATORY_TEMPERATURES[(index - 1) % len(EXPLORATORY_TEMPERATURES)]
+    return temperatures[(index - 1) % len(temperatures)]
 
 
 def rollout_plan(
-    task: TaskSpec, n: int, kinds: Sequence[AgentKind] = (AgentKind.SWITCHACT,)
+    task: TaskSpec,
+    n: int,
+    kinds: Sequence[AgentKind] = (AgentKind.SWITCHACT,),
+    *,
+    temperatures: Sequence[float] = EXPLORATORY_TEMPERATURES,
 ) -> list[PlannedRollout]:
-    """The ``n`` rollouts of ``task`` for each agent kind (by default SwitchAct, the paper's default)."""
+    """The ``n`` rollouts of ``task`` for each agent kind (by default SwitchAct, the paper's default).
+
+    ``temperatures`` are those of the exploratory rollouts (a build passes
+    ``build.method.exploratory_temperatures``).
+    """
     return [
-        PlannedRollout(task=task, kind=kind, rollout=index, temperature=rollout_temperature(index))
+        PlannedRollout(
+            task=task, kind=kind, rollout=index, temperature=rollout_temperature(index, temperatures)
+        )
         for kind in kinds
         for index in range(n)
     ]
