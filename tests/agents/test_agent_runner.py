@@ -8,20 +8,23 @@ from pathlib import Path
 import pytest
 
 from toolatlas.agents import AgentLimits, AgentRunner, as_probe_rollout, rollout_plan, run_rollout
-from toolatlas.config import MethodSettings
+from toolatlas.config import MethodSettings, parse_catalogue
 from toolatlas.environments import StateDigest
 from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
 from toolatlas.graph.state import ServerGraph
+from toolatlas.home import Home
 from toolatlas.llm import LlmClient
 from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.probing.models import Direction
 from toolatlas.probing.verifier import Verifier
 from toolatlas.sandbox import Sandbox
 from toolatlas.tasks.models import AgentAction, AgentKind, AgentRollout, AgentStep, TaskOrigin
+from toolatlas.testing import faulty_server_command
 from toolatlas.testing.openai_script import Reply, Script
 from toolatlas.testing.openai_server import ScriptedOpenAIServer
 from toolatlas.testing.openai_wire import ChatRequest
+from toolatlas.workspace import Workspace
 
 from .conftest import make_task, root_of, tool_outputs, turns
 
@@ -212,3 +215,31 @@ class TestProbeView:
         assert [s.digest_after for s in probe_rollout.steps] == [None, None]
         assert probe_rollout.final_digest is None
         assert probe_rollout.probe.steps[0].intent == "codeact agent calls `write_file` in a snippet"
+
+
+@pytest.mark.servers
+class TestServerFaults:
+    async def test_a_crash_is_observed_the_server_restarts_and_the_rollout_is_frozen(
+        self, tmp_path: Path, llm: LlmClient, script: Script
+    ) -> None:
+        """The crash is the call's outcome; the next call reaches a restarted server; the state is frozen anyway."""
+        command, args = faulty_server_command()
+        catalogue = parse_catalogue(
+            {"servers": [{"name": "faulty", "transport": {"command": command, "args": args}}]}
+        )
+        script.add(
+            turns(Reply.call("crash", {}), Reply.call("echo", {"text": "back"}), Reply.say("recovered")),
+            system=REACT,
+        )
+        async with Workspace(catalogue, Home(tmp_path / "home")).sandbox("faulty") as sandbox:
+            runner = AgentRunner(sandbox, llm, skip_untouched=True)
+            result = await runner.run(make_task("Crash and recover.", server="faulty"), AgentKind.REACT)
+
+        assert result.stop == "answer", result.detail
+        assert [(call.tool, call.outcome) for call in result.calls] == [
+            ("crash", OutcomeClass.CRASH),
+            ("echo", OutcomeClass.OK),
+        ]
+        assert result.steps[0].observation.startswith("[crash]")
+        assert result.steps[1].observation == "back"
+        assert result.frozen is not None and runner.resets == 1
