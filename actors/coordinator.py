@@ -28,10 +28,20 @@ from actors.executor import ExecutorHost
 from actors.shard import ShardActor
 from actors.store import StoreOwner
 from actors.verifier import VerifierActor
-from toolatlas.build.catalogue import AtlasPaths, BuildReport, check_resumable, read_checkpoint, read_coverage, write_checkpoint
+from toolatlas.build.catalogue import (
+    AtlasPaths,
+    BuildReport,
+    check_resumable,
+    final_round,
+    read_checkpoint,
+    read_coverage,
+    use_llm,
+    write_checkpoint,
+)
 from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.graph.state import RoundCoverage
+from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
 from toolatlas.probing.models import Probe, Rollout, Verdict
 
@@ -63,10 +73,12 @@ class RayBuild:
         hosts: int | None = None,
         inflight: int | None = None,
         shards: int | None = None,
+        backend: str = "auto",
     ) -> None:
         self.config = str(config.resolve())
         self.catalogue = catalogue
         self.frontier = frontier
+        self.with_llm = use_llm(catalogue, backend)
         self.paths = AtlasPaths(catalogue)
         self.store_path = str(self.paths.root)
         nodes = [n for n in ray.nodes() if n.get("Alive")]
@@ -155,6 +167,8 @@ class RayBuild:
             )
             await self.store.optimize.remote()
             entries = await self.store.count.remote("entries")
+            usage = UsageLedger.combined(await asyncio.gather(*(s.usage.remote() for s in self.shards))) \
+                if self.with_llm else None
         finally:
             self._stop_actors()
         coverage = [row for rows in results for row in rows]
@@ -175,6 +189,7 @@ class RayBuild:
             engine="ray",
             probing_seconds=round(max(0.0, self.window[1] - self.window[0]), 3),
             nodes={server: sorted(nodes) for server, nodes in self.placements.items()},
+            llm=usage,
         )
         self.paths.build_report.write_text(report.model_dump_json(indent=2))
         return report
@@ -190,7 +205,7 @@ class RayBuild:
         checkpoint = read_checkpoint(self.paths.checkpoint(name)) if resume else None
         if checkpoint is not None:
             check_resumable(checkpoint, self.catalogue.build.seed, self.frontier)
-            if checkpoint["completed_round"] >= rounds:
+            if checkpoint["completed_round"] >= final_round(rounds, self.with_llm):
                 statuses[name] = "ok"
                 return [r for r in previous if r.server == name]
         hosts = self._slots(index)
@@ -237,6 +252,8 @@ class RayBuild:
             if row.status != "ok":
                 break
         await asyncio.gather(*(self.hosts[h].stop.remote(name) for h in set(hosts)), return_exceptions=True)
+        if self.with_llm and all(r.status == "ok" for r in rows):
+            rows.extend(await self._llm_rounds(name, shard, rounds))
         bad = [r for r in rows if r.status != "ok"]
         statuses[name] = "ok" if not bad else f"failed: {bad[-1].detail}"
         return rows
@@ -331,6 +348,27 @@ class RayBuild:
         await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), checkpoint)
         self._report(coverage)
         return coverage, state["failures"]
+
+    async def _llm_rounds(self, name: str, shard, rounds: int) -> list[RoundCoverage]:
+        """The LLM method's rounds, each run by the server's shard actor, persisted like offline rounds."""
+        from toolatlas.method import llm_rounds
+
+        planned = llm_rounds(rounds)
+        completed = (read_checkpoint(self.paths.checkpoint(name)) or {}).get("completed_round", -1)
+        rows: list[RoundCoverage] = []
+        try:
+            for round_ in planned:
+                if round_ <= completed:
+                    continue
+                coverage, dirty, checkpoint = await shard.method_round.remote(name, round_, round_ == planned[0])
+                await self.store.save.remote(dirty)
+                self._append(coverage)
+                await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), checkpoint)
+                self._report(coverage)
+                rows.append(coverage)
+        finally:
+            await shard.close_method.remote(name)
+        return rows
 
     async def _call_restarting(self, method, *args):
         """Call an actor that Ray is restarting: wait for it to come back (bounded)."""

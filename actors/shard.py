@@ -1,4 +1,9 @@
-"""``ShardActor``: the proposer and inducer roles of a shard of servers — each server's single writer."""
+"""``ShardActor``: the proposer and inducer roles of a shard of servers — each server's single writer.
+
+With an LLM endpoint, the shard also runs each server's LLM rounds (:mod:`toolatlas.method`):
+proposals, agent rollouts in sandboxes of its own, judging and LLM induction — one round per call,
+so the coordinator persists every round's records and checkpoint as it does for offline rounds.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from actors.common import actor_workspace
 from toolatlas.build.shard import ServerShard
 from toolatlas.graph.inducer import InductionDelta
 from toolatlas.graph.state import RoundCoverage
+from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import ToolSpec
 from toolatlas.probing.models import Probe, Rollout, Verdict
 
@@ -15,6 +21,8 @@ class ShardActor:
         self.workspace = actor_workspace(config, store_path)
         self.frontier = frontier
         self.shards: dict[str, ServerShard] = {}
+        self.stages: dict = {}
+        self.llm = None
 
     def _shard(self, server: str) -> ServerShard:
         if server not in self.shards:
@@ -51,6 +59,30 @@ class ShardActor:
         shard = self._shard(server)
         coverage = shard.finish_round(round_, seconds, status=status, detail=detail)
         return coverage, shard.take_dirty(), shard.checkpoint()
+
+    # -- the LLM method -----------------------------------------------------------------------------
+
+    async def method_round(self, server: str, round_: int, bootstrap: bool) -> tuple[RoundCoverage, dict, dict]:
+        """One LLM round of ``server`` (its stage is started on first use); like :meth:`finish_round`'s result."""
+        from toolatlas.llm import LlmClient
+        from toolatlas.method import MethodStage
+
+        if self.llm is None:
+            self.llm = LlmClient(self.workspace.catalogue.llm)
+        shard = self._shard(server)
+        if server not in self.stages:
+            self.stages[server] = await MethodStage.standalone(self.workspace, shard, self.llm)
+        coverage = await self.stages[server].run_round(round_, bootstrap=bootstrap)
+        return coverage, shard.take_dirty(), shard.checkpoint()
+
+    async def close_method(self, server: str) -> None:
+        stage = self.stages.pop(server, None)
+        if stage is not None:
+            await stage.close()
+
+    def usage(self) -> UsageLedger:
+        """This actor's LLM usage so far (the coordinator merges every actor's)."""
+        return self.llm.ledger if self.llm is not None else UsageLedger()
 
     def forget(self, server: str) -> None:
         self.shards.pop(server, None)

@@ -16,16 +16,22 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import structlog
 
 from toolatlas.build.server import ServerBuild
 from toolatlas.build.shard import CHECKPOINT_VERSION, ServerShard
 from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.errors import ToolAtlasError
+from toolatlas.errors import ConfigError, ToolAtlasError
 from toolatlas.graph.state import RoundCoverage
+from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import Frozen, utcnow
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.workspace import Workspace
+
+if TYPE_CHECKING:
+    from toolatlas.llm import LlmClient
 
 __all__ = [
     "AtlasPaths",
@@ -164,6 +170,8 @@ class BuildReport(Frozen):
     """``asyncio`` (this process) or ``ray`` (actors on a cluster or a local Ray instance)."""
     nodes: dict[str, list[str]] = {}
     """Server → the Ray nodes its executors ran on (Ray builds)."""
+    llm: UsageLedger | None = None
+    """LLM builds: tokens, calls, retries, failures and cost per role, model, server and round."""
 
 
 async def build_catalogue(
@@ -176,11 +184,18 @@ async def build_catalogue(
     parallel_servers: int = 4,
     resume: bool = False,
     on_round: Callable[[RoundCoverage], None] | None = None,
+    backend: str = "auto",
 ) -> BuildReport:
-    """Build (or extend, or with ``resume`` continue) the atlas of the catalogue's servers."""
+    """Build (or extend, or with ``resume`` continue) the atlas of the catalogue's servers.
+
+    ``backend``: ``auto`` runs the LLM method after the offline rounds when the catalogue has an
+    ``[llm]`` endpoint; ``offline`` never does; ``llm`` requires one.
+    """
     catalogue = workspace.catalogue
     chosen = list(servers) if servers is not None else catalogue.enabled_servers
     rounds = catalogue.build.rounds if rounds is None else rounds
+    llm = open_llm(catalogue, backend)
+    last_round = final_round(rounds, llm is not None)
     paths = AtlasPaths(catalogue)
     sink = StoreSink(store, paths)
     previous = read_coverage(paths.coverage)
@@ -202,14 +217,14 @@ async def build_catalogue(
         checkpoint = sink.load_checkpoint(spec.name) if resume else None
         if checkpoint is not None:
             check_resumable(checkpoint, catalogue.build.seed, frontier)
-            if checkpoint["completed_round"] >= rounds:
+            if checkpoint["completed_round"] >= last_round:
                 statuses[spec.name] = "ok"
                 log.info("server_already_built", server=spec.name)
                 return [r for r in previous if r.server == spec.name]
         async with gate:
             build = ServerBuild(
                 workspace, spec, catalogue.build, frontier,
-                sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, resume=resume,
+                sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, resume=resume, llm=llm,
             )
             if checkpoint is None:
                 build.preload = await asyncio.to_thread(store.server_records, spec.name)
@@ -226,10 +241,43 @@ async def build_catalogue(
             statuses[spec.name] = "ok" if not bad else f"failed: {bad[-1].detail}"
             return result
 
-    results = await asyncio.gather(*(one(s) for s in chosen))
+    try:
+        results = await asyncio.gather(*(one(s) for s in chosen))
+    finally:
+        if llm is not None:
+            await llm.aclose()
     await asyncio.to_thread(store.optimize)
     return finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
-                         [row for rows in results for row in rows], calls, resets)
+                         [row for rows in results for row in rows], calls, resets,
+                         llm.ledger if llm is not None else None)
+
+
+def use_llm(catalogue: Catalogue, backend: str) -> bool:
+    """Whether a build runs the LLM method: ``backend`` auto (when ``[llm]`` is set), offline or llm."""
+    if backend not in ("auto", "offline", "llm"):
+        raise ConfigError(None, [("backend", f"must be auto, offline or llm, not {backend!r}")])
+    if backend == "llm" and catalogue.llm is None:
+        raise ConfigError(str(catalogue.source) if catalogue.source else None,
+                          [("llm", "--backend llm needs an [llm] endpoint in the catalogue")])
+    return backend != "offline" and catalogue.llm is not None
+
+
+def open_llm(catalogue: Catalogue, backend: str) -> LlmClient | None:
+    """The build's LLM client, or None for an offline build (see :func:`use_llm`)."""
+    if not use_llm(catalogue, backend):
+        return None
+    from toolatlas.llm import LlmClient
+
+    return LlmClient(catalogue.llm)
+
+
+def final_round(rounds: int, with_llm: bool) -> int:
+    """The last round of a build: the offline rounds', or the LLM method's after them."""
+    if not with_llm:
+        return rounds
+    from toolatlas.method import llm_rounds
+
+    return llm_rounds(rounds)[-1]
 
 
 def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
@@ -244,7 +292,9 @@ def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
         )
 
 
-def finish_report(catalogue, store, frontier, started, seconds, statuses, coverage, calls, resets) -> BuildReport:
+def finish_report(
+    catalogue, store, frontier, started, seconds, statuses, coverage, calls, resets, llm: UsageLedger | None = None
+) -> BuildReport:
     probes = sum(c.probes for c in coverage)
     report = BuildReport(
         catalogue=catalogue.name,
@@ -258,6 +308,7 @@ def finish_report(catalogue, store, frontier, started, seconds, statuses, covera
         resets=resets,
         probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
         entries=store.count("entries"),
+        llm=llm,
     )
     AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
     return report

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
@@ -24,6 +24,9 @@ from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Probe, Rollout, Verdict
 from toolatlas.probing.verifier import Verifier
 from toolatlas.workspace import Workspace
+
+if TYPE_CHECKING:
+    from toolatlas.llm import LlmClient
 
 __all__ = ["INFRASTRUCTURE_FAILURES_TO_GIVE_UP", "GraphSink", "OrderedAbsorber", "ProbeRecord", "ServerBuild"]
 
@@ -79,6 +82,7 @@ class ServerBuild:
         on_probe: ProbeRecord | None = None,
         rounds: int | None = None,
         resume: bool = False,
+        llm: LlmClient | None = None,
     ) -> None:
         self.workspace = workspace
         self.spec = spec
@@ -89,6 +93,8 @@ class ServerBuild:
         self.on_probe = on_probe
         self.rounds = settings.rounds if rounds is None else rounds
         self.resume = resume
+        self.llm = llm
+        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.method`)."""
         self.preload: dict[str, list] | None = None
         """Records a previous build stored for this server: this build extends them."""
         self.coverage: list[RoundCoverage] = []
@@ -118,9 +124,20 @@ class ServerBuild:
                     break
                 probes = await asyncio.to_thread(self.shard.plan, round_)
                 await self._round(round_, probes, executors, verifier)
+            if self.llm is not None and not self._given_up:
+                await self._llm_rounds(executors, verifier)
         finally:
             await asyncio.gather(*(e.close() for e in executors), return_exceptions=True)
         return self.coverage
+
+    async def _llm_rounds(self, executors: list[Executor], verifier: Verifier) -> None:
+        from toolatlas.method import MethodStage, llm_rounds
+
+        assert self.llm is not None
+        save = self.sink.save_round if self.sink is not None else None
+        stage = MethodStage(self.workspace, self.shard, executors, verifier, self.llm, save_round=save,
+                            on_round=self._report)
+        await stage.run(llm_rounds(self.rounds))
 
     def _start_shard(self, tools) -> int:
         """Prepare the shard (or restore it from its checkpoint); the first round still to run."""

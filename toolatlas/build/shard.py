@@ -31,6 +31,8 @@ __all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
 log = structlog.get_logger(__name__)
 
 CHECKPOINT_VERSION = 1
+MAX_CHAINS = 64
+"""Verified multi-step chains a shard keeps (distinct tool sequences) for the LLM method's chain tasks."""
 
 
 class RoundTally:
@@ -68,6 +70,8 @@ class ServerShard:
         self.proposer = None
         self.completed_round = -1
         self.tally = RoundTally()
+        self.chains: list[Probe] = []
+        """Resolved multi-step probes, one per distinct tool sequence, in the order they were verified."""
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -132,7 +136,17 @@ class ServerShard:
         self.proposer.observe(rollout, verdict)
         self.frontier.observe(self.graph, rollout.probe, delta.reward)
         self.tally.add(rollout, verdict, delta)
+        self._keep_chain(rollout.probe, verdict)
         return delta
+
+    def _keep_chain(self, probe: Probe, verdict: Verdict) -> None:
+        if not verdict.resolved or len(probe.steps) < 2 or len(self.chains) >= MAX_CHAINS:
+            return
+        if probe.direction not in (Direction.SEED, Direction.AFFORDANCE):
+            return
+        shape = [step.tool for step in probe.steps]
+        if all([step.tool for step in kept.steps] != shape for kept in self.chains):
+            self.chains.append(probe)
 
     def finish_round(self, round_: int, seconds: float, *, status: str = "ok", detail: str = "") -> RoundCoverage:
         """Refresh weights, distil strategies and trace edges; the round's coverage row."""
@@ -182,6 +196,7 @@ class ServerShard:
             "entries": [e.model_dump(mode="json") for e in graph.entries.values()],
             "traces": [t.model_dump(mode="json") for t in graph.traces.values()],
             "strategies": [s.model_dump(mode="json") for s in graph.strategies.values()],
+            "chains": [p.model_dump(mode="json") for p in self.chains],
         }
 
     def restore(self, tools: list[ToolSpec], state: dict[str, Any]) -> None:
@@ -203,3 +218,4 @@ class ServerShard:
         self.proposer.prepare()
         self.proposer.calls_by_probe = state["calls_by_probe"]
         self.completed_round = state["completed_round"]
+        self.chains = [Probe.model_validate(p) for p in state.get("chains", [])]

@@ -49,7 +49,8 @@ class MethodSettings(Spec):
     rollout_timeout_s: float = Field(180.0, gt=0, description="wall time per rollout")
     chain_tasks_per_server: int = Field(6, ge=0, description="verified offline chains written up as seed tasks")
     exploratory_temperatures: list[float] = Field(
-        default_factory=lambda: [0.7, 1.0], description="rollouts after the first (which runs at temperature 0)"
+        default_factory=lambda: [0.2, 0.5, 0.8],
+        description="rollouts after the first (which runs at temperature 0), in turn (paper 004's exploratory range)",
     )
 
 

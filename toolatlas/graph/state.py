@@ -32,8 +32,17 @@ class RoundCoverage(Frozen):
 
     server: str
     round: int
+    stage: str = "offline"
+    """``offline`` (probes from the offline engine), ``bootstrap`` or ``exploration`` (the LLM method's
+    agent rollouts: then ``probes`` counts rollouts and ``resolved`` those the task verifier passed)."""
     probes: int = 0
     resolved: int = 0
+    tasks: int = 0
+    """LLM rounds: tasks kept (vetted, and chain tasks replayed) and run."""
+    tasks_rejected: int = 0
+    """LLM rounds: proposed tasks dropped (vacuous or crashing verifier, names a tool, failed replay…)."""
+    llm_tokens: int = 0
+    """LLM rounds: prompt + completion tokens this round spent (every role)."""
     tools: int = 0
     tools_with_affordance: int = 0
     tools_with_boundary: int = 0
