@@ -250,6 +250,13 @@ class ServerSpec(Spec):
     )
     enabled: bool = True
     tags: list[str] = Field(default_factory=list)
+    docs: list[str] = Field(
+        default_factory=list,
+        description=(
+            "usage documentation (files or globs, relative to the catalogue file) the LLM task proposer "
+            "quotes snippets from, e.g. the server's README"
+        ),
+    )
 
     @model_validator(mode="before")
     @classmethod
