@@ -29,7 +29,15 @@ from toolatlas.models import Frozen, OutcomeClass, utcnow
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders
 
-__all__ = ["InductionDelta", "Inducer", "confidence"]
+__all__ = [
+    "InductionDelta",
+    "Inducer",
+    "argument_shape",
+    "confidence",
+    "link_trace",
+    "merge_entry",
+    "record_transition",
+]
 
 
 def confidence(support: int, contradictions: int = 0) -> float:
@@ -58,7 +66,9 @@ class Inducer:
     def __init__(self, graph: ServerGraph) -> None:
         self.graph = graph
 
-    def induce(self, rollout: Rollout, verdict: Verdict) -> InductionDelta:
+    def induce(self, rollout: Rollout, verdict: Verdict, *, trace: bool = True) -> InductionDelta:
+        """Merge one verified rollout; ``trace=False`` leaves the trace layer to another inducer
+        (an agent rollout's trace is the LLM's reflection over all rollouts of its task)."""
         probe = rollout.probe
         if rollout.infrastructure_error is not None or not verdict.steps:
             return InductionDelta()
@@ -88,7 +98,7 @@ class Inducer:
             else:
                 entry = self._affordance(probe, step, step_verdict, evidence)
                 coverage += self._exercise(step)
-            outcome = self._merge(entry, evidence)
+            outcome = merge_entry(self.graph, entry, evidence)
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
             supported += 1
         for relation, source, target, witness in self._transitions(probe, rollout, verdict):
@@ -100,7 +110,7 @@ class Inducer:
                 coverage.append(key)
         if probe.direction is Direction.REPLAY:
             self._apply_replay(probe, verdict)
-        traces = self._trace(probe, rollout, verdict)
+        traces = self._trace(probe, rollout, verdict) if trace else []
         return InductionDelta(
             new_entries=new, reinforced=reinforced, supported=supported, new_traces=traces, new_coverage=coverage
         )
@@ -109,7 +119,7 @@ class Inducer:
 
     def _affordance(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         spec = self.graph.specs[step.tool]
-        shape = _argument_shape(step.arguments, spec.properties)
+        shape = argument_shape(step.arguments, spec.properties)
         effect = verdict.effect
         if step.mutation:  # a boundary probe the tool accepted: leniency is knowledge too
             signature = f"tolerates:{step.mutation}:{error_signature(step.condition or '')}"
@@ -192,37 +202,6 @@ class Inducer:
             **fields,
         )
 
-    def _merge(self, entry: Entry, evidence: Evidence | None) -> str:
-        """Insert or reinforce; returns ``new``, ``reinforced`` (confidence still moving) or ``known``."""
-        existing = self.graph.entries.get(entry.id)
-        now = utcnow()
-        if existing is None:
-            self.graph.put_entry(
-                entry.model_copy(
-                    update={
-                        "evidence": [evidence] if evidence else [],
-                        "probe_ids": [evidence.probe_id] if evidence else [],
-                        "confidence": confidence(1),
-                        "first_verified": now,
-                        "last_verified": now,
-                    }
-                )
-            )
-            return "new"
-        support = existing.support + 1
-        update: dict[str, Any] = {
-            "support": support,
-            "confidence": confidence(support, existing.contradictions),
-            "last_verified": now,
-            "status": EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
-        }
-        if evidence is not None and evidence.probe_id not in existing.probe_ids:
-            kept = existing.evidence
-            update["evidence"] = kept + [evidence] if len(kept) < MAX_EVIDENCE else kept[:3] + [*kept[4:], evidence]
-            update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
-        self.graph.put_entry(existing.model_copy(update=update))
-        return "reinforced" if existing.confidence < 0.8 else "known"
-
     def _exercise(self, step: ProbeStep) -> list[str]:
         node = self.graph.tools[step.tool]
         keys = [k for k in step.exercised if k in node.arguments_total and k not in node.arguments_exercised]
@@ -300,15 +279,8 @@ class Inducer:
             peer=target,
             relation=relation,
         )
-        outcome = self._merge(entry, witness)
-        merged = self.graph.entries[entry.id]
-        transitions = merged.transitions + 1
-        opportunities = max(self.graph.transition_opportunities[source], transitions)
-        self.graph.put_entry(merged.model_copy(update={"transitions": transitions, "weight": round(transitions / opportunities, 4)}))
-        node = self.graph.tools[source]
-        neighbours = dict(node.neighbours)
-        neighbours[target] = max(neighbours.get(target, 0.0), round(transitions / opportunities, 4))
-        self.graph.put_tool(node.model_copy(update={"neighbours": neighbours}))
+        outcome = merge_entry(self.graph, entry, witness)
+        record_transition(self.graph, entry.id)
         return entry.id, outcome
 
     def refresh_weights(self) -> None:
@@ -333,7 +305,7 @@ class Inducer:
         spec = self.graph.specs.get(step.tool)
         if spec is None:
             return
-        shape = _argument_shape(step.arguments, spec.properties)
+        shape = argument_shape(step.arguments, spec.properties)
         signature = f"uses:{','.join(shape)}|{verdict.steps[0].effect.value}"
         entry_id = Entry.make_id(self.graph.server, step.tool, spec.schema_hash, EntryKind.AFFORDANCE, signature)
         entry = self.graph.entries.get(entry_id)
@@ -387,7 +359,7 @@ class Inducer:
                 round_found=probe.round,
             )
             self.graph.put_trace(trace)
-            self._link_trace(trace)
+            link_trace(self.graph, trace)
             return [trace_id]
         merged_tips = list(dict.fromkeys([*existing.tips, *tips]))[:8]
         self.graph.put_trace(
@@ -404,14 +376,69 @@ class Inducer:
         )
         return []
 
-    def _link_trace(self, trace: TraceNode) -> None:
-        for tool in trace.tools:
-            node = self.graph.tools.get(tool)
-            if node is not None and trace.id not in node.traces:
-                self.graph.put_tool(node.model_copy(update={"traces": [*node.traces, trace.id]}))
 
 
-def _argument_shape(arguments: dict[str, Any], properties: dict[str, Any]) -> list[str]:
+def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> str:
+    """Insert ``entry`` or reinforce the entry with its id; returns ``new``, ``reinforced``
+    (confidence still moving) or ``known``.
+
+    Reinforcing adds one support and, when ``evidence`` comes from a probe not yet cited, keeps
+    it (the first evidence items, then the latest). Every writer of entries merges through
+    here, so offline and LLM-written findings with one signature are one entry.
+    """
+    existing = graph.entries.get(entry.id)
+    now = utcnow()
+    if existing is None:
+        graph.put_entry(
+            entry.model_copy(
+                update={
+                    "evidence": [evidence] if evidence else [],
+                    "probe_ids": [evidence.probe_id] if evidence else [],
+                    "confidence": confidence(1),
+                    "first_verified": now,
+                    "last_verified": now,
+                }
+            )
+        )
+        return "new"
+    support = existing.support + 1
+    update: dict[str, Any] = {
+        "support": support,
+        "confidence": confidence(support, existing.contradictions),
+        "last_verified": now,
+        "status": EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
+    }
+    if evidence is not None and evidence.probe_id not in existing.probe_ids:
+        kept = existing.evidence
+        update["evidence"] = kept + [evidence] if len(kept) < MAX_EVIDENCE else kept[:3] + [*kept[4:], evidence]
+        update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
+    graph.put_entry(existing.model_copy(update=update))
+    return "reinforced" if existing.confidence < 0.8 else "known"
+
+
+def record_transition(graph: ServerGraph, entry_id: str) -> None:
+    """One more witnessed transition for a co-usage entry: its count, its weight N_ij / N_i and the
+    source tool's neighbour edge."""
+    entry = graph.entries[entry_id]
+    assert entry.peer is not None
+    transitions = entry.transitions + 1
+    weight = round(transitions / max(graph.transition_opportunities[entry.tool], transitions), 4)
+    graph.put_entry(entry.model_copy(update={"transitions": transitions, "weight": weight}))
+    node = graph.tools[entry.tool]
+    neighbours = dict(node.neighbours)
+    neighbours[entry.peer] = max(neighbours.get(entry.peer, 0.0), weight)
+    graph.put_tool(node.model_copy(update={"neighbours": neighbours}))
+
+
+def link_trace(graph: ServerGraph, trace: TraceNode) -> None:
+    """Link a trace to the tool nodes it uses (the trace ↔ tool edges)."""
+    for tool in trace.tools:
+        node = graph.tools.get(tool)
+        if node is not None and trace.id not in node.traces:
+            graph.put_tool(node.model_copy(update={"traces": [*node.traces, trace.id]}))
+
+
+def argument_shape(arguments: dict[str, Any], properties: dict[str, Any]) -> list[str]:
     """The argument names used, with the value for enum and boolean properties (``mode=fast``)."""
     shape = []
     for name in sorted(arguments):
