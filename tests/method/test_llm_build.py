@@ -18,7 +18,7 @@ from toolatlas.testing.openai_script import Fault
 from toolatlas.testing.openai_server import ScriptedOpenAIServer
 from toolatlas.workspace import Workspace
 
-from .policy import MemoryPolicy
+from toolatlas.testing.memory_policy import MemoryPolicy
 
 pytestmark = pytest.mark.servers
 

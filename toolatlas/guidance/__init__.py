@@ -11,14 +11,23 @@ from toolatlas.guidance.models import (
     TraceExemplar,
     UseNote,
 )
-from toolatlas.guidance.navigator import Navigator, OfflineNavigator, StaticNavigator, Traversal
+from toolatlas.guidance.navigator import (
+    AsyncNavigator,
+    Navigator,
+    OfflineNavigator,
+    StaticNavigator,
+    Traversal,
+)
 
 __all__ = [
+    "AsyncNavigator",
     "Atlas",
     "AtlasView",
     "BoundaryNote",
     "CompositionNote",
     "Guidance",
+    "LlmNavigation",
+    "LlmNavigator",
     "NavigationStep",
     "Navigator",
     "OfflineNavigator",
@@ -29,3 +38,12 @@ __all__ = [
     "Traversal",
     "UseNote",
 ]
+
+
+def __getattr__(name: str):
+    """``LlmNavigator`` / ``LlmNavigation`` on first use: the offline path never imports the LLM client."""
+    if name in ("LlmNavigator", "LlmNavigation"):
+        from toolatlas.guidance import llm_navigator
+
+        return getattr(llm_navigator, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

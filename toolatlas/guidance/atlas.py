@@ -18,7 +18,7 @@ from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
 from toolatlas.guidance.index import LexicalIndex
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
-from toolatlas.guidance.navigator import Navigator, OfflineNavigator, StaticNavigator
+from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.render import compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
@@ -216,6 +216,28 @@ class Atlas:
             if len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
         return guidance
+
+    async def guide_async(
+        self,
+        task: str,
+        *,
+        servers: Iterable[str] | None = None,
+        budget: int = 8,
+        k_r: int = 3,
+        max_tokens: int = 1200,
+        navigator: AsyncNavigator | None = None,
+    ) -> Guidance:
+        """:meth:`guide` for an event loop, with a navigator that awaits (``LlmNavigator(llm)``).
+
+        Without one it is the offline path (:meth:`guide`, cache included). Answers of an async
+        navigator are not cached: an LLM walk is not a pure function of the request.
+        """
+        if navigator is None:
+            return self.guide(task, servers=servers, budget=budget, k_r=k_r, max_tokens=max_tokens)
+        chosen = None if servers is None else set(servers)
+        return await navigator.guide(
+            self.view, task, servers=chosen or None, k_r=k_r, budget=budget, max_tokens=max_tokens
+        )
 
     def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int) -> Guidance:
         walk = self.navigator.walk(self.view, task, servers=set(servers) if servers else None, k_r=k_r, budget=budget)

@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from toolatlas.guidance.models import NavigationStep
+from toolatlas.guidance.models import Guidance, NavigationStep
 
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
 
-__all__ = ["Navigator", "OfflineNavigator", "StaticNavigator", "Traversal"]
+__all__ = ["AsyncNavigator", "Navigator", "OfflineNavigator", "StaticNavigator", "Traversal"]
 
 ToolKey = tuple[str, str]
 Operation = Literal["read_trace", "expand", "read_tool", "read_strategy"]
@@ -47,6 +47,14 @@ class Navigator(Protocol):
     """Walks an atlas for a task within a read budget."""
 
     def walk(self, atlas: AtlasView, task: str, *, servers: set[str] | None, k_r: int, budget: int) -> Traversal: ...
+
+
+class AsyncNavigator(Protocol):
+    """Walks an atlas and compresses what it read into guidance, awaiting something slow (an LLM)."""
+
+    async def guide(
+        self, atlas: AtlasView, task: str, *, servers: set[str] | None, k_r: int, budget: int, max_tokens: int
+    ) -> Guidance: ...
 
 
 def _best(scores: dict, limit: int) -> list:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
     from toolatlas.guidance.navigator import Traversal
 
-__all__ = ["compress", "render_text", "strategy_guidance", "tool_guidance", "trace_exemplar"]
+__all__ = ["compress", "fit", "render_text", "strategy_guidance", "tool_guidance", "trace_exemplar"]
 
 USES, BOUNDARIES, COMPOSITIONS = 3, 3, 2
 """Items per tool before the token budget trims further."""
@@ -83,14 +83,14 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int) -> Guidance:
         trace_exemplar(view.traces[t]) for t, _ in sorted(walk.traces.items(), key=lambda kv: (-kv[1], kv[0]))
     ][:2]
     guidance = Guidance(task=walk.task, tools=tools, strategies=strategies, exemplars=exemplars, trail=walk.trail)
-    return _fit(guidance, max_tokens)
+    return fit(guidance, max_tokens)
 
 
 def _tokens(guidance: Guidance) -> int:
     return len(render_text(guidance)) // 4 + 1
 
 
-def _fit(guidance: Guidance, max_tokens: int) -> Guidance:
+def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: extra exemplars, compositions,
     extra uses, strategies beyond one, then whole tools from the least relevant."""
     trims = [

@@ -1,4 +1,6 @@
-"""A rule-driven scripted LLM for the whole method over the demo ``memory`` server.
+"""A rule-driven scripted LLM for the whole method over the demo ``memory`` server (a test double).
+
+Serve it with ``python -m toolatlas.testing.openai_server --script toolatlas.testing.memory_policy:script``.
 
 It plays every role the way a competent model would on this server, reading only what the
 prompts show (the real wire format: structured outputs and tool calls), so the real pipeline
@@ -125,3 +127,8 @@ class MemoryPolicy:
                 found.append({"rollout": rollout, "step": int(step), "call": int(call), "tool": tool,
                               "outcome": outcome, "output": output or ""})
         return found
+
+
+def script() -> Script:
+    """A fresh policy's script (for ``--script toolatlas.testing.memory_policy:script``)."""
+    return MemoryPolicy().script()
