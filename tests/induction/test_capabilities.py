@@ -3,6 +3,7 @@ exists and shows them, carry the cited calls as evidence, and merge with the off
 
 from __future__ import annotations
 
+import pytest
 from rollout_kit import Scenario, call_step, cite, make_rollout, verdict
 
 from toolatlas.graph.inducer import Inducer
@@ -11,6 +12,8 @@ from toolatlas.induction import LlmInducer
 from toolatlas.llm import LlmClient
 from toolatlas.tasks.models import AgentKind
 from toolatlas.testing.openai_script import Fault
+
+pytestmark = pytest.mark.servers  # real calls to the demo filesystem server
 
 
 def entry(kind: str, text: str, cites: list[dict], **fields) -> dict:

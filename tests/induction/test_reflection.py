@@ -3,12 +3,15 @@ every step backed by a successful call in a cited resolved rollout."""
 
 from __future__ import annotations
 
+import pytest
 from rollout_kit import CODE, Scenario
 
 from toolatlas.induction import LlmInducer
 from toolatlas.induction.reflection import trace_id
 from toolatlas.llm import LlmClient
 from toolatlas.testing.openai_server import ScriptedOpenAIServer
+
+pytestmark = pytest.mark.servers  # real calls to the demo filesystem server
 
 
 def reflection(scene: Scenario, *, cited: list[int], steps: list[str], tips: list[tuple[str, list[str]]]) -> dict:

@@ -3,12 +3,15 @@ traces of the graph and uses only tools those traces use; it upserts by title an
 
 from __future__ import annotations
 
+import pytest
 from rollout_kit import Scenario
 
 from toolatlas.graph.models import TraceNode, TraceStep
 from toolatlas.graph.state import ServerGraph
 from toolatlas.induction import LlmInducer, trace_groups
 from toolatlas.testing.openai_script import Fault
+
+pytestmark = pytest.mark.servers  # real calls to the demo filesystem server
 
 
 def trace(graph: ServerGraph, name: str, task: str, tools: list[str], resolved: int = 1) -> TraceNode:
