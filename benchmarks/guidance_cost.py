@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import re
-import socket
 import statistics
 import sys
 import time
@@ -45,17 +44,6 @@ from toolatlas.testing.openai_wire import ChatRequest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS_BEFORE_STOP = 4
-
-
-class NoDelayServer(ScriptedOpenAIServer):
-    """The scripted server with TCP_NODELAY on its socket. Its own socket (``proto=0``) escapes asyncio's
-    default, so a keep-alive client waits ~40 ms for a delayed ACK on every response (Nagle): a stand-in
-    artefact that would swamp the figure. Harmless once the server sets it itself."""
-
-    def _bind(self) -> socket.socket:
-        sock = super()._bind()
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
 
 
 def navigator_policy(request: ChatRequest) -> dict:
@@ -158,7 +146,7 @@ def main() -> None:
     tasks = [t.text for t in load_tasks(DEMO_TASKS)]
     tasks = tasks[: args.tasks] if args.tasks else tasks
     script = Script().add(navigator_policy, system="prompt=navigator").add(compressor_policy, system="prompt=compressor")
-    with NoDelayServer(script) as server:
+    with ScriptedOpenAIServer(script) as server:
         result = asyncio.run(measure(atlas, tasks, server))
     offline, llm = result["offline"], result["llm"]
     print(f"{len(tasks)} guidance requests on {args.export or args.config}")

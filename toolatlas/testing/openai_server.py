@@ -246,8 +246,11 @@ class ScriptedOpenAIServer:
             self._server.should_exit = self._server.force_exit = True
 
     def _bind(self) -> socket.socket:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY only on sockets that say they are TCP; without
+        # it every reply on a kept-alive connection waits ~40 ms for the client's delayed ACK
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.bind((self._host, self._port))
         self._socket = sock
         return sock
