@@ -159,18 +159,21 @@ class MethodStage:
         """One LLM round: propose (bootstrap or exploration), roll out, judge, induce, finish."""
         t0, tokens = time.perf_counter(), self._tokens()
         if bootstrap:
-            stage, planned = "bootstrap", await self._bootstrap(self.proposer, self.decompiler)
+            stage, planned = "bootstrap", await self._bootstrap(self.proposer, self.decompiler, round_)
         else:
             stage, planned = "exploration", await self._exploration(self.proposer, round_)
         return await self._round(round_, stage, planned, t0, tokens)
 
-    async def _bootstrap(self, proposer: TaskProposer, decompiler: ChainDecompiler) -> RoundTasks:
-        """k seed tasks per tool, and the offline engine's verified chains written up as tasks."""
+    async def _bootstrap(self, proposer: TaskProposer, decompiler: ChainDecompiler, round_: int) -> RoundTasks:
+        """k seed tasks per tool, and the offline engine's verified chains written up as tasks (all
+        booked under ``round_``, the build round that runs them)."""
         planned = RoundTasks()
         k = self.settings.seed_tasks_per_tool
-        for batch in await asyncio.gather(*(proposer.seed_tasks(tool, k) for tool in sorted(self.graph.specs))):
+        tools = sorted(self.graph.specs)
+        for batch in await asyncio.gather(*(proposer.seed_tasks(tool, k, round_=round_) for tool in tools)):
             planned.add(batch)
-        for probe in self.shard.chains[: self.settings.method.chain_tasks_per_server]:
+        for chain in self.shard.chains[: self.settings.method.chain_tasks_per_server]:
+            probe = chain.model_copy(update={"round": round_})
             executor = self.executors[0]
             rollout = await executor.run(probe)  # the chain again, its post-state kept for the write-up
             verdict = await asyncio.to_thread(self.verifier.verify, rollout, discard=False)

@@ -93,9 +93,9 @@ class TaskProposer:
         self.temperature = temperature
         self._vetting = asyncio.Semaphore(VETTING_CONCURRENCY)
 
-    async def seed_tasks(self, tool: str, k: int) -> ProposalBatch:
-        """``k`` seed tasks for ``tool`` (origin bootstrap, round 0)."""
-        return await self._propose(tool, 0, {"seed": k})
+    async def seed_tasks(self, tool: str, k: int, *, round_: int = 0) -> ProposalBatch:
+        """``k`` seed tasks for ``tool`` (origin bootstrap; ``round_``: the build round that runs them)."""
+        return await self._propose(tool, round_, {"seed": k})
 
     async def probe_tasks(
         self, tool: str, round_: int, *, boundary: int = 3, affordance: int = 3
