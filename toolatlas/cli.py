@@ -310,6 +310,42 @@ def cmd_guide(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from toolatlas.guidance.atlas import CACHE_SIZE
+    from toolatlas.serve import ReplicaSettings, load_atlas, serve_http, serve_stdio, shared_snapshot
+    from toolatlas.serve.runner import TOKEN_ENV
+
+    if args.config is None and args.atlas is None:
+        raise ToolAtlasError("serve needs a CONFIG or --atlas atlas.json")
+    if args.cache_size is None:
+        args.cache_size = CACHE_SIZE
+    if args.cache_size < 0:
+        raise ToolAtlasError("--cache-size must be 0 (no cache) or more")
+    if args.transport == "stdio":
+        if args.engine != "uvicorn":
+            raise ToolAtlasError("--engine ray-serve serves over HTTP: add --transport http")
+        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size))
+        return 0
+    if args.engine == "uvicorn" and args.replicas != 1:
+        raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
+    with shared_snapshot(args.config, args.atlas) as snapshot:
+        settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
+                                   log_level=args.log_level, log_json=args.log_json or None)
+        print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
+              f"{'bearer token required' if token else 'no token'}", file=sys.stderr, flush=True)
+        if args.engine == "ray-serve":
+            from actors.serve import serve_on_ray
+
+            serve_on_ray(settings, port=args.port, replicas=args.replicas, address=args.address)
+        else:
+            serve_http(settings, port=args.port, workers=args.workers)
+    return 0
+
+
 def _variables(pairs: Sequence[str]) -> dict[str, str]:
     values: dict[str, str] = {}
     for pair in pairs:
@@ -405,6 +441,23 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument("--max-tokens", type=int, default=1200, help="size of the guidance (approximate tokens)")
     guide.add_argument("--json", action="store_true", help="the typed fields as JSON instead of text")
     guide.set_defaults(func=cmd_guide)
+
+    serve = commands.add_parser("serve", help="serve an atlas, read-only: MCP server (stdio or HTTP) and HTTP JSON API")
+    serve.add_argument("config", type=Path, nargs="?", help="catalogue whose atlas to serve (its store is read once)")
+    serve.add_argument("--atlas", type=Path, help="serve an exported atlas.json instead of the catalogue's store")
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio",
+                       help="stdio: an MCP server on stdin/stdout (default); http: HTTP API at /v1 and MCP at /mcp")
+    serve.add_argument("--engine", choices=["uvicorn", "ray-serve"], default="uvicorn",
+                       help="HTTP engine: uvicorn worker processes (default) or a Ray Serve deployment")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8600, help="HTTP port (default 8600)")
+    serve.add_argument("--token", help="bearer token the HTTP service requires (default: $TOOLATLAS_TOKEN, else none)")
+    serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
+    serve.add_argument("--replicas", type=int, default=1, help="Ray Serve replicas, one CPU each (default 1)")
+    serve.add_argument("--address", default=None, help="Ray cluster for --engine ray-serve (default $RAY_ADDRESS, else local)")
+    serve.add_argument("--cache-size", type=int, default=None,
+                       help="guidance answers cached per process (default 4096; 0 computes every answer)")
+    serve.set_defaults(func=cmd_serve)
 
     proxy = commands.add_parser(
         "proxy", help="an MCP server in front of one catalogue server: every call forwarded unchanged, "
