@@ -107,11 +107,30 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
 def _coverage_line(row) -> str:
     if row.status != "ok":
         return f"  [{row.server}] round {row.round}: FAILED {row.detail[:160]}"
+    if row.stage != "offline":
+        return (
+            f"  [{row.server}] round {row.round} (LLM {row.stage}): {row.tasks} tasks (+{row.tasks_rejected} rejected), "
+            f"{row.probes} rollouts ({row.resolved} resolved), +{row.new_entries} entries ({row.entries} total), "
+            f"traces {row.traces}, strategies {row.strategies}, {row.llm_tokens} tokens, {row.seconds:.1f}s"
+        )
     return (
         f"  [{row.server}] round {row.round}: {row.probes} probes ({row.resolved} resolved), "
         f"+{row.new_entries} entries ({row.entries} total), affordance {row.tools_with_affordance}/{row.tools}, "
         f"boundary {row.tools_with_boundary}/{row.tools}, args {row.argument_coverage:.0%}, "
         f"pairs {row.co_usage_pairs}, {row.seconds:.1f}s"
+    )
+
+
+def usage_table(ledger) -> str:
+    """LLM usage per role (and the total): calls, retries, failures, tokens, cost, latency."""
+    rows = sorted(ledger.by_role().items()) + [("total", ledger.total())]
+    return render_table(
+        ["role", "calls", "requests", "retries", "failures", "prompt tok", "completion tok", "cost", "s"],
+        [
+            (role, t.calls, t.requests, t.retries, t.failures, t.prompt_tokens, t.completion_tokens,
+             f"{t.cost:.4f}" if not t.unpriced_calls else f"{t.cost:.4f}+?", f"{t.latency_ms / 1000:.1f}")
+            for role, t in rows
+        ],
     )
 
 
@@ -175,7 +194,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         report = asyncio.run(
             build_catalogue(
                 workspace, store, servers=servers, rounds=rounds, frontier=args.frontier, parallel_servers=args.jobs,
-                resume=args.resume, on_round=on_round,
+                resume=args.resume, on_round=on_round, backend=args.backend,
             )
         )
     try:
@@ -188,6 +207,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"\n{report.probes} probes ({report.calls} calls) in {report.seconds:.1f}s = {report.probes_per_s:.1f} probes/s; "
         f"{report.entries} entries in the atlas"
     )
+    if report.llm is not None:
+        print(usage_table(report.llm))
     print(f"atlas:  {export}\nreport: {page}")
     failed = {name: status for name, status in report.servers.items() if status != "ok"}
     for name, status in failed.items():
@@ -215,7 +236,7 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         ray.init(include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
-        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts)
+        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend)
         print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s)", flush=True)
         return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
     finally:
@@ -412,6 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
     build.add_argument("--hosts", type=int, default=None, help="executor host actors (default: 2 per node)")
+    build.add_argument("--backend", choices=["auto", "offline", "llm"], default="auto",
+                       help="auto: the LLM method after the offline rounds when the catalogue has an [llm] endpoint "
+                            "(default); offline: never; llm: require one")
     build.set_defaults(func=cmd_build)
 
     inspect = commands.add_parser("inspect", help="summarise the atlas per server and tool")
