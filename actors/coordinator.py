@@ -35,6 +35,7 @@ from toolatlas.build.catalogue import (
     final_round,
     read_checkpoint,
     read_coverage,
+    save_rollouts,
     use_llm,
     write_checkpoint,
 )
@@ -360,7 +361,10 @@ class RayBuild:
             for round_ in planned:
                 if round_ <= completed:
                     continue
-                coverage, dirty, checkpoint = await shard.method_round.remote(name, round_, round_ == planned[0])
+                coverage, dirty, checkpoint, trajectories = await shard.method_round.remote(
+                    name, round_, round_ == planned[0]
+                )
+                await asyncio.to_thread(save_rollouts, self.paths.rollouts(name), round_, trajectories)
                 await self.store.save.remote(dirty)
                 self._append(coverage)
                 await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), checkpoint)

@@ -62,8 +62,11 @@ class ShardActor:
 
     # -- the LLM method -----------------------------------------------------------------------------
 
-    async def method_round(self, server: str, round_: int, bootstrap: bool) -> tuple[RoundCoverage, dict, dict]:
-        """One LLM round of ``server`` (its stage is started on first use); like :meth:`finish_round`'s result."""
+    async def method_round(
+        self, server: str, round_: int, bootstrap: bool
+    ) -> tuple[RoundCoverage, dict, dict, list[str]]:
+        """One LLM round of ``server`` (its stage is started on first use): like :meth:`finish_round`'s
+        result, plus the round's raw trajectories (JSON lines) for the coordinator to keep."""
         from toolatlas.llm import LlmClient
         from toolatlas.method import MethodStage
 
@@ -72,8 +75,9 @@ class ShardActor:
         shard = self._shard(server)
         if server not in self.stages:
             self.stages[server] = await MethodStage.standalone(self.workspace, shard, self.llm)
-        coverage = await self.stages[server].run_round(round_, bootstrap=bootstrap)
-        return coverage, shard.take_dirty(), shard.checkpoint()
+        stage = self.stages[server]
+        coverage = await stage.run_round(round_, bootstrap=bootstrap)
+        return coverage, shard.take_dirty(), shard.checkpoint(), stage.trajectories
 
     async def close_method(self, server: str) -> None:
         stage = self.stages.pop(server, None)

@@ -6,6 +6,7 @@ real sandboxes, after the offline rounds — in this process and through the Ray
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import build_catalogue, open_store
+from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store, save_rollouts
 from toolatlas.config import BuildSettings, LlmSettings, MethodSettings, StoreSettings, load_catalogue
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
@@ -120,6 +121,17 @@ class TestLlmBuild:
         assert bootstrap.resolved == 2 * tools
         assert exploration.resolved == exploration.probes
 
+    def test_raw_trajectories_are_kept_with_their_labels(self, built):
+        """<atlas>/rollouts/memory.jsonl: one line per rollout, every agent step and real call, and the verdict."""
+        catalogue, report, _records, _requests = built
+        lines = [json.loads(line) for line in AtlasPaths(catalogue).rollouts("memory").read_text().splitlines()]
+        assert len(lines) == sum(row.probes for row in report.coverage if row.stage != "offline")
+        resolved = [line for line in lines if line["verdict"]["resolved"]]
+        assert len(resolved) == sum(row.resolved for row in report.coverage if row.stage != "offline")
+        calls = [call for line in resolved for step in line["rollout"]["steps"] for call in step["calls"]]
+        assert calls and all(call["tool"] == "create_entities" and call["outcome"] == "ok" for call in calls)
+        assert {line["rollout"]["id"] for line in lines} == {line["verdict"]["rollout_id"] for line in lines}
+
     def test_every_role_is_accounted_in_the_build_report(self, built):
         """Tokens and calls per role; the injected 429 and 503 were retried, not fatal."""
         _catalogue, report, _records, requests = built
@@ -171,6 +183,17 @@ def test_the_ray_build_runs_the_same_llm_rounds(tmp_path, monkeypatch):
     finally:
         store.close()
     assert len(traces) >= bootstrap.tools
+    kept = AtlasPaths(catalogue).rollouts("memory").read_text().splitlines()
+    assert len(kept) == sum(row.probes for row in report.coverage if row.stage != "offline")
+
+
+def test_a_rerun_round_replaces_its_trajectories(tmp_path):
+    """After a resume re-runs a round, its raw trajectories are replaced, not added twice."""
+    path = tmp_path / "rollouts" / "memory.jsonl"
+    save_rollouts(path, 2, [json.dumps({"round": 2, "id": "a"}), json.dumps({"round": 2, "id": "b"})])
+    save_rollouts(path, 3, [json.dumps({"round": 3, "id": "c"})])
+    save_rollouts(path, 3, [json.dumps({"round": 3, "id": "c2"})])
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == ["a", "b", "c2"]
 
 
 def test_backend_llm_without_an_endpoint_is_a_config_error(tmp_path):

@@ -69,6 +69,10 @@ class AtlasPaths:
     def checkpoint(self, server: str) -> Path:
         return self.root / "checkpoints" / f"{server}.json"
 
+    def rollouts(self, server: str) -> Path:
+        """The LLM method's raw trajectories of ``server``: one JSON line per rollout, with its verdict."""
+        return self.root / "rollouts" / f"{server}.jsonl"
+
     @property
     def export(self) -> Path:
         return self.root / "atlas.json"
@@ -117,6 +121,21 @@ class StoreSink:
 
     def load_checkpoint(self, server: str) -> dict | None:
         return read_checkpoint(self.paths.checkpoint(server))
+
+    def save_rollouts(self, server: str, round_: int, lines: list[str]) -> None:
+        save_rollouts(self.paths.rollouts(server), round_, lines)
+
+
+def save_rollouts(path: Path, round_: int, lines: list[str]) -> None:
+    """Keep one LLM round's raw trajectories: a re-run round (after a resume) replaces its earlier
+    lines instead of adding to them. Written before the round's checkpoint, atomically."""
+    kept = []
+    if path.exists():
+        kept = [line for line in path.read_text().splitlines() if json.loads(line).get("round") != round_]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_suffix(f".tmp-{os.getpid()}")
+    staging.write_text("".join(line + "\n" for line in [*kept, *lines]))
+    os.replace(staging, path)
 
 
 def write_checkpoint(path: Path, state: dict) -> None:

@@ -136,7 +136,7 @@ class ServerBuild:
         assert self.llm is not None
         save = self.sink.save_round if self.sink is not None else None
         stage = MethodStage(self.workspace, self.shard, executors, verifier, self.llm, save_round=save,
-                            on_round=self._report)
+                            on_round=self._report, save_rollouts=getattr(self.sink, "save_rollouts", None))
         await stage.run(llm_rounds(self.rounds))
 
     def _start_shard(self, tools) -> int:

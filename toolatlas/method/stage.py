@@ -11,6 +11,7 @@ checkpoint — a killed build resumes after the last completed round.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -36,9 +37,19 @@ from toolatlas.tasks.states import initial_state
 from toolatlas.tasks.vetting import ProposalBatch
 from toolatlas.workspace import Workspace
 
-__all__ = ["MethodStage", "RoundTasks", "llm_rounds"]
+__all__ = ["MethodStage", "RoundTasks", "llm_rounds", "trajectory_line"]
 
 log = structlog.get_logger(__name__)
+
+
+def trajectory_line(round_: int, stage: str, rollout: AgentRollout, verdict: TaskVerdict) -> str:
+    """One raw trajectory as kept on disk: the rollout (every step, call and answer) and its label."""
+    return json.dumps({
+        "round": round_,
+        "stage": stage,
+        "rollout": rollout.model_dump(mode="json", exclude={"frozen"}),
+        "verdict": verdict.model_dump(mode="json"),
+    })
 
 
 def llm_rounds(offline_rounds: int) -> range:
@@ -73,6 +84,7 @@ class MethodStage:
         *,
         save_round: Callable[[ServerShard, RoundCoverage], None] | None = None,
         on_round: Callable[[RoundCoverage], None] | None = None,
+        save_rollouts: Callable[[str, int, list[str]], None] | None = None,
     ) -> None:
         self.workspace = workspace
         self.shard = shard
@@ -83,6 +95,9 @@ class MethodStage:
         self.llm = llm
         self.save_round = save_round
         self.on_round = on_round
+        self.save_rollouts = save_rollouts
+        self.trajectories: list[str] = []
+        """The last round's raw trajectories, one JSON line per rollout with its verdict (kept by the caller)."""
         limits = AgentLimits.from_method(self.settings.method)
         self.runners = [AgentRunner(e.sandbox, llm, name=f"{e.name}/agent", limits=limits) for e in executors]
         self.inducer = LlmInducer(
@@ -202,6 +217,7 @@ class MethodStage:
         self.shard.tally = RoundTally()
         work = [p for task in planned.tasks for p in self._plan(task)]
         results = await self._roll_out(work)
+        self.trajectories = [trajectory_line(round_, stage, rollout, verdict) for rollout, verdict in results]
         resolved = new_entries = 0
         for task in planned.tasks:  # task order: the graph does not depend on completion order
             done = sorted((r for r in results if r[0].task.id == task.id), key=lambda r: r[0].rollout)
@@ -225,6 +241,8 @@ class MethodStage:
                 "llm_tokens": self._tokens() - tokens,
             }
         )
+        if self.save_rollouts is not None:
+            await asyncio.to_thread(self.save_rollouts, self.spec.name, round_, self.trajectories)
         if self.save_round is not None:
             await asyncio.to_thread(self.save_round, self.shard, coverage)
         if self.on_round is not None:
