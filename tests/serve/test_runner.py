@@ -11,7 +11,8 @@ import pytest
 from service_process import TASKS, BuiltAtlas, pids_answering, start_service
 
 from toolatlas.cli import main
-from toolatlas.guidance import Atlas, Guidance, StaticNavigator
+from toolatlas.graph.models import EntryKind, EntryStatus
+from toolatlas.guidance import Atlas, AtlasView, Guidance, StaticNavigator
 from toolatlas.serve import AtlasReader, GuidanceRequest, ServeError, write_snapshot
 from toolatlas.serve.process import ServiceProcess
 
@@ -25,6 +26,21 @@ class TestSnapshot:
             assert snapshot.guide(task) == built.atlas.guide(task)
         assert snapshot.view.traces.keys() == built.atlas.view.traces.keys()
         assert snapshot.read_tool("git", "git_add") == built.atlas.read_tool("git", "git_add")
+
+
+    def test_stale_entries_never_reach_a_snapshot(self, built: BuiltAtlas, tmp_path: Path) -> None:
+        """An entry gone stale is left out of the served atlas and of the snapshot replicas load."""
+        view = built.atlas.view
+        stale = next(e for e in view.entries.values() if e.kind is EntryKind.BOUNDARY and e.server == "time")
+        entries = [e.model_copy(update={"status": EntryStatus.STALE}) if e.id == stale.id else e
+                   for e in view.entries.values()]
+        served = Atlas(AtlasView(view.tool_nodes.values(), entries, view.traces.values(), view.strategies.values()))
+        snapshot = Atlas.from_export(write_snapshot(served, tmp_path / "atlas.json"), include_stale=True)
+        assert stale.id in view.entries and stale.id not in snapshot.view.entries
+        task = f"{stale.condition} {stale.text}"
+        assert stale.id in built.atlas.guide(task, servers=["time"]).model_dump_json()  # served while active
+        guidance = served.guide(task, servers=["time"])
+        assert guidance.tools and stale.id not in guidance.model_dump_json()
 
 
 class TestReader:
