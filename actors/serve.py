@@ -139,7 +139,7 @@ def serve_on_ray(settings: ReplicaSettings, *, port: int, replicas: int, address
     if address:
         ray.init(address=address, log_to_driver=False)
     else:
-        ray.init(include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
+        ray.init(address="local", include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop shuts the deployment down cleanly too
     try:
         start_serve(settings, port=port, replicas=replicas)

@@ -178,7 +178,7 @@ def ray_sweeps(run: Run) -> list[Sweep]:
     import ray
     from ray import serve
 
-    ray.init(include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
+    ray.init(address="local", include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     sweeps = []
     try:
         for replicas in (1, 2):

@@ -233,7 +233,7 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
     else:
-        ray.init(include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
+        ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
         build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend)

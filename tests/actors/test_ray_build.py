@@ -48,7 +48,7 @@ def entries_of(config: Path) -> dict:
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[None]:
     os.environ["TOOLATLAS_HOME"] = str(HOME)
-    ray.init(include_dashboard=False, num_cpus=2, _node_ip_address="127.0.0.2",
+    ray.init(address="local", include_dashboard=False, num_cpus=2, _node_ip_address="127.0.0.2",
              runtime_env={"env_vars": {"TOOLATLAS_HOME": str(HOME)}}, log_to_driver=False)
     yield
     ray.shutdown()

@@ -166,7 +166,7 @@ def test_the_ray_build_runs_the_same_llm_rounds(tmp_path, monkeypatch):
         config = tmp_path / "catalogue.toml"
         config.write_text(to_toml(catalogue))
         monkeypatch.setenv("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
-        ray.init(include_dashboard=False, log_to_driver=False,
+        ray.init(address="local", include_dashboard=False, log_to_driver=False,
                  runtime_env={"env_vars": {"TOOLATLAS_HOME": str(REPO / ".toolatlas")}})
         try:
             report = asyncio.run(RayBuild(config, load_catalogue(config)).run(catalogue.servers, rounds=OFFLINE_ROUNDS))

@@ -36,7 +36,7 @@ def deployment(built: BuiltAtlas, tmp_path_factory: pytest.TempPathFactory) -> I
 
     snapshot = write_snapshot(built.atlas, Path(tmp_path_factory.mktemp("ray-serve")) / "atlas.json")
     port = free_serve_port()
-    ray.init(include_dashboard=False, num_cpus=REPLICAS, log_to_driver=False,
+    ray.init(address="local", include_dashboard=False, num_cpus=REPLICAS, log_to_driver=False,
              _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
         start_serve(ReplicaSettings(snapshot=str(snapshot), token=TOKEN), port=port, replicas=REPLICAS)
