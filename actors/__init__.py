@@ -6,7 +6,7 @@ Ray is imported here and in ``cluster/`` only; ``toolatlas`` itself never import
 actor              wraps                                                               one per
 =================  ==================================================================  =====================
 ``ExecutorHost``   :class:`toolatlas.probing.executor.Executor` s (one sandbox each)   host slot, spread
-``VerifierActor``  :class:`toolatlas.probing.verifier.Verifier` s                      node with executors
+                   and their :class:`toolatlas.probing.verifier.Verifier` s
 ``ShardActor``     :class:`toolatlas.build.shard.ServerShard` s (proposer + inducer)   shard of servers
 ``StoreOwner``     :class:`toolatlas.store.atlas.AtlasStore` (embedded: one process)   build
 =================  ==================================================================  =====================

@@ -1,14 +1,14 @@
-"""The Ray coordinator: builds a catalogue with executor, verifier, shard and store actors.
+"""The Ray coordinator: builds a catalogue with executor-host, shard and store actors.
 
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``)
 and drives every server through bootstrap and its rounds **independently**: a slow server never
-holds back a fast one. Probes run on executor hosts spread over the nodes, verification runs on
-the executor's node (where the frozen state is) while executors go on, and verdicts are absorbed
-by the server's shard in probe order — so the atlas equals the in-process build's for the same
-seed. In-flight probes are bounded across the build (backpressure) and consumed in completion
-order. Executor and verifier actors are restarted by Ray and their in-flight calls retried; a
-shard that dies is restored from its last checkpoint and the round re-run — nothing is lost,
-nothing counted twice.
+holds back a fast one. Probes run in batches on executor hosts spread over the nodes, which
+verify each one where its state is; the verified rollouts go to the server's shard by reference
+(the driver reads only a batch's small summary) and are absorbed in probe order — so the atlas
+equals the in-process build's for the same seed. In-flight batches are bounded across the build
+(backpressure) and consumed in completion order. Executor hosts are restarted by Ray and their
+in-flight calls retried; a shard that dies is restored from its last checkpoint and the round
+re-run — nothing is lost, nothing counted twice.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from actors.executor import ExecutorHost
 from actors.shard import ShardActor
 from actors.store import StoreOwner
-from actors.verifier import VerifierActor
 from toolatlas.build.catalogue import (
     AtlasPaths,
     BuildReport,
@@ -44,7 +43,7 @@ from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
-from toolatlas.probing.models import Probe, Rollout, Verdict
+from toolatlas.probing.models import BatchSummary, Probe
 
 __all__ = ["RayBuild"]
 
@@ -55,11 +54,11 @@ ACTOR_RESTARTS = 3
 RESTART_WAIT_ATTEMPTS = 12
 """Polls (with backoff, ~40 s in all) for a restarting actor to accept calls again."""
 SMALL_CPU = 0.01
+"""Actors are I/O bound (they wait on MCP servers): they reserve next to no CPU for scheduling."""
 PREFETCH = 2
 """Batches queued per sandbox: the next is waiting while one runs (hides the round trip to the host)."""
-BATCH = 8
-"""Probes per round trip to an executor host (and to a verifier): amortises Ray's per-call cost."""
-"""Actors are I/O bound (they wait on MCP servers): they reserve next to no CPU for scheduling."""
+BATCH = 16
+"""Probes per round trip to an executor host: amortises Ray's per-call cost."""
 
 
 class RayBuild:
@@ -114,18 +113,6 @@ class RayBuild:
             for _ in range(self.host_count)
         ]
         self.host_nodes = ray.get([h.node.remote() for h in self.hosts])
-        self.verifiers: dict[str, ray.actor.ActorHandle] = {}
-        for node in sorted({n["node_id"] for n in self.host_nodes}):
-            self.verifiers[node] = (
-                ray.remote(VerifierActor)
-                .options(
-                    num_cpus=SMALL_CPU,
-                    scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node, soft=False),
-                    max_restarts=ACTOR_RESTARTS,
-                    max_task_retries=ACTOR_RESTARTS,
-                )
-                .remote(self.config)
-            )
         self.shards = [
             ray.remote(ShardActor)
             .options(num_cpus=SMALL_CPU, max_restarts=ACTOR_RESTARTS, max_task_retries=0)
@@ -136,7 +123,7 @@ class RayBuild:
 
     def _stop_actors(self) -> None:
         ray.get([h.close.remote() for h in self.hosts] + [self.store.close.remote()])
-        for actor in [*self.hosts, *self.verifiers.values(), *self.shards, self.store]:
+        for actor in [*self.hosts, *self.shards, self.store]:
             ray.kill(actor)
 
     # -- the build --------------------------------------------------------------------------------
@@ -239,19 +226,30 @@ class RayBuild:
         first = await shard.prepare.remote(name, tools, stored, checkpoint)
         self.window[0] = min(self.window[0], time.perf_counter())
         failures = 0
-        for round_ in range(first, rounds + 1):
-            while True:
-                try:
-                    row, failures = await self._round(name, shard, hosts, tools, round_, failures)
+        persisted: asyncio.Future[None] | None = None
+        """The last finished round's records, coverage row and checkpoint being written (in round
+        order, off the critical path: the next round starts as soon as the shard has finished one)."""
+        try:
+            for round_ in range(first, rounds + 1):
+                while True:
+                    try:
+                        row, failures, persisted = await self._round(name, shard, hosts, round_, failures, persisted)
+                        break
+                    except (RayActorError, ActorUnavailableError):  # the shard died: restore its checkpoint, redo the round
+                        log.warning("shard_lost", server=name, round=round_)
+                        if persisted is not None:
+                            await persisted  # the checkpoint is then the previous round's
+                        state = read_checkpoint(self.paths.checkpoint(name))
+                        await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
+                rows.append(row)
+                self.window[1] = max(self.window[1], time.perf_counter())
+                if row.status != "ok":
                     break
-                except (RayActorError, ActorUnavailableError):  # the shard died: restore its checkpoint, redo the round
-                    log.warning("shard_lost", server=name, round=round_)
-                    state = read_checkpoint(self.paths.checkpoint(name))
-                    await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
-            rows.append(row)
-            self.window[1] = max(self.window[1], time.perf_counter())
-            if row.status != "ok":
-                break
+        finally:
+            if persisted is not None:
+                await asyncio.gather(persisted, return_exceptions=True)
+        if persisted is not None:
+            await persisted  # raises what persisting raised
         await asyncio.gather(*(self.hosts[h].stop.remote(name) for h in set(hosts)), return_exceptions=True)
         if self.with_llm and all(r.status == "ok" for r in rows):
             rows.extend(await self._llm_rounds(name, shard, rounds))
@@ -260,95 +258,94 @@ class RayBuild:
         return rows
 
     async def _round(
-        self, name: str, shard, hosts: list[int], tools: list, round_: int, failures: int
-    ) -> tuple[RoundCoverage, int]:
+        self, name: str, shard, hosts: list[int], round_: int, failures: int, persisted: asyncio.Future[None] | None
+    ) -> tuple[RoundCoverage, int, asyncio.Future[None]]:
+        """Run a round: its coverage row, the infrastructure failures in a row, and its persisting."""
         t0 = time.perf_counter()
         probes: list[Probe] = await shard.plan.remote(name, round_)
-        queue: asyncio.Queue[tuple[int, Probe]] = asyncio.Queue()
-        for item in enumerate(probes):
-            queue.put_nowait(item)
-        verdicts: dict[int, asyncio.Future[tuple[Rollout, Verdict, str]]] = {
-            i: asyncio.get_running_loop().create_future() for i in range(len(probes))
-        }
-        state = {"failures": failures, "dispatched": 0}
+        queue = deque(enumerate(probes))
+        executed: dict[int, tuple[int, ray.ObjectRef]] = {}
+        """First probe index of a batch → (its size, its verified rollouts, unread by the driver)."""
+        arrived = asyncio.Event()
+        state = {"failures": failures}
 
-        async def verify(indices: list[int], rollouts: list[Rollout], node: str) -> None:
-            try:
-                checked = await self.verifiers[node].verify_many.remote(rollouts, tools)
-            except Exception as exc:  # noqa: BLE001 - handed to the absorbing loop
-                for index in indices:
-                    verdicts[index].set_exception(exc)
-                return
-            for index, rollout, verdict in zip(indices, rollouts, checked, strict=True):
-                verdicts[index].set_result((rollout, verdict, node))
+        def more() -> bool:
+            return bool(queue) and state["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 
         async def execute(slot: int, host: int) -> None:
             # Probes go to the sandbox in batches (one round trip for several), with the next
             # batch already queued while one runs (PREFETCH), so the sandbox never idles on the
-            # network; verification is pipelined: never awaited here.
-            node = self.host_nodes[host]["node_id"]
-            pending: list[asyncio.Task[None]] = []
-            window: deque[tuple[list[int], asyncio.Future]] = deque()
-
-            def more() -> bool:
-                return not queue.empty() and state["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP
-
-            while window or more():
-                while len(window) < PREFETCH and more():
-                    if window and self.gate.locked():
-                        break  # never wait for a second permit while holding one: consume first (no deadlock)
-                    batch = [queue.get_nowait() for _ in range(min(BATCH, queue.qsize()))]
-                    state["dispatched"] = max(state["dispatched"], batch[-1][0] + 1)
-                    await self.gate.acquire()
-                    call = self.hosts[host].run_many.remote(name, slot, [probe for _, probe in batch])
-                    window.append(([index for index, _ in batch], asyncio.ensure_future(call)))
-                indices, future = window.popleft()
-                try:
-                    rollouts: list[Rollout] = await future
-                finally:
+            # network. The driver reads each batch's summary only.
+            window: deque[tuple[int, int, ray.ObjectRef, ray.ObjectRef]] = deque()
+            try:
+                while window or more():
+                    while len(window) < PREFETCH and more():
+                        if window and self.gate.locked():
+                            break  # never wait for a second permit while holding one: consume first (no deadlock)
+                        batch = [queue.popleft() for _ in range(min(BATCH, len(queue)))]
+                        await self.gate.acquire()
+                        summary, verified = self.hosts[host].run_many.options(num_returns=2).remote(
+                            name, slot, [probe for _, probe in batch]
+                        )
+                        window.append((batch[0][0], len(batch), summary, verified))
+                    first, size, summary, verified = window[0]
+                    done: BatchSummary = await summary
+                    window.popleft()
                     self.gate.release()
-                for rollout in rollouts:
-                    state["failures"] = state["failures"] + 1 if rollout.infrastructure_error else 0
-                pending.append(asyncio.create_task(verify(indices, rollouts, node)))
-            await asyncio.gather(*pending)
+                    for failed in done.infrastructure_errors:
+                        state["failures"] = state["failures"] + 1 if failed else 0
+                    self.calls += done.calls
+                    self.resets += done.resets
+                    executed[first] = (size, verified)
+                    arrived.set()
+            finally:
+                for _ in window:  # batches abandoned by an error: their permits go back
+                    self.gate.release()
 
-        executing = asyncio.gather(*(execute(slot, host) for slot, host in enumerate(hosts)))
-        discards: dict[str, list] = {}
-        index = 0
-        while True:  # absorb in probe order: every verdict ready from `index` on, in one call
-            if index >= len(probes) or (executing.done() and index >= state["dispatched"]):
-                break
-            waiter = verdicts[index]
-            done, _ = await asyncio.wait({waiter, executing}, return_when=asyncio.FIRST_COMPLETED)
-            if waiter not in done:
-                continue
-            batch = []
-            while index < len(probes) and verdicts[index].done():
-                rollout, verdict, node = verdicts[index].result()
-                batch.append((rollout, verdict))
-                if rollout.frozen is not None:
-                    discards.setdefault(node, []).append(rollout.frozen)
-                    self.resets += 1
-                self.calls += len(rollout.steps)
-                index += 1
-            await shard.absorb_many.remote(name, batch)
-        await executing
-        await asyncio.gather(
-            *(self.verifiers[node].discard_many.remote(name, frozen) for node, frozen in discards.items()),
-            return_exceptions=True,
-        )
+        executing = asyncio.ensure_future(asyncio.gather(*(execute(slot, host) for slot, host in enumerate(hosts))))
+        try:
+            index = 0
+            while True:  # absorb in probe order: every batch ready from `index` on, in one call
+                ready = []
+                while index in executed:
+                    size, verified = executed.pop(index)
+                    ready.append(verified)
+                    index += size
+                if ready:
+                    await shard.absorb_many.remote(name, *ready)
+                    continue
+                if executing.done():
+                    break
+                arrived.clear()
+                waiter = asyncio.ensure_future(arrived.wait())
+                await asyncio.wait({waiter, executing}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+            await executing
+        finally:
+            executing.cancel()
         given_up = state["failures"] >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
-        coverage, dirty, checkpoint = await shard.finish_round.remote(
+        finished, dirty, checkpoint_ref = shard.finish_round.options(num_returns=3).remote(
             name, round_, time.perf_counter() - t0, "failed" if given_up else "ok",
             "the server could not be (re)started" if given_up else "",
         )
+        coverage: RoundCoverage = await finished
+        persisting = asyncio.ensure_future(self._persist(name, coverage, dirty, checkpoint_ref, after=persisted))
+        return coverage, state["failures"], persisting
+
+    async def _persist(
+        self, name: str, coverage: RoundCoverage, dirty: ray.ObjectRef, checkpoint: ray.ObjectRef,
+        *, after: asyncio.Future[None] | None,
+    ) -> None:
+        """A finished round's records to the store, then its coverage row and its checkpoint (a build
+        killed at any point resumes from the last round whose records are all stored)."""
+        if after is not None:
+            await after
         await self.store.save.remote(dirty)
         self._append(coverage)
         # a graph's checkpoint is hundreds of kB of JSON: written off the event loop, so the other
         # servers' batches keep flowing meanwhile
-        await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), checkpoint)
+        await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), await checkpoint)
         self._report(coverage)
-        return coverage, state["failures"]
 
     async def _llm_rounds(self, name: str, shard, rounds: int) -> list[RoundCoverage]:
         """The LLM method's rounds, each run by the server's shard actor, persisted like offline rounds."""

@@ -4,6 +4,11 @@ A host keeps the sandboxes of the (server, slot) pairs routed to it and runs the
 concurrently (an async actor); each sandbox runs one probe at a time. Sandboxes are started on
 first use, so a host that Ray restarts after a crash rebuilds them when the retried call arrives.
 A host installs missing server runtimes on its node before starting a server (idempotent).
+
+The verifier role runs here too, right after each probe, next to the state it reads: shipping a
+rollout to a verifier process costs more than verifying it (its digests are most of its bytes).
+A batch comes back as two objects: a small :class:`BatchSummary` the coordinator reads, and the
+verified rollouts, which it hands on to the server's shard unread.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import structlog
 from actors.common import actor_workspace
 from toolatlas.models import ToolSpec
 from toolatlas.probing.executor import Executor
-from toolatlas.probing.models import Probe, Rollout
+from toolatlas.probing.models import BatchSummary, Probe, Rollout, Verdict
 from toolatlas.runtimes import install
 
 log = structlog.get_logger(__name__)
@@ -49,11 +54,15 @@ class ExecutorHost:
         """Start the sandbox of (server, slot); its tools (raises ServerStartError if it cannot start)."""
         return (await self._executor(server, slot)).sandbox.tools
 
-    async def run_many(self, server: str, slot: int, probes: list[Probe]) -> list[Rollout]:
-        """Run probes one after the other in the (server, slot) sandbox."""
+    async def run_many(
+        self, server: str, slot: int, probes: list[Probe]
+    ) -> tuple[BatchSummary, list[tuple[Rollout, Verdict]]]:
+        """Run and verify probes one after the other in the (server, slot) sandbox (call with
+        ``num_returns=2``: the summary and the verified rollouts are separate objects)."""
         executor = await self._executor(server, slot)
         async with self.locks[(server, slot)]:
-            return [await executor.run(probe) for probe in probes]
+            verified = [await executor.run_verified(probe) for probe in probes]
+        return BatchSummary.of([rollout for rollout, _ in verified]), verified
 
     async def stop(self, server: str) -> None:
         for key in [k for k in self.executors if k[0] == server]:

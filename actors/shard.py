@@ -7,6 +7,8 @@ so the coordinator persists every round's records and checkpoint as it does for 
 
 from __future__ import annotations
 
+import json
+
 from actors.common import actor_workspace
 from toolatlas.build.shard import ServerShard
 from toolatlas.graph.inducer import InductionDelta
@@ -45,20 +47,24 @@ class ShardActor:
     def absorb(self, server: str, rollout: Rollout, verdict: Verdict) -> InductionDelta:
         return self._shard(server).absorb(rollout, verdict)
 
-    def absorb_many(self, server: str, batch: list[tuple[Rollout, Verdict]]) -> int:
-        """Absorb consecutive verdicts in the order given (one round trip for many)."""
+    def absorb_many(self, server: str, *batches: list[tuple[Rollout, Verdict]]) -> int:
+        """Absorb consecutive batches of verified rollouts in the order given (one round trip for many)."""
         shard = self._shard(server)
-        for rollout, verdict in batch:
-            shard.absorb(rollout, verdict)
-        return len(batch)
+        absorbed = 0
+        for batch in batches:
+            for rollout, verdict in batch:
+                shard.absorb(rollout, verdict)
+            absorbed += len(batch)
+        return absorbed
 
     def finish_round(
         self, server: str, round_: int, seconds: float, status: str, detail: str
-    ) -> tuple[RoundCoverage, dict, dict]:
-        """The round's coverage row, the records it changed, and the checkpoint after it."""
+    ) -> tuple[RoundCoverage, dict, str]:
+        """The round's coverage row, the records it changed, and the checkpoint after it as JSON text
+        (call with ``num_returns=3``: the coordinator hands the records to the store unread)."""
         shard = self._shard(server)
         coverage = shard.finish_round(round_, seconds, status=status, detail=detail)
-        return coverage, shard.take_dirty(), shard.checkpoint()
+        return coverage, shard.take_dirty(), json.dumps(shard.checkpoint())
 
     # -- the LLM method -----------------------------------------------------------------------------
 

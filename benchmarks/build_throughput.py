@@ -1,10 +1,10 @@
 """Probes/s of a build of one server, in-process and on Ray, as a ratio of the server's physical limit.
 
 Per demo server, in one process: (1) the raw call rate of its smoke call on one session, one call
-in flight (the executor's own rhythm); (2) the freeze+reset+discard cost of its environment; (3) a
+in flight (the executor's own rhythm); (2) the cost of its environment's reset (in place); (3) a
 build of that server alone (bootstrap + R rounds, one executor) with each engine. Printed: build
 probes/s and calls/s; the share of probes that changed state (only those are reset); the limit of
-a probe = calls per probe × call time + reset share × one freeze/reset; and the ratios. Raw rates
+a probe = calls per probe × call time + reset share × one reset; and the ratios. Raw rates
 are measured before and after the builds, averaged.
 
     .venv/bin/python benchmarks/build_throughput.py [--rounds 2] [--server NAME] [--engine asyncio|ray|both]
@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 async def raw_rates(workspace: Workspace, name: str, seconds: float) -> tuple[float, float]:
-    """(seconds per smoke call, seconds per freeze+reset+discard) on one sandbox."""
+    """(seconds per smoke call, seconds per reset) on one sandbox."""
     spec = workspace.catalogue.server(name)
     assert spec.smoke is not None
     async with workspace.sandbox(spec) as sandbox:
@@ -48,8 +48,7 @@ async def raw_rates(workspace: Workspace, name: str, seconds: float) -> tuple[fl
         resets = []
         for _ in range(20):
             t0 = time.perf_counter()
-            frozen = await sandbox.freeze_and_reset()
-            await sandbox.discard(frozen)
+            await sandbox.reset()
             resets.append(time.perf_counter() - t0)
     return statistics.mean(calls), statistics.median(resets)
 
@@ -68,7 +67,7 @@ async def main() -> None:
         import ray
 
         os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
-        ray.init(include_dashboard=False, _node_ip_address="127.0.0.2", log_to_driver=False,
+        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.2", log_to_driver=False,
                  runtime_env={"env_vars": {"TOOLATLAS_HOME": os.environ["TOOLATLAS_HOME"]}})
     demo = load_catalogue(REPO / "configs" / "demo.toml")
     rows = []

@@ -109,7 +109,8 @@ class Sandbox:
     async def reset(self) -> None:
         """Restore the instance to the snapshot in place (restarting the server if the kind requires it)."""
         assert self.instance is not None and self.connection is not None
-        await asyncio.to_thread(self.environment.reset, self.instance)
+        if not self.environment.quick_reset(self.instance):
+            await asyncio.to_thread(self.environment.reset, self.instance)
         if self.restart_on_reset:
             await self.connection.restart()
 
@@ -122,9 +123,11 @@ class Sandbox:
         return frozen
 
     async def digest(self, state: Snapshot | Instance | FrozenState | None = None) -> StateDigest:
+        """The digest of a state (the instance's by default); off the event loop unless it is quick."""
         target = state if state is not None else self.instance
         assert target is not None
-        return await asyncio.to_thread(self.environment.digest, target)
+        quick = self.environment.quick_digest(target)
+        return quick if quick is not None else await asyncio.to_thread(self.environment.digest, target)
 
     async def discard(self, frozen: FrozenState) -> None:
         await asyncio.to_thread(self.environment.discard, frozen)

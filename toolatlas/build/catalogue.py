@@ -138,10 +138,11 @@ def save_rollouts(path: Path, round_: int, lines: list[str]) -> None:
     os.replace(staging, path)
 
 
-def write_checkpoint(path: Path, state: dict) -> None:
+def write_checkpoint(path: Path, state: dict | str) -> None:
+    """Write a checkpoint atomically (``state`` as a dict, or already as JSON text)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = path.with_suffix(f".tmp-{os.getpid()}")
-    staging.write_text(json.dumps(state))
+    staging.write_text(state if isinstance(state, str) else json.dumps(state))
     os.replace(staging, path)
 
 
@@ -230,7 +231,7 @@ async def build_catalogue(
     def count_calls(rollout, verdict, delta) -> None:
         nonlocal calls, resets
         calls += len(rollout.steps)
-        resets += rollout.frozen is not None
+        resets += rollout.reset
 
     async def one(spec: ServerSpec) -> list[RoundCoverage]:
         checkpoint = sink.load_checkpoint(spec.name) if resume else None

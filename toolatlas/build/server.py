@@ -1,9 +1,9 @@
-"""One server's build in this process: a shard, its executors (one sandbox each), a verifier.
+"""One server's build in this process: a shard and its executors (one sandbox each, verifying its probes).
 
-Inside a round, executors run probes concurrently, verification runs off the event loop while
-they go on (pipelined), and verdicts are absorbed by the shard in probe order through a reorder
-buffer — so the atlas does not depend on which executor finished first. At the end of a round
-the sink persists the changed records, the coverage row and the checkpoint.
+Inside a round, executors run probes concurrently and verify each one as it ends (from the
+digests it carries: no post-state is kept), and verdicts are absorbed by the shard in probe order
+through a reorder buffer — so the atlas does not depend on which executor finished first. At the
+end of a round the sink persists the changed records, the coverage row and the checkpoint.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class ServerBuild:
                 if self._given_up:
                     break
                 probes = await asyncio.to_thread(self.shard.plan, round_)
-                await self._round(round_, probes, executors, verifier)
+                await self._round(round_, probes, executors)
             if self.llm is not None and not self._given_up:
                 await self._llm_rounds(executors, verifier)
         finally:
@@ -153,32 +153,23 @@ class ServerBuild:
     def _given_up(self) -> bool:
         return self._infrastructure_failures >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 
-    async def _round(self, round_: int, probes: Sequence[Probe], executors: list[Executor], verifier: Verifier) -> None:
+    async def _round(self, round_: int, probes: Sequence[Probe], executors: list[Executor]) -> None:
         t0 = time.perf_counter()
         queue: asyncio.Queue[tuple[int, Probe]] = asyncio.Queue()
         for index, probe in enumerate(probes):
             queue.put_nowait((index, probe))
         absorber = OrderedAbsorber(self.shard.absorb, self.on_probe)
-        verifying: set[asyncio.Task[None]] = set()
-
-        async def verify(index: int, rollout: Rollout) -> None:
-            verdict = await asyncio.to_thread(verifier.verify, rollout)
-            absorber.add(index, rollout, verdict)
 
         async def execute(executor: Executor) -> None:
-            # Verification is pipelined: the executor hands the frozen state over and goes on.
             while not queue.empty() and not self._given_up:
                 index, probe = queue.get_nowait()
-                rollout = await executor.run(probe)
+                rollout, verdict = await executor.run_verified(probe)
                 self._infrastructure_failures = (
                     self._infrastructure_failures + 1 if rollout.infrastructure_error is not None else 0
                 )
-                task = asyncio.create_task(verify(index, rollout))
-                verifying.add(task)
-                task.add_done_callback(verifying.discard)
+                absorber.add(index, rollout, verdict)
 
         await asyncio.gather(*(execute(e) for e in executors))
-        await asyncio.gather(*verifying)
         coverage = self.shard.finish_round(
             round_,
             time.perf_counter() - t0,

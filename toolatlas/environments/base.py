@@ -144,6 +144,16 @@ class Environment(Protocol):
         """Describe a state item by item."""
         ...
 
+    def quick_digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest | None:
+        """The state's digest if it costs next to nothing (a small state seen before, an empty
+        folder), so a caller on an event loop need not hand it to a worker thread; else None."""
+        ...
+
+    def quick_reset(self, instance: Instance) -> bool:
+        """Reset the instance now if that costs next to nothing (a small file); False when the
+        caller should run :meth:`reset` in a worker thread."""
+        ...
+
     def discard(self, state: Instance | FrozenState) -> None:
         """Delete an instance or a frozen state and everything it holds (never the snapshot)."""
         ...

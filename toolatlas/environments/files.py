@@ -4,6 +4,13 @@ They share one mechanism: the snapshot is a content-addressed copy of the state 
 instance holds a private copy at ``<slot>/state/<entry>``; freezing *moves* that entry out
 (O(1)), and reset copies the snapshot back to the same path. They differ in how a source is
 turned into a snapshot and in how a state is described item by item (:meth:`_items`).
+
+Describing a state can cost far more than reading it (a SQLite digest queries every table, a
+git digest runs git three times), and an executor digests after every call. So those kinds
+memoise digests by a *fingerprint*: a hash of every byte the description is computed from (the
+entry, its mode bits and symlinks, and SQLite's journal files). Equal bytes give an equal
+description, so a hit is exact; a state the probe left untouched is recognised at the cost of
+reading it once.
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import threading
 import uuid
+from collections import OrderedDict
 from pathlib import Path
 from typing import ClassVar
 
@@ -67,8 +76,56 @@ def tree_items(root: Path, *, exclude: frozenset[str] = frozenset()) -> dict[str
     return items
 
 
+DIGEST_MEMO_SIZE = 64
+"""Digests an environment keeps by fingerprint (the snapshot's, and the few states probes leave)."""
+QUICK_BYTES = 64 * 1024
+"""A single-file state up to this size is read (for a memoised digest) or restored on the caller's thread."""
+
+
+class DigestMemo:
+    """A bounded, thread-safe ``fingerprint → digest`` map (least recently used goes first)."""
+
+    def __init__(self, size: int = DIGEST_MEMO_SIZE) -> None:
+        self.size = size
+        self._digests: OrderedDict[str, StateDigest] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, fingerprint: str) -> StateDigest | None:
+        with self._lock:
+            digest = self._digests.get(fingerprint)
+            if digest is not None:
+                self._digests.move_to_end(fingerprint)
+            return digest
+
+    def put(self, fingerprint: str, digest: StateDigest) -> None:
+        with self._lock:
+            self._digests[fingerprint] = digest
+            self._digests.move_to_end(fingerprint)
+            while len(self._digests) > self.size:
+                self._digests.popitem(last=False)
+
+
+def _bytes_fingerprint(paths: list[Path]) -> str:
+    """Hash of the files' bytes, each tagged with its position in ``paths`` (a missing file is skipped)."""
+    h = hashlib.sha256()
+    for position, path in enumerate(paths):
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        h.update(f"{position}:{len(data)}:".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
 class FileStateEnvironment:
     """Shared mechanism of the file-backed kinds; subclasses set the class attributes below."""
+
+    memoise_digests: ClassVar[bool] = True
+    """Whether digests are memoised by fingerprint (not for plain trees: hashing them is the digest)."""
+
+    def __init__(self) -> None:
+        self._memo = DigestMemo()
 
     kind: ClassVar[str]
     entry: ClassVar[str]
@@ -150,14 +207,39 @@ class FileStateEnvironment:
         )
 
     def digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest:
-        match state:
-            case Instance():
-                path = state.state / self.entry
-            case _:
-                path = Path(state.path)
+        path = self._entry_path(state)
         if not path.exists():
             return StateDigest(kind=self.kind, items={})
-        return StateDigest(kind=self.kind, items=self._items(path))
+        if not self.memoise_digests:
+            return StateDigest(kind=self.kind, items=self._items(path))
+        fingerprint = self._fingerprint(path)
+        digest = self._memo.get(fingerprint)
+        if digest is None:
+            digest = StateDigest(kind=self.kind, items=self._items(path))
+            self._memo.put(fingerprint, digest)
+        return digest
+
+    def quick_digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest | None:
+        """A memoised digest of a small single-file state (one read and one hash); else None."""
+        if self._is_dir or not self.memoise_digests:
+            return None
+        path = self._entry_path(state)
+        try:
+            if os.stat(path).st_size > QUICK_BYTES:
+                return None
+        except FileNotFoundError:
+            return StateDigest(kind=self.kind, items={})
+        return self._memo.get(self._fingerprint(path))
+
+    def quick_reset(self, instance: Instance) -> bool:
+        """Restore a small single-file snapshot right away (a copy of a few kB)."""
+        if self._is_dir or os.stat(instance.snapshot.path).st_size > QUICK_BYTES:
+            return False
+        self.reset(instance)
+        return True
+
+    def _entry_path(self, state: Snapshot | Instance | FrozenState) -> Path:
+        return state.state / self.entry if isinstance(state, Instance) else Path(state.path)
 
     def discard(self, state: Instance | FrozenState) -> None:
         remove_tree(Path(state.slot) if isinstance(state, Instance) else Path(state.path))
@@ -169,6 +251,12 @@ class FileStateEnvironment:
     def _items(self, path: Path) -> dict[str, str]:
         raise NotImplementedError
 
+    def _fingerprint(self, path: Path) -> str:
+        """A hash of everything :meth:`_items` reads at ``path`` (bytes, modes, symlinks)."""
+        if path.is_dir() and not path.is_symlink():
+            return _sha(canonical_json(tree_items(path)).encode())
+        return _bytes_fingerprint([path])
+
 
 class DirectoryEnvironment(FileStateEnvironment):
     """A folder tree (the filesystem server's allowed directory)."""
@@ -176,6 +264,7 @@ class DirectoryEnvironment(FileStateEnvironment):
     kind = "directory"
     entry = "root"
     variable = "root"
+    memoise_digests = False
 
     def _check_source(self, source: Path) -> None:
         super()._check_source(source)
@@ -193,6 +282,10 @@ class SqliteEnvironment(FileStateEnvironment):
     entry = "db.sqlite"
     variable = "db_path"
     _is_dir = False
+
+    def _fingerprint(self, path: Path) -> str:
+        """The database file and the journals SQLite reads with it (a WAL holds committed rows)."""
+        return _bytes_fingerprint([path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-journal")])
 
     def _build_from_source(self, source: Path, dest: Path) -> None:
         if source.suffix.lower() == ".sql":
@@ -305,6 +398,7 @@ class JsonFileEnvironment(FileStateEnvironment):
     _is_dir = False
 
     def __init__(self, filename: str = "state.json") -> None:
+        super().__init__()
         self.entry = filename  # type: ignore[misc] - per-instance override of the class default
 
     def _items(self, path: Path) -> dict[str, str]:

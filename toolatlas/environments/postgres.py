@@ -266,6 +266,12 @@ class PostgresEnvironment:
                 return StateDigest(kind=self.kind, items={})
         return StateDigest(kind=self.kind, items=self._items(database))
 
+    def quick_digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest | None:
+        return None  # every digest is a round of queries
+
+    def quick_reset(self, instance: Instance) -> bool:
+        return False
+
     def _snapshot_digest(self, snapshot: Snapshot) -> StateDigest:
         """Digest a template through a clone (templates take no connections), cached by content hash."""
         cached = self._snapshot_digests.get(snapshot.content_hash)

@@ -53,8 +53,27 @@ class NoEnvironment:
         path = state.state / "root" if isinstance(state, Instance) else Path(state.path)
         return StateDigest(kind=self.kind, items=tree_items(path) if path.exists() else {})
 
+    def quick_digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest | None:
+        """The snapshot's and an untouched (empty) folder's digest: nothing; else None."""
+        if isinstance(state, Snapshot) or _is_empty(state.state / "root" if isinstance(state, Instance) else Path(state.path)):
+            return StateDigest(kind=self.kind, items={})
+        return None
+
+    def quick_reset(self, instance: Instance) -> bool:
+        """An empty scratch folder is already reset."""
+        return _is_empty(instance.state / "root")
+
     def discard(self, state: Instance | FrozenState) -> None:
         remove_tree(Path(state.slot) if isinstance(state, Instance) else Path(state.path))
+
+
+def _is_empty(folder: Path) -> bool:
+    """True for an existing folder with nothing in it."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is None
+    except (FileNotFoundError, NotADirectoryError):
+        return False
 
 
 class CommandEnvironment:
@@ -133,6 +152,12 @@ class CommandEnvironment:
                     items[key] = value if sep else ""
             return StateDigest(kind=self.kind, items=items)
         return StateDigest(kind=self.kind, items=tree_items(path) if path.exists() else {})
+
+    def quick_digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest | None:
+        return None  # user commands: always off the caller's thread
+
+    def quick_reset(self, instance: Instance) -> bool:
+        return False
 
     def discard(self, state: Instance | FrozenState) -> None:
         if self.spec.discard:

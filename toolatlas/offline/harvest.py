@@ -138,7 +138,7 @@ class ValuePool:
         text = normalise(excerpt, variables)
         document = structured if structured else _parse(text)
         if document is not None:
-            self._walk(normalise_value(document, variables), tool, args, base, found)
+            self._walk(to_placeholders(document, variables), tool, args, base, found)
         self._scan_text(text, tool, base, found)
         if tool_effect(tool) is ToolEffect.CREATE:
             for spec in specs:
@@ -292,16 +292,6 @@ def _parse(text: str) -> Any:
         return ast.literal_eval(stripped)  # Python servers that print repr() of rows
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
-
-
-def normalise_value(value: Any, variables: dict[str, str]) -> Any:
-    if isinstance(value, str):
-        return normalise(value, variables)
-    if isinstance(value, list):
-        return [normalise_value(v, variables) for v in value]
-    if isinstance(value, dict):
-        return {k: normalise_value(v, variables) for k, v in value.items()}
-    return value
 
 
 _ID_KEYS = frozenset({"id", "key", "sku", "uuid", "slug", "code", "handle"})

@@ -15,8 +15,8 @@ import structlog
 from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import OutcomeClass
-from toolatlas.probing.models import Direction, Probe, Rollout, StepResult
-from toolatlas.probing.verifier import step_failed
+from toolatlas.probing.models import Direction, Probe, Rollout, StepResult, Verdict
+from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
 
 __all__ = ["Executor"]
@@ -29,7 +29,8 @@ class Executor:
 
     After the last step the instance is digested: a probe that left it exactly as the snapshot
     (every read-only probe) needs no freeze and no reset — the sandbox goes straight on; one that
-    changed it (or crashed or hung the server) is frozen for the verifier and reset.
+    changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
+    is verified right here (:meth:`run_verified`), reset in place.
     """
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
@@ -38,15 +39,34 @@ class Executor:
         self.probes_run = 0
         self.resets = 0
         self.snapshot_digest = None
+        self._verifier: Verifier | None = None
 
     async def start(self) -> None:
         await self.sandbox.start()
         self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
 
+    @property
+    def verifier(self) -> Verifier:
+        """A verifier of this sandbox's rollouts: the snapshot's digest and the live tools' schemas."""
+        if self._verifier is None:
+            assert self.snapshot_digest is not None, "start() the executor first"
+            tools = {t.name: t for t in self.sandbox.tools}
+            self._verifier = Verifier(self.sandbox.environment, self.snapshot_digest, tools)
+        return self._verifier
+
+    async def run_verified(self, probe: Probe) -> tuple[Rollout, Verdict]:
+        """Run a probe and verify it here, from the digests the rollout carries: no post-state is
+        kept (a changed instance is reset in place). The rollout comes back without its digests —
+        what an inducer in another process reads, and a fraction of the bytes."""
+        rollout = await self.run(probe, keep_post_state=False)
+        return rollout.for_induction(), self.verifier.verify(rollout)
+
     async def close(self) -> None:
         await self.sandbox.close()
 
-    async def run(self, probe: Probe) -> Rollout:
+    async def run(self, probe: Probe, *, keep_post_state: bool = True) -> Rollout:
+        """Run a probe's steps; a changed (or broken) instance is then frozen for a verifier or a
+        judge to inspect and reset — or, without ``keep_post_state``, just reset in place."""
         t0 = time.perf_counter()
         variables = self.sandbox.variables()
         steps: list[StepResult] = []
@@ -68,9 +88,12 @@ class Executor:
             final = await self.sandbox.digest()
             broke = any(s.outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) for s in steps)
             frozen = None
-            if broke or final != self.snapshot_digest:
+            reset = broke or final != self.snapshot_digest
+            if reset and keep_post_state:
                 frozen = await self.sandbox.freeze_and_reset()
-                self.resets += 1
+            elif reset:
+                await self.sandbox.reset()
+            self.resets += reset
         except (ServerStartError, SandboxError) as exc:
             log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
             return Rollout(
@@ -86,6 +109,7 @@ class Executor:
             probe=probe,
             steps=steps,
             frozen=frozen,
+            reset=reset,
             final_digest=final,
             aborted_at=aborted_at,
             executor=self.name,

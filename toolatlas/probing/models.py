@@ -17,6 +17,7 @@ from toolatlas.models import CallOutcome, Frozen, OutcomeClass
 from toolatlas.offline.harvest import HarvestRef
 
 __all__ = [
+    "BatchSummary",
     "Check",
     "Direction",
     "Probe",
@@ -102,7 +103,10 @@ class Rollout(Frozen):
     probe: Probe
     steps: list[StepResult]
     frozen: FrozenState | None = None
-    """The post-state moved out for inspection; None when the probe left the snapshot's state untouched."""
+    """The post-state moved out for inspection; None when the probe left the snapshot's state untouched
+    (or it was not kept: see ``reset``)."""
+    reset: bool = False
+    """The instance was restored to the snapshot after this probe (it changed state, or the server broke)."""
     final_digest: StateDigest | None = None
     """The instance's state right after the last step (the executor's view, so verifiers need no disk)."""
     aborted_at: int | None = None
@@ -113,6 +117,31 @@ class Rollout(Frozen):
     duration_ms: float = 0.0
     infrastructure_error: str | None = None
     """The sandbox failed (server could not start): nothing was learned about the tool."""
+
+    def for_induction(self) -> Rollout:
+        """This rollout without its state digests: verification has read them, induction does not
+        (they are most of a rollout's bytes when it crosses a process boundary)."""
+        if self.final_digest is None and all(s.digest_after is None for s in self.steps):
+            return self
+        steps = [s.model_copy(update={"digest_after": None}) for s in self.steps]
+        return self.model_copy(update={"steps": steps, "final_digest": None})
+
+
+class BatchSummary(Frozen):
+    """What a coordinator needs of a batch of executed probes without reading their rollouts."""
+
+    infrastructure_errors: list[bool]
+    """Per probe, in order: whether the sandbox failed (the server could not be (re)started)."""
+    calls: int
+    resets: int
+
+    @classmethod
+    def of(cls, rollouts: list[Rollout]) -> BatchSummary:
+        return cls(
+            infrastructure_errors=[r.infrastructure_error is not None for r in rollouts],
+            calls=sum(len(r.steps) for r in rollouts),
+            resets=sum(r.reset for r in rollouts),
+        )
 
 
 class Check(Frozen):

@@ -6,6 +6,7 @@ incidental parts (paths, numbers, ids, quoted names) are masked.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -35,13 +36,21 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+@functools.lru_cache(maxsize=256)
+def _replacements(variables: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``(concrete value, placeholder name)`` pairs in the order they are replaced."""
+    # Longest value first; on a tie the kind's own name (``repo``) wins over ``root`` and ``home``.
+    return tuple(
+        sorted(
+            ((v, k) for k, v in variables if v and len(v) >= 4),
+            key=lambda p: (-len(p[0]), p[1] in ("root", "home"), p[1]),
+        )
+    )
+
+
 def to_placeholders(value: Any, variables: dict[str, str]) -> Any:
     """Replace an instance's concrete paths by their placeholders (longest first), recursively."""
-    # Longest value first; on a tie the kind's own name (``repo``) wins over ``root`` and ``home``.
-    pairs = sorted(
-        ((v, k) for k, v in variables.items() if v and len(v) >= 4),
-        key=lambda p: (-len(p[0]), p[1] in ("root", "home"), p[1]),
-    )
+    pairs = _replacements(tuple(variables.items()))
     if not pairs:
         return value
 
