@@ -14,6 +14,7 @@ re-run — nothing is lost, nothing counted twice.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -58,7 +59,11 @@ SMALL_CPU = 0.01
 PREFETCH = 2
 """Batches queued per sandbox: the next is waiting while one runs (hides the round trip to the host)."""
 BATCH = 16
-"""Probes per round trip to an executor host: amortises Ray's per-call cost."""
+"""Most probes per round trip to an executor host: amortises Ray's per-call cost."""
+MIN_BATCH = 4
+BATCHES_PER_SANDBOX = 4
+"""A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
+small round still overlaps absorbing one batch with running the next."""
 
 
 class RayBuild:
@@ -86,7 +91,8 @@ class RayBuild:
         self.host_count = hosts or max(2, 2 * self.node_count)
         self.inflight = inflight or 4 * self.host_count
         """Batches in flight across the build (backpressure): each is up to BATCH probes."""
-        self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), 2 * self.node_count))
+        self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
+        """One per node: a shard's planning and induction take a fraction of a core even for 100 servers."""
         self.placements: dict[str, set[str]] = {}
 
     # -- actors -----------------------------------------------------------------------------------
@@ -264,6 +270,7 @@ class RayBuild:
         t0 = time.perf_counter()
         probes: list[Probe] = await shard.plan.remote(name, round_)
         queue = deque(enumerate(probes))
+        batch_size = min(BATCH, max(MIN_BATCH, math.ceil(len(probes) / (BATCHES_PER_SANDBOX * len(hosts)))))
         executed: dict[int, tuple[int, ray.ObjectRef]] = {}
         """First probe index of a batch → (its size, its verified rollouts, unread by the driver)."""
         arrived = asyncio.Event()
@@ -282,7 +289,7 @@ class RayBuild:
                     while len(window) < PREFETCH and more():
                         if window and self.gate.locked():
                             break  # never wait for a second permit while holding one: consume first (no deadlock)
-                        batch = [queue.popleft() for _ in range(min(BATCH, len(queue)))]
+                        batch = [queue.popleft() for _ in range(min(batch_size, len(queue)))]
                         await self.gate.acquire()
                         summary, verified = self.hosts[host].run_many.options(num_returns=2).remote(
                             name, slot, [probe for _, probe in batch]

@@ -45,6 +45,11 @@ class ToolAnnotations(Frozen):
     open_world: bool | None = None
 
 
+_SCHEMA_HASHES: dict[int, tuple[ToolSpec, str]] = {}
+"""Schema hashes of specs seen lately, by identity: the planner and inducer ask for them on every call."""
+_SCHEMA_HASHES_SIZE = 4096
+
+
 class ToolSpec(Frozen):
     """One tool as its server lists it, with a stable hash of its interface."""
 
@@ -58,8 +63,15 @@ class ToolSpec(Frozen):
     @property
     def schema_hash(self) -> str:
         """16 hex digits over name + input schema + output schema: a changed interface is a new tool node."""
+        known = _SCHEMA_HASHES.get(id(self))
+        if known is not None and known[0] is self:
+            return known[1]
         payload = canonical_json({"name": self.name, "in": self.input_schema, "out": self.output_schema})
-        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+        value = hashlib.sha256(payload.encode()).hexdigest()[:16]
+        if len(_SCHEMA_HASHES) >= _SCHEMA_HASHES_SIZE:
+            _SCHEMA_HASHES.clear()
+        _SCHEMA_HASHES[id(self)] = (self, value)  # the spec is kept alive with it: its id is not reused
+        return value
 
     @property
     def purpose(self) -> str:

@@ -287,7 +287,7 @@ def infer_arguments(tool: ToolSpec, *, _with_object: ToolObject | None = None) -
         tool.server,
         tool.schema_hash,
         tool.description,
-        repr(tool.annotations),
+        *(repr(v) for v in tool.annotations.__dict__.values()),
         _with_object.value if _with_object else "",
     )
     cached = _CACHE.get(key)

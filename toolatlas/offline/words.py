@@ -7,6 +7,7 @@ decides. Nothing names a particular server's tools.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -27,11 +28,14 @@ __all__ = [
 
 def tokens(name: str | None) -> list[str]:
     """``repo_path`` → ``[repo, path]``; ``entityName`` → ``[entity, name]``"""
-    if not name:
-        return []
+    return list(_tokens(name)) if name else []
+
+
+@functools.lru_cache(maxsize=8192)
+def _tokens(name: str) -> tuple[str, ...]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", spaced)
-    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+    return tuple(w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w)
 
 
 def tool_tokens(tool: ToolSpec) -> list[str]:
