@@ -1,11 +1,11 @@
 """Probes/s of a build of one server, in-process and on Ray, as a ratio of the server's physical limit.
 
 Per demo server, in one process: (1) the raw call rate of its smoke call on one session, one call
-in flight (the executor's own rhythm); (2) the cost of its environment's reset (in place); (3) a
-build of that server alone (bootstrap + R rounds, one executor) with each engine. Printed: build
-probes/s and calls/s; the share of probes that changed state (only those are reset); the limit of
-a probe = calls per probe × call time + reset share × one reset; and the ratios. Raw rates
-are measured before and after the builds, averaged.
+in flight (the executor's own rhythm); (2) the cost of one reset of its environment, done as the
+build does it (``Sandbox.restore``); (3) a build of that server alone (bootstrap + R rounds, one
+executor) with each engine. Printed: build probes/s and calls/s; the share of probes that changed
+state (only those are reset); the limit of a probe = calls per probe × call time + reset share ×
+one reset; and the ratios. Raw rates are measured before and after the builds, averaged.
 
     .venv/bin/python benchmarks/build_throughput.py [--rounds 2] [--server NAME] [--engine asyncio|ray|both]
 """
@@ -48,7 +48,7 @@ async def raw_rates(workspace: Workspace, name: str, seconds: float) -> tuple[fl
         resets = []
         for _ in range(20):
             t0 = time.perf_counter()
-            await sandbox.reset()
+            await sandbox.restore()
             resets.append(time.perf_counter() - t0)
     return statistics.mean(calls), statistics.median(resets)
 

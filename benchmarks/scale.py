@@ -2,15 +2,15 @@
 
 For each size, in one process: (1) the physical limit of the same servers — every server's
 sandbox started at once (timed), then all of them loop concurrently for a few seconds over their
-smoke call alone (the raw call rate: read-only work needs no reset) and over [smoke call; reset
-in place] (the same with the environment reset rate); (2) the Ray build of the catalogue
-(bootstrap + R rounds); (3) optionally the in-process build. The limit of the build's own work is
-its calls at the raw call rate plus its resets (only probes that changed state are reset) at the
-reset cost the two loops imply; end to end it adds the servers' start. Reported: wall time,
-probes/s, the ratios against the limit (end to end, and the probing window: first server ready →
-last round's end) and against the in-process build, peak memory per executor host (the host
-process plus its server processes) and in total (the driver and everything under it), and how
-wall time grows.
+smoke call alone (the raw call rate: read-only work needs no reset) and over [smoke call; reset]
+(the same with the environment reset rate; a reset as the build does it, ``Sandbox.restore``);
+(2) the Ray build of the catalogue (bootstrap + R rounds); (3) optionally the in-process build.
+The limit of the build's own work is its calls at the raw call rate plus its resets (only probes
+that changed state are reset) at the reset cost the two loops imply; end to end it adds the
+servers' start. Reported: wall time, probes/s, the ratios against the limit (end to end, and the
+probing window: first server ready → last round's end) and against the in-process build, peak
+memory per executor host (the host process plus its server processes) and in total (the driver
+and everything under it), and how wall time grows.
 
     .venv/bin/python benchmarks/scale.py [--sizes 10 50 100] [--rounds 1] [--in-process]
 """
@@ -119,7 +119,7 @@ async def physical_limit(config: Path, seconds: float) -> tuple[float, float, fl
                 while time.perf_counter() < deadline:
                     await sandbox.call(spec.smoke.tool, arguments)
                     if reset:
-                        await sandbox.reset()
+                        await sandbox.restore()
                     count += 1
 
             t0 = time.perf_counter()

@@ -94,6 +94,27 @@ class TestStatefulDemoServers:
             assert expected not in after.excerpt
             await sandbox.discard(frozen)
 
+    async def test_restore_undoes_a_mutation_and_leaves_nothing_behind(self, workspace: Workspace, server: str) -> None:
+        """restore() (what verify-in-place executors do): the snapshot's state at once, twice in a row,
+        and whatever was moved aside is deleted by the time the sandbox is closed."""
+        write, write_args, read, read_args, expected = MUTATIONS[server]
+        sandbox = workspace.sandbox(DEMO.server(server))
+        await sandbox.start()
+        assert sandbox.instance is not None
+        instance_id = sandbox.instance.id
+        try:
+            snapshot_digest = await sandbox.digest(sandbox.snapshot)
+            for _ in range(2):
+                written = await sandbox.call(write, fill(sandbox, write_args))
+                assert written.outcome is OutcomeClass.OK, written.excerpt
+                assert await sandbox.digest() != snapshot_digest
+                await sandbox.restore()
+                assert await sandbox.digest() == snapshot_digest
+                assert expected not in (await sandbox.call(read, fill(sandbox, read_args))).excerpt
+        finally:
+            await sandbox.close()
+        assert not list((sandbox.instances_dir / "frozen").glob(f"{instance_id}-*"))
+
 
 class TestSandboxConfinement:
     async def test_server_process_lives_in_the_instance(self, workspace: Workspace) -> None:

@@ -30,7 +30,7 @@ class Executor:
     After the last step the instance is digested: a probe that left it exactly as the snapshot
     (every read-only probe) needs no freeze and no reset — the sandbox goes straight on; one that
     changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
-    is verified right here (:meth:`run_verified`), reset in place.
+    is verified right here (:meth:`run_verified`), restored without keeping the changed state.
     """
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
@@ -56,8 +56,8 @@ class Executor:
 
     async def run_verified(self, probe: Probe) -> tuple[Rollout, Verdict]:
         """Run a probe and verify it here, from the digests the rollout carries: no post-state is
-        kept (a changed instance is reset in place). The rollout comes back without its digests —
-        what an inducer in another process reads, and a fraction of the bytes."""
+        kept (a changed instance is restored the quickest way). The rollout comes back without its
+        digests — what an inducer in another process reads, and a fraction of the bytes."""
         rollout = await self.run(probe, keep_post_state=False)
         return rollout.for_induction(), self.verifier.verify(rollout)
 
@@ -66,7 +66,7 @@ class Executor:
 
     async def run(self, probe: Probe, *, keep_post_state: bool = True) -> Rollout:
         """Run a probe's steps; a changed (or broken) instance is then frozen for a verifier or a
-        judge to inspect and reset — or, without ``keep_post_state``, just reset in place."""
+        judge to inspect and reset — or, without ``keep_post_state``, just restored (:meth:`Sandbox.restore`)."""
         t0 = time.perf_counter()
         variables = self.sandbox.variables()
         steps: list[StepResult] = []
@@ -92,7 +92,7 @@ class Executor:
             if reset and keep_post_state:
                 frozen = await self.sandbox.freeze_and_reset()
             elif reset:
-                await self.sandbox.reset()
+                await self.sandbox.restore()
             self.resets += reset
         except (ServerStartError, SandboxError) as exc:
             log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
