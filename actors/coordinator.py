@@ -61,6 +61,8 @@ PREFETCH = 2
 BATCH = 16
 """Most probes per round trip to an executor host: amortises Ray's per-call cost."""
 MIN_BATCH = 4
+MAX_INFLIGHT = 256
+"""Most batches in flight across a build, whatever its size (a bound on the results held at once)."""
 BATCHES_PER_SANDBOX = 4
 """A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
 small round still overlaps absorbing one batch with running the next."""
@@ -89,8 +91,11 @@ class RayBuild:
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         self.node_count = len(nodes)
         self.host_count = hosts or max(2, 2 * self.node_count)
-        self.inflight = inflight or 4 * self.host_count
-        """Batches in flight across the build (backpressure): each is up to BATCH probes."""
+        sandboxes = len(catalogue.enabled_servers) * catalogue.build.executors_per_server
+        self.inflight = inflight or max(4 * self.host_count, min(MAX_INFLIGHT, PREFETCH * sandboxes))
+        """Batches in flight across the build (backpressure): each is up to BATCH probes. Enough for
+        every sandbox to have one running and one queued (up to MAX_INFLIGHT): with fewer, only a few
+        servers probe at a time and the hosts wait on their round trips (-5% probes/s at 100 servers)."""
         self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
         """One per node: a shard's planning and induction take a fraction of a core even for 100 servers."""
         self.placements: dict[str, set[str]] = {}

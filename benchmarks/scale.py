@@ -2,15 +2,17 @@
 
 For each size, in one process: (1) the physical limit of the same servers — every server's
 sandbox started at once (timed), then all of them loop concurrently for a few seconds over their
-smoke call alone (the raw call rate: read-only work needs no reset) and over [smoke call; reset]
-(the same with the environment reset rate; a reset as the build does it, ``Sandbox.restore``);
-(2) the Ray build of the catalogue (bootstrap + R rounds); (3) optionally the in-process build.
-The limit of the build's own work is its calls at the raw call rate plus its resets (only probes
-that changed state are reset) at the reset cost the two loops imply; end to end it adds the
-servers' start. Reported: wall time, probes/s, the ratios against the limit (end to end, and the
-probing window: first server ready → last round's end) and against the in-process build, peak
-memory per executor host (the host process plus its server processes) and in total (the driver
-and everything under it), and how wall time grows.
+smoke call alone (the raw call rate of a cheap read: read-only work needs no reset), over [smoke
+call; reset] (the same with the environment reset rate; a reset as the build does it,
+``Sandbox.restore``) and over the calls of their own bootstrap probes replayed raw (the build's
+call mix: refusals cost a server about twice a plain read); (2) the Ray build of the catalogue
+(bootstrap + R rounds); (3) optionally the in-process build. The limit of the build's own work
+is its calls at the raw rate of its call mix plus its resets (only probes that changed state are
+reset) at the reset cost; end to end it adds the servers' start. Reported: wall time, probes/s,
+the ratios against the limit (end to end, and the probing window: first server ready → last
+round's end; also against the smoke-call limit, the stricter and less faithful one) and against
+the in-process build, peak memory per executor host (the host process plus its server processes)
+and in total (the driver and everything under it), and how wall time grows.
 
     .venv/bin/python benchmarks/scale.py [--sizes 10 50 100] [--rounds 1] [--in-process]
 """
@@ -42,13 +44,18 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 class MemorySampler:
-    """Peak RSS of each executor host (with its children) and of this process tree, sampled in a thread."""
+    """Peak RSS of each executor host (with its children) and of this process tree, sampled in a thread.
 
-    def __init__(self, interval: float = 0.5) -> None:
+    Cheap on purpose (it shares the 2 cores with the build it measures): a process's kind is read
+    from its command line once, and the tree is walked once a second.
+    """
+
+    def __init__(self, interval: float = 1.0) -> None:
         self.interval = interval
         self.peak_total = 0
         self.peak_host = 0
         self.peak_hosts_sum = 0
+        self._hosts: dict[int, bool] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -60,15 +67,24 @@ class MemorySampler:
         self._stop.set()
         self._thread.join()
 
+    def _is_host(self, process: psutil.Process) -> bool:
+        if process.pid not in self._hosts:
+            command = " ".join(_cmdline(process))
+            if not command.startswith("ray::") or "IDLE" in command:  # not (yet) an actor: ask again later
+                return False
+            self._hosts[process.pid] = "ExecutorHost" in command
+        return self._hosts[process.pid]
+
     def _run(self) -> None:
         me = psutil.Process()
         while not self._stop.is_set():
             try:
                 tree = [me, *me.children(recursive=True)]
-                total = sum(_rss(p) for p in tree)
-                hosts = [p for p in tree if "ExecutorHost" in " ".join(_cmdline(p))]
-                per_host = [_rss(h) + sum(_rss(c) for c in _children(h)) for h in hosts]
-                self.peak_total = max(self.peak_total, total)
+                rss = {p.pid: _rss(p) for p in tree}
+                parents = {p.pid: p for p in tree}
+                per_host = [rss[h.pid] + sum(rss.get(c.pid, 0) for c in _children(h))
+                            for h in parents.values() if self._is_host(h)]
+                self.peak_total = max(self.peak_total, sum(rss.values()))
                 if per_host:
                     self.peak_host = max(self.peak_host, max(per_host))
                     self.peak_hosts_sum = max(self.peak_hosts_sum, sum(per_host))
@@ -98,36 +114,81 @@ def _children(process: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-async def physical_limit(config: Path, seconds: float) -> tuple[float, float, float]:
-    """(seconds to start every server, call+reset ops/s, read-only calls/s), each server in its own
-    sandbox, all started at once as the build starts them."""
+async def physical_limit(config: Path, seconds: float) -> dict[str, float]:
+    """The physical limit of the catalogue's servers, each in its own sandbox, all started at once
+    as the build starts them (timed), then all looping concurrently for ``seconds`` per loop:
+
+    - ``smoke``: each server's smoke call alone (the raw call rate of a cheap read);
+    - ``smoke_reset``: [smoke call; reset] (the same with the environment reset rate);
+    - ``mix``: the calls of the server's own bootstrap probes (the planner's, as the build sends
+      them: refusals included, which cost a server about twice a plain read), replayed raw in
+      order, with a reset after every probe whose tools are not all read-only.
+
+    The raw cost of one call of the build's mix is then the mix loop's time less its resets at
+    the reset cost, per call.
+    """
+    from toolatlas.build.shard import ServerShard
+
     workspace = Workspace(load_catalogue(config))
     sandboxes = [workspace.sandbox(spec) for spec in workspace.catalogue.servers]
     t0 = time.perf_counter()
     await asyncio.gather(*(s.start() for s in sandboxes))
     started = time.perf_counter() - t0
+    plans = {}
+    for sandbox in sandboxes:
+        shard = ServerShard(workspace, sandbox.spec, workspace.catalogue.build)
+        shard.prepare(sandbox.tools)
+        read_only = {t.name for t in sandbox.tools if t.annotations.read_only}
+        plans[sandbox.spec.name] = [
+            ([(step.tool, step.arguments) for step in probe.steps], not all(s.tool in read_only for s in probe.steps))
+            for probe in shard.plan(0)
+        ]
     try:
-        rates = []
-        for reset in (True, False):
-            count = 0
+        counts: dict[str, tuple[int, int, float]] = {}
+        for loop_name in ("smoke_reset", "smoke", "mix"):
+            calls = resets = 0
             deadline = time.perf_counter() + seconds
 
             async def loop(sandbox) -> None:
-                nonlocal count
+                nonlocal calls, resets
                 spec = sandbox.spec
-                arguments = render_value(spec.smoke.arguments, sandbox.variables())
+                variables = sandbox.variables()
+                if loop_name == "mix":
+                    probes = plans[spec.name]
+                else:
+                    probes = [([(spec.smoke.tool, spec.smoke.arguments)], loop_name == "smoke_reset")]
                 while time.perf_counter() < deadline:
-                    await sandbox.call(spec.smoke.tool, arguments)
-                    if reset:
-                        await sandbox.restore()
-                    count += 1
+                    for steps, mutating in probes:
+                        for tool, arguments in steps:
+                            await sandbox.call(tool, render_value(arguments, variables))
+                            calls += 1
+                        if mutating:
+                            await sandbox.restore()
+                            resets += 1
+                        if time.perf_counter() >= deadline:
+                            break
+                if loop_name == "mix":
+                    await sandbox.restore()  # not counted: leaves the state as the build finds it
 
             t0 = time.perf_counter()
             await asyncio.gather(*(loop(s) for s in sandboxes))
-            rates.append(count / (time.perf_counter() - t0))
-        return started, rates[0], rates[1]
+            counts[loop_name] = (calls, resets, time.perf_counter() - t0)
     finally:
         await asyncio.gather(*(s.close() for s in sandboxes), return_exceptions=True)
+    smoke_calls, _, smoke_wall = counts["smoke"]
+    call_s = smoke_wall / smoke_calls
+    ops, _, ops_wall = counts["smoke_reset"]
+    reset_s = max(0.0, ops_wall / ops - call_s)
+    mix_calls, mix_resets, mix_wall = counts["mix"]
+    mix_call_s = max(1e-9, (mix_wall - mix_resets * reset_s) / mix_calls)
+    return {
+        "start_s": started,
+        "read_calls_per_s": 1 / call_s,
+        "probe_ops_per_s": ops / ops_wall,
+        "reset_s": reset_s,
+        "mix_calls_per_s": 1 / mix_call_s,
+        "mix_reset_share": mix_resets / max(1, mix_calls),
+    }
 
 
 def ray_build(config: Path, rounds: int) -> tuple[object, MemorySampler, float]:
@@ -177,11 +238,12 @@ def main() -> None:
             config = generate_catalogue(size, Path(tmp) / "catalogue")
             # offline seed tasks are deterministic: one rollout each is enough at scale
             config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
-            start_s, limit_ops, limit_reads = asyncio.run(physical_limit(config, args.seconds))
+            limit = asyncio.run(physical_limit(config, args.seconds))
             report, memory, wall = ray_build(config, args.rounds)
-            call_s = 1 / limit_reads
-            reset_s = max(0.0, 1 / limit_ops - call_s)
-            limit_work_s = report.calls * call_s + report.resets * reset_s
+            reset_s = limit["reset_s"]
+            # the build's own calls at the raw rate of its call mix, and its resets at the reset cost
+            limit_work_s = report.calls / limit["mix_calls_per_s"] + report.resets * reset_s
+            smoke_work_s = report.calls / limit["read_calls_per_s"] + report.resets * reset_s
             row = {
                 "servers": size,
                 "ok": sum(1 for s in report.servers.values() if s == "ok"),
@@ -193,15 +255,17 @@ def main() -> None:
                 "probing_s": report.probing_seconds,
                 "probes_per_s": report.probes / report.seconds,
                 "steady_probes_per_s": report.probes / report.probing_seconds,
-                "limit_probe_ops_per_s": limit_ops,
-                "limit_read_calls_per_s": limit_reads,
+                "limit_probe_ops_per_s": limit["probe_ops_per_s"],
+                "limit_read_calls_per_s": limit["read_calls_per_s"],
+                "limit_mix_calls_per_s": limit["mix_calls_per_s"],
                 "limit_reset_ms": reset_s * 1000,
                 "limit_work_s": limit_work_s,
                 "limit_probes_per_s": report.probes / limit_work_s,
                 "ratio_vs_limit": limit_work_s / report.probing_seconds,
-                "limit_start_s": start_s,
-                "limit_end_to_end_s": start_s + limit_work_s,
-                "ratio_end_to_end": (start_s + limit_work_s) / report.seconds,
+                "ratio_vs_smoke_limit": smoke_work_s / report.probing_seconds,
+                "limit_start_s": limit["start_s"],
+                "limit_end_to_end_s": limit["start_s"] + limit_work_s,
+                "ratio_end_to_end": (limit["start_s"] + limit_work_s) / report.seconds,
                 "peak_mib_per_host": memory.peak_host / 2**20,
                 "peak_mib_hosts": memory.peak_hosts_sum / 2**20,
                 "peak_mib_total": memory.peak_total / 2**20,
@@ -214,17 +278,17 @@ def main() -> None:
             rows.append(row)
             print(f"  {size} servers: {report.probes} probes in {report.seconds:.0f}s", flush=True)
     print("\nRay build of generated catalogues (bootstrap + rounds; one executor per server)")
-    print("(limit e2e = start every server at once + the build's calls at the raw call rate and its resets at the")
-    print(" reset cost, all servers busy at once; steady = probes/s from the first server ready to the last round's")
-    print(" end, against the limit's probes/s for the same calls and resets)")
+    print("(limit = the build's calls at the raw rate of its call mix and its resets at the reset cost, all servers")
+    print(" busy at once; e2e adds starting every server at once; steady = probes/s from the first server ready to")
+    print(" the last round's end; 'vs smoke' charges every call at the smoke call's raw rate instead)")
     print(f"{'servers':>7} {'ok':>4} {'probes':>7} {'calls':>6} {'resets':>6} {'build s':>8} {'limit e2e s':>11} "
-          f"{'vs e2e':>7} {'probes/s':>9} {'steady/s':>9} {'limit/s':>8} {'vs limit':>9} {'vs in-proc':>10} "
-          f"{'MiB/host':>9} {'MiB hosts':>10} {'MiB total':>10} {'s/server':>9}")
+          f"{'vs e2e':>7} {'probes/s':>9} {'steady/s':>9} {'limit/s':>8} {'vs limit':>9} {'vs smoke':>9} "
+          f"{'vs in-proc':>10} {'MiB/host':>9} {'MiB hosts':>10} {'MiB total':>10} {'s/server':>9}")
     for r in rows:
         print(f"{r['servers']:>7} {r['ok']:>4} {r['probes']:>7} {r['calls']:>6} {r['resets']:>6} {r['build_s']:8.1f} "
               f"{r['limit_end_to_end_s']:11.1f} {r['ratio_end_to_end']:7.2f} {r['probes_per_s']:9.1f} "
               f"{r['steady_probes_per_s']:9.1f} {r['limit_probes_per_s']:8.1f} {r['ratio_vs_limit']:9.2f} "
-              f"{r.get('ratio_vs_in_process', float('nan')):10.2f} "
+              f"{r['ratio_vs_smoke_limit']:9.2f} {r.get('ratio_vs_in_process', float('nan')):10.2f} "
               f"{r['peak_mib_per_host']:9.0f} {r['peak_mib_hosts']:10.0f} {r['peak_mib_total']:10.0f} "
               f"{r['build_s'] / r['servers']:9.2f}")
     if len(rows) > 1:

@@ -105,6 +105,16 @@ class TestFaults:
         await assert_usable(conn)
         assert conn.pid != pid
 
+    async def test_output_breaking_its_schema_is_a_protocol_error(self, conn: ServerConnection) -> None:
+        """Structured output that breaks the tool's output schema never arrives as `ok` (the MCP
+        client validates every successful result: what lets the executor's verifier skip it)."""
+        good = await conn.call("add", {"a": 2, "b": 3})
+        assert good.outcome is OutcomeClass.OK and good.structured == {"total": 5}
+        bad = await conn.call("misshapen", {"a": 2, "b": 3})
+        assert bad.outcome is OutcomeClass.PROTOCOL_ERROR
+        assert "invalid result" in bad.excerpt and "total" in bad.excerpt
+        await assert_usable(conn)
+
     async def test_garbage_on_stdout_is_a_protocol_error(self, conn: ServerConnection) -> None:
         """A non-JSON line on the wire during a call yields `protocol_error` naming the garbage."""
         outcome = await conn.call("garbage")

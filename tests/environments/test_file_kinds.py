@@ -223,6 +223,49 @@ class TestJsonFile:
         env.reset(instance)
         assert Path(instance.variables["file"]).read_bytes() == source.read_bytes()
 
+    def test_quick_reset_gives_a_new_file_with_the_snapshots_bytes_and_mode(self, tmp_path: Path) -> None:
+        """The in-place reset of a small file: the snapshot's bytes and mode bits in a new file (a
+        server holding the old one open keeps its own), whatever the server did to the entry —
+        rewrote it, made it read-only, deleted it or put a folder in its place; no staging file left."""
+        source = tmp_path / "state.json"
+        source.write_text('{"users": [1, 2]}')
+        os.chmod(source, 0o640)
+        env = JsonFileEnvironment()
+        snapshot = env.materialise(source, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        entry = Path(instance.variables["file"])
+        pristine = env.digest(snapshot)
+
+        def damaged_then_reset(damage) -> None:
+            damage()
+            assert env.quick_reset(instance)
+            assert entry.read_bytes() == source.read_bytes()
+            assert os.stat(entry).st_mode & 0o7777 == os.stat(snapshot.path).st_mode & 0o7777
+            assert env.digest(instance) == pristine
+            assert sorted(p.name for p in entry.parent.iterdir()) == [entry.name]
+
+        before = os.stat(entry).st_ino
+        damaged_then_reset(lambda: entry.write_text('{"users": []}'))
+        assert os.stat(entry).st_ino != before
+        damaged_then_reset(lambda: os.chmod(entry, 0o400))
+        damaged_then_reset(entry.unlink)
+
+        def folder() -> None:
+            entry.unlink()
+            (entry / "inside").mkdir(parents=True)
+
+        damaged_then_reset(folder)
+
+    def test_quick_reset_declines_large_files(self, tmp_path: Path) -> None:
+        """A state above QUICK_BYTES is not kept in memory: the caller resets it the general way."""
+        from toolatlas.environments.files import QUICK_BYTES
+
+        source = tmp_path / "state.json"
+        source.write_text('{"blob": "' + "x" * QUICK_BYTES + '"}')
+        env = JsonFileEnvironment()
+        instance = env.prepare(env.materialise(source, None, tmp_path / "snaps"), tmp_path / "i1")
+        assert not env.quick_reset(instance)
+
     def test_json_object_keys(self, tmp_path: Path) -> None:
         """A JSON object state is described key by key."""
         source = tmp_path / "state.json"

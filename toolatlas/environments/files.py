@@ -15,11 +15,13 @@ reading it once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import shutil
 import sqlite3
+import stat
 import subprocess
 import threading
 import uuid
@@ -45,6 +47,19 @@ def _copy_entry(source: Path, dest: Path) -> None:
         shutil.copytree(source, dest, symlinks=True)
     else:
         shutil.copy2(source, dest, follow_symlinks=False)
+
+
+@functools.lru_cache(maxsize=256)
+def _pristine(snapshot: str) -> tuple[bytes, int] | None:
+    """The bytes and mode bits of a small single-file snapshot (None when it is larger than
+    QUICK_BYTES, a folder or a symlink). Snapshots are content-addressed and never change."""
+    try:
+        info = os.lstat(snapshot)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > QUICK_BYTES:
+            return None
+        return Path(snapshot).read_bytes(), stat.S_IMODE(info.st_mode)
+    except OSError:
+        return None
 
 
 def tree_items(root: Path, *, exclude: frozenset[str] = frozenset()) -> dict[str, str]:
@@ -232,10 +247,32 @@ class FileStateEnvironment:
         return self._memo.get(self._fingerprint(path))
 
     def quick_reset(self, instance: Instance) -> bool:
-        """Restore a small single-file snapshot right away (a copy of a few kB)."""
-        if self._is_dir or os.stat(instance.snapshot.path).st_size > QUICK_BYTES:
+        """Restore a small single-file snapshot right away: its bytes (kept in memory: a snapshot
+        never changes) written to a sibling and renamed over the entry — a new file, as a reset
+        by copy gives, at a fraction of a copy's system calls."""
+        if self._is_dir:
             return False
-        self.reset(instance)
+        pristine = _pristine(instance.snapshot.path)
+        if pristine is None:
+            return False
+        data, mode = pristine
+        entry = instance.state / self.entry
+        staging = entry.with_name(f".{entry.name}.restoring")
+        try:
+            fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fchmod(fd, mode)
+            finally:
+                os.close(fd)
+            os.replace(staging, entry)
+        except IsADirectoryError:  # the server made a folder of it: the general reset removes trees
+            staging.unlink(missing_ok=True)
+            self.reset(instance)
+        except OSError as exc:
+            raise SandboxError(f"cannot reset {self.kind} instance {instance.id}: {exc}") from exc
         return True
 
     def _entry_path(self, state: Snapshot | Instance | FrozenState) -> Path:

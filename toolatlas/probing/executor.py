@@ -47,11 +47,12 @@ class Executor:
 
     @property
     def verifier(self) -> Verifier:
-        """A verifier of this sandbox's rollouts: the snapshot's digest and the live tools' schemas."""
+        """A verifier of this sandbox's rollouts: the snapshot's digest and the live tools' schemas
+        (the sandbox's MCP client has validated every structured result already)."""
         if self._verifier is None:
             assert self.snapshot_digest is not None, "start() the executor first"
             tools = {t.name: t for t in self.sandbox.tools}
-            self._verifier = Verifier(self.sandbox.environment, self.snapshot_digest, tools)
+            self._verifier = Verifier(self.sandbox.environment, self.snapshot_digest, tools, outputs_validated=True)
         return self._verifier
 
     async def run_verified(self, probe: Probe) -> tuple[Rollout, Verdict]:

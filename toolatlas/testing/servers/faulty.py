@@ -1,7 +1,7 @@
 """A small MCP server that misbehaves on request: the honest counterpart for fault tests.
 
 Run: ``python -m toolatlas.testing.servers.faulty [--http PORT] [--crash-on-start] [--hang-on-start]
-[--banner]``. Tools: ``echo``, ``add`` (with an output schema), ``fail`` (isError), ``crash``
+[--banner]``. Tools: ``echo``, ``add`` (with an output schema), ``misshapen`` (breaks that schema), ``fail`` (isError), ``crash``
 (exits mid-call), ``hang`` (never answers), ``garbage`` (writes a non-JSON line to stdout),
 ``flood`` (answers with a huge result), ``chatty`` (floods stderr, then answers).
 """
@@ -35,6 +35,11 @@ def echo(text: str) -> str:
 @server.tool(description="Add two integers.")
 def add(a: int, b: int) -> Sum:
     return Sum(total=a + b)
+
+
+@server.tool(description="Claim to add two integers, but answer with a result its output schema forbids.")
+def misshapen(a: int, b: int) -> Sum:
+    return Sum.model_construct(total=f"{a} plus {b}")  # unvalidated: `total` must be an integer
 
 
 @server.tool(description="Always fails with a tool error.")
