@@ -157,6 +157,10 @@ class RayBuild:
         self.gate = asyncio.Semaphore(self.inflight)
         self.window = [float("inf"), 0.0]
         """From the first server ready to probe to the last round's end: the steady-state window."""
+        self.ready_at: dict[str, float] = {}
+        """When each server was ready to probe (its sandboxes started, its shard prepared)."""
+        self.progress: list[tuple[float, int]] = []
+        """(when, probes) of every batch that came back: the build's probe rate over any window."""
         self.on_round = on_round
         self.calls = self.resets = 0
         statuses: dict[str, str] = {}
@@ -235,7 +239,8 @@ class RayBuild:
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
         stored = None if checkpoint is not None else await self.store.server_records.remote(name)
         first = await shard.prepare.remote(name, tools, stored, checkpoint)
-        self.window[0] = min(self.window[0], time.perf_counter())
+        self.ready_at[name] = time.perf_counter()
+        self.window[0] = min(self.window[0], self.ready_at[name])
         failures = 0
         persisted: asyncio.Future[None] | None = None
         """The last finished round's records, coverage row and checkpoint being written (in round
@@ -308,6 +313,7 @@ class RayBuild:
                         state["failures"] = state["failures"] + 1 if failed else 0
                     self.calls += done.calls
                     self.resets += done.resets
+                    self.progress.append((time.perf_counter(), size))
                     executed[first] = (size, verified)
                     arrived.set()
             finally:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import sys
 import tempfile
 import threading
@@ -114,35 +115,49 @@ def _children(process: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-async def physical_limit(config: Path, seconds: float) -> dict[str, float]:
+async def physical_limit(config: Path, seconds: float, rounds: int) -> dict[str, float]:
     """The physical limit of the catalogue's servers, each in its own sandbox, all started at once
     as the build starts them (timed), then all looping concurrently for ``seconds`` per loop:
 
     - ``smoke``: each server's smoke call alone (the raw call rate of a cheap read);
     - ``smoke_reset``: [smoke call; reset] (the same with the environment reset rate);
-    - ``mix``: the calls of the server's own bootstrap probes (the planner's, as the build sends
-      them: refusals included, which cost a server about twice a plain read), replayed raw in
-      order, with a reset after every probe whose tools are not all read-only.
+    - ``mix``: the build's own calls, replayed raw in order, with a reset after every probe whose
+      tools are not all read-only. The probes are the build's: the same seed plans the same probes
+      (an in-process build of rounds 0..R-1 before the loops, untimed, gives the last round's plan).
+      Calls differ in cost: a refusal costs a server about twice a plain read.
 
     The raw cost of one call of the build's mix is then the mix loop's time less its resets at
     the reset cost, per call.
     """
     from toolatlas.build.shard import ServerShard
+    from toolatlas.probing.executor import Executor
 
     workspace = Workspace(load_catalogue(config))
     sandboxes = [workspace.sandbox(spec) for spec in workspace.catalogue.servers]
+    executors = [Executor(sandbox, sandbox.spec.name) for sandbox in sandboxes]
     t0 = time.perf_counter()
-    await asyncio.gather(*(s.start() for s in sandboxes))
+    await asyncio.gather(*(e.start() for e in executors))
     started = time.perf_counter() - t0
-    plans = {}
-    for sandbox in sandboxes:
+    plans: dict[str, list[tuple[list[tuple[str, object]], bool]]] = {}
+
+    async def plan_rounds(executor: Executor) -> None:
+        sandbox = executor.sandbox
         shard = ServerShard(workspace, sandbox.spec, workspace.catalogue.build)
         shard.prepare(sandbox.tools)
         read_only = {t.name for t in sandbox.tools if t.annotations.read_only}
-        plans[sandbox.spec.name] = [
-            ([(step.tool, step.arguments) for step in probe.steps], not all(s.tool in read_only for s in probe.steps))
-            for probe in shard.plan(0)
-        ]
+        plans[sandbox.spec.name] = []
+        for round_ in range(rounds + 1):
+            probes = shard.plan(round_)
+            plans[sandbox.spec.name] += [
+                ([(step.tool, step.arguments) for step in probe.steps], not all(s.tool in read_only for s in probe.steps))
+                for probe in probes
+            ]
+            if round_ < rounds:
+                for probe in probes:
+                    shard.absorb(*await executor.run_verified(probe))
+                shard.finish_round(round_, 0.0)
+
+    await asyncio.gather(*(plan_rounds(e) for e in executors))
     try:
         counts: dict[str, tuple[int, int, float]] = {}
         for loop_name in ("smoke_reset", "smoke", "mix"):
@@ -154,7 +169,10 @@ async def physical_limit(config: Path, seconds: float) -> dict[str, float]:
                 spec = sandbox.spec
                 variables = sandbox.variables()
                 if loop_name == "mix":
-                    probes = plans[spec.name]
+                    # every probe starts from the snapshot (mutating ones are reset after), so the order
+                    # is free: shuffled, a few seconds sample all the build's rounds, not the first only
+                    probes = list(plans[spec.name])
+                    random.Random(spec.name).shuffle(probes)
                 else:
                     probes = [([(spec.smoke.tool, spec.smoke.arguments)], loop_name == "smoke_reset")]
                 while time.perf_counter() < deadline:
@@ -191,7 +209,7 @@ async def physical_limit(config: Path, seconds: float) -> dict[str, float]:
     }
 
 
-def ray_build(config: Path, rounds: int) -> tuple[object, MemorySampler, float]:
+def ray_build(config: Path, rounds: int) -> tuple[object, MemorySampler, float, tuple[float, int] | None]:
     import ray
 
     from actors.coordinator import RayBuild
@@ -205,9 +223,25 @@ def ray_build(config: Path, rounds: int) -> tuple[object, MemorySampler, float]:
             build = RayBuild(config, catalogue)
             report = asyncio.run(build.run(catalogue.servers, rounds=rounds))
             wall = time.perf_counter() - t0
+            ready_rate = all_ready_rate(build)
     finally:
         ray.shutdown()
-    return report, memory, wall
+    return report, memory, wall, ready_rate
+
+
+def all_ready_rate(build) -> tuple[float, int] | None:
+    """(probes/s, probes) once every server is running: from the last server ready to the last batch
+    back — the window the limit's loops measure (all servers started, all busy). Before it, the
+    build shares the cores with the servers still starting; the tail after the busiest phase, as
+    servers finish one by one, stays in. None when too little of the build falls in it."""
+    if not build.ready_at or not build.progress:
+        return None
+    start = max(build.ready_at.values())
+    after = [(when, size) for when, size in build.progress if when > start]
+    probes = sum(size for _, size in after)
+    if probes < 0.25 * sum(size for _, size in build.progress):
+        return None
+    return probes / (max(when for when, _ in after) - start), probes
 
 
 def in_process_build(config: Path, rounds: int) -> tuple[object, float]:
@@ -227,7 +261,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 100])
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--seconds", type=float, default=4.0, help="measuring time of the physical limit")
+    parser.add_argument("--seconds", type=float, default=8.0, help="measuring time of the physical limit")
     parser.add_argument("--in-process", action="store_true", help="also build in-process, for the ratio")
     args = parser.parse_args()
     configure_logging()
@@ -238,8 +272,8 @@ def main() -> None:
             config = generate_catalogue(size, Path(tmp) / "catalogue")
             # offline seed tasks are deterministic: one rollout each is enough at scale
             config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
-            limit = asyncio.run(physical_limit(config, args.seconds))
-            report, memory, wall = ray_build(config, args.rounds)
+            limit = asyncio.run(physical_limit(config, args.seconds, args.rounds))
+            report, memory, wall, ready_rate = ray_build(config, args.rounds)
             reset_s = limit["reset_s"]
             # the build's own calls at the raw rate of its call mix, and its resets at the reset cost
             limit_work_s = report.calls / limit["mix_calls_per_s"] + report.resets * reset_s
@@ -263,6 +297,9 @@ def main() -> None:
                 "limit_probes_per_s": report.probes / limit_work_s,
                 "ratio_vs_limit": limit_work_s / report.probing_seconds,
                 "ratio_vs_smoke_limit": smoke_work_s / report.probing_seconds,
+                "all_ready_probes": ready_rate[1] if ready_rate else None,
+                "all_ready_probes_per_s": ready_rate[0] if ready_rate else None,
+                "ratio_all_ready_vs_limit": ready_rate[0] / (report.probes / limit_work_s) if ready_rate else None,
                 "limit_start_s": limit["start_s"],
                 "limit_end_to_end_s": limit["start_s"] + limit_work_s,
                 "ratio_end_to_end": (limit["start_s"] + limit_work_s) / report.seconds,
@@ -280,15 +317,18 @@ def main() -> None:
     print("\nRay build of generated catalogues (bootstrap + rounds; one executor per server)")
     print("(limit = the build's calls at the raw rate of its call mix and its resets at the reset cost, all servers")
     print(" busy at once; e2e adds starting every server at once; steady = probes/s from the first server ready to")
-    print(" the last round's end; 'vs smoke' charges every call at the smoke call's raw rate instead)")
+    print(" the last round's end; all-ready = probes/s from the last server ready to the last batch back, the")
+    print(" limit's own window; 'vs smoke' charges every call at the smoke call's raw rate instead)")
     print(f"{'servers':>7} {'ok':>4} {'probes':>7} {'calls':>6} {'resets':>6} {'build s':>8} {'limit e2e s':>11} "
           f"{'vs e2e':>7} {'probes/s':>9} {'steady/s':>9} {'limit/s':>8} {'vs limit':>9} {'vs smoke':>9} "
+          f"{'all-ready/s':>11} {'vs limit':>9} "
           f"{'vs in-proc':>10} {'MiB/host':>9} {'MiB hosts':>10} {'MiB total':>10} {'s/server':>9}")
     for r in rows:
         print(f"{r['servers']:>7} {r['ok']:>4} {r['probes']:>7} {r['calls']:>6} {r['resets']:>6} {r['build_s']:8.1f} "
               f"{r['limit_end_to_end_s']:11.1f} {r['ratio_end_to_end']:7.2f} {r['probes_per_s']:9.1f} "
               f"{r['steady_probes_per_s']:9.1f} {r['limit_probes_per_s']:8.1f} {r['ratio_vs_limit']:9.2f} "
-              f"{r['ratio_vs_smoke_limit']:9.2f} {r.get('ratio_vs_in_process', float('nan')):10.2f} "
+              f"{r['ratio_vs_smoke_limit']:9.2f} {r['all_ready_probes_per_s'] or float('nan'):11.1f} "
+              f"{r['ratio_all_ready_vs_limit'] or float('nan'):9.2f} {r.get('ratio_vs_in_process', float('nan')):10.2f} "
               f"{r['peak_mib_per_host']:9.0f} {r['peak_mib_hosts']:10.0f} {r['peak_mib_total']:10.0f} "
               f"{r['build_s'] / r['servers']:9.2f}")
     if len(rows) > 1:

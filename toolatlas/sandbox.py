@@ -149,10 +149,12 @@ class Sandbox:
         await asyncio.to_thread(self.environment.discard, frozen)
 
     async def close(self) -> None:
-        """Stop the server and delete the instance (shielded: runs even when cancelled)."""
+        """Stop the server and delete the instance (shielded: runs even when cancelled). The server
+        is terminated, not asked to exit: whatever it could still flush lives in the instance,
+        which goes next, and its orderly exit would only cost CPU the rest of the build needs."""
         try:
             if self.connection is not None:
-                await asyncio.shield(self.connection.close())
+                await asyncio.shield(self.connection.close(graceful=False))
         finally:
             if self._discarding is not None:
                 discarding, self._discarding = self._discarding, None

@@ -7,6 +7,8 @@ again afterwards.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -81,6 +83,21 @@ class TestNormalCalls:
         """Many calls in flight on one session all get their own answers."""
         outcomes = await asyncio.gather(*(conn.call("add", {"a": i, "b": 1}) for i in range(40)))
         assert [o.structured for o in outcomes] == [{"total": i + 1} for i in range(40)]
+
+
+class TestStopping:
+    async def test_graceful_close_lets_the_server_exit_and_a_terminating_one_does_not_wait(self) -> None:
+        """close() closes stdin and the server exits on its own (status 0); close(graceful=False),
+        what a sandbox does before deleting the instance, SIGTERMs the group at once."""
+        for graceful, status in ((True, 0), (False, -signal.SIGTERM)):
+            connection = ServerConnection("faulty", faulty(), LIMITS)
+            await connection.start()
+            process = connection._session.process if connection._session else None
+            assert process is not None and process.returncode is None
+            await connection.close(graceful=graceful)
+            assert process.returncode == status
+            with pytest.raises(ProcessLookupError):
+                os.killpg(process.pid, 0)  # the whole group is gone
 
 
 class TestFaults:

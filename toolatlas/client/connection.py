@@ -156,9 +156,15 @@ class ServerConnection:
                 self.restarts += 1
             await self._start_with_retries()
 
-    async def close(self) -> None:
+    async def close(self, *, graceful: bool = True) -> None:
+        """Stop the server. ``graceful``: close its stdin and let it exit on its own before
+        SIGTERM (the MCP way); without, SIGTERM its process group at once — for a server whose
+        state is thrown away next, where an orderly exit only costs CPU (a Python server's
+        interpreter teardown takes ~0.2 s of CPU, a tenth of a second per server in a build)."""
         async with self._lock:
             if self._session is not None:
+                if self._session.process is not None:
+                    self._session.process.graceful = graceful
                 await self._close_session(self._session)
 
     async def __aenter__(self) -> ServerConnection:

@@ -84,6 +84,9 @@ class StdioServerProcess:
         self.on_fault = on_fault
         self.stderr_log = stderr_log
         self.process: Process | None = None
+        self.graceful = True
+        """Stop by closing stdin and letting the server exit on its own first (the MCP way); when
+        false, the process group is sent SIGTERM at once (see :meth:`ServerConnection.close`)."""
         self._stderr_tail: deque[bytes] = deque()
         self._stderr_tail_size = 0
 
@@ -225,11 +228,13 @@ class StdioServerProcess:
                 logfile.close()
 
     async def _stop(self, process: Process) -> None:
-        """Close stdin, give the server a moment, then TERM and KILL its process group."""
+        """Close stdin, give the server a moment (unless not :attr:`graceful`), then TERM and KILL its
+        process group."""
         if process.stdin is not None:
             with contextlib.suppress(Exception):
                 await process.stdin.aclose()
-        for sig, wait in ((None, GRACEFUL_EXIT_TIMEOUT), (signal.SIGTERM, TERMINATE_TIMEOUT), (signal.SIGKILL, 1.0)):
+        stages = ((None, GRACEFUL_EXIT_TIMEOUT),) if self.graceful else ()
+        for sig, wait in (*stages, (signal.SIGTERM, TERMINATE_TIMEOUT), (signal.SIGKILL, 1.0)):
             if sig is not None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, sig)
