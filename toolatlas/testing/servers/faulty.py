@@ -1,9 +1,10 @@
 """A small MCP server that misbehaves on request: the honest counterpart for fault tests.
 
 Run: ``python -m toolatlas.testing.servers.faulty [--http PORT] [--crash-on-start] [--hang-on-start]
-[--banner]``. Tools: ``echo``, ``add`` (with an output schema), ``misshapen`` (breaks that schema), ``fail`` (isError), ``crash``
-(exits mid-call), ``hang`` (never answers), ``garbage`` (writes a non-JSON line to stdout),
-``flood`` (answers with a huge result), ``chatty`` (floods stderr, then answers).
+[--banner]``. Tools: ``echo``, ``add`` (with an output schema), ``misshapen`` (breaks that
+schema), ``fail`` (isError), ``crash`` (exits mid-call), ``hang`` (never answers), ``garbage``
+(writes a non-JSON line to stdout), ``flood`` (answers with a huge result), ``chatty`` (floods
+stderr, then answers).
 """
 
 from __future__ import annotations
