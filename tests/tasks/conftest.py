@@ -129,11 +129,22 @@ def filesystem_run(workspace: Workspace) -> Iterator[OfflineRun]:
     yield from offline_run(workspace, "filesystem", _read_text_file_round)
 
 
-def _add_then_commit(shard: ServerShard) -> list[Probe]:
-    """Round 1 on ``git_commit`` (which fails on the clean snapshot): the stage-then-commit chain."""
+GIT_CHAINS = (
+    ("git_commit", ["git_add", "git_commit"]),
+    ("git_checkout", ["git_branch", "git_checkout"]),
+)
+"""Round-1 chains of the git server: (target tool, steps). Stage then commit (``git_commit`` fails
+on the clean snapshot); list the branches, then check one out."""
+
+
+def _git_chains(shard: ServerShard) -> list[Probe]:
+    """Round 1: each chain of :data:`GIT_CHAINS` the proposer offers for its target."""
     assert shard.proposer is not None
-    candidates = shard.proposer.candidates(1, ["git_commit"])["git_commit"]
-    return [p for p in candidates if [s.tool for s in p.steps] == ["git_add", "git_commit"]]
+    chosen = []
+    for target, steps in GIT_CHAINS:
+        candidates = shard.proposer.candidates(1, [target])[target]
+        chosen += [p for p in candidates if [s.tool for s in p.steps] == steps]
+    return chosen
 
 
 @pytest.fixture(scope="module")
@@ -148,7 +159,7 @@ def memory_run(workspace: Workspace) -> Iterator[OfflineRun]:
 
 @pytest.fixture(scope="module")
 def git_run(workspace: Workspace) -> Iterator[OfflineRun]:
-    yield from offline_run(workspace, "git", _add_then_commit)
+    yield from offline_run(workspace, "git", _git_chains)
 
 
 @pytest.fixture()

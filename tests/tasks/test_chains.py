@@ -13,6 +13,7 @@ import pytest
 from toolatlas.config import LlmSettings
 from toolatlas.llm import LlmClient
 from toolatlas.models import OutcomeClass
+from toolatlas.tasks.assertions import check_assertion
 from toolatlas.tasks.decompiler import ChainDecompiler, accept_chain_task, settle_by_replay
 from toolatlas.tasks.models import TaskOrigin
 from toolatlas.tasks.vetting import RejectionReason, named_tools
@@ -43,6 +44,11 @@ def head_subject_by_git(repo: str) -> str:
         ["git", "-C", repo, "log", "-1", "--format=%s"], capture_output=True, text=True, check=True
     )
     return log.stdout.strip()
+
+
+def git(repo: str, *args: str) -> str:
+    """What git itself says, read-only."""
+    return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, check=True).stdout
 
 
 def decompiler_requests(endpoint: ScriptedOpenAIServer) -> list[ChatRequest]:
@@ -224,6 +230,29 @@ class TestOtherStateKinds:
         assert [(a.kind, a.expected) for a in task.verifier.assertions] == [("git_head_subject", subject)]
         assert subject == probe.steps[1].arguments["message"]
         assert task.targets == ["git_add", "git_commit"] and task.verifier.requires_change
+
+    async def test_a_checkout_chain_asserts_the_branch_git_reports_checked_out(
+        self, git_run: OfflineRun, script: Script, llm_settings: LlmSettings
+    ) -> None:
+        """git_branch → git_checkout makes no commit: the task asserts the branch checked out in the
+        recorded state (beside its tip's subject and the work tree it brought), which fails on the
+        snapshot and is stated in the request."""
+        probe, rollout, verdict = git_run.chain("git_branch", "git_checkout")
+        script.add(write_up, role="decompiler")
+        async with LlmClient(llm_settings) as llm, git_run.workspace.sandbox(git_run.spec) as sandbox:
+            batch = await ChainDecompiler(llm, git_run.brief()).decompile(probe, rollout, verdict, sandbox)
+
+        (task,) = batch.accepted
+        assert rollout.frozen is not None
+        by_kind = {a.kind: a for a in task.verifier.assertions if a.kind.startswith("git_")}
+        assert set(by_kind) == {"git_current_branch", "git_head_subject"}  # that branch's tip differs too
+        assertion = by_kind["git_current_branch"]
+        assert assertion.expected == git(rollout.frozen.path, "symbolic-ref", "--short", "HEAD").strip()
+        assert by_kind["git_head_subject"].expected == head_subject_by_git(rollout.frozen.path)
+        assert assertion.expected == probe.steps[1].arguments["branch_name"] and assertion.expected in task.text
+        on_snapshot = check_assertion(assertion, git_run.brief().initial_state)
+        assert not on_snapshot.passed and "checked out" in on_snapshot.detail
+        assert task.verifier.requires_change
 
     async def test_a_create_entity_chain_asserts_the_record_the_server_wrote(
         self, memory_run: OfflineRun, script: Script, llm_settings: LlmSettings

@@ -3,6 +3,9 @@ the catalogue's ``docs`` field, and assertions on a hand-made state."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -10,8 +13,9 @@ import pytest
 from toolatlas.config import ServerSpec, parse_catalogue
 from toolatlas.environments import FrozenState
 from toolatlas.errors import ConfigError
-from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.facts import EnvironmentFacts, git_staged_files
 from toolatlas.tasks.assertions import check_assertions
+from toolatlas.tasks.chains import _git_evidence
 from toolatlas.tasks.context import render_environment
 from toolatlas.tasks.docs import UsageDocs
 from toolatlas.tasks.models import StateAssertion
@@ -127,6 +131,62 @@ class TestAssertionsOnAHandMadeState:
         assert "lacks 'third line'" in results[4].detail
         assert "outside the state" in results[5].detail
         assert "needs a sqlite state" in results[6].detail
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
+
+
+class TestGitEvidenceOnHandMadeRepositories:
+    def test_new_branches_the_checked_out_branch_and_staged_paths_are_asserted(self, tmp_path: Path) -> None:
+        """A chain that only creates a branch, checks one out or stages files (no new commit) still has
+        something to assert: each assertion holds on the state after and fails on the state before."""
+        before = tmp_path / "before"
+        before.mkdir()
+        _git(before, "init", "-q", "-b", "main")
+        (before / "README.md").write_text("hello\n")
+        _git(before, "add", "README.md")
+        _git(before, "commit", "-q", "-m", "first")
+        _git(before, "branch", "old")
+        after = tmp_path / "after"
+        shutil.copytree(before, after, symlinks=True)
+        _git(after, "branch", "feature-x")
+        _git(after, "checkout", "-q", "old")
+        (after / "README.md").write_text("hello again\n")
+        (after / "new.txt").write_text("new\n")
+        _git(after, "add", "README.md", "new.txt")
+
+        evidence = _git_evidence(before, after)
+        assert [(a.kind, a.target, a.expected) for a in evidence.assertions] == [
+            ("git_branch_exists", "feature-x", None),
+            ("git_current_branch", "", "old"),
+            ("git_staged", "README.md", None),
+            ("git_staged", "new.txt", None),
+        ]
+        assert evidence.must_state == ["feature-x", "old", "README.md", "new.txt"]
+        state_after = FrozenState(kind="git", instance_id="a", path=str(after))
+        state_before = FrozenState(kind="git", instance_id="b", path=str(before))
+        assert all(r.passed for r in check_assertions(evidence.assertions, state_after))
+        failed = check_assertions(evidence.assertions, state_before)
+        assert not any(r.passed for r in failed)
+        assert [r.detail for r in failed] == [
+            "there is no branch 'feature-x'",
+            "the branch checked out is 'main', expected 'old'",
+            "README.md is not staged",
+            "new.txt is not staged",
+        ]
+        on_a_folder = check_assertions(evidence.assertions[:1], FrozenState(kind="directory", instance_id="c", path=str(after)))
+        assert "needs a git state" in on_a_folder[0].detail
+
+    def test_a_repository_without_commits_stages_everything_in_its_index(self, tmp_path: Path) -> None:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        _git(repo, "init", "-q", "-b", "main")
+        (repo / "a.txt").write_text("a\n")
+        _git(repo, "add", "a.txt")
+        assert git_staged_files(repo) == ["a.txt"]
 
 
 class TestEnvironmentText:

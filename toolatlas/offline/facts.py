@@ -55,6 +55,7 @@ __all__ = [
     "directory_facts",
     "extract_facts",
     "git_facts",
+    "git_staged_files",
     "json_file_facts",
 ]
 
@@ -293,6 +294,16 @@ def git_facts(repo: Path, *, placeholder: str = "${repo}") -> RepositoryFacts:
         changed_files=changed,
         clean=clean,
     )
+
+
+def git_staged_files(repo: Path) -> list[str]:
+    """Paths (relative to the work tree) whose staged content differs from HEAD's — every path in
+    the index when there is no commit yet (never changes the repository)."""
+    if _git(repo, "rev-parse", "-q", "--verify", "HEAD").strip():
+        listed = _git(repo, "diff", "--cached", "--name-only", "-z")
+    else:
+        listed = _git(repo, "ls-files", "-z")
+    return sorted(name for name in listed.split("\0") if name)
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -13,6 +13,9 @@ file_contains      path ("" for a one-file state) a string the file must contain
 file_sha256        path ("" for a one-file state) the hex SHA-256 of the file's bytes
 query_rows         a read-only SQL query          the rows, as a list of column → value dicts
 git_head_subject   —                              the subject line of the commit HEAD points to
+git_branch_exists  a branch name                  —
+git_current_branch —                              the name of the branch checked out
+git_staged         path relative to the work tree — (staged: its index content differs from HEAD's)
 answer_contains    —                              a string the final answer must contain
 ================== ============================== =================================================
 
@@ -32,7 +35,7 @@ from typing import Any
 
 from toolatlas.codebox.states import StateInput
 from toolatlas.models import Frozen
-from toolatlas.offline.facts import git_facts
+from toolatlas.offline.facts import git_facts, git_staged_files
 from toolatlas.tasks.models import StateAssertion
 
 __all__ = [
@@ -147,6 +150,20 @@ def _check(assertion: StateAssertion, state: StateInput, answer: str) -> tuple[b
             subject = head_subject(Path(state.path)) if state.kind == "git" else None
             passed = subject is not None and squash(subject) == squash(str(expected))
             return passed, "" if passed else f"HEAD's subject is {subject!r}, expected {_shown(expected)!r}"
+        case "git_branch_exists" | "git_current_branch":
+            if state.kind != "git":
+                raise ValueError(f"{assertion.kind} needs a git state, not {state.kind}")
+            facts = git_facts(Path(state.path))
+            if assertion.kind == "git_branch_exists":
+                found = assertion.target in facts.branches
+                return found, "" if found else f"there is no branch {assertion.target!r}"
+            passed = facts.current_branch == expected
+            return passed, "" if passed else f"the branch checked out is {facts.current_branch!r}, expected {_shown(expected)!r}"
+        case "git_staged":
+            if state.kind != "git":
+                raise ValueError(f"git_staged needs a git state, not {state.kind}")
+            staged = assertion.target in git_staged_files(Path(state.path))
+            return staged, "" if staged else f"{assertion.target} is not staged"
         case "answer_contains":
             passed = squash(str(expected)).casefold() in squash(answer).casefold()
             return passed, "" if passed else f"the answer lacks {_shown(expected)!r}"
@@ -171,6 +188,12 @@ def describe_assertion(assertion: StateAssertion) -> str:
             return f"the query {assertion.target!r} returns {expected}"
         case "git_head_subject":
             return f"the commit HEAD points to has the subject {expected}"
+        case "git_branch_exists":
+            return f"the repository has a branch {assertion.target!r}"
+        case "git_current_branch":
+            return f"the branch checked out is {expected}"
+        case "git_staged":
+            return f"{assertion.target} is staged for commit"
         case "answer_contains":
             return f"the final answer contains {expected}"
     return f"{assertion.kind} {assertion.target} {expected}"  # pragma: no cover - the Literal is closed

@@ -9,7 +9,9 @@ off what really happened, not written by an LLM. :func:`chain_evidence` derives 
 - files and folders removed: ``file_absent``; folders created empty: ``file_exists``;
 - SQLite: the rows of new or changed records and the columns of new tables (``query_rows``),
   and the absence of removed ones;
-- git: the subject of the new HEAD commit (``git_head_subject``), beside its work-tree files;
+- git: the subject of a new HEAD commit (``git_head_subject``), new branches (``git_branch_exists``),
+  the branch checked out (``git_current_branch``) and newly staged paths (``git_staged``), beside
+  its work-tree files;
 - a JSON-lines state: the records the chain added, verbatim;
 - a read-only chain: a few values of its final output the answer must contain (``answer_contains``).
 
@@ -32,6 +34,7 @@ from toolatlas.codebox.states import StateInput
 from toolatlas.environments import StateDiff
 from toolatlas.environments.files import tree_items
 from toolatlas.errors import VerificationError
+from toolatlas.offline.facts import git_facts, git_staged_files
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.probing.text import looks_like_error, to_placeholders
 from toolatlas.tasks.assertions import head_subject, normalise_rows, squash
@@ -196,10 +199,21 @@ def _merge(parts: list[ChainEvidence]) -> ChainEvidence:
 
 
 def _git_evidence(before: Path, after: Path) -> ChainEvidence:
+    """A new HEAD commit's subject, branches the chain created, the branch it checked out, and
+    the paths it staged (and left staged)."""
+    parts = []
     subject = head_subject(after)
-    if subject is None or subject == head_subject(before):
-        return ChainEvidence([])
-    return ChainEvidence([StateAssertion(kind="git_head_subject", expected=subject)], [subject])
+    if subject is not None and subject != head_subject(before):
+        parts.append(ChainEvidence([StateAssertion(kind="git_head_subject", expected=subject)], [subject]))
+    old, new = git_facts(before), git_facts(after)
+    for branch in sorted(set(new.branches) - set(old.branches)):
+        parts.append(ChainEvidence([StateAssertion(kind="git_branch_exists", target=branch)], [branch]))
+    if new.current_branch is not None and new.current_branch != old.current_branch:
+        current = new.current_branch
+        parts.append(ChainEvidence([StateAssertion(kind="git_current_branch", expected=current)], [current]))
+    for path in sorted(set(git_staged_files(after)) - set(git_staged_files(before))):
+        parts.append(ChainEvidence([StateAssertion(kind="git_staged", target=path)], [path]))
+    return _merge(parts)
 
 
 # -- SQLite -------------------------------------------------------------------------------------

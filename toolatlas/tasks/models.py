@@ -59,6 +59,9 @@ class StateAssertion(Frozen):
         "file_sha256",
         "query_rows",
         "git_head_subject",
+        "git_branch_exists",
+        "git_current_branch",
+        "git_staged",
         "answer_contains",
     ]
     target: str = ""
