@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ import pytest
 from toolatlas.codebox import RunStatus, ViolationRule, check_not_vacuous, run_verifier
 from toolatlas.environments import FrozenState, Snapshot
 from toolatlas.errors import VerificationError
+from toolatlas.testing.git import run_git
 
 StatesFactory = Callable[..., Any]
 """``make_states(kind, change)`` from conftest: (environment, initial snapshot, frozen post-state)."""
@@ -47,12 +46,6 @@ def add_customer(db: Path) -> None:
             "VALUES ('linus@example.test', 'Linus', 'FI', '2024-05-01 10:00:00')"
         )
     conn.close()
-
-
-def git(repo: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": "/dev/null"}  # fmt: skip
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, env=env)
 
 
 class TestDirectoryState:
@@ -156,10 +149,10 @@ class TestGitAndJsonStates:
         """``state.git`` carries branches, the log with changed files and the status, computed before the run."""
 
         def commit_on_branch(repo: Path) -> None:
-            git(repo, "checkout", "-q", "-b", "feature/verifier")
+            run_git(repo, "checkout", "-q", "-b", "feature/verifier")
             (repo / "VERIFIED.md").write_text("yes\n")
-            git(repo, "add", "VERIFIED.md")
-            git(repo, "commit", "-q", "-m", "Add the verified marker")
+            run_git(repo, "add", "VERIFIED.md")
+            run_git(repo, "commit", "-q", "-m", "Add the verified marker")
             (repo / "untracked.txt").write_text("loose\n")
 
         states = make_states("git", commit_on_branch)

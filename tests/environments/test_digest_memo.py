@@ -8,9 +8,7 @@ only for small single-file states (and empty scratch folders) and leave everythi
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ from toolatlas.environments import (
     SqliteEnvironment,
 )
 from toolatlas.environments.files import QUICK_BYTES
+from toolatlas.testing.git import run_git
 
 
 @pytest.fixture()
@@ -80,11 +79,9 @@ class TestMemoisedDigests:
         """A git repository's memoised digest follows a work-tree edit."""
         source = tmp_path / "repo"
         source.mkdir()
-        env_vars = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-                    "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": "/dev/null"}
         (source / "a.txt").write_text("a\n")
         for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "one"]):
-            subprocess.run(["git", "-C", str(source), *args], check=True, capture_output=True, env=env_vars)
+            run_git(source, *args)
         env = GitEnvironment()
         snapshot = env.materialise(source, None, tmp_path / "snaps")
         instance = env.prepare(snapshot, tmp_path / "i")

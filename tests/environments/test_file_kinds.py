@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from toolatlas.environments import (
     SqliteEnvironment,
 )
 from toolatlas.errors import SandboxError, SnapshotError
+from toolatlas.testing.git import run_git
 
 
 def tree_bytes(root: Path) -> dict[str, bytes]:
@@ -35,12 +35,6 @@ def source_tree(tmp_path: Path) -> Path:
     (root / "empty").mkdir()
     os.symlink("docs/a.md", root / "link")
     return root
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": "/dev/null"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
 
 
 class TestDirectory:
@@ -173,11 +167,11 @@ class TestGit:
     def repo(self, tmp_path: Path) -> Path:
         repo = tmp_path / "repo"
         repo.mkdir()
-        git(repo, "init", "-q", "-b", "main")
+        run_git(repo, "init", "-q", "-b", "main")
         (repo / "a.txt").write_text("one\n")
-        git(repo, "add", "a.txt")
-        git(repo, "commit", "-q", "-m", "first")
-        git(repo, "branch", "feature")
+        run_git(repo, "add", "a.txt")
+        run_git(repo, "commit", "-q", "-m", "first")
+        run_git(repo, "branch", "feature")
         return repo
 
     def test_reset_restores_refs_index_and_worktree(self, repo: Path, tmp_path: Path) -> None:
@@ -186,20 +180,20 @@ class TestGit:
         snapshot = env.materialise(repo, None, tmp_path / "snaps")
         instance = env.prepare(snapshot, tmp_path / "i1")
         work = Path(instance.variables["repo"])
-        refs_before = git(work, "for-each-ref")
+        refs_before = run_git(work, "for-each-ref")
         (work / "a.txt").write_text("two\n")
-        git(work, "commit", "-q", "-am", "second")
-        git(work, "branch", "extra")
+        run_git(work, "commit", "-q", "-am", "second")
+        run_git(work, "branch", "extra")
         (work / "staged.txt").write_text("s")
-        git(work, "add", "staged.txt")
+        run_git(work, "add", "staged.txt")
         diff = env.digest(snapshot).diff(env.digest(instance))
         assert "ref:refs/heads/extra" in diff.added and "ref:refs/heads/main" in diff.changed
         assert "index:staged.txt" in diff.added
         env.reset(instance)
-        assert git(work, "for-each-ref") == refs_before
-        assert git(work, "status", "--porcelain") == ""
+        assert run_git(work, "for-each-ref") == refs_before
+        assert run_git(work, "status", "--porcelain") == ""
         assert env.digest(instance) == env.digest(snapshot)
-        assert git(repo, "for-each-ref") == refs_before
+        assert run_git(repo, "for-each-ref") == refs_before
 
     def test_non_repository_source(self, tmp_path: Path) -> None:
         """A folder without .git is refused."""

@@ -3,9 +3,7 @@ the catalogue's ``docs`` field, and assertions on a hand-made state."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from toolatlas.tasks.context import render_environment
 from toolatlas.tasks.docs import UsageDocs
 from toolatlas.tasks.models import StateAssertion
 from toolatlas.tasks.vetting import named_tools
+from toolatlas.testing.git import run_git
 
 TOOLS = ["read_file", "gitAdd", "list-tables", "search"]
 
@@ -133,30 +132,24 @@ class TestAssertionsOnAHandMadeState:
         assert "needs a sqlite state" in results[6].detail
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@e", "GIT_CONFIG_GLOBAL": "/dev/null"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env).stdout
-
-
 class TestGitEvidenceOnHandMadeRepositories:
     def test_new_branches_the_checked_out_branch_and_staged_paths_are_asserted(self, tmp_path: Path) -> None:
         """A chain that only creates a branch, checks one out or stages files (no new commit) still has
         something to assert: each assertion holds on the state after and fails on the state before."""
         before = tmp_path / "before"
         before.mkdir()
-        _git(before, "init", "-q", "-b", "main")
+        run_git(before, "init", "-q", "-b", "main")
         (before / "README.md").write_text("hello\n")
-        _git(before, "add", "README.md")
-        _git(before, "commit", "-q", "-m", "first")
-        _git(before, "branch", "old")
+        run_git(before, "add", "README.md")
+        run_git(before, "commit", "-q", "-m", "first")
+        run_git(before, "branch", "old")
         after = tmp_path / "after"
         shutil.copytree(before, after, symlinks=True)
-        _git(after, "branch", "feature-x")
-        _git(after, "checkout", "-q", "old")
+        run_git(after, "branch", "feature-x")
+        run_git(after, "checkout", "-q", "old")
         (after / "README.md").write_text("hello again\n")
         (after / "new.txt").write_text("new\n")
-        _git(after, "add", "README.md", "new.txt")
+        run_git(after, "add", "README.md", "new.txt")
 
         evidence = _git_evidence(before, after)
         assert [(a.kind, a.target, a.expected) for a in evidence.assertions] == [
@@ -183,9 +176,9 @@ class TestGitEvidenceOnHandMadeRepositories:
     def test_a_repository_without_commits_stages_everything_in_its_index(self, tmp_path: Path) -> None:
         repo = tmp_path / "repo"
         repo.mkdir()
-        _git(repo, "init", "-q", "-b", "main")
+        run_git(repo, "init", "-q", "-b", "main")
         (repo / "a.txt").write_text("a\n")
-        _git(repo, "add", "a.txt")
+        run_git(repo, "add", "a.txt")
         assert git_staged_files(repo) == ["a.txt"]
 
 
