@@ -103,6 +103,12 @@ def _query(state: StateInput, sql: str) -> list[dict[str, Any]]:
         conn.close()
 
 
+def _repository(state: StateInput, kind: str) -> Path:
+    if state.kind != "git":
+        raise ValueError(f"{kind} needs a git state, not {state.kind}")
+    return Path(state.path)
+
+
 def head_subject(repo: Path) -> str | None:
     """The subject of the commit HEAD points to (None for a repository without commits)."""
     facts = git_facts(repo)
@@ -150,19 +156,15 @@ def _check(assertion: StateAssertion, state: StateInput, answer: str) -> tuple[b
             subject = head_subject(Path(state.path)) if state.kind == "git" else None
             passed = subject is not None and squash(subject) == squash(str(expected))
             return passed, "" if passed else f"HEAD's subject is {subject!r}, expected {_shown(expected)!r}"
-        case "git_branch_exists" | "git_current_branch":
-            if state.kind != "git":
-                raise ValueError(f"{assertion.kind} needs a git state, not {state.kind}")
-            facts = git_facts(Path(state.path))
-            if assertion.kind == "git_branch_exists":
-                found = assertion.target in facts.branches
-                return found, "" if found else f"there is no branch {assertion.target!r}"
-            passed = facts.current_branch == expected
-            return passed, "" if passed else f"the branch checked out is {facts.current_branch!r}, expected {_shown(expected)!r}"
+        case "git_branch_exists":
+            found = assertion.target in git_facts(_repository(state, assertion.kind)).branches
+            return found, "" if found else f"there is no branch {assertion.target!r}"
+        case "git_current_branch":
+            current = git_facts(_repository(state, assertion.kind)).current_branch
+            passed = current == expected
+            return passed, "" if passed else f"the branch checked out is {current!r}, expected {_shown(expected)!r}"
         case "git_staged":
-            if state.kind != "git":
-                raise ValueError(f"git_staged needs a git state, not {state.kind}")
-            staged = assertion.target in git_staged_files(Path(state.path))
+            staged = assertion.target in git_staged_files(_repository(state, assertion.kind))
             return staged, "" if staged else f"{assertion.target} is not staged"
         case "answer_contains":
             passed = squash(str(expected)).casefold() in squash(answer).casefold()
