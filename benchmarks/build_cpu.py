@@ -1,0 +1,157 @@
+"""Where a distributed build's CPU goes: CPU milliseconds per probe for each kind of process.
+
+Builds a generated catalogue of real MCP servers (``toolatlas/testing/catalogues.py``) on a local
+Ray instance while a thread samples the CPU time of every process under this one (the Ray
+instance, its actors, their server processes), tells them apart by command line (the driver,
+executor hosts, shard actors, the store owner, MCP servers, Ray's own processes), and keeps each
+process's last reading (so a server that exits keeps what it used). Reported over the window the
+physical limit is measured in — from the last server ready to the last batch back — as CPU ms per
+probe per kind, next to the CPU the window offered (cores × seconds per probe). On this 2-core
+machine the build is CPU-bound: what ToolAtlas spends per probe beside the servers is what keeps
+it from the servers' own limit (``benchmarks/scale.py``).
+
+    .venv/bin/python benchmarks/build_cpu.py [--servers 100] [--rounds 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import save  # noqa: E402
+
+from toolatlas.config import load_catalogue  # noqa: E402
+from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.testing.catalogues import SERVER_MODULE, generate_catalogue  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+KINDS = (
+    ("ray::ExecutorHost", "executor hosts"),
+    ("ray::ShardActor", "shard actors"),
+    ("ray::StoreOwner", "store owner"),
+    (SERVER_MODULE, "MCP servers"),
+    ("raylet", "Ray (raylet, GCS, agents)"),
+    ("gcs_server", "Ray (raylet, GCS, agents)"),
+    ("ray", "Ray (raylet, GCS, agents)"),
+)
+
+
+class CpuSampler:
+    """CPU seconds used so far by each kind of process under this one, sampled in a thread."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        self.interval = interval
+        self.used: dict[int, tuple[str, float]] = {}
+        """pid → (kind, CPU seconds at its last reading)."""
+        self.marks: dict[str, dict[str, float]] = {}
+        """label → :meth:`totals` at the first sample after its condition held."""
+        self._conditions: list[tuple[str, Callable[[], bool]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> CpuSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def mark_when(self, label: str, condition: Callable[[], bool]) -> None:
+        self._conditions.append((label, condition))
+
+    def totals(self) -> dict[str, float]:
+        """CPU seconds per kind, now."""
+        out: dict[str, float] = {}
+        for kind, seconds in list(self.used.values()):
+            out[kind] = out.get(kind, 0.0) + seconds
+        return out
+
+    def _kind(self, process: psutil.Process) -> str | None:
+        if process.pid == os.getpid():
+            return "driver"
+        try:
+            command = " ".join(process.cmdline())
+        except psutil.Error:
+            return None
+        if not command or "ray::IDLE" in command:
+            return None  # exiting, or a worker not yet an actor: keep what it was
+        return next((label for key, label in KINDS if key in command), "other")
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            for process in [me, *me.children(recursive=True)]:
+                try:
+                    times = process.cpu_times()
+                except psutil.Error:
+                    continue
+                known = self.used.get(process.pid)
+                kind = self._kind(process) or (known[0] if known else "other")
+                self.used[process.pid] = (kind, times.user + times.system)
+            for label, condition in self._conditions:
+                if label not in self.marks and condition():
+                    self.marks[label] = self.totals()
+            self._stop.wait(self.interval)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--servers", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    configure_logging()
+    os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
+
+    import ray
+
+    from actors.coordinator import RayBuild
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = generate_catalogue(args.servers, Path(tmp) / "catalogue")
+        config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
+        catalogue = load_catalogue(config)
+        ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.2", log_to_driver=False,
+                 runtime_env={"env_vars": {"TOOLATLAS_HOME": os.environ["TOOLATLAS_HOME"]}})
+        expected_rows = len(catalogue.servers) * (args.rounds + 1)
+        rows_seen: list[object] = []
+        try:
+            with CpuSampler() as cpu:
+                build = RayBuild(config, catalogue)
+                cpu.mark_when("ready", lambda: len(getattr(build, "ready_at", ())) == len(catalogue.servers))
+                cpu.mark_when("end", lambda: len(rows_seen) >= expected_rows)
+                report = asyncio.run(build.run(catalogue.servers, rounds=args.rounds, on_round=rows_seen.append))
+                time.sleep(2 * cpu.interval)
+        finally:
+            ray.shutdown()
+    start = max(build.ready_at.values())
+    after = [(when, size) for when, size in build.progress if when > start]
+    probes = sum(size for _, size in after)
+    window = max(when for when, _ in after) - start
+    # readings at the first sample after the last server was ready and after the last round was
+    # reported (half a second at most past each point; the sampling itself counts as the driver's)
+    used = {kind: cpu.marks["end"].get(kind, 0.0) - cpu.marks["ready"].get(kind, 0.0) for kind in cpu.marks["end"]}
+    cores = psutil.cpu_count()
+    rows = sorted(((kind, 1000 * seconds / probes) for kind, seconds in used.items()), key=lambda r: -r[1])
+    print(f"\n{args.servers} servers: {report.probes} probes; {probes} after the last server was ready, in {window:.1f} s "
+          f"({probes / window:.0f} probes/s); {cores} cores offer {1000 * cores * window / probes:.2f} CPU ms per probe")
+    print(f"{'process kind':<28} {'CPU ms per probe':>17}")
+    for kind, ms in rows:
+        print(f"{kind:<28} {ms:17.2f}")
+    print(f"{'all':<28} {sum(ms for _, ms in rows):17.2f}")
+    print(f"\nsaved {save('build_cpu', {'servers': args.servers, 'rounds': args.rounds, 'probes': probes, 'window_s': window, 'cpu_ms_per_probe': dict(rows)})}")
+
+
+if __name__ == "__main__":
+    main()
