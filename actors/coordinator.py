@@ -99,6 +99,10 @@ class RayBuild:
         self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
         """One per node: a shard's planning and induction take a fraction of a core even for 100 servers."""
         self.placements: dict[str, set[str]] = {}
+        self.ready_at: dict[str, float] = {}
+        """When each server was ready to probe (its sandboxes started, its shard prepared)."""
+        self.progress: list[tuple[float, int]] = []
+        """(when, probes) of every batch that came back: the build's probe rate over any window."""
 
     # -- actors -----------------------------------------------------------------------------------
 
@@ -157,10 +161,7 @@ class RayBuild:
         self.gate = asyncio.Semaphore(self.inflight)
         self.window = [float("inf"), 0.0]
         """From the first server ready to probe to the last round's end: the steady-state window."""
-        self.ready_at: dict[str, float] = {}
-        """When each server was ready to probe (its sandboxes started, its shard prepared)."""
-        self.progress: list[tuple[float, int]] = []
-        """(when, probes) of every batch that came back: the build's probe rate over any window."""
+        self.ready_at, self.progress = {}, []
         self.on_round = on_round
         self.calls = self.resets = 0
         statuses: dict[str, str] = {}

@@ -129,7 +129,7 @@ def main() -> None:
         try:
             with CpuSampler() as cpu:
                 build = RayBuild(config, catalogue)
-                cpu.mark_when("ready", lambda: len(getattr(build, "ready_at", ())) == len(catalogue.servers))
+                cpu.mark_when("ready", lambda: len(build.ready_at) == len(catalogue.servers))
                 cpu.mark_when("end", lambda: len(rows_seen) >= expected_rows)
                 report = asyncio.run(build.run(catalogue.servers, rounds=args.rounds, on_round=rows_seen.append))
                 time.sleep(2 * cpu.interval)
