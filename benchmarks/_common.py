@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import platform
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
+
+import psutil
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -50,3 +53,34 @@ def save(name: str, payload: dict[str, Any]) -> Path:
     payload = {"benchmark": name, "machine": platform.node(), "python": platform.python_version(), **payload}
     path.write_text(json.dumps(payload, indent=2))
     return path
+
+
+class ProcessTreeSampler:
+    """Samples this process and everything under it (a local Ray instance, its actors, their
+    server processes) in a thread, every ``interval`` seconds, while used as a context manager.
+    Subclasses say what a sample keeps (:meth:`sample`)."""
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def sample(self, tree: list[psutil.Process]) -> None:
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            try:
+                self.sample([me, *me.children(recursive=True)])
+            except psutil.Error:
+                pass  # a process went away mid-walk: the next sample sees the tree as it is
+            self._stop.wait(self.interval)

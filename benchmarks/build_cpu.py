@@ -20,7 +20,6 @@ import asyncio
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +28,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import save  # noqa: E402
+from _common import ProcessTreeSampler, save  # noqa: E402
 
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
@@ -47,26 +46,16 @@ KINDS = (
 )
 
 
-class CpuSampler:
-    """CPU seconds used so far by each kind of process under this one, sampled in a thread."""
+class CpuSampler(ProcessTreeSampler):
+    """CPU seconds used so far by each kind of process under this one."""
 
     def __init__(self, interval: float = 0.5) -> None:
-        self.interval = interval
+        super().__init__(interval)
         self.used: dict[int, tuple[str, float]] = {}
         """pid → (kind, CPU seconds at its last reading)."""
         self.marks: dict[str, dict[str, float]] = {}
         """label → :meth:`totals` at the first sample after its condition held."""
         self._conditions: list[tuple[str, Callable[[], bool]]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> CpuSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
     def mark_when(self, label: str, condition: Callable[[], bool]) -> None:
         self._conditions.append((label, condition))
@@ -89,21 +78,18 @@ class CpuSampler:
             return None  # exiting, or a worker not yet an actor: keep what it was
         return next((label for key, label in KINDS if key in command), "other")
 
-    def _run(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            for process in [me, *me.children(recursive=True)]:
-                try:
-                    times = process.cpu_times()
-                except psutil.Error:
-                    continue
-                known = self.used.get(process.pid)
-                kind = self._kind(process) or (known[0] if known else "other")
-                self.used[process.pid] = (kind, times.user + times.system)
-            for label, condition in self._conditions:
-                if label not in self.marks and condition():
-                    self.marks[label] = self.totals()
-            self._stop.wait(self.interval)
+    def sample(self, tree: list[psutil.Process]) -> None:
+        for process in tree:
+            try:
+                times = process.cpu_times()
+            except psutil.Error:
+                continue
+            known = self.used.get(process.pid)
+            kind = self._kind(process) or (known[0] if known else "other")
+            self.used[process.pid] = (kind, times.user + times.system)
+        for label, condition in self._conditions:
+            if label not in self.marks and condition():
+                self.marks[label] = self.totals()
 
 
 def main() -> None:

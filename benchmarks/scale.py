@@ -25,7 +25,6 @@ import os
 import random
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -33,7 +32,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import save  # noqa: E402
+from _common import ProcessTreeSampler, save  # noqa: E402
 
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.environments import render_value  # noqa: E402
@@ -44,29 +43,19 @@ from toolatlas.workspace import Workspace  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 
-class MemorySampler:
-    """Peak RSS of each executor host (with its children) and of this process tree, sampled in a thread.
+class MemorySampler(ProcessTreeSampler):
+    """Peak RSS of each executor host (with its children) and of this process tree.
 
     Cheap on purpose (it shares the 2 cores with the build it measures): a process's kind is read
     from its command line once, and the tree is walked once a second.
     """
 
     def __init__(self, interval: float = 1.0) -> None:
-        self.interval = interval
+        super().__init__(interval)
         self.peak_total = 0
         self.peak_host = 0
         self.peak_hosts_sum = 0
         self._hosts: dict[int, bool] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> MemorySampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
 
     def _is_host(self, process: psutil.Process) -> bool:
         if process.pid not in self._hosts:
@@ -76,22 +65,13 @@ class MemorySampler:
             self._hosts[process.pid] = "ExecutorHost" in command
         return self._hosts[process.pid]
 
-    def _run(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            try:
-                tree = [me, *me.children(recursive=True)]
-                rss = {p.pid: _rss(p) for p in tree}
-                parents = {p.pid: p for p in tree}
-                per_host = [rss[h.pid] + sum(rss.get(c.pid, 0) for c in _children(h))
-                            for h in parents.values() if self._is_host(h)]
-                self.peak_total = max(self.peak_total, sum(rss.values()))
-                if per_host:
-                    self.peak_host = max(self.peak_host, max(per_host))
-                    self.peak_hosts_sum = max(self.peak_hosts_sum, sum(per_host))
-            except psutil.Error:
-                pass
-            self._stop.wait(self.interval)
+    def sample(self, tree: list[psutil.Process]) -> None:
+        rss = {p.pid: _rss(p) for p in tree}
+        per_host = [rss[h.pid] + sum(rss.get(c.pid, 0) for c in _children(h)) for h in tree if self._is_host(h)]
+        self.peak_total = max(self.peak_total, sum(rss.values()))
+        if per_host:
+            self.peak_host = max(self.peak_host, max(per_host))
+            self.peak_hosts_sum = max(self.peak_hosts_sum, sum(per_host))
 
 
 def _rss(process: psutil.Process) -> int:
