@@ -2,13 +2,21 @@
 
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``)
 and drives every server through bootstrap and its rounds **independently**: a slow server never
-holds back a fast one. Probes run in batches on executor hosts spread over the nodes, which
-verify each one where its state is; the verified rollouts go to the server's shard by reference
-(the driver reads only a batch's small summary) and are absorbed in probe order — so the atlas
-equals the in-process build's for the same seed. In-flight batches are bounded across the build
-(backpressure) and consumed in completion order. Executor hosts are restarted by Ray and their
-in-flight calls retried; a shard that dies is restored from its last checkpoint and the round
-re-run — nothing is lost, nothing counted twice.
+holds back a fast one. Two topologies, chosen per build:
+
+- **split** (a server with several executors): probes run in batches on executor hosts spread
+  over the nodes, which verify each one where its state is; the verified rollouts go to the
+  server's shard actor by reference (the driver reads only a batch's small summary) and are
+  absorbed in probe order. In-flight batches are bounded across the build (backpressure) and
+  consumed in completion order.
+- **colocated** (one executor per server, the default): the executor host that owns the server's
+  sandbox also plans and absorbs its probes — a round is one call, nothing is shipped per probe
+  (about a third less CPU per probe than split on a 2-core machine: ``benchmarks/build_cpu.py``).
+  Rounds in flight are bounded the same way.
+
+Either way the atlas equals the in-process build's for the same seed. Executor hosts are
+restarted by Ray and their in-flight calls retried; a shard (or a colocated server) that is lost
+is restored from its last checkpoint and the round re-run — nothing is lost, nothing counted twice.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import structlog
 from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors.executor import ExecutorHost
+from actors.executor import ExecutorHost, ServerNotOpen
 from actors.shard import ShardActor
 from actors.store import StoreOwner
 from toolatlas.build.catalogue import (
@@ -41,12 +49,13 @@ from toolatlas.build.catalogue import (
 )
 from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 from toolatlas.config import Catalogue, ServerSpec
+from toolatlas.errors import ConfigError
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
 from toolatlas.probing.models import BatchSummary, Probe
 
-__all__ = ["RayBuild"]
+__all__ = ["TOPOLOGIES", "RayBuild"]
 
 log = structlog.get_logger(__name__)
 
@@ -63,6 +72,8 @@ BATCH = 16
 MIN_BATCH = 4
 MAX_INFLIGHT = 256
 """Most batches in flight across a build, whatever its size (a bound on the results held at once)."""
+TOPOLOGIES = ("auto", "colocated", "split")
+"""``auto``: colocated when each server has one executor, split otherwise."""
 BATCHES_PER_SANDBOX = 4
 """A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
 small round still overlaps absorbing one batch with running the next."""
@@ -81,6 +92,7 @@ class RayBuild:
         inflight: int | None = None,
         shards: int | None = None,
         backend: str = "auto",
+        topology: str = "auto",
     ) -> None:
         self.config = str(config.resolve())
         self.catalogue = catalogue
@@ -96,13 +108,36 @@ class RayBuild:
         """Batches in flight across the build (backpressure): each is up to BATCH probes. Enough for
         every sandbox to have one running and one queued (up to MAX_INFLIGHT): with fewer, only a few
         servers probe at a time and the hosts wait on their round trips (-5% probes/s at 100 servers)."""
-        self.shard_count = shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
-        """One per node: a shard's planning and induction take a fraction of a core even for 100 servers."""
+        single = catalogue.build.executors_per_server == 1
+        if topology not in TOPOLOGIES:
+            raise ValueError(f"topology must be one of {', '.join(TOPOLOGIES)}, not {topology!r}")
+        if topology == "colocated" and not single:
+            raise ConfigError(self.config, [("build.executors_per_server", "the colocated topology runs one executor per server")])
+        self.colocated = topology == "colocated" or (topology == "auto" and single)
+        """Each server built whole by the host that owns its sandbox (see the module's docstring)."""
+        self.topology = "colocated" if self.colocated else "split"
+        self.shard_count = 0 if self.colocated and not self.with_llm else \
+            shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
+        """One per node: a shard's planning and induction take a fraction of a core even for 100
+        servers. Colocated servers need them only for the LLM method's rounds."""
         self.placements: dict[str, set[str]] = {}
         self.ready_at: dict[str, float] = {}
         """When each server was ready to probe (its sandboxes started, its shard prepared)."""
-        self.progress: list[tuple[float, int]] = []
-        """(when, probes) of every batch that came back: the build's probe rate over any window."""
+        self.progress: list[tuple[float, float, int]] = []
+        """(sent, back, probes) of every batch (split) or round (colocated): the build's probe rate
+        over any window (:meth:`probes_after`)."""
+        self.redone: list[tuple[str, int]] = []
+        """(server, round) run again after its shard, or the host holding it colocated, was lost."""
+
+    def probes_after(self, start: float) -> float:
+        """Probes done after ``start``: a batch or round that spans it counts pro rata (its probes
+        spread evenly over the time from sending it to its return). A batch's span includes its
+        wait in the host's queue, so this counts a little short, never long."""
+        done = 0.0
+        for sent, back, probes in self.progress:
+            if back > start:
+                done += probes * (1.0 if sent >= start else (back - start) / max(back - sent, 1e-9))
+        return done
 
     # -- actors -----------------------------------------------------------------------------------
 
@@ -161,7 +196,7 @@ class RayBuild:
         self.gate = asyncio.Semaphore(self.inflight)
         self.window = [float("inf"), 0.0]
         """From the first server ready to probe to the last round's end: the steady-state window."""
-        self.ready_at, self.progress = {}, []
+        self.ready_at, self.progress, self.redone = {}, [], []
         self.on_round = on_round
         self.calls = self.resets = 0
         statuses: dict[str, str] = {}
@@ -213,16 +248,14 @@ class RayBuild:
                 statuses[name] = "ok"
                 return [r for r in previous if r.server == name]
         hosts = self._slots(index)
-        shard = self.shards[index % self.shard_count]
+        shard = self.shards[index % self.shard_count] if self.shards else None
         try:
+            if self.colocated:
+                return await self._colocated_rounds(name, hosts[0], shard, rounds, checkpoint, statuses)
             return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses)
         except Exception as exc:  # one server's failure must not lose the others' work
             log.exception("server_build_crashed", server=name)
-            row = RoundCoverage(server=name, round=0, status="failed", detail=f"{type(exc).__name__}: {_cause(exc)}"[:500])
-            self._append(row)
-            self._report(row)
-            statuses[name] = f"failed: {row.detail}"
-            return [row]
+            return [self._failed(name, f"{type(exc).__name__}: {_cause(exc)}", statuses)]
 
     async def _server_rounds(
         self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict
@@ -231,11 +264,7 @@ class RayBuild:
         try:
             starts = await asyncio.gather(*(self.hosts[h].start.remote(name, slot) for slot, h in enumerate(hosts)))
         except (RayTaskError, RayActorError) as exc:
-            row = RoundCoverage(server=name, round=0, status="failed", detail=_cause(exc)[:500])
-            self._append(row)
-            self._report(row)
-            statuses[name] = f"failed: {row.detail}"
-            return [row]
+            return [self._failed(name, _cause(exc), statuses)]
         tools = starts[0]
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
         stored = None if checkpoint is not None else await self.store.server_records.remote(name)
@@ -254,6 +283,7 @@ class RayBuild:
                         break
                     except (RayActorError, ActorUnavailableError):  # the shard died: restore its checkpoint, redo the round
                         log.warning("shard_lost", server=name, round=round_)
+                        self.redone.append((name, round_))
                         if persisted is not None:
                             await persisted  # the checkpoint is then the previous round's
                         state = read_checkpoint(self.paths.checkpoint(name))
@@ -267,12 +297,79 @@ class RayBuild:
                 await asyncio.gather(persisted, return_exceptions=True)
         if persisted is not None:
             await persisted  # raises what persisting raised
+        return await self._finish_server(name, hosts, shard, tools, rows, rounds, statuses)
+
+    async def _colocated_rounds(
+        self, name: str, host_index: int, shard, rounds: int, checkpoint: dict | None, statuses: dict
+    ) -> list[RoundCoverage]:
+        """A colocated server's rounds, one call each to the host that holds it (reopened from its
+        last checkpoint if the host lost it), persisted like split rounds."""
+        host = self.hosts[host_index]
+        stored = None if checkpoint is not None else await self.store.server_records.remote(name)
+        try:
+            tools, first = await host.open.remote(name, self.frontier, stored, checkpoint)
+        except (RayTaskError, RayActorError) as exc:
+            return [self._failed(name, _cause(exc), statuses)]
+        self.placements[name] = {self.host_nodes[host_index]["node_id"]}
+        self.ready_at[name] = time.perf_counter()
+        self.window[0] = min(self.window[0], self.ready_at[name])
+        rows: list[RoundCoverage] = []
+        persisted: asyncio.Future[None] | None = None
+        try:
+            for round_ in range(first, rounds + 1):
+                while True:
+                    try:
+                        async with self.gate:
+                            sent = time.perf_counter()
+                            row_ref, summary_ref, dirty, checkpoint_ref = host.round.options(num_returns=4).remote(name, round_)
+                            row: RoundCoverage = await row_ref
+                            summary: BatchSummary = await summary_ref
+                        break
+                    except (RayTaskError, RayActorError, ActorUnavailableError) as exc:
+                        if isinstance(exc, RayTaskError) and not _caused_by(exc, ServerNotOpen):
+                            raise
+                        log.warning("colocated_server_lost", server=name, round=round_)
+                        self.redone.append((name, round_))
+                        if persisted is not None:
+                            await persisted  # the checkpoint is then the previous round's
+                        state = read_checkpoint(self.paths.checkpoint(name))
+                        await self._call_restarting(host.open, name, self.frontier, None if state else stored, state)
+                self.calls += summary.calls
+                self.resets += summary.resets
+                self.progress.append((sent, time.perf_counter(), row.probes))
+                persisted = asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
+                rows.append(row)
+                self.window[1] = max(self.window[1], time.perf_counter())
+                if row.status != "ok":
+                    break
+        finally:
+            if persisted is not None:
+                await asyncio.gather(persisted, return_exceptions=True)
+        if persisted is not None:
+            await persisted  # raises what persisting raised
+        if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
+            # the LLM method's rounds run on a shard actor: it continues from the last checkpoint
+            await shard.prepare.remote(name, tools, None, read_checkpoint(self.paths.checkpoint(name)))
+        return await self._finish_server(name, [host_index], shard, tools, rows, rounds, statuses)
+
+    async def _finish_server(
+        self, name: str, hosts: list[int], shard, tools, rows: list[RoundCoverage], rounds: int, statuses: dict
+    ) -> list[RoundCoverage]:
+        """Stop the server's sandboxes, run its LLM rounds (with an LLM), record its status."""
         await asyncio.gather(*(self.hosts[h].stop.remote(name) for h in set(hosts)), return_exceptions=True)
-        if self.with_llm and all(r.status == "ok" for r in rows):
+        if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
             rows.extend(await self._llm_rounds(name, shard, rounds))
         bad = [r for r in rows if r.status != "ok"]
         statuses[name] = "ok" if not bad else f"failed: {bad[-1].detail}"
         return rows
+
+    def _failed(self, name: str, detail: str, statuses: dict) -> RoundCoverage:
+        """Record a server that could not be built: a failed coverage row and its status."""
+        row = RoundCoverage(server=name, round=0, status="failed", detail=detail[:500])
+        self._append(row)
+        self._report(row)
+        statuses[name] = f"failed: {row.detail}"
+        return row
 
     async def _round(
         self, name: str, shard, hosts: list[int], round_: int, failures: int, persisted: asyncio.Future[None] | None
@@ -294,7 +391,7 @@ class RayBuild:
             # Probes go to the sandbox in batches (one round trip for several), with the next
             # batch already queued while one runs (PREFETCH), so the sandbox never idles on the
             # network. The driver reads each batch's summary only.
-            window: deque[tuple[int, int, ray.ObjectRef, ray.ObjectRef]] = deque()
+            window: deque[tuple[int, int, ray.ObjectRef, ray.ObjectRef, float]] = deque()
             try:
                 while window or more():
                     while len(window) < PREFETCH and more():
@@ -305,8 +402,8 @@ class RayBuild:
                         summary, verified = self.hosts[host].run_many.options(num_returns=2).remote(
                             name, slot, [probe for _, probe in batch]
                         )
-                        window.append((batch[0][0], len(batch), summary, verified))
-                    first, size, summary, verified = window[0]
+                        window.append((batch[0][0], len(batch), summary, verified, time.perf_counter()))
+                    first, size, summary, verified, sent = window[0]
                     done: BatchSummary = await summary
                     window.popleft()
                     self.gate.release()
@@ -314,7 +411,7 @@ class RayBuild:
                         state["failures"] = state["failures"] + 1 if failed else 0
                     self.calls += done.calls
                     self.resets += done.resets
-                    self.progress.append((time.perf_counter(), size))
+                    self.progress.append((sent, time.perf_counter(), size))
                     executed[first] = (size, verified)
                     arrived.set()
             finally:
@@ -406,6 +503,10 @@ class RayBuild:
     def _report(self, row: RoundCoverage) -> None:
         if self.on_round is not None:
             self.on_round(row)
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    return isinstance(exc, kind) or isinstance(getattr(exc, "cause", None), kind)
 
 
 def _cause(exc: BaseException) -> str:

@@ -9,17 +9,30 @@ The verifier role runs here too, right after each probe, next to the state it re
 rollout to a verifier process costs more than verifying it (its digests are most of its bytes).
 A batch comes back as two objects: a small :class:`BatchSummary` the coordinator reads, and the
 verified rollouts, which it hands on to the server's shard unread.
+
+**Colocated servers.** A server with a single executor can be built here whole (:meth:`open`,
+:meth:`round`): its proposer, executor, verifier and inducer roles run in this process around its
+one sandbox — the in-process engine's :class:`~toolatlas.build.server.ServerBuild` — and a round
+is one call, which returns its coverage row, changed records and checkpoint. Nothing is shipped
+per probe (no rollouts to a shard, no batch summaries to the driver); the host stays the server's
+single writer. A host that Ray restarts has lost its servers' graphs: a round called for a server
+it does not hold raises :class:`ServerNotOpen`, and the coordinator reopens the server from its
+last checkpoint and runs the round again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 
 import ray
 import structlog
 
 from actors.common import actor_workspace
+from toolatlas.build.server import ServerBuild
+from toolatlas.errors import ToolAtlasError
+from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import ToolSpec
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import BatchSummary, Probe, Rollout, Verdict
@@ -28,11 +41,17 @@ from toolatlas.runtimes import install
 log = structlog.get_logger(__name__)
 
 
+class ServerNotOpen(ToolAtlasError):
+    """A colocated round was asked of a host that does not hold the server (Ray restarted it)."""
+
+
 class ExecutorHost:
     def __init__(self, config: str, store_path: str | None = None) -> None:
         self.workspace = actor_workspace(config, store_path)
         self.executors: dict[tuple[str, int], Executor] = {}
         self.locks: dict[tuple[str, int], asyncio.Lock] = {}
+        self.builds: dict[str, ServerBuild] = {}
+        """Colocated servers: the whole build of each (sandbox, shard) lives here."""
 
     def node(self) -> dict[str, str | int]:
         context = ray.get_runtime_context()
@@ -64,10 +83,56 @@ class ExecutorHost:
             verified = [await executor.run_verified(probe) for probe in probes]
         return BatchSummary.of([rollout for rollout, _ in verified]), verified
 
+    # -- colocated servers --------------------------------------------------------------------------
+
+    async def open(
+        self, server: str, frontier: str, stored: dict | None, checkpoint: dict | None
+    ) -> tuple[list[ToolSpec], int]:
+        """Start a colocated server here — its sandbox and its shard, restored from ``checkpoint`` or
+        seeded with what earlier builds ``stored`` — replacing any it had; its tools and the first
+        round still to run (raises ServerStartError if it cannot start)."""
+        await self._drop(server)
+        catalogue = self.workspace.catalogue
+        spec = catalogue.server(server)
+        await asyncio.to_thread(install, spec, self.workspace.home)
+        build = ServerBuild(self.workspace, spec, catalogue.build.model_copy(update={"executors_per_server": 1}), frontier)
+        tools = await build.start()
+        try:
+            first = await asyncio.to_thread(build.shard.open, tools, stored, checkpoint)
+        except BaseException:
+            await build.close()
+            raise
+        self.builds[server] = build
+        return tools, first
+
+    async def round(self, server: str, round_: int) -> tuple[RoundCoverage, BatchSummary, dict, str]:
+        """Run a colocated server's round (call with ``num_returns=4``): its coverage row, its calls
+        and resets, the records it changed, and the checkpoint after it as JSON text."""
+        build = self.builds.get(server)
+        if build is None:
+            raise ServerNotOpen(f"{server} is not open on this host (restarted?): reopen it from its checkpoint")
+        executor = build.executors[0]
+        resets = executor.resets
+        coverage = await build.run_round(round_)
+        checkpoint = await asyncio.to_thread(lambda: json.dumps(build.shard.checkpoint()))
+        calls = sum(coverage.outcome_mix.values())
+        return coverage, BatchSummary(infrastructure_errors=[], calls=calls, resets=executor.resets - resets), \
+            build.shard.take_dirty(), checkpoint
+
+    async def _drop(self, server: str) -> None:
+        build = self.builds.pop(server, None)
+        if build is not None:
+            await build.close()
+
     async def stop(self, server: str) -> None:
         for key in [k for k in self.executors if k[0] == server]:
             await self.executors.pop(key).close()
+        await self._drop(server)
 
     async def close(self) -> None:
-        await asyncio.gather(*(e.close() for e in self.executors.values()), return_exceptions=True)
+        await asyncio.gather(
+            *(e.close() for e in self.executors.values()), *(b.close() for b in self.builds.values()),
+            return_exceptions=True,
+        )
         self.executors.clear()
+        self.builds.clear()

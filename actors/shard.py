@@ -34,12 +34,7 @@ class ShardActor:
 
     def prepare(self, server: str, tools: list[ToolSpec], stored: dict | None, checkpoint: dict | None) -> int:
         """Start (or restore) a server's shard; the first round still to run."""
-        shard = self._shard(server)
-        if checkpoint is not None:
-            shard.restore(tools, checkpoint)
-            return shard.completed_round + 1
-        shard.prepare(tools, stored)
-        return 0
+        return self._shard(server).open(tools, stored, checkpoint)
 
     def plan(self, server: str, round_: int) -> list[Probe]:
         return self._shard(server).plan(round_)

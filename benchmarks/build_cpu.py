@@ -96,6 +96,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto")
     args = parser.parse_args()
     configure_logging()
     os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
@@ -114,7 +115,7 @@ def main() -> None:
         rows_seen: list[object] = []
         try:
             with CpuSampler() as cpu:
-                build = RayBuild(config, catalogue)
+                build = RayBuild(config, catalogue, topology=args.topology)
                 cpu.mark_when("ready", lambda: len(build.ready_at) == len(catalogue.servers))
                 cpu.mark_when("end", lambda: len(rows_seen) >= expected_rows)
                 report = asyncio.run(build.run(catalogue.servers, rounds=args.rounds, on_round=rows_seen.append))
@@ -122,21 +123,20 @@ def main() -> None:
         finally:
             ray.shutdown()
     start = max(build.ready_at.values())
-    after = [(when, size) for when, size in build.progress if when > start]
-    probes = sum(size for _, size in after)
-    window = max(when for when, _ in after) - start
+    probes = build.probes_after(start)  # a batch or round under way at the start counts pro rata
+    window = max(back for _, back, _ in build.progress) - start
     # readings at the first sample after the last server was ready and after the last round was
     # reported (half a second at most past each point; the sampling itself counts as the driver's)
     used = {kind: cpu.marks["end"].get(kind, 0.0) - cpu.marks["ready"].get(kind, 0.0) for kind in cpu.marks["end"]}
     cores = psutil.cpu_count()
     rows = sorted(((kind, 1000 * seconds / probes) for kind, seconds in used.items()), key=lambda r: -r[1])
-    print(f"\n{args.servers} servers: {report.probes} probes; {probes} after the last server was ready, in {window:.1f} s "
+    print(f"\n{args.servers} servers, {build.topology} topology: {report.probes} probes; {probes:.0f} after the last server was ready, in {window:.1f} s "
           f"({probes / window:.0f} probes/s); {cores} cores offer {1000 * cores * window / probes:.2f} CPU ms per probe")
     print(f"{'process kind':<28} {'CPU ms per probe':>17}")
     for kind, ms in rows:
         print(f"{kind:<28} {ms:17.2f}")
     print(f"{'all':<28} {sum(ms for _, ms in rows):17.2f}")
-    print(f"\nsaved {save('build_cpu', {'servers': args.servers, 'rounds': args.rounds, 'probes': probes, 'window_s': window, 'cpu_ms_per_probe': dict(rows)})}")
+    print(f"\nsaved {save('build_cpu', {'servers': args.servers, 'topology': build.topology, 'rounds': args.rounds, 'probes': probes, 'window_s': window, 'cpu_ms_per_probe': dict(rows)})}")
 
 
 if __name__ == "__main__":

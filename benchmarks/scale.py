@@ -189,7 +189,7 @@ async def physical_limit(config: Path, seconds: float, rounds: int) -> dict[str,
     }
 
 
-def ray_build(config: Path, rounds: int) -> tuple[object, MemorySampler, float, tuple[float, int] | None]:
+def ray_build(config: Path, rounds: int, topology: str = "auto") -> tuple[object, MemorySampler, float, tuple[float, int] | None]:
     import ray
 
     from actors.coordinator import RayBuild
@@ -200,7 +200,7 @@ def ray_build(config: Path, rounds: int) -> tuple[object, MemorySampler, float, 
     try:
         with MemorySampler() as memory:
             t0 = time.perf_counter()
-            build = RayBuild(config, catalogue)
+            build = RayBuild(config, catalogue, topology=topology)
             report = asyncio.run(build.run(catalogue.servers, rounds=rounds))
             wall = time.perf_counter() - t0
             ready_rate = all_ready_rate(build)
@@ -213,15 +213,15 @@ def all_ready_rate(build) -> tuple[float, int] | None:
     """(probes/s, probes) once every server is running: from the last server ready to the last batch
     back — the window the limit's loops measure (all servers started, all busy). Before it, the
     build shares the cores with the servers still starting; the tail after the busiest phase, as
-    servers finish one by one, stays in. None when too little of the build falls in it."""
+    servers finish one by one, stays in. A batch or round under way at the start counts pro rata
+    (``RayBuild.probes_after``). None when too little of the build falls in it."""
     if not build.ready_at or not build.progress:
         return None
     start = max(build.ready_at.values())
-    after = [(when, size) for when, size in build.progress if when > start]
-    probes = sum(size for _, size in after)
-    if probes < 0.25 * sum(size for _, size in build.progress):
+    probes = build.probes_after(start)
+    if probes < 0.25 * sum(size for _, _, size in build.progress):
         return None
-    return probes / (max(when for when, _ in after) - start), probes
+    return probes / (max(back for _, back, _ in build.progress) - start), round(probes)
 
 
 def in_process_build(config: Path, rounds: int) -> tuple[object, float]:
@@ -243,6 +243,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=8.0, help="measuring time of the physical limit")
     parser.add_argument("--in-process", action="store_true", help="also build in-process, for the ratio")
+    parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
+                        help="the Ray build's topology (actors/coordinator.py)")
     args = parser.parse_args()
     configure_logging()
     os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
@@ -253,7 +255,7 @@ def main() -> None:
             # offline seed tasks are deterministic: one rollout each is enough at scale
             config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
             limit = asyncio.run(physical_limit(config, args.seconds, args.rounds))
-            report, memory, wall, ready_rate = ray_build(config, args.rounds)
+            report, memory, wall, ready_rate = ray_build(config, args.rounds, args.topology)
             reset_s = limit["reset_s"]
             # the build's own calls at the raw rate of its call mix, and its resets at the reset cost
             limit_work_s = report.calls / limit["mix_calls_per_s"] + report.resets * reset_s

@@ -236,8 +236,10 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
-        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend)
-        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s)", flush=True)
+        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend,
+                         topology=args.topology)
+        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s), "
+              f"{build.topology} topology", flush=True)
         return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
     finally:
         ray.shutdown()
@@ -433,6 +435,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
     build.add_argument("--hosts", type=int, default=None, help="executor host actors (default: 2 per node)")
+    build.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
+                       help="colocated: a server's host also plans and absorbs its probes (one executor per server); "
+                            "split: shard actors do, fed batch by batch (any number of executors); auto: colocated "
+                            "when executors_per_server is 1 (default)")
     build.add_argument("--backend", choices=["auto", "offline", "llm"], default="auto",
                        help="auto: the LLM method after the offline rounds when the catalogue has an [llm] endpoint "
                             "(default); offline: never; llm: require one")

@@ -1,6 +1,7 @@
 """The Ray build on a real local Ray instance and a real two-node cluster.
 
-Same seed, same atlas: the Ray engine equals the in-process engine; killing an executor host or
+Same seed, same atlas: the Ray engine equals the in-process engine in both topologies (colocated:
+a server's host plans and absorbs its probes; split: shard actors do); killing an executor host or
 a shard mid-build changes nothing in the final atlas; a server that cannot start is reported
 while the others complete; `ray job submit` to a two-node cluster runs executors on both nodes.
 """
@@ -70,37 +71,43 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return entries_of(config)
 
 
-def ray_build(config: Path, *, sabotage=None, servers=("memory", "time"), rounds: int = 1):
+def ray_build(config: Path, *, sabotage=None, servers=("memory", "time"), rounds: int = 1, topology: str = "auto"):
     catalogue = load_catalogue(config)
-    build = RayBuild(config, catalogue, hosts=2)
+    build = RayBuild(config, catalogue, hosts=2, topology=topology)
 
     def on_round(row) -> None:
         if sabotage is not None:
             sabotage(build, row)
 
     report = asyncio.run(build.run([catalogue.server(s) for s in servers], rounds=rounds, on_round=on_round))
-    return report
+    assert build.topology == ("colocated" if topology == "auto" else topology)
+    return report, build
 
 
 class TestRayEngine:
-    def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path) -> None:
+    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
         """The Ray build of the same catalogue and seed stores exactly the in-process atlas."""
         config = demo_copy(tmp_path, "ray")
-        report = ray_build(config)
-        assert report.engine == "ray" and report.servers == {"memory": "ok", "time": "ok"}
+        report, build = ray_build(config, topology=topology)
+        assert not build.redone and report.engine == "ray" and report.servers == {"memory": "ok", "time": "ok"}
+        assert report.calls >= report.probes > 0 and report.resets > 0
         assert entries_of(config) == reference
 
-    def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path) -> None:
-        """With a single batch allowed in flight across the build, every server still completes, same atlas."""
+    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
+        """With a single batch (or round) allowed in flight across the build, every server still completes, same atlas."""
         config = demo_copy(tmp_path, "one-permit")
         catalogue = load_catalogue(config)
-        build = RayBuild(config, catalogue, hosts=2, inflight=1)
+        build = RayBuild(config, catalogue, hosts=2, inflight=1, topology=topology)
         report = asyncio.run(build.run([catalogue.server("memory"), catalogue.server("time")], rounds=1))
         assert report.servers == {"memory": "ok", "time": "ok"} and report.probing_seconds > 0
         assert entries_of(config) == reference
 
-    def test_executor_host_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
-        """An executor host killed after the first round is restarted by Ray; its work is redone, nothing doubles."""
+    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    def test_executor_host_killed_mid_build(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
+        """An executor host killed after the first round is restarted by Ray; its work is redone, nothing doubles
+        (colocated: the servers it held are reopened from their checkpoints and the round re-run)."""
         killed = []
 
         def kill_host(build: RayBuild, row) -> None:
@@ -109,8 +116,10 @@ class TestRayEngine:
                 ray.kill(build.hosts[0], no_restart=False)
 
         config = demo_copy(tmp_path, "killed-host")
-        report = ray_build(config, sabotage=kill_host)
+        report, build = ray_build(config, sabotage=kill_host, topology=topology)
         assert killed and report.servers == {"memory": "ok", "time": "ok"}
+        if topology == "colocated":  # the host's servers were reopened from their checkpoints
+            assert build.redone
         assert entries_of(config) == reference
 
     def test_shard_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
@@ -119,13 +128,14 @@ class TestRayEngine:
 
         def kill_shard(build: RayBuild, row) -> None:
             if not killed and row.round == 0:
+                assert build.shards
                 killed.append(row.server)
                 for shard in build.shards:
                     ray.kill(shard, no_restart=False)
 
         config = demo_copy(tmp_path, "killed-shard")
-        report = ray_build(config, sabotage=kill_shard)
-        assert killed and report.servers == {"memory": "ok", "time": "ok"}
+        report, build = ray_build(config, sabotage=kill_shard, topology="split")
+        assert killed and build.redone and report.servers == {"memory": "ok", "time": "ok"}
         assert entries_of(config) == reference
 
     def test_server_that_cannot_start(self, local_ray, tmp_path: Path) -> None:
@@ -141,7 +151,7 @@ class TestRayEngine:
                  "limits": {"max_restarts": 0}},
             ],
         }))
-        report = ray_build(config, servers=("good", "broken"), rounds=0)
+        report, _ = ray_build(config, servers=("good", "broken"), rounds=0)
         assert report.servers["good"] == "ok"
         assert report.servers["broken"].startswith("failed") and "refusing to start" in report.servers["broken"]
         rows = [json.loads(line) for line in AtlasPaths(load_catalogue(config)).coverage.read_text().splitlines()]

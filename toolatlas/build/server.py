@@ -20,6 +20,7 @@ from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.inducer import InductionDelta
 from toolatlas.graph.state import RoundCoverage
+from toolatlas.models import ToolSpec
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Probe, Rollout, Verdict
 from toolatlas.probing.verifier import Verifier
@@ -98,37 +99,59 @@ class ServerBuild:
         self.preload: dict[str, list] | None = None
         """Records a previous build stored for this server: this build extends them."""
         self.coverage: list[RoundCoverage] = []
+        self.executors: list[Executor] = []
         self._infrastructure_failures = 0
         self._log = log.bind(server=spec.name)
 
     async def run(self) -> list[RoundCoverage]:
-        executors = [
-            Executor(self.workspace.sandbox(self.spec), f"{self.spec.name}/{i}")
-            for i in range(self.settings.executors_per_server)
-        ]
         try:
-            await asyncio.gather(*(e.start() for e in executors))
+            tools = await self.start()
         except ToolAtlasError as exc:
-            await asyncio.gather(*(e.close() for e in executors), return_exceptions=True)
             self._report(RoundCoverage(server=self.spec.name, round=0, status="failed", detail=str(exc)[:500]))
             return self.coverage
         try:
-            tools = executors[0].sandbox.tools
             environment = self.workspace.environment(self.spec)
             snapshot = self.workspace.snapshot(self.spec)
             digest = await asyncio.to_thread(environment.digest, snapshot)
             verifier = Verifier(environment, digest, {t.name: t for t in tools})
             start = await asyncio.to_thread(self._start_shard, tools)
             for round_ in range(start, self.rounds + 1):
-                if self._given_up:
+                if self.given_up:
                     break
-                probes = await asyncio.to_thread(self.shard.plan, round_)
-                await self._round(round_, probes, executors)
-            if self.llm is not None and not self._given_up:
-                await self._llm_rounds(executors, verifier)
+                await self.run_round(round_)
+            if self.llm is not None and not self.given_up:
+                await self._llm_rounds(self.executors, verifier)
         finally:
-            await asyncio.gather(*(e.close() for e in executors), return_exceptions=True)
+            await self.close()
         return self.coverage
+
+    async def start(self) -> list[ToolSpec]:
+        """Start the server's executors (one sandbox each); its live tools. Raises what stopped a
+        sandbox from starting (a :class:`~toolatlas.errors.ToolAtlasError`), with none left running."""
+        self.executors = [
+            Executor(self.workspace.sandbox(self.spec), f"{self.spec.name}/{i}")
+            for i in range(self.settings.executors_per_server)
+        ]
+        try:
+            await asyncio.gather(*(e.start() for e in self.executors))
+        except BaseException:
+            await self.close()
+            raise
+        return self.executors[0].sandbox.tools
+
+    async def run_round(self, round_: int) -> RoundCoverage:
+        """Plan a round, run and verify its probes, absorb them in probe order; its coverage row."""
+        probes = await asyncio.to_thread(self.shard.plan, round_)
+        return await self._round(round_, probes, self.executors)
+
+    @property
+    def given_up(self) -> bool:
+        """True once the sandbox failed too many rollouts in a row: the server is abandoned."""
+        return self._infrastructure_failures >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+
+    async def close(self) -> None:
+        await asyncio.gather(*(e.close() for e in self.executors), return_exceptions=True)
+        self.executors = []
 
     async def _llm_rounds(self, executors: list[Executor], verifier: Verifier) -> None:
         from toolatlas.method import MethodStage, llm_rounds
@@ -142,18 +165,12 @@ class ServerBuild:
     def _start_shard(self, tools) -> int:
         """Prepare the shard (or restore it from its checkpoint); the first round still to run."""
         checkpoint = self.sink.load_checkpoint(self.spec.name) if (self.resume and self.sink) else None
+        first = self.shard.open(tools, self.preload, checkpoint)
         if checkpoint is not None:
-            self.shard.restore(tools, checkpoint)
             self._log.info("build_resumed", after_round=self.shard.completed_round)
-            return self.shard.completed_round + 1
-        self.shard.prepare(tools, self.preload)
-        return 0
+        return first
 
-    @property
-    def _given_up(self) -> bool:
-        return self._infrastructure_failures >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
-
-    async def _round(self, round_: int, probes: Sequence[Probe], executors: list[Executor]) -> None:
+    async def _round(self, round_: int, probes: Sequence[Probe], executors: list[Executor]) -> RoundCoverage:
         t0 = time.perf_counter()
         queue: asyncio.Queue[tuple[int, Probe]] = asyncio.Queue()
         for index, probe in enumerate(probes):
@@ -161,7 +178,7 @@ class ServerBuild:
         absorber = OrderedAbsorber(self.shard.absorb, self.on_probe)
 
         async def execute(executor: Executor) -> None:
-            while not queue.empty() and not self._given_up:
+            while not queue.empty() and not self.given_up:
                 index, probe = queue.get_nowait()
                 rollout, verdict = await executor.run_verified(probe)
                 self._infrastructure_failures = (
@@ -173,12 +190,13 @@ class ServerBuild:
         coverage = self.shard.finish_round(
             round_,
             time.perf_counter() - t0,
-            status="failed" if self._given_up else "ok",
-            detail="the server could not be (re)started" if self._given_up else "",
+            status="failed" if self.given_up else "ok",
+            detail="the server could not be (re)started" if self.given_up else "",
         )
         if self.sink is not None:
             await asyncio.to_thread(self.sink.save_round, self.shard, coverage)
         self._report(coverage)
+        return coverage
 
     def _report(self, coverage: RoundCoverage) -> None:
         self.coverage.append(coverage)

@@ -86,6 +86,15 @@ class ServerShard:
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
 
+    def open(self, tools: list[ToolSpec], stored: dict[str, list] | None, checkpoint: dict[str, Any] | None) -> int:
+        """Continue from a checkpoint when there is one, else start from the live tools (and what
+        earlier builds stored); the first round still to run."""
+        if checkpoint is not None:
+            self.restore(tools, checkpoint)
+            return self.completed_round + 1
+        self.prepare(tools, stored)
+        return 0
+
     # -- rounds ---------------------------------------------------------------------------------
 
     @property

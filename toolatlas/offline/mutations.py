@@ -94,7 +94,7 @@ def boundary_mutations(
                 expected_failure=expected,
             )
         )
-    ordered = [by_family[f] for f in MutationKind if f in by_family]
+    ordered = [by_family[f] for f in _FAMILIES if f in by_family]
     result: list[Mutation] = []
     depth = 0
     while len(result) < cap and any(depth < len(group) for group in ordered):
@@ -104,6 +104,9 @@ def boundary_mutations(
         depth += 1
     return result
 
+
+_FAMILIES = tuple(MutationKind)
+"""Every family in declaration order (iterating an enum class anew costs more than the lookups)."""
 
 _DELETE = object()
 """Marks a key to drop (a missing argument) in :func:`_replace`."""
