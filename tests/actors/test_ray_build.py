@@ -23,6 +23,7 @@ ray = pytest.importorskip("ray")
 from actors.coordinator import RayBuild  # noqa: E402
 from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store  # noqa: E402
 from toolatlas.config import load_catalogue, parse_catalogue  # noqa: E402
+from toolatlas.errors import ConfigError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
 from toolatlas.testing import faulty_server_command  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
@@ -137,6 +138,18 @@ class TestRayEngine:
         report, build = ray_build(config, sabotage=kill_shard, topology="split")
         assert killed and build.redone and report.servers == {"memory": "ok", "time": "ok"}
         assert entries_of(config) == reference
+
+    def test_topology_choice(self, local_ray, tmp_path: Path) -> None:
+        """auto: colocated with one executor per server, split with several; colocated refuses several (naming the field)."""
+        config = demo_copy(tmp_path, "topology")
+        catalogue = load_catalogue(config)
+        assert RayBuild(config, catalogue).topology == "colocated"
+        several = catalogue.model_copy(update={"build": catalogue.build.model_copy(update={"executors_per_server": 2})})
+        assert RayBuild(config, several).topology == "split"
+        with pytest.raises(ConfigError, match="executors_per_server"):
+            RayBuild(config, several, topology="colocated")
+        with pytest.raises(ValueError, match="topology"):
+            RayBuild(config, catalogue, topology="mesh")
 
     def test_server_that_cannot_start(self, local_ray, tmp_path: Path) -> None:
         """A server that never starts is reported failed in the coverage; the other server's build completes."""

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from toolatlas.build.catalogue import AtlasPaths, open_store, read_coverage
 from toolatlas.config import load_catalogue
 
@@ -49,16 +51,18 @@ def atlas(config: Path) -> dict:
 
 
 class TestResume:
-    def test_killed_build_resumes_to_the_same_atlas(self, tmp_path: Path) -> None:
-        """A driver killed mid-build resumes from the last completed rounds and ends with the uninterrupted atlas."""
+    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    def test_killed_build_resumes_to_the_same_atlas(self, tmp_path: Path, topology: str) -> None:
+        """A driver killed mid-build resumes from the last completed rounds and ends with the uninterrupted atlas
+        (in both Ray topologies: each server built by its host, or fed to shard actors batch by batch)."""
         reference = catalogue_file(tmp_path, "reference")
-        process = build(reference, hash_seed="1")
+        process = build(reference, "--topology", topology, hash_seed="1")
         output = process.communicate(timeout=600)[0]
         assert process.returncode == 0, output
 
         interrupted = catalogue_file(tmp_path, "interrupted")
         coverage = AtlasPaths(load_catalogue(interrupted)).coverage
-        process = build(interrupted, hash_seed="2")
+        process = build(interrupted, "--topology", topology, hash_seed="2")
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and process.poll() is None:
             rows = read_coverage(coverage) if coverage.exists() else []
@@ -71,7 +75,7 @@ class TestResume:
         done_before = {(r.server, r.round) for r in read_coverage(coverage)}
         assert done_before and len(done_before) < len(SERVERS) * 3
 
-        process = build(interrupted, "--resume", hash_seed="3")
+        process = build(interrupted, "--resume", "--topology", topology, hash_seed="3")
         output = process.communicate(timeout=600)[0]
         assert process.returncode == 0, output
         assert "build_resumed" in output or any(f"[{s}]" in output for s in SERVERS)
