@@ -11,7 +11,8 @@ holds back a fast one. Two topologies, chosen per build:
   consumed in completion order.
 - **colocated** (one executor per server, the default): the executor host that owns the server's
   sandbox also plans and absorbs its probes — a round is one call, nothing is shipped per probe
-  (about a third less CPU per probe than split on a 2-core machine: ``benchmarks/build_cpu.py``).
+  (at 100 servers on 2 cores, a quarter less of ToolAtlas's own CPU per probe than split:
+  ``benchmarks/build_cpu.py``).
   Rounds in flight are bounded the same way.
 
 Either way the atlas equals the in-process build's for the same seed. Executor hosts are
