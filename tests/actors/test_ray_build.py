@@ -13,6 +13,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,7 +74,11 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return entries_of(config)
 
 
-def ray_build(config: Path, *, sabotage=None, servers=("memory", "time"), rounds: int = 1, topology: str = "auto"):
+def ray_build(
+    config: Path, *, sabotage=None, watch=None, servers=("memory", "time"), rounds: int = 1, topology: str = "auto"
+):
+    """Build ``servers`` on the local Ray instance; ``sabotage(build, row)`` runs on every coverage
+    row, ``watch(build)`` in a thread while the build runs."""
     catalogue = load_catalogue(config)
     build = RayBuild(config, catalogue, hosts=2, topology=topology)
 
@@ -80,7 +86,12 @@ def ray_build(config: Path, *, sabotage=None, servers=("memory", "time"), rounds
         if sabotage is not None:
             sabotage(build, row)
 
+    watcher = threading.Thread(target=watch, args=(build,), daemon=True) if watch is not None else None
+    if watcher is not None:
+        watcher.start()
     report = asyncio.run(build.run([catalogue.server(s) for s in servers], rounds=rounds, on_round=on_round))
+    if watcher is not None:
+        watcher.join(timeout=10)
     assert build.topology == ("colocated" if topology == "auto" else topology)
     return report, build
 
@@ -117,10 +128,26 @@ class TestRayEngine:
                 ray.kill(build.hosts[0], no_restart=False)
 
         config = demo_copy(tmp_path, "killed-host")
-        report, build = ray_build(config, sabotage=kill_host, topology=topology)
+        report, _ = ray_build(config, sabotage=kill_host, topology=topology)
         assert killed and report.servers == {"memory": "ok", "time": "ok"}
-        if topology == "colocated":  # the host's servers were reopened from their checkpoints
-            assert build.redone
+        assert entries_of(config) == reference
+
+    def test_colocated_server_reopened_when_its_host_dies(self, local_ray, reference, tmp_path: Path) -> None:
+        """The host holding a colocated server dies mid-round: the server is reopened from its last
+        checkpoint on the restarted host and the round redone — same atlas, nothing doubled."""
+        killed = []
+
+        def kill_when_memory_probes(build: RayBuild) -> None:
+            deadline = time.monotonic() + 120
+            while "memory" not in build.ready_at and time.monotonic() < deadline:
+                time.sleep(0.005)
+            killed.append(True)
+            ray.kill(build.hosts[0], no_restart=False)  # memory is on host 0 (server index 0, slot 0)
+
+        config = demo_copy(tmp_path, "reopened")
+        report, build = ray_build(config, watch=kill_when_memory_probes, topology="colocated")
+        assert killed and report.servers == {"memory": "ok", "time": "ok"}
+        assert [server for server, _ in build.redone] == ["memory"]
         assert entries_of(config) == reference
 
     def test_shard_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
