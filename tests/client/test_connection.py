@@ -132,6 +132,20 @@ class TestFaults:
         assert "invalid result" in bad.excerpt and "total" in bad.excerpt
         await assert_usable(conn)
 
+    async def test_sessions_share_compiled_output_validators(self, conn: ServerConnection) -> None:
+        """A second session of the same server (another sandbox, or a restart) gets the compiled
+        output-schema validators of the first instead of compiling its own, and still refuses a
+        result that breaks the schema."""
+        async with ServerConnection("faulty-2", faulty(), LIMITS) as other:
+            mine = conn._session.client.session._tool_output_validators
+            theirs = other._session.client.session._tool_output_validators
+            assert "add" in mine and "misshapen" in mine
+            assert theirs["add"] is mine["add"] and theirs["misshapen"] is mine["misshapen"]
+            assert (await other.call("add", {"a": 1, "b": 1})).outcome is OutcomeClass.OK
+            assert (await other.call("misshapen", {"a": 1, "b": 1})).outcome is OutcomeClass.PROTOCOL_ERROR
+        await conn.restart()
+        assert conn._session.client.session._tool_output_validators["add"] is mine["add"]
+
     async def test_garbage_on_stdout_is_a_protocol_error(self, conn: ServerConnection) -> None:
         """A non-JSON line on the wire during a call yields `protocol_error` naming the garbage."""
         outcome = await conn.call("garbage")

@@ -46,7 +46,7 @@ from toolatlas.client.results import outcome_from_result, tool_spec_from_mcp
 from toolatlas.client.stdio import StdioLaunch, StdioServerProcess, TransportFault
 from toolatlas.config.servers import Limits
 from toolatlas.errors import ServerStartError
-from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec, utcnow
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec, canonical_json, utcnow
 
 __all__ = ["HttpEndpoint", "RawReply", "ServerConnection"]
 
@@ -60,6 +60,9 @@ MAX_TOOL_PAGES = 1000
 """Pages of ``tools/list`` followed before a server's pagination is taken to loop."""
 CLIENT_INFO = types.Implementation(name="toolatlas", version="0.1.0")
 _RAW_RESULT = TypeAdapter(dict[str, Any])
+_SHARED_VALIDATORS: dict[str, Any] = {}
+"""Compiled output-schema validators by canonical schema JSON, shared by every session in this process."""
+_SHARED_VALIDATORS_MAX = 4096
 """A result kept as the JSON object the server sent (the SDK still checks it against the protocol)."""
 _ResultT = TypeVar("_ResultT")
 
@@ -442,6 +445,7 @@ class ServerConnection:
             for _ in range(MAX_TOOL_PAGES):
                 page = await session.client.list_tools(cursor=cursor, cache_mode="refresh")
                 tools.extend(tool_spec_from_mcp(self.name, tool) for tool in page.tools)
+                _share_output_validators(session.client.session, page.tools)
                 cursor = page.next_cursor
                 if not cursor:
                     break
@@ -482,6 +486,43 @@ class ServerConnection:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await asyncio.wait_for(task, SHUTDOWN_TIMEOUT)
+
+
+def _share_output_validators(client_session: Any, tools: list[types.Tool]) -> None:
+    """Give a session the process's compiled validator of each listed output schema.
+
+    The SDK (mcp 2.x) compiles a validator per session and tool on the tool's first structured
+    result, checking the schema against its metaschema first (~1 ms). A process that holds many
+    sessions of similar servers (an executor host runs ~50, and a restarted server opens a new
+    session) compiles each distinct schema once instead. This fills the SDK's own cache
+    (``ClientSession._tool_output_validators``, which it keeps in step with the tools' listed
+    schemas); on an SDK without it nothing changes, and a schema that does not compile is left
+    to the SDK, which reports it on every call as before.
+    """
+    cache = getattr(client_session, "_tool_output_validators", None)
+    if not isinstance(cache, dict):
+        return
+    from jsonschema import SchemaError
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    for tool in tools:
+        schema = tool.output_schema
+        if schema is None or tool.name in cache:
+            continue
+        key = canonical_json(schema)
+        validator = _SHARED_VALIDATORS.get(key)
+        if validator is None:
+            kind = validator_for(schema)
+            try:
+                kind.check_schema(schema)
+            except SchemaError:
+                continue
+            validator = kind(schema, registry=Registry())  # $refs resolve within the schema, as the SDK does
+            if len(_SHARED_VALIDATORS) >= _SHARED_VALIDATORS_MAX:
+                _SHARED_VALIDATORS.clear()
+            _SHARED_VALIDATORS[key] = validator
+        cache[tool.name] = validator
 
 
 def _describe(exc: BaseException) -> str:
