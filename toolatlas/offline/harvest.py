@@ -54,6 +54,7 @@ def normalise(text: str, variables: dict[str, str]) -> str:
 _PLACEHOLDER_PATH = re.compile(r"\$\{(root|repo|file|db_path)\}(?:/[^\s'\"`,;)\]}<>|]*)?")
 _LISTING = re.compile(r"^\[(FILE|DIR)\]\s+(.+?)(?:\s{2,}.*)?$")
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
+_ON_BRANCH = re.compile(r"\bOn branch (\S+)")
 _TIMEZONE = re.compile(
     r"\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)"
     r"/[A-Za-z_+\-0-9]+(?:/[A-Za-z_\-]+)?\b"
@@ -227,14 +228,22 @@ class ValuePool:
                 continue
             if branch_tool and (match := _BRANCH_LINE.match(line)):
                 found.append((ArgKind.BRANCH, match.group(1), None, False))
-            for match in _PLACEHOLDER_PATH.finditer(line):
-                found.append((_path_kind(match.group(0)), match.group(0).rstrip("."), None, False))
-            for match in re.finditer(r"\bOn branch (\S+)", line):
-                found.append((ArgKind.BRANCH, match.group(1), None, False))
-            found.extend((ArgKind.REVISION, sha, None, False) for sha in _SHA.findall(line))
-            found.extend((ArgKind.TIMEZONE, z, None, False) for z in _TIMEZONE.findall(line) if is_zone(z))
-            found.extend((ArgKind.URL, u.rstrip(".,"), None, False) for u in _URL.findall(line))
-            found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
+            # each pattern is tried only on lines holding what it cannot match without (most lines
+            # hold none: this scan runs on every successful call's output)
+            if "${" in line:
+                for match in _PLACEHOLDER_PATH.finditer(line):
+                    found.append((_path_kind(match.group(0)), match.group(0).rstrip("."), None, False))
+            if "On branch " in line:
+                for match in _ON_BRANCH.finditer(line):
+                    found.append((ArgKind.BRANCH, match.group(1), None, False))
+            if len(line) >= 40:
+                found.extend((ArgKind.REVISION, sha, None, False) for sha in _SHA.findall(line))
+            if "/" in line:
+                found.extend((ArgKind.TIMEZONE, z, None, False) for z in _TIMEZONE.findall(line) if is_zone(z))
+            if "://" in line:
+                found.extend((ArgKind.URL, u.rstrip(".,"), None, False) for u in _URL.findall(line))
+            if "@" in line:
+                found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
 
 
 def _path_kind(path: str) -> ArgKind:
