@@ -285,9 +285,7 @@ class RayBuild:
                     except (RayActorError, ActorUnavailableError):  # the shard died: restore its checkpoint, redo the round
                         log.warning("shard_lost", server=name, round=round_)
                         self.redone.append((name, round_))
-                        if persisted is not None:
-                            await persisted  # the checkpoint is then the previous round's
-                        state = read_checkpoint(self.paths.checkpoint(name))
+                        state = await self._last_checkpoint(name, persisted)
                         await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
                 rows.append(row)
                 self.window[1] = max(self.window[1], time.perf_counter())
@@ -331,9 +329,7 @@ class RayBuild:
                             raise
                         log.warning("colocated_server_lost", server=name, round=round_)
                         self.redone.append((name, round_))
-                        if persisted is not None:
-                            await persisted  # the checkpoint is then the previous round's
-                        state = read_checkpoint(self.paths.checkpoint(name))
+                        state = await self._last_checkpoint(name, persisted)
                         await self._call_restarting(host.open, name, self.frontier, None if state else stored, state)
                 self.calls += summary.calls
                 self.resets += summary.resets
@@ -350,7 +346,7 @@ class RayBuild:
             await persisted  # raises what persisting raised
         if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
             # the LLM method's rounds run on a shard actor: it continues from the last checkpoint
-            await shard.prepare.remote(name, tools, None, read_checkpoint(self.paths.checkpoint(name)))
+            await shard.prepare.remote(name, tools, None, await self._last_checkpoint(name, None))
         return await self._finish_server(name, [host_index], shard, tools, rows, rounds, statuses)
 
     async def _finish_server(
@@ -363,6 +359,13 @@ class RayBuild:
         bad = [r for r in rows if r.status != "ok"]
         statuses[name] = "ok" if not bad else f"failed: {bad[-1].detail}"
         return rows
+
+    async def _last_checkpoint(self, name: str, persisted: asyncio.Future[None] | None) -> dict | None:
+        """The server's last checkpoint, once the round being persisted (if any) is written: a
+        round is redone from the one before it."""
+        if persisted is not None:
+            await persisted
+        return read_checkpoint(self.paths.checkpoint(name))
 
     def _failed(self, name: str, detail: str, statuses: dict) -> RoundCoverage:
         """Record a server that could not be built: a failed coverage row and its status."""
