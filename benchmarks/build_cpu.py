@@ -97,6 +97,7 @@ def main() -> None:
     parser.add_argument("--servers", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto")
+    parser.add_argument("--hosts", type=int, default=None, help="executor hosts (default: RayBuild's, 2 per node)")
     args = parser.parse_args()
     configure_logging()
     os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
@@ -115,7 +116,7 @@ def main() -> None:
         rows_seen: list[object] = []
         try:
             with CpuSampler() as cpu:
-                build = RayBuild(config, catalogue, topology=args.topology)
+                build = RayBuild(config, catalogue, topology=args.topology, hosts=args.hosts)
                 cpu.mark_when("ready", lambda: len(build.ready_at) == len(catalogue.servers))
                 cpu.mark_when("end", lambda: len(rows_seen) >= expected_rows)
                 report = asyncio.run(build.run(catalogue.servers, rounds=args.rounds, on_round=rows_seen.append))
