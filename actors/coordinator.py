@@ -26,7 +26,7 @@ import asyncio
 import math
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import ray
@@ -261,7 +261,8 @@ class RayBuild:
     async def _server_rounds(
         self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict
     ) -> list[RoundCoverage]:
-        rows: list[RoundCoverage] = []
+        """A split server's rounds: batches on its hosts, absorbed by its shard actor (restored from
+        the last checkpoint if it dies)."""
         try:
             starts = await asyncio.gather(*(self.hosts[h].start.remote(name, slot) for slot, h in enumerate(hosts)))
         except (RayTaskError, RayActorError) as exc:
@@ -270,32 +271,18 @@ class RayBuild:
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
         stored = None if checkpoint is not None else await self.store.server_records.remote(name)
         first = await shard.prepare.remote(name, tools, stored, checkpoint)
-        self.ready_at[name] = time.perf_counter()
-        self.window[0] = min(self.window[0], self.ready_at[name])
+        self._ready(name)
         failures = 0
-        persisted: asyncio.Future[None] | None = None
-        """The last finished round's records, coverage row and checkpoint being written (in round
-        order, off the critical path: the next round starts as soon as the shard has finished one)."""
-        try:
-            for round_ in range(first, rounds + 1):
-                while True:
-                    try:
-                        row, failures, persisted = await self._round(name, shard, hosts, round_, failures, persisted)
-                        break
-                    except (RayActorError, ActorUnavailableError):  # the shard died: restore its checkpoint, redo the round
-                        log.warning("shard_lost", server=name, round=round_)
-                        self.redone.append((name, round_))
-                        state = await self._last_checkpoint(name, persisted)
-                        await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
-                rows.append(row)
-                self.window[1] = max(self.window[1], time.perf_counter())
-                if row.status != "ok":
-                    break
-        finally:
-            if persisted is not None:
-                await asyncio.gather(persisted, return_exceptions=True)
-        if persisted is not None:
-            await persisted  # raises what persisting raised
+
+        async def run(round_: int, persisted: asyncio.Future[None] | None):
+            nonlocal failures
+            row, failures, persisting = await self._round(name, shard, hosts, round_, failures, persisted)
+            return row, persisting
+
+        async def restore(state: dict | None) -> None:
+            await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
+
+        rows = await self._rounds(name, first, rounds, run, restore, lost=_actor_lost, event="shard_lost")
         return await self._finish_server(name, hosts, shard, tools, rows, rounds, statuses)
 
     async def _colocated_rounds(
@@ -310,31 +297,64 @@ class RayBuild:
         except (RayTaskError, RayActorError) as exc:
             return [self._failed(name, _cause(exc), statuses)]
         self.placements[name] = {self.host_nodes[host_index]["node_id"]}
-        self.ready_at[name] = time.perf_counter()
-        self.window[0] = min(self.window[0], self.ready_at[name])
+        self._ready(name)
+
+        async def run(round_: int, persisted: asyncio.Future[None] | None):
+            async with self.gate:
+                sent = time.perf_counter()
+                row_ref, summary_ref, dirty, checkpoint_ref = host.round.options(num_returns=4).remote(name, round_)
+                row: RoundCoverage = await row_ref
+                summary: BatchSummary = await summary_ref
+            self.calls += summary.calls
+            self.resets += summary.resets
+            self.progress.append((sent, time.perf_counter(), row.probes))
+            return row, asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
+
+        async def reopen(state: dict | None) -> None:
+            await self._call_restarting(host.open, name, self.frontier, None if state else stored, state)
+
+        def lost(exc: BaseException) -> bool:  # the host died, or is a restarted one without the server
+            return _actor_lost(exc) or _caused_by(exc, ServerNotOpen)
+
+        rows = await self._rounds(name, first, rounds, run, reopen, lost=lost, event="colocated_server_lost")
+        if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
+            # the LLM method's rounds run on a shard actor: it continues from the last checkpoint
+            await shard.prepare.remote(name, tools, None, await self._last_checkpoint(name, None))
+        return await self._finish_server(name, [host_index], shard, tools, rows, rounds, statuses)
+
+    async def _rounds(
+        self,
+        name: str,
+        first: int,
+        rounds: int,
+        run: Callable[[int, asyncio.Future[None] | None], Awaitable[tuple[RoundCoverage, asyncio.Future[None]]]],
+        restore: Callable[[dict | None], Awaitable[None]],
+        *,
+        lost: Callable[[BaseException], bool],
+        event: str,
+    ) -> list[RoundCoverage]:
+        """Run a server's rounds ``first..rounds`` in order, until one is not ``ok``.
+
+        ``run(round, persisting)`` runs one and returns its row and its persisting: the round's
+        records, coverage row and checkpoint being written in round order, off the critical path
+        (the next round starts as soon as this one is done). When ``lost(exc)`` says the actor
+        holding the server's state died, ``restore`` is given the last written checkpoint and the
+        round is run again. Every persisting is awaited before returning (its error raised).
+        """
         rows: list[RoundCoverage] = []
         persisted: asyncio.Future[None] | None = None
         try:
             for round_ in range(first, rounds + 1):
                 while True:
                     try:
-                        async with self.gate:
-                            sent = time.perf_counter()
-                            row_ref, summary_ref, dirty, checkpoint_ref = host.round.options(num_returns=4).remote(name, round_)
-                            row: RoundCoverage = await row_ref
-                            summary: BatchSummary = await summary_ref
+                        row, persisted = await run(round_, persisted)
                         break
                     except (RayTaskError, RayActorError, ActorUnavailableError) as exc:
-                        if isinstance(exc, RayTaskError) and not _caused_by(exc, ServerNotOpen):
+                        if not lost(exc):
                             raise
-                        log.warning("colocated_server_lost", server=name, round=round_)
+                        log.warning(event, server=name, round=round_)
                         self.redone.append((name, round_))
-                        state = await self._last_checkpoint(name, persisted)
-                        await self._call_restarting(host.open, name, self.frontier, None if state else stored, state)
-                self.calls += summary.calls
-                self.resets += summary.resets
-                self.progress.append((sent, time.perf_counter(), row.probes))
-                persisted = asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
+                        await restore(await self._last_checkpoint(name, persisted))
                 rows.append(row)
                 self.window[1] = max(self.window[1], time.perf_counter())
                 if row.status != "ok":
@@ -344,10 +364,12 @@ class RayBuild:
                 await asyncio.gather(persisted, return_exceptions=True)
         if persisted is not None:
             await persisted  # raises what persisting raised
-        if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
-            # the LLM method's rounds run on a shard actor: it continues from the last checkpoint
-            await shard.prepare.remote(name, tools, None, await self._last_checkpoint(name, None))
-        return await self._finish_server(name, [host_index], shard, tools, rows, rounds, statuses)
+        return rows
+
+    def _ready(self, name: str) -> None:
+        """Record that a server is ready to probe (its sandboxes started, its shard prepared)."""
+        self.ready_at[name] = time.perf_counter()
+        self.window[0] = min(self.window[0], self.ready_at[name])
 
     async def _finish_server(
         self, name: str, hosts: list[int], shard, tools, rows: list[RoundCoverage], rounds: int, statuses: dict
@@ -507,6 +529,11 @@ class RayBuild:
     def _report(self, row: RoundCoverage) -> None:
         if self.on_round is not None:
             self.on_round(row)
+
+
+def _actor_lost(exc: BaseException) -> bool:
+    """The actor died (Ray restarts it, or gave up on it): not an error its method raised."""
+    return isinstance(exc, (RayActorError, ActorUnavailableError))
 
 
 def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
