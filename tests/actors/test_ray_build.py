@@ -96,6 +96,13 @@ def ray_build(
     return report, build
 
 
+def wait_until_ready(build: RayBuild, server: str, timeout: float = 120) -> None:
+    """Block (in a watcher thread) until ``server`` is ready to probe: its first round is about to run."""
+    deadline = time.monotonic() + timeout
+    while server not in build.ready_at and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 class TestRayEngine:
     @pytest.mark.parametrize("topology", ["colocated", "split"])
     def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
@@ -138,9 +145,7 @@ class TestRayEngine:
         killed = []
 
         def kill_when_memory_probes(build: RayBuild) -> None:
-            deadline = time.monotonic() + 120
-            while "memory" not in build.ready_at and time.monotonic() < deadline:
-                time.sleep(0.005)
+            wait_until_ready(build, "memory")
             killed.append(True)
             ray.kill(build.hosts[0], no_restart=False)  # memory is on host 0 (server index 0, slot 0)
 
@@ -172,9 +177,7 @@ class TestRayEngine:
         killed = []
 
         def kill_when_memory_probes(build: RayBuild) -> None:
-            deadline = time.monotonic() + 120
-            while "memory" not in build.ready_at and time.monotonic() < deadline:
-                time.sleep(0.005)
+            wait_until_ready(build, "memory")
             killed.append(True)
             for shard in build.shards:
                 ray.kill(shard, no_restart=False)
