@@ -16,8 +16,10 @@ import pytest
 
 from toolatlas.config import load_catalogue, parse_catalogue
 from toolatlas.environments import render_value
+from toolatlas.errors import ConfigError
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
+from toolatlas.offline.mutators import OVERSIZED_TEXT, OVERSIZED_TEXT_CHARS
 from toolatlas.sandbox import Sandbox
 from toolatlas.smoke import smoke_check_all
 from toolatlas.testing import faulty_server_command
@@ -185,3 +187,19 @@ class TestSmokeCheck:
 
         assert await asyncio.gather(*(one(i) for i in range(4))) == [f"sandbox {i}" for i in range(4)]
         assert json.dumps(True)
+
+
+class TestGeneratedValues:
+    async def test_oversized_text_is_made_when_the_call_is_rendered(self, workspace: Workspace) -> None:
+        """A probe carries ``${oversized_text}`` (17 characters, in its id, entries and checkpoints);
+        the server receives the 100 KB string it stands for."""
+        async with workspace.sandbox(DEMO.server("filesystem")) as sandbox:
+            path = {"path": "${root}/big.txt"}
+            written = await sandbox.call("write_file", fill(sandbox, {**path, "content": OVERSIZED_TEXT}))
+            assert written.outcome is OutcomeClass.OK, written.excerpt
+            info = await sandbox.call("get_file_info", fill(sandbox, path))
+            assert f"size: {OVERSIZED_TEXT_CHARS}" in info.excerpt.lower(), info.excerpt
+
+    def test_an_unknown_placeholder_names_the_known_ones(self) -> None:
+        with pytest.raises(ConfigError, match=r"unknown placeholder \$\{nope\}; known here: \$\{oversized_text\}, \$\{root\}"):
+            render_value({"a": ["${nope}"]}, {"root": "/r"}, field="probe")

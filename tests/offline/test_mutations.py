@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from toolatlas.environments import render_value
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
+from toolatlas.offline.mutators import OVERSIZED_TEXT, OVERSIZED_TEXT_CHARS
 from toolatlas.offline.values import ValueSynth
 
 if TYPE_CHECKING:
@@ -151,6 +153,17 @@ class TestShape:
             if m.name is MutationKind.MISSING_REQUIRED
         }
         assert dropped == {"repo_path": {"repo_path"}, "target": {"target"}}
+
+    def test_oversized_text_travels_as_its_placeholder(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """The 100 KB value is ``${oversized_text}`` in the probe (its id, its entries, checkpoints);
+        only rendering the call makes the string."""
+        _valid, mutations = mutate(seed_facts["filesystem"], demo_tools("filesystem", "write_file"))
+        oversized = [m.arguments["content"] for m in mutations
+                     if m.name is MutationKind.OVERSIZED_VALUE and m.target_arg == "content"]
+        assert oversized == [OVERSIZED_TEXT]
+        assert render_value(oversized[0], {"root": "/r"}) == "x" * OVERSIZED_TEXT_CHARS
 
     def test_deterministic(self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]) -> None:
         """The same seed gives the same mutations."""

@@ -30,7 +30,8 @@ __all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
 
 log = structlog.get_logger(__name__)
 
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2
+"""2: the oversized boundary value travels as its placeholder (`${oversized_text}`), which changed probe ids."""
 MAX_CHAINS = 64
 """Verified multi-step chains a shard keeps (distinct tool sequences) for the LLM method's chain tasks."""
 

@@ -20,6 +20,7 @@ from toolatlas.config.servers import (
     SqliteEnv,
 )
 from toolatlas.environments.base import (
+    GENERATED_VALUES,
     Environment,
     FrozenState,
     Instance,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from toolatlas.home import Home
 
 __all__ = [
+    "GENERATED_VALUES",
     "CommandEnvironment",
     "DirectoryEnvironment",
     "Environment",

@@ -29,6 +29,7 @@ from toolatlas.errors import ConfigError
 from toolatlas.models import Frozen
 
 __all__ = [
+    "GENERATED_VALUES",
     "Environment",
     "FrozenState",
     "Instance",
@@ -161,9 +162,16 @@ class Environment(Protocol):
 
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
+GENERATED_VALUES: dict[str, str] = {"oversized_text": "x" * 100_000}
+"""Placeholders every instance fills the same way: values too large to carry in a probe or an atlas
+record, made when a call is rendered. ``${oversized_text}`` is the 100 KB string of a boundary probe:
+carried literally, it made a probe's id, every entry it supports (example and evidence arguments),
+each checkpoint and each stored point 100 KB larger."""
+
 
 def render_template(text: str, variables: dict[str, str], *, field: str = "") -> str:
-    """Fill ``${name}`` placeholders; an unknown one is a :class:`ConfigError` naming ``field``.
+    """Fill ``${name}`` placeholders from ``variables``, then :data:`GENERATED_VALUES`; an unknown
+    one is a :class:`ConfigError` naming ``field``.
 
     Only the braced form is a placeholder, so shell text such as ``$(cmd)`` or ``$HOME`` in a
     command environment passes through untouched.
@@ -171,10 +179,11 @@ def render_template(text: str, variables: dict[str, str], *, field: str = "") ->
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
-        if name not in variables:
-            known = ", ".join(f"${{{k}}}" for k in sorted(variables))
+        value = variables.get(name, GENERATED_VALUES.get(name))
+        if value is None:
+            known = ", ".join(f"${{{k}}}" for k in sorted({*variables, *GENERATED_VALUES}))
             raise ConfigError(None, [(field, f"unknown placeholder ${{{name}}}; known here: {known}")])
-        return variables[name]
+        return value
 
     return _PLACEHOLDER.sub(fill, text)
 

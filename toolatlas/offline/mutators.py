@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect
 from toolatlas.offline.values import ValueSynth
 
@@ -35,7 +36,9 @@ class MutationContext(NamedTuple):
 Mutator = Callable[[ArgSpec, str, Any, MutationContext], list[Found]]
 
 UNICODE_TEXT = "Zoë ✓ 日本語 🚀"
-OVERSIZED_TEXT_CHARS = 100_000
+OVERSIZED_TEXT = "${oversized_text}"
+"""A 100 KB string, carried as its placeholder and made when the call is rendered (:data:`GENERATED_VALUES`)."""
+OVERSIZED_TEXT_CHARS = len(GENERATED_VALUES["oversized_text"])
 LONG_NAME_CHARS = 300
 """Longer than the 255 bytes most file systems allow per name."""
 
@@ -312,7 +315,7 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
                 (
                     "oversized_value",
                     loc,
-                    "x" * OVERSIZED_TEXT_CHARS,
+                    OVERSIZED_TEXT,
                     f"{arg} is {OVERSIZED_TEXT_CHARS // 1000} KB long",
                     False,
                 )
