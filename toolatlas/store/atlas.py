@@ -86,8 +86,9 @@ class AtlasStore:
             for start in range(0, len(records), _UPSERT_BATCH):
                 batch = list(records[start : start + _UPSERT_BATCH])
                 embeddings = self.embedder.embed_documents([record_text(r) for r in batch])
+                # a record is a validated model and its dump has no reserved key: built unchecked
                 points = [
-                    Point(
+                    Point.model_construct(
                         id=record.id,  # type: ignore[attr-defined]
                         payload=record.model_dump(mode="json"),
                         dense=embeddings.dense[i] if embeddings.dense is not None else None,

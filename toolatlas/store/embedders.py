@@ -76,6 +76,19 @@ def term_index(term: str) -> int:
     return int.from_bytes(blake2b(term.encode(), digest_size=4).digest(), "little") & 0x7FFFFFFF
 
 
+@lru_cache(maxsize=1 << 14)
+def _bm25_vector(text: str, k1: float, b: float, avg_doc_len: float) -> SparseVector:
+    """A text's BM25 term weights, memoised: a build re-saves a record each round its counts change,
+    and its text (hence its vector) mostly has not (a vector is frozen, so it is shared safely)."""
+    terms = tokenize(text)
+    if not terms:
+        return SparseVector.model_construct(indices=[], values=[])
+    counts = Counter(term_index(t) for t in terms)
+    norm = k1 * (1.0 - b + b * len(terms) / avg_doc_len)
+    scale = k1 + 1.0
+    return SparseVector.model_construct(indices=list(counts), values=[tf * scale / (tf + norm) for tf in counts.values()])
+
+
 class LexicalEmbedder:
     """BM25-style sparse vectors from hashed terms; the dependency-free default embedder.
 
@@ -100,15 +113,7 @@ class LexicalEmbedder:
         return QueryEmbedding(None, self.query_vector(text))
 
     def document_vector(self, text: str) -> SparseVector:
-        terms = tokenize(text)
-        if not terms:
-            return SparseVector.model_construct(indices=[], values=[])
-        counts = Counter(term_index(t) for t in terms)
-        norm = self.k1 * (1.0 - self.b + self.b * len(terms) / self.avg_doc_len)
-        scale = self.k1 + 1.0
-        return SparseVector.model_construct(
-            indices=list(counts), values=[tf * scale / (tf + norm) for tf in counts.values()]
-        )
+        return _bm25_vector(text, self.k1, self.b, self.avg_doc_len)
 
     def query_vector(self, text: str) -> SparseVector:
         indices = list(dict.fromkeys(term_index(t) for t in tokenize(text)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from pydantic import Field, StrictInt, StrictStr, field_validator, model_validator
@@ -43,6 +44,7 @@ Scalar = str | int
 _Condition = StrictStr | StrictInt | list[StrictStr] | list[StrictInt]
 
 
+@lru_cache(maxsize=1 << 16)
 def point_uuid(point_id: str) -> str:
     """The Qdrant point id for one of our ids: a UUIDv5 in a fixed namespace."""
     return str(uuid.uuid5(_NAMESPACE, point_id))
