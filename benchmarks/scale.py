@@ -14,7 +14,7 @@ round's end; also against the smoke-call limit, the stricter and less faithful o
 the in-process build, peak memory per executor host (the host process plus its server processes)
 and in total (the driver and everything under it), and how wall time grows.
 
-    .venv/bin/python benchmarks/scale.py [--sizes 10 50 100] [--rounds 1] [--in-process]
+    .venv/bin/python benchmarks/scale.py [--sizes 10 50 100] [--rounds 1] [--repeat N] [--in-process]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -242,6 +243,8 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 50, 100])
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=8.0, help="measuring time of the physical limit")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per size (limit and build each time): the machine is noisy, read the medians")
     parser.add_argument("--in-process", action="store_true", help="also build in-process, for the ratio")
     parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
                         help="the Ray build's topology (actors/coordinator.py)")
@@ -250,52 +253,55 @@ def main() -> None:
     os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
     rows = []
     for size in args.sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            config = generate_catalogue(size, Path(tmp) / "catalogue")
-            # offline seed tasks are deterministic: one rollout each is enough at scale
-            config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
-            limit = asyncio.run(physical_limit(config, args.seconds, args.rounds))
-            report, memory, wall, ready_rate = ray_build(config, args.rounds, args.topology)
-            reset_s = limit["reset_s"]
-            # the build's own calls at the raw rate of its call mix, and its resets at the reset cost
-            limit_work_s = report.calls / limit["mix_calls_per_s"] + report.resets * reset_s
-            smoke_work_s = report.calls / limit["read_calls_per_s"] + report.resets * reset_s
-            row = {
-                "servers": size,
-                "ok": sum(1 for s in report.servers.values() if s == "ok"),
-                "probes": report.probes,
-                "calls": report.calls,
-                "resets": report.resets,
-                "wall_s": wall,
-                "build_s": report.seconds,
-                "probing_s": report.probing_seconds,
-                "probes_per_s": report.probes / report.seconds,
-                "steady_probes_per_s": report.probes / report.probing_seconds,
-                "limit_probe_ops_per_s": limit["probe_ops_per_s"],
-                "limit_read_calls_per_s": limit["read_calls_per_s"],
-                "limit_mix_calls_per_s": limit["mix_calls_per_s"],
-                "limit_reset_ms": reset_s * 1000,
-                "limit_work_s": limit_work_s,
-                "limit_probes_per_s": report.probes / limit_work_s,
-                "ratio_vs_limit": limit_work_s / report.probing_seconds,
-                "ratio_vs_smoke_limit": smoke_work_s / report.probing_seconds,
-                "all_ready_probes": ready_rate[1] if ready_rate else None,
-                "all_ready_probes_per_s": ready_rate[0] if ready_rate else None,
-                "ratio_all_ready_vs_limit": ready_rate[0] / (report.probes / limit_work_s) if ready_rate else None,
-                "limit_start_s": limit["start_s"],
-                "limit_end_to_end_s": limit["start_s"] + limit_work_s,
-                "ratio_end_to_end": (limit["start_s"] + limit_work_s) / report.seconds,
-                "peak_mib_per_host": memory.peak_host / 2**20,
-                "peak_mib_hosts": memory.peak_hosts_sum / 2**20,
-                "peak_mib_total": memory.peak_total / 2**20,
-            }
-            if args.in_process:
-                local, local_wall = in_process_build(config, args.rounds)
-                row["in_process_probes_per_s"] = local.probes / local.seconds
-                row["ratio_vs_in_process"] = row["probes_per_s"] / row["in_process_probes_per_s"]
-                row["in_process_wall_s"] = local_wall
-            rows.append(row)
-            print(f"  {size} servers: {report.probes} probes in {report.seconds:.0f}s", flush=True)
+        for run in range(args.repeat):
+            with tempfile.TemporaryDirectory() as tmp:
+                config = generate_catalogue(size, Path(tmp) / "catalogue")
+                # offline seed tasks are deterministic: one rollout each is enough at scale
+                config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
+                limit = asyncio.run(physical_limit(config, args.seconds, args.rounds))
+                report, memory, wall, ready_rate = ray_build(config, args.rounds, args.topology)
+                reset_s = limit["reset_s"]
+                # the build's own calls at the raw rate of its call mix, and its resets at the reset cost
+                limit_work_s = report.calls / limit["mix_calls_per_s"] + report.resets * reset_s
+                smoke_work_s = report.calls / limit["read_calls_per_s"] + report.resets * reset_s
+                row = {
+                    "servers": size,
+                    "run": run + 1,
+                    "ok": sum(1 for s in report.servers.values() if s == "ok"),
+                    "probes": report.probes,
+                    "calls": report.calls,
+                    "resets": report.resets,
+                    "wall_s": wall,
+                    "build_s": report.seconds,
+                    "probing_s": report.probing_seconds,
+                    "probes_per_s": report.probes / report.seconds,
+                    "steady_probes_per_s": report.probes / report.probing_seconds,
+                    "limit_probe_ops_per_s": limit["probe_ops_per_s"],
+                    "limit_read_calls_per_s": limit["read_calls_per_s"],
+                    "limit_mix_calls_per_s": limit["mix_calls_per_s"],
+                    "limit_reset_ms": reset_s * 1000,
+                    "limit_work_s": limit_work_s,
+                    "limit_probes_per_s": report.probes / limit_work_s,
+                    "ratio_vs_limit": limit_work_s / report.probing_seconds,
+                    "ratio_vs_smoke_limit": smoke_work_s / report.probing_seconds,
+                    "all_ready_probes": ready_rate[1] if ready_rate else None,
+                    "all_ready_probes_per_s": ready_rate[0] if ready_rate else None,
+                    "ratio_all_ready_vs_limit": ready_rate[0] / (report.probes / limit_work_s) if ready_rate else None,
+                    "limit_start_s": limit["start_s"],
+                    "limit_end_to_end_s": limit["start_s"] + limit_work_s,
+                    "ratio_end_to_end": (limit["start_s"] + limit_work_s) / report.seconds,
+                    "peak_mib_per_host": memory.peak_host / 2**20,
+                    "peak_mib_hosts": memory.peak_hosts_sum / 2**20,
+                    "peak_mib_total": memory.peak_total / 2**20,
+                }
+                if args.in_process:
+                    local, local_wall = in_process_build(config, args.rounds)
+                    row["in_process_probes_per_s"] = local.probes / local.seconds
+                    row["ratio_vs_in_process"] = row["probes_per_s"] / row["in_process_probes_per_s"]
+                    row["in_process_wall_s"] = local_wall
+                rows.append(row)
+                print(f"  {size} servers (run {run + 1}/{args.repeat}): {report.probes} probes in {report.seconds:.0f}s, "
+                      f"vs e2e {row['ratio_end_to_end']:.2f}, all-ready vs limit {row['ratio_all_ready_vs_limit'] or float('nan'):.2f}", flush=True)
     print("\nRay build of generated catalogues (bootstrap + rounds; one executor per server)")
     print("(limit = the build's calls at the raw rate of its call mix and its resets at the reset cost, all servers")
     print(" busy at once; e2e adds starting every server at once; steady = probes/s from the first server ready to")
@@ -313,8 +319,17 @@ def main() -> None:
               f"{r['ratio_all_ready_vs_limit'] or float('nan'):9.2f} {r.get('ratio_vs_in_process', float('nan')):10.2f} "
               f"{r['peak_mib_per_host']:9.0f} {r['peak_mib_hosts']:10.0f} {r['peak_mib_total']:10.0f} "
               f"{r['build_s'] / r['servers']:9.2f}")
-    if len(rows) > 1:
-        first, last = rows[0], rows[-1]
+    if args.repeat > 1:
+        for size in args.sizes:
+            runs = [r for r in rows if r["servers"] == size]
+            for key, label in (("ratio_end_to_end", "vs e2e"), ("ratio_all_ready_vs_limit", "all-ready vs limit")):
+                values = sorted(r[key] for r in runs if r[key] is not None)
+                if values:
+                    print(f"{size} servers, {label}: median {statistics.median(values):.2f} "
+                          f"({values[0]:.2f}–{values[-1]:.2f} over {len(values)} runs)")
+    if len(args.sizes) > 1:
+        first = next(r for r in rows if r["servers"] == args.sizes[0])
+        last = next(r for r in rows if r["servers"] == args.sizes[-1])
         growth = (last["build_s"] / first["build_s"]) / (last["servers"] / first["servers"])
         print(f"time growth {first['servers']} → {last['servers']} servers: ×{last['build_s'] / first['build_s']:.2f} "
               f"for ×{last['servers'] / first['servers']:.0f} servers (≤ 1 is linear or better: {growth:.2f})")
