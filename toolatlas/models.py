@@ -5,16 +5,20 @@ Every model that crosses a process boundary is frozen with ``extra="forbid"``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CallOutcome", "Frozen", "OutcomeClass", "ToolAnnotations", "ToolSpec", "canonical_json", "utcnow"]
+__all__ = [
+    "CallOutcome", "Frozen", "OutcomeClass", "ToolAnnotations", "ToolSpec", "canonical_json", "derived", "per_tool", "utcnow",
+]
 
 
 _FIRST_SENTENCE = re.compile(r"^(.{12,140}?[.!?])(?:\s|$)", re.S)
@@ -45,9 +49,39 @@ class ToolAnnotations(Frozen):
     open_world: bool | None = None
 
 
-_SCHEMA_HASHES: dict[int, tuple[ToolSpec, str]] = {}
-"""Schema hashes of specs seen lately, by identity: the planner and inducer ask for them on every call."""
-_SCHEMA_HASHES_SIZE = 4096
+T = TypeVar("T")
+
+_DERIVED: dict[int, tuple[ToolSpec, dict[str, Any]]] = {}
+_DERIVED_SIZE = 4096
+
+
+def derived(tool: ToolSpec) -> dict[str, Any]:
+    """A memo of what is derived from one tool spec (its schema hash, its effect, its arguments' kinds…).
+
+    By identity: a spec is immutable, and the planner and the inducer ask for the same ones for every
+    candidate probe and every rollout. The spec is kept alive with its memo, so its id is not reused."""
+    known = _DERIVED.get(id(tool))
+    if known is not None and known[0] is tool:
+        return known[1]
+    if len(_DERIVED) >= _DERIVED_SIZE:
+        _DERIVED.clear()
+    memo: dict[str, Any] = {}
+    _DERIVED[id(tool)] = (tool, memo)
+    return memo
+
+
+def per_tool(compute: Callable[[ToolSpec], T]) -> Callable[[ToolSpec], T]:
+    """Memoise a function of one tool spec in its :func:`derived` memo (for immutable results)."""
+    key = f"{compute.__module__}.{compute.__qualname__}"
+
+    @functools.wraps(compute)
+    def memoised(tool: ToolSpec) -> T:
+        memo = derived(tool)
+        if key not in memo:
+            memo[key] = compute(tool)
+        return memo[key]
+
+    return memoised
 
 
 class ToolSpec(Frozen):
@@ -63,15 +97,11 @@ class ToolSpec(Frozen):
     @property
     def schema_hash(self) -> str:
         """16 hex digits over name + input schema + output schema: a changed interface is a new tool node."""
-        known = _SCHEMA_HASHES.get(id(self))
-        if known is not None and known[0] is self:
-            return known[1]
-        payload = canonical_json({"name": self.name, "in": self.input_schema, "out": self.output_schema})
-        value = hashlib.sha256(payload.encode()).hexdigest()[:16]
-        if len(_SCHEMA_HASHES) >= _SCHEMA_HASHES_SIZE:
-            _SCHEMA_HASHES.clear()
-        _SCHEMA_HASHES[id(self)] = (self, value)  # the spec is kept alive with it: its id is not reused
-        return value
+        memo = derived(self)
+        if "schema_hash" not in memo:
+            payload = canonical_json({"name": self.name, "in": self.input_schema, "out": self.output_schema})
+            memo["schema_hash"] = hashlib.sha256(payload.encode()).hexdigest()[:16]
+        return memo["schema_hash"]
 
     @property
     def purpose(self) -> str:

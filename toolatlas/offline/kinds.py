@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import Field
 
-from toolatlas.models import Frozen, ToolSpec
+from toolatlas.models import Frozen, ToolSpec, derived, per_tool
 from toolatlas.offline.words import (
     EFFECT_VERBS,
     OBJECT_WORDS,
@@ -205,6 +205,7 @@ _ARG_OBJECTS: dict[ArgKind, ToolObject] = {
 }
 
 
+@per_tool
 def tool_effect(tool: ToolSpec) -> ToolEffect:
     """Whether a tool reads, creates, updates or deletes, from its annotations and the verb in its name."""
     if tool.annotations.read_only:
@@ -223,6 +224,7 @@ def tool_effect(tool: ToolSpec) -> ToolEffect:
     return ToolEffect.UNKNOWN
 
 
+@per_tool
 def tool_object(tool: ToolSpec) -> ToolObject:
     """The kind of thing a tool acts on: from its name, else from its arguments."""
     named = named_object(tool)
@@ -240,6 +242,7 @@ def tool_object(tool: ToolSpec) -> ToolObject:
     return (specific or found or [ToolObject.UNKNOWN])[0]
 
 
+@per_tool
 def named_object(tool: ToolSpec) -> ToolObject | None:
     """The object a tool's name mentions (``create_branch`` → branch), if any."""
     words = tool_tokens(tool)
@@ -283,6 +286,10 @@ _CACHE_SIZE = 4096
 
 def infer_arguments(tool: ToolSpec, *, _with_object: ToolObject | None = None) -> list[ArgSpec]:
     """One :class:`ArgSpec` per top-level argument, in schema order, with nested items and properties."""
+    memo = derived(tool)
+    known = memo.get(f"arguments:{_with_object}")
+    if known is not None:
+        return list(known)
     key = (
         tool.server,
         tool.schema_hash,
@@ -292,6 +299,7 @@ def infer_arguments(tool: ToolSpec, *, _with_object: ToolObject | None = None) -
     )
     cached = _CACHE.get(key)
     if cached is not None:
+        memo[f"arguments:{_with_object}"] = cached
         return list(cached)
     ctx = _Context(tool, _with_object)
     required = set(tool.required)
@@ -299,7 +307,7 @@ def infer_arguments(tool: ToolSpec, *, _with_object: ToolObject | None = None) -
     specs = _mark_alternatives(specs, ctx)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.clear()
-    _CACHE[key] = specs
+    _CACHE[key] = memo[f"arguments:{_with_object}"] = specs
     return list(specs)
 
 
