@@ -120,12 +120,13 @@ class DigestMemo:
                 self._digests.popitem(last=False)
 
 
-def _bytes_fingerprint(paths: list[Path]) -> str:
+def _bytes_fingerprint(paths: list[str]) -> str:
     """Hash of the files' bytes, each tagged with its position in ``paths`` (a missing file is skipped)."""
     h = hashlib.sha256()
     for position, path in enumerate(paths):
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                data = handle.read()
         except FileNotFoundError:
             continue
         h.update(f"{position}:{len(data)}:".encode())
@@ -238,13 +239,15 @@ class FileStateEnvironment:
         """A memoised digest of a small single-file state (one read and one hash); else None."""
         if self._is_dir or not self.memoise_digests:
             return None
-        path = self._entry_path(state)
+        # string paths and one stat: this runs after every probe, on the event loop
+        path = os.path.join(state.slot, "state", self.entry) if isinstance(state, Instance) else state.path
         try:
-            if os.stat(path).st_size > QUICK_BYTES:
-                return None
+            found = os.stat(path)
         except FileNotFoundError:
             return StateDigest(kind=self.kind, items={})
-        return self._memo.get(self._fingerprint(path))
+        if found.st_size > QUICK_BYTES or stat.S_ISDIR(found.st_mode):
+            return None
+        return self._memo.get(_bytes_fingerprint(self._fingerprint_files(path)))
 
     def quick_reset(self, instance: Instance) -> bool:
         """Restore a small single-file snapshot right away: its bytes (kept in memory: a snapshot
@@ -292,7 +295,11 @@ class FileStateEnvironment:
         """A hash of everything :meth:`_items` reads at ``path`` (bytes, modes, symlinks)."""
         if path.is_dir() and not path.is_symlink():
             return _sha(canonical_json(tree_items(path)).encode())
-        return _bytes_fingerprint([path])
+        return _bytes_fingerprint(self._fingerprint_files(str(path)))
+
+    def _fingerprint_files(self, path: str) -> list[str]:
+        """The files a single-file state is read with (their bytes are its fingerprint)."""
+        return [path]
 
 
 class DirectoryEnvironment(FileStateEnvironment):
@@ -320,9 +327,9 @@ class SqliteEnvironment(FileStateEnvironment):
     variable = "db_path"
     _is_dir = False
 
-    def _fingerprint(self, path: Path) -> str:
+    def _fingerprint_files(self, path: str) -> list[str]:
         """The database file and the journals SQLite reads with it (a WAL holds committed rows)."""
-        return _bytes_fingerprint([path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-journal")])
+        return [path, path + "-wal", path + "-journal"]
 
     def _build_from_source(self, source: Path, dest: Path) -> None:
         if source.suffix.lower() == ".sql":
