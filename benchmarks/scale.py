@@ -14,7 +14,7 @@ round's end; also against the smoke-call limit, the stricter and less faithful o
 the in-process build, peak memory per executor host (the host process plus its server processes)
 and in total (the driver and everything under it), and how wall time grows.
 
-    .venv/bin/python benchmarks/scale.py [--sizes 10 50 100] [--rounds 1] [--repeat N] [--in-process]
+    .venv/bin/python benchmarks/scale.py [--sizes 10 50 100] [--rounds 1] [--repeat N] [--bracket] [--in-process]
 """
 
 from __future__ import annotations
@@ -245,6 +245,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0, help="measuring time of the physical limit")
     parser.add_argument("--repeat", type=int, default=1,
                         help="runs per size (limit and build each time): the machine is noisy, read the medians")
+    parser.add_argument("--bracket", action="store_true",
+                        help="measure the limit again after the build and use the mean of the two (drift shows the noise)")
     parser.add_argument("--in-process", action="store_true", help="also build in-process, for the ratio")
     parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
                         help="the Ray build's topology (actors/coordinator.py)")
@@ -260,6 +262,11 @@ def main() -> None:
                 config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
                 limit = asyncio.run(physical_limit(config, args.seconds, args.rounds))
                 report, memory, wall, ready_rate = ray_build(config, args.rounds, args.topology)
+                drift = None
+                if args.bracket:  # the limit again after the build: the mean of the two brackets it
+                    after = asyncio.run(physical_limit(config, args.seconds, args.rounds))
+                    drift = after["mix_calls_per_s"] / limit["mix_calls_per_s"]
+                    limit = {key: (limit[key] + after[key]) / 2 for key in limit}
                 reset_s = limit["reset_s"]
                 # the build's own calls at the raw rate of its call mix, and its resets at the reset cost
                 limit_work_s = report.calls / limit["mix_calls_per_s"] + report.resets * reset_s
@@ -288,6 +295,7 @@ def main() -> None:
                     "all_ready_probes_per_s": ready_rate[0] if ready_rate else None,
                     "ratio_all_ready_vs_limit": ready_rate[0] / (report.probes / limit_work_s) if ready_rate else None,
                     "limit_start_s": limit["start_s"],
+                    "limit_drift": drift,
                     "limit_end_to_end_s": limit["start_s"] + limit_work_s,
                     "ratio_end_to_end": (limit["start_s"] + limit_work_s) / report.seconds,
                     "peak_mib_per_host": memory.peak_host / 2**20,
@@ -301,7 +309,8 @@ def main() -> None:
                     row["in_process_wall_s"] = local_wall
                 rows.append(row)
                 print(f"  {size} servers (run {run + 1}/{args.repeat}): {report.probes} probes in {report.seconds:.0f}s, "
-                      f"vs e2e {row['ratio_end_to_end']:.2f}, all-ready vs limit {row['ratio_all_ready_vs_limit'] or float('nan'):.2f}", flush=True)
+                      f"vs e2e {row['ratio_end_to_end']:.2f}, all-ready vs limit {row['ratio_all_ready_vs_limit'] or float('nan'):.2f}"
+                      + (f" (limit after / before the build: {drift:.2f})" if drift else ""), flush=True)
     print("\nRay build of generated catalogues (bootstrap + rounds; one executor per server)")
     print("(limit = the build's calls at the raw rate of its call mix and its resets at the reset cost, all servers")
     print(" busy at once; e2e adds starting every server at once; steady = probes/s from the first server ready to")
