@@ -5,39 +5,62 @@ happened, and build a typed graph of what each tool can do, where it fails and h
 compose; then serve task-conditioned guidance to any agent.
 
 This package imports without Ray; the distributed build lives in ``actors/``.
+
+The names below are imported on first use (PEP 562): a process that needs one submodule — a
+generated test server runs ``toolatlas.testing.servers.stateful`` — does not pay ~0.1 s for the
+configuration models at every start.
 """
 
-from toolatlas.config import Catalogue, ServerSpec, load_catalogue
-from toolatlas.errors import (
-    BackendError,
-    ConfigError,
-    RuntimeInstallError,
-    SandboxError,
-    ServerStartError,
-    SnapshotError,
-    StoreError,
-    ToolAtlasError,
-    VerificationError,
-)
-from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolatlas.config import Catalogue, ServerSpec, load_catalogue
+    from toolatlas.errors import (
+        BackendError,
+        ConfigError,
+        RuntimeInstallError,
+        SandboxError,
+        ServerStartError,
+        SnapshotError,
+        StoreError,
+        ToolAtlasError,
+        VerificationError,
+    )
+    from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BackendError",
-    "CallOutcome",
-    "Catalogue",
-    "ConfigError",
-    "OutcomeClass",
-    "RuntimeInstallError",
-    "SandboxError",
-    "ServerSpec",
-    "ServerStartError",
-    "SnapshotError",
-    "StoreError",
-    "ToolAtlasError",
-    "ToolSpec",
-    "VerificationError",
-    "__version__",
-    "load_catalogue",
-]
+_EXPORTS = {
+    "toolatlas.config": ("Catalogue", "ServerSpec", "load_catalogue"),
+    "toolatlas.errors": (
+        "BackendError",
+        "ConfigError",
+        "RuntimeInstallError",
+        "SandboxError",
+        "ServerStartError",
+        "SnapshotError",
+        "StoreError",
+        "ToolAtlasError",
+        "VerificationError",
+    ),
+    "toolatlas.models": ("CallOutcome", "OutcomeClass", "ToolSpec"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted([*_MODULE_OF, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolatlas' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # once imported, found directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
