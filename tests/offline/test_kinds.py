@@ -185,6 +185,20 @@ class TestEffectsAndObjects:
         )
         assert tool_effect(spec) is ToolEffect.READ
 
+    def test_derived_facts_are_remembered_per_spec_not_per_name(self) -> None:
+        """Effects and arguments are memoised by spec identity: a copy with other annotations or
+        another schema (same name) is judged afresh, and repeated answers are not shared lists."""
+        spec = make("update_cache_view", {"key": {"type": "string"}})
+        assert tool_effect(spec) is ToolEffect.UPDATE
+        read_only = spec.model_copy(update={"annotations": ToolAnnotations(read_only=True)})
+        assert tool_effect(read_only) is ToolEffect.READ and tool_effect(spec) is ToolEffect.UPDATE
+        wider = make("update_cache_view", {"key": {"type": "string"}, "ttl": {"type": "integer"}})
+        assert [a.name for a in infer_arguments(wider)] == ["key", "ttl"]
+        assert [a.name for a in infer_arguments(spec)] == ["key"]
+        first = infer_arguments(spec)
+        first.clear()
+        assert [a.name for a in infer_arguments(spec)] == ["key"]
+
     def test_the_server_prefix_is_not_the_object(self, demo_tools: DemoTools) -> None:
         """``git_add`` acts on files (its argument), not on "git"."""
         assert tool_object(demo_tools("git", "git_add")) is ToolObject.FILE
