@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from toolatlas import errors
-from toolatlas.errors import *  # noqa: F403 - the whole exception tree (a module without imports)
+from toolatlas.errors import *  # the whole exception tree (a module without imports)
 
 if TYPE_CHECKING:
     from toolatlas.config import Catalogue, ServerSpec, load_catalogue
@@ -25,13 +25,14 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
-    "toolatlas.config": ("Catalogue", "ServerSpec", "load_catalogue"),
-    "toolatlas.models": ("CallOutcome", "OutcomeClass", "ToolSpec"),
-}
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = ["CallOutcome", "Catalogue", "OutcomeClass", "ServerSpec", "ToolSpec", "__version__", "load_catalogue"]
+__all__ += errors.__all__
 
-__all__ = sorted([*errors.__all__, *_MODULE_OF, "__version__"])
+_MODULE_OF = {
+    **dict.fromkeys(("Catalogue", "ServerSpec", "load_catalogue"), "toolatlas.config"),
+    **dict.fromkeys(("CallOutcome", "OutcomeClass", "ToolSpec"), "toolatlas.models"),
+}
+"""Where each name imported on first use lives."""
 
 
 def __getattr__(name: str) -> Any:
