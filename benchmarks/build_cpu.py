@@ -8,9 +8,11 @@ process's last reading (so a server that exits keeps what it used). Reported ove
 physical limit is measured in — from the last server ready to the last batch back — as CPU ms per
 probe per kind, next to the CPU the window offered (cores × seconds per probe). On this 2-core
 machine the build is CPU-bound: what ToolAtlas spends per probe beside the servers is what keeps
-it from the servers' own limit (``benchmarks/scale.py``).
+it from the servers' own limit (``benchmarks/scale.py``). With ``--limit``, the limit's own loop
+over the same servers is measured first, and both are set side by side per MCP call: the servers'
+CPU, ToolAtlas's (the raw client in the limit; everything else in the build) and the cores used.
 
-    .venv/bin/python benchmarks/build_cpu.py [--servers 100] [--rounds 1]
+    .venv/bin/python benchmarks/build_cpu.py [--servers 100] [--rounds 1] [--limit]
 """
 
 from __future__ import annotations
@@ -98,6 +100,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto")
     parser.add_argument("--hosts", type=int, default=None, help="executor hosts (default: RayBuild's, 2 per node)")
+    parser.add_argument("--limit", action="store_true",
+                        help="first measure the CPU per call of the physical limit's loop over the same servers "
+                             "(benchmarks/scale.py), to set the build's CPU per call beside it")
+    parser.add_argument("--seconds", type=float, default=8.0, help="measuring time of each limit loop")
     args = parser.parse_args()
     configure_logging()
     os.environ.setdefault("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
@@ -110,6 +116,7 @@ def main() -> None:
         config = generate_catalogue(args.servers, Path(tmp) / "catalogue")
         config.write_text(config.read_text().replace("[build]\n", "[build]\nrollouts_per_task = 1\n", 1))
         catalogue = load_catalogue(config)
+        limit = limit_cpu(config, args.seconds, args.rounds) if args.limit else None
         ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.2", log_to_driver=False,
                  runtime_env={"env_vars": {"TOOLATLAS_HOME": os.environ["TOOLATLAS_HOME"]}})
         expected_rows = len(catalogue.servers) * (args.rounds + 1)
@@ -137,7 +144,48 @@ def main() -> None:
     for kind, ms in rows:
         print(f"{kind:<28} {ms:17.2f}")
     print(f"{'all':<28} {sum(ms for _, ms in rows):17.2f}")
-    print(f"\nsaved {save('build_cpu', {'servers': args.servers, 'topology': build.topology, 'rounds': args.rounds, 'probes': probes, 'window_s': window, 'cpu_ms_per_probe': dict(rows)})}")
+    result = {'servers': args.servers, 'topology': build.topology, 'rounds': args.rounds, 'probes': probes,
+              'window_s': window, 'cpu_ms_per_probe': dict(rows)}
+    if limit is not None:
+        # per MCP call, the unit both share (the build's calls in the window: its probes × calls per probe)
+        calls = probes * report.calls / report.probes
+        servers = used.get("MCP servers", 0.0)
+        build_row = (1000 * servers / calls, 1000 * (sum(used.values()) - servers) / calls, sum(used.values()) / window)
+        print(f"\nCPU ms per MCP call      {'MCP servers':>12} {'ToolAtlas':>10} {'cores used':>11}")
+        print(f"{'limit loop (raw calls)':<24} {limit['servers_ms']:12.2f} {limit['client_ms']:10.2f} {limit['cores']:11.2f}")
+        print(f"{'build':<24} {build_row[0]:12.2f} {build_row[1]:10.2f} {build_row[2]:11.2f}")
+        result["limit_cpu_ms_per_call"] = limit
+        result["build_cpu_ms_per_call"] = {"servers_ms": build_row[0], "toolatlas_ms": build_row[1], "cores": build_row[2]}
+    print(f"\nsaved {save('build_cpu', result)}")
+
+
+def limit_cpu(config: Path, seconds: float, rounds: int) -> dict[str, float]:
+    """CPU per call of the physical limit's loop over the build's own calls (``scale.physical_limit``'s
+    ``mix`` loop: all servers busy, calls replayed raw, resets where the build resets): its MCP
+    servers' share, this process's (the raw client and the resets), and the cores used."""
+    from scale import physical_limit
+
+    me = psutil.Process()
+    readings: dict[bool, tuple[float, float]] = {}
+
+    def tree() -> tuple[float, float]:
+        own, servers = sum(me.cpu_times()[:2]), 0.0
+        for child in me.children(recursive=True):
+            try:
+                servers += sum(child.cpu_times()[:2])
+            except psutil.Error:
+                pass
+        return own, servers
+
+    def on_loop(name: str, ended: bool) -> None:
+        if name == "mix":
+            readings[ended] = tree()
+
+    limit = asyncio.run(physical_limit(config, seconds, rounds, on_loop=on_loop))
+    (own0, servers0), (own1, servers1) = readings[False], readings[True]
+    calls = limit["mix_calls"]
+    return {"servers_ms": 1000 * (servers1 - servers0) / calls, "client_ms": 1000 * (own1 - own0) / calls,
+            "cores": (own1 - own0 + servers1 - servers0) / limit["mix_wall_s"], "calls": calls}
 
 
 if __name__ == "__main__":

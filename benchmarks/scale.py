@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -96,7 +97,9 @@ def _children(process: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-async def physical_limit(config: Path, seconds: float, rounds: int) -> dict[str, float]:
+async def physical_limit(
+    config: Path, seconds: float, rounds: int, on_loop: Callable[[str, bool], None] | None = None
+) -> dict[str, float]:
     """The physical limit of the catalogue's servers, each in its own sandbox, all started at once
     as the build starts them (timed), then all looping concurrently for ``seconds`` per loop:
 
@@ -108,7 +111,8 @@ async def physical_limit(config: Path, seconds: float, rounds: int) -> dict[str,
       Calls differ in cost: a refusal costs a server about twice a plain read.
 
     The raw cost of one call of the build's mix is then the mix loop's time less its resets at
-    the reset cost, per call.
+    the reset cost, per call. ``on_loop(name, ended)`` is called as each loop starts and ends
+    (``benchmarks/build_cpu.py`` reads CPU times there).
     """
     from toolatlas.build.shard import ServerShard
     from toolatlas.probing.executor import Executor
@@ -169,9 +173,13 @@ async def physical_limit(config: Path, seconds: float, rounds: int) -> dict[str,
                 if loop_name == "mix":
                     await sandbox.restore()  # not counted: leaves the state as the build finds it
 
+            if on_loop is not None:
+                on_loop(loop_name, False)
             t0 = time.perf_counter()
             await asyncio.gather(*(loop(s) for s in sandboxes))
             counts[loop_name] = (calls, resets, time.perf_counter() - t0)
+            if on_loop is not None:
+                on_loop(loop_name, True)
     finally:
         await asyncio.gather(*(s.close() for s in sandboxes), return_exceptions=True)
     smoke_calls, _, smoke_wall = counts["smoke"]
@@ -187,6 +195,9 @@ async def physical_limit(config: Path, seconds: float, rounds: int) -> dict[str,
         "reset_s": reset_s,
         "mix_calls_per_s": 1 / mix_call_s,
         "mix_reset_share": mix_resets / max(1, mix_calls),
+        "mix_calls": mix_calls,
+        "mix_resets": mix_resets,
+        "mix_wall_s": mix_wall,
     }
 
 
