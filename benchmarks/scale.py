@@ -168,12 +168,9 @@ async def physical_limit(
                     probes = [([(spec.smoke.tool, spec.smoke.arguments)], loop_name == "smoke_reset")]
                 while time.perf_counter() < deadline:
                     for steps, mutating in probes:
-                        for tool, arguments in steps:
-                            await sandbox.call(tool, render_value(arguments, variables))
-                            calls += 1
-                        if mutating:
-                            await sandbox.restore()
-                            resets += 1
+                        made = await _replay(sandbox, steps, mutating, variables)  # not `calls += await`:
+                        calls += made  # that reads `calls` before the await, losing other loops' counts
+                        resets += mutating
                         if time.perf_counter() >= deadline:
                             break
                 if loop_name == "mix":
@@ -209,6 +206,15 @@ async def physical_limit(
     }
 
 
+async def _replay(sandbox, steps: list[tuple[str, object]], mutating: bool, variables: dict[str, str]) -> int:
+    """One probe's calls replayed raw, then a reset if it calls a tool not marked read-only; its calls."""
+    for tool, arguments in steps:
+        await sandbox.call(tool, render_value(arguments, variables))
+    if mutating:
+        await sandbox.restore()
+    return len(steps)
+
+
 async def _cold_pass(workspace: Workspace, plans: dict[str, list[tuple[list[tuple[str, object]], bool]]]) -> dict[str, float]:
     """Fresh servers each replay their own probes once, in order, concurrently; a reset after every
     probe that calls a tool not marked read-only (the caller charges resets beyond the build's)."""
@@ -220,12 +226,9 @@ async def _cold_pass(workspace: Workspace, plans: dict[str, list[tuple[list[tupl
         nonlocal calls, resets
         variables = sandbox.variables()
         for steps, mutating in plans[sandbox.spec.name]:
-            for tool, arguments in steps:
-                await sandbox.call(tool, render_value(arguments, variables))
-                calls += 1
-            if mutating:
-                await sandbox.restore()
-                resets += 1
+            made = await _replay(sandbox, steps, mutating, variables)
+            calls += made
+            resets += mutating
 
     try:
         t0 = time.perf_counter()
