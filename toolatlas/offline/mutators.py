@@ -36,9 +36,10 @@ class MutationContext(NamedTuple):
 Mutator = Callable[[ArgSpec, str, Any, MutationContext], list[Found]]
 
 UNICODE_TEXT = "Zoë ✓ 日本語 🚀"
-OVERSIZED_TEXT = "${oversized_text}"
+_OVERSIZED = "oversized_text"
+OVERSIZED_TEXT = f"${{{_OVERSIZED}}}"
 """A 100 KB string, carried as its placeholder and made when the call is rendered (:data:`GENERATED_VALUES`)."""
-OVERSIZED_TEXT_CHARS = len(GENERATED_VALUES["oversized_text"])
+OVERSIZED_TEXT_CHARS = len(GENERATED_VALUES[_OVERSIZED])
 LONG_NAME_CHARS = 300
 """Longer than the 255 bytes most file systems allow per name."""
 
