@@ -9,8 +9,9 @@ physical limit is measured in — from the last server ready to the last batch b
 probe per kind, next to the CPU the window offered (cores × seconds per probe). On this 2-core
 machine the build is CPU-bound: what ToolAtlas spends per probe beside the servers is what keeps
 it from the servers' own limit (``benchmarks/scale.py``). With ``--limit``, the limit's own loop
-over the same servers is measured before and after the build, and all are set side by side per MCP call: the servers'
-CPU, ToolAtlas's (the raw client in the limit; everything else in the build) and the cores used.
+over the same servers is measured before and after the build, and all are set side by side per MCP
+call: the servers' CPU, ToolAtlas's (the raw client in the limit; everything else in the build) and
+the cores used.
 
     .venv/bin/python benchmarks/build_cpu.py [--servers 100] [--rounds 1] [--limit]
 """

@@ -17,7 +17,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "CallOutcome", "Frozen", "OutcomeClass", "ToolAnnotations", "ToolSpec", "canonical_json", "derived", "per_tool", "utcnow",
+    "CallOutcome",
+    "Frozen",
+    "OutcomeClass",
+    "ToolAnnotations",
+    "ToolSpec",
+    "canonical_json",
+    "derived",
+    "per_tool",
+    "utcnow",
 ]
 
 
