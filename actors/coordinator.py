@@ -28,6 +28,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import ray
 import structlog
@@ -56,7 +57,7 @@ from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
 from toolatlas.probing.models import BatchSummary, Probe
 
-__all__ = ["TOPOLOGIES", "RayBuild"]
+__all__ = ["TOPOLOGIES", "Progress", "RayBuild"]
 
 log = structlog.get_logger(__name__)
 
@@ -78,6 +79,17 @@ TOPOLOGIES = ("auto", "colocated", "split")
 BATCHES_PER_SANDBOX = 4
 """A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
 small round still overlaps absorbing one batch with running the next."""
+
+
+class Progress(NamedTuple):
+    """A batch (split) or round (colocated) of probes, as the driver saw it come back."""
+
+    sent: float
+    back: float
+    probes: int
+    ended: tuple[float, ...]
+    """When each of its probes ended, on the driver's ``perf_counter`` clock (from the hosts'
+    wall clocks: a clock on another node may be skewed); empty if the host did not say."""
 
 
 class RayBuild:
@@ -124,21 +136,31 @@ class RayBuild:
         self.placements: dict[str, set[str]] = {}
         self.ready_at: dict[str, float] = {}
         """When each server was ready to probe (its sandboxes started, its shard prepared)."""
-        self.progress: list[tuple[float, float, int]] = []
-        """(sent, back, probes) of every batch (split) or round (colocated): the build's probe rate
-        over any window (:meth:`probes_after`)."""
+        self.progress: list[Progress] = []
+        """Every batch (split) or round (colocated): the build's probe rate over any window
+        (:meth:`probes_after`)."""
         self.redone: list[tuple[str, int]] = []
         """(server, round) run again after its shard, or the host holding it colocated, was lost."""
 
-    def probes_after(self, start: float) -> float:
-        """Probes done after ``start``: a batch or round that spans it counts pro rata (its probes
-        spread evenly over the time from sending it to its return). A batch's span includes its
-        wait in the host's queue, so this counts a little short, never long."""
+    def probes_after(self, start: float, *, exact: bool = True) -> float:
+        """Probes done after ``start``: those that ended after it, by the end times the hosts
+        report. A batch or round without them (or every one, unless ``exact``) that spans ``start``
+        counts pro rata: its probes spread evenly over the time from sending it to its return. A
+        colocated round lasts many seconds and may have started while servers were still starting
+        (fewer probes done then): pro rata counts short."""
         done = 0.0
-        for sent, back, probes in self.progress:
-            if back > start:
+        for sent, back, probes, ended in self.progress:
+            if back <= start:
+                continue
+            if exact and len(ended) == probes:
+                done += sum(1 for t in ended if t > start)
+            else:
                 done += probes * (1.0 if sent >= start else (back - start) / max(back - sent, 1e-9))
         return done
+
+    def _progressed(self, sent: float, probes: int, summary: BatchSummary) -> None:
+        offset = time.time() - time.perf_counter()  # the hosts' wall clock → this process's perf_counter
+        self.progress.append(Progress(sent, time.perf_counter(), probes, tuple(t - offset for t in summary.ended_at)))
 
     # -- actors -----------------------------------------------------------------------------------
 
@@ -307,7 +329,7 @@ class RayBuild:
                 summary: BatchSummary = await summary_ref
             self.calls += summary.calls
             self.resets += summary.resets
-            self.progress.append((sent, time.perf_counter(), row.probes))
+            self._progressed(sent, row.probes, summary)
             return row, asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
 
         async def reopen(state: dict | None) -> None:
@@ -437,7 +459,7 @@ class RayBuild:
                         state["failures"] = state["failures"] + 1 if failed else 0
                     self.calls += done.calls
                     self.resets += done.resets
-                    self.progress.append((sent, time.perf_counter(), size))
+                    self._progressed(sent, size, done)
                     executed[first] = (size, verified)
                     arrived.set()
             finally:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 
 import ray
 import structlog
@@ -52,6 +53,8 @@ class ExecutorHost:
         self.locks: dict[tuple[str, int], asyncio.Lock] = {}
         self.builds: dict[str, ServerBuild] = {}
         """Colocated servers: the whole build of each (sandbox, shard) lives here."""
+        self.ended: dict[str, list[float]] = {}
+        """Colocated servers: when each probe of the round under way ended (``BatchSummary.ended_at``)."""
 
     def node(self) -> dict[str, str | int]:
         context = ray.get_runtime_context()
@@ -79,9 +82,12 @@ class ExecutorHost:
         """Run and verify probes one after the other in the (server, slot) sandbox (call with
         ``num_returns=2``: the summary and the verified rollouts are separate objects)."""
         executor = await self._executor(server, slot)
+        verified, ended = [], []
         async with self.locks[(server, slot)]:
-            verified = [await executor.run_verified(probe) for probe in probes]
-        return BatchSummary.of([rollout for rollout, _ in verified]), verified
+            for probe in probes:
+                verified.append(await executor.run_verified(probe))
+                ended.append(time.time())
+        return BatchSummary.of([rollout for rollout, _ in verified], ended), verified
 
     # -- colocated servers --------------------------------------------------------------------------
 
@@ -95,7 +101,9 @@ class ExecutorHost:
         catalogue = self.workspace.catalogue
         spec = catalogue.server(server)
         await asyncio.to_thread(install, spec, self.workspace.home)
-        build = ServerBuild(self.workspace, spec, catalogue.build.model_copy(update={"executors_per_server": 1}), frontier)
+        ended = self.ended[server] = []
+        build = ServerBuild(self.workspace, spec, catalogue.build.model_copy(update={"executors_per_server": 1}), frontier,
+                            on_probe=lambda *_: ended.append(time.time()))
         tools = await build.start()
         try:
             first = await asyncio.to_thread(build.shard.open, tools, stored, checkpoint)
@@ -113,14 +121,17 @@ class ExecutorHost:
             raise ServerNotOpen(f"{server} is not open on this host (restarted?): reopen it from its checkpoint")
         executor = build.executors[0]
         resets = executor.resets
+        ended = self.ended[server]
+        ended.clear()  # a round redone after an error starts its count again
         coverage = await build.run_round(round_)
         checkpoint = await asyncio.to_thread(lambda: json.dumps(build.shard.checkpoint()))
         calls = sum(coverage.outcome_mix.values())
-        return coverage, BatchSummary(infrastructure_errors=[], calls=calls, resets=executor.resets - resets), \
-            build.shard.take_dirty(), checkpoint
+        summary = BatchSummary(infrastructure_errors=[], calls=calls, resets=executor.resets - resets, ended_at=list(ended))
+        return coverage, summary, build.shard.take_dirty(), checkpoint
 
     async def _drop(self, server: str) -> None:
         build = self.builds.pop(server, None)
+        self.ended.pop(server, None)
         if build is not None:
             await build.close()
 

@@ -239,7 +239,7 @@ async def _cold_pass(workspace: Workspace, plans: dict[str, list[tuple[list[tupl
     return {"pass_wall_s": wall, "pass_calls": calls, "pass_resets": resets}
 
 
-def ray_build(config: Path, rounds: int, topology: str = "auto") -> tuple[object, MemorySampler, float, tuple[float, int] | None]:
+def ray_build(config: Path, rounds: int, topology: str = "auto") -> tuple[object, MemorySampler, float, tuple[float, int, float] | None]:
     import ray
 
     from actors.coordinator import RayBuild
@@ -259,19 +259,22 @@ def ray_build(config: Path, rounds: int, topology: str = "auto") -> tuple[object
     return report, memory, wall, ready_rate
 
 
-def all_ready_rate(build) -> tuple[float, int] | None:
-    """(probes/s, probes) once every server is running: from the last server ready to the last batch
-    back — the window the limit's loops measure (all servers started, all busy). Before it, the
-    build shares the cores with the servers still starting; the tail after the busiest phase, as
-    servers finish one by one, stays in. A batch or round under way at the start counts pro rata
-    (``RayBuild.probes_after``). None when too little of the build falls in it."""
+def all_ready_rate(build) -> tuple[float, int, float] | None:
+    """(probes/s, probes, probes/s pro rata) once every server is running: from the last server
+    ready to the last batch back — the window the limit's loops measure (all servers started, all
+    busy). Before it, the build shares the cores with the servers still starting; the tail after
+    the busiest phase, as servers finish one by one, stays in. Probes count by the end times the
+    hosts report (``RayBuild.probes_after``); the pro rata figure (a batch or round under way at
+    the start spread evenly over its span: it counts short) is kept for comparison with earlier
+    figures. None when too little of the build falls in the window."""
     if not build.ready_at or not build.progress:
         return None
     start = max(build.ready_at.values())
     probes = build.probes_after(start)
-    if probes < 0.25 * sum(size for _, _, size in build.progress):
+    if probes < 0.25 * sum(p.probes for p in build.progress):
         return None
-    return probes / (max(back for _, back, _ in build.progress) - start), round(probes)
+    window = max(p.back for p in build.progress) - start
+    return probes / window, round(probes), build.probes_after(start, exact=False) / window
 
 
 def in_process_build(config: Path, rounds: int) -> tuple[object, float]:
@@ -345,6 +348,7 @@ def main() -> None:
                     "all_ready_probes": ready_rate[1] if ready_rate else None,
                     "all_ready_probes_per_s": ready_rate[0] if ready_rate else None,
                     "ratio_all_ready_vs_limit": ready_rate[0] / (report.probes / limit_work_s) if ready_rate else None,
+                    "ratio_all_ready_pro_rata_vs_limit": ready_rate[2] / (report.probes / limit_work_s) if ready_rate else None,
                     "limit_start_s": limit["start_s"],
                     "limit_drift": drift,
                     "limit_end_to_end_s": limit["start_s"] + limit_work_s,
@@ -366,6 +370,7 @@ def main() -> None:
                 rows.append(row)
                 print(f"  {size} servers (run {run + 1}/{args.repeat}): {report.probes} probes in {report.seconds:.0f}s, "
                       f"vs e2e {row['ratio_end_to_end']:.2f}, all-ready vs limit {row['ratio_all_ready_vs_limit'] or float('nan'):.2f}"
+                      f" (pro rata {row['ratio_all_ready_pro_rata_vs_limit'] or float('nan'):.2f})"
                       + (f", vs a cold pass {row['ratio_all_ready_vs_pass'] or float('nan'):.2f}" if args.cold_pass else "")
                       + (f" (limit after / before the build: {drift:.2f})" if drift else ""), flush=True)
     print("\nRay build of generated catalogues (bootstrap + rounds; one executor per server)")
@@ -389,6 +394,7 @@ def main() -> None:
         for size in args.sizes:
             runs = [r for r in rows if r["servers"] == size]
             for key, label in (("ratio_end_to_end", "vs e2e"), ("ratio_all_ready_vs_limit", "all-ready vs limit"),
+                               ("ratio_all_ready_pro_rata_vs_limit", "all-ready (pro rata) vs limit"),
                                ("ratio_all_ready_vs_pass", "all-ready vs a cold pass")):
                 values = sorted(r[key] for r in runs if r.get(key) is not None)
                 if values:

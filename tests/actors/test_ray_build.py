@@ -112,6 +112,16 @@ class TestRayEngine:
         assert not build.redone and report.engine == "ray" and report.servers == {"memory": "ok", "time": "ok"}
         assert report.calls >= report.probes > 0 and report.resets > 0
         assert entries_of(config) == reference
+        # every probe's end time came back, within its batch's (or round's) span on the driver's clock
+        assert sum(p.probes for p in build.progress) == report.probes
+        slack = 0.05  # the hosts' wall clock read against the driver's perf_counter
+        for sent, back, probes, ended in build.progress:
+            assert len(ended) == probes and all(sent - slack <= t <= back + slack for t in ended)
+            assert list(ended) == sorted(ended)
+        # counted exactly, the probes after a time are those that ended after it
+        middle = sorted(t for p in build.progress for t in p.ended)[report.probes // 2]
+        assert build.probes_after(middle) == report.probes - report.probes // 2 - 1
+        assert build.probes_after(0.0) == report.probes == build.probes_after(0.0, exact=False)
 
     @pytest.mark.parametrize("topology", ["colocated", "split"])
     def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path, topology: str) -> None:

@@ -134,13 +134,17 @@ class BatchSummary(Frozen):
     """Per probe, in order: whether the sandbox failed (the server could not be (re)started)."""
     calls: int
     resets: int
+    ended_at: list[float] = Field(default_factory=list)
+    """When each probe ended (``time.time()`` where it ran), in the order they ended: a build's
+    probe rate over any window counts the probes exactly (a clock on another node may be skewed)."""
 
     @classmethod
-    def of(cls, rollouts: list[Rollout]) -> BatchSummary:
+    def of(cls, rollouts: list[Rollout], ended_at: list[float] | None = None) -> BatchSummary:
         return cls(
             infrastructure_errors=[r.infrastructure_error is not None for r in rollouts],
             calls=sum(len(r.steps) for r in rollouts),
             resets=sum(r.reset for r in rollouts),
+            ended_at=ended_at or [],
         )
 
 
