@@ -8,19 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from toolatlas.client import ServerConnection, StdioLaunch
 from toolatlas.config import load_catalogue, parse_catalogue
 from toolatlas.environments import render_value
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
 from toolatlas.offline.mutators import OVERSIZED_TEXT, OVERSIZED_TEXT_CHARS
-from toolatlas.sandbox import Sandbox
+from toolatlas.sandbox import Sandbox, launch_for
 from toolatlas.smoke import smoke_check_all
 from toolatlas.testing import faulty_server_command
 from toolatlas.workspace import Workspace
@@ -128,6 +130,22 @@ class TestSandboxConfinement:
             slot = sandbox.instance.slot if sandbox.instance else ""
             assert env["HOME"].startswith(slot) and env["TMPDIR"].startswith(slot)
             assert str(Path(f"/proc/{sandbox.connection.pid}/cwd").resolve()).startswith(slot)
+
+    @pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
+    async def test_server_runs_as_batch_work_and_an_agents_server_does_not(self, workspace: Workspace) -> None:
+        """A sandbox's server is scheduled as batch work (a request does not preempt the client
+        feeding the other servers); a server started for an agent (the proxy's upstream) is not."""
+        async with workspace.sandbox("memory") as sandbox:
+            assert sandbox.connection is not None and sandbox.connection.pid
+            assert os.sched_getscheduler(sandbox.connection.pid) == os.SCHED_BATCH
+            live = launch_for(sandbox.spec, sandbox.runtime, sandbox.instance.variables)
+            assert isinstance(live, StdioLaunch) and not live.batch
+            connection = ServerConnection("live-memory", live, sandbox.spec.limits)
+            await connection.start()
+            try:
+                assert os.sched_getscheduler(connection.pid) == os.SCHED_OTHER
+            finally:
+                await connection.close()
 
     async def test_escaping_paths_are_refused(self, workspace: Workspace) -> None:
         """The filesystem server bound to an instance refuses paths outside it."""

@@ -63,6 +63,23 @@ class StdioLaunch:
     args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    batch: bool = False
+    """Schedule the process as batch work (Linux ``SCHED_BATCH``): a request written to it then
+    does not preempt the writer — a client feeding many servers on few cores keeps feeding them
+    instead of running each one's turn first. Sandboxes set it; an agent's live servers do not."""
+
+
+def _schedule_as_batch(pid: int) -> None:
+    """Put a child process under ``SCHED_BATCH`` where the OS has it (what it starts from then on
+    inherits it; a launcher's child started before is left as it is); where it cannot (another
+    OS, a container forbidding it), the server runs as it would have."""
+    policy = getattr(os, "SCHED_BATCH", None)
+    if policy is None:
+        return
+    try:
+        os.sched_setscheduler(pid, policy, os.sched_param(0))
+    except OSError as exc:  # exited already, or not permitted here
+        log.debug("batch_scheduling_unavailable", pid=pid, error=str(exc))
 
 
 class StdioServerProcess:
@@ -124,6 +141,8 @@ class StdioServerProcess:
             cwd=self.launch.cwd,
             start_new_session=True,
         )
+        if self.launch.batch:
+            _schedule_as_batch(self.process.pid)
         process = self.process
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](32)
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](32)
