@@ -79,28 +79,22 @@ def boundary_mutations(
         if spec.kind in SQL_KINDS and isinstance(value, str):
             found.extend(_sql_mutations(spec, locator, value, synth))
     found.extend(_call_mutations(tool, specs, valid_args, synth))
-    by_family: dict[MutationKind, list[Mutation]] = {}
+    by_family: dict[MutationKind, list[tuple[dict[str, Any], str, str | None, bool]]] = {}
     for name, where, new_value, condition, expected in found:
-        family = MutationKind(name)
         arguments = _replace(valid_args, where, new_value) if where else new_value
         if arguments == valid_args:
             continue
-        by_family.setdefault(family, []).append(
-            Mutation(
-                name=family,
-                arguments=arguments,
-                condition=condition,
-                target_arg=where,
-                expected_failure=expected,
-            )
-        )
-    ordered = [by_family[f] for f in _FAMILIES if f in by_family]
+        by_family.setdefault(MutationKind(name), []).append((arguments, condition, where, expected))
+    ordered = [(f, by_family[f]) for f in _FAMILIES if f in by_family]
     result: list[Mutation] = []
     depth = 0
-    while len(result) < cap and any(depth < len(group) for group in ordered):
-        for group in ordered:
+    while len(result) < cap and any(depth < len(group) for _, group in ordered):
+        for family, group in ordered:
             if depth < len(group) and len(result) < cap:
-                result.append(group[depth])
+                # only the mutations kept become models (most found are cut by the cap)
+                arguments, condition, where, expected = group[depth]
+                result.append(Mutation(name=family, arguments=arguments, condition=condition,
+                                       target_arg=where, expected_failure=expected))
         depth += 1
     return result
 
