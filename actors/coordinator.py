@@ -160,7 +160,8 @@ class RayBuild:
 
     def _progressed(self, sent: float, probes: int, summary: BatchSummary) -> None:
         offset = time.time() - time.perf_counter()  # the hosts' wall clock → this process's perf_counter
-        self.progress.append(Progress(sent, time.perf_counter(), probes, tuple(t - offset for t in summary.ended_at)))
+        ended = tuple(t - offset for t in summary.ended_at)
+        self.progress.append(Progress(sent, time.perf_counter(), probes, ended))
 
     # -- actors -----------------------------------------------------------------------------------
 

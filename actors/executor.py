@@ -102,8 +102,8 @@ class ExecutorHost:
         spec = catalogue.server(server)
         await asyncio.to_thread(install, spec, self.workspace.home)
         ended = self.ended[server] = []
-        build = ServerBuild(self.workspace, spec, catalogue.build.model_copy(update={"executors_per_server": 1}), frontier,
-                            on_probe=lambda *_: ended.append(time.time()))
+        settings = catalogue.build.model_copy(update={"executors_per_server": 1})
+        build = ServerBuild(self.workspace, spec, settings, frontier, on_probe=lambda *_: ended.append(time.time()))
         tools = await build.start()
         try:
             first = await asyncio.to_thread(build.shard.open, tools, stored, checkpoint)
@@ -126,7 +126,9 @@ class ExecutorHost:
         coverage = await build.run_round(round_)
         checkpoint = await asyncio.to_thread(lambda: json.dumps(build.shard.checkpoint()))
         calls = sum(coverage.outcome_mix.values())
-        summary = BatchSummary(infrastructure_errors=[], calls=calls, resets=executor.resets - resets, ended_at=list(ended))
+        summary = BatchSummary(
+            infrastructure_errors=[], calls=calls, resets=executor.resets - resets, ended_at=list(ended)
+        )
         return coverage, summary, build.shard.take_dirty(), checkpoint
 
     async def _drop(self, server: str) -> None:

@@ -239,7 +239,9 @@ async def _cold_pass(workspace: Workspace, plans: dict[str, list[tuple[list[tupl
     return {"pass_wall_s": wall, "pass_calls": calls, "pass_resets": resets}
 
 
-def ray_build(config: Path, rounds: int, topology: str = "auto") -> tuple[object, MemorySampler, float, tuple[float, int, float] | None]:
+def ray_build(
+    config: Path, rounds: int, topology: str = "auto"
+) -> tuple[object, MemorySampler, float, tuple[float, int, float] | None]:
     import ray
 
     from actors.coordinator import RayBuild
@@ -348,7 +350,8 @@ def main() -> None:
                     "all_ready_probes": ready_rate[1] if ready_rate else None,
                     "all_ready_probes_per_s": ready_rate[0] if ready_rate else None,
                     "ratio_all_ready_vs_limit": ready_rate[0] / (report.probes / limit_work_s) if ready_rate else None,
-                    "ratio_all_ready_pro_rata_vs_limit": ready_rate[2] / (report.probes / limit_work_s) if ready_rate else None,
+                    "ratio_all_ready_pro_rata_vs_limit":
+                        ready_rate[2] / (report.probes / limit_work_s) if ready_rate else None,
                     "limit_start_s": limit["start_s"],
                     "limit_drift": drift,
                     "limit_end_to_end_s": limit["start_s"] + limit_work_s,

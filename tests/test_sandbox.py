@@ -132,7 +132,7 @@ class TestSandboxConfinement:
             assert str(Path(f"/proc/{sandbox.connection.pid}/cwd").resolve()).startswith(slot)
 
     @pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
-    async def test_server_runs_as_batch_work_and_an_agents_server_does_not(self, workspace: Workspace) -> None:
+    async def test_servers_run_as_batch_work_but_not_for_agents(self, workspace: Workspace) -> None:
         """A sandbox's server is scheduled as batch work (a request does not preempt the client
         feeding the other servers); a server started for an agent (the proxy's upstream) is not."""
         async with workspace.sandbox("memory") as sandbox:
