@@ -101,7 +101,7 @@ class ExecutorHost:
         catalogue = self.workspace.catalogue
         spec = catalogue.server(server)
         await asyncio.to_thread(install, spec, self.workspace.home)
-        ended = self.ended[server] = []
+        ended: list[float] = []
         settings = catalogue.build.model_copy(update={"executors_per_server": 1})
         build = ServerBuild(self.workspace, spec, settings, frontier, on_probe=lambda *_: ended.append(time.time()))
         tools = await build.start()
@@ -110,7 +110,7 @@ class ExecutorHost:
         except BaseException:
             await build.close()
             raise
-        self.builds[server] = build
+        self.builds[server], self.ended[server] = build, ended
         return tools, first
 
     async def round(self, server: str, round_: int) -> tuple[RoundCoverage, BatchSummary, dict, str]:
@@ -149,3 +149,4 @@ class ExecutorHost:
         )
         self.executors.clear()
         self.builds.clear()
+        self.ended.clear()
