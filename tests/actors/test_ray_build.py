@@ -261,7 +261,7 @@ class TestTwoNodeCluster:
         """`ray job submit` of a real build to a two-node cluster (127.0.0.2 + 127.0.0.3) completes on both nodes."""
         script = REPO / "cluster" / "local_cluster.sh"
         env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY": str(Path(sys.executable).parent / "ray")}
-        subprocess.run([str(script), "stop"], env=env, capture_output=True)
+        subprocess.run([str(script), "stop", "6391"], env=env, capture_output=True)
         started = subprocess.run([str(script), "start", "6391", "8276"], env=env, capture_output=True, text=True, timeout=180)
         try:
             assert started.returncode == 0, started.stdout + started.stderr
@@ -284,4 +284,4 @@ class TestTwoNodeCluster:
             for server in atlas["servers"]:
                 assert server["tools"] and all(tool["affordances"] for tool in server["tools"]), server["name"]
         finally:
-            subprocess.run([str(script), "stop"], env=env, capture_output=True, timeout=120)
+            subprocess.run([str(script), "stop", "6391"], env=env, capture_output=True, timeout=120)
