@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolatlas.environments import StateDiff
+from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.inducer import Inducer, confidence
 from toolatlas.graph.models import CoUsageRelation, EntryKind, EntryStatus
 from toolatlas.graph.state import ServerGraph
@@ -47,6 +48,23 @@ class TestMerging:
         assert len(boundaries) == 1
         assert boundaries[0].support == 20 and boundaries[0].confidence == confidence(20)
         assert len(boundaries[0].evidence) == 5 and boundaries[0].evidence[0].arguments == {"path": "/etc/file0"}
+
+    def test_boundaries_keep_the_family_that_provoked_them(self) -> None:
+        """A boundary records its mutation's family; only schema-stated families count as schema validation."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        typed = ProbeStep(tool="read_file", arguments={"path": 12345}, mutation="wrong_type",
+                          condition="`path` is a number instead of a string", expect="error")
+        escape = ProbeStep(tool="read_file", arguments={"path": "/etc/passwd"}, mutation="path_escape",
+                           condition="`path` is outside the root", expect="error")
+        unplanned = ProbeStep(tool="read_file", arguments={"path": "gone.txt"})
+        inducer.induce(*rollout([typed], [(OutcomeClass.TOOL_ERROR, "Expected string, received number")], n=1))
+        inducer.induce(*rollout([escape], [(OutcomeClass.TOOL_ERROR, "Access denied - path outside")], n=2))
+        inducer.induce(*rollout([unplanned], [(OutcomeClass.TOOL_ERROR, "ENOENT: no such file")], n=3))
+        by_family = {e.family: e for e in graph.entries_of("read_file", EntryKind.BOUNDARY)}
+        assert set(by_family) == {"wrong_type", "path_escape", None}
+        assert is_schema_validation(by_family["wrong_type"])
+        assert not is_schema_validation(by_family["path_escape"]) and not is_schema_validation(by_family[None])
 
     def test_different_errors_stay_apart(self) -> None:
         """Different error messages are different boundaries."""

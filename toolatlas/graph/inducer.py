@@ -155,6 +155,7 @@ class Inducer:
             outcome=evidence.outcome,
             effect=effect,
             arguments_exercised=sorted(step.exercised),
+            family=step.mutation,
         )
 
     def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
@@ -179,6 +180,7 @@ class Inducer:
             example_arguments=step.arguments,
             outcome=verdict.outcome,
             reported_as_success=verdict.reported_as_success,
+            family=step.mutation,
         )
 
     def _unplanned_condition(self, probe: Probe, step: ProbeStep) -> str:

@@ -105,6 +105,9 @@ class Entry(Frozen):
     idempotent: bool | None = None
     reported_as_success: bool = False
     """A boundary the server reports with ``isError: false`` (the error is only in the text)."""
+    family: str | None = None
+    """The family of the mutation that provoked the finding (``wrong_type``, ``path_escape``…; see
+    :mod:`toolatlas.graph.families`); None for a call nobody broke on purpose."""
     peer: str | None = None
     relation: CoUsageRelation | None = None
     transitions: int = 0
