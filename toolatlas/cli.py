@@ -225,14 +225,18 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
     from actors.coordinator import RayBuild
     from toolatlas.home import Home
 
+    from toolatlas.confinement.reaper import ProcessReaper
+
     address = args.address or os.environ.get("RAY_ADDRESS")
     home = Home.default().ensure()
     env = {"TOOLATLAS_HOME": str(home.root)}
+    reaper = None
     if address:
         # Under `ray job submit` the job's runtime_env (cluster/runtime_env.yaml) already reaches every worker.
         runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-    else:
+    else:  # the local instance is this build's: it goes when the build ends or its driver dies
+        reaper = ProcessReaper()
         ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
@@ -243,6 +247,8 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
     finally:
         ray.shutdown()
+        if reaper is not None:
+            reaper.stop()
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

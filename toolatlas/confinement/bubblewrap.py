@@ -30,9 +30,9 @@ arrive, so a busy server is never cut off, while one that spins with nothing ask
 from __future__ import annotations
 
 import functools
+import grp
 import os
 import pwd
-import grp
 import resource
 import shutil
 import subprocess
@@ -70,7 +70,7 @@ if [ -n "$cgroup" ]; then
 fi
 exec "$@" 3<"$filter"
 """
-_INSTALL_HINT = "install it with `apt-get install bubblewrap` (Debian/Ubuntu) or `dnf install bubblewrap`"
+INSTALL_HINT = "install it: `apt-get install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora)"
 
 
 class BubblewrapConfiner:
@@ -92,12 +92,11 @@ class BubblewrapConfiner:
         if not seccomp.exists():
             _write_atomically(seccomp, program)
         cgroup = str(self.cgroups.prepare()) if self.cgroups is not None else ""
-        memory, files = limits.memory_mb << 20, limits.file_size_mb << 20
         rlimits = [
-            f"--as={memory}:{memory}",
-            f"--cpu={limits.cpu_s}:{limits.cpu_s + CPU_GRACE_S}",
-            f"--nofile={limits.open_files}:{limits.open_files}",
-            f"--fsize={files}:{files}",
+            _rlimit("as", resource.RLIMIT_AS, limits.memory_mb << 20),
+            _rlimit("cpu", resource.RLIMIT_CPU, limits.cpu_s, CPU_GRACE_S),
+            _rlimit("nofile", resource.RLIMIT_NOFILE, limits.open_files),
+            _rlimit("fsize", resource.RLIMIT_FSIZE, limits.file_size_mb << 20),
             "--core=0:0",
         ]
         inner: list[str] = []
@@ -150,7 +149,7 @@ class SandboxHooks:
         self.cpu_s = cpu_s
         self.cgroups = cgroups
         self.interval_s = max(1.0, cpu_s / 4)
-        """Wall-clock seconds between two renewals (the window cannot run out faster on this machine's cores)."""
+        """Wall-clock seconds between two renewals (the window cannot run out faster on these cores)."""
         self._launcher: int | None = None
         self._server_pid: int | None = None
         self._renewed_at = 0.0
@@ -188,6 +187,15 @@ class SandboxHooks:
             # raising a hard limit needs CAP_SYS_RESOURCE: without it the first window is the budget
             self._renewable = False
             log.info("cpu_window_not_renewable", server=self.server, error=str(exc))
+
+
+def _rlimit(name: str, which: int, value: int, grace: int = 0) -> str:
+    """A ``prlimit`` option: ``value`` (soft) and ``value + grace`` (hard), never above this process's
+    own hard limit (which only privilege could raise)."""
+    _soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value, grace = min(value, hard), 0 if value + grace > hard else grace
+    return f"--{name}={value}:{value + grace}"
 
 
 def _within(path: str, folder: str) -> bool:
@@ -237,12 +245,13 @@ def bubblewrap_available() -> tuple[str, str, str]:
     import platform
 
     if platform.machine() not in SUPPORTED_MACHINES:
-        raise ConfinementError(f"the server sandbox supports {sorted(SUPPORTED_MACHINES)}, not {platform.machine()}")
+        machines = sorted(SUPPORTED_MACHINES)
+        raise ConfinementError(f"the server sandbox supports {machines}, not {platform.machine()}")
     bwrap, prlimit, shell = shutil.which("bwrap"), shutil.which("prlimit"), shutil.which("sh") or "/bin/sh"
     if bwrap is None:
-        raise ConfinementError(f"every server runs in a bubblewrap sandbox, and `bwrap` is not on PATH: {_INSTALL_HINT}")
+        raise ConfinementError(f"every server runs in a bubblewrap sandbox, and `bwrap` is not on PATH; {INSTALL_HINT}")
     if prlimit is None:
-        raise ConfinementError("the server sandbox needs `prlimit` (util-linux) on PATH to set its resource limits")
+        raise ConfinementError("the server sandbox needs `prlimit` (util-linux) on PATH for its resource limits")
     probe = [
         bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--unshare-pid", "--unshare-net",
         "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true",
@@ -263,7 +272,7 @@ def bubblewrap_available() -> tuple[str, str, str]:
 
 @functools.cache
 def _support_folder() -> Path:
-    """A private folder with the files every sandbox binds: seccomp programs, ``/etc/passwd`` and ``/etc/group``."""
+    """A private folder with the files every sandbox binds: seccomp programs, ``/etc/passwd``, ``/etc/group``."""
     folder = Path(tempfile.gettempdir()) / f"toolatlas-confinement-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     info = folder.lstat()
@@ -272,7 +281,7 @@ def _support_folder() -> Path:
     uid, gid = os.getuid(), os.getgid()
     user = _name(lambda: pwd.getpwuid(uid).pw_name, "toolatlas")
     group = _name(lambda: grp.getgrgid(gid).gr_name, "toolatlas")
-    passwd = f"{user}:x:{uid}:{gid}:{user}:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+    passwd = f"{user}:x:{uid}:{gid}:{user}:/tmp:/bin/sh\n" "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
     groups = f"{group}:x:{gid}:\nnogroup:x:65534:\n"
     for name, text in (("passwd", passwd), ("group", groups)):
         path = folder / name
