@@ -65,6 +65,15 @@ def cmd_servers_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_unconfined(servers) -> None:
+    """Say which servers the catalogue runs outside the OS sandbox (they can touch this machine)."""
+    from toolatlas.confinement import unconfined_servers
+
+    for name in unconfined_servers(servers):
+        print(f"warning: server {name!r} runs outside the OS sandbox (sandbox.enabled = false in the catalogue): "
+              "it can read, write and reach whatever this user can", file=sys.stderr, flush=True)
+
+
 def cmd_servers_check(args: argparse.Namespace) -> int:
     from toolatlas.smoke import smoke_check_all
     from toolatlas.workspace import Workspace
@@ -73,6 +82,7 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
     workspace = Workspace(catalogue)
     servers = _servers(catalogue, args.server)
     print(f"checking {len(servers)} server(s): start in a sandbox, list tools, one call, freeze, reset", flush=True)
+    _warn_unconfined(servers)
 
     def progress(report) -> None:
         print(f"  {report.server:<24} {'ok' if report.ok else 'FAILED':<7} {report.seconds:6.2f}s", flush=True)
@@ -185,6 +195,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"frontier={args.frontier}, into {AtlasPaths(catalogue).root}",
         flush=True,
     )
+    _warn_unconfined(servers)
     on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
     if args.engine == "ray":
         report = _ray_build(args, catalogue, servers, rounds, on_round)

@@ -229,7 +229,12 @@ class Limits(Spec):
     max_restarts: int = Field(5, ge=0, description="consecutive failed starts before the server is given up")
     # -- what the OS sandbox allows the server process (see toolatlas.confinement) --------------
     memory_mb: int = Field(4096, ge=64, description="address space of each process (RLIMIT_AS), MiB")
-    cpu_s: int = Field(60, gt=0, description="CPU seconds a server may use per call window (RLIMIT_CPU, renewed as calls arrive)")
+    cpu_s: int = Field(
+        60, gt=0, description="CPU seconds a server may use per call window (soft RLIMIT_CPU, renewed as calls arrive)"
+    )
+    cpu_lifetime_s: int = Field(
+        3600, gt=0, description="CPU seconds one server process may use in all (hard RLIMIT_CPU; a restart renews it)"
+    )
     open_files: int = Field(1024, ge=32, description="open file descriptors per process (RLIMIT_NOFILE)")
     processes: int = Field(256, ge=8, description="processes and threads in the sandbox together")
     file_size_mb: int = Field(1024, gt=0, description="largest file the server may write (RLIMIT_FSIZE), MiB")

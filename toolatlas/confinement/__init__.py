@@ -15,10 +15,21 @@ from __future__ import annotations
 
 import functools
 
-from toolatlas.config.servers import ServerSpec
+from collections.abc import Iterable
+
+from toolatlas.config.servers import ServerSpec, StdioTransport
 from toolatlas.confinement.base import Confiner, Grant, ResourceLimits, Unconfined, grant_for
 
-__all__ = ["Confiner", "Grant", "ResourceLimits", "Unconfined", "confiner_for", "default_confiner", "grant_for"]
+__all__ = [
+    "Confiner",
+    "Grant",
+    "ResourceLimits",
+    "Unconfined",
+    "confiner_for",
+    "default_confiner",
+    "grant_for",
+    "unconfined_servers",
+]
 
 
 def confiner_for(spec: ServerSpec, *, confine: bool = True) -> Confiner:
@@ -35,3 +46,8 @@ def default_confiner() -> Confiner:
     from toolatlas.confinement.bubblewrap import BubblewrapConfiner
 
     return BubblewrapConfiner()
+
+
+def unconfined_servers(servers: Iterable[ServerSpec]) -> list[str]:
+    """Names of the stdio servers their catalogue opted out of the sandbox (a build warns about each)."""
+    return [s.name for s in servers if isinstance(s.transport, StdioTransport) and not s.sandbox.enabled]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import structlog
 
@@ -26,7 +26,9 @@ class ResourceLimits(Frozen):
     memory_mb: int = 4096
     """Address space of each process (``RLIMIT_AS``)."""
     cpu_s: int = 60
-    """CPU seconds per call window (``RLIMIT_CPU``, renewed as calls arrive)."""
+    """CPU seconds per call window (the soft ``RLIMIT_CPU``, renewed as calls arrive)."""
+    cpu_lifetime_s: int = 3600
+    """CPU seconds of one process in all (the hard ``RLIMIT_CPU``, which only privilege could raise)."""
     open_files: int = 1024
     processes: int = 256
     """Processes and threads in the sandbox together (a ``pids`` cgroup, else ``RLIMIT_NPROC``)."""
@@ -37,6 +39,7 @@ class ResourceLimits(Frozen):
         return cls(
             memory_mb=limits.memory_mb,
             cpu_s=limits.cpu_s,
+            cpu_lifetime_s=max(limits.cpu_lifetime_s, limits.cpu_s),
             open_files=limits.open_files,
             processes=limits.processes,
             file_size_mb=limits.file_size_mb,
@@ -73,9 +76,12 @@ class Unconfined:
     """No OS sandbox: for a server the catalogue explicitly opted out (``sandbox.enabled = false``)."""
 
     mechanism = "none"
+    _warned: ClassVar[set[str]] = set()
 
     def wrap(self, launch: StdioLaunch, grant: Grant) -> StdioLaunch:
-        log.warning("server_unconfined", server=grant.server, reason="sandbox.enabled = false in the catalogue")
+        if grant.server not in self._warned:  # once per server and process, not at every restart
+            self._warned.add(grant.server)
+            log.warning("server_unconfined", server=grant.server, reason="outside the OS sandbox")
         return launch
 
 

@@ -23,14 +23,16 @@ One confined server is started as::
 - ``network = "none"``: a network namespace and no internet socket at all; ``"loopback"``: a
   network namespace with its own loopback; ``"host"``: this machine's network.
 
-The CPU limit is a window: :class:`SandboxHooks` moves the server's ``RLIMIT_CPU`` forward as calls
-arrive, so a busy server is never cut off, while one that spins with nothing asked of it is killed.
+The CPU limit is a window: :class:`SandboxHooks` moves the server's soft ``RLIMIT_CPU`` forward as
+calls arrive, so a busy server is never cut off, while one that spins with nothing asked of it is
+killed (``SIGXCPU``); the hard limit, ``cpu_lifetime_s``, bounds a server that raises its own.
 """
 
 from __future__ import annotations
 
 import functools
 import grp
+import math
 import os
 import pwd
 import resource
@@ -59,8 +61,6 @@ LAUNCHER_EXIT = 125
 """Exit status of the launcher when it cannot set the sandbox up (its reason is on stderr)."""
 PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bubblewrap works here may take."""
-CPU_GRACE_S = 2
-"""Seconds between the CPU soft limit (SIGXCPU) and the hard one (SIGKILL)."""
 _LAUNCHER = r"""
 cgroup=$1 max=$2 filter=$3
 shift 3
@@ -94,7 +94,7 @@ class BubblewrapConfiner:
         cgroup = str(self.cgroups.prepare()) if self.cgroups is not None else ""
         rlimits = [
             _rlimit("as", resource.RLIMIT_AS, limits.memory_mb << 20),
-            _rlimit("cpu", resource.RLIMIT_CPU, limits.cpu_s, CPU_GRACE_S),
+            _rlimit("cpu", resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_lifetime_s),
             _rlimit("nofile", resource.RLIMIT_NOFILE, limits.open_files),
             _rlimit("fsize", resource.RLIMIT_FSIZE, limits.file_size_mb << 20),
             "--core=0:0",
@@ -108,7 +108,7 @@ class BubblewrapConfiner:
             bwrap, *self._namespaces(grant), *self._filesystem(grant, launch),
             "--", *inner, launch.command, *launch.args,
         ]  # fmt: skip
-        hooks = SandboxHooks(grant.server, limits.cpu_s, self.cgroups)
+        hooks = SandboxHooks(grant.server, limits.cpu_s, limits.cpu_lifetime_s, self.cgroups)
         return replace(launch, command=shell, args=args, hooks=hooks, confinement=self.mechanism)
 
     def _namespaces(self, grant: Grant) -> list[str]:
@@ -144,12 +144,13 @@ class BubblewrapConfiner:
 class SandboxHooks:
     """Per sandbox: renews the server's CPU window as calls arrive, removes its cgroup when it has exited."""
 
-    def __init__(self, server: str, cpu_s: int, cgroups: PidsCgroups | None) -> None:
+    def __init__(self, server: str, cpu_s: int, cpu_lifetime_s: int, cgroups: PidsCgroups | None) -> None:
         self.server = server
         self.cpu_s = cpu_s
+        self.cpu_lifetime_s = cpu_lifetime_s
         self.cgroups = cgroups
-        self.interval_s = max(1.0, cpu_s / 4)
-        """Wall-clock seconds between two renewals (the window cannot run out faster on these cores)."""
+        self.interval_s = cpu_s / (2 * (os.cpu_count() or 1))
+        """Wall-clock seconds between two renewals: half the time all cores need to use up a window."""
         self._launcher: int | None = None
         self._server_pid: int | None = None
         self._renewed_at = 0.0
@@ -157,8 +158,8 @@ class SandboxHooks:
         self._lock = threading.Lock()
 
     def started(self, pid: int) -> None:
-        with self._lock:
-            self._launcher, self._server_pid, self._renewed_at = pid, None, time.monotonic()
+        with self._lock:  # the first call renews: the first window is not spent on starting up
+            self._launcher, self._server_pid, self._renewed_at = pid, None, 0.0
 
     def working(self, pid: int) -> None:
         now = time.monotonic()
@@ -180,22 +181,27 @@ class SandboxHooks:
         used = cpu_seconds(self._server_pid)
         if used is None:
             return
-        soft = int(used) + self.cpu_s
         try:
-            resource.prlimit(self._server_pid, resource.RLIMIT_CPU, (soft, soft + CPU_GRACE_S))
-        except (PermissionError, ProcessLookupError, OSError) as exc:
-            # raising a hard limit needs CAP_SYS_RESOURCE: without it the first window is the budget
+            _soft, hard = resource.prlimit(self._server_pid, resource.RLIMIT_CPU)
+            soft = math.ceil(used) + self.cpu_s
+            if hard != resource.RLIM_INFINITY:
+                soft = min(soft, hard)
+            resource.prlimit(self._server_pid, resource.RLIMIT_CPU, (soft, hard))
+        except ProcessLookupError:
+            self._server_pid = None
+        except OSError as exc:  # not ours to change (another user's process): the first window is the budget
             self._renewable = False
             log.info("cpu_window_not_renewable", server=self.server, error=str(exc))
 
 
-def _rlimit(name: str, which: int, value: int, grace: int = 0) -> str:
-    """A ``prlimit`` option: ``value`` (soft) and ``value + grace`` (hard), never above this process's
-    own hard limit (which only privilege could raise)."""
-    _soft, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        value, grace = min(value, hard), 0 if value + grace > hard else grace
-    return f"--{name}={value}:{value + grace}"
+def _rlimit(name: str, which: int, soft: int, hard: int | None = None) -> str:
+    """A ``prlimit`` option ``soft:hard`` (hard defaults to soft), never above this process's own hard
+    limit (which only privilege could raise)."""
+    hard = soft if hard is None else hard
+    _current, ceiling = resource.getrlimit(which)
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(hard, ceiling)
+    return f"--{name}={soft}:{hard}"
 
 
 def _within(path: str, folder: str) -> bool:

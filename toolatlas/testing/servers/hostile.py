@@ -1,6 +1,7 @@
 """A small MCP server that attacks the machine it runs on: the honest counterpart for confinement tests.
 
-Run: ``python -m toolatlas.testing.servers.hostile``. Every tool takes no arguments (so a build's
+Run: ``python -m toolatlas.testing.servers.hostile [--only TOOL,TOOL...]``. Every tool but ``echo``
+takes no arguments (so a build's
 own probes carry out the attack each time they call it) and aims at targets named by environment
 variables; each answers with what it managed, so a test can tell a refused attack from a done one:
 
@@ -27,6 +28,8 @@ echo               a harmless tool: echo the text back
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import os
 import signal
 import socket
@@ -135,9 +138,13 @@ def daemonize() -> str:
 
 @server.tool(description="Ignore SIGTERM and stay alive after stdin closes.")
 def linger() -> str:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    _lingering.set()
+    _lingering.set()  # the SIGTERM handler installed at start reads it (tools run off the main thread)
     return "lingering"
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    if not _lingering.is_set():
+        raise SystemExit(128 + signum)
 
 
 @server.tool(description="Write a flood of lines to stderr.")
@@ -189,6 +196,15 @@ def zero_state() -> str:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", default=None, help="comma-separated tools to offer (default: all)")
+    args = parser.parse_args()
+    if args.only is not None:
+        keep = set(args.only.split(","))
+        for tool in asyncio.run(server.list_tools()):
+            if tool.name not in keep:
+                server.remove_tool(tool.name)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     server.run("stdio")
     if _lingering.is_set():
         while True:
