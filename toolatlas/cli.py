@@ -234,9 +234,8 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
     import ray
 
     from actors.coordinator import RayBuild
-    from toolatlas.home import Home
-
     from toolatlas.confinement.reaper import ProcessReaper
+    from toolatlas.home import Home
 
     address = args.address or os.environ.get("RAY_ADDRESS")
     home = Home.default().ensure()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -104,7 +105,7 @@ def make_world(tmp_path: Path) -> Iterator[HostileWorld]:
     thread.start()
     world = HostileWorld(root, secret, root / "outside.txt", granted, listener, f"hostile-{uuid.uuid4().hex}", seed)
     yield world
-    for pid in processes_tagged(world.marker):  # what an escaped daemon left: never left running
+    for pid in {*processes_tagged(world.marker), *processes_started_by(world.marker)}:  # never left running
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     stop.set()
@@ -127,4 +128,38 @@ def processes_tagged(marker: str) -> list[int]:
             continue
         if marker.encode() in cmdline and state != "Z":
             found.append(int(entry))
+    return found
+
+
+def toml_catalogue(path: Path, *servers: dict[str, Any]) -> Path:
+    """Write ``servers`` (catalogue entries as dicts) as a TOML catalogue a subprocess can load."""
+
+    def value(item: Any) -> str:
+        if isinstance(item, bool):
+            return "true" if item else "false"
+        if isinstance(item, int | float):
+            return repr(item)
+        if isinstance(item, str):
+            return json.dumps(item)
+        if isinstance(item, list):
+            return "[" + ", ".join(value(v) for v in item) + "]"
+        return "{ " + ", ".join(f"{key} = {value(v)}" for key, v in item.items()) + " }"
+
+    blocks = ["[[servers]]\n" + "".join(f"{key} = {value(v)}\n" for key, v in server.items()) for server in servers]
+    path.write_text("\n".join(blocks))
+    return path
+
+
+def processes_started_by(marker: str) -> list[int]:
+    """Live processes started with ``HOSTILE_MARKER=<marker>``: the server and everything it forked."""
+    needle = f"HOSTILE_MARKER={marker}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle in handle.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                continue
     return found

@@ -17,11 +17,16 @@ import time
 from pathlib import Path
 
 import pytest
+from hostile_kit import SECRET_TEXT, HostileWorld, processes_started_by, processes_tagged
 
-from hostile_kit import SECRET_TEXT, HostileWorld, processes_tagged
 from toolatlas.client import stdio
 from toolatlas.confinement import Unconfined
-from toolatlas.confinement.bubblewrap import BubblewrapConfiner, bubblewrap_available, cpu_seconds, sandboxed_process
+from toolatlas.confinement.bubblewrap import (
+    BubblewrapConfiner,
+    bubblewrap_available,
+    cpu_seconds,
+    sandboxed_process,
+)
 from toolatlas.errors import ConfigError, ConfinementError
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
@@ -41,21 +46,6 @@ async def answer(sandbox: Sandbox, tool: str) -> str:
     outcome = await sandbox.call(tool, {})
     assert outcome.outcome is OutcomeClass.OK, outcome
     return outcome.excerpt
-
-
-def tagged_by_environment(marker: str) -> list[int]:
-    """Live processes started with ``HOSTILE_MARKER=<marker>`` (the server and everything it forked)."""
-    needle = f"HOSTILE_MARKER={marker}".encode()
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as handle:
-                    if needle in handle.read().split(b"\0"):
-                        found.append(int(entry))
-            except OSError:
-                continue
-    return found
 
 
 async def gone(probe, seconds: float = 6.0) -> bool:  # type: ignore[no-untyped-def]
@@ -96,7 +86,7 @@ class TestFilesystem:
             text = await answer(sandbox, "capabilities")
             granted = [*sandbox_grant_paths(sandbox)]
         assert "CapEff=0000000000000000" in text
-        shown = set(eval(text.split("root=", 1)[1]))  # noqa: S307 - a list literal the server printed
+        shown = set(eval(text.split("root=", 1)[1]))
         system = {"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "proc", "dev", "tmp"}
         assert shown <= system | {Path(p).parts[1] for p in granted}
         assert not shown & {"home", "boot", "var", "srv", "mnt", "media", "opt"} - {Path(p).parts[1] for p in granted}
@@ -141,10 +131,10 @@ class TestProcessesAndMemory:
         fields = {"limits": {"processes": 48}, "env": {"HOSTILE_FORKS": "400"}}
         async with sandbox_of(world, tmp_path, **fields) as sandbox:
             text = await answer(sandbox, "fork_bomb")
-            assert len(tagged_by_environment(world.marker)) > 1
+            assert len(processes_started_by(world.marker)) > 1
         forked = int(text.split()[1])
         assert "refused: Resource temporarily unavailable" in text and forked < 48
-        assert await gone(lambda: tagged_by_environment(world.marker))
+        assert await gone(lambda: processes_started_by(world.marker))
 
     async def test_memory_beyond_the_address_space_limit_is_refused(
         self, world: HostileWorld, tmp_path: Path
@@ -161,16 +151,6 @@ class TestProcessesAndMemory:
             assert "started" in await answer(sandbox, "daemonize")
             assert processes_tagged(world.marker), "the daemon should be running inside the sandbox"
         assert await gone(lambda: processes_tagged(world.marker))
-
-    async def test_a_server_that_ignores_eof_and_sigterm_is_stopped(self, world: HostileWorld, tmp_path: Path) -> None:
-        """A server that will not exit is gone when its sandbox is closed, with all it started."""
-        sandbox = sandbox_of(world, tmp_path)
-        await sandbox.start()
-        assert await answer(sandbox, "linger") == "lingering"
-        assert sandbox.connection is not None
-        await sandbox.connection.close(graceful=True)
-        await sandbox.close()
-        assert await gone(lambda: tagged_by_environment(world.marker))
 
     async def test_a_spinning_server_is_cut_off_once_no_call_renews_its_cpu_window(
         self, world: HostileWorld, tmp_path: Path
@@ -247,7 +227,7 @@ class TestChoosingTheMechanism:
         )
         env = {**os.environ, "TOOLATLAS_HOME": str(tmp_path / "home")}
         done = subprocess.run([sys.executable, "-m", "toolatlas", "servers", "check", str(config)],
-                              capture_output=True, text=True, timeout=300, env=env)
+                              capture_output=True, text=True, timeout=300, env=env, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "warning: server 'unboxed' runs outside the OS sandbox" in done.stderr
 

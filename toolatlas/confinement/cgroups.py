@@ -23,6 +23,7 @@ import functools
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import structlog
@@ -32,6 +33,8 @@ __all__ = ["PidsCgroups", "pids_cgroups"]
 log = structlog.get_logger(__name__)
 
 TOP = "toolatlas"
+RELEASE_RETRY_S = 10.0
+"""How long the removal of an exited sandbox's cgroup is retried while its processes are reaped."""
 
 
 class PidsCgroups:
@@ -59,10 +62,23 @@ class PidsCgroups:
         return self.owner
 
     def release(self, launcher_pid: int) -> None:
-        """Remove the cgroup of a sandbox whose launcher has exited (later, if it is still emptying)."""
+        """Remove the cgroup of a sandbox whose launcher has exited; while the kernel is still
+        reaping its processes, a background thread retries for :data:`RELEASE_RETRY_S`."""
+        group = self.owner / str(launcher_pid)
+        if _remove(group):
+            return
         with self._lock:
-            self._pending.add(self.owner / str(launcher_pid))
-            self._pending = {group for group in self._pending if not _remove(group)}
+            self._pending.add(group)
+        threading.Thread(target=self._retry, args=(group,), name="pids-cgroup-release", daemon=True).start()
+
+    def _retry(self, group: Path) -> None:
+        deadline = time.monotonic() + RELEASE_RETRY_S
+        while time.monotonic() < deadline:
+            time.sleep(0.05)
+            if _remove(group):
+                with self._lock:
+                    self._pending.discard(group)
+                return
 
     def release_all(self) -> None:
         with self._lock:
@@ -121,10 +137,20 @@ def sweep_dead_owners(root: Path) -> int:
         for group in owner.iterdir():
             if group.is_dir():
                 _kill_members(group)
-                _remove(group)
+                _remove_when_empty(group)
         if _remove(owner):
             removed += 1
     return removed
+
+
+def _remove_when_empty(group: Path, seconds: float = 2.0) -> bool:
+    """rmdir a cgroup whose members were just killed, as soon as the kernel has reaped them."""
+    deadline = time.monotonic() + seconds
+    while not _remove(group):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _pids_hierarchy() -> tuple[Path, bool] | None:
