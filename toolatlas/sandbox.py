@@ -20,7 +20,7 @@ import structlog
 
 from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
 from toolatlas.config.servers import HttpTransport, ServerSpec, StdioTransport
-from toolatlas.confinement import Confiner, Unconfined, grant_for
+from toolatlas.confinement import Confiner, confiner_for, grant_for
 from toolatlas.environments import Environment, FrozenState, Instance, Snapshot, StateDigest, render_template
 from toolatlas.errors import ConfigError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
@@ -73,6 +73,7 @@ class Sandbox:
         logs_dir: Path | None = None,
         confiner: Confiner | None = None,
         base_dir: Path | None = None,
+        source: Path | None = None,
     ) -> None:
         self.spec = spec
         self.environment = environment
@@ -80,10 +81,12 @@ class Sandbox:
         self.runtime = runtime
         self.instances_dir = instances_dir
         self.logs_dir = logs_dir
-        self.confiner: Confiner = confiner if confiner is not None else Unconfined()
-        """The OS sandbox of a stdio server (the workspace gives bubblewrap unless the catalogue opts out)."""
+        self.confiner: Confiner = confiner if confiner is not None else confiner_for(spec)
+        """The OS sandbox of a stdio server: bubblewrap unless the catalogue opts the server out."""
         self.base_dir = base_dir
         """The catalogue's folder: relative ``sandbox.read_only`` paths are resolved against it."""
+        self.source = source
+        """The catalogue file, named in configuration errors."""
         self.instance: Instance | None = None
         self.connection: ServerConnection | None = None
         self._discarding: asyncio.Future[None] | None = None
@@ -108,7 +111,8 @@ class Sandbox:
             if isinstance(launch, StdioLaunch):
                 grant = grant_for(
                     self.spec, self.runtime, launch,
-                    writable=[self.instance.slot], scratch=str(self.instance.home), base_dir=self.base_dir,
+                    writable=[self.instance.slot], scratch=str(self.instance.home),
+                    base_dir=self.base_dir, source=self.source,
                 )  # fmt: skip
                 launch = self.confiner.wrap(launch, grant)
         except BaseException:

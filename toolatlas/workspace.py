@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from toolatlas.config import Catalogue, CommandEnv, NoEnv, ServerSpec, StdioTransport
+from toolatlas.config import Catalogue, CommandEnv, NoEnv, ServerSpec
 from toolatlas.confinement import confiner_for
 from toolatlas.environments import Environment, Snapshot, environment_for
 from toolatlas.errors import SnapshotError
@@ -73,6 +73,7 @@ class Workspace:
             self.runtime(spec),
             instances_dir=self.home.instances,
             logs_dir=self.home.logs,
-            confiner=confiner_for(spec, confine=self.confine) if isinstance(spec.transport, StdioTransport) else None,
+            confiner=confiner_for(spec, confine=self.confine),
             base_dir=self.catalogue.base_dir,
+            source=self.catalogue.source,
         )

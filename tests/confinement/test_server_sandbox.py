@@ -244,6 +244,15 @@ class TestChoosingTheMechanism:
             monkeypatch.undo()
             bubblewrap_available.cache_clear()
 
+    async def test_a_granted_path_that_does_not_exist_is_an_error_naming_the_field(
+        self, world: HostileWorld, tmp_path: Path
+    ) -> None:
+        """A typo in ``sandbox.read_only`` stops the server's start with the file and the field."""
+        sandbox = sandbox_of(world, tmp_path, sandbox={"read_only": ["no-such-folder"]})
+        with pytest.raises(ConfigError, match=r"catalogue\.toml: servers\[hostile\]\.sandbox\.read_only\[0\]: .*no-such-folder"):
+            await sandbox.start()
+        assert sandbox.instance is None and sandbox.connection is None
+
     def test_network_values_are_checked_and_named(self, world: HostileWorld) -> None:
         """A network other than none/loopback/host is an error naming the server's field."""
         with pytest.raises(ConfigError, match=r"servers\[hostile\]\.network"):

@@ -14,7 +14,6 @@ unconfined. HTTP servers reached by URL run wherever they run: nothing here appl
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterable
 
 from toolatlas.config.servers import ServerSpec, StdioTransport
@@ -34,8 +33,9 @@ __all__ = [
 
 def confiner_for(spec: ServerSpec, *, confine: bool = True) -> Confiner:
     """The mechanism for ``spec``: bubblewrap unless the catalogue (or a caller measuring the
-    sandbox's cost, ``confine=False``) opts the server out."""
-    if not spec.sandbox.enabled or not confine:
+    sandbox's cost, ``confine=False``) opts the server out; nothing for an HTTP server (it runs
+    wherever it runs)."""
+    if not isinstance(spec.transport, StdioTransport) or not spec.sandbox.enabled or not confine:
         return Unconfined()
     return default_confiner()
 

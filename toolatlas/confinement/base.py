@@ -11,6 +11,7 @@ import structlog
 
 from toolatlas.client import StdioLaunch
 from toolatlas.config.servers import Limits, Network, ServerSpec
+from toolatlas.errors import ConfigError
 from toolatlas.confinement.view import runtime_view
 from toolatlas.models import Frozen
 from toolatlas.runtimes import ResolvedRuntime
@@ -93,11 +94,17 @@ def grant_for(
     writable: Iterable[str],
     scratch: str,
     base_dir: Path | None = None,
+    source: Path | None = None,
 ) -> Grant:
     """The grant of one server: its runtime's view, the catalogue's extra read-only paths (relative
-    ones against ``base_dir``), its working folder, and ``writable``."""
+    ones against ``base_dir``; one that does not exist is a ConfigError naming ``source`` and the
+    field), its working folder, and ``writable``."""
     writable = tuple(dict.fromkeys(os.path.abspath(p) for p in writable))
     granted = [str((base_dir or Path.cwd()) / p) if not os.path.isabs(p) else p for p in spec.sandbox.read_only]
+    missing = [(f"servers[{spec.name}].sandbox.read_only[{i}]", f"{path} does not exist")
+               for i, path in enumerate(granted) if not os.path.exists(path)]  # fmt: skip
+    if missing:
+        raise ConfigError(str(source) if source else None, missing)
     read_only = [*runtime_view(runtime.location, launch.command, launch.env.get("PATH")), *granted]
     if launch.cwd and not _covered(launch.cwd, [*writable, *read_only]):
         read_only.append(launch.cwd)

@@ -61,15 +61,16 @@ LAUNCHER_EXIT = 125
 """Exit status of the launcher when it cannot set the sandbox up (its reason is on stderr)."""
 PROBE_TIMEOUT_S = 10.0
 """How long the one-off check that bubblewrap works here may take."""
-_LAUNCHER = r"""
+_LAUNCHER = rf"""
 cgroup=$1 max=$2 filter=$3
 shift 3
 if [ -n "$cgroup" ]; then
-  mkdir "$cgroup/$$" && echo "$max" >"$cgroup/$$/pids.max" && echo $$ >"$cgroup/$$/cgroup.procs" || {
-    echo "toolatlas: cannot enter the sandbox's pids cgroup $cgroup/$$" >&2; exit 125; }
+  mkdir "$cgroup/$$" && echo "$max" >"$cgroup/$$/pids.max" && echo $$ >"$cgroup/$$/cgroup.procs" || {{
+    echo "toolatlas: cannot enter the sandbox's pids cgroup $cgroup/$$" >&2; exit {LAUNCHER_EXIT}; }}
 fi
 exec "$@" 3<"$filter"
 """
+"""The launcher (``sh -c``): join the sandbox's pids cgroup, open the seccomp program as fd 3, exec."""
 INSTALL_HINT = "install it: `apt-get install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora)"
 
 

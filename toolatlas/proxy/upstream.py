@@ -108,8 +108,9 @@ async def open_upstream(
         launch = launch_for(spec, runtime, values)
         if isinstance(launch, StdioLaunch):
             grant = grant_for(
-                spec, runtime, launch, writable=[instance.slot], scratch=str(instance.home), base_dir=catalogue.base_dir
-            )
+                spec, runtime, launch, writable=[instance.slot], scratch=str(instance.home),
+                base_dir=catalogue.base_dir, source=catalogue.source,
+            )  # fmt: skip
             launch = confiner_for(spec).wrap(launch, grant)
         async with _connected(spec, launch, stderr_log) as connection:
             yield Upstream(connection, values, str(slot))
@@ -167,8 +168,9 @@ def _confined_deployment(
     launch = dataclasses.replace(launch, env=env, cwd=cwd)
     runtime = workspace.runtime(spec)
     grant = grant_for(
-        spec, runtime, launch, writable=writable, scratch=str(scratch / "home"), base_dir=catalogue.base_dir
-    )
+        spec, runtime, launch, writable=writable, scratch=str(scratch / "home"),
+        base_dir=catalogue.base_dir, source=catalogue.source,
+    )  # fmt: skip
     return confiner_for(spec).wrap(launch, grant)
 
 
