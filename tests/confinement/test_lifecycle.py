@@ -220,6 +220,14 @@ class TestProcessReaper:
             driver.wait(10)
 
 
+    def test_the_postgres_cluster_is_not_the_builds_to_stop(self) -> None:
+        """The private PostgreSQL cluster outlives builds: it is started without the build's tag."""
+        from toolatlas.confinement.reaper import TAG_VARIABLE
+        from toolatlas.environments.pgcluster import BUILD_TAG_VARIABLE
+
+        assert BUILD_TAG_VARIABLE == TAG_VARIABLE
+
+
 BABBLE_DRIVER = """
     import asyncio, sys
     from pathlib import Path

@@ -11,7 +11,8 @@ driver dies however it dies — the watcher sends ``SIGTERM`` to every process c
 ``SIGKILL`` to those left after :data:`TERM_GRACE_S`, and exits.
 
 Only processes whose environment carries this build's tag are touched: nothing of another build,
-nothing of another user. A process that scrubs its own environment is out of its reach; servers
+nothing of another user, nor what is meant to outlive builds (the private PostgreSQL cluster is
+started without the tag). A process that scrubs its own environment is out of its reach; servers
 are not among them — their OS sandbox dies with the worker that started it.
 
 This module is stdlib-only: the watcher runs it as a script (``python -I reaper.py``).
