@@ -56,6 +56,7 @@ bench: servers
 	$(BIN)/python benchmarks/store.py
 	$(BIN)/python benchmarks/coverage.py
 	$(BIN)/python benchmarks/build_throughput.py
+	$(BIN)/python benchmarks/sandbox_overhead.py
 
 clean:
 	rm -rf .toolatlas

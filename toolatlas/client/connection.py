@@ -418,6 +418,7 @@ class ServerConnection:
             "server_started",
             generation=generation,
             pid=process.pid if process else None,
+            confinement=self.endpoint.confinement if isinstance(self.endpoint, StdioLaunch) else "http",
             tools=len(self.tools),
             startup_ms=round((time.perf_counter() - t0) * 1000, 1),
         )
