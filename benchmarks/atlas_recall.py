@@ -84,7 +84,9 @@ class CallClock:
             self.tool_seconds[server][step.outcome.tool] += step.outcome.latency_ms / 1000
 
 
-async def build_servers(workspace: Workspace, store, specs, rounds: int | None, parallel: int, clock: CallClock):
+async def build_servers(
+    workspace: Workspace, store, specs, rounds: int | None, parallel: int, clock: CallClock
+):
     """The offline build of ``specs`` (as ``toolatlas build --engine asyncio`` runs it), every probe
     reported to ``clock``; the coverage rows of every server and round."""
     sink = StoreSink(store, AtlasPaths(workspace.catalogue))
@@ -92,7 +94,9 @@ async def build_servers(workspace: Workspace, store, specs, rounds: int | None, 
 
     async def one(spec):
         async with gate:
-            build = ServerBuild(workspace, spec, workspace.catalogue.build, sink=sink, on_probe=clock, rounds=rounds)
+            build = ServerBuild(
+                workspace, spec, workspace.catalogue.build, sink=sink, on_probe=clock, rounds=rounds
+            )
             return await build.run()
 
     rows = await asyncio.gather(*(one(spec) for spec in specs))
@@ -100,8 +104,14 @@ async def build_servers(workspace: Workspace, store, specs, rounds: int | None, 
     return [row for server_rows in rows for row in server_rows]
 
 
-async def measure(config: Path, facts_dir: Path, servers: list[str] | None, rounds: int | None,
-                  seconds: float, parallel: int) -> dict:
+async def measure(
+    config: Path,
+    facts_dir: Path,
+    servers: list[str] | None,
+    rounds: int | None,
+    seconds: float,
+    parallel: int,
+) -> dict:
     base = load_catalogue(config)
     fact_sets = [s for s in load_facts(facts_dir) if servers is None or s.server in servers]
     chosen = [s for s in base.enabled_servers if servers is None or s.name in servers]
@@ -126,8 +136,11 @@ async def measure(config: Path, facts_dir: Path, servers: list[str] | None, roun
         name = spec.name
         mine = [o for o in outcomes if o.server == name]
         listed = sorted({t.tool for t in tools if t.server == name and t.status is EntryStatus.ACTIVE})
-        afforded = {e.tool for e in entries if e.server == name and e.kind is EntryKind.AFFORDANCE
-                    and e.status is EntryStatus.ACTIVE}
+        afforded = {
+            e.tool
+            for e in entries
+            if e.server == name and e.kind is EntryKind.AFFORDANCE and e.status is EntryStatus.ACTIVE
+        }
         own = [c for c in coverage if c.server == name]
         build_s = sum(c.seconds for c in own)
         failed = [c.detail for c in own if c.status != "ok"]
@@ -136,27 +149,31 @@ async def measure(config: Path, facts_dir: Path, servers: list[str] | None, roun
         raw = [s for s in (before[name], after[name]) if s is not None]
         raw_s = statistics.mean(raw) if raw else None
         calls_per_s = clock.calls[name] / build_s if build_s else 0.0
-        rows.append({
-            "server": name,
-            "status": "ok" if not failed else f"failed: {failed[-1]}",
-            "facts": len(mine),
-            "recalled": sum(o.recalled for o in mine),
-            "missed": [{"fact": o.fact, "kind": o.kind.value, "reason": o.reason} for o in mine if not o.recalled],
-            "tools": len(listed),
-            "tools_with_affordance": len(afforded & set(listed)),
-            "tools_without_affordance": sorted(set(listed) - afforded),
-            "build_s": build_s,
-            "probes": clock.probes[name],
-            "calls": clock.calls[name],
-            "slowest_tool": slowest[0],
-            "slowest_tool_share": slowest[1] / build_s if build_s else 0.0,
-            "probes_per_s": clock.probes[name] / build_s if build_s else 0.0,
-            "calls_per_s": calls_per_s,
-            "raw_calls_per_s": 1 / raw_s if raw_s else None,
-            "raw_before_after": [1 / s if s else None for s in (before[name], after[name])],
-            "calls_vs_raw": calls_per_s * raw_s if raw_s else None,
-            "probes_vs_raw": (clock.probes[name] / build_s) * raw_s if raw_s and build_s else None,
-        })
+        rows.append(
+            {
+                "server": name,
+                "status": "ok" if not failed else f"failed: {failed[-1]}",
+                "facts": len(mine),
+                "recalled": sum(o.recalled for o in mine),
+                "missed": [
+                    {"fact": o.fact, "kind": o.kind.value, "reason": o.reason} for o in mine if not o.recalled
+                ],
+                "tools": len(listed),
+                "tools_with_affordance": len(afforded & set(listed)),
+                "tools_without_affordance": sorted(set(listed) - afforded),
+                "build_s": build_s,
+                "probes": clock.probes[name],
+                "calls": clock.calls[name],
+                "slowest_tool": slowest[0],
+                "slowest_tool_share": slowest[1] / build_s if build_s else 0.0,
+                "probes_per_s": clock.probes[name] / build_s if build_s else 0.0,
+                "calls_per_s": calls_per_s,
+                "raw_calls_per_s": 1 / raw_s if raw_s else None,
+                "raw_before_after": [1 / s if s else None for s in (before[name], after[name])],
+                "calls_vs_raw": calls_per_s * raw_s if raw_s else None,
+                "probes_vs_raw": (clock.probes[name] / build_s) * raw_s if raw_s and build_s else None,
+            }
+        )
     facts = sum(r["facts"] for r in rows)
     tools_n = sum(r["tools"] for r in rows)
     return {
@@ -168,7 +185,9 @@ async def measure(config: Path, facts_dir: Path, servers: list[str] | None, roun
         "recall": sum(r["recalled"] for r in rows) / facts if facts else None,
         "facts": facts,
         "tools": tools_n,
-        "tools_with_affordance_share": sum(r["tools_with_affordance"] for r in rows) / tools_n if tools_n else None,
+        "tools_with_affordance_share": sum(r["tools_with_affordance"] for r in rows) / tools_n
+        if tools_n
+        else None,
         "rows": rows,
     }
 
@@ -178,23 +197,36 @@ def _ratio(value: float | None) -> str:
 
 
 def show(result: dict, misses: bool) -> None:
-    print(f"\n{result['config']} (facts: {result['facts_dir']}, R={result['rounds']}, "
-          f"servers {'one at a time' if result['parallel_servers'] == 1 else result['parallel_servers']})")
-    print(f"{'server':<12} {'recall':>9} {'afford':>7} {'build s':>8} {'slowest tool':<24} {'share':>5} "
-          f"{'probes/s':>8} {'calls/s':>8} {'raw/s':>7} {'calls/raw':>9} {'probes/raw':>10}")
+    print(
+        f"\n{result['config']} (facts: {result['facts_dir']}, R={result['rounds']}, "
+        f"servers {'one at a time' if result['parallel_servers'] == 1 else result['parallel_servers']})"
+    )
+    print(
+        f"{'server':<12} {'recall':>9} {'afford':>7} {'build s':>8} {'slowest tool':<24} {'share':>5} "
+        f"{'probes/s':>8} {'calls/s':>8} {'raw/s':>7} {'calls/raw':>9} {'probes/raw':>10}"
+    )
     for r in result["rows"]:
         raw = "-" if r["raw_calls_per_s"] is None else f"{r['raw_calls_per_s']:.0f}"
-        print(f"{r['server']:<12} {r['recalled']:>3}/{r['facts']:<2} {r['recalled'] / r['facts'] if r['facts'] else 0:3.2f}"
-              f" {r['tools_with_affordance']:>3}/{r['tools']:<3} {r['build_s']:8.2f} {r['slowest_tool'][:24]:<24} "
-              f"{r['slowest_tool_share']:5.2f} {r['probes_per_s']:8.1f} {r['calls_per_s']:8.1f} {raw:>7} "
-              f"{_ratio(r['calls_vs_raw']):>9} {_ratio(r['probes_vs_raw']):>10}"
-              + ("" if r["status"] == "ok" else f"  [{r['status'][:60]}]"))
+        share = r["recalled"] / r["facts"] if r["facts"] else 0.0
+        print(
+            f"{r['server']:<12} {r['recalled']:>3}/{r['facts']:<2} {share:3.2f}"
+            f" {r['tools_with_affordance']:>3}/{r['tools']:<3} {r['build_s']:8.2f} "
+            f"{r['slowest_tool'][:24]:<24} "
+            f"{r['slowest_tool_share']:5.2f} {r['probes_per_s']:8.1f} {r['calls_per_s']:8.1f} {raw:>7} "
+            f"{_ratio(r['calls_vs_raw']):>9} {_ratio(r['probes_vs_raw']):>10}"
+            + ("" if r["status"] == "ok" else f"  [{r['status'][:60]}]")
+        )
     over = [r["server"] for r in result["rows"] if r["tools"] > 1 and r["slowest_tool_share"] > 0.15]
     slow = [r["server"] for r in result["rows"] if r["calls_vs_raw"] is not None and r["calls_vs_raw"] < 0.5]
-    print(f"recall {result['recall']:.3f} of {result['facts']} facts; tools with a verified affordance "
-          f"{result['tools_with_affordance_share']:.3f} of {result['tools']}; build {result['build_wall_s']:.1f}s")
-    print(f"slowest tool > 15% of its server's build (servers of 2+ tools): {', '.join(over) or 'none'}; "
-          f"calls/s < 0.5 of raw: {', '.join(slow) or 'none'}")
+    print(
+        f"recall {result['recall']:.3f} of {result['facts']} facts; tools with a verified affordance "
+        f"{result['tools_with_affordance_share']:.3f} of {result['tools']}; "
+        f"build {result['build_wall_s']:.1f}s"
+    )
+    print(
+        f"slowest tool > 15% of its server's build (servers of 2+ tools): {', '.join(over) or 'none'}; "
+        f"calls/s < 0.5 of raw: {', '.join(slow) or 'none'}"
+    )
     if misses:
         for r in result["rows"]:
             for miss in r["missed"]:
@@ -206,12 +238,20 @@ def show(result: dict, misses: bool) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, help="one catalogue (default: wild, then demo)")
-    parser.add_argument("--facts", type=Path, help="its facts folder (default: benchmarks/facts/<catalogue name>)")
+    parser.add_argument(
+        "--facts", type=Path, help="its facts folder (default: benchmarks/facts/<catalogue name>)"
+    )
     parser.add_argument("--server", action="append", help="only these servers (repeatable)")
     parser.add_argument("--rounds", type=int, help="exploration rounds R (default: the catalogue's)")
-    parser.add_argument("--seconds", type=float, default=1.0, help="raw-rate measuring time per server, before and after")
-    parser.add_argument("--parallel", type=int, default=1, help="servers built at once (1: clean per-server times)")
-    parser.add_argument("--misses", action="store_true", help="print every missed fact and tool without a use")
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="raw-rate measuring time per server, before and after"
+    )
+    parser.add_argument(
+        "--parallel", type=int, default=1, help="servers built at once (1: clean per-server times)"
+    )
+    parser.add_argument(
+        "--misses", action="store_true", help="print every missed fact and tool without a use"
+    )
     args = parser.parse_args()
     configure_logging()
     if args.config is not None:

@@ -35,13 +35,29 @@ from toolatlas.errors import ConfigError
 from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.models import Frozen, OutcomeClass
 
-__all__ = ["Fact", "FactMatch", "FactOutcome", "FactSet", "explain_miss", "load_facts", "matches", "recall_facts"]
+__all__ = [
+    "Fact",
+    "FactMatch",
+    "FactOutcome",
+    "FactSet",
+    "explain_miss",
+    "load_facts",
+    "matches",
+    "recall_facts",
+]
 
 
 def _search(pattern: str | None, *texts: str | None) -> bool:
     if pattern is None:
         return True
     return any(text is not None and re.search(pattern, text, re.IGNORECASE) for text in texts)
+
+
+def _compile(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a valid regular expression ({exc}): {pattern!r}") from exc
 
 
 def _as_text(value: Any) -> str:
@@ -72,14 +88,14 @@ class FactMatch(Frozen):
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            re.compile(value)
+            _compile(value)
         return value
 
     @field_validator("arguments")
     @classmethod
     def _argument_patterns_compile(cls, value: dict[str, str]) -> dict[str, str]:
         for pattern in value.values():
-            re.compile(pattern)
+            _compile(pattern)
         return value
 
     @property
@@ -108,9 +124,11 @@ class Fact(Frozen):
     def _strict(self) -> Fact:
         m = self.match
         if self.kind is EntryKind.BOUNDARY and m.error is None and not m.arguments:
-            raise ValueError("a boundary fact's matcher names its error, or the argument values that trigger it")
+            raise ValueError("a boundary fact's matcher names its error, or the arguments that trigger it")
         if self.kind is EntryKind.AFFORDANCE and not (m.needs_evidence or m.condition):
-            raise ValueError("an affordance fact's matcher names arguments, an output, a state change or a condition")
+            raise ValueError(
+                "an affordance fact's matcher names arguments, an output, a state change or a condition"
+            )
         if self.kind is EntryKind.CO_USAGE and (m.peer is None or m.relation is None):
             raise ValueError("a co_usage fact's matcher names its peer and relation")
         if self.kind is not EntryKind.CO_USAGE and (m.peer is not None or m.relation is not None):
@@ -129,7 +147,8 @@ class FactSet(Frozen):
     def _unique_ids(self) -> FactSet:
         ids = [f.id for f in self.facts]
         if len(ids) != len(set(ids)):
-            raise ValueError(f"duplicate fact ids in {self.server}: {sorted({i for i in ids if ids.count(i) > 1})}")
+            twice = sorted({i for i in ids if ids.count(i) > 1})
+            raise ValueError(f"duplicate fact ids in {self.server}: {twice}")
         return self
 
 
@@ -146,7 +165,7 @@ def matches(fact: Fact, entry: Entry) -> bool:
         return False
     if not _search(m.condition, entry.condition, entry.text):
         return False
-    if m.error is not None and not _search(m.error, entry.error_signature, *(e.excerpt for e in entry.evidence)):
+    if not _error_holds(fact, entry):
         return False
     return not m.needs_evidence or any(_proves(fact, e) for e in entry.evidence)
 
@@ -154,9 +173,16 @@ def matches(fact: Fact, entry: Entry) -> bool:
 def _proves(fact: Fact, item: Evidence) -> bool:
     """Whether one evidence call is a call of the fact's tools showing every evidence field; a valid use
     (affordance) must also have succeeded."""
-    if item.tool not in _tools(fact) or (fact.kind is EntryKind.AFFORDANCE and item.outcome is not OutcomeClass.OK):
+    failed = fact.kind is EntryKind.AFFORDANCE and item.outcome is not OutcomeClass.OK
+    if item.tool not in _tools(fact) or failed:
         return False
     return fact.match.evidence_holds(item)
+
+
+def _error_holds(fact: Fact, entry: Entry) -> bool:
+    """The fact's error occurs in the entry's error signature or in a verbatim evidence excerpt."""
+    pattern = fact.match.error
+    return pattern is None or _search(pattern, entry.error_signature, *(e.excerpt for e in entry.evidence))
 
 
 def _tools(fact: Fact) -> set[str]:
@@ -189,7 +215,9 @@ class FactOutcome(Frozen):
 def explain_miss(fact: Fact, entries: Sequence[Entry]) -> str:
     """Why no entry recalls ``fact``: the nearest candidates and the first matcher field they fail."""
     inactive = [e for e in entries if e.status is not EntryStatus.ACTIVE]
-    revived = next((e for e in inactive if matches(fact, e.model_copy(update={"status": EntryStatus.ACTIVE}))), None)
+    revived = next(
+        (e for e in inactive if matches(fact, e.model_copy(update={"status": EntryStatus.ACTIVE}))), None
+    )
     if revived is not None:
         return f"only a {revived.status.value} entry matches ({revived.id})"
     on_tools = [e for e in entries if e.tool in _tools(fact) and e.status is EntryStatus.ACTIVE]
@@ -203,11 +231,11 @@ def explain_miss(fact: Fact, entries: Sequence[Entry]) -> str:
     checks = {
         "peer": lambda e: _on_pair(fact, e),
         "relation": lambda e: m.relation is None or e.relation is m.relation,
-        "error": lambda e: m.error is None or _search(m.error, e.error_signature, *(x.excerpt for x in e.evidence)),
+        "error": lambda e: _error_holds(fact, e),
         "condition": lambda e: _search(m.condition, e.condition, e.text),
         "evidence": lambda e: not m.needs_evidence or any(_proves(fact, x) for x in e.evidence),
         "effect": lambda e: m.effect is None or e.effect is m.effect,
-        "reported_as_success": lambda e: m.reported_as_success is None or e.reported_as_success == m.reported_as_success,
+        "reported_as_success": lambda e: m.reported_as_success in (None, e.reported_as_success),
     }
     for entry in same_kind:
         for name, check in checks.items():
@@ -228,11 +256,16 @@ def recall_facts(fact_sets: Iterable[FactSet], entries: Iterable[Entry]) -> list
         pool = by_server.get(fact_set.server, [])
         for fact in fact_set.facts:
             hit = next((e for e in pool if matches(fact, e)), None)
-            outcomes.append(FactOutcome(
-                server=fact_set.server, fact=fact.id, kind=fact.kind, recalled=hit is not None,
-                entry=hit.id if hit is not None else None,
-                reason="" if hit is not None else explain_miss(fact, pool),
-            ))
+            outcomes.append(
+                FactOutcome(
+                    server=fact_set.server,
+                    fact=fact.id,
+                    kind=fact.kind,
+                    recalled=hit is not None,
+                    entry=hit.id if hit is not None else None,
+                    reason="" if hit is not None else explain_miss(fact, pool),
+                )
+            )
     return outcomes
 
 
