@@ -9,7 +9,8 @@ store in a temporary folder (the catalogue's own atlas is left alone):
 2. the offline build of the catalogue (bootstrap + R rounds, the catalogue's settings, servers
    one at a time unless ``--parallel``), timing every call by the tool it called;
 3. per server: recall of its maintainer facts (:mod:`toolatlas.evaluation.facts`; each miss with
-   what the atlas holds instead), tools with ≥ 1 active verified affordance, build seconds (the
+   what the atlas holds instead), tools with ≥ 1 active verified affordance (of the tools the
+   server lists, whether or not the atlas holds a node for them), build seconds (the
    rounds' own time), the slowest tool's share of them, and the build's calls/s and probes/s
    against the raw call rate (both in the same run: the machine is shared, so only ratios count).
 
@@ -51,12 +52,14 @@ DEFAULTS = [
 ]
 
 
-async def raw_call_seconds(workspace: Workspace, name: str, seconds: float) -> float | None:
-    """Mean seconds of one smoke call on a warm session (None when the server has no smoke call)."""
+async def raw_call_seconds(workspace: Workspace, name: str, seconds: float) -> tuple[float | None, set[str]]:
+    """Mean seconds of one smoke call on a warm session (None without a smoke call), and the tools the
+    server lists (the denominator of "tools with a verified use": a tool the atlas lacks still counts)."""
     spec = workspace.catalogue.server(name)
-    if spec.smoke is None:
-        return None
     async with workspace.sandbox(spec) as sandbox:
+        listed = {tool.name for tool in sandbox.tools}
+        if spec.smoke is None:
+            return None, listed
         arguments = render_value(spec.smoke.arguments, sandbox.variables())
         await sandbox.call(spec.smoke.tool, arguments)  # the first call may load code; not counted
         samples = []
@@ -65,7 +68,7 @@ async def raw_call_seconds(workspace: Workspace, name: str, seconds: float) -> f
             t0 = time.perf_counter()
             await sandbox.call(spec.smoke.tool, arguments)
             samples.append(time.perf_counter() - t0)
-    return statistics.mean(samples)
+    return statistics.mean(samples), listed
 
 
 class CallClock:
@@ -135,7 +138,8 @@ async def measure(
     for spec in chosen:
         name = spec.name
         mine = [o for o in outcomes if o.server == name]
-        listed = sorted({t.tool for t in tools if t.server == name and t.status is EntryStatus.ACTIVE})
+        listed = sorted(before[name][1])
+        in_atlas = {t.tool for t in tools if t.server == name and t.status is EntryStatus.ACTIVE}
         afforded = {
             e.tool
             for e in entries
@@ -146,7 +150,7 @@ async def measure(
         failed = [c.detail for c in own if c.status != "ok"]
         per_tool = clock.tool_seconds.get(name, {})
         slowest = max(per_tool.items(), key=lambda kv: kv[1], default=("-", 0.0))
-        raw = [s for s in (before[name], after[name]) if s is not None]
+        raw = [s for s, _tools in (before[name], after[name]) if s is not None]
         raw_s = statistics.mean(raw) if raw else None
         calls_per_s = clock.calls[name] / build_s if build_s else 0.0
         rows.append(
@@ -161,6 +165,7 @@ async def measure(
                 "tools": len(listed),
                 "tools_with_affordance": len(afforded & set(listed)),
                 "tools_without_affordance": sorted(set(listed) - afforded),
+                "tools_without_node": sorted(set(listed) - in_atlas),
                 "build_s": build_s,
                 "probes": clock.probes[name],
                 "calls": clock.calls[name],
@@ -169,7 +174,7 @@ async def measure(
                 "probes_per_s": clock.probes[name] / build_s if build_s else 0.0,
                 "calls_per_s": calls_per_s,
                 "raw_calls_per_s": 1 / raw_s if raw_s else None,
-                "raw_before_after": [1 / s if s else None for s in (before[name], after[name])],
+                "raw_before_after": [1 / s if s else None for s, _tools in (before[name], after[name])],
                 "calls_vs_raw": calls_per_s * raw_s if raw_s else None,
                 "probes_vs_raw": (clock.probes[name] / build_s) * raw_s if raw_s and build_s else None,
             }
@@ -233,6 +238,8 @@ def show(result: dict, misses: bool) -> None:
                 print(f"  miss {r['server']}.{miss['fact']} ({miss['kind']}): {miss['reason']}")
             if r["tools_without_affordance"]:
                 print(f"  no affordance {r['server']}: {', '.join(r['tools_without_affordance'])}")
+            if r["tools_without_node"]:
+                print(f"  not in the atlas at all {r['server']}: {', '.join(r['tools_without_node'])}")
 
 
 async def main() -> None:
