@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import posixpath
 import random
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,8 +32,9 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
-from toolatlas.offline.kinds import ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
+from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
@@ -42,6 +44,8 @@ __all__ = ["OfflineProposer"]
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
+_CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
+"""Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
 
 
@@ -141,32 +145,90 @@ class OfflineProposer:
         first = self._step(tool, planned, expect="ok")
         if tool_effect(tool) is ToolEffect.READ:
             return [first]
-        reader = self._read_back(tool, planned)
-        return [first, reader] if reader is not None else [first]
+        found = self._read_back(tool, planned)
+        if found is None:
+            return [first]
+        reader, marker = found
+        return [first.model_copy(update={"marker": marker}), reader]
 
-    def _read_back(self, writer: ToolSpec, planned: PlannedCall) -> ProbeStep | None:
-        """A read of what ``planned`` created or changed, by a read tool on the same kind of object."""
-        markers = _markers(planned)
-        if not markers:
+    def _read_back(self, writer: ToolSpec, planned: PlannedCall) -> tuple[ProbeStep, str] | None:
+        """A read that should show what ``planned`` wrote, and the marker it should show.
+
+        A read tool on the same kind of object that names what was created (or its folder), or
+        lists every such object; for an SQL INSERT, a SELECT of the new row (by the same tool if it
+        takes any statement)."""
+        written = written_markers(planned, self.args[writer.name])
+        sql = self._sql_read_back(writer, planned)
+        if sql is not None:
+            return sql
+        if not written["names"]:
             return None
+        markers = written["names"]
         synth = self._created_synth(writer, planned)
         obj = tool_object(writer)
         created = [v for values in planned.fresh_values.values() for v in values if isinstance(v, str)]
-        parents = {posixpath.dirname(v) for v in created if "/" in v}
+        parents = {v[: v.index("/" + m)] for v in created for m in markers if "/" + m in v}
         readers = [t for t in self.graph.specs.values() if t.name != writer.name and tool_effect(t) is ToolEffect.READ]
         readers.sort(key=lambda t: (tool_object(t) is not obj, len(t.required), t.name))
-        for reader in readers[:10]:
-            call = synth.valid_arguments(reader, self.args[reader.name], 0)
+        found: list[tuple[tuple[int, int], ProbeStep, str]] = []
+        options = [(r, s) for r in readers[:10] for s in (synth, self.synth)]  # what was made, or where it was
+        for position, (reader, planner) in enumerate(options):
+            call = planner.valid_arguments(reader, self.args[reader.name], 0)
             if call is None:
                 continue
+            if planner is self.synth and parents:  # list the very folder it was made in
+                folder = sorted(parents)[0]
+                listed = {s.name for s in self.args[reader.name] if s.kind is ArgKind.DIR_PATH}
+                arguments = {k: folder if k in listed else v for k, v in call.arguments.items()}
+                call = call.model_copy(update={"arguments": arguments})
             values = [v for v in _strings(call.arguments)]
-            targets_it = any(marker in v for v in values for marker in markers) or any(v in parents for v in values)
+            names_it = any(marker in v for v in values for marker in markers)
+            targets_it = names_it or any(v in parents for v in values)
             whole = not reader.required and tool_object(reader) is obj  # e.g. a listing of every branch
-            if targets_it or whole:
+            marker = marker_for(written, call.arguments)
+            if (targets_it or whole) and marker is not None:
                 step = self._step(reader, call, expect="ok")
-                return step.model_copy(
-                    update={"observes": 0, "intent": f"read back what `{writer.name}` changed ({reader.purpose})"}
+                intent = f"read back what `{writer.name}` changed ({reader.purpose})"
+                shows_text = marker in written["texts"] and bool(
+                    _CONTENT_WORDS.search(f"{reader.name.replace('_', ' ')} {reader.purpose}")
                 )
+                if marker in written["texts"]:  # new contents: a content read of the very thing written
+                    rank = (0 if names_it and shows_text else 4, position)
+                else:  # a new name: a listing of its folder, of everything, then a read of the thing itself
+                    rank = (1 if targets_it and not names_it else 2 if whole else 3, position)
+                found.append((rank, step.model_copy(update={"observes": 0, "intent": intent}), marker))
+        if not found:
+            return None
+        _rank, step, marker = min(found, key=lambda f: f[0])
+        return step, marker
+
+    def _sql_read_back(self, writer: ToolSpec, planned: PlannedCall) -> tuple[ProbeStep, str] | None:
+        """A SELECT of the row an INSERT in ``planned`` adds, by a tool that takes SELECTs."""
+        statements = [
+            (spec, planned.arguments.get(spec.name)) for spec in self.args[writer.name] if spec.kind in SQL_KINDS
+        ]
+        found = next((sql_read_back(v) for _s, v in statements if isinstance(v, str) and sql_read_back(v)), None)
+        if found is None:
+            return None
+        select, marker = found
+        readers = sorted(self.graph.specs.values(), key=lambda t: (t.name == writer.name, tool_effect(t) is not ToolEffect.READ, t.name))
+        for reader in readers:
+            spec = sql_select_spec(self.args[reader.name])
+            if spec is None:
+                continue
+            call = self.synth.valid_arguments(reader, self.args[reader.name], 0)
+            if call is None:
+                continue
+            arguments = {**call.arguments, spec.name: select}
+            step = ProbeStep(
+                tool=reader.name,
+                arguments=arguments,
+                intent=f"read back the row `{writer.name}` inserted ({reader.purpose})",
+                expect="ok",
+                exercised=_exercised(arguments, reader),
+                observes=0,
+            )
+            return step, marker
         return None
 
     def _created_synth(self, writer: ToolSpec, planned: PlannedCall) -> ValueSynth:
@@ -311,10 +373,11 @@ class OfflineProposer:
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
-        read = self._read_back(tool, planned)
+        found = self._read_back(tool, planned)
         markers = _markers(planned)
-        if read is None or not markers:
+        if found is None or not markers:
             return []
+        read, marker = found
         synth = self._created_synth(tool, planned)
         modifiers = sorted(
             (t for t in self.graph.specs.values() if t.name != name and tool_effect(t) in (ToolEffect.UPDATE, ToolEffect.DELETE)),
@@ -329,10 +392,12 @@ class OfflineProposer:
                 update={"intent": f"change what `{name}` created ({modifier.purpose})"}
             )
             after = self._read_back(modifier, call)  # e.g. read the destination of a move
-            verify = (after or read.model_copy(update={"expect": "any"})).model_copy(
+            if after is not None:
+                change = change.model_copy(update={"marker": after[1]})
+            verify = (after[0] if after else read.model_copy(update={"expect": "any"})).model_copy(
                 update={"observes": 2 if after is not None else None, "intent": f"verify the change `{modifier.name}` made"}
             )
-            first = self._step(tool, planned, expect="ok")
+            first = self._step(tool, planned, expect="ok").model_copy(update={"marker": marker})
             steps = [first, read, change, verify]
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
             if len(probes) == 2:
