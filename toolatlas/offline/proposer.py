@@ -30,6 +30,8 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.offline.cost import cheapest
+from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
@@ -44,6 +46,8 @@ __all__ = ["OfflineProposer"]
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
+SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
+"""Longest wait for one call of a slow tool: as long as its pilot was given."""
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
 """Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
@@ -102,6 +106,7 @@ class OfflineProposer:
         self.facts = EnvironmentFacts(kind=spec.environment.kind)
         self.synth = ValueSynth(self.facts, self.pool, rng)
         self.args: dict[str, list[ArgSpec]] = {name: infer_arguments(t) for name, t in graph.specs.items()}
+        self.discovery = Discovery()
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
 
@@ -123,17 +128,58 @@ class OfflineProposer:
                     environment.discard(instance)
         self.synth = ValueSynth(self.facts, self.pool, self.rng)
 
+    @property
+    def opaque(self) -> bool:
+        """The snapshot told nothing of the state: only the server's own tools can."""
+        facts = self.facts
+        return facts.tree is None and facts.database is None and facts.repository is None and facts.graph is None
+
+    def discover(self, seed: int) -> Discovery:
+        """Ask the server in a scratch sandbox (blocking) what exists and what its tools cost, and plan
+        from it: listings when the snapshot is opaque, introspection when no database facts are known."""
+        scratch = ValueSynth(self.facts, ValuePool(), random.Random(f"{seed}:discovery:{self.spec.name}"))
+        sandbox = self.workspace.sandbox(self.spec)
+        try:
+            found = run_blocking(
+                lambda: discover(sandbox, scratch, listings=self.opaque, introspect=self.facts.database is None)
+            )
+        except Exception as exc:  # noqa: BLE001 - a discovery that breaks leaves an ordinary build
+            log.warning("discovery_abandoned", server=self.spec.name, error=str(exc)[:300])
+            found = Discovery(error=f"{type(exc).__name__}: {exc}"[:300])
+        self.apply_discovery(found, harvest=True)
+        return found
+
+    def apply_discovery(self, found: Discovery, *, harvest: bool) -> None:
+        """Plan from what discovery found; ``harvest`` puts its listings' values in the pool (a
+        restored pool has them already)."""
+        self.discovery = found
+        if found.database is not None and self.facts.database is None:
+            self.facts = self.facts.model_copy(update={"database": found.database})
+            self.synth = ValueSynth(self.facts, self.pool, self.rng)
+        if harvest:
+            for output in found.outputs:
+                probe_id = f"discovery:{output.tool}"
+                self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
+                self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
+                                  arguments=output.arguments)
+
+    @property
+    def slow(self) -> frozenset[str]:
+        """Tools whose pilot did not answer within a second: fewer probes, a tight timeout."""
+        return frozenset(self.discovery.slow) & frozenset(self.graph.specs)
+
     # -- bootstrap -------------------------------------------------------------------------------
 
     def seed_probes(self, k: int, rollouts: int) -> list[Probe]:
         """``k`` seed tasks per tool, each run ``rollouts`` times."""
         probes: list[Probe] = []
         for name in sorted(self.graph.specs):
-            for variant in range(k):
+            slow = name in self.slow  # one task, one rollout: it costs seconds a call
+            for variant in range(1 if slow else k):
                 steps = self._seed_steps(name, variant)
                 if steps is None:
                     continue
-                for rollout in range(rollouts):
+                for rollout in range(1 if slow else rollouts):
                     probes.append(self._probe(0, Direction.SEED, name, steps, rollout=rollout))
         return probes
 
@@ -489,6 +535,14 @@ class OfflineProposer:
 
     # -- building blocks -------------------------------------------------------------------------
 
+    def _within_cost(self, step: ProbeStep) -> ProbeStep:
+        """A step of a slow tool waits at most :data:`SLOW_TIMEOUT_S` and, unless it is a boundary
+        probe, asks for the least work its durations and sizes allow (``duration`` 0, ``steps`` 1)."""
+        if step.tool not in self.slow:
+            return step
+        arguments = step.arguments if step.mutation else cheapest(self.graph.specs[step.tool], step.arguments)
+        return step.model_copy(update={"timeout_s": SLOW_TIMEOUT_S, "arguments": arguments})
+
     def _step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
         return ProbeStep(
             tool=tool.name,
@@ -509,6 +563,7 @@ class OfflineProposer:
         rollout: int = 0,
         keys: list[str] | None = None,
     ) -> Probe:
+        steps = [self._within_cost(s) for s in steps]
         coverage = [f"{s.tool}:arg:{k}" for s in steps for k in s.exercised] + list(keys or [])
         if direction is Direction.SEED or (direction is Direction.AFFORDANCE and not keys):
             coverage.append(f"{target}:shape:{','.join(sorted(steps[0].exercised))}")

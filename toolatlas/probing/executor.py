@@ -75,7 +75,7 @@ class Executor:
         try:
             for index, step in enumerate(probe.steps):
                 arguments = render_value(step.arguments, variables)
-                outcome = await self.sandbox.call(step.tool, arguments)
+                outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
                 last = index == len(probe.steps) - 1
                 digest = await self.sandbox.digest() if not last else None
                 steps.append(StepResult(index=index, outcome=outcome, digest_after=digest))

@@ -59,6 +59,8 @@ class ProbeStep(Frozen):
     """Index of the earlier (failing) step this call corrects."""
     enabled_by: int | None = None
     """Index of the earlier step that prepares the state this call needs (it fails without it)."""
+    timeout_s: float | None = None
+    """A tighter wait than the server's call timeout (a tool found slow gets one); ``None``: the server's."""
     harvested: list[HarvestRef] = Field(default_factory=list)
     exercised: list[str] = Field(default_factory=list)
     """Coverage keys this call exercises (``prop``, ``prop=member``)."""
