@@ -192,10 +192,38 @@ class OfflineProposer:
         if tool_effect(tool) is ToolEffect.READ:
             return [first]
         found = self._read_back(tool, planned)
-        if found is None:
-            return [first]
+        if found is None:  # an opaque state: the server's own reads are the only witnesses
+            return (self._observed(tool, first) if self.opaque else None) or [first]
         reader, marker = found
         return [first.model_copy(update={"marker": marker}), reader]
+
+    def _observed(self, writer: ToolSpec, call: ProbeStep, reader: ToolSpec | None = None) -> list[ProbeStep] | None:
+        """``read, read again, call, read``: a read that needs no argument, stable across two calls,
+        shows whether the call changed the server's own state (what no environment digest sees)."""
+        readers = [reader] if reader is not None else self._state_readers(writer)
+        for candidate in readers:
+            planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
+            if planned is None:
+                continue
+            look = self._step(candidate, planned, expect="ok").model_copy(
+                update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})"}
+            )
+            return [
+                look,
+                look.model_copy(update={"compares": 0, "intent": "read it again: the read is stable"}),
+                call,
+                look.model_copy(update={"compares": 1, "intent": f"see what `{writer.name}` changed"}),
+            ]
+        return None
+
+    def _state_readers(self, writer: ToolSpec) -> list[ToolSpec]:
+        """Read tools that need no argument (listings, getters), those on the writer's kind of object first."""
+        obj = tool_object(writer)
+        readers = [
+            t for t in self.graph.specs.values()
+            if t.name != writer.name and tool_effect(t) is ToolEffect.READ and not t.required and t.name not in self.slow
+        ]
+        return sorted(readers, key=lambda t: (tool_object(t) is not obj, t.name))
 
     def _read_back(self, writer: ToolSpec, planned: PlannedCall) -> tuple[ProbeStep, str] | None:
         """A read that should show what ``planned`` wrote, and the marker it should show.
@@ -207,9 +235,9 @@ class OfflineProposer:
         sql = self._sql_read_back(writer, planned)
         if sql is not None:
             return sql
-        if not written["names"]:
+        if not written["names"] and not written["texts"]:
             return None
-        markers = written["names"]
+        markers = written["names"]  # what a read may name; new text alone is shown by a listing of all
         synth = self._created_synth(writer, planned)
         obj = tool_object(writer)
         created = [v for values in planned.fresh_values.values() for v in values if isinstance(v, str)]
@@ -297,6 +325,7 @@ class OfflineProposer:
                 *self._retries(round_, name),
                 *self._preconditions(round_, name),
                 *self._lifecycles(round_, name),
+                *self._observations(round_, name),
                 *self._replays(round_, name),
                 *self._boundaries(round_, name),
             ]
@@ -450,6 +479,22 @@ class OfflineProposer:
                 break
         return probes
 
+    def _observations(self, round_: int, name: str) -> list[Probe]:
+        """For a tool that is not a read: its call between stable reads by each argument-free reader."""
+        tool = self.graph.specs[name]
+        if tool_effect(tool) is ToolEffect.READ or not self.opaque:
+            return []
+        planned = self.synth.valid_arguments(tool, self.args[name], 1)
+        if planned is None:
+            return []
+        call = self._step(tool, planned, expect="ok")
+        probes = []
+        for reader in self._state_readers(tool)[:3]:
+            steps = self._observed(tool, call, reader)
+            if steps is not None:
+                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
+        return probes
+
     def _replays(self, round_: int, name: str) -> list[Probe]:
         probes = []
         for entry in self.graph.entries_of(name, EntryKind.AFFORDANCE):
@@ -540,7 +585,14 @@ class OfflineProposer:
         probe, asks for the least work its durations and sizes allow (``duration`` 0, ``steps`` 1)."""
         if step.tool not in self.slow:
             return step
-        arguments = step.arguments if step.mutation else cheapest(self.graph.specs[step.tool], step.arguments)
+        cheap = cheapest(self.graph.specs[step.tool], step.arguments)
+        if step.mutation:  # a boundary probe keeps what it breaks: the arguments its condition names
+            for name in re.findall(r"`([^`]+)`", step.condition or ""):
+                if name in step.arguments:
+                    cheap[name] = step.arguments[name]
+                else:
+                    cheap.pop(name, None)
+        arguments = cheap
         return step.model_copy(update={"timeout_s": SLOW_TIMEOUT_S, "arguments": arguments})
 
     def _step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
