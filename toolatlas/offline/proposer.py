@@ -132,7 +132,14 @@ class OfflineProposer:
     def opaque(self) -> bool:
         """The snapshot told nothing of the state: only the server's own tools can."""
         facts = self.facts
-        return facts.tree is None and facts.database is None and facts.repository is None and facts.graph is None
+        known = (facts.tree, facts.database, facts.repository, facts.graph)
+        return all(part is None for part in known) and not facts.document_keys
+
+    @property
+    def stateless(self) -> bool:
+        """The environment holds no state: what a call changes lives in the server's process, seen only
+        through its own reads."""
+        return self.spec.environment.kind == "none"
 
     def discover(self, seed: int) -> Discovery:
         """Ask the server in a scratch sandbox (blocking) what exists and what its tools cost, and plan
@@ -193,7 +200,7 @@ class OfflineProposer:
             return [first]
         found = self._read_back(tool, planned)
         if found is None:  # an opaque state: the server's own reads are the only witnesses
-            return (self._observed(tool, first) if self.opaque else None) or [first]
+            return (self._observed(tool, first) if self.stateless else None) or [first]
         reader, marker = found
         return [first.model_copy(update={"marker": marker}), reader]
 
@@ -482,7 +489,7 @@ class OfflineProposer:
     def _observations(self, round_: int, name: str) -> list[Probe]:
         """For a tool that is not a read: its call between stable reads by each argument-free reader."""
         tool = self.graph.specs[name]
-        if tool_effect(tool) is ToolEffect.READ or not self.opaque:
+        if tool_effect(tool) is ToolEffect.READ or not self.stateless:
             return []
         planned = self.synth.valid_arguments(tool, self.args[name], 1)
         if planned is None:

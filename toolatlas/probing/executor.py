@@ -64,7 +64,6 @@ class Executor:
         if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
             # the server changed its own state, which no reset of the environment undoes: start it afresh
             await self.sandbox.connection.restart()
-            self.resets += 1
         return rollout.for_induction(), verdict
 
     async def close(self) -> None:
