@@ -172,8 +172,10 @@ class OfflineProposer:
 
     @property
     def slow(self) -> frozenset[str]:
-        """Tools whose pilot did not answer within a second: fewer probes, a tight timeout."""
-        return frozenset(self.discovery.slow) & frozenset(self.graph.specs)
+        """Tools whose pilot did not answer within a second, or one of whose calls ran into the
+        server's call timeout (a wide margin either way): fewer probes, a tight timeout."""
+        timed_out = {name for name, node in self.graph.tools.items() if node.outcomes.get("timeout")}
+        return (frozenset(self.discovery.slow) | timed_out) & frozenset(self.graph.specs)
 
     # -- bootstrap -------------------------------------------------------------------------------
 
