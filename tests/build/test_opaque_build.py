@@ -18,7 +18,9 @@ from toolatlas.build.shard import ServerShard
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.home import Home
+from toolatlas.models import OutcomeClass
 from toolatlas.offline.dbfacts import sqlite_facts
+from toolatlas.probing.models import Direction
 from toolatlas.testing.opaque import opaque_catalogue
 from toolatlas.workspace import Workspace
 
@@ -90,17 +92,26 @@ class TestCost:
         assert costs["wait"].timed_out
 
     def test_a_slow_tool_gets_one_cheap_seed_with_a_tight_timeout(self, workspace: Workspace) -> None:
-        """One seed task, one rollout, `seconds` at its least, and the pilot's timeout."""
+        """One seed task, one rollout, `seconds` at its least, and the pilot's timeout; beside it one
+        plain call with the default `seconds`, under the same timeout."""
         shard = shard_of(workspace, "inmemory")
-        seeds = [p for p in shard.plan(0) if p.target == "wait"]
+        planned = [p for p in shard.plan(0) if p.target == "wait"]
+        seeds = [p for p in planned if p.direction is Direction.SEED]
         assert len(seeds) == 1
         step = seeds[0].steps[0]
         assert step.arguments == {"seconds": 0} and step.timeout_s == 2.0
+        (default,) = [p for p in planned if p.direction is Direction.BOUNDARY]
+        assert default.steps[0].arguments == {} and default.steps[0].timeout_s == 2.0
+        assert default.steps[0].mutation == "default_cost" and "`seconds`" in (default.steps[0].condition or "")
 
     def test_the_slow_tool_is_called_a_bounded_number_of_times(self, built: dict) -> None:
-        """Over bootstrap and a round, `wait` is called at most once per round besides its seed."""
+        """Over bootstrap and a round, `wait` is called at most once per round besides its seed and its
+        default call, and the default call's timeout is a boundary naming the argument that causes it."""
         node = next(n for n in built["records"]["tools"] if n.server == "inmemory" and n.tool == "wait")
-        assert 1 <= node.probes <= 2
+        assert 2 <= node.probes <= 3
+        timeouts = [e for e in built["records"]["entries"] if e.server == "inmemory" and e.tool == "wait"
+                    and e.kind is EntryKind.BOUNDARY and e.outcome is OutcomeClass.TIMEOUT]
+        assert [e.family for e in timeouts] == ["default_cost"] and "`seconds`" in (timeouts[0].condition or "")
         assert built["report"].tool_seconds["inmemory"]["wait"] > 0
 
 

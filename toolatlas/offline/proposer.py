@@ -30,7 +30,7 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
-from toolatlas.offline.cost import cheapest
+from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
@@ -190,7 +190,30 @@ class OfflineProposer:
                     continue
                 for rollout in range(1 if slow else rollouts):
                     probes.append(self._probe(0, Direction.SEED, name, steps, rollout=rollout))
+            if slow and (default := self._default_cost_probe(name)) is not None:
+                probes.append(default)
         return probes
+
+    def _default_cost_probe(self, name: str) -> Probe | None:
+        """A slow tool's plain call with the work its arguments ask for by default, under the tight
+        timeout: whether it answers in time is what an agent calling it plainly runs into (the
+        other probes ask for the least work, so they characterise the tool, not its default)."""
+        tool = self.graph.specs[name]
+        costly = sorted(costly_arguments(tool))
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if not costly or planned is None:
+            return None
+        defaults = {k: v for k, v in planned.arguments.items() if k not in costly}
+        named = ", ".join(f"`{a}`" for a in costly)
+        step = self._step(tool, planned, expect="any").model_copy(
+            update={
+                "arguments": defaults,
+                "mutation": "default_cost",
+                "condition": f"called with its default {named} (the work it does when not asked for less)",
+                "exercised": _exercised(defaults, tool),
+            }
+        )
+        return self._probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
 
     def _seed_steps(self, name: str, variant: int) -> list[ProbeStep] | None:
         tool = self.graph.specs[name]
