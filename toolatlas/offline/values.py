@@ -32,6 +32,7 @@ from toolatlas.offline.kinds import (
     tool_object,
 )
 from toolatlas.offline.scalars import Unsatisfiable, scalar_value
+from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
 from toolatlas.offline.sqlgen import SqlWriter
 from toolatlas.offline.targets import Candidate, Targets
 
@@ -146,6 +147,8 @@ class ValueSynth:
         self.rng = rng if rng is not None else random.Random(0)
         self.targets = Targets(facts, self.pool, use_created=use_created)
         self.sql = SqlWriter(facts.database, self.rng) if facts.database is not None else None
+        self._schema_seed: int | None = None
+        """Seed of the schema-driven draws, taken from ``rng`` the first time one is needed."""
 
     def tag(self) -> str:
         """Four hex digits from the rng: the mark of every name a probe invents."""
@@ -265,11 +268,16 @@ class ValueSynth:
         if spec.max_items is not None:
             count = min(count, spec.max_items)
         values: list[Any] = []
-        for _ in range(count):
+        for _ in range(count + (2 if spec.unique_items else 0)):
+            if len(values) >= count:
+                break
             try:
-                values.append(self.value(item, draft))
+                value = self.value(item, draft)
             except Unsatisfiable:
                 break
+            if spec.unique_items and value in values:
+                continue
+            values.append(value)
         if len(values) < max(spec.min_items or 0, 1 if spec.required else 0):
             raise Unsatisfiable(f"not enough values for {spec.path}")
         return values
@@ -286,9 +294,30 @@ class ValueSynth:
         if spec.kind in SQL_KINDS:
             return self._sql(spec, draft)
         value = scalar_value(self, spec, draft)
+        if spec.json_schema and constrains(spec.json_schema) and not conforms(value, spec.json_schema):
+            value = self.schema_value(spec, draft, rejected=value)
         if spec.fresh or spec.kind is ArgKind.NEW_PATH:
             draft.fresh.setdefault(spec.path, []).append(value)
         return value
+
+    def schema_value(self, spec: ArgSpec, draft: CallDraft, *, rejected: Any = None) -> Any:
+        """A value drawn from the argument's schema alone (its pattern, bounds, formats...)."""
+        if self._schema_seed is None:
+            self._schema_seed = self.rng.getrandbits(32)
+        taken = draft.taken.setdefault(spec.kind, set())
+        for index in range(draft.variant, draft.variant + 4):
+            try:
+                value = schema_example(spec.json_schema, index, self._schema_seed)
+            except NoExample:
+                break
+            if isinstance(value, str) and value in taken:
+                continue
+            if isinstance(value, str):
+                taken.add(value)
+            return value
+        if rejected is None:
+            raise Unsatisfiable(f"the schema of {spec.path} admits no value found")
+        return rejected  # nothing better: the server's answer to it is still informative
 
     def _sql(self, spec: ArgSpec, draft: CallDraft) -> str:
         if self.sql is None:
