@@ -130,9 +130,8 @@ def _programs(w: set[str], last: str, desc: str, text: str) -> str | None:
         return "colour"
     if w & {"version", "semver"}:
         return "version"
-    if (w <= {"code", "source", "snippet", "program", "script", "src"} and w & {"code", "snippet", "script"}) or (
-        "code" in w and _CODE_CONTEXT.search(f"{desc} {text}")
-    ):
+    programs = w & {"snippet", "script", "program"} and w <= {"code", "source", "snippet", "program", "script", "src"}
+    if programs or (w & {"code", "source"} and _CODE_CONTEXT.search(f"{desc} {text}")):
         return "code"
     return None
 

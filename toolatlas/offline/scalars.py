@@ -41,7 +41,13 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         return semantic_value(synth, spec, draft)
     match kind:
         case ArgKind.ENUM:
-            return _enum(spec, v, _satisfiable_types(spec, synth, draft))
+            allowed = _satisfiable_types(spec, synth, draft)
+            earlier = draft.chosen.get(spec.path, [])
+            if earlier:  # another item of the same array: the next member not chosen yet
+                fresh = [m for m in spec.enum if m not in earlier and (allowed is None or m in allowed)]
+                if fresh:
+                    return fresh[0]
+            return _enum(spec, v, allowed)
         case ArgKind.BOOLEAN:
             default = bool(spec.default) if spec.has_default else False
             return (not default) if v % 2 == 1 or not spec.has_default else default

@@ -122,8 +122,7 @@ def _strategy(key: str) -> Any:
 
 def _find(strategy: Any, seen: set[str], seed: int) -> Any:
     from hypothesis import HealthCheck, Phase, find, settings
-    from hypothesis.errors import Hypothesis as HypothesisError
-    from hypothesis.errors import NoSuchExample, Unsatisfiable
+    from hypothesis.errors import HypothesisException
 
     quiet = settings(
         database=None,
@@ -134,5 +133,5 @@ def _find(strategy: Any, seen: set[str], seed: int) -> Any:
     )
     try:
         return find(strategy, lambda v: _key_of(v) not in seen, settings=quiet, random=random.Random(seed))
-    except (NoSuchExample, Unsatisfiable, HypothesisError) as exc:
+    except HypothesisException as exc:  # NoSuchExample, Unsatisfiable, an invalid strategy...
         raise NoExample(str(exc)) from exc

@@ -22,6 +22,8 @@ from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.kinds import (
+    GENERIC_KINDS,
+    SEMANTIC_KINDS,
     SQL_KINDS,
     ArgKind,
     ArgSpec,
@@ -69,6 +71,8 @@ class CallDraft:
         self.scope: dict[str, Any] = {}
         """Values chosen so far in the innermost object (siblings may depend on them)."""
         self.scope_specs: dict[str, ArgSpec] = {}
+        self.chosen: dict[str, list[Any]] = {}
+        """Argument path → values chosen there so far (the items of one array differ)."""
 
     def pick(self, kind: ArgKind, candidates: list[Candidate], *, offset: int = 0) -> str:
         """The variant's candidate among those not yet used in this call; records provenance."""
@@ -293,11 +297,18 @@ class ValueSynth:
             return self.fill_array(spec, draft)
         if spec.kind in SQL_KINDS:
             return self._sql(spec, draft)
-        value = scalar_value(self, spec, draft)
+        try:
+            value = scalar_value(self, spec, draft)
+        except Unsatisfiable:
+            invented = spec.kind in SEMANTIC_KINDS or spec.kind in GENERIC_KINDS
+            if not (invented and spec.json_schema and constrains(spec.json_schema)):
+                raise
+            value = self.schema_value(spec, draft)  # nothing the kind knows fits: the schema decides
         if spec.json_schema and constrains(spec.json_schema) and not conforms(value, spec.json_schema):
             value = self.schema_value(spec, draft, rejected=value)
         if spec.fresh or spec.kind is ArgKind.NEW_PATH:
             draft.fresh.setdefault(spec.path, []).append(value)
+        draft.chosen.setdefault(spec.path, []).append(value)
         return value
 
     def schema_value(self, spec: ArgSpec, draft: CallDraft, *, rejected: Any = None) -> Any:
