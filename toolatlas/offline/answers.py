@@ -46,6 +46,8 @@ _NOUNS = {
     "column": ArgKind.COLUMN_NAME,
     "schema": ArgKind.SCHEMA_NAME,
 }
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}")
+_LISTING_WORDS = frozenset({"list", "enumerate", "supported", "available", "all", "known"})
 _LABELLED = re.compile(r"^\s*(?:[-*•]\s*)?([A-Za-z][A-Za-z _]{0,30}?)\s*:\s*(\S.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*([^\s:,;]{1,40})\s*$")
 
@@ -78,12 +80,16 @@ def noun_kind(words: list[str]) -> ArgKind | None:
 
 def _listing_noun(tool: ToolSpec) -> ArgKind | None:
     """What a listing tool lists, from the nouns of its name (``list_sheets``, ``get_supported_units``)."""
-    nouns = [w for w in tool_tokens(tool) if w not in EFFECT_VERBS and w not in ("supported", "available", "all")]
-    return noun_kind(nouns) if nouns else None
+    words = tool_tokens(tool)
+    nouns = [w for w in words if w not in EFFECT_VERBS and w not in _LISTING_WORDS]
+    lists = bool(set(words) & _LISTING_WORDS) or any(parent_singular(w) != w for w in nouns)
+    return noun_kind(nouns) if nouns and lists else None  # ``read_cell`` shows one value, not a listing
 
 
 def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Found]:
-    """Values of a specific kind in a JSON list: its key (or the tool's name) says what it lists."""
+    """Values of a specific kind in a JSON list: its key (or, for the whole output, the tool's name) says what."""
+    if key is None:  # a list inside a list (the rows of a table): nothing says what it holds
+        return []
     kind = noun_kind(tokens(key)) if key else _listing_noun(tool)
     if kind is None or not node:
         return []
@@ -145,6 +151,15 @@ def _quoted(value: Any, text: str) -> bool:
     return len(shown) >= 4 and re.search(rf"(?<![\w-]){re.escape(shown)}(?![\w-])", text) is not None
 
 
+def _names_part_of_path(spec: ArgSpec, sent: Any, text: str) -> bool:
+    """The error quotes a path argument's file name or extension (``Unsupported file format: '.txt'``)."""
+    if spec.kind not in PATH_KINDS or not isinstance(sent, str) or "/" not in sent:
+        return False
+    name = sent.rstrip("/").rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    return _quoted(name, text) or (bool(suffix) and _quoted(suffix, text))
+
+
 def _typed(value: str, spec: ArgSpec) -> Any:
     if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
         return int(value)
@@ -155,11 +170,7 @@ def _typed(value: str, spec: ArgSpec) -> Any:
 
 def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fix]:
     """The values ``text`` (a failed call's error) names, each tied to the argument it is for."""
-    leaves = [
-        leaf
-        for leaf in _leaves(infer_arguments(tool), arguments)
-        if leaf[0].kind not in PATH_KINDS and leaf[0].kind not in SQL_KINDS and not isinstance(leaf[2], bool)
-    ]
+    leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
     fixes: list[Fix] = []
     for named in error_values(text):
         noun = {parent_singular(w) for w in tokens(named.noun)} - {"available", "supported", "valid", "allowed"}
@@ -167,7 +178,7 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         for spec, locator, sent in leaves:
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
-            score += 3 * _quoted(sent, text) + 2 * bool(noun & own)
+            score += 3 * (_quoted(sent, text) or _names_part_of_path(spec, sent, text)) + 2 * bool(noun & own)
             score += bool({str(v) for v in spec.enum} & set(named.values))
             scored.append((score, spec, locator, sent))
         scored.sort(key=lambda s: -s[0])
@@ -179,6 +190,12 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         if len(scored) > 1 and scored[1][0] == best[0]:
             continue
         _score, spec, locator, sent = best
+        if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
+            extensions = [v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v)]
+            fixes.extend(Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions)
+            continue
+        if spec.kind in SQL_KINDS:
+            continue  # about a statement: nothing to substitute
         kind = spec.kind
         if kind in GENERIC_KINDS:
             kind = noun_kind(sorted(noun)) or kind

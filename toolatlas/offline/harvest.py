@@ -189,7 +189,7 @@ class ValuePool:
         text = normalise(excerpt, variables)
         document = structured if structured else _parse(text)
         if document is not None:
-            self._walk(to_placeholders(document, variables), tool, args, base, found)
+            self._walk(to_placeholders(document, variables), tool, args, base, found, key="")
         self._scan_text(text, tool, base, found)
         if tool_effect(tool) is ToolEffect.CREATE:
             for spec in specs:
@@ -209,6 +209,7 @@ class ValuePool:
     def _walk(
         self, node: Any, tool: ToolSpec, args: dict[str, Any], base: str | None, found: list, key: str | None = None
     ) -> None:
+        """``key``: the key ``node`` sits under (``""`` for the whole output, ``None`` inside a list)."""
         if isinstance(node, list):
             listed = typed_listing(node, key, tool)
             if listed:

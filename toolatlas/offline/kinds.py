@@ -331,9 +331,12 @@ class _Context:
         named = named_object(tool)
         self.named_object = named.value if named is not None else None
         self.defs = dict(tool.input_schema.get("$defs") or tool.input_schema.get("definitions") or {})
-        self.sql = bool(
+        self.sql = bool(  # a "units database" is no SQL database: tables, rows or columns make it one
             re.search(
-                r"\bsql\b|\bselect\b|\binsert\b|create table|\bdatabase\b|\bquer(y|ies)\b.*\btable", self.text
+                r"\bsql\b|\bselect\b|\binsert\b|create table|\bquer(y|ies)\b.*\btable"
+                r"|\b(database|db)\b.*\b(tables?|rows?|columns?|schemas?|objects?)\b"
+                r"|\b(tables?|rows?|columns?)\b.*\b(database|db)\b",
+                self.text,
             )
         )
         self.git = bool(re.search(r"\bgit\b|\bcommit|\bbranch", self.text)) or any(

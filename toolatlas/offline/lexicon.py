@@ -45,14 +45,15 @@ def _time_and_schedule(w: set[str], last: str, desc: str, text: str) -> str | No
 
 
 def _maths(w: set[str], last: str, desc: str, text: str) -> str | None:
+    units = re.search(r"\bunits?\b", desc) and not re.search(r"\bmath(ematical)?\b|\barithmetic\b", desc)
+    if w & {"unit", "units", "uom"} or (w & {"from", "to", "source", "target", "expr", "expression"} and units):
+        return "unit"
     if "formula" in w and SHEET_CONTEXT.search(f"{desc} {text}"):
         return "formula"
     if w & {"expression", "expr", "equation", "formula", "calculation", "math"} or re.search(
         r"\b(math(ematical)?|arithmetic) expression\b", desc
     ):
         return "expression" if not re.search(r"\b(regex|regular|cron|jq|jsonpath|xpath)\b", desc) else None
-    if w & {"unit", "units", "uom"} or (w & {"from", "to", "source", "target"} and re.search(r"\bunits?\b", desc)):
-        return "unit"
     bases = _BASES.search(f"{desc} {' '.join(w)}")
     numberish = w & {"number", "value", "num", "digits", "input", "n", "hex", "binary", "octal", "bin", "oct"}
     if bases and numberish and not w & {"base", "radix"} and not re.search(r"\bcolou?r", desc):
@@ -112,9 +113,11 @@ def _spreadsheets(w: set[str], last: str, desc: str, text: str) -> str | None:
         return "sheet_name"
     if not sheets and not re.search(r"\ba1\b", desc):
         return None
+    if last in {"name", "names", "id"} and re.search(r"\b(sheets?|worksheets?|tabs?)\b", desc):
+        return "sheet_name"  # "Name of the existing sheet to duplicate"
     if w & {"range", "area", "region"} or re.search(r"\ba1:[a-z]+\d+\b|\brange\b.*\ba1\b", desc):
         return "cell_range"
-    if w & {"cell", "address", "position"} or re.search(r"\ba1\b|\bcell reference\b", desc):
+    if w & {"cell", "address", "position"} or re.search(r"\ba1\b|\bcell reference\b|\bcell\b", desc):
         return "cell"
     return None
 

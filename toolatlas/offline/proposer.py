@@ -275,7 +275,7 @@ class OfflineProposer:
         """A call whose error named the way out, then the same call with a value the error named."""
         tool = self.graph.specs[name]
         probes = []
-        for retry in hinted_retries(tool, self.pool):
+        for retry in hinted_retries(tool, self.pool, self.synth):
             failing = ProbeStep(
                 tool=name,
                 arguments=retry.failing,

@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import HarvestRef, ValuePool
-from toolatlas.offline.kinds import ArgSpec, infer_arguments
+from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, infer_arguments
 from toolatlas.offline.schemas import conforms
+from toolatlas.offline.values import ValueSynth
 
 __all__ = ["HintedRetry", "hinted_retries", "spec_at"]
 
@@ -66,6 +67,11 @@ def _replace(arguments: dict[str, Any], locator: str, value: Any) -> dict[str, A
     return result
 
 
+def _suffix(path: Any) -> str:
+    name = str(path).rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
 def _current(arguments: dict[str, Any], locator: str) -> Any:
     node: Any = arguments
     for part in re.findall(r"[^.\[\]]+|\[\d+\]", locator):
@@ -76,8 +82,14 @@ def _current(arguments: dict[str, Any], locator: str) -> Any:
     return node
 
 
-def hinted_retries(tool: ToolSpec, pool: ValuePool, *, limit: int = MAX_RETRIES) -> list[HintedRetry]:
-    """(failed, corrected) calls of ``tool`` from the values its errors named, in pool order."""
+def hinted_retries(
+    tool: ToolSpec, pool: ValuePool, synth: ValueSynth | None = None, *, limit: int = MAX_RETRIES
+) -> list[HintedRetry]:
+    """(failed, corrected) calls of ``tool`` from the values its errors named, in pool order.
+
+    A path argument's hint names formats (``.csv``, ``.xlsx``), not a value: ``synth`` (planning
+    over the same pool) then picks a real file of such a format.
+    """
     specs = infer_arguments(tool)
     groups: dict[tuple[str, str, str], list[HarvestRef]] = {}
     prefix = f"{tool.name}:"
@@ -93,6 +105,11 @@ def hinted_retries(tool: ToolSpec, pool: ValuePool, *, limit: int = MAX_RETRIES)
         if spec is None or not locator:
             continue
         sent = _current(failing, locator)
+        if spec.kind in PATH_KINDS:
+            value = synth.value_for(tool, spec, variant=0) if synth is not None else None
+            if value is not None and value != sent and _suffix(value) in {r.value for r in refs}:
+                found.append(HintedRetry(failing, _replace(failing, locator, value), locator, value, refs[0]))
+            continue
         for ref in refs:
             value = _typed(ref.value, spec)
             if value != sent and conforms(value, spec.json_schema):

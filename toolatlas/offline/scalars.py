@@ -32,7 +32,7 @@ _MEDIA = re.compile(r"\b(image|media|audio|video|binary|base64)\b")
 
 def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     kind, v, targets = spec.kind, draft.variant, synth.targets
-    hinted = _hinted(synth, spec, draft)
+    hinted = _hinted(synth, spec, draft) if spec.kind not in PATH_KINDS else None
     if hinted is not None:
         return hinted
     if spec.kind in PATH_KINDS:
@@ -47,6 +47,13 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
                 fresh = [m for m in spec.enum if m not in earlier and (allowed is None or m in allowed)]
                 if fresh:
                     return fresh[0]
+            twins = [  # a sibling over the same set (``from_unit``/``to_unit``): another member
+                value
+                for name, value in draft.scope.items()
+                if name != spec.name and name in draft.scope_specs and draft.scope_specs[name].enum == spec.enum
+            ]
+            if twins and len(spec.enum) > len(twins):
+                allowed = [m for m in (allowed or spec.enum) if m not in twins] or allowed
             return _enum(spec, v, allowed)
         case ArgKind.BOOLEAN:
             default = bool(spec.default) if spec.has_default else False
@@ -110,7 +117,12 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         case ArgKind.GLOB:
             return _glob(spec, synth, draft)
         case ArgKind.REGEX:
-            word = draft.pick(ArgKind.SEARCH_QUERY, targets.vocabulary())
+            if spec.examples:
+                return str(spec.examples[v % len(spec.examples)])
+            words = [c for c in targets.vocabulary() if c.ref is not None or c.value != "probe"]
+            if not words:  # no data to search: patterns any text-handling tool accepts
+                return draft.pick(kind, [Candidate(p) for p in (r"\d+", r"[A-Z][a-z]+", r"\b\w+@\w+\.\w+\b")])
+            word = draft.pick(ArgKind.SEARCH_QUERY, words)
             return rf"\b{re.escape(word)}\b"
         case ArgKind.EXISTING_TEXT:
             if draft.file is None:
@@ -165,6 +177,9 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     ):
         binary = bool(_MEDIA.search(draft.text))
         files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
+        named = _extensions(spec, draft, synth)
+        if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
+            files = [f for f in files if _suffix(f.value) in named] or files
         if spec.kind is ArgKind.PATH:
             files = files + targets.folders(include_root=False)
         draft.file = draft.pick(ArgKind.FILE_PATH, files)
@@ -191,7 +206,31 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     parent = folders[draft.variant % len(folders)].value if folders else targets.root
     if spec.target is ToolObject.DIRECTORY:
         return f"{parent}/probe_{tag}/nested" if draft.variant >= 2 else f"{parent}/probe_{tag}"
+    named = _extensions(spec, draft, synth)
+    if named:
+        return f"{parent}/probe_{tag}{named[draft.variant % len(named)]}"
     return f"{parent}/probe_{tag}{('.txt', '.md', '.txt')[draft.variant % 3]}"
+
+
+_EXTENSION = re.compile(r"(?<![\w/.])\.([a-z][a-z0-9]{1,4})\b")
+
+
+def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None) -> list[str]:
+    """File extensions an error named for the argument, else its description (else the tool's) names."""
+    if synth is not None:
+        named = [r.value for r in synth.pool.named_for(f"{draft.tool.name}:{spec.path}") if r.value.startswith(".")]
+        if named:
+            return list(dict.fromkeys(named))
+    for text in (spec.description.lower(), draft.text):
+        found = list(dict.fromkeys(f".{e}" for e in _EXTENSION.findall(text)))
+        if found:
+            return found
+    return []
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
 
 
 def _satisfiable_types(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> list[Any] | None:

@@ -173,8 +173,8 @@ def _same_dimension(candidates: list[Candidate], draft: CallDraft) -> list[Candi
             break
     if wanted is None:
         return candidates
-    fitting = [c for c in candidates if dimension_of(c.value) in (wanted, None)]
-    return fitting or candidates
+    same = [c for c in candidates if dimension_of(c.value) == wanted]
+    return same or [c for c in candidates if dimension_of(c.value) is None] or candidates
 
 
 def _sibling_algorithm(draft: CallDraft) -> str | None:

@@ -206,6 +206,9 @@ def kind_for_string(
     if last == "type" and "relation" in w:
         return Meaning("relation_type")
     semantic = semantic_kind(words, description, tool_text, parent=parent)
+    if semantic == "sheet_name":  # a sheet the call creates: ``new_name``, or the name given to ``add_sheet``
+        fresh = bool(w & {"new"}) or (creates and not w & (_REF_WORDS | {"old", "existing", "current"}))
+        return Meaning(semantic, target=None, fresh=fresh and "existing" not in desc)
     if semantic is not None:
         return Meaning(semantic)
     if (last in _SELECTORS and len(words) > 1) or words == ["type"]:
@@ -225,7 +228,7 @@ def kind_for_string(
     if "sql" in w or (w & {"query", "queries", "statement", "statements", "stmt"} and sql):
         return Meaning("sql")
     if w & {"pattern", "patterns", "glob", "globs", "regex", "regexp", "wildcard", "mask"}:
-        if w & {"regex", "regexp"} or "regular expression" in desc:
+        if w & {"regex", "regexp"} or "regular expression" in desc or re.search(r"\bregexp?\b", desc):
             return Meaning("regex")
         if "glob" in desc or "glob" in tool_text or "*" in desc or obj in ("file", "directory"):
             return Meaning("glob")
