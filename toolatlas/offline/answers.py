@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.hints import error_values, listed_items
@@ -160,6 +161,19 @@ def _names_part_of_path(spec: ArgSpec, sent: Any, text: str) -> bool:
     return _quoted(name, text) or (bool(suffix) and _quoted(suffix, text))
 
 
+def _is_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _suffix(path: Any) -> str:
+    name = str(path).rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
 def _typed(value: str, spec: ArgSpec) -> Any:
     if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
         return int(value)
@@ -191,7 +205,8 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
             continue
         _score, spec, locator, sent = best
         if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
-            extensions = [v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v)]
+            refused = _suffix(sent)
+            extensions = [v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused]
             fixes.extend(Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions)
             continue
         if spec.kind in SQL_KINDS:
@@ -201,6 +216,8 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
             kind = noun_kind(sorted(noun)) or kind
         for value in named.values:
             if value == str(sent) or not conforms(_typed(value, spec), spec.json_schema):
+                continue
+            if kind is ArgKind.TIMEZONE and not _is_zone(value):
                 continue
             fixes.append(Fix(kind, value, f"{tool.name}:{spec.path}", locator))
     return fixes

@@ -75,7 +75,11 @@ def listed_items(span: str) -> list[str]:
 
 
 def _clean(items: list[str]) -> list[str]:
-    kept = [i.strip() for i in items if i and i.strip() and _ITEM.fullmatch(i.strip())]
+    kept = [
+        i.strip()
+        for i in items
+        if i and i.strip() and _ITEM.fullmatch(i.strip()) and "..." not in i and "…" not in i  # not cut short
+    ]
     return list(dict.fromkeys(kept))[:MAX_ITEMS]
 
 
@@ -148,21 +152,27 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"\b(?:must|should) be (?:one of|either|in)?\s*:?\s*", re.IGNORECASE), True),
     (re.compile(r"\bexpected (?:one of\s*)?:?\s*(?=['\"`\[])", re.IGNORECASE), True),
     (re.compile(r"\b(?:use|try|choose)(?: one of)?\s*:\s*", re.IGNORECASE), False),
-    (re.compile(r"\b(?P<noun>[a-z_]+)\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),
+    (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
     (re.compile(r"\bnot (?:in|one of)\s*:?\s*", re.IGNORECASE), True),
 )
 _NOT_NOUNS = frozenset(
     {"error", "errors", "warning", "info", "message", "details", "detail", "reason", "value", "input",
-     "received", "got", "given", "output", "result", "response", "note", "hint", "code", "status"}
+     "received", "got", "given", "output", "result", "response", "note", "hint", "code", "status", "path",
+     "loc", "location", "type", "msg", "expected", "file", "format"}
 )
 _RECEIVED = re.compile(r"\b(?:received|got|given)\s+['\"`]([^'\"`]{0,80})['\"`]", re.IGNORECASE)
 _ZOD_PATH = re.compile(r'"path"\s*:\s*\[\s*"([^"]+)"')
 _PYDANTIC_LOCATION = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\n\s+(?:Input should|Value error|Field required)", re.M)
 
 
+_ECHO = re.compile(r"\[type=[^\]]*\]|\binput_value=.*?(?=, input_type=|\]|$)", re.DOTALL)
+"""Pydantic's echo of the refused input (``[type=missing, input_value={...}]``): it names no fix."""
+
+
 def error_values(text: str) -> list[NamedValues]:
     """Every list of values an error text names, most explicit phrasing first."""
     found: list[NamedValues] = []
+    text = _ECHO.sub(" ", text)
     received = {m.group(1) for m in _RECEIVED.finditer(text)}
     zod = _ZOD_PATH.search(text)
     location = _PYDANTIC_LOCATION.search(text)

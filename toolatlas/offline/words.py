@@ -207,7 +207,8 @@ def kind_for_string(
         return Meaning("relation_type")
     semantic = semantic_kind(words, description, tool_text, parent=parent)
     if semantic == "sheet_name":  # a sheet the call creates: ``new_name``, or the name given to ``add_sheet``
-        fresh = bool(w & {"new"}) or (creates and not w & (_REF_WORDS | {"old", "existing", "current"}))
+        names_sheets = bool({"sheet", "worksheet", "tab"} & set(tool_words))  # add_sheet, not append_rows
+        fresh = bool(w & {"new"}) or (creates and names_sheets and not w & (_REF_WORDS | {"old", "existing"}))
         return Meaning(semantic, target=None, fresh=fresh and "existing" not in desc)
     if semantic is not None:
         return Meaning(semantic)
