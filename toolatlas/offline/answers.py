@@ -146,7 +146,7 @@ def _leaves(specs: list[ArgSpec], values: dict[str, Any], prefix: str = "") -> l
 def _quoted(value: Any, text: str) -> bool:
     shown = str(value)
     if not shown:
-        return False
+        return "''" in text or '""' in text
     if any(f"{q}{shown}{q}" in text for q in ("'", '"', "`")):
         return True
     return len(shown) >= 4 and re.search(rf"(?<![\w-]){re.escape(shown)}(?![\w-])", text) is not None
@@ -192,7 +192,8 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         for spec, locator, sent in leaves:
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
-            score += 3 * (_quoted(sent, text) or _names_part_of_path(spec, sent, text)) + 2 * bool(noun & own)
+            refused = str(sent) not in named.values and (_quoted(sent, text) or _names_part_of_path(spec, sent, text))
+            score += 3 * refused + 2 * bool(noun & own)  # a value among the offered ones was not the refused one
             score += bool({str(v) for v in spec.enum} & set(named.values))
             scored.append((score, spec, locator, sent))
         scored.sort(key=lambda s: -s[0])
