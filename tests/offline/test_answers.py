@@ -46,7 +46,11 @@ class TestDescriptions:
     @pytest.mark.parametrize(
         ("description", "choices", "examples"),
         [
-            ("Target unit, e.g. km or mi. Supported units: m, km, mi, ft", ["m", "km", "mi", "ft"], ["km", "mi"]),
+            (
+                "Target unit, e.g. km or mi. Supported units: m, km, mi, ft",
+                ["m", "km", "mi", "ft"],
+                ["km", "mi"],
+            ),
             ("Sort order: one of asc, desc", ["asc", "desc"], []),
             ("Colour in hex (for example `#ff0000`)", [], ["#ff0000"]),
             ("A cron line such as 0 9 * * 1-5", [], ["0 9 * * 1-5"]),
@@ -70,17 +74,26 @@ class TestErrors:
         [
             ("Sheet 'x' not found. Available sheets: 'Sales', 'Targets'", ["Sales", "Targets"], None),
             ("Invalid enum value. Expected 'asc' | 'desc', received 'up'", ["asc", "desc"], None),
-            ("1 validation error\nunit\n  Input should be 'metric' or 'imperial'", ["metric", "imperial"], "unit"),
+            (
+                "1 validation error\nunit\n  Input should be 'metric' or 'imperial'",
+                ["metric", "imperial"],
+                "unit",
+            ),
             ("Unknown unit 'furlongs'. Did you mean 'furlong'?", ["furlong"], None),
             ('[{"code": "invalid_enum_value", "options": ["a", "b"], "path": ["mode"]}]', ["a", "b"], "mode"),
             ("Error: table users does not exist", None, None),
-            ("1 validation error\ntarget_timezone\n  Field required [type=missing, input_value={'time': '09:05', "
-             "'zone': 'Europe/London'}, input_type=dict]", None, None),
+            (
+                "1 validation error\ntarget_timezone\n  Field required "
+                "[type=missing, input_value={'time': '09:05', "
+                "'zone': 'Europe/London'}, input_type=dict]",
+                None,
+                None,
+            ),
             ("Unknown unit. Supported units: 'Amer...', 'km'", ["km"], None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:
-        """The values an error offers, without the value that was refused, and the argument when it says so."""
+        """The values an error offers, less the refused one, and the argument when it says which."""
         found = error_values(text)
         if values is None:
             assert found == []
@@ -90,25 +103,35 @@ class TestErrors:
 
 class TestHarvestFromAnswers:
     def test_an_error_feeds_the_argument_it_is_about(self) -> None:
-        """``Available sheets`` after a refused sheet: the sheets are pooled for that argument, typed as sheets."""
+        """``Available sheets`` after a refused sheet: pooled for that argument, typed as sheets."""
         tool = make("read_sheet", {"sheet": string("Sheet to read"), "cell": string("Cell in A1 notation")})
         pool = ValuePool()
         arguments = {"sheet": "Sheet1", "cell": "A1"}
-        pool.harvest_error(tool, "Sheet not found: 'Sheet1'. Available: ['Sales', 'Targets']", {}, "p1", arguments=arguments)
+        pool.harvest_error(
+            tool, "Sheet not found: 'Sheet1'. Available: ['Sales', 'Targets']", {}, "p1", arguments=arguments
+        )
         named = pool.named_for("read_sheet:sheet")
         assert [r.value for r in named] == ["Sales", "Targets"]
         assert {r.kind for r in named} == {ArgKind.SHEET_NAME} and named[0].failed_arguments == arguments
         assert pool.named_for("read_sheet:cell") == []
 
     def test_later_calls_prefer_named_values(self) -> None:
-        """Once an error named the sheets, every plan of that tool (and of other sheet arguments) uses them."""
+        """Once an error named the sheets, plans of that tool (and other sheet arguments) use them."""
         reader = make("read_sheet", {"sheet": string("Sheet to read")})
         writer = make("write_cell", {"sheet_name": string(), "cell": string("Cell in A1 notation")})
         pool = ValuePool()
-        pool.harvest_error(reader, "Unknown sheet 'Sheet1'; valid sheets are: Sales, Targets", {}, "p1",
-                           arguments={"sheet": "Sheet1"})
+        pool.harvest_error(
+            reader,
+            "Unknown sheet 'Sheet1'; valid sheets are: Sales, Targets",
+            {},
+            "p1",
+            arguments={"sheet": "Sheet1"},
+        )
         synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
-        assert {synth.valid_arguments(reader, None, v).arguments["sheet"] for v in range(2)} == {"Sales", "Targets"}
+        assert {synth.valid_arguments(reader, None, v).arguments["sheet"] for v in range(2)} == {
+            "Sales",
+            "Targets",
+        }
         assert synth.valid_arguments(writer, None, 0).arguments["sheet_name"] in ("Sales", "Targets")
 
     def test_a_generic_argument_keeps_its_values_to_itself(self) -> None:
@@ -123,7 +146,7 @@ class TestHarvestFromAnswers:
         assert synth.valid_arguments(other, None, 0).arguments["name_of_thing"] not in ("fast", "slow")
 
     def test_an_error_about_a_path_names_formats_not_values(self) -> None:
-        """``Supported: .csv, .xlsx`` after a .txt file: the formats are kept, no argument gets ``.csv`` as a value."""
+        """``Supported: .csv, .xlsx`` after a .txt file: formats are kept; no argument gets ``.csv``."""
         tool = make("list_sheets", {"file": string("Path to the spreadsheet file"), "sheet": string()})
         pool = ValuePool()
         error = "Unsupported file format: '.txt'. Supported: .csv, .ods, .xlsx"
@@ -151,11 +174,13 @@ class TestHarvestFromAnswers:
 
 class TestHintedRetries:
     def test_the_failed_call_is_retried_with_a_named_value(self) -> None:
-        """One retry per argument and failed call: the same arguments with the first named value that differs."""
+        """One retry per argument and failed call: the same arguments, the first named value that differs."""
         tool = make("convert", {"value": {"type": "number"}, "unit": string("Target unit")})
         pool = ValuePool()
         failing = {"value": 3, "unit": "furlongs"}
-        pool.harvest_error(tool, "Unknown unit 'furlongs'. Did you mean 'furlong'?", {}, "p1", arguments=failing)
+        pool.harvest_error(
+            tool, "Unknown unit 'furlongs'. Did you mean 'furlong'?", {}, "p1", arguments=failing
+        )
         retries = hinted_retries(tool, pool)
         assert len(retries) == 1
         assert retries[0].failing == failing and retries[0].fixed == {"value": 3, "unit": "furlong"}
@@ -164,7 +189,13 @@ class TestHintedRetries:
         """After ``Supported: .csv``, the retry picks an existing file of that format from the snapshot."""
         tool = make("read_table", {"path": string("File to read")}, description="Read a table from a file")
         pool = ValuePool()
-        pool.harvest_error(tool, "Unsupported format '.md'. Supported: .csv", {}, "p1", arguments={"path": "${root}/README.md"})
+        pool.harvest_error(
+            tool,
+            "Unsupported format '.md'. Supported: .csv",
+            {},
+            "p1",
+            arguments={"path": "${root}/README.md"},
+        )
         synth = ValueSynth(seed_facts["filesystem"], pool, random.Random(0))
         retries = hinted_retries(tool, pool, synth)
         assert len(retries) == 1 and retries[0].fixed["path"].endswith(".csv")

@@ -57,12 +57,13 @@ class TestLearningFromAnswers:
         verified = [(r, v) for r, v in retries if v.steps[0].failed and not v.steps[1].failed]
         assert verified, [r.steps[0].outcome.excerpt[:120] for r, _ in retries]
         fixed = [r.probe.steps[1].arguments for r, _ in verified]
-        assert any(a.get("sheet") in SHEETS or a.get("name") in SHEETS or a.get("old_name") in SHEETS for a in fixed) or any(
-            str(a.get("file", "")).endswith((".csv", ".ods", ".xlsx")) for a in fixed
-        )
+        assert any(
+            a.get("sheet") in SHEETS or a.get("name") in SHEETS or a.get("old_name") in SHEETS for a in fixed
+        ) or any(str(a.get("file", "")).endswith((".csv", ".ods", ".xlsx")) for a in fixed)
         tools = {r.probe.target for r, _ in verified}
         relations = [
-            e for e in graph.entries.values()
+            e
+            for e in graph.entries.values()
             if e.kind is EntryKind.CO_USAGE and e.relation is CoUsageRelation.RETRY and e.tool in tools
         ]
         assert relations, "no retry co-usage recorded for the retried tools"
@@ -71,14 +72,19 @@ class TestLearningFromAnswers:
         """Affordances use the sheets the server named, never a sheet the prober invented."""
         graph, _ = built
         named = [
-            e for e in graph.entries.values()
-            if e.kind is EntryKind.AFFORDANCE and e.example_arguments
-            and {v for k, v in e.example_arguments.items() if "sheet" in k or k in ("name", "old_name")} & SHEETS
+            e
+            for e in graph.entries.values()
+            if e.kind is EntryKind.AFFORDANCE
+            and e.example_arguments
+            and {v for k, v in e.example_arguments.items() if "sheet" in k or k in ("name", "old_name")}
+            & SHEETS
         ]
         assert named
         invented = [
-            e for e in graph.entries.values()
-            if e.kind is EntryKind.AFFORDANCE and e.example_arguments
+            e
+            for e in graph.entries.values()
+            if e.kind is EntryKind.AFFORDANCE
+            and e.example_arguments
             and any("probe" in str(v).lower() for k, v in e.example_arguments.items() if "sheet" in k)
         ]
         assert not invented

@@ -37,23 +37,67 @@ def assert_valid(tool: ToolSpec, arguments: dict[str, Any]) -> None:
 # (properties, a near-miss value of the first property)
 SCHEMAS: list[tuple[dict[str, Any], Any]] = [
     ({"code": {"type": "string", "pattern": "^[A-Z]{2}-\\d{4}$"}}, "AB-123"),
-    ({"token": {"type": "string", "pattern": "^tok_[a-f0-9]{8}$", "description": "An access token"}}, "tok_123"),
+    (
+        {"token": {"type": "string", "pattern": "^tok_[a-f0-9]{8}$", "description": "An access token"}},
+        "tok_123",
+    ),
     ({"level": {"type": "integer", "minimum": 3, "maximum": 9, "multipleOf": 3}}, 4),
     ({"ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}}, 1),
     ({"name": {"type": "string", "minLength": 12, "maxLength": 16}}, "short"),
-    ({"tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 2,
-               "uniqueItems": True}}, ["a", "a"]),
+    (
+        {
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["a", "b", "c"]},
+                "minItems": 2,
+                "uniqueItems": True,
+            }
+        },
+        ["a", "a"],
+    ),
     ({"mode": {"const": "fast"}}, "slow"),
     ({"when": {"type": "string", "format": "date"}}, "2024-13-45"),
     ({"ip": {"type": "string", "format": "ipv4"}}, "300.1.1.1"),
     ({"contact": {"type": "string", "format": "email"}}, "not-an-email"),
-    ({"point": {"type": "object", "properties": {"x": {"type": "integer", "minimum": 10}, "y": {"type": "integer"}},
-                "required": ["x", "y"], "additionalProperties": False}}, {"x": 1, "y": 2}),
-    ({"size": {"anyOf": [{"type": "integer", "minimum": 100}, {"type": "string", "pattern": "^\\d+px$"}]}}, 5),
-    ({"matrix": {"type": "array", "items": {"type": "array", "items": {"type": "number"}, "minItems": 2},
-                 "minItems": 2}}, [[1]]),
-    ({"shape": {"oneOf": [{"type": "object", "properties": {"radius": {"type": "number", "minimum": 1}},
-                           "required": ["radius"]}]}}, {"radius": 0}),
+    (
+        {
+            "point": {
+                "type": "object",
+                "properties": {"x": {"type": "integer", "minimum": 10}, "y": {"type": "integer"}},
+                "required": ["x", "y"],
+                "additionalProperties": False,
+            }
+        },
+        {"x": 1, "y": 2},
+    ),
+    (
+        {"size": {"anyOf": [{"type": "integer", "minimum": 100}, {"type": "string", "pattern": "^\\d+px$"}]}},
+        5,
+    ),
+    (
+        {
+            "matrix": {
+                "type": "array",
+                "items": {"type": "array", "items": {"type": "number"}, "minItems": 2},
+                "minItems": 2,
+            }
+        },
+        [[1]],
+    ),
+    (
+        {
+            "shape": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {"radius": {"type": "number", "minimum": 1}},
+                        "required": ["radius"],
+                    }
+                ]
+            }
+        },
+        {"radius": 0},
+    ),
 ]
 
 
@@ -70,7 +114,10 @@ class TestSchemaKeywords:
     def test_examples_and_defaults_are_used(self) -> None:
         """A schema's ``examples`` come first, then its ``default``."""
         tool = tool_with(
-            {"region": {"type": "string", "examples": ["eu-west-1", "us-east-2"]}, "tier": {"type": "string", "default": "gold"}}
+            {
+                "region": {"type": "string", "examples": ["eu-west-1", "us-east-2"]},
+                "tier": {"type": "string", "default": "gold"},
+            }
         )
         assert planned(tool, 0)["region"] == "eu-west-1"
         assert planned(tool, 1)["region"] == "us-east-2"
@@ -86,7 +133,10 @@ class TestSchemaKeywords:
         tool = tool_with(
             {
                 "region": {"type": "string", "description": "Deployment region, e.g. `eu-west-1`"},
-                "flavour": {"type": "string", "description": "Flavour of build. Valid values are: lite, full, debug"},
+                "flavour": {
+                    "type": "string",
+                    "description": "Flavour of build. Valid values are: lite, full, debug",
+                },
             }
         )
         assert planned(tool, 0)["region"] == "eu-west-1"
@@ -103,5 +153,7 @@ class TestSchemaKeywords:
 
     def test_same_seed_same_calls(self) -> None:
         """Two planners with the same rng seed plan identical calls for a pattern-constrained tool."""
-        tool = tool_with({"code": {"type": "string", "pattern": "^[a-z]{4}[0-9]{2}$"}, "n": {"type": "integer"}})
+        tool = tool_with(
+            {"code": {"type": "string", "pattern": "^[a-z]{4}[0-9]{2}$"}, "n": {"type": "integer"}}
+        )
         assert [planned(tool, v, seed=3) for v in range(3)] == [planned(tool, v, seed=3) for v in range(3)]

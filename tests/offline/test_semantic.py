@@ -26,7 +26,9 @@ from toolatlas.offline.semantic import dimension_of
 from toolatlas.offline.values import ValueSynth
 
 
-def make(name: str, properties: dict[str, Any], required: list[str] | None = None, description: str = "") -> ToolSpec:
+def make(
+    name: str, properties: dict[str, Any], required: list[str] | None = None, description: str = ""
+) -> ToolSpec:
     schema = {"type": "object", "properties": properties, "required": required or list(properties)}
     return ToolSpec(server="unseen", name=name, description=description, input_schema=schema)
 
@@ -80,7 +82,7 @@ class TestSemanticKinds:
     def test_values_follow_the_kind_syntax(
         self, name: str, description: str, kind: ArgKind, syntax: dict[str, Any], near_miss: Any
     ) -> None:
-        """The argument gets its kind, and every variant's value fits the kind's syntax (a near-miss does not)."""
+        """The argument gets its kind; every variant's value fits the kind's syntax (a near-miss does not)."""
         tool = make("do_it", {name: string(description)})
         assert infer_arguments(tool)[0].kind is kind
         schema = {"type": "string", **syntax}
@@ -102,7 +104,11 @@ class TestSemanticKinds:
         """From and to units are of one dimension (km → m, kg → lb), never a pair that cannot convert."""
         tool = make(
             "convert_units",
-            {"value": {"type": "number"}, "from_unit": string("Unit to convert from"), "to_unit": string("Target unit")},
+            {
+                "value": {"type": "number"},
+                "from_unit": string("Unit to convert from"),
+                "to_unit": string("Target unit"),
+            },
         )
         pairs = [(a["from_unit"], a["to_unit"]) for a in calls(tool)]
         assert len(set(pairs)) == 4
@@ -147,7 +153,11 @@ class TestSemanticKinds:
         """A digest has the length of the algorithm the sibling argument chose."""
         tool = make(
             "verify_hash",
-            {"text": string(), "expected_hash": string(), "algorithm": {"type": "string", "enum": ["md5", "sha256"]}},
+            {
+                "text": string(),
+                "expected_hash": string(),
+                "algorithm": {"type": "string", "enum": ["md5", "sha256"]},
+            },
         )
         lengths = {"md5": 32, "sha256": 64}
         for arguments in calls(tool):

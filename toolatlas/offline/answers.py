@@ -88,7 +88,7 @@ def _listing_noun(tool: ToolSpec) -> ArgKind | None:
 
 
 def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Found]:
-    """Values of a specific kind in a JSON list: its key (or, for the whole output, the tool's name) says what."""
+    """Values of a specific kind in a JSON list: its key (or the tool's name, for a whole output) says."""
     if key is None:  # a list inside a list (the rows of a table): nothing says what it holds
         return []
     kind = noun_kind(tokens(key)) if key else _listing_noun(tool)
@@ -98,7 +98,9 @@ def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Foun
         return [(kind, n, None, False) for n in node[:MAX_LISTED] if 0 < len(n) <= 80]
     if kind in SEMANTIC_KINDS and all(isinstance(n, dict) for n in node):
         names = [n.get("name") or n.get("title") or n.get("id") for n in node]
-        return [(kind, str(v), None, False) for v in names[:MAX_LISTED] if isinstance(v, str | int) and str(v)]
+        return [
+            (kind, str(v), None, False) for v in names[:MAX_LISTED] if isinstance(v, str | int) and str(v)
+        ]
     return []
 
 
@@ -187,13 +189,22 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
     leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
     fixes: list[Fix] = []
     for named in error_values(text):
-        noun = {parent_singular(w) for w in tokens(named.noun)} - {"available", "supported", "valid", "allowed"}
+        noun = {parent_singular(w) for w in tokens(named.noun)} - {
+            "available",
+            "supported",
+            "valid",
+            "allowed",
+        }
         scored = []
         for spec, locator, sent in leaves:
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
-            refused = str(sent) not in named.values and (_quoted(sent, text) or _names_part_of_path(spec, sent, text))
-            score += 3 * refused + 2 * bool(noun & own)  # a value among the offered ones was not the refused one
+            refused = str(sent) not in named.values and (
+                _quoted(sent, text) or _names_part_of_path(spec, sent, text)
+            )
+            score += 3 * refused + 2 * bool(
+                noun & own
+            )  # a value among the offered ones was not the refused one
             score += bool({str(v) for v in spec.enum} & set(named.values))
             scored.append((score, spec, locator, sent))
         scored.sort(key=lambda s: -s[0])
@@ -207,7 +218,9 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         _score, spec, locator, sent = best
         if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
             refused = _suffix(sent)
-            extensions = [v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused]
+            extensions = [
+                v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused
+            ]
             fixes.extend(Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions)
             continue
         if spec.kind in SQL_KINDS:

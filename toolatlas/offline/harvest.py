@@ -114,7 +114,7 @@ class ValuePool:
         include_created: bool = False,
         argument: str | None = None,
     ) -> list[HarvestRef]:
-        """Refs of ``kind``; a value an error named for one argument of a generic kind only for that argument."""
+        """Refs of ``kind``; a generic-kind value an error named for one argument, only for that argument."""
         return [
             r
             for r in self._refs.get(kind, {}).values()
@@ -207,7 +207,13 @@ class ValuePool:
         return added
 
     def _walk(
-        self, node: Any, tool: ToolSpec, args: dict[str, Any], base: str | None, found: list, key: str | None = None
+        self,
+        node: Any,
+        tool: ToolSpec,
+        args: dict[str, Any],
+        base: str | None,
+        found: list,
+        key: str | None = None,
     ) -> None:
         """``key``: the key ``node`` sits under (``""`` for the whole output, ``None`` inside a list)."""
         if isinstance(node, list):

@@ -78,7 +78,7 @@ def _clean(items: list[str]) -> list[str]:
     kept = [
         i.strip()
         for i in items
-        if i and i.strip() and _ITEM.fullmatch(i.strip()) and "..." not in i and "…" not in i  # not cut short
+        if i and i.strip() and _ITEM.fullmatch(i.strip()) and "..." not in i and "…" not in i  # not cut
     ]
     return list(dict.fromkeys(kept))[:MAX_ITEMS]
 
@@ -156,13 +156,42 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"\bnot (?:in|one of)\s*:?\s*", re.IGNORECASE), True),
 )
 _NOT_NOUNS = frozenset(
-    {"error", "errors", "warning", "info", "message", "details", "detail", "reason", "value", "input",
-     "received", "got", "given", "output", "result", "response", "note", "hint", "code", "status", "path",
-     "loc", "location", "type", "msg", "expected", "file", "format"}
+    {
+        "error",
+        "errors",
+        "warning",
+        "info",
+        "message",
+        "details",
+        "detail",
+        "reason",
+        "value",
+        "input",
+        "received",
+        "got",
+        "given",
+        "output",
+        "result",
+        "response",
+        "note",
+        "hint",
+        "code",
+        "status",
+        "path",
+        "loc",
+        "location",
+        "type",
+        "msg",
+        "expected",
+        "file",
+        "format",
+    }
 )
 _RECEIVED = re.compile(r"\b(?:received|got|given)\s+['\"`]([^'\"`]{0,80})['\"`]", re.IGNORECASE)
 _ZOD_PATH = re.compile(r'"path"\s*:\s*\[\s*"([^"]+)"')
-_PYDANTIC_LOCATION = re.compile(r"^\s*([A-Za-z_][\w.\[\]]*)\n\s+(?:Input should|Value error|Field required)", re.M)
+_PYDANTIC_LOCATION = re.compile(
+    r"^\s*([A-Za-z_][\w.\[\]]*)\n\s+(?:Input should|Value error|Field required)", re.M
+)
 
 
 _ECHO = re.compile(r"\[type=[^\]]*\]|\binput_value=.*?(?=, input_type=|\]|$)", re.DOTALL)

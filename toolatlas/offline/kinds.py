@@ -521,7 +521,8 @@ def inline_refs(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
         target = defs.get(str(schema["$ref"]).rsplit("/", 1)[-1], {})
         merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
         return inline_refs(merged, defs, depth + 1)
-    return {k: inline_refs(v, defs, depth) if k not in ("$defs", "definitions") else v for k, v in schema.items()}
+    keep = ("$defs", "definitions")
+    return {k: v if k in keep else inline_refs(v, defs, depth) for k, v in schema.items()}
 
 
 def parent_singular(name: str) -> str:

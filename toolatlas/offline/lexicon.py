@@ -46,7 +46,9 @@ def _time_and_schedule(w: set[str], last: str, desc: str, text: str) -> str | No
 
 def _maths(w: set[str], last: str, desc: str, text: str) -> str | None:
     units = re.search(r"\bunits?\b", desc) and not re.search(r"\bmath(ematical)?\b|\barithmetic\b", desc)
-    if w & {"unit", "units", "uom"} or (w & {"from", "to", "source", "target", "expr", "expression"} and units):
+    if w & {"unit", "units", "uom"} or (
+        w & {"from", "to", "source", "target", "expr", "expression"} and units
+    ):
         return "unit"
     if "formula" in w and SHEET_CONTEXT.search(f"{desc} {text}"):
         return "formula"
@@ -66,7 +68,9 @@ def _maths(w: set[str], last: str, desc: str, text: str) -> str | None:
 
 
 def _network(w: set[str], last: str, desc: str, text: str) -> str | None:
-    if w & {"cidr", "subnet", "netmask", "prefix"} and re.search(r"\bcidr|subnet|network\b", f"{desc} {text}"):
+    if w & {"cidr", "subnet", "netmask", "prefix"} and re.search(
+        r"\bcidr|subnet|network\b", f"{desc} {text}"
+    ):
         return "cidr"
     if w & {"cidr", "subnet"} or re.search(r"\bcidr\b", desc):
         return "cidr"
@@ -133,7 +137,14 @@ def _programs(w: set[str], last: str, desc: str, text: str) -> str | None:
         return "colour"
     if w & {"version", "semver"}:
         return "version"
-    programs = w & {"snippet", "script", "program"} and w <= {"code", "source", "snippet", "program", "script", "src"}
+    programs = w & {"snippet", "script", "program"} and w <= {
+        "code",
+        "source",
+        "snippet",
+        "program",
+        "script",
+        "src",
+    }
     if programs or (w & {"code", "source"} and _CODE_CONTEXT.search(f"{desc} {text}")):
         return "code"
     return None

@@ -439,7 +439,8 @@ class OfflineProposer:
                 continue
             if result.index in failed:  # an error may name the values that would have worked
                 self.pool.harvest_error(
-                    tool, result.outcome.excerpt, rollout.variables, rollout.probe.id, arguments=step.arguments
+                    tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
+                    arguments=step.arguments,
                 )
                 continue
             self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments

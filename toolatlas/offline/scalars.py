@@ -50,7 +50,9 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             twins = [  # a sibling over the same set (``from_unit``/``to_unit``): another member
                 value
                 for name, value in draft.scope.items()
-                if name != spec.name and name in draft.scope_specs and draft.scope_specs[name].enum == spec.enum
+                if name != spec.name
+                and name in draft.scope_specs
+                and draft.scope_specs[name].enum == spec.enum
             ]
             if twins and len(spec.enum) > len(twins):
                 allowed = [m for m in (allowed or spec.enum) if m not in twins] or allowed
@@ -218,7 +220,8 @@ _EXTENSION = re.compile(r"(?<![\w/.])\.([a-z][a-z0-9]{1,4})\b")
 def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None) -> list[str]:
     """File extensions an error named for the argument, else its description (else the tool's) names."""
     if synth is not None:
-        named = [r.value for r in synth.pool.named_for(f"{draft.tool.name}:{spec.path}") if r.value.startswith(".")]
+        refs = synth.pool.named_for(f"{draft.tool.name}:{spec.path}")
+        named = [r.value for r in refs if r.value.startswith(".")]
         if named:
             return list(dict.fromkeys(named))
     for text in (spec.description.lower(), draft.text):
@@ -347,7 +350,7 @@ _NOTES = (
 
 
 def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
-    """A file body or commit message carries a probe tag (a later read can find it); other text reads as text."""
+    """A file body or commit message carries a probe tag (a later read finds it); other text reads as text."""
     words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", spec.name).lower()))
     old = next(
         (
@@ -368,7 +371,8 @@ def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
         return _clamp(f"Probe title {synth.tag()}" if stored else _NOTES[draft.variant % len(_NOTES)], spec)
     if not stored:  # text to analyse, count, translate or format: ordinary prose
         return _clamp(_PROSE[draft.variant % len(_PROSE)], spec)
-    if words & {"insight", "note", "notes", "comment", "summary", "reason", "description"} or not _writes_file(draft):
+    noted = words & {"insight", "note", "notes", "comment", "summary", "reason", "description"}
+    if noted or not _writes_file(draft):
         note = _NOTES[draft.variant % len(_NOTES)]
         return _clamp(f"{note} (probe note {synth.tag()}).", spec)
     text = f"# Probe note {synth.tag()}\n\nWritten by a ToolAtlas probe to check that content round-trips.\n"

@@ -35,9 +35,26 @@ MAX_EXAMPLES = 40
 
 _CONSTRAINTS = frozenset(
     {
-        "pattern", "format", "enum", "const", "minLength", "maxLength", "minimum", "maximum",
-        "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems",
-        "minProperties", "maxProperties", "not", "anyOf", "oneOf", "allOf",
+        "pattern",
+        "format",
+        "enum",
+        "const",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "not",
+        "anyOf",
+        "oneOf",
+        "allOf",
     }
 )
 _FORMATS = FormatChecker()

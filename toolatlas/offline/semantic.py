@@ -26,8 +26,16 @@ __all__ = ["UNIT_DIMENSIONS", "dimension_of", "semantic_value"]
 
 
 UNIT_DIMENSIONS: dict[str, list[tuple[str, str]]] = {
-    "length": [("km", "kilometer"), ("m", "meter"), ("mi", "mile"), ("ft", "foot"), ("cm", "centimeter"),
-               ("in", "inch"), ("mm", "millimeter"), ("yd", "yard")],
+    "length": [
+        ("km", "kilometer"),
+        ("m", "meter"),
+        ("mi", "mile"),
+        ("ft", "foot"),
+        ("cm", "centimeter"),
+        ("in", "inch"),
+        ("mm", "millimeter"),
+        ("yd", "yard"),
+    ],
     "mass": [("kg", "kilogram"), ("lb", "pound"), ("g", "gram"), ("oz", "ounce")],
     "temperature": [("C", "celsius"), ("F", "fahrenheit"), ("K", "kelvin")],
     "volume": [("l", "liter"), ("ml", "milliliter"), ("gal", "gallon")],
@@ -37,15 +45,26 @@ UNIT_DIMENSIONS: dict[str, list[tuple[str, str]]] = {
     "area": [("m2", "square meter"), ("ha", "hectare"), ("acre", "acre")],
 }
 _DIMENSION_WORDS = {
-    "length": "length distance", "mass": "mass weight", "temperature": "temperature temp",
-    "volume": "volume capacity", "time": "time duration", "data": "data storage digital bytes",
-    "speed": "speed velocity", "area": "area",
+    "length": "length distance",
+    "mass": "mass weight",
+    "temperature": "temperature temp",
+    "volume": "volume capacity",
+    "time": "time duration",
+    "data": "data storage digital bytes",
+    "speed": "speed velocity",
+    "area": "area",
 }
 _SPELLINGS = {
     name: dim
     for dim, units in UNIT_DIMENSIONS.items()
     for symbol, long in units
-    for name in (symbol.lower(), long, long + "s", long.replace("meter", "metre"), long.replace("liter", "litre"))
+    for name in (
+        symbol.lower(),
+        long,
+        long + "s",
+        long.replace("meter", "metre"),
+        long.replace("liter", "litre"),
+    )
 } | {"feet": "length", "inches": "length", "°c": "temperature", "°f": "temperature", "degc": "temperature"}
 
 _FIXED: dict[ArgKind, tuple[str, ...]] = {
@@ -72,8 +91,16 @@ _FIXED: dict[ArgKind, tuple[str, ...]] = {
 }
 _HEX_COLOURS = ("#1e90ff", "#ff6347", "#2e8b57", "#ffd700")
 _EXPRESSIONS = ("2 + 3 * 4", "(10 - 4) / 3", "(7 + 5) * 2", "100 / 8")
-_BASE_NAMES = {"binary": 2, "bin": 2, "octal": 8, "oct": 8, "decimal": 10, "dec": 10, "hex": 16,
-               "hexadecimal": 16}
+_BASE_NAMES = {
+    "binary": 2,
+    "bin": 2,
+    "octal": 8,
+    "oct": 8,
+    "decimal": 10,
+    "dec": 10,
+    "hex": 16,
+    "hexadecimal": 16,
+}
 _NUMBERS = (255, 42, 1000, 7)
 
 
@@ -86,7 +113,11 @@ def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """The variant's value for a semantic kind, from the most trusted candidates that fit the schema."""
     pooled = synth.targets.pooled(spec.kind)
     stated = [Candidate(str(v)) for v in [*spec.enum, *spec.examples]]
-    default = [Candidate(spec.default)] if spec.has_default and isinstance(spec.default, str) and spec.default else []
+    default = (
+        [Candidate(spec.default)]
+        if spec.has_default and isinstance(spec.default, str) and spec.default
+        else []
+    )
     own = [Candidate(v) for v in _generated(synth, spec, draft)]
     candidates = [c for c in [*pooled, *stated, *default, *own] if conforms(c.value, spec.json_schema)]
     if spec.kind is ArgKind.UNIT:
@@ -114,7 +145,9 @@ def _generated(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> list[str]:
         case ArgKind.EXPRESSION:
             if re.search(r"\bsqrt|sin|cos|log|function", text):
                 return ["sqrt(16) + 2", *_EXPRESSIONS]
-            if re.search(r"\bsolve|equation\b", f"{text} {draft.text}") and re.search(r"\bvariable|\bx\b", text):
+            if re.search(r"\bsolve|equation\b", f"{text} {draft.text}") and re.search(
+                r"\bvariable|\bx\b", text
+            ):
                 return ["2*x + 3 = 7", "x^2 - 4 = 0"]
             return list(_EXPRESSIONS)
         case ArgKind.UNIT:
@@ -131,12 +164,16 @@ def _generated(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> list[str]:
             algorithm = _sibling_algorithm(draft) or next(
                 (a for a in ("sha512", "sha256", "sha1", "md5") if a in text), "sha256"
             )
-            return [hashlib.new(algorithm, word.encode()).hexdigest() for word in ("hello world", "ToolAtlas")]
+            return [
+                hashlib.new(algorithm, word.encode()).hexdigest() for word in ("hello world", "ToolAtlas")
+            ]
         case ArgKind.BASE_N_NUMBER:
             base = _sibling_base(draft) or _named_base(text)
             return [_digits(n, base or 10) for n in _NUMBERS] if base else ["1010", "101", "11", "1"]
         case ArgKind.CODE:
-            language = next((str(v).lower() for v in draft.scope.values() if str(v).lower() in _SNIPPETS), "python")
+            language = next(
+                (str(v).lower() for v in draft.scope.values() if str(v).lower() in _SNIPPETS), "python"
+            )
             return list(_SNIPPETS[language])
         case ArgKind.COMMAND:
             programs = ("echo", "ls", "pwd", "date")
@@ -153,7 +190,7 @@ _SNIPPETS = {
     "python": ("def add(a, b):\n    return a + b\n\nprint(add(2, 3))\n", "print('hello')\n"),
     "javascript": ("function add(a, b) {\n  return a + b;\n}\nconsole.log(add(2, 3));\n",),
     "typescript": ("const add = (a: number, b: number): number => a + b;\nconsole.log(add(2, 3));\n",),
-    "go": ("package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(2 + 3)\n}\n",),
+    "go": ('package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(2 + 3)\n}\n',),
     "sql": ("SELECT 1 AS one;",),
 }
 
@@ -168,7 +205,9 @@ def _same_dimension(candidates: list[Candidate], draft: CallDraft) -> list[Candi
         if sibling.kind is ArgKind.UNIT:
             wanted = dimension_of(value) or wanted
         else:
-            wanted = next((d for d, words in _DIMENSION_WORDS.items() if value.lower() in words.split()), wanted)
+            wanted = next(
+                (d for d, words in _DIMENSION_WORDS.items() if value.lower() in words.split()), wanted
+            )
         if wanted:
             break
     if wanted is None:
