@@ -22,7 +22,7 @@ from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgKind, infer_arguments
 from toolatlas.offline.schemas import conforms
-from toolatlas.offline.semantic import dimension_of
+from toolatlas.offline.semantic import dimension_of, incompatible_unit
 from toolatlas.offline.values import ValueSynth
 
 
@@ -115,6 +115,12 @@ class TestSemanticKinds:
         for source, target in pairs:
             assert source != target and dimension_of(source) == dimension_of(target) is not None
         assert dimension_of("km") != dimension_of("kg")
+
+    def test_an_incompatible_unit_is_of_another_dimension(self) -> None:
+        """The near-miss a unit boundary needs: same spelling style, another dimension."""
+        assert incompatible_unit("km") == "kg" and incompatible_unit("kilogram") == "kilometer"
+        assert dimension_of(incompatible_unit("celsius") or "") != "temperature"
+        assert incompatible_unit("furlongs per fortnight") is None
 
     def test_units_follow_a_category_sibling(self) -> None:
         """A category chosen first (``temperature``) fixes the dimension of the units."""

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
-from toolatlas.offline.schemas import conforms
+from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
     EFFECT_VERBS,
     OBJECT_WORDS,
@@ -507,22 +507,6 @@ def _examples(schema: dict[str, Any]) -> list[Any]:
     raw = schema.get("examples")
     found = list(raw) if isinstance(raw, list) else ([schema["example"]] if "example" in schema else [])
     return [e for e in found if conforms(e, schema)]
-
-
-def inline_refs(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
-    """``schema`` with local ``$ref`` s replaced by their definitions (recursion cut at depth 6)."""
-    if isinstance(schema, list):
-        return [inline_refs(s, defs, depth) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if "$ref" in schema:
-        if depth >= 6:
-            return {}
-        target = defs.get(str(schema["$ref"]).rsplit("/", 1)[-1], {})
-        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
-        return inline_refs(merged, defs, depth + 1)
-    keep = ("$defs", "definitions")
-    return {k: v if k in keep else inline_refs(v, defs, depth) for k, v in schema.items()}
 
 
 def parent_singular(name: str) -> str:

@@ -26,7 +26,7 @@ from jsonschema import FormatChecker
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
-__all__ = ["NoExample", "Unsatisfiable", "conforms", "constrains", "schema_example"]
+__all__ = ["NoExample", "Unsatisfiable", "conforms", "constrains", "inline_refs", "schema_example"]
 
 log = structlog.get_logger(__name__)
 
@@ -81,6 +81,22 @@ def _validator(key: str) -> Any:
     except SchemaError:
         return None  # a malformed schema judges nothing
     return cls(schema, format_checker=_FORMATS)
+
+
+def inline_refs(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    """``schema`` with local ``$ref`` s replaced by their definitions (recursion cut at depth 6)."""
+    if isinstance(schema, list):
+        return [inline_refs(s, defs, depth) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        if depth >= 6:
+            return {}
+        target = defs.get(str(schema["$ref"]).rsplit("/", 1)[-1], {})
+        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        return inline_refs(merged, defs, depth + 1)
+    keep = ("$defs", "definitions")
+    return {k: v if k in keep else inline_refs(v, defs, depth) for k, v in schema.items()}
 
 
 def constrains(schema: dict[str, Any]) -> bool:

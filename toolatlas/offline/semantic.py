@@ -22,7 +22,7 @@ from toolatlas.offline.targets import Candidate
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth
 
-__all__ = ["UNIT_DIMENSIONS", "dimension_of", "semantic_value"]
+__all__ = ["UNIT_DIMENSIONS", "dimension_of", "incompatible_unit", "semantic_value"]
 
 
 UNIT_DIMENSIONS: dict[str, list[tuple[str, str]]] = {
@@ -107,6 +107,17 @@ _NUMBERS = (255, 42, 1000, 7)
 def dimension_of(unit: str) -> str | None:
     """The dimension a unit's spelling belongs to (``km`` → ``length``), if known."""
     return _SPELLINGS.get(unit.strip().lower())
+
+
+def incompatible_unit(unit: str) -> str | None:
+    """A unit of another dimension in the same spelling (``km`` → ``kg``): a conversion that cannot be."""
+    dimension = dimension_of(unit)
+    if dimension is None:
+        return None
+    symbols = any(unit == symbol for symbol, _long in UNIT_DIMENSIONS[dimension])
+    other = "mass" if dimension != "mass" else "length"
+    symbol, long = UNIT_DIMENSIONS[other][0]
+    return symbol if symbols else long
 
 
 def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
