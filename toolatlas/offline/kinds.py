@@ -4,7 +4,10 @@ JSON Schema says ``path`` is a string; a prober needs to know it is an existing 
 a new file to create, or the directory to search in. :func:`infer_arguments` turns a tool's
 input schema into :class:`ArgSpec` s with an :class:`ArgKind`, read from (in this order) the
 schema's ``enum``/``format``/bounds, the property name split into words (``repo_path``,
-``entityName``), its description, and the tool's own name and description. :func:`tool_effect`
+``entityName``), its description, and the tool's own name and description. Beyond references to
+real things (paths, tables, branches, entities), kinds name value syntaxes (:data:`SEMANTIC_KINDS`:
+unit, colour, cron, cell range...); each spec keeps its own schema (``json_schema``) so that a
+generated value can be judged against it. :func:`tool_effect`
 and :func:`tool_object` say what a tool does to what, for planning chains.
 """
 
