@@ -56,11 +56,17 @@ class TestDescriptions:
             ("A cron line such as 0 9 * * 1-5", [], ["0 9 * * 1-5"]),
             ("Output format. Allowed values: png, jpeg, webp", ["png", "jpeg", "webp"], []),
             ("The text to analyse, such as a paragraph of prose.", [], []),
+            ("Region code; use `eu-west-1` for Ireland", [], ["eu-west-1"]),
         ],
     )
     def test_choices_and_examples(self, description: str, choices: list[str], examples: list[str]) -> None:
         """Allowed-value lists and examples are told apart; prose examples give nothing."""
         assert description_values(description) == (choices, examples)
+
+    def test_backticked_argument_names_are_not_examples(self) -> None:
+        """A backticked sibling name (``see `count` ``) is not taken for a value."""
+        tool = make("lookup", {"label": string("Shown beside `count` in the list"), "count": {"type": "integer"}})
+        assert infer_arguments(tool)[0].examples == []
 
     def test_described_units_keep_their_kind(self) -> None:
         """A unit argument whose description lists the units keeps the unit kind, with the list as its set."""

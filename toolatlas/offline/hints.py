@@ -97,6 +97,9 @@ _CHOICE_LEAD = re.compile(
 )
 
 
+_BACKTICKED = re.compile(r"`([^`\n]{1,40})`")
+
+
 def description_values(description: str) -> tuple[list[str], list[str]]:
     """``(choices, examples)`` a description lists; choices need two or more members."""
     examples: list[str] = []
@@ -115,6 +118,8 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
         if len(found) >= 2:
             choices = found
             break
+    if not examples:  # a literal set in backticks is a value the author had in mind (``Use `auto` to...``)
+        examples = [m.group(1).strip() for m in _BACKTICKED.finditer(outside) if _ITEM.fullmatch(m.group(1).strip())]
     if not choices:
         quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(outside)]
         quoted = [q for q in quoted if re.fullmatch(r"[\w.-]+", q)]

@@ -465,7 +465,8 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     if json_type not in ("string", "any"):
         return ArgSpec(**common, kind=ArgKind.ANY)
     choices, examples = implicit_choices(description)
-    examples = [e for e in examples if conforms(e, common["json_schema"])]
+    siblings = set(ctx.tool.properties) | set((raw or {}).get("properties", {}) if isinstance(raw, dict) else {})
+    examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]
     meaning = kind_for_string(
         words,
         description,
