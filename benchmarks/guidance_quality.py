@@ -16,7 +16,11 @@ the top-5 ranks and the needs each system missed. Latency is measured without th
 Only the dev half may inform changes to guidance; the held half reports how they generalise.
 
     .venv/bin/python benchmarks/guidance_quality.py [--config configs/demo.toml | --export atlas.json]
-                                                    [--rows all|dev|held|none] [--repeat 5]
+                                                    [--tasks FILE] [--rows all|dev|held|none] [--repeat 5]
+
+``--config configs/wild.toml --missing-tools warn`` reports the wild catalogue on
+``toolatlas/evaluation/wild_tasks.toml`` (a catalogue's own task file is found by its name; results go
+to ``guidance_quality_wild.json``); ``warn`` scores a need for a tool the atlas holds no node for as a miss.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
 
+from toolatlas.errors import ConfigError  # noqa: E402
 from toolatlas.evaluation import (  # noqa: E402
     DEMO_TASKS,
     AtlasGuidance,
@@ -76,14 +81,23 @@ def main() -> None:
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--config", default=str(REPO / "configs" / "demo.toml"), help="catalogue whose store holds the atlas")
     source.add_argument("--export", help="an atlas.json export instead of a store")
-    parser.add_argument("--tasks", default=str(DEMO_TASKS))
+    parser.add_argument("--tasks", help="task file (default: toolatlas/evaluation/<catalogue>_tasks.toml)")
+    parser.add_argument("--missing-tools", choices=["error", "warn"], default="error",
+                        help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss")
     parser.add_argument("--rows", choices=["all", "dev", "held", "none"], default="all", help="per-task rows to print")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
     args = parser.parse_args()
 
     atlas = Atlas.from_export(args.export) if args.export else Atlas.open(args.config)
+    own_tasks = DEMO_TASKS.with_name(f"{Path(args.config).stem}_tasks.toml")
+    args.tasks = args.tasks or str(own_tasks if not args.export and own_tasks.exists() else DEMO_TASKS)
     tasks = load_tasks(args.tasks)
-    check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=args.tasks)
+    try:
+        check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=args.tasks)
+    except ConfigError as exc:
+        if args.missing_tools == "error":
+            raise
+        print(f"warning: tools the atlas has no node for (their needs count as misses):\n  {exc}")
     results = {system.name: evaluate(system, tasks, repeat=args.repeat) for system in systems(atlas)}
     if args.rows != "none":
         print_rows(results, args.rows)
@@ -100,7 +114,8 @@ def main() -> None:
         for s in table[split]:
             print(f"{s.system:24} {s.recall_at_5:8.3f} {s.complete_at_5:10.3f} {s.boundary_inclusion:8.3f} "
                   f"{s.mean_tokens:7.0f} {s.p50_ms:7.3f}")
-    path = save("guidance_quality", {
+    stem = Path(args.tasks).stem.removesuffix("_tasks")
+    path = save("guidance_quality" if stem == "demo" else f"guidance_quality_{stem}", {
         "atlas": args.export or args.config,
         "tasks": {"file": str(Path(args.tasks).resolve().relative_to(REPO)) if Path(args.tasks).resolve().is_relative_to(REPO)
                   else args.tasks, "count": len(tasks)},

@@ -41,10 +41,12 @@ KIT-001,Coffee Mug,Kitchen,6.0,88
 def build_spreadsheets(dest: Path) -> None:
     """Write the spreadsheet folder at ``dest``."""
     dest.mkdir()
-    workbook = xlsx_package([
-        ("Sales", [("Region", "Month", "Units", "Revenue"), *SALES]),
-        ("Targets", [("Region", "Target"), *TARGETS]),
-    ])
+    workbook = xlsx_package(
+        [
+            ("Sales", [("Region", "Month", "Units", "Revenue"), *SALES]),
+            ("Targets", [("Region", "Target"), *TARGETS]),
+        ]
+    )
     write_bytes(dest / "sales.xlsx", workbook)
     write_text(dest / "prices.csv", PRICES)
     write_text(dest / "README.txt", "Quarterly sales workbook and the current price list.\n")

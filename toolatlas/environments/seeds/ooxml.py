@@ -158,10 +158,7 @@ def _table_cell(text: str) -> str:
 
 
 def _table(rows: Sequence[Sequence[str]]) -> str:
-    cells = "".join(
-        "<w:tr>" + "".join(_table_cell(c) for c in row) + "</w:tr>"
-        for row in rows
-    )
+    cells = "".join("<w:tr>" + "".join(_table_cell(c) for c in row) + "</w:tr>" for row in rows)
     grid = "".join('<w:gridCol w:w="2400"/>' for _ in rows[0])
     props = '<w:tblPr><w:tblStyle w:val="TableGrid"/></w:tblPr>'
     return f"<w:tbl>{props}<w:tblGrid>{grid}</w:tblGrid>{cells}</w:tbl>"
@@ -177,7 +174,7 @@ def docx_package(blocks: Sequence[Block], *, title: str, author: str) -> bytes:
     styles = f'<w:styles xmlns:w="{_WORD_NS}">' + "".join(_style(*style) for style in _STYLES) + "</w:styles>"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(FIXED_EPOCH))
     core = (
-        '<cp:coreProperties '
+        "<cp:coreProperties "
         'xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
         'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" '
         'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
@@ -207,11 +204,13 @@ def docx_package(blocks: Sequence[Block], *, title: str, author: str) -> bytes:
         f'<Relationships xmlns="{_PKG_REL}">'
         f'<Relationship Id="rId1" Type="{_REL}/styles" Target="styles.xml"/></Relationships>'
     )
-    return _zip([
-        ("[Content_Types].xml", content_types),
-        ("_rels/.rels", root_rels),
-        ("docProps/core.xml", core),
-        ("word/document.xml", document),
-        ("word/_rels/document.xml.rels", document_rels),
-        ("word/styles.xml", styles),
-    ])
+    return _zip(
+        [
+            ("[Content_Types].xml", content_types),
+            ("_rels/.rels", root_rels),
+            ("docProps/core.xml", core),
+            ("word/document.xml", document),
+            ("word/_rels/document.xml.rels", document_rels),
+            ("word/styles.xml", styles),
+        ]
+    )

@@ -36,10 +36,23 @@ def build_todo_txt(dest: Path) -> None:
     pin_times(dest)
 
 
-def _task(number: int, title: str, description: str, *, done: bool = False, approved: bool = False,
-          details: str = "") -> dict[str, object]:
-    return {"id": f"task-{number}", "title": title, "description": description, "done": done,
-            "approved": approved, "completedDetails": details}
+def _task(
+    number: int,
+    title: str,
+    description: str,
+    *,
+    done: bool = False,
+    approved: bool = False,
+    details: str = "",
+) -> dict[str, object]:
+    return {
+        "id": f"task-{number}",
+        "title": title,
+        "description": description,
+        "done": done,
+        "approved": approved,
+        "completedDetails": details,
+    }
 
 
 REQUESTS: list[dict[str, object]] = [
@@ -48,8 +61,14 @@ REQUESTS: list[dict[str, object]] = [
         "originalRequest": "Publish the spring newsletter",
         "splitDetails": "Write, review and send the spring newsletter",
         "tasks": [
-            _task(1, "Draft articles", "Write the three lead articles", done=True, approved=True,
-                  details="Three drafts in the shared folder"),
+            _task(
+                1,
+                "Draft articles",
+                "Write the three lead articles",
+                done=True,
+                approved=True,
+                details="Three drafts in the shared folder",
+            ),
             _task(2, "Proofread", "Check spelling and links", done=True, details="Fixed 14 typos"),
             _task(3, "Send newsletter", "Send it to the subscriber list"),
         ],
@@ -69,8 +88,16 @@ REQUESTS: list[dict[str, object]] = [
         "requestId": "req-3",
         "originalRequest": "Renew the domain name",
         "splitDetails": "Renew the domain name",
-        "tasks": [_task(6, "Pay the registrar", "Renew for two years", done=True, approved=True,
-                        details="Renewed until 2026")],
+        "tasks": [
+            _task(
+                6,
+                "Pay the registrar",
+                "Renew for two years",
+                done=True,
+                approved=True,
+                details="Renewed until 2026",
+            )
+        ],
         "completed": True,
     },
 ]
