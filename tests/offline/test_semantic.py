@@ -21,6 +21,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.semantic import dimension_of, incompatible_unit
 from toolatlas.offline.values import ValueSynth
@@ -121,6 +122,23 @@ class TestSemanticKinds:
         assert incompatible_unit("km") == "kg" and incompatible_unit("kilogram") == "kilometer"
         assert dimension_of(incompatible_unit("celsius") or "") != "temperature"
         assert incompatible_unit("furlongs per fortnight") is None
+
+    def test_a_unit_pair_gets_an_incompatible_boundary(self) -> None:
+        """A conversion's boundary probes include a unit of another dimension; a lone unit gets none."""
+        pair = make("convert", {"from_unit": string("Source unit"), "to_unit": string("Target unit")})
+        lone = make("describe_unit", {"unit": string("A unit")})
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        for tool, expected in ((pair, True), (lone, False)):
+            call = synth.valid_arguments(tool, infer_arguments(tool), 0)
+            assert call is not None
+            found = [
+                m for m in boundary_mutations(tool, infer_arguments(tool), call.arguments, synth, cap=40)
+                if m.name is MutationKind.INCOMPATIBLE_VALUE
+            ]
+            assert bool(found) is expected
+            for mutation in found:
+                units = [v for v in mutation.arguments.values() if isinstance(v, str)]
+                assert dimension_of(units[0]) != dimension_of(units[1])
 
     def test_units_follow_a_category_sibling(self) -> None:
         """A category chosen first (``temperature``) fixes the dimension of the units."""

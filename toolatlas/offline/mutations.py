@@ -36,6 +36,8 @@ class MutationKind(StrEnum):
     ALREADY_EXISTS = "already_exists"
     INVALID_TIMEZONE = "invalid_timezone"
     INVALID_TIME_FORMAT = "invalid_time_format"
+    INCOMPATIBLE_VALUE = "incompatible_value"
+    """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
     INVALID_ENUM = "invalid_enum"
     MISSING_REQUIRED = "missing_required"

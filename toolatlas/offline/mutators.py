@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect
+from toolatlas.offline.semantic import dimension_of, incompatible_unit
 from toolatlas.offline.values import ValueSynth
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
@@ -267,6 +268,11 @@ def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
             ]
         case ArgKind.DATE:
             return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True)]
+        case ArgKind.UNIT if isinstance(value, str) and incompatible_unit(value):
+            paired = any(dimension_of(v) for v in ctx.in_call if v != value)  # from/to: a conversion to break
+            other = incompatible_unit(value)
+            if paired:
+                return [("incompatible_value", loc, other, f"{arg} is `{other}`, a unit of another dimension", True)]
         case ArgKind.ENUM:
             shown = ", ".join(str(m) for m in spec.enum[:6])
             return [("invalid_enum", loc, "not_a_valid_choice", f"{arg} is not one of: {shown}", True)]
