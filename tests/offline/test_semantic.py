@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import ipaddress
 import json
+import math
 import operator
 import random
 import re
@@ -45,17 +46,27 @@ def string(description: str = "") -> dict[str, Any]:
     return {"type": "string", "description": description}
 
 
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.BitXor: operator.pow,  # ``^`` is a power in calculator notation
+    ast.Pow: operator.pow,
+}
+_FUNCTIONS = {"sqrt": math.sqrt}
 
 
 def evaluate(expression: str) -> float:
-    """Arithmetic only: a value that is not plain arithmetic raises."""
+    """Arithmetic, powers and ``sqrt``: a value that is anything else raises."""
 
     def walk(node: ast.AST) -> float:
         if isinstance(node, ast.Expression):
             return walk(node.body)
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](walk(node.left), walk(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS:
+            return _FUNCTIONS[node.func.id](*(walk(a) for a in node.args))
         if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
             return node.value
         raise ValueError(ast.dump(node))
@@ -116,6 +127,26 @@ class TestSemanticKinds:
         for source, target in pairs:
             assert source != target and dimension_of(source) == dimension_of(target) is not None
         assert dimension_of("km") != dimension_of("kg")
+
+    @pytest.mark.parametrize(
+        ("name", "description", "valid"),
+        [
+            ("expression", "Math expression", "2 + 3 * 4"),
+            ("cron", "Cron schedule", "*/5 * * * *"),
+            ("cell", "Cell in A1 notation", "B2"),
+            ("color", "Hex colour", "#1e90ff"),
+        ],
+    )
+    def test_near_misses_are_boundaries(self, name: str, description: str, valid: str) -> None:
+        """Each kind's boundary probes include near-misses of its syntax, expected to be refused."""
+        tool = make("use", {name: string(description)})
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        found = [
+            m
+            for m in boundary_mutations(tool, infer_arguments(tool), {name: valid}, synth, cap=40)
+            if m.name is MutationKind.MALFORMED_VALUE
+        ]
+        assert found and all(m.expected_failure and m.arguments[name] != valid for m in found)
 
     def test_an_incompatible_unit_is_of_another_dimension(self) -> None:
         """The near-miss a unit boundary needs: same spelling style, another dimension."""

@@ -14,7 +14,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["NamedValues", "description_values", "error_values", "listed_items"]
+__all__ = [
+    "NamedValues",
+    "description_values",
+    "documented_arguments",
+    "error_values",
+    "letter_range",
+    "listed_items",
+]
 
 MAX_ITEMS = 60
 
@@ -140,6 +147,42 @@ def _symbolic_example(rest: str) -> list[str]:
     if 0 < len(text) <= 40 and re.search(r"[\d*+=/^#:%]", text) and not re.search(r"[A-Za-z]{4,}\s", text):
         return [text]
     return []
+
+
+_ARGS_SECTION = re.compile(r"^\s*(?:Args|Arguments|Parameters|Params)\s*:\s*$", re.MULTILINE | re.IGNORECASE)
+_ARG_LINE = re.compile(r"^(\s+)([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:\s*(\S.*)$")
+_PARAM_LINE = re.compile(r":param\s+(?:\w+\s+)?([A-Za-z_]\w*)\s*:\s*(.+)")
+_LETTERS = re.compile(r"\(\s*A\s*-\s*Z\s*\)|\bA to Z\b|single (?:upper-?case )?letter", re.IGNORECASE)
+
+
+def documented_arguments(description: str) -> dict[str, str]:
+    """Per-argument text of a docstring's ``Args:`` section (Google style) or ``:param x:`` lines."""
+    found = {m.group(1): m.group(2).strip() for m in _PARAM_LINE.finditer(description)}
+    section = _ARGS_SECTION.search(description)
+    if section is None:
+        return found
+    indent: int | None = None
+    current: str | None = None
+    for line in description[section.end() :].splitlines():
+        if not line.strip():
+            if current is not None:
+                break  # a blank line ends the section
+            continue
+        match = _ARG_LINE.match(line)
+        if match and (indent is None or len(match.group(1)) == indent):
+            indent = len(match.group(1))
+            current = match.group(2)
+            found[current] = match.group(3).strip()
+        elif current is not None and indent is not None and len(line) - len(line.lstrip()) > indent:
+            found[current] += " " + line.strip()  # a wrapped line of the same argument
+        else:
+            break
+    return found
+
+
+def letter_range(description: str) -> list[str]:
+    """``Priority (A-Z)``: a single letter is wanted; the first few, as examples."""
+    return ["A", "B", "C"] if _LETTERS.search(description) else []
 
 
 # -- errors -----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
+from toolatlas.offline.hints import documented_arguments, letter_range
 from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
     EFFECT_VERBS,
@@ -334,6 +335,8 @@ class _Context:
         named = named_object(tool)
         self.named_object = named.value if named is not None else None
         self.defs = dict(tool.input_schema.get("$defs") or tool.input_schema.get("definitions") or {})
+        self.documented = documented_arguments(tool.description)
+        """Per-argument text of the tool's docstring (``Args:``), for schemas that only give a title."""
         self.sql = bool(  # a "units database" is no SQL database: tables, rows or columns make it one
             re.search(
                 r"\bsql\b|\bselect\b|\binsert\b|create table|\bquer(y|ies)\b.*\btable"
@@ -411,6 +414,9 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     schema, nullable = _resolve(raw, ctx)
     json_type = str(schema.get("type") or ("object" if "properties" in schema else "any"))
     description = str(schema.get("description") or schema.get("title") or "")
+    documented = ctx.documented.get(name) if parent is None else None
+    if documented and (not schema.get("description") or _is_title(str(schema["description"]), name)):
+        description = documented  # "Priority" says nothing; "Priority level (A-Z), optional" does
     words = tokens(name)
     common: dict[str, Any] = {
         "name": name,
@@ -465,6 +471,7 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     if json_type not in ("string", "any"):
         return ArgSpec(**common, kind=ArgKind.ANY)
     choices, examples = implicit_choices(description)
+    examples = examples or letter_range(description)
     siblings = set(ctx.tool.properties) | set((raw or {}).get("properties", {}) if isinstance(raw, dict) else {})
     examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]
     meaning = kind_for_string(
@@ -504,6 +511,11 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         target=target,
         sql_statements=statements,
     )
+
+
+def _is_title(description: str, name: str) -> bool:
+    """A description that only repeats the name (``From Unit`` for ``from_unit``)."""
+    return tokens(description) == tokens(name)
 
 
 def _examples(schema: dict[str, Any]) -> list[Any]:

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect
-from toolatlas.offline.semantic import dimension_of, incompatible_unit
+from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
@@ -367,10 +367,18 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     return out
 
 
+def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """Near-misses of a value with a known syntax (:func:`toolatlas.offline.semantic.near_misses`)."""
+    if not isinstance(value, str):
+        return []
+    return [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in near_misses(spec, value)]
+
+
 SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_mutations,
     reference_mutations,
     format_mutations,
+    semantic_mutations,
     number_mutations,
     shape_mutations,
 )

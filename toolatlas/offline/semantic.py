@@ -22,7 +22,7 @@ from toolatlas.offline.targets import Candidate
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth
 
-__all__ = ["UNIT_DIMENSIONS", "dimension_of", "incompatible_unit", "semantic_value"]
+__all__ = ["UNIT_DIMENSIONS", "dimension_of", "incompatible_unit", "near_misses", "semantic_value"]
 
 
 UNIT_DIMENSIONS: dict[str, list[tuple[str, str]]] = {
@@ -90,7 +90,8 @@ _FIXED: dict[ArgKind, tuple[str, ...]] = {
     ArgKind.COMMAND: ("echo hello", "pwd", "ls", "date"),
 }
 _HEX_COLOURS = ("#1e90ff", "#ff6347", "#2e8b57", "#ffd700")
-_EXPRESSIONS = ("2 + 3 * 4", "(10 - 4) / 3", "(7 + 5) * 2", "100 / 8")
+_EXPRESSIONS = ("2 + 3 * 4", "(10 - 4) / 3", "2^10", "sqrt(16) + 2")
+"""Plain arithmetic, parentheses, a power, a function call: what people type into a calculator."""
 _BASE_NAMES = {
     "binary": 2,
     "bin": 2,
@@ -118,6 +119,44 @@ def incompatible_unit(unit: str) -> str | None:
     other = "mass" if dimension != "mass" else "length"
     symbol, long = UNIT_DIMENSIONS[other][0]
     return symbol if symbols else long
+
+
+_NEAR_MISSES: dict[ArgKind, tuple[tuple[str, str], ...]] = {
+    ArgKind.EXPRESSION: (("1 / 0", "divides by zero"), ("2 + * 3", "is not a well-formed expression"),
+                         ("no_such_function(2)", "calls a function that does not exist")),
+    ArgKind.FORMULA: (("=SUM(A1:A3", "is a formula with an unclosed parenthesis"),),
+    ArgKind.COLOUR: (("#12345", "is a hex colour with five digits"), ("#gggggg", "is not a valid hex colour")),
+    ArgKind.CRON: (("61 * * * *", "has a minute field out of range (61)"), ("* * *", "has three fields, not five")),
+    ArgKind.IP_ADDRESS: (("256.1.1.1", "is not a valid IP address (octet 256)"),),
+    ArgKind.CIDR: (("10.0.0.0/33", "has a prefix length over 32"),),
+    ArgKind.REGEX: (("([a-z", "is not a valid regular expression (unclosed group)"),),
+    ArgKind.CELL: (("A0", "names row 0, which does not exist"), ("1A", "is not an A1 cell reference")),
+    ArgKind.CELL_RANGE: (("A1:", "is a range with no end cell"),),
+    ArgKind.UNIT: (("furlongs_per_fortnight_x", "is not a known unit"),),
+    ArgKind.DURATION: (("P1X", "is not a valid duration"),),
+    ArgKind.CURRENCY: (("XYZ", "is not an ISO 4217 currency code"),),
+    ArgKind.LOCALE: (("xx-YY", "is not a known locale"),),
+    ArgKind.LANGUAGE_CODE: (("zz", "is not an ISO 639 language code"),),
+    ArgKind.COUNTRY_CODE: (("ZZ", "is not an ISO 3166 country code"),),
+    ArgKind.NUMERIC_STRING: (("forty-two", "is a number written in words"),),
+    ArgKind.BASE_N_NUMBER: (("xyz!", "has digits of no base"),),
+    ArgKind.HASH: (("abc123", "is too short for a digest"),),
+    ArgKind.HASH_ALGORITHM: (("sha999", "is not a hash algorithm"),),
+    ArgKind.MIME_TYPE: (("textplain", "is not a type/subtype MIME type"),),
+    ArgKind.VERSION: (("1.2.x", "is not a version number"),),
+    ArgKind.BASE64: (("not base64!", "is not base64"),),
+    ArgKind.ENCODING: (("utf-99", "is not a text encoding"),),
+    ArgKind.COMMAND: (("no_such_command_xyz", "runs a program that does not exist"),),
+    ArgKind.SHEET_NAME: (("No Such Sheet", "names a sheet that does not exist"),),
+}
+"""Per kind, values that look right but are not: what a careful server refuses, with why."""
+
+
+def near_misses(spec: ArgSpec, value: Any) -> list[tuple[str, str]]:
+    """``(value, why)`` near-misses of ``value`` for the argument's kind (none the schema itself forbids)."""
+    if spec.fresh:
+        return []  # a new name is free text: nothing to get wrong about it
+    return [(v, why) for v, why in _NEAR_MISSES.get(spec.kind, ()) if v != value and conforms(v, spec.json_schema)]
 
 
 def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
@@ -154,8 +193,6 @@ def _generated(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> list[str]:
                 return ["red", "steelblue", "gold", "seagreen"]
             return list(_HEX_COLOURS)
         case ArgKind.EXPRESSION:
-            if re.search(r"\bsqrt|sin|cos|log|function", text):
-                return ["sqrt(16) + 2", *_EXPRESSIONS]
             if re.search(r"\bsolve|equation\b", f"{text} {draft.text}") and re.search(
                 r"\bvariable|\bx\b", text
             ):
