@@ -10,7 +10,7 @@ import pytest
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.offline.hints import description_values, error_values, listed_items
+from toolatlas.offline.hints import description_values, documented_arguments, error_values, listed_items
 from toolatlas.offline.kinds import ArgKind, infer_arguments
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.values import ValueSynth
@@ -63,9 +63,34 @@ class TestDescriptions:
         """Allowed-value lists and examples are told apart; prose examples give nothing."""
         assert description_values(description) == (choices, examples)
 
+    def test_a_docstring_describes_arguments_the_schema_only_titles(self) -> None:
+        """``Args:`` lines give the description an argument's schema lacks (``Priority`` → ``(A-Z)``)."""
+        docstring = (
+            "Add a todo.\n\n    Args:\n        text: The todo text\n        priority: Priority level (A-Z),\n"
+        )
+        docstring += "            optional\n\n    Returns:\n        The todo"
+        assert documented_arguments(docstring) == {
+            "text": "The todo text",
+            "priority": "Priority level (A-Z), optional",
+        }
+        tool = make(
+            "add_todo",
+            {"text": {"type": "string", "title": "Text"}, "priority": string("Priority")},
+            docstring,
+        )
+        text, priority = infer_arguments(tool)
+        assert text.description == "The todo text"
+        assert priority.examples == ["A", "B", "C"]
+        assert (
+            ValueSynth(EnvironmentFacts(kind="none"), ValuePool()).valid_arguments(tool).arguments["priority"]
+            == "A"
+        )
+
     def test_backticked_argument_names_are_not_examples(self) -> None:
         """A backticked sibling name (``see `count` ``) is not taken for a value."""
-        tool = make("lookup", {"label": string("Shown beside `count` in the list"), "count": {"type": "integer"}})
+        tool = make(
+            "lookup", {"label": string("Shown beside `count` in the list"), "count": {"type": "integer"}}
+        )
         assert infer_arguments(tool)[0].examples == []
 
     def test_described_units_keep_their_kind(self) -> None:

@@ -163,7 +163,8 @@ class TestSemanticKinds:
             call = synth.valid_arguments(tool, infer_arguments(tool), 0)
             assert call is not None
             found = [
-                m for m in boundary_mutations(tool, infer_arguments(tool), call.arguments, synth, cap=40)
+                m
+                for m in boundary_mutations(tool, infer_arguments(tool), call.arguments, synth, cap=40)
                 if m.name is MutationKind.INCOMPATIBLE_VALUE
             ]
             assert bool(found) is expected

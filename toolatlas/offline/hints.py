@@ -126,7 +126,9 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
             choices = found
             break
     if not examples:  # a literal set in backticks is a value the author had in mind (``Use `auto` to...``)
-        examples = [m.group(1).strip() for m in _BACKTICKED.finditer(outside) if _ITEM.fullmatch(m.group(1).strip())]
+        examples = [
+            m.group(1).strip() for m in _BACKTICKED.finditer(outside) if _ITEM.fullmatch(m.group(1).strip())
+        ]
     if not choices:
         quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(outside)]
         quoted = [q for q in quoted if re.fullmatch(r"[\w.-]+", q)]

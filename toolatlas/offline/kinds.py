@@ -472,7 +472,7 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         return ArgSpec(**common, kind=ArgKind.ANY)
     choices, examples = implicit_choices(description)
     examples = examples or letter_range(description)
-    siblings = set(ctx.tool.properties) | set((raw or {}).get("properties", {}) if isinstance(raw, dict) else {})
+    siblings = set(ctx.tool.properties)  # a backticked `name` of an argument is no value
     examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]
     meaning = kind_for_string(
         words,

@@ -272,7 +272,8 @@ def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
             paired = any(dimension_of(v) for v in ctx.in_call if v != value)  # from/to: a conversion to break
             other = incompatible_unit(value)
             if paired:
-                return [("incompatible_value", loc, other, f"{arg} is `{other}`, a unit of another dimension", True)]
+                why = f"{arg} is `{other}`, a unit of another dimension"
+                return [("incompatible_value", loc, other, why, True)]
         case ArgKind.ENUM:
             shown = ", ".join(str(m) for m in spec.enum[:6])
             return [("invalid_enum", loc, "not_a_valid_choice", f"{arg} is not one of: {shown}", True)]
@@ -371,7 +372,8 @@ def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
     """Near-misses of a value with a known syntax (:func:`toolatlas.offline.semantic.near_misses`)."""
     if not isinstance(value, str):
         return []
-    return [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in near_misses(spec, value)]
+    misses = near_misses(spec, value)
+    return [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
 
 
 SCALAR_MUTATORS: tuple[Mutator, ...] = (

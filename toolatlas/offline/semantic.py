@@ -122,11 +122,20 @@ def incompatible_unit(unit: str) -> str | None:
 
 
 _NEAR_MISSES: dict[ArgKind, tuple[tuple[str, str], ...]] = {
-    ArgKind.EXPRESSION: (("1 / 0", "divides by zero"), ("2 + * 3", "is not a well-formed expression"),
-                         ("no_such_function(2)", "calls a function that does not exist")),
+    ArgKind.EXPRESSION: (
+        ("1 / 0", "divides by zero"),
+        ("2 + * 3", "is not a well-formed expression"),
+        ("no_such_function(2)", "calls a function that does not exist"),
+    ),
     ArgKind.FORMULA: (("=SUM(A1:A3", "is a formula with an unclosed parenthesis"),),
-    ArgKind.COLOUR: (("#12345", "is a hex colour with five digits"), ("#gggggg", "is not a valid hex colour")),
-    ArgKind.CRON: (("61 * * * *", "has a minute field out of range (61)"), ("* * *", "has three fields, not five")),
+    ArgKind.COLOUR: (
+        ("#12345", "is a hex colour with five digits"),
+        ("#gggggg", "is not a valid hex colour"),
+    ),
+    ArgKind.CRON: (
+        ("61 * * * *", "has a minute field out of range (61)"),
+        ("* * *", "has three fields, not five"),
+    ),
     ArgKind.IP_ADDRESS: (("256.1.1.1", "is not a valid IP address (octet 256)"),),
     ArgKind.CIDR: (("10.0.0.0/33", "has a prefix length over 32"),),
     ArgKind.REGEX: (("([a-z", "is not a valid regular expression (unclosed group)"),),
@@ -156,7 +165,9 @@ def near_misses(spec: ArgSpec, value: Any) -> list[tuple[str, str]]:
     """``(value, why)`` near-misses of ``value`` for the argument's kind (none the schema itself forbids)."""
     if spec.fresh:
         return []  # a new name is free text: nothing to get wrong about it
-    return [(v, why) for v, why in _NEAR_MISSES.get(spec.kind, ()) if v != value and conforms(v, spec.json_schema)]
+    return [
+        (v, why) for v, why in _NEAR_MISSES.get(spec.kind, ()) if v != value and conforms(v, spec.json_schema)
+    ]
 
 
 def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
