@@ -231,3 +231,26 @@ class TestHintedRetries:
         retries = hinted_retries(tool, pool, synth)
         assert len(retries) == 1 and retries[0].fixed["path"].endswith(".csv")
         assert retries[0].fixed["path"] in {f.path for f in seed_facts["filesystem"].tree.files}
+
+
+class TestSqlWithoutFacts:
+    def test_description_examples_and_named_tables(self) -> None:
+        """No database facts: the description's statement for writes; reads of the sheets a listing named."""
+        write = make(
+            "sql_execute",
+            {
+                "sql": string(
+                    "SQL mutation: INSERT, UPDATE or DELETE. Example: UPDATE Sales SET units = 3 WHERE id = 1."
+                )
+            },
+        )
+        read = make("sql_query", {"sql": string("SQL SELECT statement. Each sheet is a table.")})
+        pool = ValuePool()
+        pool.harvest(make("list_sheets", {"file": string()}), "Sales\nTargets", None, {}, "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert synth.valid_arguments(write).arguments["sql"] == "UPDATE Sales SET units = 3 WHERE id = 1"
+        planned = synth.valid_arguments(read)
+        assert planned.arguments["sql"] == 'SELECT * FROM "Sales" LIMIT 5'
+        assert planned.used_values[0].tool == "list_sheets"  # a data edge from the listing
+        bare = make("sql_execute", {"sql": string("SQL mutation: INSERT, UPDATE or DELETE")})
+        assert ValueSynth(EnvironmentFacts(kind="none")).valid_arguments(bare) is None  # nothing to write from

@@ -21,6 +21,7 @@ __all__ = [
     "error_values",
     "letter_range",
     "listed_items",
+    "sql_examples",
 ]
 
 MAX_ITEMS = 60
@@ -185,6 +186,22 @@ def documented_arguments(description: str) -> dict[str, str]:
 def letter_range(description: str) -> list[str]:
     """``Priority (A-Z)``: a single letter is wanted; the first few, as examples."""
     return ["A", "B", "C"] if _LETTERS.search(description) else []
+
+
+_SQL_EXAMPLE = re.compile(
+    r"\b(?:SELECT\s[^;\n]*?\bFROM\s+[\"\w]+|INSERT\s+INTO\s+[\"\w]+|UPDATE\s+[\"\w]+\s+SET\b"
+    r"|DELETE\s+FROM\s+[\"\w]+|CREATE\s+TABLE\s+[\"\w]+)[^;\n]*",
+)
+
+
+def sql_examples(description: str) -> list[str]:
+    """Whole SQL statements a description shows (``Example: UPDATE Sales SET x = 1 WHERE id = 2``)."""
+    found = []
+    for match in _SQL_EXAMPLE.finditer(description):
+        statement = re.split(r"(?<=[\w')\]])\.\s", match.group(0))[0].strip().rstrip(".")
+        if statement.count("'") % 2 == 0 and statement.count("(") == statement.count(")"):
+            found.append(statement)  # a statement cut short in the description is no example
+    return found
 
 
 # -- errors -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 from pydantic import Field
@@ -21,6 +22,7 @@ from pydantic import Field
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.hints import sql_examples
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     SEMANTIC_KINDS,
@@ -30,6 +32,7 @@ from toolatlas.offline.kinds import (
     ToolEffect,
     ToolObject,
     infer_arguments,
+    sql_statement_kind,
     tool_effect,
     tool_object,
 )
@@ -311,6 +314,12 @@ class ValueSynth:
         draft.chosen.setdefault(spec.path, []).append(value)
         return value
 
+    def _sql_without_facts(self, spec: ArgSpec, draft: CallDraft) -> str:
+        candidates = _sql_candidates(self, spec)
+        if not candidates:
+            raise Unsatisfiable("no database facts to write SQL from")
+        return draft.pick(spec.kind, candidates)
+
     def schema_value(self, spec: ArgSpec, draft: CallDraft, *, rejected: Any = None) -> Any:
         """A value drawn from the argument's schema alone (its pattern, bounds, formats...)."""
         if self._schema_seed is None:
@@ -332,9 +341,7 @@ class ValueSynth:
 
     def _sql(self, spec: ArgSpec, draft: CallDraft) -> str:
         if self.sql is None:
-            if spec.kind in (ArgKind.SQL_QUERY_READ, ArgKind.SQL):
-                return "SELECT 1 AS probe"
-            raise Unsatisfiable("no database facts to write SQL from")
+            return self._sql_without_facts(spec, draft)
         orders: dict[ArgKind, list[str]] = {
             ArgKind.SQL_QUERY_READ: ["select"],
             ArgKind.SQL_QUERY_WRITE: [k for k in ("insert", "update", "delete") if k in spec.sql_statements],
@@ -352,6 +359,28 @@ class ValueSynth:
                     draft.fresh.setdefault(spec.path, []).append(f"probe_{tag}")
                 return statement
         raise Unsatisfiable(f"no valid {spec.kind.value} statement for these tables")
+
+
+_STATEMENTS = {
+    ArgKind.SQL_QUERY_READ: {"select"},
+    ArgKind.SQL_QUERY_WRITE: {"insert", "update", "delete"},
+    ArgKind.SQL_DDL: {"ddl"},
+}
+_SHEETS_ARE_TABLES = re.compile(r"\bsheets?\b[^.]*\btables?\b|\btables?\b[^.]*\bsheets?\b")
+
+
+def _sql_candidates(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """Statements for a database the snapshot says nothing about: the description's own examples, reads
+    of the tables (or sheets, where the words say sheets are tables) the server named, then ``SELECT 1``."""
+    allowed = _STATEMENTS.get(spec.kind, {"select", "insert", "update", "delete", "ddl"})
+    found = [Candidate(e) for e in sql_examples(spec.description) if sql_statement_kind(e) in allowed]
+    if "select" in allowed:
+        tables = synth.targets.pooled(ArgKind.TABLE_NAME)
+        if _SHEETS_ARE_TABLES.search(spec.description.lower()):
+            tables += synth.targets.pooled(ArgKind.SHEET_NAME)
+        found += [Candidate(f'SELECT * FROM "{c.value}" LIMIT 5', c.ref) for c in tables]
+        found.append(Candidate("SELECT 1 AS probe"))
+    return found
 
 
 def _key(relation: tuple[str, str, str]) -> str:
