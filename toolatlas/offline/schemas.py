@@ -68,8 +68,19 @@ class NoExample(Unsatisfiable):
     """The schema admits no value the generator could find."""
 
 
+_KEYS: dict[int, tuple[dict[str, Any], str]] = {}
+"""id of a schema dict → (the dict, its canonical text): argument specs are cached, so are their schemas."""
+
+
 def _key(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, sort_keys=True, default=str)
+    known = _KEYS.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    key = json.dumps(schema, sort_keys=True, default=str)
+    if len(_KEYS) > 8192:
+        _KEYS.clear()
+    _KEYS[id(schema)] = (schema, key)  # holding the dict keeps its id from being reused
+    return key
 
 
 @functools.lru_cache(maxsize=2048)
