@@ -8,9 +8,10 @@ Two sources feed the :class:`~toolatlas.offline.harvest.ValuePool` here:
   :func:`listed_kind`);
 - **errors** — the values an error names as the way out (:func:`toolatlas.offline.hints.error_values`)
   are tied to the argument they are for: the one the error names (zod's ``path``, pydantic's
-  location), else the one whose sent value it quotes, else the one its noun matches, else the only
-  candidate (:func:`named_fixes`). A fix keeps the failed call and where the value goes, so the
-  proposer can retry the call corrected.
+  location), else the one whose refused value it quotes, else the one its noun matches, else the
+  call's only argument; nothing when the evidence is split (:func:`named_fixes`). About a path, an
+  error names formats (``Supported: .csv, .xlsx``), kept as the formats the path may have. A fix
+  keeps the failed call and where the value goes, so the proposer can retry the call corrected.
 """
 
 from __future__ import annotations
