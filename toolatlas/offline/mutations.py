@@ -40,6 +40,10 @@ class MutationKind(StrEnum):
     ALREADY_EXISTS = "already_exists"
     INVALID_TIMEZONE = "invalid_timezone"
     INVALID_TIME_FORMAT = "invalid_time_format"
+    MALFORMED_VALUE = "malformed_value"
+    """A value of the argument's kind that looks right but is not (a cron minute 61, ``1 / 0``)."""
+    INCOMPATIBLE_VALUE = "incompatible_value"
+    """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
     INVALID_ENUM = "invalid_enum"
     MISSING_REQUIRED = "missing_required"
@@ -70,6 +74,8 @@ SEMANTIC_FAMILIES = frozenset(
         "duplicate_create",
         "invalid_timezone",
         "invalid_time_format",
+        "malformed_value",
+        "incompatible_value",
         "leading_dash",
         "path_is_directory",
         "path_is_file",

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
@@ -311,6 +312,12 @@ def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
             ]
         case ArgKind.DATE:
             return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True)]
+        case ArgKind.UNIT if isinstance(value, str) and incompatible_unit(value):
+            paired = any(dimension_of(v) for v in ctx.in_call if v != value)  # from/to: a conversion to break
+            other = incompatible_unit(value)
+            if paired:
+                why = f"{arg} is `{other}`, a unit of another dimension"
+                return [("incompatible_value", loc, other, why, True)]
         case ArgKind.ENUM:
             shown = ", ".join(str(m) for m in spec.enum[:6])
             return [("invalid_enum", loc, "not_a_valid_choice", f"{arg} is not one of: {shown}", True)]
@@ -405,11 +412,20 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     return out
 
 
+def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """Near-misses of a value with a known syntax (:func:`toolatlas.offline.semantic.near_misses`)."""
+    if not isinstance(value, str):
+        return []
+    misses = near_misses(spec, value)
+    return [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
+
+
 SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_mutations,
     reference_mutations,
     identity_mutations,
     format_mutations,
+    semantic_mutations,
     number_mutations,
     shape_mutations,
 )

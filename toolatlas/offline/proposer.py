@@ -37,6 +37,7 @@ from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
+from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
@@ -355,6 +356,7 @@ class OfflineProposer:
                 *self._variants(round_, name),
                 *self._compositions(round_, name),
                 *self._retries(round_, name),
+                *self._hinted_retries(round_, name),
                 *self._preconditions(round_, name),
                 *self._lifecycles(round_, name),
                 *self._observations(round_, name),
@@ -436,6 +438,29 @@ class OfflineProposer:
                     round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[f"{name}:retry:{entry.id}"]
                 )
             )
+        return probes
+
+    def _hinted_retries(self, round_: int, name: str) -> list[Probe]:
+        """A call whose error named the way out, then the same call with a value the error named."""
+        tool = self.graph.specs[name]
+        probes = []
+        for retry in hinted_retries(tool, self.pool, self.synth):
+            failing = ProbeStep(
+                tool=name,
+                arguments=retry.failing,
+                intent=f"a call whose error names valid values for `{retry.locator}`",
+                expect="error",
+            )
+            fixed = ProbeStep(
+                tool=name,
+                arguments=retry.fixed,
+                intent=f"retry with `{retry.locator}` = {retry.value!r}, a value the error named",
+                expect="ok",
+                retry_of=0,
+                exercised=_exercised(retry.fixed, tool),
+            )
+            key = f"{name}:retry:named:{retry.ref.argument}"
+            probes.append(self._probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
         return probes
 
     def _preconditions(self, round_: int, name: str) -> list[Probe]:
@@ -598,7 +623,13 @@ class OfflineProposer:
         for result in rollout.steps:
             step = rollout.probe.steps[result.index]
             tool = self.graph.specs.get(step.tool)
-            if tool is None or result.index in failed:
+            if tool is None:
+                continue
+            if result.index in failed:  # an error may name the values that would have worked
+                self.pool.harvest_error(
+                    tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
+                    arguments=step.arguments,
+                )
                 continue
             self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
             self.pool.harvest(
