@@ -13,6 +13,7 @@ from toolatlas.evaluation.metrics import (
     evaluate,
     recall_at,
     summarise,
+    warnings,
 )
 from toolatlas.evaluation.tasks import DEMO_TASKS, SPLITS, EvalTask, check_tools, load_tasks
 
@@ -34,4 +35,5 @@ __all__ = [
     "load_tasks",
     "recall_at",
     "summarise",
+    "warnings",
 ]
