@@ -31,9 +31,15 @@ def _stem(term: str) -> str:
     return term if not term.isalpha() else _STEMMER.stemWord(term)
 
 
+@lru_cache(maxsize=1 << 16)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(_stem(term) for term in tokenize(text))
+
+
 def terms(text: str) -> list[str]:
-    """The stemmed terms of ``text``; ``read_files`` gives ``read``, ``file`` and ``read_files`` as written."""
-    return [_stem(term) for term in tokenize(text)]
+    """The stemmed terms of ``text``; ``read_files`` gives ``read``, ``file`` and ``read_files`` as written.
+    (Memoised: guidance asks for the same words, and the same tasks, many times.)"""
+    return list(_terms(text))
 
 
 class LexicalIndex:
