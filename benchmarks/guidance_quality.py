@@ -10,7 +10,10 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
                directories (the paper's cross-environment split). ``--build`` lays those directories
                out and builds that atlas first (offline, in this process);
 * ``demo``     ``toolatlas/evaluation/demo_tasks.toml`` over ``configs/demo.toml``;
-* ``wild``     the wild catalogue's task set, when ``configs/wild.toml`` and its task file exist.
+* ``wild``     ``toolatlas/evaluation/wild_tasks.toml`` over ``configs/wild.toml`` (needs for tools the
+               atlas holds no node for — a server that failed to build — count as misses);
+* ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
+  (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
 Systems: ``atlas`` (``Atlas.guide``, B=8, k_r=3, 1,200 tokens, all servers), ``docs-only`` (BM25 over
 the raw tool names and descriptions, top 5), ``atlas, right server`` (the caller names the task's
@@ -22,7 +25,10 @@ p50 latency of an answer computed afresh (no answer cache; timings are noise on 
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
     .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild]
+                                                    [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
                                                     [--rows all|none] [--repeat 5]
+
+Results go to ``benchmarks/results/guidance_quality.json`` (demo) and ``guidance_quality_<set>.json``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
 
+from toolatlas.errors import ConfigError  # noqa: E402
 from toolatlas.evaluation import (  # noqa: E402
     DEMO_TASKS,
     AtlasGuidance,
@@ -110,6 +117,11 @@ def mcpmark_tasks(checkout: str | None) -> list[EvalTask]:
 
 def task_sets(args: argparse.Namespace) -> list[tuple[str, Path, list[EvalTask]]]:
     """(name, catalogue, tasks) of every requested task set that can run."""
+    if args.config:
+        config = Path(args.config).resolve()
+        own = DEMO_TASKS.with_name(f"{config.stem}_tasks.toml")
+        tasks = Path(args.tasks) if args.tasks else own if own.exists() else DEMO_TASKS
+        return [(tasks.stem.removesuffix("_tasks"), config, load_tasks(tasks))]
     chosen = []
     for name in args.sets.split(","):
         if name == "mcpmark":
@@ -151,20 +163,31 @@ def main() -> None:
     parser.add_argument("--mcpmark", help=f"an MCPMark checkout (default: ${CHECKOUT_ENV})")
     parser.add_argument("--build", action="store_true", help="lay out the MCPMark instances and build their atlas first")
     parser.add_argument("--sets", default="mcpmark,demo,wild", help="task sets, comma-separated")
+    parser.add_argument("--config", help="one catalogue instead of the task sets (with its own task file)")
+    parser.add_argument("--tasks", help="the task file for --config")
+    parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
+                        help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
+                             "(default: warn for the wild set, error otherwise)")
     parser.add_argument("--rows", choices=["all", "none"], default="all", help="per-task rows to print")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
     args = parser.parse_args()
 
-    saved = {}
     for name, config, tasks in task_sets(args):
         atlas = Atlas.open(config)
-        check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=str(config))
+        try:
+            check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=str(config))
+        except ConfigError as exc:
+            if (args.missing_tools or ("warn" if name == "wild" else "error")) == "error":
+                raise
+            print(f"warning: tools the atlas has no node for (their needs count as misses):\n  {exc}")
         results = {s.name: evaluate(s, tasks, repeat=args.repeat) for s in systems(atlas, ablations=name == "demo")}
         if args.rows != "none":
             print_rows(results)
-        saved[name] = {"catalogue": str(config.relative_to(REPO)), "tasks": len(tasks), "summary": report(name, results),
-                       "per_task": {system: [vars(r) for r in rows] for system, rows in results.items()}}
-    print(f"\nsaved {save('guidance_quality', {'sets': saved})}")
+        where = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
+        path = save("guidance_quality" if name == "demo" else f"guidance_quality_{name}", {
+            "catalogue": where, "tasks": len(tasks), "summary": report(name, results),
+            "per_task": {system: [vars(r) for r in rows] for system, rows in results.items()}})
+        print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":
