@@ -22,7 +22,7 @@ from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavig
 from toolatlas.guidance.operations import expanded
 from toolatlas.guidance.plan import ROUTE_SHARE, Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
-from toolatlas.guidance.render import compress, strategy_guidance, tool_guidance, trace_exemplar
+from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
 __all__ = ["Atlas", "AtlasView"]
@@ -242,19 +242,21 @@ class Atlas:
         budget: int = 8,
         k_r: int = 3,
         max_tokens: int = 1200,
+        docs_ratio: float | None = DOCS_RATIO,
     ) -> Guidance:
         """Walk the atlas for ``task`` (read budget B = ``budget``, k_r seed traces) and compress
-        what was read into typed guidance of at most ``max_tokens`` (approximately)."""
+        what was read into typed guidance of at most ``max_tokens`` (approximately) and at most
+        ``docs_ratio`` times the served tools' descriptions (None: no such limit)."""
         chosen = None if servers is None else frozenset(servers)
         if self.cache_size <= 0:
-            return self._walk(task, chosen, budget, k_r, max_tokens)
-        key = (task, chosen, budget, k_r, max_tokens)
+            return self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
+        key = (task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        guidance = self._walk(task, chosen, budget, k_r, max_tokens)
+        guidance = self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             self._cache[key] = guidance
             if len(self._cache) > self.cache_size:
@@ -283,9 +285,10 @@ class Atlas:
             self.view, task, servers=chosen or None, k_r=k_r, budget=budget, max_tokens=max_tokens
         )
 
-    def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int) -> Guidance:
+    def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int,
+              docs_ratio: float | None = DOCS_RATIO) -> Guidance:
         walk = self.navigator.walk(self.view, task, servers=set(servers) if servers else None, k_r=k_r, budget=budget)
-        return compress(self.view, walk, max_tokens=max_tokens)
+        return compress(self.view, walk, max_tokens=max_tokens, docs_ratio=docs_ratio)
 
     # -- the traversal operations, one at a time (for MCP clients that navigate themselves) --------
 

@@ -7,10 +7,13 @@ warning") — and advice that adds nothing ("Perfect for …", "Great for …").
 purpose and the operative clauses, drops the advice, and says once per server what most of its
 tools' descriptions repeat ("Only works within allowed directories").
 
-Each operative clause is checked against the atlas: a verified entry of the same tool that
-speaks of the same thing (shared content words) either agrees — the clause is marked
-``verified`` — or disagrees in outcome (the clause says it fails, the atlas saw it accepted, or
-the reverse) — marked ``contradicted`` with what was observed. Otherwise it stays ``documented``.
+Each operative clause is checked against the atlas: a verified finding of the same tool that
+speaks of the same thing (shared distinctive words) either agrees — a clause saying a call fails
+and a boundary that failed, a clause saying a call goes through and a misuse that was accepted —
+and the clause is marked ``verified``; or the clause says a call fails and the atlas saw the same
+call accepted — marked ``contradicted`` with what was observed. A boundary never contradicts a
+clause that says what a tool does: failing on some other condition does not disprove it.
+Otherwise the clause stays ``documented``.
 """
 
 from __future__ import annotations
@@ -103,9 +106,10 @@ def _content(text: str) -> set[str]:
     return {t for t in terms(text) if t not in _GENERIC and t not in _NEGATIVE and not t.isdigit() and "_" not in t}
 
 
-VERIFIED_WEIGHT, CONTRADICTED_WEIGHT = 2.0, 4.5
+VERIFIED_WEIGHT, CONTRADICTED_WEIGHT = 2.0, 3.0
+CONTRADICTED_WORDS = 3
 """How much distinctive vocabulary (summed IDF of shared words) a clause and an entry must share to be
-taken as speaking of the same thing: more to claim a disagreement than an agreement."""
+taken as speaking of the same thing; a disagreement also needs ``CONTRADICTED_WORDS`` shared words."""
 
 
 def _speaks(entry: Entry) -> bool:
@@ -116,7 +120,9 @@ def _speaks(entry: Entry) -> bool:
 
 
 def _said(entry: Entry) -> set[str]:
-    return _content(" ".join(filter(None, (entry.condition, entry.error_signature))))
+    """The words of a finding's condition (a tolerance keeps it in ``when``) and error."""
+    condition = entry.condition or (entry.when or "").removesuffix(" (accepted)")
+    return _content(" ".join(filter(None, (condition, entry.error_signature))))
 
 
 def vocabulary(entries: Iterable[Entry]) -> dict[str, float]:
@@ -127,26 +133,30 @@ def vocabulary(entries: Iterable[Entry]) -> dict[str, float]:
     return {word: math.log(1 + len(said) / n) for word, n in counts.items()}
 
 
-def agreement(clause: str, entries: Iterable[Entry], idf: dict[str, float]) -> Clause:
+def agreement(clause: str, entries: Iterable[Entry], idf: dict[str, float], arguments: frozenset[str] = frozenset()
+              ) -> Clause:
     """The clause marked against the tool's entries: the boundary or tolerance whose condition and error
     share the most distinctive words with it decides, by whether its outcome matches the clause's
-    (failing vs going through). Plain uses are not compared: their text restates the description."""
-    words = _content(clause)
+    (failing vs going through). Plain uses are not compared: their text restates the description.
+    The tool's argument names tie nothing (every finding names them)."""
+    words = _content(clause) - arguments
     negative = sum(1 for t in terms(clause) if t in _NEGATIVE) % 2 == 1  # "failed reads won't stop it" goes through
-    best: tuple[float, Entry] | None = None
+    best: tuple[float, Entry, int] | None = None
     for entry in entries:
-        if not _speaks(entry):
-            continue
-        weight = sum(idf.get(word, 0.0) for word in words & _said(entry))
+        if not _speaks(entry) or (not negative and entry.kind is EntryKind.BOUNDARY):
+            continue  # a clause saying what a tool does is checked against what it accepted, not where it failed
+        shared = words & _said(entry)
+        weight = sum(idf.get(word, 0.0) for word in shared)
         if weight >= VERIFIED_WEIGHT and (best is None or weight > best[0]):
-            best = (weight, entry)
+            best = (weight, entry, len(shared))
     if best is None:
         return Clause(text=clause)
-    weight, entry = best
+    weight, entry, shared_words = best
     fails = entry.kind is EntryKind.BOUNDARY
     if fails == negative:
         return Clause(text=clause, status="verified", entry_id=entry.id)
-    if weight < CONTRADICTED_WEIGHT:
+    if fails or weight < CONTRADICTED_WEIGHT or shared_words < CONTRADICTED_WORDS:
         return Clause(text=clause)
-    observed = f"it failed when {entry.condition}" if fails else f"it was accepted when {entry.condition}"
+    condition = entry.condition or (entry.when or "").removesuffix(" (accepted)")
+    observed = f"it failed when {condition}" if fails else f"it was accepted when {condition}"
     return Clause(text=clause, status="contradicted", entry_id=entry.id, note=observed)

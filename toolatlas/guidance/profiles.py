@@ -161,7 +161,9 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     tolerances = _dedup(e for e in affordances if _tolerance(e))
     uses = [e for e in affordances if not _tolerance(e)]
     checked = [*boundaries, *tolerances]
-    clauses = tuple(agreement(c, checked, idf) for c in operative_clauses(node.description) if not is_shared(c, shared))
+    names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
+    clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
+                    if not is_shared(c, shared))
     declared = node.annotations.read_only
     mutating = (declared is False) if declared is not None else any(e.effect is Effect.MUTATING for e in uses)
     required = tuple(node.input_schema.get("required") or ())

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from toolatlas.guidance.navigator import Traversal
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
-__all__ = ["compress", "fit", "render_text", "strategy_guidance", "tool_guidance", "trace_exemplar"]
+__all__ = ["DOCS_RATIO", "compress", "docs_tokens", "fit", "render_text", "strategy_guidance", "tool_guidance", "trace_exemplar"]
 
 BOUNDARIES, CLAUSES, COMPOSITIONS = 2, 3, 2
 """Items per tool before the token budget trims further."""
@@ -48,6 +48,10 @@ RELATED_SHARE = 0.5
 PLAN_FLOOR = 1.0
 """Least score of a planned tool (see :func:`_chosen`)."""
 """A tool outside the plan is served when the walk's evidence for it is at least this (the best match is 1)."""
+DOCS_RATIO = 1.4
+"""Guidance costs at most this many times the descriptions of the tools it serves (see :func:`compress`)."""
+MIN_TOKENS = 120
+"""…but may always say this much (a server whose descriptions are a few words still has boundaries worth it)."""
 ERROR_CHARS = 110
 NOTE_CHARS = 70
 """Characters of the server's answer shown beside a clause it verified."""
@@ -128,9 +132,10 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     relevant; with no task (reading a tool directly) its best-supported items."""
     server, tool = key
     profile = view.profiles[key]
-    operations = plan.operations_of(key) if plan else []
+    operations = (["discover"] if plan and key in plan.discovery else []) + (plan.operations_of(key) if plan else [])
     query = " ".join([*(plan.clauses_of(key) if plan and operations else [task]),
-                      *(OPERATIONS[op].risks for op in dict.fromkeys(operations or (plan.operations if plan else []))),
+                      *(OPERATIONS[op].risks for op in dict.fromkeys(operations or (plan.operations if plan else []))
+                        if op in OPERATIONS),
                       ABSOLUTE_RISKS if absolute_path(task) else "", NAMED_RISKS if names_something(task) else ""]) if task else ""
     query = " ".join(w for w in query.split() if not set(terms(w)) & profile.arguments)
     indexes = (profile.findings_index, profile.errors_index)
@@ -211,8 +216,15 @@ def _multi_tool(tools: list[str]) -> bool:
     return len(set(tools)) >= 2
 
 
-def compress(view: AtlasView, walk: Traversal, *, max_tokens: int) -> Guidance:
-    """The plan and what the walk read, planned tools first, trimmed to the token budget."""
+def docs_tokens(view: AtlasView, keys) -> int:
+    """What the documentation of ``keys`` costs an agent: their names and raw descriptions (4 characters a token)."""
+    return sum(len(f"## {k[0]}.{k[1]} — {' '.join(view.tool_nodes[k].description.split())}\n") for k in keys) // 4 + 1
+
+
+def compress(view: AtlasView, walk: Traversal, *, max_tokens: int, docs_ratio: float | None = DOCS_RATIO) -> Guidance:
+    """The plan and what the walk read, planned tools first, trimmed to the token budget: at most
+    ``max_tokens``, and (unless ``docs_ratio`` is None) at most ``docs_ratio`` times what the served
+    tools' own descriptions cost — guidance pays its way — but never below ``MIN_TOKENS``."""
     plan = walk.plan or view.plan(walk.task, walk.servers)
     chosen = _chosen(view, plan, walk)
     planned = [k for k in plan.tools if k in chosen]
@@ -237,6 +249,8 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int) -> Guidance:
     gaps = [note for gap in plan.gaps if (note := _gap_note(view, plan, gap)) is not None]
     guidance = Guidance(task=walk.task, plan=_plan_steps(view, plan, served), gaps=gaps, notes=notes, tools=tools,
                         strategies=strategies, exemplars=exemplars, trail=walk.trail)
+    if docs_ratio is not None:
+        max_tokens = min(max_tokens, max(MIN_TOKENS, int(docs_ratio * docs_tokens(view, served))))
     return fit(guidance, max_tokens)
 
 
@@ -264,8 +278,9 @@ def _drop_last(field: str):
 
 def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
-    compositions, accepted misuses, related tools, clauses and boundaries beyond one per tool,
-    then whole tools from the least relevant (the plan and the first tool stay)."""
+    compositions, accepted misuses, related tools, clauses and boundaries beyond one per tool, the
+    use notes, then the rest of the clauses and boundaries, then purposes, then whole tools from the
+    last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -274,8 +289,10 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _related(g),
         lambda g: _per_tool(g, "documented", 1),
         lambda g: _per_tool(g, "when_not", 1),
+        lambda g: _per_tool(g, "when", 0),
         lambda g: _per_tool(g, "documented", 0),
         lambda g: _per_tool(g, "when_not", 0),
+        lambda g: _unsaid(g),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
     ]
     tokens = _tokens(guidance)
@@ -286,6 +303,16 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
                 break
             guidance, tokens = smaller, _tokens(smaller)
     return guidance.model_copy(update={"tokens": tokens})
+
+
+def _unsaid(guidance: Guidance) -> Guidance | None:
+    """Drop the purpose of the last tool that still has one (its name stays: it is still served)."""
+    for index in range(len(guidance.tools) - 1, 0, -1):
+        if guidance.tools[index].purpose:
+            tools = list(guidance.tools)
+            tools[index] = tools[index].model_copy(update={"purpose": ""})
+            return guidance.model_copy(update={"tools": tools})
+    return None
 
 
 def _related(guidance: Guidance) -> Guidance | None:
