@@ -41,10 +41,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import save  # noqa: E402
+from _common import save
 
-from toolatlas.errors import ConfigError  # noqa: E402
-from toolatlas.evaluation import (  # noqa: E402
+from toolatlas.errors import ConfigError
+from toolatlas.evaluation import (
     DEMO_TASKS,
     AtlasGuidance,
     DocsOnly,
@@ -55,8 +55,8 @@ from toolatlas.evaluation import (  # noqa: E402
     load_tasks,
     summarise,
 )
-from toolatlas.evaluation.mcpmark import CHECKOUT_ENV, discover, evaluation_tasks, materialise_states  # noqa: E402
-from toolatlas.guidance import Atlas, StaticNavigator  # noqa: E402
+from toolatlas.evaluation.mcpmark import CHECKOUT_ENV, discover, evaluation_tasks, materialise_states
+from toolatlas.guidance import Atlas, StaticNavigator
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"

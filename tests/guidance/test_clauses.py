@@ -3,6 +3,8 @@ and each clause marked against what the atlas verified."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance.clauses import agreement, operative_clauses, purpose, shared_clauses, vocabulary
 from toolatlas.models import OutcomeClass
@@ -37,8 +39,8 @@ class TestClauses:
 
 
 class TestAgreement:
-    FINDINGS = [boundary("`key` names a key that already exists", "Key already exists: user_9f3a"),
-                boundary("`value` is too large", "Value too large")]
+    FINDINGS: ClassVar = [boundary("`key` names a key that already exists", "Key already exists: user_9f3a"),
+                          boundary("`value` is too large", "Value too large")]
 
     def test_a_boundary_verifies_a_failure_clause(self) -> None:
         """The clause says an existing key fails; the atlas saw that failure: verified, with its entry."""

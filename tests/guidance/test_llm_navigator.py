@@ -80,7 +80,7 @@ def view() -> AtlasView:
 
 def options(request: ChatRequest) -> dict[str, list[str]]:
     """The operations and targets the navigator was offered (the prompt's ``Options:`` line)."""
-    line = re.search(r"^Options: (.*)$", request.last_user_text, re.M)
+    line = re.search(r"^Options: (.*)$", request.last_user_text, re.MULTILINE)
     assert line is not None
     return {op: [o["target"] for o in offered] for op, offered in json.loads(line.group(1)).items()}
 

@@ -3,7 +3,16 @@ expansion, ranking by evidence, the tool reserve of the read budget, and the sta
 
 from __future__ import annotations
 
-from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus, Evidence, ToolNode, TraceNode, TraceStep
+from toolatlas.graph.models import (
+    CoUsageRelation,
+    Entry,
+    EntryKind,
+    EntryStatus,
+    Evidence,
+    ToolNode,
+    TraceNode,
+    TraceStep,
+)
 from toolatlas.guidance import Atlas, AtlasView, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.models import OutcomeClass

@@ -1,10 +1,10 @@
 """Guidance quality over a task set: recall@5 of needed tools and boundary inclusion, against a docs-only baseline."""
 
 from toolatlas.evaluation.metrics import (
-    K,
     Answer,
     AtlasGuidance,
     DocsOnly,
+    K,
     Retriever,
     Summary,
     TaskResult,
@@ -19,12 +19,12 @@ from toolatlas.evaluation.tasks import DEMO_TASKS, SPLITS, EvalTask, check_tools
 
 __all__ = [
     "DEMO_TASKS",
-    "K",
     "SPLITS",
     "Answer",
     "AtlasGuidance",
     "DocsOnly",
     "EvalTask",
+    "K",
     "Retriever",
     "Summary",
     "TaskResult",

@@ -54,7 +54,8 @@ TEST_ROOT_ENV = "FILESYSTEM_TEST_ROOT"
 TASK_FILES = ("description.md", "meta.json", "verify.py")
 DEVELOPMENT_INSTANCES = ("file_context", "file_property", "student_database", "threestudio")
 """The instances the paper's cross-environment split builds memory on (its Table 7, train side)."""
-HELD_OUT_INSTANCES = ("desktop", "desktop_template", "folder_structure", "legal_document", "papers", "votenet")
+HELD_OUT_INSTANCES = ("desktop", "desktop_template", "folder_structure", "legal_document", "papers",
+                      "votenet")
 """Kept for independent evaluation: never read unless a caller names them."""
 ANNOTATIONS = Path(__file__).resolve().parent / "mcpmark_filesystem.toml"
 """ToolAtlas's annotations of the development tasks (needed tools, likely failure)."""
@@ -94,7 +95,8 @@ def locate_checkout(path: str | Path | None = None) -> Path:
     """The MCPMark checkout at ``path`` (else ``$TOOLATLAS_MCPMARK``); a clear error when there is none."""
     given = path if path is not None else os.environ.get(CHECKOUT_ENV)
     if not given:
-        raise ConfigError(None, [("mcpmark", f"no MCPMark checkout: pass --mcpmark PATH or set ${CHECKOUT_ENV}")])
+        hint = f"no MCPMark checkout: pass --mcpmark PATH or set ${CHECKOUT_ENV}"
+        raise ConfigError(None, [("mcpmark", hint)])
     root = Path(given).expanduser().resolve()
     if not (root / "tasks").is_dir():
         raise ConfigError(str(root), [("mcpmark", "not an MCPMark checkout (it has no tasks/ folder)")])
@@ -120,7 +122,8 @@ def _read_task(folder: Path, key: str, service: str, level: str, instance: str, 
     try:
         if "meta.json" not in missing:
             meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-            tree = str((meta.get("meta_data") or {}).get("stateContent") or "") if isinstance(meta, dict) else ""
+            data = (meta.get("meta_data") or {}) if isinstance(meta, dict) else {}
+            tree = str(data.get("stateContent") or "") if isinstance(data, dict) else ""
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         missing.append("meta.json (not valid JSON)")
     state = states / instance
@@ -152,7 +155,8 @@ def discover(
             instance_dir = level / instance
             if not instance_dir.is_dir():
                 continue
-            for folder in sorted(p for p in instance_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            folders = sorted(p for p in instance_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+            for folder in folders:
                 key = f"{level.name}/{instance}/{folder.name}"
                 found.append(_read_task(folder, key, service, level.name, instance, states))
     return found
@@ -174,7 +178,8 @@ def _load_annotations(path: Path) -> _Annotations:
     problems = []
     if not isinstance(server, str) or not server:
         problems.append(("server", "required: the catalogue name of the server the tasks use"))
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("key"), str) for r in rows):
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("key"), str)
+                                             for r in rows):
         problems.append(("tasks", "a list of tables, each with a 'key'"))
     if problems:
         raise ConfigError(str(path), problems)
@@ -182,7 +187,7 @@ def _load_annotations(path: Path) -> _Annotations:
 
 
 def _qualified(names: object, server: str) -> object:
-    """``tool`` / ``a|b`` names of an annotation as ``server.tool`` (lists of anything else are left as given)."""
+    """``tool`` / ``a|b`` names of an annotation as ``server.tool`` (anything else is left as given)."""
     if not isinstance(names, list):
         return names
     return ["|".join(part if "." in part else f"{server}.{part.strip()}" for part in str(n).split("|"))
@@ -202,12 +207,14 @@ def evaluation_tasks(
         if row is None:
             reasons.append("no annotation (needed tools and likely failure)")
         if task.state is None and not task.tree:
-            reasons.append(f"no initial state (no test environment for {task.instance!r} and no tree in meta.json)")
+            reasons.append(f"no initial state (no test environment for {task.instance!r} "
+                           "and no tree in meta.json)")
         if reasons:
             unavailable.append(Unavailable(key=task.key, reasons=tuple(reasons)))
             continue
         raw = {name: value for name, value in row.items() if name != "key"}
-        raw.update(id=task.key, split=split, text=task.instruction, needed=_qualified(row.get("needed"), notes.server))
+        raw.update(id=task.key, split=split, text=task.instruction,
+                   needed=_qualified(row.get("needed"), notes.server))
         if "boundary_tools" in raw:
             raw["boundary_tools"] = _qualified(raw["boundary_tools"], notes.server)
         parsed = parse_task(raw, f"annotation {task.key}", problems)
@@ -281,7 +288,7 @@ def materialise_states(tasks: Iterable[McpmarkTask], destination: str | Path) ->
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m toolatlas.evaluation.mcpmark``: list the development tasks and lay out their initial directories."""
+    """``python -m toolatlas.evaluation.mcpmark``: list the development tasks, lay out their directories."""
     import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)
@@ -289,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test-root", help=f"its filesystem test environments (default: ${TEST_ROOT_ENV}, "
                                             "else <checkout>/test_environments)")
     parser.add_argument("--states", default=".toolatlas/mcpmark/filesystem",
-                        help="where to lay out the instances' initial directories (configs/mcpmark.toml reads them here)")
+                        help="where to lay out the instances' initial directories "
+                             "(configs/mcpmark.toml reads them here)")
     args = parser.parse_args(argv)
     tasks = discover(args.mcpmark, test_root=args.test_root)
     ready, unavailable = evaluation_tasks(tasks)

@@ -33,10 +33,10 @@ from toolatlas.guidance.render import compress
 from toolatlas.store.atlas import record_text
 
 __all__ = [
-    "K",
     "Answer",
     "AtlasGuidance",
     "DocsOnly",
+    "K",
     "Retriever",
     "Summary",
     "TaskResult",

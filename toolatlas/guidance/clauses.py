@@ -28,23 +28,37 @@ from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.guidance.index import terms
 
-__all__ = ["Clause", "agreement", "is_shared", "operative_clauses", "purpose", "sentences", "shared_clauses", "vocabulary"]
+__all__ = [
+    "Clause",
+    "agreement",
+    "is_shared",
+    "operative_clauses",
+    "purpose",
+    "sentences",
+    "shared_clauses",
+    "vocabulary",
+]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z'\"`(])")
 _OPERATIVE = frozenset(terms(
-    "only must cannot can't not never fail fails failure error errors exist exists overwrite overwrites without limit "
-    "limits maximum max least most pattern patterns glob regex match matches matching exact exactly relative absolute "
-    "recursive recursively silently sensitive require requires required deprecated instead both either per paginated "
+    "only must cannot can't not never fail fails failure error errors exist exists overwrite overwrites "
+    "without limit limits maximum max least most pattern patterns glob regex match matches matching exact exactly "
+    "relative absolute recursive recursively silently sensitive require requires required deprecated instead "
+    "both either per paginated "
     "truncated default defaults unless except won't don't doesn't ignore ignored allowed permitted"))
 """Words of limits, matching rules, conditions and outcomes (a clause with one of them is kept)."""
-_ADVICE = re.compile(r"^(this (tool )?is )?(perfect|great|ideal|useful|essential|handy|more efficient)\b|^use this( tool)? (when|to)\b",
-                     re.IGNORECASE)
+_ADVICE = re.compile(
+    r"^(this (tool )?is )?(perfect|great|ideal|useful|essential|handy|more efficient)\b"
+    r"|^use this( tool)? (when|to)\b",
+    re.IGNORECASE)
 """Sentences that recommend rather than state (dropped)."""
-_NEGATIVE = frozenset(terms("fail fails failure error errors cannot can't not never denied refuse refuses reject "
+_NEGATIVE = frozenset(terms("fail fails failure error errors cannot can't not never denied refuse refuses "
+                            "reject "
                             "rejects invalid only must won't doesn't"))
 """Words saying a call does not go through."""
-_GENERIC = frozenset(terms("tool tools call calls use uses used argument arguments value values operation operations "
-                           "given return returns result results work works provided specified no if when with each "
+_GENERIC = frozenset(terms("tool tools call calls use uses used argument arguments value values operation "
+                           "operations given return returns result results work works provided specified "
+                           "no if when with each "
                            "any all this that these those"))
 """Words too common in entries and descriptions to tie a clause to an entry."""
 CLAUSE_CHARS = 200
@@ -82,7 +96,8 @@ def operative_clauses(description: str) -> list[str]:
         if _ADVICE.search(sentence):
             continue
         if set(terms(sentence)) & _OPERATIVE or re.search(r"'[A-Za-z_]+'|`[A-Za-z_]+`", sentence):
-            kept.append(sentence if len(sentence) <= CLAUSE_CHARS else sentence[:CLAUSE_CHARS - 1].rstrip() + "…")
+            cut = sentence if len(sentence) <= CLAUSE_CHARS else sentence[:CLAUSE_CHARS - 1].rstrip() + "…"
+            kept.append(cut)
     return kept
 
 
@@ -103,7 +118,8 @@ def is_shared(sentence: str, shared: set[str]) -> bool:
 
 
 def _content(text: str) -> set[str]:
-    return {t for t in terms(text) if t not in _GENERIC and t not in _NEGATIVE and not t.isdigit() and "_" not in t}
+    return {t for t in terms(text)
+            if t not in _GENERIC and t not in _NEGATIVE and not t.isdigit() and "_" not in t}
 
 
 VERIFIED_WEIGHT, CONTRADICTED_WEIGHT = 2.0, 3.0
@@ -116,7 +132,8 @@ def _speaks(entry: Entry) -> bool:
     """Entries a clause can be checked against: boundaries, and tolerances (a misuse that was accepted)."""
     if is_schema_validation(entry):
         return False
-    return entry.kind is EntryKind.BOUNDARY or (entry.kind is EntryKind.AFFORDANCE and entry.family is not None)
+    return entry.kind is EntryKind.BOUNDARY or (
+        entry.kind is EntryKind.AFFORDANCE and entry.family is not None)
 
 
 def _said(entry: Entry) -> set[str]:
@@ -133,18 +150,19 @@ def vocabulary(entries: Iterable[Entry]) -> dict[str, float]:
     return {word: math.log(1 + len(said) / n) for word, n in counts.items()}
 
 
-def agreement(clause: str, entries: Iterable[Entry], idf: dict[str, float], arguments: frozenset[str] = frozenset()
-              ) -> Clause:
+def agreement(
+    clause: str, entries: Iterable[Entry], idf: dict[str, float], arguments: frozenset[str] = frozenset()
+) -> Clause:
     """The clause marked against the tool's entries: the boundary or tolerance whose condition and error
     share the most distinctive words with it decides, by whether its outcome matches the clause's
     (failing vs going through). Plain uses are not compared: their text restates the description.
     The tool's argument names tie nothing (every finding names them)."""
     words = _content(clause) - arguments
-    negative = sum(1 for t in terms(clause) if t in _NEGATIVE) % 2 == 1  # "failed reads won't stop it" goes through
+    negative = sum(1 for t in terms(clause) if t in _NEGATIVE) % 2 == 1  # "failed reads won't stop it": fine
     best: tuple[float, Entry, int] | None = None
     for entry in entries:
         if not _speaks(entry) or (not negative and entry.kind is EntryKind.BOUNDARY):
-            continue  # a clause saying what a tool does is checked against what it accepted, not where it failed
+            continue  # what a tool does is checked against what it accepted, not where it failed
         shared = words & _said(entry)
         weight = sum(idf.get(word, 0.0) for word in shared)
         if weight >= VERIFIED_WEIGHT and (best is None or weight > best[0]):

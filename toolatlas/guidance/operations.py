@@ -27,7 +27,22 @@ from functools import lru_cache
 
 from toolatlas.guidance.index import terms
 
-__all__ = ["OPERATIONS", "Mention", "Operation", "absolute_path", "asks_about_named", "content_search", "expanded", "many", "mentions", "name_search", "names_something", "objects", "operations_in", "tool_operations"]
+__all__ = [
+    "OPERATIONS",
+    "Mention",
+    "Operation",
+    "absolute_path",
+    "asks_about_named",
+    "content_search",
+    "expanded",
+    "many",
+    "mentions",
+    "name_search",
+    "names_something",
+    "objects",
+    "operations_in",
+    "tool_operations",
+]
 
 
 @dataclass(frozen=True)
@@ -64,8 +79,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         risks="does not exist missing directory where a file is expected both head tail together lines"),
     _op("write", "write save record store generate produce output put answer report summary document compile",
         "write save put store set output append record",
-        risks="overwrite overwritten existing already exists parent directory does not exist missing constraint "
-              "violates unique duplicate", says="writes"),
+        risks="overwrite overwritten existing already exists parent directory does not exist missing "
+              "constraint violates unique duplicate", says="writes"),
     _op("create", "create make new add setup build initialise initialize register start",
         "create add insert init mkdir",
         risks="already exists parent does not exist missing nested constraint violates unique duplicate"),
@@ -89,7 +104,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         risks="pattern glob match name path", says="searches"),
     _op("compare", "compare diff differ difference identical duplicate duplicates", "diff compare",
         composition=("read",), says="compares"),
-    _op("merge", "merge combine concatenate consolidate join aggregate", "merge concat concatenate combine join",
+    _op("merge", "merge combine concatenate consolidate join aggregate",
+        "merge concat concatenate combine join",
         composition=("read", "write"), risks="overwrite append", says="merges"),
     _op("split", "split divide chunk partition", "split divide chunk", composition=("read", "write"),
         risks="parent directory does not exist", says="splits"),
@@ -98,8 +114,8 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("export", "export import", "export import", composition=("read", "write"), says="exports"),
     _op("count", "count number total calculate compute tally statistics sum", "count aggregate statistics",
         composition=("read",), says="counts"),
-    _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp metadata "
-                   "permissions newest oldest touched",
+    _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp "
+                   "metadata permissions newest oldest touched",
         "info metadata stat size sizes properties attributes",
         risks="does not exist missing"),
 )}
@@ -150,7 +166,7 @@ class Mention:
     operation: str
     words: str
     named: bool = False
-    """The object is named exactly (a path, a file name): a tool that takes no argument cannot be pointed at it."""
+    """The object is named exactly (a path, a file name): a tool taking no argument can't be pointed at it."""
 
 
 @lru_cache(maxsize=4096)
@@ -175,7 +191,8 @@ def mentions(text: str) -> tuple[Mention, ...]:
             found.append(Mention("count", after, named))
         elif word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE):
             for stem in terms(word):
-                found += [Mention(op.name, after, named) for op in OPERATIONS.values() if stem in op.task_words]
+                found += [Mention(op.name, after, named)
+                          for op in OPERATIONS.values() if stem in op.task_words]
         previous = lowered
     return tuple(found)
 
@@ -195,7 +212,7 @@ def operations_in(text: str) -> list[str]:
 
 
 def many(text: str) -> bool:
-    """Whether a request is about many things at once (all, every, each, several, or a count of two or more)."""
+    """Whether a request is about many things at once (all, every, each, several, a count of two or more)."""
     return any(stem in _MANY or (stem.isdigit() and int(stem) >= 2) for stem in _task_terms(text))
 
 

@@ -40,7 +40,7 @@ from toolatlas.guidance.operations import (
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
 
-__all__ = ["Gap", "MAX_TOOLS", "Plan", "Step", "clauses_of", "make_plan"]
+__all__ = ["MAX_TOOLS", "Gap", "Plan", "Step", "clauses_of", "make_plan"]
 
 ToolKey = tuple[str, str]
 
@@ -55,7 +55,8 @@ OFF_ROUTE_MATCH = 0.3
 MIN_STEP = 0.3
 ALTERNATIVE_SHARE = 0.9
 """A second tool for the same operation is kept when its step scores at least this share of the best one's."""
-"""A step needs at least this score (a tool that only *says* the operation, with nothing of the clause, is not one)."""
+"""A step needs at least this score (a tool that only *says* the operation, matching nothing of the clause,
+is not one)."""
 _GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
 """Operations that change state: what the task is for (kept first when a plan has too many tools)."""
 _CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|\s*\*\s+|\s+\d+\.\s+)")
@@ -105,7 +106,8 @@ class Plan:
 
     @property
     def tools(self) -> list[ToolKey]:
-        """Discovery first, then every planned tool in the order its first step comes (at most :data:`MAX_TOOLS`)."""
+        """Discovery first, then every planned tool in the order its first step comes (at most
+        :data:`MAX_TOOLS`)."""
         order: dict[ToolKey, int] = {key: -1 for key in self.discovery}
         steps = self.kept()
         for index, step in enumerate(steps):
@@ -151,7 +153,9 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
         strength = profile.operations.get(op, 0.0)
         if not strength or (key[0] not in routed and whole.get(key, 0.0) < OFF_ROUTE_MATCH):
             continue
-        score = (0.5 + 0.5 * strength) * (0.2 + relevance.get(key, 0.0)) * (1.0 if key[0] in routed else OFF_ROUTE)
+        score = (0.5 + 0.5 * strength) * (0.2 + relevance.get(key, 0.0))
+        if key[0] not in routed:
+            score *= OFF_ROUTE
         if named and not view.tool_nodes[key].input_schema.get("properties"):
             score *= 0.5  # a tool that takes nothing cannot be pointed at the thing the task names
         if profile.deprecated:
@@ -172,46 +176,59 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     plan.servers = set(servers) & set(view.servers) if servers else view.route(task)
     candidates = [key for key in view.tool_keys if servers is None or key[0] in plan.servers]
     batch = many(task)
+    memo: dict[str, dict[ToolKey, float]] = {}
+
+    def matching(text: str) -> dict[ToolKey, float]:
+        """Tool relevance of a clause or an object, computed once per request (mentions repeat)."""
+        if text not in memo:
+            memo[text] = view.tool_relevance(text, servers, routed=False) if text else {}
+        return memo[text]
+
     for index, clause in enumerate(plan.clauses):
         found_in = mentions(clause)
-        if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?" means reading it
+        if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?": read it
             found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True),)
         if not found_in:
             continue
-        in_clause = view.tool_relevance(objects(clause), servers, routed=False)
+        in_clause = matching(objects(clause))
         for mention in found_in:
             op = mention.operation
-            near = view.tool_relevance(objects(mention.words), servers, routed=False) if mention.words else {}
-            relevance = {k: 0.6 * near.get(k, 0.0) + 0.4 * in_clause.get(k, 0.0) for k in set(near) | set(in_clause)}
+            near = matching(objects(mention.words))
+            relevance = {k: 0.6 * near.get(k, 0.0) + 0.4 * in_clause.get(k, 0.0)
+                         for k in set(near) | set(in_clause)}
             if op == "search" and content_search(clause):
                 finders = [k for k in candidates if view.profiles[k].operations.get("search", 0.0) >= 1.0]
                 inner = [k for k in finders if not name_search(view.tool_nodes[k].description)]
                 if not inner:
                     routed = [k for k in finders if k[0] in plan.servers] or finders
                     _compose(view, plan, index, "search", ("read",), (relevance, whole), candidates, batch,
-                             because=max(routed, key=lambda k: (relevance.get(k, 0.0), k)) if routed else None)
+                             because=max(routed, key=lambda k: (relevance.get(k, 0.0), k), default=None))
                     continue
                 candidates_here = inner
             else:
                 candidates_here = candidates
             words = frozenset(terms(expanded(mention.words)))
-            found = _best(view, op, relevance, candidates_here, batch, plan.servers, whole, mention.named, words)
+            found = _best(view, op, relevance, candidates_here, batch, plan.servers, whole, mention.named,
+                          words)
             if found is not None:
                 for first in OPERATIONS[op].before:
-                    ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole, mention.named)
-                    if ahead is not None and ahead[0][0] == found[0][0] and all(s.tool != ahead[0] for s in plan.steps):
+                    ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
+                                  mention.named)
+                    fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
+                    if fresh and ahead[0][0] == found[0][0]:
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
                 if all((s.operation, s.tool) != (op, found[0]) for s in plan.steps):
                     plan.steps.append(Step(operation=op, tool=found[0], score=found[1], clause=index))
             elif OPERATIONS[op].composition:
-                _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates, batch)
+                _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
+                         batch)
     _discover(view, plan)
     return plan
 
 
 def _compose(view: AtlasView, plan: Plan, clause: int, op: str, parts: tuple[str, ...],
-             relevances: tuple[dict[ToolKey, float], dict[ToolKey, float]], candidates: list[ToolKey], batch: bool,
-             because: ToolKey | None = None) -> None:
+             relevances: tuple[dict[ToolKey, float], dict[ToolKey, float]], candidates: list[ToolKey],
+             batch: bool, because: ToolKey | None = None) -> None:
     """Plan the composition that does ``op`` (each part matched to the clause, else to the whole task)."""
     chosen = []
     routed = [k for k in candidates if k[0] in plan.servers]  # a composition stays on the task's servers
@@ -234,5 +251,6 @@ def _discover(view: AtlasView, plan: Plan) -> None:
     for server in sorted({key[0] for key in planned}):
         for tool, supplied in sorted(view.server_profiles[server].discovery.items()):
             key = (server, tool)
-            if any(k[0] == server and k != key and supplied & set(view.profiles[k].required) for k in planned):
+            fed = [k for k in planned if k[0] == server and k != key]
+            if any(supplied & set(view.profiles[k].required) for k in fed):
                 plan.discovery.append(key)

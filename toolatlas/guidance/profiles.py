@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 
 from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, ToolNode
-from toolatlas.guidance.clauses import Clause, agreement, is_shared, operative_clauses, purpose, shared_clauses, vocabulary
+from toolatlas.guidance.clauses import (
+    Clause,
+    agreement,
+    is_shared,
+    operative_clauses,
+    purpose,
+    shared_clauses,
+    vocabulary,
+)
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
@@ -143,15 +151,17 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
     if changed:
         parts.append(changed)
     best = uses[0]
-    example = best.example_arguments if best.example_arguments and not _RANDOM.search(str(best.example_arguments)) else None
-    return UseNote(text="; ".join(parts), example_arguments=example, entry_id=best.id, support=sum(e.support for e in uses),
+    clean = best.example_arguments and not _RANDOM.search(str(best.example_arguments))
+    return UseNote(text="; ".join(parts), example_arguments=best.example_arguments if clean else None,
+                   entry_id=best.id, support=sum(e.support for e in uses),
                    confidence=best.confidence, evidence=[p for e in uses for p in e.probe_ids][:3])
 
 
 def _objects(node: ToolNode) -> frozenset[str]:
     verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words}
     server = set(terms(node.server))
-    return frozenset(t for t in terms(node.tool) if t not in verbs and t not in server and "_" not in t and len(t) > 2)
+    return frozenset(t for t in terms(node.tool)
+                     if t not in verbs and t not in server and "_" not in t and len(t) > 2)
 
 
 def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], shared: set[str],
@@ -173,21 +183,23 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     feeds = {e.peer: e.weight or 0.0 for e in entries.get(EntryKind.CO_USAGE, [])
              if e.relation is CoUsageRelation.DATA and e.peer and e.peer != node.tool}
     findings = tuple(_finding(e) for e in boundaries)
-    accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema tells those
+    accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
         operations=tool_operations(node.tool, purpose(node.description)), mutating=mutating,
         deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
         findings=findings, tolerances=accepted,
-        findings_index=LexicalIndex([f.text for f in findings]), errors_index=LexicalIndex([f.error for f in findings]),
+        findings_index=LexicalIndex([f.text for f in findings]),
+        errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         arguments=frozenset(t for name in properties for t in terms(name)),
         use=_use(node, uses), feeds=feeds, objects=_objects(node),
     )
 
 
-def server_profiles(nodes: Mapping[ToolKey, ToolNode], by_tool: Mapping[ToolKey, Mapping[EntryKind, list[Entry]]]
-                    ) -> tuple[dict[str, ServerProfile], dict[ToolKey, ToolProfile]]:
+def server_profiles(
+    nodes: Mapping[ToolKey, ToolNode], by_tool: Mapping[ToolKey, Mapping[EntryKind, list[Entry]]]
+) -> tuple[dict[str, ServerProfile], dict[ToolKey, ToolProfile]]:
     """Every server's profile and every tool's, from the atlas records."""
     servers: dict[str, list[ToolKey]] = {}
     for key in nodes:

@@ -34,9 +34,18 @@ from toolatlas.guidance.plan import MAX_TOOLS, Plan
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
     from toolatlas.guidance.navigator import Traversal
-    from toolatlas.guidance.profiles import Finding, ToolProfile
+    from toolatlas.guidance.profiles import Finding
 
-__all__ = ["DOCS_RATIO", "compress", "docs_tokens", "fit", "render_text", "strategy_guidance", "tool_guidance", "trace_exemplar"]
+__all__ = [
+    "DOCS_RATIO",
+    "compress",
+    "docs_tokens",
+    "fit",
+    "render_text",
+    "strategy_guidance",
+    "tool_guidance",
+    "trace_exemplar",
+]
 
 BOUNDARIES, CLAUSES, COMPOSITIONS = 2, 3, 2
 """Items per tool before the token budget trims further."""
@@ -47,11 +56,11 @@ NAMED_RISKS = "does not exist not found unknown missing"
 RELATED_SHARE = 0.5
 PLAN_FLOOR = 1.0
 """Least score of a planned tool (see :func:`_chosen`)."""
-"""A tool outside the plan is served when the walk's evidence for it is at least this (the best match is 1)."""
+"""A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 DOCS_RATIO = 1.4
 """Guidance costs at most this many times the descriptions of the tools it serves (see :func:`compress`)."""
 MIN_TOKENS = 120
-"""…but may always say this much (a server whose descriptions are a few words still has boundaries worth it)."""
+"""…but may always say this much (tools described in a few words still have boundaries worth saying)."""
 ERROR_CHARS = 110
 NOTE_CHARS = 70
 """Characters of the server's answer shown beside a clause it verified."""
@@ -74,13 +83,15 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
         for i, score in (errors.scores(query).items() if errors is not None else ()):
             scores[i] = scores.get(i, 0.0) + ERROR_WEIGHT * score
         scores = {i: s * (0.2 if findings[i].schema else 1.0) for i, s in scores.items()}
-        for i, finding in enumerate(findings):  # a valid call that failed on the real state: always worth knowing
-            if natural and finding.entry.kind is EntryKind.BOUNDARY and finding.entry.family is None:
-                scores[i] = max(scores.get(i, 0.0), MIN_RELEVANCE)
+        for i, finding in enumerate(findings):
+            e = finding.entry  # a valid call that failed on the real state, or an error passed off as success:
+            if natural and e.kind is EntryKind.BOUNDARY and (e.family is None or e.reported_as_success):
+                scores[i] = scores.get(i, 0.0) + MIN_RELEVANCE  # always worth knowing, and first
         order = sorted((i for i in scores if scores[i] >= MIN_RELEVANCE),
                        key=lambda i: (-scores[i], -findings[i].entry.support, i))
     else:
-        order = sorted(range(len(findings)), key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
+        order = sorted(range(len(findings)),
+                       key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
     chosen, schema = [], False
     for i in order:
         if findings[i].schema:
@@ -100,7 +111,8 @@ def _first_line(text: str, limit: int = 240) -> str:
 
 def _boundary(finding: Finding) -> BoundaryNote:
     e = finding.entry
-    return BoundaryNote(condition=e.condition or "", error=_first_line(e.evidence[0].excerpt if e.evidence else e.error_signature or ""),
+    error = _first_line(e.evidence[0].excerpt if e.evidence else e.error_signature or "")
+    return BoundaryNote(condition=e.condition or "", error=error,
                         outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
 
@@ -119,24 +131,23 @@ def _observed(view: AtlasView, clause) -> str:
     entry = view.entries[clause.entry_id]
     if entry.kind is not EntryKind.BOUNDARY:
         return clause.note
-    return _first_line(entry.evidence[0].excerpt if entry.evidence else entry.error_signature or "", NOTE_CHARS)
+    said = entry.evidence[0].excerpt if entry.evidence else entry.error_signature or ""
+    return _first_line(said, NOTE_CHARS)
 
 
 def _documented(view: AtlasView, clauses) -> list[DocumentedNote]:
-    return [DocumentedNote(text=c.text, status=c.status, entry_id=c.entry_id, note=_observed(view, c)) for c in clauses]
+    return [DocumentedNote(text=c.text, status=c.status, entry_id=c.entry_id, note=_observed(view, c))
+            for c in clauses]
 
 
-def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance: float, plan: Plan | None = None,
-                  detail: bool = True) -> ToolGuidance:
+def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance: float,
+                  plan: Plan | None = None, detail: bool = True) -> ToolGuidance:
     """What guidance says of one tool: for a planned tool the items its planned operations make
     relevant; with no task (reading a tool directly) its best-supported items."""
     server, tool = key
     profile = view.profiles[key]
-    operations = (["discover"] if plan and key in plan.discovery else []) + (plan.operations_of(key) if plan else [])
-    query = " ".join([*(plan.clauses_of(key) if plan and operations else [task]),
-                      *(OPERATIONS[op].risks for op in dict.fromkeys(operations or (plan.operations if plan else []))
-                        if op in OPERATIONS),
-                      ABSOLUTE_RISKS if absolute_path(task) else "", NAMED_RISKS if names_something(task) else ""]) if task else ""
+    operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
+    query = _query(plan, key, task, operations) if task else ""
     query = " ".join(w for w in query.split() if not set(terms(w)) & profile.arguments)
     indexes = (profile.findings_index, profile.errors_index)
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
@@ -161,11 +172,22 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
         when=[*([profile.use] if profile.use else []), *(_accepted(f) for f in tolerances)],
         when_not=[_boundary(f) for f in boundaries],
         compositions=[
-            CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data", text=e.text,
+            CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data",
+                            text=e.text,
                             weight=e.weight or 0.0, entry_id=e.id, evidence=e.probe_ids[:3])
             for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool
         ],
     )
+
+
+def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[str]) -> str:
+    """What a tool's findings are ranked against: the clauses it was planned for (the task, for a tool
+    outside the plan), the risks of its operations, and what naming a path or an exact thing risks."""
+    risky = operations or (plan.operations if plan else [])
+    return " ".join([*(plan.clauses_of(key) if plan and operations else [task]),
+                     *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
+                     ABSOLUTE_RISKS if absolute_path(task) else "",
+                     NAMED_RISKS if names_something(task) else ""])
 
 
 def strategy_guidance(strategy: StrategyNode) -> StrategyGuidance:
@@ -188,16 +210,19 @@ def _gap_note(view: AtlasView, plan: Plan, gap) -> GapNote | None:
         clause = next((c.text for c in profile.clauses if _name_search(c.text)), "")
         said = f" (documented: “{clause}”)" if clause else ""
         return GapNote(operation=gap.operation, tools=[*tools, f"{gap.because[0]}.{gap.because[1]}"],
-                       text=f"`{gap.because[1]}` matches names or paths, not contents{said}: read with {names} "
+                       text=f"`{gap.because[1]}` matches names or paths, not contents{said}: read with "
+                            f"{names} "
                             f"and look inside.")
     if len(gap.tools) < 2:
         return None  # comparing or counting is simply reading: nothing worth a sentence
-    return GapNote(operation=gap.operation, tools=tools, text=f"No tool {OPERATIONS[gap.operation].says}: {names}.")
+    return GapNote(operation=gap.operation, tools=tools,
+                   text=f"No tool {OPERATIONS[gap.operation].says}: {names}.")
 
 
 def _plan_steps(view: AtlasView, plan: Plan, served: list[tuple[str, str]]) -> list[PlanStep]:
     kept = set(served)
-    ordered: list[tuple[str, tuple[str, str], str | None]] = [("discover", key, None) for key in plan.discovery if key in kept]
+    ordered: list[tuple[str, tuple[str, str], str | None]] = [
+        ("discover", key, None) for key in plan.discovery if key in kept]
     seen = {(op, key) for op, key, _ in ordered}
     for step in plan.steps:
         if step.tool in kept and (step.operation, step.tool) not in seen:
@@ -217,11 +242,13 @@ def _multi_tool(tools: list[str]) -> bool:
 
 
 def docs_tokens(view: AtlasView, keys) -> int:
-    """What the documentation of ``keys`` costs an agent: their names and raw descriptions (4 characters a token)."""
-    return sum(len(f"## {k[0]}.{k[1]} — {' '.join(view.tool_nodes[k].description.split())}\n") for k in keys) // 4 + 1
+    """What the documentation of ``keys`` costs an agent: names and raw descriptions, 4 characters a token."""
+    said = (f"## {k[0]}.{k[1]} — {' '.join(view.tool_nodes[k].description.split())}\n" for k in keys)
+    return sum(len(line) for line in said) // 4 + 1
 
 
-def compress(view: AtlasView, walk: Traversal, *, max_tokens: int, docs_ratio: float | None = DOCS_RATIO) -> Guidance:
+def compress(view: AtlasView, walk: Traversal, *, max_tokens: int,
+             docs_ratio: float | None = DOCS_RATIO) -> Guidance:
     """The plan and what the walk read, planned tools first, trimmed to the token budget: at most
     ``max_tokens``, and (unless ``docs_ratio`` is None) at most ``docs_ratio`` times what the served
     tools' own descriptions cost — guidance pays its way — but never below ``MIN_TOKENS``."""
@@ -245,10 +272,11 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int, docs_ratio: f
         and (set(view.traces[t].tools) & names or not names)
     ][:1]
     notes = [ServerNote(server=s, text=d.text, status=d.status, entry_id=d.entry_id, note=d.note)
-             for s in dict.fromkeys(t.server for t in tools) for d in _documented(view, view.server_profiles[s].notes)]
+             for s in dict.fromkeys(t.server for t in tools)
+             for d in _documented(view, view.server_profiles[s].notes)]
     gaps = [note for gap in plan.gaps if (note := _gap_note(view, plan, gap)) is not None]
-    guidance = Guidance(task=walk.task, plan=_plan_steps(view, plan, served), gaps=gaps, notes=notes, tools=tools,
-                        strategies=strategies, exemplars=exemplars, trail=walk.trail)
+    guidance = Guidance(task=walk.task, plan=_plan_steps(view, plan, served), gaps=gaps, notes=notes,
+                        tools=tools, strategies=strategies, exemplars=exemplars, trail=walk.trail)
     if docs_ratio is not None:
         max_tokens = min(max_tokens, max(MIN_TOKENS, int(docs_ratio * docs_tokens(view, served))))
     return fit(guidance, max_tokens)
@@ -263,8 +291,9 @@ def _chosen(view: AtlasView, plan: Plan, walk: Traversal) -> list[tuple[str, str
     order = {key: rank for rank, key in enumerate(plan.tools)}
     for key in plan.tools:
         scores[key] = PLAN_FLOOR + (1 - PLAN_FLOOR) * relevance.get(key, 0.0)
-    ranked = sorted((k for k in scores if k in view.tool_nodes and (k in order or not order or scores[k] >= RELATED_SHARE)),
-                    key=lambda k: (-scores[k], order.get(k, len(order)), k))
+    kept = [k for k in scores
+            if k in view.tool_nodes and (k in order or not order or scores[k] >= RELATED_SHARE)]
+    ranked = sorted(kept, key=lambda k: (-scores[k], order.get(k, len(order)), k))
     return ranked[:MAX_TOOLS]
 
 
@@ -356,7 +385,8 @@ def render_text(guidance: Guidance) -> str:
 
     lines = []
     if guidance.plan:
-        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''})" for s in guidance.plan]
+        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''})"
+                 for s in guidance.plan]
         lines.append("Plan: " + " → ".join(steps))
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
@@ -366,7 +396,8 @@ def render_text(guidance: Guidance) -> str:
         lines += [f"- verified: {use.text}" for use in tool.when]
         for boundary in tool.when_not:
             hidden = " (reported as success)" if boundary.reported_as_success else ""
-            lines.append(f"- avoid: {boundary.condition} → {boundary.outcome}{hidden}: “{boundary.error[:ERROR_CHARS]}”")
+            error = boundary.error[:ERROR_CHARS]
+            lines.append(f"- avoid: {boundary.condition} → {boundary.outcome}{hidden}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     for strategy in guidance.strategies:
