@@ -383,7 +383,7 @@ def render_text(guidance: Guidance) -> str:
     def named(tool: str) -> str:
         return tool.split(".", 1)[1] if short else tool
 
-    lines = []
+    lines = []  # no echo of the task: the agent has it, and every token of guidance must pay its way
     if guidance.plan:
         steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''})"
                  for s in guidance.plan]
