@@ -385,8 +385,8 @@ def render_text(guidance: Guidance) -> str:
 
     lines = []  # no echo of the task: the agent has it, and every token of guidance must pay its way
     if guidance.plan:
-        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''})"
-                 for s in guidance.plan]
+        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''}"
+                 f"{f'; verified to feed {named(s.feeds)}' if s.feeds else ''})" for s in guidance.plan]
         lines.append("Plan: " + " → ".join(steps))
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
