@@ -155,8 +155,6 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
                             when_not=[_boundary(f) for f in _relevant(profile.findings, indexes, query, 1,
                                                                        natural=False)] if query else [])
     boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES)
-    if not boundaries and query:  # nothing this task names: the best-supported failure still helps
-        boundaries = [f for f in _relevant(profile.findings, indexes, "", 1) if not f.schema]
     tolerances = _relevant(profile.tolerances, (profile.tolerances_index, None), query, 1) if query else []
     planned = set(plan.tools) if plan else set()
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
