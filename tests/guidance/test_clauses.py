@@ -63,3 +63,18 @@ class TestAgreement:
         """Findings about something else mark nothing."""
         marked = agreement("Keys must be at most 64 characters.", self.FINDINGS, vocabulary(self.FINDINGS))
         assert marked.status == "documented" and marked.entry_id is None
+
+
+class TestServed:
+    def test_a_verified_clause_is_served_with_the_answer_that_verified_it(self) -> None:
+        """Guidance keeps the clause, marks it verified, and quotes the server's answer beside it."""
+        from toolatlas.guidance import Atlas, AtlasView
+
+        from .conftest import node
+
+        put = node("kv", "put", DESCRIPTION, ("key", "value"), read_only=False)
+        atlas = Atlas(AtlasView([put], TestAgreement.FINDINGS, [], []))
+        guidance = atlas.guide("Store the value 3 under the key retries", docs_ratio=None)
+        [clause] = [d for d in guidance.tools[0].documented if d.text.startswith("If the key already exists")]
+        assert clause.status == "verified" and clause.note == "Key already exists: user_9f3a"
+        assert "(verified: “Key already exists: user_9f3a”)" in guidance.to_text()

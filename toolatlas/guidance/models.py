@@ -167,6 +167,6 @@ class Guidance(Frozen):
 
     def to_text(self) -> str:
         """A compact text rendering of the same typed fields (for prompts)."""
-        from toolatlas.guidance.render import render_text
+        from toolatlas.guidance.text import render_text
 
         return render_text(self)
