@@ -79,11 +79,12 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         risks="does not exist missing directory where a file is expected both head tail together lines"),
     _op("write", "write save record store generate produce output put answer report summary document compile",
         "write save put store set output append record",
-        risks="overwrite overwritten existing already exists parent directory does not exist missing "
-              "constraint violates unique duplicate", says="writes"),
+        risks="overwrite overwritten existing already exists parent folder directory containing it does not "
+              "exist missing constraint violates unique duplicate", says="writes"),
     _op("create", "create make new add setup build initialise initialize register start",
         "create add insert init mkdir",
-        risks="already exists parent does not exist missing nested constraint violates unique duplicate"),
+        risks="already exists parent folder containing it does not exist missing nested constraint violates "
+              "unique duplicate"),
     _op("edit", "edit modify change update replace fix restore append insert patch turn rewrite mark add",
         "edit modify update replace patch change set",
         risks="match exact not found old text differs does not occur", before=("read",)),
@@ -92,7 +93,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         risks="does not exist missing not found"),
     _op("move", "move relocate classify reorganise reorganize",
         "move relocate",
-        risks="destination already exists parent directory does not exist missing"),
+        risks="destination already exists parent folder directory containing it does not exist missing"),
     _op("rename", "rename retitle", "rename", composition=("edit",),
         risks="destination already exists exists not found does not exist"),
     _op("copy", "copy clone backup replicate", "copy clone duplicate", composition=("read", "write"),
@@ -108,7 +109,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         "merge concat concatenate combine join",
         composition=("read", "write"), risks="overwrite append", says="merges"),
     _op("split", "split divide chunk partition", "split divide chunk", composition=("read", "write"),
-        risks="parent directory does not exist", says="splits"),
+        risks="parent folder directory containing it does not exist", says="splits"),
     _op("convert", "convert transform uppercase lowercase translate reformat", "convert transform translate",
         composition=("read", "write"), risks="invalid format unknown not valid", says="converts"),
     _op("export", "export import", "export import", composition=("read", "write"), says="exports"),

@@ -53,13 +53,17 @@ OFF_ROUTE = 0.4
 OFF_ROUTE_MATCH = 0.3
 """…and only when it matches the whole task at least this well (best = 1)."""
 MIN_STEP = 0.3
+SOLE_MATCH = 0.3
+"""…but the only tool of the task's servers named for an operation is a step whenever it matches the whole
+task at least this well (best = 1)."""
 ALTERNATIVE_SHARE = 0.9
 """A second tool for the same operation is kept when its step scores at least this share of the best one's."""
 """A step needs at least this score (a tool that only *says* the operation, matching nothing of the clause,
 is not one)."""
 _GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
 """Operations that change state: what the task is for (kept first when a plan has too many tools)."""
-_CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|\s*\*\s+|\s+\d+\.\s+)")
+_CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|(?:^|\s)\*\s+|\s+\d+\.\s+)")
+_EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*")
 
 
 @dataclass(frozen=True)
@@ -140,13 +144,17 @@ def _named(word: str) -> bool:
 
 def clauses_of(task: str) -> list[str]:
     """The clauses of a request: lines, sentences and list items, without markup."""
-    parts = (re.sub(r"[#*`>|_]{2,}|^#+\s*", " ", part).strip() for part in _CLAUSE.split(task))
+    plain = _EMPHASIS.sub("", task)  # **bold** marks words, not the end of a clause
+    parts = (re.sub(r"[#*`>|_]{2,}|^#+\s*", " ", part).strip() for part in _CLAUSE.split(plain))
     return [p for p in parts if len(p) > 2]
 
 
 def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates: list[ToolKey],
           batch: bool, routed: set[str], whole: dict[ToolKey, float], named: bool = False,
-          near: frozenset[str] = frozenset()) -> tuple[ToolKey, float] | None:
+          near: frozenset[str] = frozenset(), peers: dict[ToolKey, float] | None = None,
+          task_words: frozenset[str] = frozenset()) -> tuple[ToolKey, float] | None:
+    """The tool that best does ``op`` here; ``peers``: tools a verified composition ties to the step this
+    one serves (the reader an edit was verified with), favoured by the edge's weight."""
     best = None
     for key in candidates:
         profile = view.profiles[key]
@@ -164,9 +172,19 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
             score *= 1.3 if batch else 0.8  # many things: one call for all; one thing: the plain reader
         if profile.objects and profile.objects & near:
             score *= 1.5  # its name says what it acts on, and the task names that
+        if peers:
+            score *= 1.0 + 2.0 * peers.get(key, 0.0)
         if best is None or (score, key) > (best[1], best[0]):
             best = (key, score)
-    return best if best is not None and best[1] >= MIN_STEP else None
+    if best is None:
+        return None
+    only = [k for k in candidates if k[0] in routed and view.profiles[k].operations.get(op, 0.0) >= 1.0]
+    objects = view.profiles[best[0]].objects
+    # the one tool of the task's servers named for the operation does it, however little the words near the
+    # operation match it — unless its name says it acts on something the task never mentions
+    sole = (only == [best[0]] and (not objects or bool(objects & task_words))
+            and whole.get(best[0], 0.0) >= SOLE_MATCH)
+    return best if best[1] >= MIN_STEP or sole else None
 
 
 def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Plan:
@@ -176,6 +194,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     plan.servers = set(servers) & set(view.servers) if servers else view.route(task)
     candidates = [key for key in view.tool_keys if servers is None or key[0] in plan.servers]
     batch = many(task)
+    task_words = frozenset(terms(expanded(task)))
     memo: dict[str, dict[ToolKey, float]] = {}
 
     def matching(text: str) -> dict[ToolKey, float]:
@@ -198,22 +217,22 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                          for k in set(near) | set(in_clause)}
             if op == "search" and content_search(clause):
                 finders = [k for k in candidates if view.profiles[k].operations.get("search", 0.0) >= 1.0]
+                finders = [k for k in finders if k[0] in plan.servers] or finders  # the task's servers first
                 inner = [k for k in finders if not name_search(view.tool_nodes[k].description)]
                 if not inner:
-                    routed = [k for k in finders if k[0] in plan.servers] or finders
                     _compose(view, plan, index, "search", ("read",), (relevance, whole), candidates, batch,
-                             because=max(routed, key=lambda k: (relevance.get(k, 0.0), k), default=None))
+                             because=max(finders, key=lambda k: (relevance.get(k, 0.0), k), default=None))
                     continue
                 candidates_here = inner
             else:
                 candidates_here = candidates
             words = frozenset(terms(expanded(mention.words)))
             found = _best(view, op, relevance, candidates_here, batch, plan.servers, whole, mention.named,
-                          words)
+                          words, task_words=task_words)
             if found is not None:
                 for first in OPERATIONS[op].before:
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
-                                  mention.named)
+                                  mention.named, peers=view.co_usage(found[0]))
                     fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
                     if fresh and ahead[0][0] == found[0][0]:
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
