@@ -43,9 +43,11 @@ $(STAMP): pyproject.toml
 servers: setup
 	$(BIN)/toolatlas servers install configs/demo.toml
 
-# The tests also drive the PostgreSQL server, which needs a Python 3.12 interpreter: installed
+# The tests also build three servers of the wild catalogue (tests/evaluation/test_wild_recall.py) and
+# drive the PostgreSQL server, which needs a Python 3.12 interpreter: installed
 # when one is found, otherwise its tests are skipped with the reason.
 test-servers: servers
+	$(BIN)/toolatlas servers install configs/wild.toml --server units --server eslint --server taskmanager
 	@if $(BIN)/python -c 'from toolatlas.runtimes import find_python; find_python("3.12")' >/dev/null 2>&1; then \
 		$(BIN)/toolatlas servers install configs/postgres.toml; \
 	else echo "note: no Python 3.12 interpreter found; the postgres-mcp tests will be skipped"; fi

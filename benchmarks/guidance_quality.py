@@ -1,60 +1,82 @@
-"""Guidance quality on the project's task set: atlas guidance vs the docs-only baseline, and ablations.
+"""Guidance quality on real and project task sets: atlas guidance vs the docs-only baseline, and ablations.
 
-Every system answers the same tasks (``toolatlas/evaluation/demo_tasks.toml``: user requests over
-the demo servers, each with the tools a correct solution needs and, for some, the verified
-boundary it runs into) in the same run:
+Every system answers the same tasks in the same run. Task sets (each over its own atlas):
 
-* ``atlas``       ``Atlas.guide`` with the defaults (B=8 reads, k_r=3 seed traces, 1,200 tokens);
-* ``docs-only``   BM25 over the raw tool names + descriptions, top 5 (no atlas);
-* ``static``      no traversal: the B tools most relevant by their atlas text, read directly
-                  (the same retrieval the navigator starts from, without traces or edges);
-* ``B=4``/``B=12``/``k_r=1``/``k_r=5``  the navigator with another read budget or seed count.
+* ``mcpmark``  MCPMark's filesystem development tasks (``--mcpmark PATH`` or ``$TOOLATLAS_MCPMARK``: a
+               checkout of github.com/eval-sys/mcpmark), annotated by ToolAtlas with the tools a
+               correct solution needs and the failure it runs into
+               (``toolatlas/evaluation/mcpmark_filesystem.toml``), over ``configs/mcpmark.toml``: the
+               demo servers with the filesystem server built on the development instances' initial
+               directories (the paper's cross-environment split). ``--build`` lays those directories
+               out and builds that atlas first (offline, in this process);
+* ``demo``     ``toolatlas/evaluation/demo_tasks.toml`` over ``configs/demo.toml``;
+* ``wild``     ``toolatlas/evaluation/wild_tasks.toml`` over ``configs/wild.toml`` (needs for tools the
+               atlas holds no node for — a server that failed to build — count as misses);
+* ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
+  (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
-Reports recall@5 of needed tools, complete@5 (every need in the top 5), boundary inclusion, mean
-tokens and p50 latency, for the dev half, the held-out half and all tasks; per-task rows show
-the top-5 ranks and the needs each system missed. Latency is measured without the answer cache.
-Only the dev half may inform changes to guidance; the held half reports how they generalise.
+Systems: ``atlas`` (``Atlas.guide``, B=8, k_r=3, 1,200 tokens, all servers), ``docs-only`` (BM25 over
+the raw tool names and descriptions, top 5), ``atlas, right server`` (the caller names the task's
+server: what routing costs), ``static (no traversal)``, and the navigator with B=4/12, k_r=1/5.
 
-    .venv/bin/python benchmarks/guidance_quality.py [--config configs/demo.toml | --export atlas.json]
-                                                    [--rows all|dev|held|none] [--repeat 5]
+Reported per task set and split: recall@5 of needed tools, complete@5 (every need in the top 5),
+the likely failure warned (share of the tasks with one), mean tokens and their ratio to docs-only,
+p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
+compare the ratio to docs-only in the same run, not absolute values across runs).
+
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild]
+                                                    [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
+                                                    [--rows all|none] [--repeat 5]
+
+Results go to ``benchmarks/results/guidance_quality.json`` (demo) and ``guidance_quality_<set>.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import save  # noqa: E402
+from _common import save
 
-from toolatlas.evaluation import (  # noqa: E402
+from toolatlas.errors import ConfigError
+from toolatlas.evaluation import (
     DEMO_TASKS,
     AtlasGuidance,
     DocsOnly,
+    EvalTask,
     TaskResult,
     check_tools,
     evaluate,
     load_tasks,
     summarise,
 )
-from toolatlas.guidance import Atlas, StaticNavigator  # noqa: E402
+from toolatlas.evaluation.mcpmark import CHECKOUT_ENV, discover, evaluation_tasks, materialise_states
+from toolatlas.guidance import Atlas, StaticNavigator
 
 REPO = Path(__file__).resolve().parents[1]
-SPLITS = ("dev", "held", "all")
+CONFIGS = REPO / "configs"
+MCPMARK_STATES = REPO / ".toolatlas" / "mcpmark" / "filesystem"
+"""Where ``configs/mcpmark.toml`` reads the development instances' initial directories."""
+WILD_TASKS = REPO / "toolatlas" / "evaluation" / "wild_tasks.toml"
 
 
-def systems(atlas: Atlas) -> list:
-    return [
-        AtlasGuidance(atlas, name="atlas"),
-        DocsOnly(atlas.view),
-        AtlasGuidance(atlas, name="static (no traversal)", navigator=StaticNavigator()),
-        AtlasGuidance(atlas, name="atlas B=4", budget=4),
-        AtlasGuidance(atlas, name="atlas B=12", budget=12),
-        AtlasGuidance(atlas, name="atlas k_r=1", k_r=1),
-        AtlasGuidance(atlas, name="atlas k_r=5", k_r=5),
-    ]
+def systems(atlas: Atlas, *, ablations: bool) -> list:
+    chosen = [AtlasGuidance(atlas, name="atlas"), DocsOnly(atlas.view),
+              AtlasGuidance(atlas, name="atlas, right server", right_servers=True)]
+    if ablations:
+        chosen += [
+            AtlasGuidance(atlas, name="static (no traversal)", navigator=StaticNavigator()),
+            AtlasGuidance(atlas, name="atlas B=4", budget=4),
+            AtlasGuidance(atlas, name="atlas B=12", budget=12),
+            AtlasGuidance(atlas, name="atlas k_r=1", k_r=1),
+            AtlasGuidance(atlas, name="atlas k_r=5", k_r=5),
+        ]
+    return chosen
 
 
 def mark(result: TaskResult) -> str:
@@ -62,52 +84,110 @@ def mark(result: TaskResult) -> str:
     return f"{result.recall:4.2f}{boundary:3}"
 
 
-def print_rows(results: dict[str, list[TaskResult]], which: str) -> None:
+def print_rows(results: dict[str, list[TaskResult]]) -> None:
     atlas, docs = results["atlas"], results["docs-only"]
-    print(f"\n{'task':24} {'split':5} {'atlas':8} {'docs':8}  atlas missed | docs missed")
+    print(f"\n{'task':44} {'atlas':8} {'docs':8}  atlas missed | docs missed")
     for a, d in zip(atlas, docs, strict=True):
-        if which != "all" and a.split != which:
-            continue
-        print(f"{a.task:24} {a.split:5} {mark(a):8} {mark(d):8}  {', '.join(a.missed) or '-'} | {', '.join(d.missed) or '-'}")
+        print(f"{a.task[:44]:44} {mark(a):8} {mark(d):8}  {', '.join(a.missed) or '-'} | {', '.join(d.missed) or '-'}")
+
+
+def build_mcpmark(checkout: str | None) -> None:
+    """Lay out the development instances' initial directories and build ``configs/mcpmark.toml`` offline."""
+    from toolatlas.build.catalogue import build_catalogue, open_store
+    from toolatlas.config import load_catalogue
+    from toolatlas.home import Home
+    from toolatlas.workspace import Workspace
+
+    sources = materialise_states(discover(checkout), MCPMARK_STATES)
+    print("initial directories: " + ", ".join(f"{i} ({s})" for i, s in sources.items()))
+    catalogue = load_catalogue(CONFIGS / "mcpmark.toml")
+    store = open_store(catalogue)
+    try:
+        asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store))
+    finally:
+        store.close()
+
+
+def mcpmark_tasks(checkout: str | None) -> list[EvalTask]:
+    tasks, unavailable = evaluation_tasks(discover(checkout))
+    for item in unavailable:
+        print(f"unavailable: {item.key}: {'; '.join(item.reasons)}")
+    return tasks
+
+
+def task_sets(args: argparse.Namespace) -> list[tuple[str, Path, list[EvalTask]]]:
+    """(name, catalogue, tasks) of every requested task set that can run."""
+    if args.config:
+        config = Path(args.config).resolve()
+        own = DEMO_TASKS.with_name(f"{config.stem}_tasks.toml")
+        tasks = Path(args.tasks) if args.tasks else own if own.exists() else DEMO_TASKS
+        return [(tasks.stem.removesuffix("_tasks"), config, load_tasks(tasks))]
+    chosen = []
+    for name in args.sets.split(","):
+        if name == "mcpmark":
+            if not (args.mcpmark or os.environ.get(CHECKOUT_ENV)):
+                print(f"mcpmark: skipped (no checkout: --mcpmark PATH or ${CHECKOUT_ENV})")
+                continue
+            if args.build:
+                build_mcpmark(args.mcpmark)
+            chosen.append(("mcpmark", CONFIGS / "mcpmark.toml", mcpmark_tasks(args.mcpmark)))
+        elif name == "demo":
+            chosen.append(("demo", CONFIGS / "demo.toml", load_tasks(DEMO_TASKS)))
+        elif name == "wild":
+            if (CONFIGS / "wild.toml").exists() and WILD_TASKS.exists():
+                chosen.append(("wild", CONFIGS / "wild.toml", load_tasks(WILD_TASKS)))
+            else:
+                print("wild: skipped (no configs/wild.toml or wild task set yet)")
+    return chosen
+
+
+def report(name: str, results: dict[str, list[TaskResult]]) -> dict:
+    splits = sorted({r.split for r in results["atlas"]}) + ["all"]
+    table = {}
+    for split in splits:
+        rows = [summarise(system, [r for r in got if split == "all" or r.split == split]) for system, got in results.items()]
+        table[split] = rows
+        docs = next(s for s in rows if s.system == "docs-only")
+        first = rows[0]
+        print(f"\n[{name} / {split}] {first.tasks} tasks, {first.boundary_tasks} with a likely failure")
+        print(f"{'system':24} {'recall@5':>8} {'complete@5':>10} {'warned':>7} {'tokens':>7} {'×docs':>6} {'p50 ms':>7}")
+        for s in rows:
+            ratio = s.mean_tokens / docs.mean_tokens if docs.mean_tokens else 0.0
+            print(f"{s.system:24} {s.recall_at_5:8.3f} {s.complete_at_5:10.3f} {s.boundary_inclusion:7.3f} "
+                  f"{s.mean_tokens:7.0f} {ratio:6.2f} {s.p50_ms:7.3f}")
+    return {split: [s.as_dict() for s in rows] for split, rows in table.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--config", default=str(REPO / "configs" / "demo.toml"), help="catalogue whose store holds the atlas")
-    source.add_argument("--export", help="an atlas.json export instead of a store")
-    parser.add_argument("--tasks", default=str(DEMO_TASKS))
-    parser.add_argument("--rows", choices=["all", "dev", "held", "none"], default="all", help="per-task rows to print")
+    parser.add_argument("--mcpmark", help=f"an MCPMark checkout (default: ${CHECKOUT_ENV})")
+    parser.add_argument("--build", action="store_true", help="lay out the MCPMark instances and build their atlas first")
+    parser.add_argument("--sets", default="mcpmark,demo,wild", help="task sets, comma-separated")
+    parser.add_argument("--config", help="one catalogue instead of the task sets (with its own task file)")
+    parser.add_argument("--tasks", help="the task file for --config")
+    parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
+                        help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
+                             "(default: warn for the wild set, error otherwise)")
+    parser.add_argument("--rows", choices=["all", "none"], default="all", help="per-task rows to print")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
     args = parser.parse_args()
 
-    atlas = Atlas.from_export(args.export) if args.export else Atlas.open(args.config)
-    tasks = load_tasks(args.tasks)
-    check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=args.tasks)
-    results = {system.name: evaluate(system, tasks, repeat=args.repeat) for system in systems(atlas)}
-    if args.rows != "none":
-        print_rows(results, args.rows)
-
-    table = {split: [] for split in SPLITS}
-    for name, rows in results.items():
-        for split in SPLITS:
-            chosen = [r for r in rows if split == "all" or r.split == split]
-            table[split].append(summarise(name, chosen))
-    for split in SPLITS:
-        first = table[split][0]
-        print(f"\n[{split}] {first.tasks} tasks, {first.boundary_tasks} with a known boundary")
-        print(f"{'system':24} {'recall@5':>8} {'complete@5':>10} {'boundary':>8} {'tokens':>7} {'p50 ms':>7}")
-        for s in table[split]:
-            print(f"{s.system:24} {s.recall_at_5:8.3f} {s.complete_at_5:10.3f} {s.boundary_inclusion:8.3f} "
-                  f"{s.mean_tokens:7.0f} {s.p50_ms:7.3f}")
-    path = save("guidance_quality", {
-        "atlas": args.export or args.config,
-        "tasks": {"file": str(Path(args.tasks).resolve().relative_to(REPO)) if Path(args.tasks).resolve().is_relative_to(REPO)
-                  else args.tasks, "count": len(tasks)},
-        "summary": {split: [s.as_dict() for s in rows] for split, rows in table.items()},
-        "per_task": {name: [vars(r) for r in rows] for name, rows in results.items()},
-    })
-    print(f"\nsaved {path}")
+    for name, config, tasks in task_sets(args):
+        atlas = Atlas.open(config)
+        try:
+            check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=str(config))
+        except ConfigError as exc:
+            if (args.missing_tools or ("warn" if name == "wild" else "error")) == "error":
+                raise
+            print(f"warning: tools the atlas has no node for (their needs count as misses):\n  {exc}")
+        results = {s.name: evaluate(s, tasks, repeat=args.repeat) for s in systems(atlas, ablations=name == "demo")}
+        if args.rows != "none":
+            print_rows(results)
+        where = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
+        path = save("guidance_quality" if name == "demo" else f"guidance_quality_{name}", {
+            "catalogue": where, "tasks": len(tasks), "summary": report(name, results),
+            "per_task": {system: [vars(r) for r in rows] for system, rows in results.items()}})
+        print(f"\nsaved {path}")
 
 
 if __name__ == "__main__":

@@ -120,6 +120,15 @@ class TestKnownCompositions:
         sources = {e.tool for e in data}
         assert sources & {"list_allowed_directories", "list_directory", "list_directory_with_sizes", "directory_tree", "search_files"}
 
+    def test_writes_are_read_back_on_the_writer(self, built) -> None:
+        """write_file → a read showing the new text, create_entities → a read naming the new entity,
+        write_query → a SELECT finding the inserted row: state edges recorded on the tool that writes."""
+        state = {
+            (e.server, e.tool) for e in entries(built, "filesystem") + entries(built, "memory") + entries(built, "sqlite")
+            if e.kind is EntryKind.CO_USAGE and e.relation is CoUsageRelation.STATE
+        }
+        assert {("filesystem", "write_file"), ("memory", "create_entities"), ("sqlite", "write_query")} <= state
+
     def test_weights_are_witnessed_ratios(self, built) -> None:
         """Co-usage weights are N_ij / N_i: in (0, 1], and a tool's outgoing weights never sum past its transitions."""
         _catalogue, state = built

@@ -10,8 +10,10 @@ import sqlite3
 import stat
 import struct
 import subprocess
+import zipfile
 import zlib
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -33,6 +35,11 @@ SEED_ENTRIES = {
     "demo.git": ("git", "repo"),
     "demo.memory": ("json_file", "memory.jsonl"),
     "demo.postgres": ("postgres", "library.sql"),
+    "wild.spreadsheets": ("directory", "sheets"),
+    "wild.documents": ("directory", "documents"),
+    "wild.todo": ("directory", "todo"),
+    "wild.tasks": ("json_file", "tasks.json"),
+    "wild.jsproject": ("directory", "project"),
 }
 
 
@@ -288,6 +295,41 @@ class TestMemorySeed:
         assert len(names) == len(set(names))
         assert {e for r in records if r["type"] == "relation" for e in (r["from"], r["to"])} <= set(names)
         assert all(r["observations"] for r in records if r["type"] == "entity")
+
+
+class TestWildSeeds:
+    def test_office_files_are_zips_of_well_formed_xml(self, built):
+        """Every part of the workbook and the documents parses as XML; the workbook names both sheets."""
+        for path in [built["wild.spreadsheets"] / "sales.xlsx", *built["wild.documents"].glob("*.docx")]:
+            with zipfile.ZipFile(path) as archive:
+                assert archive.testzip() is None
+                for name in archive.namelist():
+                    ElementTree.fromstring(archive.read(name))
+                if path.suffix == ".xlsx":
+                    assert b'name="Sales"' in archive.read("xl/workbook.xml")
+                    assert b'name="Targets"' in archive.read("xl/workbook.xml")
+                    assert b"<v>2400.0</v>" in archive.read("xl/worksheets/sheet1.xml")
+
+    def test_task_file_holds_every_workflow_step(self, built):
+        """One request has a task done and approved, one done only, one open; another is completed."""
+        requests = json.loads(built["wild.tasks"].read_text(encoding="utf-8"))["requests"]
+        tasks = [t for r in requests for t in r["tasks"]]
+        assert {(t["done"], t["approved"]) for t in tasks} == {(True, True), (True, False), (False, False)}
+        assert [r["completed"] for r in requests] == [False, False, True]
+        assert len({t["id"] for t in tasks}) == len(tasks)
+
+    def test_todo_txt_has_priorities_projects_and_a_done_task(self, built):
+        """todo.txt lines carry priorities, +projects and @contexts; one is completed (``x`` first)."""
+        lines = (built["wild.todo"] / "todo.txt").read_text(encoding="utf-8").splitlines()
+        assert any(line.startswith("(A) ") for line in lines) and any(line.startswith("x ") for line in lines)
+        assert all("+" in line and "@" in line for line in lines)
+
+    def test_js_project_has_a_flat_config_and_files_to_lint(self, built):
+        """The ESLint flat config sits at the root beside sources that are clean, broken and ignored."""
+        root = built["wild.jsproject"]
+        assert "module.exports = [" in (root / "eslint.config.js").read_text()
+        assert {p.name for p in (root / "src").iterdir()} == {"math.js", "cart.js", "broken.js"}
+        assert (root / "build" / "bundle.js").is_file()
 
 
 class TestPostgresSeed:

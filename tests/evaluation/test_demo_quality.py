@@ -2,7 +2,7 @@
 
 The evaluation runs end to end over the whole task set, and the atlas's guidance beats the
 docs-only baseline where the atlas knows more than the docs: it serves the boundaries the build
-verified, and it finds the needed tools more often.
+verified, and it finds the needed tools more often, for at most 1.5 times the docs' tokens.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class TestDemoQuality:
         assert a.boundary_tasks == d.boundary_tasks > 0
         assert a.boundary_inclusion > d.boundary_inclusion
         assert a.recall_at_5 > d.recall_at_5
-        assert a.mean_tokens > d.mean_tokens  # it serves more, and says so
+        assert a.mean_tokens <= 1.5 * d.mean_tokens  # it pays its way
 
     def test_served_boundaries_quote_the_server(self, demo_atlas: Atlas) -> None:
         """Each hinted boundary the atlas serves is a verified boundary entry quoting the server's error."""

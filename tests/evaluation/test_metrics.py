@@ -12,9 +12,19 @@ from toolatlas.evaluation import (
     evaluate,
     recall_at,
     summarise,
+    warnings,
 )
 from toolatlas.graph.models import Entry, EntryKind, Evidence, ToolNode
-from toolatlas.guidance import Atlas, AtlasView, BoundaryNote, Guidance, ToolGuidance
+from toolatlas.guidance import (
+    Atlas,
+    AtlasView,
+    BoundaryNote,
+    DocumentedNote,
+    GapNote,
+    Guidance,
+    ServerNote,
+    ToolGuidance,
+)
 from toolatlas.models import OutcomeClass
 
 
@@ -153,3 +163,35 @@ class TestSystems:
         assert answer.ranked == [f"{t.server}.{t.tool}" for t in atlas.guide(task.text).tools]
         assert answer.ranked[0] == "fs.get_file_info" and answer.boundary
         assert answer.tokens == atlas.guide(task.text).tokens
+
+
+class TestWarnings:
+    def test_a_warning_counts_only_about_the_named_tools(self) -> None:
+        """A phrase in a warning about another tool does not count when the task names the tool to warn about."""
+        guidance = guidance_with("`path` names a file that does not exist", "ENOENT: no such file or directory")
+        assert boundary_included(guidance, ["parent", "does not exist"], ["fs.stat"])
+        assert not boundary_included(guidance, ["parent", "does not exist"], ["fs.write"])
+        assert not boundary_included(guidance, ["no such file"], ["fs.list"])
+
+    def test_documented_clauses_gaps_and_server_notes_are_warnings(self) -> None:
+        """An operative clause, a gap note and a server note each warn, about their own tools."""
+        guidance = Guidance(
+            task="t",
+            tools=[ToolGuidance(server="fs", tool="search", documented=[DocumentedNote(text="Patterns match paths.")])],
+            gaps=[GapNote(operation="copy", text="No tool copies: `read`, then `write`.", tools=["fs.read", "fs.write"])],
+            notes=[ServerNote(server="fs", text="Only works within allowed directories.")],
+        )
+        assert boundary_included(guidance, "match paths", ["fs.search"])
+        assert boundary_included(guidance, "no tool copies", ["fs.write"])
+        assert boundary_included(guidance, "within allowed", ["fs.move"])
+        assert not boundary_included(guidance, "match paths", ["fs.read"])
+        assert {frozenset({"fs.search"}), frozenset({"fs.*"})} <= {about for about, _ in warnings(guidance)}
+
+    def test_docs_only_warns_only_through_the_named_tools(self) -> None:
+        """Docs-only is credited with a failure only when the description of a tool the task names states it."""
+        view = small_view()
+        named = EvalTask(id="t", split="dev", text="list the files in a directory", needed=(need("fs.list_directory"),),
+                         boundary_hint="within allowed directories", boundary_tools=("fs.list_directory",))
+        other = EvalTask(id="t", split="dev", text="list the files in a directory", needed=(need("fs.list_directory"),),
+                         boundary_hint="within allowed directories", boundary_tools=("fs.get_file_info",))
+        assert DocsOnly(view).answer(named).boundary and not DocsOnly(view).answer(other).boundary

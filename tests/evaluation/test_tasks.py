@@ -123,3 +123,24 @@ class TestLoading:
         with pytest.raises(ConfigError) as error:
             check_tools(tasks, ["git.git_log"])
         assert error.value.problems == [("task a", "needs 'git.git_show', which the atlas does not have")]
+
+
+class TestFailureAnnotations:
+    def test_several_phrases_and_the_tools_they_are_about(self, tmp_path: Path) -> None:
+        """A hint may be a list of phrases, limited to the tools it is about, with the failure in words."""
+        body = TASK.format(id="t1", split="dev", needed='"fs.write"') + (
+            'failure = "writing into a folder that is not there yet"\n'
+            'boundary_hint = ["parent", "does not exist"]\nboundary_tools = ["fs.write"]\n')
+        [loaded] = load_tasks(write(tmp_path, body))
+        assert loaded.boundary_phrases == ("parent", "does not exist") and loaded.boundary_tools == ("fs.write",)
+        assert loaded.failure == "writing into a folder that is not there yet"
+
+    def test_tools_without_a_hint_or_not_tool_names_are_errors(self, tmp_path: Path) -> None:
+        """boundary_tools needs a hint, and names tools as server.tool; an empty phrase list is refused."""
+        base = TASK.format(id="t1", split="dev", needed='"fs.write"')
+        with pytest.raises(ConfigError, match="without a boundary_hint"):
+            load_tasks(write(tmp_path, base + 'boundary_tools = ["fs.write"]\n'))
+        with pytest.raises(ConfigError, match="server.tool"):
+            load_tasks(write(tmp_path, base + 'boundary_hint = "x"\nboundary_tools = ["write"]\n'))
+        with pytest.raises(ConfigError, match="boundary_hint"):
+            load_tasks(write(tmp_path, base + "boundary_hint = []\n"))

@@ -71,7 +71,7 @@ def small_atlas(*, stale_boundary: bool = False) -> AtlasView:
 class TestTraversal:
     def test_finds_the_tools_a_task_needs(self) -> None:
         """A commit task leads to git_commit and git_add, the strategy, and the exemplar trace."""
-        guidance = Atlas(small_atlas()).guide("commit my staged changes with a message")
+        guidance = Atlas(small_atlas()).guide("commit my staged changes with a message", docs_ratio=None)
         names = [t.tool for t in guidance.tools]
         assert {"git_commit", "git_add"} <= set(names[:3])
         assert guidance.strategies and guidance.strategies[0].title == "Stage before committing"

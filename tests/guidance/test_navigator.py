@@ -3,7 +3,16 @@ expansion, ranking by evidence, the tool reserve of the read budget, and the sta
 
 from __future__ import annotations
 
-from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus, Evidence, ToolNode, TraceNode, TraceStep
+from toolatlas.graph.models import (
+    CoUsageRelation,
+    Entry,
+    EntryKind,
+    EntryStatus,
+    Evidence,
+    ToolNode,
+    TraceNode,
+    TraceStep,
+)
 from toolatlas.guidance import Atlas, AtlasView, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.models import OutcomeClass
@@ -98,8 +107,9 @@ class TestTraversal:
     def test_budget_is_kept_for_tools(self) -> None:
         """However relevant the traces, a small budget is spent on tools first."""
         tools = [tool(f"t{i}", f"deploy step {i}") for i in range(6)]
-        traces = [TraceNode(id=f"q{i}", server="ci", task="deploy", steps=[TraceStep(tool="t0", rationale="deploy")],
-                            tools=["t0"], runs=1, resolved=1) for i in range(3)]
+        traces = [TraceNode(id=f"q{i}", server="ci", task="deploy",
+                            steps=[TraceStep(tool="t0", rationale="deploy"), TraceStep(tool="t1", rationale="check")],
+                            tools=["t0", "t1"], runs=1, resolved=1) for i in range(3)]
         atlas = Atlas(AtlasView(tools, [], traces, []))
         small = atlas.guide("deploy", budget=5)
         assert [s.operation for s in small.trail] == ["read_tool"] * 5

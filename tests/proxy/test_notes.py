@@ -58,7 +58,7 @@ class TestToolNotes:
         """A verified use with its example, then the domain boundary with its exact error, paths filled in."""
         block = ToolNotes(FULL, "fs", Placeholders(ROOT)).blocks["read"]
         lines = block.splitlines()
-        assert lines[1] == '- Works given `path`; it changes nothing, e.g. {"path": "/srv/project/README.md"}'
+        assert lines[1] == '- Works with `path`, e.g. {"path": "/srv/project/README.md"}'
         assert lines[2] == '- Fails when `path` is outside the allowed directory → error: "Access denied - /etc not in /srv/project"'
         assert "${" not in block
 

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import structlog
 
-from toolatlas.build.frontier import grow_subgraph
+from toolatlas.build.frontier import grow_subgraph, priority
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import OutcomeClass
 from toolatlas.probing.models import Direction, Probe
@@ -372,6 +372,7 @@ def _most_novel(
         if probe.id in taken:
             continue
         gain = sum(1 for k in probe.coverage_keys if k not in graph.covered and k not in claimed)
+        gain += priority(probe) if gain else 0
         if gain > 0 and (best is None or (-gain, tie) < best):
             best, found = (-gain, tie), probe
     return found

@@ -192,6 +192,10 @@ class BuildReport(Frozen):
     """Server → the Ray nodes its executors ran on (Ray builds)."""
     llm: UsageLedger | None = None
     """LLM builds: tokens, calls, retries, failures and cost per role, model, server and round."""
+    server_seconds: dict[str, float] = {}
+    """Server → its build's wall time (in-process builds)."""
+    tool_seconds: dict[str, dict[str, float]] = {}
+    """Server → tool → seconds its calls took (pilot included): no tool should dominate its server's build."""
 
 
 async def build_catalogue(
@@ -227,6 +231,7 @@ async def build_catalogue(
     started, t0 = utcnow(), time.perf_counter()
     calls = resets = 0
     statuses: dict[str, str] = {}
+    costs: dict[str, tuple[float, dict[str, float]]] = {}
 
     def count_calls(rollout, verdict, delta) -> None:
         nonlocal calls, resets
@@ -250,6 +255,7 @@ async def build_catalogue(
                 build.preload = await asyncio.to_thread(store.server_records, spec.name)
             try:
                 result = await build.run()
+                costs[spec.name] = (build.seconds, dict(build.tool_seconds))
             except Exception as exc:  # one server's bug must not lose the others' work
                 log.exception("server_build_crashed", server=spec.name)
                 failed = RoundCoverage(server=spec.name, round=0, status="failed", detail=f"{type(exc).__name__}: {exc}"[:500])
@@ -267,9 +273,15 @@ async def build_catalogue(
         if llm is not None:
             await llm.aclose()
     await asyncio.to_thread(store.optimize)
-    return finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
-                         [row for rows in results for row in rows], calls, resets,
-                         llm.ledger if llm is not None else None)
+    report = finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
+                           [row for rows in results for row in rows], calls, resets,
+                           llm.ledger if llm is not None else None)
+    report = report.model_copy(update={
+        "server_seconds": {name: round(seconds, 3) for name, (seconds, _t) in sorted(costs.items())},
+        "tool_seconds": {name: {t: round(v, 3) for t, v in sorted(tools.items())} for name, (_s, tools) in sorted(costs.items())},
+    })
+    AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
+    return report
 
 
 def use_llm(catalogue: Catalogue, backend: str) -> bool:

@@ -16,9 +16,10 @@ from typing import Protocol
 
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
+from toolatlas.offline.mutations import SEMANTIC_FAMILIES
 from toolatlas.probing.models import Direction, Probe
 
-__all__ = ["Frontier", "GraphFrontier", "UniformFrontier", "frontier_for"]
+__all__ = ["Frontier", "GraphFrontier", "UniformFrontier", "frontier_for", "priority"]
 
 
 class Frontier(Protocol):
@@ -86,6 +87,13 @@ def novelty(graph: ServerGraph, probe: Probe) -> int:
     return sum(1 for key in probe.coverage_keys if key not in graph.covered)
 
 
+def priority(probe: Probe) -> int:
+    """1 for a boundary probe of a semantic family (a path escaping the root, a missing reference,
+    a no-match edit, a constraint…), 0 otherwise: among equally novel candidates, misuse an agent
+    cannot read off the JSON Schema is probed before what the schema already states."""
+    return int(any(step.mutation in SEMANTIC_FAMILIES for step in probe.steps))
+
+
 class GraphFrontier(_Stateless):
     """Under-explored tools first, their co-usage neighbourhood next, the most novel probes in it."""
 
@@ -118,7 +126,8 @@ class GraphFrontier(_Stateless):
                 scored = sorted(
                     pool,
                     key=lambda p: (
-                        -(novelty(graph, p) + (0.5 if direction is Direction.BOUNDARY and no_boundary else 0)),
+                        -(novelty(graph, p) + (0.5 if direction is Direction.BOUNDARY and no_boundary else 0)
+                          + (priority(p) if novelty(graph, p) else 0)),
                         rng.random(),
                     ),
                 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -101,9 +102,23 @@ class ServerBuild:
         self.coverage: list[RoundCoverage] = []
         self.executors: list[Executor] = []
         self._infrastructure_failures = 0
+        self.tool_seconds: Counter[str] = Counter()
+        """Seconds each tool's calls took in this build (its pilot included): what it cost the build."""
+        self.seconds = 0.0
+        """The build's wall time, start to close."""
         self._log = log.bind(server=spec.name)
 
     async def run(self) -> list[RoundCoverage]:
+        t0 = time.perf_counter()
+        try:
+            return await self._run()
+        finally:
+            self.seconds = time.perf_counter() - t0
+            if self.shard.proposer is not None:
+                for tool, cost in self.shard.proposer.discovery.costs.items():
+                    self.tool_seconds[tool] += cost.seconds
+
+    async def _run(self) -> list[RoundCoverage]:
         try:
             tools = await self.start()
         except ToolAtlasError as exc:
@@ -181,6 +196,8 @@ class ServerBuild:
             while not queue.empty() and not self.given_up:
                 index, probe = queue.get_nowait()
                 rollout, verdict = await executor.run_verified(probe)
+                for step in rollout.steps:
+                    self.tool_seconds[step.outcome.tool] += step.outcome.latency_ms / 1000
                 self._infrastructure_failures = (
                     self._infrastructure_failures + 1 if rollout.infrastructure_error is not None else 0
                 )

@@ -22,6 +22,7 @@ from toolatlas.graph.inducer import InductionDelta, Inducer
 from toolatlas.graph.models import Entry, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.offline.discovery import Discovery
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.workspace import Workspace
@@ -30,8 +31,10 @@ __all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
 
 log = structlog.get_logger(__name__)
 
-CHECKPOINT_VERSION = 2
-"""2: the oversized boundary value travels as its placeholder (`${oversized_text}`), which changed probe ids."""
+CHECKPOINT_VERSION = 3
+"""3: the discovery (listings, introspected database, tool costs) is kept, so a resumed build plans as the first did."""
+SLOW_PROBES_PER_ROUND = 1
+"""Exploration probes per round that may call a tool discovery found slow."""
 MAX_CHAINS = 64
 """Verified multi-step chains a shard keeps (distinct tool sequences) for the LLM method's chain tasks."""
 
@@ -86,6 +89,7 @@ class ServerShard:
             log.info("graph_loaded", server=self.spec.name, entries=len(self.graph.entries), stale=stale)
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
+        self.proposer.discover(self.settings.seed)
 
     def open(self, tools: list[ToolSpec], stored: dict[str, list] | None, checkpoint: dict[str, Any] | None) -> int:
         """Continue from a checkpoint when there is one, else start from the live tools (and what
@@ -128,7 +132,25 @@ class ServerShard:
             )
             if len(chosen) >= self.round_budget:
                 break
-        return chosen
+        return self._within_cost(chosen)
+
+    def _within_cost(self, chosen: list[Probe]) -> list[Probe]:
+        """At most :data:`SLOW_PROBES_PER_ROUND` probes per slow tool, and none while no call of it has
+        answered yet (a tool that only times out has shown what it will show): a slow tool never
+        takes a round's time from the others."""
+        assert self.graph is not None and self.proposer is not None
+        slow = self.proposer.slow
+        if not slow:
+            return chosen
+        spent: Counter[str] = Counter()
+        kept = []
+        for probe in chosen:
+            tools = {step.tool for step in probe.steps} & slow
+            if any(spent[t] >= SLOW_PROBES_PER_ROUND or not self.graph.tools[t].affordances for t in tools):
+                continue
+            spent.update(tools)
+            kept.append(probe)
+        return kept
 
     def _allowed(self, probe: Probe) -> bool:
         """False for a probe of a direction the build's ablation switches turned off."""
@@ -199,6 +221,7 @@ class ServerShard:
             "rng": [version, list(internal), gauss],
             "frontier_state": self.frontier.state(),
             "pool": self.proposer.pool.dump(),
+            "discovery": self.proposer.discovery.model_dump(mode="json"),
             "calls_by_probe": self.proposer.calls_by_probe,
             "transitions": dict(graph.transition_opportunities),
             "covered": sorted(graph.covered),
@@ -226,6 +249,7 @@ class ServerShard:
         self.frontier.restore(state["frontier_state"])
         self.proposer = OfflineProposer(graph, self.workspace, self.spec, self.rng, pool=ValuePool.load(state["pool"]))
         self.proposer.prepare()
+        self.proposer.apply_discovery(Discovery.model_validate(state.get("discovery") or {}), harvest=False)
         self.proposer.calls_by_probe = state["calls_by_probe"]
         self.completed_round = state["completed_round"]
         self.chains = [Probe.model_validate(p) for p in state.get("chains", [])]

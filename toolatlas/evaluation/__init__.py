@@ -1,10 +1,10 @@
 """Guidance quality over a task set: recall@5 of needed tools and boundary inclusion, against a docs-only baseline."""
 
 from toolatlas.evaluation.metrics import (
-    K,
     Answer,
     AtlasGuidance,
     DocsOnly,
+    K,
     Retriever,
     Summary,
     TaskResult,
@@ -13,17 +13,18 @@ from toolatlas.evaluation.metrics import (
     evaluate,
     recall_at,
     summarise,
+    warnings,
 )
 from toolatlas.evaluation.tasks import DEMO_TASKS, SPLITS, EvalTask, check_tools, load_tasks
 
 __all__ = [
     "DEMO_TASKS",
-    "K",
     "SPLITS",
     "Answer",
     "AtlasGuidance",
     "DocsOnly",
     "EvalTask",
+    "K",
     "Retriever",
     "Summary",
     "TaskResult",
@@ -34,4 +35,5 @@ __all__ = [
     "load_tasks",
     "recall_at",
     "summarise",
+    "warnings",
 ]

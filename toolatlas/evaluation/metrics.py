@@ -5,13 +5,15 @@ Two kinds of system answer the same tasks:
 * :class:`AtlasGuidance` — ``Atlas.guide`` (Dynamic Memory Traversal, then compression), timed
   without the atlas' answer cache, with any navigator (the ablations swap it);
 * :class:`DocsOnly` — the baseline an agent has without an atlas: BM25 over each tool's raw name
-  and description (the same stemmed :class:`LexicalIndex` the atlas uses), top 5. It includes a
-  boundary only when the raw description of a served tool happens to state it.
+  and description (the same stemmed :class:`LexicalIndex` the atlas uses), top 5. It warns of a
+  failure only when the raw description of a served tool happens to state it.
 
 recall@5 is the share of a task's needs met by the first 5 tools served, in the order served;
-complete@5 the share of tasks with every need met; boundary inclusion is the share of tasks with
-a ``boundary_hint`` whose answer holds a ``when_not`` item whose condition or error contains the
-hint (case-insensitive).
+complete@5 the share of tasks with every need met; boundary inclusion ("the likely failure
+warned") is the share of tasks with a ``boundary_hint`` whose answer holds a warning that contains
+one of its phrases (case-insensitive) about one of its ``boundary_tools`` (any tool when none are
+named). A warning is a boundary (condition or error), an operative clause of the documentation, a
+gap note, a server note (about all of the server's tools) or a strategy's steps and pitfalls.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ from toolatlas.guidance.render import compress
 from toolatlas.store.atlas import record_text
 
 __all__ = [
-    "K",
     "Answer",
     "AtlasGuidance",
     "DocsOnly",
+    "K",
     "Retriever",
     "Summary",
     "TaskResult",
@@ -43,6 +45,7 @@ __all__ = [
     "evaluate",
     "recall_at",
     "summarise",
+    "warnings",
 ]
 
 K = 5
@@ -80,34 +83,63 @@ def complete_at(ranked: Sequence[str], needed: Sequence[Sequence[str]], k: int =
     return recall_at(ranked, needed, k) == 1.0
 
 
-def boundary_included(guidance: Guidance, hint: str | None) -> bool:
-    """Whether some ``when_not`` item of the guidance names the hinted boundary (in its condition or error)."""
+def warnings(guidance: Guidance) -> list[tuple[frozenset[str], str]]:
+    """Every warning of the guidance: (the ``server.tool`` names it is about, its text). A name
+    ``server.*`` stands for every tool of the server."""
+    found: list[tuple[frozenset[str], str]] = []
+    for tool in guidance.tools:
+        about = frozenset({f"{tool.server}.{tool.tool}"})
+        found += [(about, f"{b.condition}\n{b.error}") for b in tool.when_not]
+        found += [(about, f"{d.text}\n{d.note}") for d in tool.documented]
+    found += [(frozenset(gap.tools), gap.text) for gap in guidance.gaps]
+    found += [(frozenset({f"{note.server}.*"}), f"{note.text}\n{note.note}") for note in guidance.notes]
+    for strategy in guidance.strategies:
+        text = "\n".join([*strategy.steps, *strategy.pitfalls])
+        found.append((frozenset({f"{strategy.server}.*"}), text))
+    return found
+
+
+def _about(about: frozenset[str], tools: Sequence[str]) -> bool:
+    return not tools or any(t in about or f"{t.split('.', 1)[0]}.*" in about for t in tools)
+
+
+def _phrases(hint: str | Sequence[str] | None) -> list[str]:
     if not hint:
-        return False
-    needle = hint.lower()
-    return any(needle in f"{b.condition}\n{b.error}".lower() for tool in guidance.tools for b in tool.when_not)
+        return []
+    return [hint.lower()] if isinstance(hint, str) else [h.lower() for h in hint if h]
+
+
+def boundary_included(guidance: Guidance, hint: str | Sequence[str] | None, tools: Sequence[str] = ()) -> bool:
+    """Whether some warning of the guidance about one of ``tools`` (any, when empty) names the hinted
+    failure: contains one of the ``hint`` phrases."""
+    phrases = _phrases(hint)
+    return any(_about(about, tools) and any(p in text.lower() for p in phrases)
+               for about, text in warnings(guidance)) if phrases else False
 
 
 class AtlasGuidance:
     """``Atlas.guide`` as a system: the navigator's walk, compressed to guidance, timed without the answer cache."""
 
     def __init__(self, atlas: Atlas, *, name: str = "atlas", budget: int = 8, k_r: int = 3, max_tokens: int = 1200,
-                 navigator: Navigator | None = None) -> None:
+                 navigator: Navigator | None = None, right_servers: bool = False) -> None:
         self.atlas, self.name = atlas, name
+        self.right_servers = right_servers
+        """Ask for each task's own servers only (what routing among all servers costs, by comparison)."""
         self.budget, self.k_r, self.max_tokens = budget, k_r, max_tokens
         self.navigator = navigator or atlas.navigator
 
-    def guide(self, text: str) -> Guidance:
-        """What ``Atlas.guide`` answers (for all servers), computed afresh."""
-        walk = self.navigator.walk(self.atlas.view, text, servers=None, k_r=self.k_r, budget=self.budget)
+    def guide(self, text: str, servers: set[str] | None = None) -> Guidance:
+        """What ``Atlas.guide`` answers (for all servers, or ``servers``), computed afresh."""
+        walk = self.navigator.walk(self.atlas.view, text, servers=servers, k_r=self.k_r, budget=self.budget)
         return compress(self.atlas.view, walk, max_tokens=self.max_tokens)
 
     def answer(self, task: EvalTask) -> Answer:
         t0 = time.perf_counter()
-        guidance = self.guide(task.text)
+        guidance = self.guide(task.text, set(task.servers) if self.right_servers else None)
         seconds = time.perf_counter() - t0
         return Answer(ranked=[f"{t.server}.{t.tool}" for t in guidance.tools],
-                      boundary=boundary_included(guidance, task.boundary_hint), tokens=guidance.tokens, seconds=seconds)
+                      boundary=boundary_included(guidance, task.boundary_phrases, task.boundary_tools),
+                      tokens=guidance.tokens, seconds=seconds)
 
 
 class DocsOnly:
@@ -125,10 +157,10 @@ class DocsOnly:
         served = [(f"{self.keys[i][0]}.{self.keys[i][1]}", self.descriptions[i]) for i, _ in hits]
         text = "\n".join(f"## {name} — {' '.join(description.split())}" for name, description in served)
         seconds = time.perf_counter() - t0
-        hint = (task.boundary_hint or "").lower()
-        return Answer(ranked=[name for name, _ in served],
-                      boundary=bool(hint) and any(hint in description.lower() for _, description in served),
-                      tokens=len(text) // 4 + 1, seconds=seconds)
+        phrases = _phrases(task.boundary_phrases)
+        warned = any(_about(frozenset({name}), task.boundary_tools) and any(p in description.lower() for p in phrases)
+                     for name, description in served)
+        return Answer(ranked=[name for name, _ in served], boundary=warned, tokens=len(text) // 4 + 1, seconds=seconds)
 
 
 @dataclass

@@ -4,6 +4,11 @@ The tasks live in the versioned data file ``demo_tasks.toml`` beside this module
 ``needed`` tools are *needs*: each need is one tool, or a few interchangeable ones (``a|b``, e.g.
 the deprecated and the current file reader), and is met when any of them is served.
 
+A task may name the failure an agent doing the obvious thing runs into: ``boundary_hint`` is a
+phrase (or a list of phrases, any of which will do) that a warning about it contains, and
+``boundary_tools`` (optional) the ``server.tool`` names the warning must be about — a phrase such
+as "does not exist" only counts on the tool that fails that way.
+
 A malformed task file is a :class:`~toolatlas.errors.ConfigError` that lists every problem
 (task id and field) at once.
 """
@@ -18,7 +23,7 @@ from typing import Literal, get_args
 
 from toolatlas.errors import ConfigError
 
-__all__ = ["DEMO_TASKS", "SPLITS", "EvalTask", "check_tools", "load_tasks"]
+__all__ = ["DEMO_TASKS", "SPLITS", "EvalTask", "check_tools", "load_tasks", "parse_task"]
 
 DEMO_TASKS = Path(__file__).resolve().parent / "demo_tasks.toml"
 """The demo catalogue's task set."""
@@ -27,7 +32,7 @@ Split = Literal["dev", "held"]
 SPLITS: tuple[str, ...] = get_args(Split)
 """``dev`` tasks may be looked at while tuning guidance; ``held`` tasks only measure it."""
 
-_FIELDS = {"id", "split", "text", "needed", "boundary_hint"}
+_FIELDS = {"id", "split", "text", "needed", "failure", "boundary_hint", "boundary_tools"}
 
 
 @dataclass(frozen=True)
@@ -39,8 +44,19 @@ class EvalTask:
     text: str
     needed: tuple[tuple[str, ...], ...]
     """Needs, each a tuple of interchangeable ``server.tool`` names."""
+    failure: str | None = None
+    """The failure this task runs into, in plain words (for reports)."""
     boundary_hint: str | None = None
-    """A phrase of the verified boundary's condition or error that this task runs into."""
+    """A phrase of a warning about the failure this task runs into (its condition, error or clause)."""
+    boundary_alternatives: tuple[str, ...] = ()
+    """Other phrases that name the same failure (any one will do)."""
+    boundary_tools: tuple[str, ...] = ()
+    """The ``server.tool`` names a warning must be about to count (empty: any tool)."""
+
+    @property
+    def boundary_phrases(self) -> tuple[str, ...]:
+        """Every phrase that names the task's failure (empty when it has none)."""
+        return (self.boundary_hint, *self.boundary_alternatives) if self.boundary_hint else ()
 
     @property
     def tools(self) -> set[str]:
@@ -57,7 +73,7 @@ def _is_tool_name(name: str) -> bool:
     return bool(dot and server and tool and not any(c.isspace() for c in name))
 
 
-def _parse(raw: object, where: str, problems: list[tuple[str, str]]) -> EvalTask | None:
+def parse_task(raw: object, where: str, problems: list[tuple[str, str]]) -> EvalTask | None:
     """One task table, or ``None`` (with its problems appended) when it is malformed."""
     if not isinstance(raw, dict):
         problems.append((where, "a task is a table"))
@@ -79,13 +95,24 @@ def _parse(raw: object, where: str, problems: list[tuple[str, str]]) -> EvalTask
         for need, text in zip(needs, needed, strict=True):
             if not all(_is_tool_name(tool) for tool in need):
                 problems.append((f"{where}.needed", f"{text!r}: every alternative is 'server.tool'"))
-    hint = raw.get("boundary_hint")
-    if hint is not None and (not isinstance(hint, str) or not hint.strip()):
-        problems.append((f"{where}.boundary_hint", "a non-empty string when given"))
+    hints = raw.get("boundary_hint")
+    hints = [hints] if isinstance(hints, str) else hints
+    if hints is not None and (not isinstance(hints, list) or not hints
+                              or not all(isinstance(h, str) and h.strip() for h in hints)):
+        problems.append((f"{where}.boundary_hint", "a non-empty string, or a list of them, when given"))
+    about = raw.get("boundary_tools", [])
+    if not isinstance(about, list) or not all(isinstance(t, str) and _is_tool_name(t) for t in about):
+        problems.append((f"{where}.boundary_tools", "a list of 'server.tool' names"))
+    elif about and not hints:
+        problems.append((f"{where}.boundary_tools", "given without a boundary_hint"))
+    failure = raw.get("failure")
+    if failure is not None and (not isinstance(failure, str) or not failure.strip()):
+        problems.append((f"{where}.failure", "a non-empty string when given"))
     if len(problems) > found:
         return None
     return EvalTask(id=raw["id"], split=raw["split"], text=" ".join(raw["text"].split()), needed=needs,
-                    boundary_hint=hint)
+                    failure=failure, boundary_hint=hints[0] if hints else None, boundary_alternatives=tuple(hints[1:]) if hints else (),
+                    boundary_tools=tuple(about))
 
 
 def load_tasks(path: str | Path = DEMO_TASKS, *, split: Split | None = None) -> list[EvalTask]:
@@ -104,7 +131,7 @@ def load_tasks(path: str | Path = DEMO_TASKS, *, split: Split | None = None) -> 
         label = f"tasks[{index}]"
         if isinstance(raw, dict) and isinstance(raw.get("id"), str):
             label += f" ({raw['id']})"
-        task = _parse(raw, label, problems)
+        task = parse_task(raw, label, problems)
         if task is not None:
             tasks.append(task)
     seen: set[str] = set()

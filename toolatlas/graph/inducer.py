@@ -139,7 +139,10 @@ class Inducer:
                 args += "; optional " + ", ".join(optional)
             what = {
                 Effect.READ_ONLY: "changes nothing",
-                Effect.MUTATING: f"changes the environment ({verdict.change.summary(limit=2)})",
+                Effect.MUTATING: (
+                    f"changes the environment ({verdict.change.summary(limit=2)})" if not verdict.change.empty
+                    else "changes the server's own state (its read tools show it; the environment does not)"
+                ),
                 Effect.UNKNOWN: "",
             }[effect]
             text = f"`{step.tool}` ({spec.purpose}) works given {args}" + (f"; it {what}." if what else ".")
@@ -251,6 +254,12 @@ class Inducer:
                 source = probe.steps[step.enabled_by].tool
                 yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
                     update={"excerpt": f"succeeded once `{source}` had changed the state ({enabler.change.summary(limit=2)})"}
+                )
+            control = by_index.get(step.compares) if step.compares is not None else None
+            if step_verdict.output_changed and control is not None and control.output_changed is False and index > 0:
+                source = probe.steps[index - 1].tool
+                yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
+                    update={"excerpt": f"shows a different result after `{source}` than twice before it"}
                 )
             if step.retry_of is not None and by_index.get(step.retry_of) and by_index[step.retry_of].failed:
                 source = probe.steps[step.retry_of].tool

@@ -82,7 +82,7 @@ class ServerGraph:
                 annotations=t.annotations,
                 arguments_total=argument_keys(t),
             )
-            for t in tools
+            for t in self.specs.values()
         }
         self.entries: dict[str, Entry] = {}
         self.traces: dict[str, TraceNode] = {}
@@ -90,8 +90,9 @@ class ServerGraph:
         self.transition_opportunities: Counter[str] = Counter()
         self.covered: set[str] = set()
         """Coverage keys some probe has exercised (``tool:prop``, ``tool:mutation:arg``, ``pair:a>b``...)."""
-        self.dirty: set[tuple[str, str]] = set()
-        """(layer, id) records changed since the last persist."""
+        self.dirty: set[tuple[str, str]] = {("tools", node.id) for node in self.tools.values()}
+        """(layer, id) records changed since the last persist: at first every tool node, so that a tool
+        no probe has reached yet (or ever reaches) is in the atlas all the same."""
         self._stale_out: list[Entry] = []
         """Entries of an outdated interface, marked stale on load: persisted once, not kept in the graph."""
 

@@ -16,10 +16,13 @@ from threading import Lock
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
-from toolatlas.guidance.index import LexicalIndex
+from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
-from toolatlas.guidance.render import compress, strategy_guidance, tool_guidance, trace_exemplar
+from toolatlas.guidance.operations import expanded
+from toolatlas.guidance.plan import ROUTE_SHARE, Plan, make_plan
+from toolatlas.guidance.profiles import server_profiles
+from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
 __all__ = ["Atlas", "AtlasView"]
@@ -27,6 +30,11 @@ __all__ = ["Atlas", "AtlasView"]
 CACHE_SIZE = 4096
 """Guidance answers kept per atlas (the atlas is read-only, so an answer never goes stale)."""
 
+
+DOCS_WEIGHT = 0.65
+"""Share of a tool's relevance that comes from its own documentation (the rest: its verified vocabulary)."""
+OFF_ROUTE = 0.3
+"""Weight of a tool whose server the task is not routed to."""
 
 VALUE_CHARS = 500
 """Longer argument values (oversized probes, bulk payloads) are left out of a tool's retrieval text."""
@@ -44,7 +52,7 @@ def _strings(value: object) -> list[str]:
 
 
 class AtlasView:
-    """The records of an atlas, indexed for retrieval."""
+    """The records of an atlas, indexed for retrieval, with each tool's and server's profile."""
 
     def __init__(
         self,
@@ -64,17 +72,24 @@ class AtlasView:
         self.strategies: dict[str, StrategyNode] = {s.id: s for s in strategies if live(s)}
         self.by_tool: dict[tuple[str, str], dict[EntryKind, list[Entry]]] = {}
         for entry in sorted(self.entries.values(), key=lambda e: (-e.support, -e.confidence, e.id)):
-            self.by_tool.setdefault((entry.server, entry.tool), {k: [] for k in EntryKind})[entry.kind].append(entry)
+            if (entry.server, entry.tool) in self.tool_nodes:
+                self.by_tool.setdefault((entry.server, entry.tool), {k: [] for k in EntryKind})[entry.kind].append(entry)
         self.trace_ids = sorted(self.traces)
         self.tool_keys = sorted(self.tool_nodes)
         self.trace_index = LexicalIndex([record_text(self.traces[i]) for i in self.trace_ids])
-        self.tool_index = LexicalIndex([self._tool_text(k) for k in self.tool_keys])
-        self.boundary_indexes: dict[tuple[str, str], LexicalIndex] = {
-            key: LexicalIndex([f"{b.condition} {b.error_signature} {b.text}" for b in kinds[EntryKind.BOUNDARY]])
-            for key, kinds in self.by_tool.items()
-        }
-        """Each tool's boundaries (in :meth:`entries_of` order) indexed once, to rank them against a task."""
+        self.docs_index = LexicalIndex([record_text(self.tool_nodes[k]) for k in self.tool_keys])
+        """Each tool's name and description: what its documentation says."""
+        self.knowledge_index = LexicalIndex([self._knowledge_text(k) for k in self.tool_keys])
+        """Each tool's verified vocabulary, every word once: an entry count cannot lift a tool."""
         self.servers = sorted({k[0] for k in self.tool_keys})
+        knowledge = [self._knowledge_text(k) for k in self.tool_keys]
+        self.server_index = LexicalIndex([
+            " ".join([*(f"{record_text(self.tool_nodes[k])} {text}" for k, text in zip(self.tool_keys, knowledge, strict=True)
+                        if k[0] == server),
+                      *(self.traces[t].task for t in self.trace_ids if self.traces[t].server == server)])
+            for server in self.servers])
+        """Each server as one document of its tools' texts and its traces' tasks: what routes a task to a server."""
+        self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
         self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
         for (server, tool), node in self.tool_nodes.items():
             for peer, weight in node.neighbours.items():
@@ -84,18 +99,16 @@ class AtlasView:
                     links = self.compositions.setdefault(a, {})
                     links[b] = max(links.get(b, 0.0), weight)
 
-    def _tool_text(self, key: tuple[str, str]) -> str:
-        """A tool's name and description, what it was verified to do and where it was verified to fail,
-        and the argument values that worked (table names in SQL, file names, branches…): the domain
-        words a task will use.
-        Robustness findings (``tolerates:``) add their argument values but not their text: they
-        say what a tool survives, not what it is for."""
-        node = self.tool_nodes[key]
+    def _knowledge_text(self, key: tuple[str, str]) -> str:
+        """The distinct words of what a tool was verified to do and where it was verified to fail, and
+        of the argument values that worked (table names, file names, branches…): the domain words a
+        task will use. Robustness findings (tolerances) add their argument values but not their text:
+        they say what a tool survives, not what it is for."""
         affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
-        uses = sorted({e.when or "" for e in affordances if not e.signature.startswith("tolerates:")})
-        limits = [e.condition or "" for e in self.by_tool.get(key, {}).get(EntryKind.BOUNDARY, [])]
-        values = [v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)]
-        return " ".join([record_text(node), *uses, *limits, *values])
+        uses = {e.when or "" for e in affordances if e.family is None and not e.signature.startswith("tolerates:")}
+        limits = {e.condition or "" for e in self.by_tool.get(key, {}).get(EntryKind.BOUNDARY, [])}
+        values = {v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)}
+        return " ".join(sorted({t for text in (*uses, *limits, *values) for t in terms(text)}))
 
     def co_usage(self, key: tuple[str, str]) -> dict[tuple[str, str], float]:
         """The tools ``key`` composes with, either way round (``git_add`` → ``git_commit`` links both),
@@ -112,13 +125,44 @@ class AtlasView:
 
     def trace_relevance(self, task: str, servers: set[str] | None) -> dict[str, float]:
         allowed = None if servers is None else {i for i, t in enumerate(self.trace_ids) if self.traces[t].server in servers}
-        hits = self.trace_index.top(task, 50, allowed)
+        hits = self.trace_index.top(expanded(task), 50, allowed)
         return self._normalised([(self.trace_ids[i], s) for i, s in hits])
 
-    def tool_relevance(self, task: str, servers: set[str] | None) -> dict[tuple[str, str], float]:
-        allowed = None if servers is None else {i for i, k in enumerate(self.tool_keys) if k[0] in servers}
-        hits = self.tool_index.top(task, 50, allowed)
-        return self._normalised([(self.tool_keys[i], s) for i, s in hits])
+    def tool_relevance(self, task: str, servers: set[str] | None, *, routed: bool = True) -> dict[tuple[str, str], float]:
+        """Tools matching ``task`` (best = 1): its documentation weighs ``DOCS_WEIGHT``, its verified
+        vocabulary the rest. Routed (the default, when no servers are named), the tools of servers whose
+        best tool matches under half as well as the best overall count ``OFF_ROUTE`` as much."""
+        text = expanded(task)
+        docs, knowledge = self.docs_index.scores(text), self.knowledge_index.scores(text)
+        top_d, top_k = max(docs.values(), default=0.0), max(knowledge.values(), default=0.0)
+        combined: dict[int, float] = {}
+        for doc in set(docs) | set(knowledge):
+            if servers is not None and self.tool_keys[doc][0] not in servers:
+                continue
+            combined[doc] = (DOCS_WEIGHT * (docs.get(doc, 0.0) / top_d if top_d else 0.0)
+                             + (1 - DOCS_WEIGHT) * (knowledge.get(doc, 0.0) / top_k if top_k else 0.0))
+        result = self._normalised([(self.tool_keys[d], s) for d, s in combined.items()])
+        if routed and servers is None and result:
+            result = self.routed(result, self.route(task))
+        return result
+
+    @staticmethod
+    def routed(relevance: dict[tuple[str, str], float], servers: set[str]) -> dict[tuple[str, str], float]:
+        """``relevance`` with the tools of servers outside ``servers`` weighted ``OFF_ROUTE``."""
+        return {k: s if k[0] in servers else s * OFF_ROUTE for k, s in relevance.items()}
+
+    def route(self, task: str) -> set[str]:
+        """The servers a task is about: those whose tools, taken together, match it at least
+        ``ROUTE_SHARE`` as well as the best server's (every server when nothing matches)."""
+        scores = self.server_index.scores(expanded(task))
+        top = max(scores.values(), default=0.0)
+        if not top:
+            return set(self.servers)
+        return {self.servers[i] for i, score in scores.items() if score >= ROUTE_SHARE * top}
+
+    def plan(self, task: str, servers: set[str] | None = None) -> Plan:
+        """The task's operations mapped to tools (:func:`~toolatlas.guidance.plan.make_plan`)."""
+        return make_plan(self, task, servers)
 
 
 class Atlas:
@@ -198,19 +242,21 @@ class Atlas:
         budget: int = 8,
         k_r: int = 3,
         max_tokens: int = 1200,
+        docs_ratio: float | None = DOCS_RATIO,
     ) -> Guidance:
         """Walk the atlas for ``task`` (read budget B = ``budget``, k_r seed traces) and compress
-        what was read into typed guidance of at most ``max_tokens`` (approximately)."""
+        what was read into typed guidance of at most ``max_tokens`` (approximately) and at most
+        ``docs_ratio`` times the served tools' descriptions (None: no such limit)."""
         chosen = None if servers is None else frozenset(servers)
         if self.cache_size <= 0:
-            return self._walk(task, chosen, budget, k_r, max_tokens)
-        key = (task, chosen, budget, k_r, max_tokens)
+            return self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
+        key = (task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        guidance = self._walk(task, chosen, budget, k_r, max_tokens)
+        guidance = self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             self._cache[key] = guidance
             if len(self._cache) > self.cache_size:
@@ -239,9 +285,10 @@ class Atlas:
             self.view, task, servers=chosen or None, k_r=k_r, budget=budget, max_tokens=max_tokens
         )
 
-    def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int) -> Guidance:
+    def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int,
+              docs_ratio: float | None = DOCS_RATIO) -> Guidance:
         walk = self.navigator.walk(self.view, task, servers=set(servers) if servers else None, k_r=k_r, budget=budget)
-        return compress(self.view, walk, max_tokens=max_tokens)
+        return compress(self.view, walk, max_tokens=max_tokens, docs_ratio=docs_ratio)
 
     # -- the traversal operations, one at a time (for MCP clients that navigate themselves) --------
 

@@ -31,9 +31,15 @@ def _stem(term: str) -> str:
     return term if not term.isalpha() else _STEMMER.stemWord(term)
 
 
+@lru_cache(maxsize=1 << 16)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(_stem(term) for term in tokenize(text))
+
+
 def terms(text: str) -> list[str]:
-    """The stemmed terms of ``text``; ``read_files`` gives ``read``, ``file`` and ``read_files`` as written."""
-    return [_stem(term) for term in tokenize(text)]
+    """The stemmed terms of ``text``; ``read_files`` gives ``read``, ``file`` and ``read_files`` as written.
+    (Memoised: guidance asks for the same words, and the same tasks, many times.)"""
+    return list(_terms(text))
 
 
 class LexicalIndex:
@@ -51,16 +57,18 @@ class LexicalIndex:
         self.idf = {
             term: math.log(1 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5)) for term, docs in self.postings.items()
         }
+        self.weighted: dict[str, tuple[tuple[int, float], ...]] = {
+            term: tuple((doc, weight * self.idf[term]) for doc, weight in docs) for term, docs in self.postings.items()
+        }
+        """Each term's postings with its IDF folded in: a query only adds them up."""
 
     def scores(self, text: str) -> dict[int, float]:
         """Document → score for a query text (documents sharing no term are absent)."""
-        found: dict[int, float] = defaultdict(float)
+        found: dict[int, float] = {}
+        weighted = self.weighted
         for term in dict.fromkeys(terms(text)):
-            idf = self.idf.get(term)
-            if idf is None:
-                continue
-            for doc, weight in self.postings[term]:
-                found[doc] += weight * idf
+            for doc, weight in weighted.get(term, ()):
+                found[doc] = found.get(doc, 0.0) + weight
         return found
 
     def top(self, text: str, limit: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:

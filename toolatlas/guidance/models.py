@@ -1,9 +1,13 @@
 """Guidance as typed fields (paper 001 measured the difference against one flat string).
 
-For each relevant tool: what to use it for (``when``), what not (``when_not``), the boundaries
-to avoid with the exact error the server gives, useful compositions; applicable strategies as
-ordered steps; one or two exemplar traces. Every item carries the id of the atlas entry it comes
-from, and its evidence probe ids, so an agent (or its developer) can check it.
+The plan first: the task's operations in order, each with the tool that does it, the gaps (an
+operation no tool does, and the composition that does it), and what a server's descriptions all
+say. Then for each tool: what it is for, the operative clauses of its documentation (marked
+``documented``, ``verified`` or ``contradicted`` by the atlas), its verified uses (``when``), the
+task-relevant boundaries to avoid with the exact error the server gives (``when_not``), verified
+compositions; applicable strategies as ordered steps; an exemplar trace. Every atlas item carries
+the id of the entry it comes from, and its evidence probe ids, so an agent (or its developer)
+can check it.
 """
 
 from __future__ import annotations
@@ -17,8 +21,12 @@ from toolatlas.models import Frozen
 __all__ = [
     "BoundaryNote",
     "CompositionNote",
+    "DocumentedNote",
+    "GapNote",
     "Guidance",
     "NavigationStep",
+    "PlanStep",
+    "ServerNote",
     "StrategyGuidance",
     "ToolGuidance",
     "TraceExemplar",
@@ -62,11 +70,52 @@ class CompositionNote(Frozen):
     evidence: list[str] = Field(default_factory=list)
 
 
+class DocumentedNote(Frozen):
+    """An operative clause of the tool's own description (a limit, a matching rule, a failure condition)."""
+
+    text: str
+    status: Literal["documented", "verified", "contradicted"] = "documented"
+    """``verified``: an atlas entry agrees; ``contradicted``: one disagrees (see ``note``)."""
+    entry_id: str | None = None
+    note: str = ""
+    """What the atlas observed when it disagrees, or the server's answer that verified the clause."""
+
+
+class ServerNote(DocumentedNote):
+    """A clause most of a server's tool descriptions repeat, said once for the server."""
+
+    server: str
+
+
+class PlanStep(Frozen):
+    """One operation of the task and the tool that does it."""
+
+    operation: str
+    tool: str
+    """``server.tool``."""
+    composes: str | None = None
+    """The operation no tool does that this step is part of (``copy``)."""
+    feeds: str | None = None
+    """The next planned tool its output was verified to supply (a data edge), if any."""
+
+
+class GapNote(Frozen):
+    """An operation no tool does, and how to do it with the tools there are."""
+
+    operation: str
+    text: str
+    tools: list[str] = Field(default_factory=list)
+    """``server.tool`` names of the composition, and of a tool that looks like it does it but does not."""
+
+
 class ToolGuidance(Frozen):
     server: str
     tool: str
     purpose: str = ""
     relevance: float = 0.0
+    operations: list[str] = Field(default_factory=list)
+    """What the task's plan uses it for (empty: a related tool outside the plan)."""
+    documented: list[DocumentedNote] = Field(default_factory=list)
     when: list[UseNote] = Field(default_factory=list)
     when_not: list[BoundaryNote] = Field(default_factory=list)
     compositions: list[CompositionNote] = Field(default_factory=list)
@@ -105,6 +154,9 @@ class Guidance(Frozen):
     """Task-conditioned guidance from an atlas."""
 
     task: str
+    plan: list[PlanStep] = Field(default_factory=list)
+    gaps: list[GapNote] = Field(default_factory=list)
+    notes: list[ServerNote] = Field(default_factory=list)
     tools: list[ToolGuidance] = Field(default_factory=list)
     strategies: list[StrategyGuidance] = Field(default_factory=list)
     exemplars: list[TraceExemplar] = Field(default_factory=list)
@@ -115,6 +167,6 @@ class Guidance(Frozen):
 
     def to_text(self) -> str:
         """A compact text rendering of the same typed fields (for prompts)."""
-        from toolatlas.guidance.render import render_text
+        from toolatlas.guidance.text import render_text
 
         return render_text(self)

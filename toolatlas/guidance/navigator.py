@@ -3,8 +3,11 @@
 A navigator picks, one read at a time, among ReadTrace(q), Expand(q), ReadTool(t) and
 ReadStrategy(q) until it judges the context sufficient or the read budget B is spent.
 
-The offline navigator is a scored expansion. Every tool carries *evidence* that it serves the
-task: its own relevance (its atlas text against the task), half the relevance of a read trace
+The offline navigator is a scored expansion. It first plans the task (its operations mapped to
+tools, :mod:`toolatlas.guidance.plan`): the planned tools carry as much evidence as the best
+match, in plan order, so they are read early. Every other tool carries *evidence* that it serves the
+task: its own relevance (its documentation and verified vocabulary against the task, routed to
+the servers the task is about), half the relevance of a read trace
 that used it, and the score of a read tool it composes with times the co-usage edge weight (in
 either direction: ``git_add`` → ``git_commit`` pulls ``git_add`` in for a commit task). A read is
 worth the evidence it is expected to add: a tool its evidence, a trace its relevance discounted
@@ -23,6 +26,7 @@ from toolatlas.guidance.models import Guidance, NavigationStep
 
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
+    from toolatlas.guidance.plan import Plan
 
 __all__ = ["AsyncNavigator", "Navigator", "OfflineNavigator", "StaticNavigator", "Traversal"]
 
@@ -41,6 +45,10 @@ class Traversal:
     tools: dict[tuple[str, str], float] = field(default_factory=dict)
     strategies: dict[str, float] = field(default_factory=dict)
     trail: list[NavigationStep] = field(default_factory=list)
+    servers: set[str] | None = None
+    """The servers the caller restricted the walk to (None: all)."""
+    plan: Plan | None = None
+    """The task's plan, when the navigator made one (compression makes it otherwise)."""
 
 
 class Navigator(Protocol):
@@ -85,8 +93,12 @@ class _Walk:
 
     def __init__(self, navigator: OfflineNavigator, atlas: AtlasView, task: str, servers: set[str] | None) -> None:
         self.nav, self.atlas, self.servers = navigator, atlas, servers
-        self.result = Traversal(task=task)
-        self.tool_rel = atlas.tool_relevance(task, servers)
+        plan = atlas.plan(task, servers)
+        self.result = Traversal(task=task, servers=servers, plan=plan)
+        self.tool_rel = dict(plan.relevance) if servers else atlas.routed(plan.relevance, plan.servers)
+        planned = plan.tools
+        for rank, key in enumerate(planned):  # planned tools as strong as the best match, in plan order
+            self.tool_rel[key] = 1.0 - 0.01 * rank
         self.trace_rel = atlas.trace_relevance(task, servers)
         self.evidence: dict[ToolKey, float] = dict(self.tool_rel)
         self.trace_score: dict[str, float] = {}
@@ -196,7 +208,7 @@ class StaticNavigator:
     """
 
     def walk(self, atlas: AtlasView, task: str, *, servers: set[str] | None, k_r: int, budget: int) -> Traversal:
-        result = Traversal(task=task)
+        result = Traversal(task=task, servers=servers)
         relevance = atlas.tool_relevance(task, servers)
         for key in _best(relevance, budget):
             result.tools[key] = relevance[key]

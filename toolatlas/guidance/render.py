@@ -1,62 +1,192 @@
-"""Compressing a traversal into typed guidance within a token budget, and the text rendering."""
+"""Compressing a traversal into typed guidance within a token budget, and the text rendering.
+
+The planned tools come first, in plan order, each with what the task needs from it: the
+operative clauses of its documentation, its verified uses folded into one line, the boundaries
+*this* task is likely to hit (ranked by the words of the clauses it was planned for and of what
+tends to go wrong with its operations; schema-validation findings at most once), and the verified
+data edges to the next planned tools. Tools the walk found relevant beyond the plan follow with
+their purpose only. The text rendering and the trims that fit it to the budget are in
+:mod:`toolatlas.guidance.text`.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolatlas.graph.models import EntryKind, StrategyNode, TraceNode
+from toolatlas.graph.models import CoUsageRelation, EntryKind, StrategyNode, TraceNode
+from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
+    DocumentedNote,
+    GapNote,
     Guidance,
+    PlanStep,
+    ServerNote,
     StrategyGuidance,
     ToolGuidance,
     TraceExemplar,
     UseNote,
 )
+from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
+from toolatlas.guidance.operations import name_search as _name_search
+from toolatlas.guidance.plan import MAX_TOOLS, Plan
+from toolatlas.guidance.text import fit, render_text
 
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
     from toolatlas.guidance.navigator import Traversal
+    from toolatlas.guidance.profiles import Finding
 
-__all__ = ["compress", "fit", "render_text", "strategy_guidance", "tool_guidance", "trace_exemplar"]
+__all__ = [
+    "DOCS_RATIO",
+    "compress",
+    "docs_tokens",
+    "fit",
+    "render_text",
+    "strategy_guidance",
+    "tool_guidance",
+    "trace_exemplar",
+]
 
-USES, BOUNDARIES, COMPOSITIONS = 3, 3, 2
+BOUNDARIES, CLAUSES, COMPOSITIONS = 2, 3, 2
 """Items per tool before the token budget trims further."""
+ABSOLUTE_RISKS = "absolute path outside allowed"
+"""What a task naming an absolute path risks (it may lie outside what the server allows)."""
+NAMED_RISKS = "does not exist not found unknown missing"
+"""What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
+RELATED_SHARE = 0.5
+PLAN_FLOOR = 1.0
+"""Least score of a planned tool (see :func:`_chosen`)."""
+"""A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
+NOTE_CHARS = 70
+"""Characters of the server's answer shown beside a clause it verified."""
+DOCS_RATIO = 1.4
+"""Guidance costs at most this many times the descriptions of the tools it serves (see :func:`compress`)."""
+MIN_TOKENS = 120
+"""…but may always say this much (tools described in a few words still have boundaries worth saying)."""
+"""Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
 
 
-def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance: float) -> ToolGuidance:
+MIN_RELEVANCE = 1.0
+"""A finding is served for a task when it matches the task's clauses and risks at least this well (BM25)."""
+ERROR_WEIGHT = 0.4
+"""Weight of a finding's error against its condition when ranking it for a task."""
+
+
+def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: int, *, natural: bool = True
+              ) -> list[Finding]:
+    """The findings ``query`` is most likely to hit (by their condition, and less by their error), at
+    most one of them schema validation; with no query, the best supported (schema validation last)."""
+    if query:
+        conditions, errors = indexes
+        scores = dict(conditions.scores(query))
+        for i, score in (errors.scores(query).items() if errors is not None else ()):
+            scores[i] = scores.get(i, 0.0) + ERROR_WEIGHT * score
+        scores = {i: s * (0.2 if findings[i].schema else 1.0) for i, s in scores.items()}
+        for i, finding in enumerate(findings):
+            e = finding.entry  # a valid call that failed on the real state, or an error passed off as success:
+            if natural and e.kind is EntryKind.BOUNDARY and (e.family is None or e.reported_as_success):
+                scores[i] = scores.get(i, 0.0) + MIN_RELEVANCE  # always worth knowing, and first
+        order = sorted((i for i in scores if scores[i] >= MIN_RELEVANCE),
+                       key=lambda i: (-scores[i], -findings[i].entry.support, i))
+    else:
+        order = sorted(range(len(findings)),
+                       key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
+    chosen, schema = [], False
+    for i in order:
+        if findings[i].schema:
+            if schema:
+                continue
+            schema = True
+        chosen.append(findings[i])
+        if len(chosen) == limit:
+            break
+    return chosen
+
+
+def _first_line(text: str, limit: int = 240) -> str:
+    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return line[:limit]
+
+
+def _boundary(finding: Finding) -> BoundaryNote:
+    e = finding.entry
+    error = _first_line(e.evidence[0].excerpt if e.evidence else e.error_signature or "")
+    return BoundaryNote(condition=e.condition or "", error=error,
+                        outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
+                        entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
+
+
+def _accepted(finding: Finding) -> UseNote:
+    e = finding.entry
+    said = (e.condition or e.when or "misused").removesuffix(" (accepted)")
+    return UseNote(text=f"accepted when {said}", entry_id=e.id, support=e.support,
+                   confidence=e.confidence, evidence=e.probe_ids[:3])
+
+
+def _observed(view: AtlasView, clause) -> str:
+    """What the atlas saw about a clause: the disagreement, or the server's answer that verified it."""
+    if clause.status != "verified" or clause.entry_id not in view.entries:
+        return clause.note
+    entry = view.entries[clause.entry_id]
+    if entry.kind is not EntryKind.BOUNDARY:
+        return clause.note
+    said = entry.evidence[0].excerpt if entry.evidence else entry.error_signature or ""
+    return _first_line(said, NOTE_CHARS)
+
+
+def _documented(view: AtlasView, clauses) -> list[DocumentedNote]:
+    return [DocumentedNote(text=c.text, status=c.status, entry_id=c.entry_id, note=_observed(view, c))
+            for c in clauses]
+
+
+def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance: float,
+                  plan: Plan | None = None, detail: bool = True) -> ToolGuidance:
+    """What guidance says of one tool: for a planned tool the items its planned operations make
+    relevant; with no task (reading a tool directly) its best-supported items."""
     server, tool = key
-    node = view.tool_nodes[key]
-    affordances = [e for e in view.entries_of(server, tool, EntryKind.AFFORDANCE) if not e.signature.startswith("tolerates:")]
-    boundaries = view.entries_of(server, tool, EntryKind.BOUNDARY)
-    if task and len(boundaries) > BOUNDARIES:  # the boundaries most relevant to this task first, then the best supported
-        scores = view.boundary_indexes[key].scores(task)
-        order = sorted(range(len(boundaries)), key=lambda i: (-scores.get(i, 0.0), -boundaries[i].support, boundaries[i].id))
-        boundaries = [boundaries[i] for i in order]
-    compositions = sorted(view.entries_of(server, tool, EntryKind.CO_USAGE), key=lambda e: (-(e.weight or 0), e.id))
+    profile = view.profiles[key]
+    operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
+    query = _query(plan, key, task, operations) if task else ""
+    query = " ".join(w for w in query.split() if not set(terms(w)) & profile.arguments)
+    indexes = (profile.findings_index, profile.errors_index)
+    if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
+        return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
+                            when_not=[_boundary(f) for f in _relevant(profile.findings, indexes, query, 1,
+                                                                       natural=False)] if query else [])
+    boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES)
+    tolerances = _relevant(profile.tolerances, (profile.tolerances_index, None), query, 1) if query else []
+    planned = set(plan.tools) if plan else set()
+    edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
+                    if not planned or (server, e.peer or "") in planned),
+                   key=lambda e: (e.relation is not CoUsageRelation.DATA, -(e.weight or 0), e.id))
     return ToolGuidance(
         server=server,
         tool=tool,
-        purpose=_purpose(node.description),
+        purpose=profile.purpose,
         relevance=round(relevance, 4),
-        when=[
-            UseNote(text=e.text, example_arguments=e.example_arguments, entry_id=e.id, support=e.support,
-                    confidence=e.confidence, evidence=e.probe_ids[:3])
-            for e in affordances[:USES]
-        ],
-        when_not=[
-            BoundaryNote(condition=e.condition or "", error=_first_line(e.evidence[0].excerpt if e.evidence else e.error_signature or ""),
-                         outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
-                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
-            for e in boundaries[:BOUNDARIES]
-        ],
+        operations=list(dict.fromkeys(operations)),
+        documented=_documented(view, profile.clauses)[:CLAUSES],
+        when=[*([profile.use] if profile.use else []), *(_accepted(f) for f in tolerances)],
+        when_not=[_boundary(f) for f in boundaries],
         compositions=[
-            CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data", text=e.text,
+            CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data",
+                            text=e.text,
                             weight=e.weight or 0.0, entry_id=e.id, evidence=e.probe_ids[:3])
-            for e in compositions[:COMPOSITIONS]
+            for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool
         ],
     )
+
+
+def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[str]) -> str:
+    """What a tool's findings are ranked against: the clauses it was planned for (the task, for a tool
+    outside the plan), the risks of its operations, and what naming a path or an exact thing risks."""
+    risky = operations or (plan.operations if plan else [])
+    return " ".join([*(plan.clauses_of(key) if plan and operations else [task]),
+                     *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
+                     ABSOLUTE_RISKS if absolute_path(task) else "",
+                     NAMED_RISKS if names_something(task) else ""])
 
 
 def strategy_guidance(strategy: StrategyNode) -> StrategyGuidance:
@@ -70,89 +200,97 @@ def trace_exemplar(trace: TraceNode) -> TraceExemplar:
                          resolved=trace.resolved, runs=trace.runs)
 
 
-def compress(view: AtlasView, walk: Traversal, *, max_tokens: int) -> Guidance:
-    """Everything the walk read, most relevant first, trimmed to the token budget."""
-    tools = [
-        tool_guidance(view, key, task=walk.task, relevance=score)
-        for key, score in sorted(walk.tools.items(), key=lambda kv: (-kv[1], kv[0]))
-    ]
+def _gap_note(view: AtlasView, plan: Plan, gap) -> GapNote | None:
+    """The gap said in one sentence, with the documented clause behind it when a tool only looks like it."""
+    tools = [f"{k[0]}.{k[1]}" for k in gap.tools]
+    names = ", then ".join(f"`{k[1]}`" for k in gap.tools)
+    if gap.because is not None:
+        profile = view.profiles[gap.because]
+        clause = next((c.text for c in profile.clauses if _name_search(c.text)), "")
+        said = f" (documented: “{clause}”)" if clause else ""
+        return GapNote(operation=gap.operation, tools=[*tools, f"{gap.because[0]}.{gap.because[1]}"],
+                       text=f"`{gap.because[1]}` matches names or paths, not contents{said}: read with "
+                            f"{names} "
+                            f"and look inside.")
+    if len(gap.tools) < 2:
+        return None  # comparing or counting is simply reading: nothing worth a sentence
+    return GapNote(operation=gap.operation, tools=tools,
+                   text=f"No tool {OPERATIONS[gap.operation].says}: {names}.")
+
+
+def _plan_steps(view: AtlasView, plan: Plan, served: list[tuple[str, str]]) -> list[PlanStep]:
+    kept = set(served)
+    ordered: list[tuple[str, tuple[str, str], str | None]] = [
+        ("discover", key, None) for key in plan.discovery if key in kept]
+    seen = {(op, key) for op, key, _ in ordered}
+    for step in plan.steps:
+        if step.tool in kept and (step.operation, step.tool) not in seen:
+            seen.add((step.operation, step.tool))
+            ordered.append((step.operation, step.tool, step.composes))
+    steps = []
+    for index, (op, key, composes) in enumerate(ordered):
+        feeds = view.profiles[key].feeds
+        nxt = next((k for _, k, _ in ordered[index + 1:] if k[0] == key[0] and k[1] in feeds), None)
+        steps.append(PlanStep(operation=op, tool=f"{key[0]}.{key[1]}", composes=composes,
+                              feeds=f"{nxt[0]}.{nxt[1]}" if nxt else None))
+    return steps
+
+
+def _multi_tool(tools: list[str]) -> bool:
+    return len(set(tools)) >= 2
+
+
+def docs_tokens(view: AtlasView, keys) -> int:
+    """What the documentation of ``keys`` costs an agent: names and raw descriptions, 4 characters a token."""
+    said = (f"## {k[0]}.{k[1]} — {' '.join(view.tool_nodes[k].description.split())}\n" for k in keys)
+    return sum(len(line) for line in said) // 4 + 1
+
+
+def compress(view: AtlasView, walk: Traversal, *, max_tokens: int,
+             docs_ratio: float | None = DOCS_RATIO) -> Guidance:
+    """The plan and what the walk read, planned tools first, trimmed to the token budget: at most
+    ``max_tokens``, and (unless ``docs_ratio`` is None) at most ``docs_ratio`` times what the served
+    tools' own descriptions cost — guidance pays its way — but never below ``MIN_TOKENS``."""
+    plan = walk.plan or view.plan(walk.task, walk.servers)
+    chosen = _chosen(view, plan, walk)
+    planned = [k for k in plan.tools if k in chosen]
+    related = [k for k in chosen if k not in planned]
+    detailed = set(planned) or set(related[:2])
+    tools = [tool_guidance(view, key, task=walk.task, relevance=walk.tools.get(key, 1.0), plan=plan,
+                           detail=key in detailed) for key in [*planned, *related]]
+    served = [(t.server, t.tool) for t in tools]
+    names = {t.tool for t in tools}
     strategies = [
-        strategy_guidance(view.strategies[s]) for s, _ in sorted(walk.strategies.items(), key=lambda kv: (-kv[1], kv[0]))
-    ][:2]
+        strategy_guidance(view.strategies[s])
+        for s, _ in sorted(walk.strategies.items(), key=lambda kv: (-kv[1], kv[0]))
+        if _multi_tool(view.strategies[s].tools) and set(view.strategies[s].tools) <= names
+    ][:1]
     exemplars = [
         trace_exemplar(view.traces[t]) for t, _ in sorted(walk.traces.items(), key=lambda kv: (-kv[1], kv[0]))
-    ][:2]
-    guidance = Guidance(task=walk.task, tools=tools, strategies=strategies, exemplars=exemplars, trail=walk.trail)
+        if _multi_tool(view.traces[t].tools) and view.traces[t].resolved
+        and (set(view.traces[t].tools) & names or not names)
+    ][:1]
+    notes = [ServerNote(server=s, text=d.text, status=d.status, entry_id=d.entry_id, note=d.note)
+             for s in dict.fromkeys(t.server for t in tools)
+             for d in _documented(view, view.server_profiles[s].notes)]
+    gaps = [note for gap in plan.gaps if (note := _gap_note(view, plan, gap)) is not None]
+    guidance = Guidance(task=walk.task, plan=_plan_steps(view, plan, served), gaps=gaps, notes=notes,
+                        tools=tools, strategies=strategies, exemplars=exemplars, trail=walk.trail)
+    if docs_ratio is not None:
+        max_tokens = min(max_tokens, max(MIN_TOKENS, int(docs_ratio * docs_tokens(view, served))))
     return fit(guidance, max_tokens)
 
 
-def _tokens(guidance: Guidance) -> int:
-    return len(render_text(guidance)) // 4 + 1
-
-
-def fit(guidance: Guidance, max_tokens: int) -> Guidance:
-    """Drop the least useful items until the text rendering fits: extra exemplars, compositions,
-    extra uses, strategies beyond one, then whole tools from the least relevant."""
-    trims = [
-        lambda g: g.model_copy(update={"exemplars": g.exemplars[:-1]}) if len(g.exemplars) > 1 else None,
-        lambda g: _per_tool(g, "compositions", 0),
-        lambda g: _per_tool(g, "when", 1),
-        lambda g: g.model_copy(update={"strategies": g.strategies[:-1]}) if len(g.strategies) > 1 else None,
-        lambda g: _per_tool(g, "when_not", 2),
-        lambda g: g.model_copy(update={"exemplars": []}) if g.exemplars else None,
-        lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
-    ]
-    tokens = _tokens(guidance)
-    for trim in trims:
-        while tokens > max_tokens:
-            smaller = trim(guidance)
-            if smaller is None:
-                break
-            guidance, tokens = smaller, _tokens(smaller)
-    return guidance.model_copy(update={"tokens": tokens})
-
-
-def _per_tool(guidance: Guidance, field: str, keep: int) -> Guidance | None:
-    """Trim ``field`` of the least relevant tool that still has more than ``keep`` items."""
-    for index in range(len(guidance.tools) - 1, -1, -1):
-        items = getattr(guidance.tools[index], field)
-        if len(items) > keep:
-            tools = list(guidance.tools)
-            tools[index] = tools[index].model_copy(update={field: items[:-1]})
-            return guidance.model_copy(update={"tools": tools})
-    return None
-
-
-def render_text(guidance: Guidance) -> str:
-    lines = [f"Guidance for: {guidance.task}"]
-    for tool in guidance.tools:
-        lines.append(f"\n## {tool.server}.{tool.tool}" + (f" — {tool.purpose}" if tool.purpose else ""))
-        for use in tool.when:
-            lines.append(f"- use: {use.text} [{use.entry_id[:8]}]")
-        for boundary in tool.when_not:
-            hidden = " (reported as success)" if boundary.reported_as_success else ""
-            lines.append(f"- avoid: when {boundary.condition} → {boundary.outcome}{hidden}: “{boundary.error[:160]}” "
-                         f"[{boundary.entry_id[:8]}]")
-        for composition in tool.compositions:
-            lines.append(f"- with `{composition.peer}` ({composition.relation}, w={composition.weight:.2f}): "
-                         f"{composition.text} [{composition.entry_id[:8]}]")
-    for strategy in guidance.strategies:
-        lines.append(f"\n## Strategy: {strategy.title} (when {strategy.when})")
-        lines += [f"{i}. {step}" for i, step in enumerate(strategy.steps, 1)]
-        lines += [f"- pitfall: {p}" for p in strategy.pitfalls]
-    for trace in guidance.exemplars:
-        lines.append(f"\n## Example: {trace.task} ({trace.resolved}/{trace.runs} resolved)")
-        lines += [f"{i}. `{tool}` — {why}" for i, (tool, why) in enumerate(trace.steps, 1)]
-        lines += [f"- tip: {tip}" for tip in trace.tips]
-    return "\n".join(lines)
-
-
-def _first_line(text: str, limit: int = 240) -> str:
-    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    return line[:limit]
-
-
-def _purpose(description: str) -> str:
-    text = " ".join(description.split())
-    cut = text.find(". ")
-    return (text[: cut + 1] if 0 < cut < 160 else text[:160]).strip()
+def _chosen(view: AtlasView, plan: Plan, walk: Traversal) -> list[tuple[str, str]]:
+    """The tools to serve, best first: a planned tool scores at least ``PLAN_FLOOR`` (more as it matches
+    the whole task), another tool its evidence from the walk (at most 1), so a strongly matching tool
+    outside the plan still displaces a planned one that barely matches."""
+    relevance = plan.relevance if walk.servers else view.routed(plan.relevance, plan.servers)
+    scores = {k: min(0.99, s) for k, s in walk.tools.items()}
+    order = {key: rank for rank, key in enumerate(plan.tools)}
+    for key in plan.tools:
+        scores[key] = PLAN_FLOOR + (1 - PLAN_FLOOR) * relevance.get(key, 0.0)
+    kept = [k for k in scores
+            if k in view.tool_nodes and (k in order or not order or scores[k] >= RELATED_SHARE)]
+    ranked = sorted(kept, key=lambda k: (-scores[k], order.get(k, len(order)), k))
+    return ranked[:MAX_TOOLS]

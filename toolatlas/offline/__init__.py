@@ -4,8 +4,14 @@ The natural path of data::
 
     snapshot ──extract_facts──▶ EnvironmentFacts ─┐
     ToolSpec ──infer_arguments──▶ [ArgSpec] ──────┼─▶ ValueSynth.valid_arguments ──▶ PlannedCall
-    outputs ──ValuePool.harvest──▶ HarvestRef ────┘                 │
+    outputs ──ValuePool.harvest──▶ HarvestRef ────┤                 │
+    errors ──ValuePool.harvest_error──▶ HarvestRef┘                 │
                                                   boundary_mutations ◀┘ ──▶ [Mutation]
+
+An :class:`ArgSpec` carries its kind (:mod:`.kinds`, :mod:`.lexicon`), the values its description
+names (:mod:`.hints`) and its own schema; :mod:`.semantic` gives realistic values per kind,
+:mod:`.schemas` judges every value against the schema and draws from it when nothing fits, and
+:mod:`.answers` / :mod:`.retries` turn what listings and errors name into values and retries.
 """
 
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts

@@ -17,7 +17,9 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolatlas.models import Frozen, ToolSpec
+from toolatlas.offline.answers import listed_kind, named_fixes, typed_listing
 from toolatlas.offline.kinds import (
+    GENERIC_KINDS,
     ArgKind,
     ArgSpec,
     ToolEffect,
@@ -44,6 +46,12 @@ class HarvestRef(Frozen):
     """What the value belongs to: the entity of an observation, the table of a column."""
     created: bool = False
     """The value names something a call created: it exists only after that call, in that instance."""
+    argument: str | None = None
+    """``tool:path`` of the argument an error named this value for (``Available sheets: ...``)."""
+    failed_arguments: dict[str, Any] | None = None
+    """The arguments of the failed call whose error named the value (to retry it, corrected)."""
+    locator: str | None = None
+    """Where in ``failed_arguments`` the corrected value goes (``sheet``, ``ranges[0]``)."""
 
 
 def normalise(text: str, variables: dict[str, str]) -> str:
@@ -71,14 +79,14 @@ class ValuePool:
 
     def __init__(self, max_per_kind: int = MAX_PER_KIND) -> None:
         self.max_per_kind = max_per_kind
-        self._refs: dict[ArgKind, OrderedDict[tuple[str, str | None], HarvestRef]] = {}
+        self._refs: dict[ArgKind, OrderedDict[tuple[str, str | None, str | None], HarvestRef]] = {}
 
     def __len__(self) -> int:
         return sum(len(refs) for refs in self._refs.values())
 
     def add(self, ref: HarvestRef) -> bool:
         refs = self._refs.setdefault(ref.kind, OrderedDict())
-        key = (ref.value, ref.context)
+        key = (ref.value, ref.context, ref.argument)
         if key in refs:
             return False
         refs[key] = ref
@@ -99,13 +107,55 @@ class ValuePool:
         return pool
 
     def values(
-        self, kind: ArgKind, *, context: str | None = None, include_created: bool = False
+        self,
+        kind: ArgKind,
+        *,
+        context: str | None = None,
+        include_created: bool = False,
+        argument: str | None = None,
     ) -> list[HarvestRef]:
+        """Refs of ``kind``; a generic-kind value an error named for one argument, only for that argument."""
         return [
             r
             for r in self._refs.get(kind, {}).values()
-            if (context is None or r.context == context) and (include_created or not r.created)
+            if (context is None or r.context == context)
+            and (include_created or not r.created)
+            and (r.argument is None or r.argument == argument or kind not in GENERIC_KINDS)
         ]
+
+    def hints(self) -> list[HarvestRef]:
+        """Every value an error named for an argument, in pool order."""
+        return [r for refs in self._refs.values() for r in refs.values() if r.argument is not None]
+
+    def named_for(self, argument: str) -> list[HarvestRef]:
+        """Every value an error named for ``argument`` (``tool:path``), in pool order."""
+        return [r for refs in self._refs.values() for r in refs.values() if r.argument == argument]
+
+    def harvest_error(
+        self,
+        tool: ToolSpec,
+        excerpt: str,
+        variables: dict[str, str],
+        probe_id: str,
+        *,
+        arguments: dict[str, Any] | None = None,
+    ) -> list[HarvestRef]:
+        """Values a failed call's error names as the way out, pooled for the argument they are for."""
+        added = []
+        args = arguments or {}
+        for fix in named_fixes(tool, normalise(excerpt, variables), args):
+            ref = HarvestRef(
+                kind=fix.kind,
+                value=fix.value,
+                tool=tool.name,
+                probe_id=probe_id,
+                argument=fix.argument,
+                failed_arguments=args,
+                locator=fix.locator,
+            )
+            if self.add(ref):
+                added.append(ref)
+        return added
 
     def harvest(
         self,
@@ -139,7 +189,7 @@ class ValuePool:
         text = normalise(excerpt, variables)
         document = structured if structured else _parse(text)
         if document is not None:
-            self._walk(to_placeholders(document, variables), tool, args, base, found)
+            self._walk(to_placeholders(document, variables), tool, args, base, found, key="")
         self._scan_text(text, tool, base, found)
         if tool_effect(tool) is ToolEffect.CREATE:
             for spec in specs:
@@ -156,8 +206,21 @@ class ValuePool:
                 added.append(ref)
         return added
 
-    def _walk(self, node: Any, tool: ToolSpec, args: dict[str, Any], base: str | None, found: list) -> None:
+    def _walk(
+        self,
+        node: Any,
+        tool: ToolSpec,
+        args: dict[str, Any],
+        base: str | None,
+        found: list,
+        key: str | None = None,
+    ) -> None:
+        """``key``: the key ``node`` sits under (``""`` for the whole output, ``None`` inside a list)."""
         if isinstance(node, list):
+            listed = typed_listing(node, key, tool)
+            if listed:
+                found.extend(listed)
+                return
             if node and all(isinstance(n, dict) and set(n) == {"name"} for n in node):
                 kind = ArgKind.TABLE_NAME if tool_object(tool) is ToolObject.TABLE else ArgKind.IDENTIFIER
                 found.extend((kind, str(n["name"]), None, False) for n in node)
@@ -200,7 +263,7 @@ class ValuePool:
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
                 found.append((ArgKind.DATETIME, value, None, False))
             elif isinstance(value, dict | list):
-                self._walk(value, tool, args, base, found)
+                self._walk(value, tool, args, base, found, key)
 
     def _tree(self, node: dict[str, Any], base: str, found: list) -> None:
         path = f"{base.rstrip('/')}/{node['name']}"
@@ -212,6 +275,7 @@ class ValuePool:
                 self._tree(child, path, found)
 
     def _scan_text(self, text: str, tool: ToolSpec, base: str | None, found: list) -> None:
+        found.extend(listed_kind(text, tool))
         branch_tool = tool_object(tool) is ToolObject.BRANCH
         for raw in text.splitlines():
             line = raw.rstrip()

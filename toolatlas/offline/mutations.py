@@ -19,9 +19,10 @@ from typing import Any
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
+from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
 
-__all__ = ["Mutation", "MutationKind", "boundary_mutations"]
+__all__ = ["SEMANTIC_FAMILIES", "Mutation", "MutationKind", "boundary_mutations"]
 
 
 class MutationKind(StrEnum):
@@ -29,6 +30,9 @@ class MutationKind(StrEnum):
 
     PATH_ESCAPE = "path_escape"
     NONEXISTENT_REFERENCE = "nonexistent_reference"
+    NO_MATCH_EDIT = "no_match_edit"
+    MISSING_PARENT = "missing_parent"
+    WRONG_OBJECT_KIND = "wrong_object_kind"
     SQL_WRONG_STATEMENT = "sql_wrong_statement"
     CONSTRAINT_VIOLATION = "constraint_violation"
     SQL_SYNTAX_ERROR = "sql_syntax_error"
@@ -36,6 +40,10 @@ class MutationKind(StrEnum):
     ALREADY_EXISTS = "already_exists"
     INVALID_TIMEZONE = "invalid_timezone"
     INVALID_TIME_FORMAT = "invalid_time_format"
+    MALFORMED_VALUE = "malformed_value"
+    """A value of the argument's kind that looks right but is not (a cron minute 61, ``1 / 0``)."""
+    INCOMPATIBLE_VALUE = "incompatible_value"
+    """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
     INVALID_ENUM = "invalid_enum"
     MISSING_REQUIRED = "missing_required"
@@ -50,6 +58,34 @@ class MutationKind(StrEnum):
     OVERSIZED_VALUE = "oversized_value"
     UNICODE_VALUE = "unicode_value"
     EXTRA_ARGUMENT = "extra_argument"
+
+
+SEMANTIC_FAMILIES = frozenset(
+    {
+        "path_escape",
+        "nonexistent_reference",
+        "no_match_edit",
+        "sql_wrong_statement",
+        "constraint_violation",
+        "sql_unknown_table",
+        "wrong_object_kind",
+        "missing_parent",
+        "already_exists",
+        "duplicate_create",
+        "invalid_timezone",
+        "invalid_time_format",
+        "malformed_value",
+        "incompatible_value",
+        "leading_dash",
+        "path_is_directory",
+        "path_is_file",
+        "conflicting_arguments",
+        "invalid_enum",
+        "out_of_range",
+    }
+)
+"""Families whose answer the JSON Schema does not tell (or tells without the server's words): the
+frontier probes them first (:func:`toolatlas.build.frontier.priority`)."""
 
 
 class Mutation(Frozen):
@@ -184,6 +220,18 @@ def _sql_mutations(spec: ArgSpec, locator: str, valid: str, synth: ValueSynth) -
                         True,
                     )
                 )
+        database = synth.facts.database
+        if spec.kind in (ArgKind.SQL_QUERY_WRITE, ArgKind.SQL) and database is not None and database.views:
+            view = database.views[0]
+            out.append(
+                (
+                    "wrong_object_kind",
+                    locator,
+                    f"DELETE FROM {quote_ident(view)} WHERE 1 = 0",
+                    f"{arg} deletes from `{view}`, which is a view, not a table",
+                    database.dialect == "sqlite",  # PostgreSQL updates simple views through to their table
+                )
+            )
         if spec.kind is ArgKind.SQL_DDL and synth.facts.database and synth.facts.database.tables:
             existing = synth.facts.database.tables[0].name
             out.append(
@@ -221,6 +269,37 @@ def _sql_mutations(spec: ArgSpec, locator: str, valid: str, synth: ValueSynth) -
     return out
 
 
+_EXCLUSIVE = re.compile(
+    r"mutually exclusive|cannot be (?:used|combined|given|specified|passed) (?:together )?with|"
+    r"not (?:be )?(?:used |given |specified )?together|(?:but )?not both|only one of|exactly one of|"
+    r"either\b.{0,60}\bor\b|instead of|do not (?:use|pass|combine) (?:it )?with|conflicts? with|overrides?",
+    re.IGNORECASE,
+)
+
+
+def exclusive_pairs(tool: ToolSpec, specs: list[ArgSpec]) -> set[frozenset[str]]:
+    """Pairs of optional arguments the words around them say must not be given together: a sentence
+    of the tool's or one argument's description naming both with "mutually exclusive", "not both",
+    "cannot be used with", "either … or", "instead of"…"""
+    optional = [s for s in specs if not s.required]
+    pairs: set[frozenset[str]] = set()
+    texts = [tool.description, *(s.description for s in specs)]
+    sentences = [part for text in texts for part in re.split(r"(?<=[.;!?])\s+|\n", text or "") if part]
+    for sentence in sentences:
+        if not _EXCLUSIVE.search(sentence):
+            continue
+        named = [s.name for s in optional if re.search(rf"(?<![\w-]){re.escape(s.name)}(?![\w-])", sentence)]
+        for i, first in enumerate(named):
+            for second in named[i + 1 :]:
+                pairs.add(frozenset((first, second)))
+        owner = next((s for s in optional if s.description == sentence or sentence in s.description), None)
+        if owner is not None:  # "cannot be combined with `tail`" in the description of `head`
+            for other in named:
+                if other != owner.name:
+                    pairs.add(frozenset((owner.name, other)))
+    return pairs
+
+
 def _call_mutations(
     tool: ToolSpec, specs: list[ArgSpec], valid: dict[str, Any], synth: ValueSynth
 ) -> list[Found]:
@@ -232,8 +311,9 @@ def _call_mutations(
                 ("missing_required", spec.name, _DELETE, f"required argument `{spec.name}` is missing", True)
             )
     done: set[frozenset[str]] = set()
+    stated = exclusive_pairs(tool, specs)
     for spec in specs:
-        for other in (s for s in specs if s.name in spec.excludes):
+        for other in (s for s in specs if s.name in spec.excludes or frozenset((spec.name, s.name)) in stated):
             pair = frozenset((spec.name, other.name))
             if pair in done:
                 continue

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
-from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect
+from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
@@ -135,13 +136,29 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
         creates_parents = bool(re.search(r"nested|parent|recursive", text))
         out.append(
             (
-                "nonexistent_reference",
+                "missing_parent",
                 loc,
                 f"{root}/missing_{tag}/{name}",
                 f"the folder that should contain {arg} does not exist",
                 not creates_parents,
             )
         )
+        makes_folder = spec.target is ToolObject.DIRECTORY
+        if not makes_folder:
+            taken = [c.value for c in synth.targets.folders(include_root=False) if c.value not in ctx.in_call]
+            if taken:  # a file to be written where a folder already is
+                out.append(("path_is_directory", loc, taken[0], f"{arg} names an existing directory", True))
+        files = [c.value for c in synth.targets.files() if c.value not in ctx.in_call]
+        if files:  # an existing file where a folder should be on the way
+            out.append(
+                (
+                    "path_is_file",
+                    loc,
+                    f"{files[0]}/{name or 'probe'}",
+                    f"the parent of {arg} is a file, not a directory",
+                    True,
+                )
+            )
         tolerant = bool(re.search(r"overwrit|succeed silently|already exists.{0,40}succe", text))
         pool = (
             synth.targets.folders(include_root=False)
@@ -187,7 +204,7 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     if spec.kind is ArgKind.EXISTING_TEXT:
         return [
             (
-                "nonexistent_reference",
+                "no_match_edit",
                 loc,
                 f"Text that is not in the file ({synth.tag()})",
                 f"{_arg(loc)} does not occur in the file",
@@ -243,6 +260,34 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     return out
 
 
+_ID_NAME = re.compile(r"(^|_)(id|key|index)$|[a-z](Id|ID|Index|Key)$")
+
+
+def _id_like(name: str) -> bool:
+    """``id``, ``task_id``, ``noteId``, ``row_index``: an argument naming one existing record."""
+    return bool(_ID_NAME.search(name))
+
+
+def identity_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """References by number or by a code shaped like the real ones (``nt-0003`` → ``nt-9999``) that name nothing."""
+    arg = _arg(loc)
+    if spec.kind in (ArgKind.INTEGER, ArgKind.NUMBER) and _id_like(spec.name) and not spec.count_like:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return []
+        missing = 999_999 if spec.maximum is None or spec.maximum >= 999_999 else int(spec.maximum)
+        if missing == value:
+            return []
+        return [("nonexistent_reference", loc, missing, f"{arg} is an id no record has", True)]
+    if spec.kind is ArgKind.UUID and isinstance(value, str):
+        return [("nonexistent_reference", loc, "00000000-0000-4000-8000-000000000000",
+                 f"{arg} is a well-formed UUID no record has", True)]
+    if spec.kind is ArgKind.IDENTIFIER and not spec.fresh and isinstance(value, str) and re.search(r"\d", value):
+        shaped = re.sub(r"\d", "9", value)
+        if shaped != value and shaped not in ctx.in_call:
+            return [("nonexistent_reference", loc, shaped, f"{arg} is shaped like a real id but names nothing", True)]
+    return []
+
+
 def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     arg = _arg(loc)
     match spec.kind:
@@ -267,6 +312,12 @@ def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
             ]
         case ArgKind.DATE:
             return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True)]
+        case ArgKind.UNIT if isinstance(value, str) and incompatible_unit(value):
+            paired = any(dimension_of(v) for v in ctx.in_call if v != value)  # from/to: a conversion to break
+            other = incompatible_unit(value)
+            if paired:
+                why = f"{arg} is `{other}`, a unit of another dimension"
+                return [("incompatible_value", loc, other, why, True)]
         case ArgKind.ENUM:
             shown = ", ".join(str(m) for m in spec.enum[:6])
             return [("invalid_enum", loc, "not_a_valid_choice", f"{arg} is not one of: {shown}", True)]
@@ -361,10 +412,20 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     return out
 
 
+def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """Near-misses of a value with a known syntax (:func:`toolatlas.offline.semantic.near_misses`)."""
+    if not isinstance(value, str):
+        return []
+    misses = near_misses(spec, value)
+    return [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
+
+
 SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_mutations,
     reference_mutations,
+    identity_mutations,
     format_mutations,
+    semantic_mutations,
     number_mutations,
     shape_mutations,
 )

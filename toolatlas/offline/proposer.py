@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import posixpath
 import random
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,10 +30,14 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.offline.cost import cheapest, costly_arguments
+from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
-from toolatlas.offline.kinds import ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
+from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
+from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
@@ -42,6 +47,10 @@ __all__ = ["OfflineProposer"]
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
+SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
+"""Longest wait for one call of a slow tool: as long as its pilot was given."""
+_CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
+"""Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
 
 
@@ -98,6 +107,7 @@ class OfflineProposer:
         self.facts = EnvironmentFacts(kind=spec.environment.kind)
         self.synth = ValueSynth(self.facts, self.pool, rng)
         self.args: dict[str, list[ArgSpec]] = {name: infer_arguments(t) for name, t in graph.specs.items()}
+        self.discovery = Discovery()
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
 
@@ -119,19 +129,92 @@ class OfflineProposer:
                     environment.discard(instance)
         self.synth = ValueSynth(self.facts, self.pool, self.rng)
 
+    @property
+    def opaque(self) -> bool:
+        """The snapshot told nothing of the state: only the server's own tools can."""
+        facts = self.facts
+        known = (facts.tree, facts.database, facts.repository, facts.graph)
+        return all(part is None for part in known) and not facts.document_keys
+
+    @property
+    def stateless(self) -> bool:
+        """The environment holds no state: what a call changes lives in the server's process, seen only
+        through its own reads."""
+        return self.spec.environment.kind == "none"
+
+    def discover(self, seed: int) -> Discovery:
+        """Ask the server in a scratch sandbox (blocking) what exists and what its tools cost, and plan
+        from it: listings when the snapshot is opaque, introspection when no database facts are known."""
+        scratch = ValueSynth(self.facts, ValuePool(), random.Random(f"{seed}:discovery:{self.spec.name}"))
+        sandbox = self.workspace.sandbox(self.spec)
+        try:
+            found = run_blocking(
+                lambda: discover(sandbox, scratch, listings=self.opaque, introspect=self.facts.database is None)
+            )
+        except Exception as exc:  # noqa: BLE001 - a discovery that breaks leaves an ordinary build
+            log.warning("discovery_abandoned", server=self.spec.name, error=str(exc)[:300])
+            found = Discovery(error=f"{type(exc).__name__}: {exc}"[:300])
+        self.apply_discovery(found, harvest=True)
+        return found
+
+    def apply_discovery(self, found: Discovery, *, harvest: bool) -> None:
+        """Plan from what discovery found; ``harvest`` puts its listings' values in the pool (a
+        restored pool has them already)."""
+        self.discovery = found
+        if found.database is not None and self.facts.database is None:
+            self.facts = self.facts.model_copy(update={"database": found.database})
+            self.synth = ValueSynth(self.facts, self.pool, self.rng)
+        if harvest:
+            for output in found.outputs:
+                probe_id = f"discovery:{output.tool}"
+                self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
+                self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
+                                  arguments=output.arguments)
+
+    @property
+    def slow(self) -> frozenset[str]:
+        """Tools whose pilot did not answer within a second, or one of whose calls ran into the
+        server's call timeout (a wide margin either way): fewer probes, a tight timeout."""
+        timed_out = {name for name, node in self.graph.tools.items() if node.outcomes.get("timeout")}
+        return (frozenset(self.discovery.slow) | timed_out) & frozenset(self.graph.specs)
+
     # -- bootstrap -------------------------------------------------------------------------------
 
     def seed_probes(self, k: int, rollouts: int) -> list[Probe]:
         """``k`` seed tasks per tool, each run ``rollouts`` times."""
         probes: list[Probe] = []
         for name in sorted(self.graph.specs):
-            for variant in range(k):
+            slow = name in self.slow  # one task, one rollout: it costs seconds a call
+            for variant in range(1 if slow else k):
                 steps = self._seed_steps(name, variant)
                 if steps is None:
                     continue
-                for rollout in range(rollouts):
+                for rollout in range(1 if slow else rollouts):
                     probes.append(self._probe(0, Direction.SEED, name, steps, rollout=rollout))
+            if slow and (default := self._default_cost_probe(name)) is not None:
+                probes.append(default)
         return probes
+
+    def _default_cost_probe(self, name: str) -> Probe | None:
+        """A slow tool's plain call with the work its arguments ask for by default, under the tight
+        timeout: whether it answers in time is what an agent calling it plainly runs into (the
+        other probes ask for the least work, so they characterise the tool, not its default)."""
+        tool = self.graph.specs[name]
+        costly = sorted(costly_arguments(tool))
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if not costly or planned is None:
+            return None
+        defaults = {k: v for k, v in planned.arguments.items() if k not in costly}
+        named = ", ".join(f"`{a}`" for a in costly)
+        step = self._step(tool, planned, expect="any").model_copy(
+            update={
+                "arguments": defaults,
+                "mutation": "default_cost",
+                "condition": f"called with its default {named} (the work it does when not asked for less)",
+                "exercised": _exercised(defaults, tool),
+            }
+        )
+        return self._probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
 
     def _seed_steps(self, name: str, variant: int) -> list[ProbeStep] | None:
         tool = self.graph.specs[name]
@@ -141,32 +224,118 @@ class OfflineProposer:
         first = self._step(tool, planned, expect="ok")
         if tool_effect(tool) is ToolEffect.READ:
             return [first]
-        reader = self._read_back(tool, planned)
-        return [first, reader] if reader is not None else [first]
+        found = self._read_back(tool, planned)
+        if found is None:  # an opaque state: the server's own reads are the only witnesses
+            return (self._observed(tool, first) if self.stateless else None) or [first]
+        reader, marker = found
+        return [first.model_copy(update={"marker": marker}), reader]
 
-    def _read_back(self, writer: ToolSpec, planned: PlannedCall) -> ProbeStep | None:
-        """A read of what ``planned`` created or changed, by a read tool on the same kind of object."""
-        markers = _markers(planned)
-        if not markers:
+    def _observed(self, writer: ToolSpec, call: ProbeStep, reader: ToolSpec | None = None) -> list[ProbeStep] | None:
+        """``read, read again, call, read``: a read that needs no argument, stable across two calls,
+        shows whether the call changed the server's own state (what no environment digest sees)."""
+        readers = [reader] if reader is not None else self._state_readers(writer)
+        for candidate in readers:
+            planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
+            if planned is None:
+                continue
+            look = self._step(candidate, planned, expect="ok").model_copy(
+                update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})"}
+            )
+            return [
+                look,
+                look.model_copy(update={"compares": 0, "intent": "read it again: the read is stable"}),
+                call,
+                look.model_copy(update={"compares": 1, "intent": f"see what `{writer.name}` changed"}),
+            ]
+        return None
+
+    def _state_readers(self, writer: ToolSpec) -> list[ToolSpec]:
+        """Read tools that need no argument (listings, getters), those on the writer's kind of object first."""
+        obj = tool_object(writer)
+        readers = [
+            t for t in self.graph.specs.values()
+            if t.name != writer.name and tool_effect(t) is ToolEffect.READ and not t.required and t.name not in self.slow
+        ]
+        return sorted(readers, key=lambda t: (tool_object(t) is not obj, t.name))
+
+    def _read_back(self, writer: ToolSpec, planned: PlannedCall) -> tuple[ProbeStep, str] | None:
+        """A read that should show what ``planned`` wrote, and the marker it should show.
+
+        A read tool on the same kind of object that names what was created (or its folder), or
+        lists every such object; for an SQL INSERT, a SELECT of the new row (by the same tool if it
+        takes any statement)."""
+        written = written_markers(planned, self.args[writer.name])
+        sql = self._sql_read_back(writer, planned)
+        if sql is not None:
+            return sql
+        if not written["names"] and not written["texts"]:
             return None
+        markers = written["names"]  # what a read may name; new text alone is shown by a listing of all
         synth = self._created_synth(writer, planned)
         obj = tool_object(writer)
         created = [v for values in planned.fresh_values.values() for v in values if isinstance(v, str)]
-        parents = {posixpath.dirname(v) for v in created if "/" in v}
+        parents = {v[: v.index("/" + m)] for v in created for m in markers if "/" + m in v}
         readers = [t for t in self.graph.specs.values() if t.name != writer.name and tool_effect(t) is ToolEffect.READ]
         readers.sort(key=lambda t: (tool_object(t) is not obj, len(t.required), t.name))
-        for reader in readers[:10]:
-            call = synth.valid_arguments(reader, self.args[reader.name], 0)
+        found: list[tuple[tuple[int, int], ProbeStep, str]] = []
+        options = [(r, s) for r in readers[:10] for s in (synth, self.synth)]  # what was made, or where it was
+        for position, (reader, planner) in enumerate(options):
+            call = planner.valid_arguments(reader, self.args[reader.name], 0)
             if call is None:
                 continue
+            if planner is self.synth and parents:  # list the very folder it was made in
+                folder = sorted(parents)[0]
+                listed = {s.name for s in self.args[reader.name] if s.kind is ArgKind.DIR_PATH}
+                arguments = {k: folder if k in listed else v for k, v in call.arguments.items()}
+                call = call.model_copy(update={"arguments": arguments})
             values = [v for v in _strings(call.arguments)]
-            targets_it = any(marker in v for v in values for marker in markers) or any(v in parents for v in values)
+            names_it = any(marker in v for v in values for marker in markers)
+            targets_it = names_it or any(v in parents for v in values)
             whole = not reader.required and tool_object(reader) is obj  # e.g. a listing of every branch
-            if targets_it or whole:
+            marker = marker_for(written, call.arguments)
+            if (targets_it or whole) and marker is not None:
                 step = self._step(reader, call, expect="ok")
-                return step.model_copy(
-                    update={"observes": 0, "intent": f"read back what `{writer.name}` changed ({reader.purpose})"}
+                intent = f"read back what `{writer.name}` changed ({reader.purpose})"
+                shows_text = marker in written["texts"] and bool(
+                    _CONTENT_WORDS.search(f"{reader.name.replace('_', ' ')} {reader.purpose}")
                 )
+                if marker in written["texts"]:  # new contents: a content read of the very thing written
+                    rank = (0 if names_it and shows_text else 4, position)
+                else:  # a new name: a listing of its folder, of everything, then a read of the thing itself
+                    rank = (1 if targets_it and not names_it else 2 if whole else 3, position)
+                found.append((rank, step.model_copy(update={"observes": 0, "intent": intent}), marker))
+        if not found:
+            return None
+        _rank, step, marker = min(found, key=lambda f: f[0])
+        return step, marker
+
+    def _sql_read_back(self, writer: ToolSpec, planned: PlannedCall) -> tuple[ProbeStep, str] | None:
+        """A SELECT of the row an INSERT in ``planned`` adds, by a tool that takes SELECTs."""
+        statements = [
+            (spec, planned.arguments.get(spec.name)) for spec in self.args[writer.name] if spec.kind in SQL_KINDS
+        ]
+        found = next((sql_read_back(v) for _s, v in statements if isinstance(v, str) and sql_read_back(v)), None)
+        if found is None:
+            return None
+        select, marker = found
+        readers = sorted(self.graph.specs.values(), key=lambda t: (t.name == writer.name, tool_effect(t) is not ToolEffect.READ, t.name))
+        for reader in readers:
+            spec = sql_select_spec(self.args[reader.name])
+            if spec is None:
+                continue
+            call = self.synth.valid_arguments(reader, self.args[reader.name], 0)
+            if call is None:
+                continue
+            arguments = {**call.arguments, spec.name: select}
+            step = ProbeStep(
+                tool=reader.name,
+                arguments=arguments,
+                intent=f"read back the row `{writer.name}` inserted ({reader.purpose})",
+                expect="ok",
+                exercised=_exercised(arguments, reader),
+                observes=0,
+            )
+            return step, marker
         return None
 
     def _created_synth(self, writer: ToolSpec, planned: PlannedCall) -> ValueSynth:
@@ -187,8 +356,10 @@ class OfflineProposer:
                 *self._variants(round_, name),
                 *self._compositions(round_, name),
                 *self._retries(round_, name),
+                *self._hinted_retries(round_, name),
                 *self._preconditions(round_, name),
                 *self._lifecycles(round_, name),
+                *self._observations(round_, name),
                 *self._replays(round_, name),
                 *self._boundaries(round_, name),
             ]
@@ -269,6 +440,29 @@ class OfflineProposer:
             )
         return probes
 
+    def _hinted_retries(self, round_: int, name: str) -> list[Probe]:
+        """A call whose error named the way out, then the same call with a value the error named."""
+        tool = self.graph.specs[name]
+        probes = []
+        for retry in hinted_retries(tool, self.pool, self.synth):
+            failing = ProbeStep(
+                tool=name,
+                arguments=retry.failing,
+                intent=f"a call whose error names valid values for `{retry.locator}`",
+                expect="error",
+            )
+            fixed = ProbeStep(
+                tool=name,
+                arguments=retry.fixed,
+                intent=f"retry with `{retry.locator}` = {retry.value!r}, a value the error named",
+                expect="ok",
+                retry_of=0,
+                exercised=_exercised(retry.fixed, tool),
+            )
+            key = f"{name}:retry:named:{retry.ref.argument}"
+            probes.append(self._probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
+        return probes
+
     def _preconditions(self, round_: int, name: str) -> list[Probe]:
         """For a tool that fails on the untouched snapshot, try a state-changing tool first.
 
@@ -311,10 +505,11 @@ class OfflineProposer:
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
-        read = self._read_back(tool, planned)
+        found = self._read_back(tool, planned)
         markers = _markers(planned)
-        if read is None or not markers:
+        if found is None or not markers:
             return []
+        read, marker = found
         synth = self._created_synth(tool, planned)
         modifiers = sorted(
             (t for t in self.graph.specs.values() if t.name != name and tool_effect(t) in (ToolEffect.UPDATE, ToolEffect.DELETE)),
@@ -329,14 +524,32 @@ class OfflineProposer:
                 update={"intent": f"change what `{name}` created ({modifier.purpose})"}
             )
             after = self._read_back(modifier, call)  # e.g. read the destination of a move
-            verify = (after or read.model_copy(update={"expect": "any"})).model_copy(
+            if after is not None:
+                change = change.model_copy(update={"marker": after[1]})
+            verify = (after[0] if after else read.model_copy(update={"expect": "any"})).model_copy(
                 update={"observes": 2 if after is not None else None, "intent": f"verify the change `{modifier.name}` made"}
             )
-            first = self._step(tool, planned, expect="ok")
+            first = self._step(tool, planned, expect="ok").model_copy(update={"marker": marker})
             steps = [first, read, change, verify]
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
             if len(probes) == 2:
                 break
+        return probes
+
+    def _observations(self, round_: int, name: str) -> list[Probe]:
+        """For a tool that is not a read: its call between stable reads by each argument-free reader."""
+        tool = self.graph.specs[name]
+        if tool_effect(tool) is ToolEffect.READ or not self.stateless:
+            return []
+        planned = self.synth.valid_arguments(tool, self.args[name], 1)
+        if planned is None:
+            return []
+        call = self._step(tool, planned, expect="ok")
+        probes = []
+        for reader in self._state_readers(tool)[:3]:
+            steps = self._observed(tool, call, reader)
+            if steps is not None:
+                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
         return probes
 
     def _replays(self, round_: int, name: str) -> list[Probe]:
@@ -410,7 +623,13 @@ class OfflineProposer:
         for result in rollout.steps:
             step = rollout.probe.steps[result.index]
             tool = self.graph.specs.get(step.tool)
-            if tool is None or result.index in failed:
+            if tool is None:
+                continue
+            if result.index in failed:  # an error may name the values that would have worked
+                self.pool.harvest_error(
+                    tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
+                    arguments=step.arguments,
+                )
                 continue
             self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
             self.pool.harvest(
@@ -423,6 +642,21 @@ class OfflineProposer:
             )
 
     # -- building blocks -------------------------------------------------------------------------
+
+    def _within_cost(self, step: ProbeStep) -> ProbeStep:
+        """A step of a slow tool waits at most :data:`SLOW_TIMEOUT_S` and, unless it is a boundary
+        probe, asks for the least work its durations and sizes allow (``duration`` 0, ``steps`` 1)."""
+        if step.tool not in self.slow:
+            return step
+        cheap = cheapest(self.graph.specs[step.tool], step.arguments)
+        if step.mutation:  # a boundary probe keeps what it breaks: the arguments its condition names
+            for name in re.findall(r"`([^`]+)`", step.condition or ""):
+                if name in step.arguments:
+                    cheap[name] = step.arguments[name]
+                else:
+                    cheap.pop(name, None)
+        arguments = cheap
+        return step.model_copy(update={"timeout_s": SLOW_TIMEOUT_S, "arguments": arguments})
 
     def _step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
         return ProbeStep(
@@ -444,6 +678,7 @@ class OfflineProposer:
         rollout: int = 0,
         keys: list[str] | None = None,
     ) -> Probe:
+        steps = [self._within_cost(s) for s in steps]
         coverage = [f"{s.tool}:arg:{k}" for s in steps for k in s.exercised] + list(keys or [])
         if direction is Direction.SEED or (direction is Direction.AFFORDANCE and not keys):
             coverage.append(f"{target}:shape:{','.join(sorted(steps[0].exercised))}")

@@ -8,22 +8,21 @@ environment) raises :class:`Unsatisfiable`; an optional argument is then simply 
 from __future__ import annotations
 
 import json
+import math
 import posixpath
 import re
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from toolatlas.offline.kinds import PATH_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.schemas import Unsatisfiable, conforms
+from toolatlas.offline.semantic import semantic_value
 from toolatlas.offline.targets import Candidate
 
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth
 
 __all__ = ["Unsatisfiable", "scalar_value"]
-
-
-class Unsatisfiable(Exception):
-    """No valid value of this kind exists in the environment (or all were used in this call)."""
 
 
 _TIMES = ("14:30", "09:05", "23:45", "00:00")
@@ -33,11 +32,31 @@ _MEDIA = re.compile(r"\b(image|media|audio|video|binary|base64)\b")
 
 def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     kind, v, targets = spec.kind, draft.variant, synth.targets
+    hinted = _hinted(synth, spec, draft) if spec.kind not in PATH_KINDS else None
+    if hinted is not None:
+        return hinted
     if spec.kind in PATH_KINDS:
         return _path(synth, spec, draft)
+    if spec.kind in SEMANTIC_KINDS:
+        return semantic_value(synth, spec, draft)
     match kind:
         case ArgKind.ENUM:
-            return _enum(spec, v, _satisfiable_types(spec, synth, draft))
+            allowed = _satisfiable_types(spec, synth, draft)
+            earlier = draft.chosen.get(spec.path, [])
+            if earlier:  # another item of the same array: the next member not chosen yet
+                fresh = [m for m in spec.enum if m not in earlier and (allowed is None or m in allowed)]
+                if fresh:
+                    return fresh[0]
+            twins = [  # a sibling over the same set (``from_unit``/``to_unit``): another member
+                value
+                for name, value in draft.scope.items()
+                if name != spec.name
+                and name in draft.scope_specs
+                and draft.scope_specs[name].enum == spec.enum
+            ]
+            if twins and len(spec.enum) > len(twins):
+                allowed = [m for m in (allowed or spec.enum) if m not in twins] or allowed
+            return _enum(spec, v, allowed)
         case ArgKind.BOOLEAN:
             default = bool(spec.default) if spec.has_default else False
             return (not default) if v % 2 == 1 or not spec.has_default else default
@@ -100,7 +119,12 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         case ArgKind.GLOB:
             return _glob(spec, synth, draft)
         case ArgKind.REGEX:
-            word = draft.pick(ArgKind.SEARCH_QUERY, targets.vocabulary())
+            if spec.examples:
+                return str(spec.examples[v % len(spec.examples)])
+            words = [c for c in targets.vocabulary() if c.ref is not None or c.value != "probe"]
+            if not words:  # no data to search: patterns any text-handling tool accepts
+                return draft.pick(kind, [Candidate(p) for p in (r"\d+", r"[A-Z][a-z]+", r"\b\w+@\w+\.\w+\b")])
+            word = draft.pick(ArgKind.SEARCH_QUERY, words)
             return rf"\b{re.escape(word)}\b"
         case ArgKind.EXISTING_TEXT:
             if draft.file is None:
@@ -109,7 +133,11 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         case ArgKind.TEXT:
             return _text(spec, synth, draft)
         case ArgKind.JSON:
-            return json.dumps({"probe": synth.tag(), "source": "toolatlas"})
+            if spec.examples:
+                return str(spec.examples[v % len(spec.examples)])
+            documents = ({"name": "Ada Lovelace", "born": 1815, "fields": ["mathematics", "computing"]},
+                         {"id": 1042, "status": "shipped", "items": [{"sku": "A-1", "qty": 2}]})
+            return json.dumps(documents[v % len(documents)])
         case ArgKind.IDENTIFIER:
             if spec.fresh:
                 return synth.fresh_value(kind)
@@ -118,6 +146,27 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
                 return draft.pick(kind, pooled)
             return _string(spec, synth, v)
     return _string(spec, synth, v)
+
+
+def _hinted(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
+    """A value an error of this tool named for this very argument (``Available sheets: ...``), if any."""
+    argument = f"{draft.tool.name}:{spec.path}"
+    refs = synth.pool.named_for(argument)
+    refs = [r for r in refs if conforms(_typed(r.value, spec), spec.json_schema)]
+    taken = draft.taken.get(spec.kind, set())
+    if not refs or all(r.value in taken for r in refs):
+        return None
+    value = draft.pick(spec.kind, [Candidate(r.value, r) for r in refs])
+    return _typed(value, spec)
+
+
+def _typed(value: str, spec: ArgSpec) -> Any:
+    """A harvested text as the argument's JSON type (``"3"`` for an integer argument is ``3``)."""
+    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return float(value) if "." in value else int(value)
+    return value
 
 
 def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
@@ -130,6 +179,9 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     ):
         binary = bool(_MEDIA.search(draft.text))
         files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
+        named = _extensions(spec, draft, synth)
+        if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
+            files = [f for f in files if _suffix(f.value) in named] or files
         if spec.kind is ArgKind.PATH:
             files = files + targets.folders(include_root=False)
         draft.file = draft.pick(ArgKind.FILE_PATH, files)
@@ -156,7 +208,32 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     parent = folders[draft.variant % len(folders)].value if folders else targets.root
     if spec.target is ToolObject.DIRECTORY:
         return f"{parent}/probe_{tag}/nested" if draft.variant >= 2 else f"{parent}/probe_{tag}"
+    named = _extensions(spec, draft, synth)
+    if named:
+        return f"{parent}/probe_{tag}{named[draft.variant % len(named)]}"
     return f"{parent}/probe_{tag}{('.txt', '.md', '.txt')[draft.variant % 3]}"
+
+
+_EXTENSION = re.compile(r"(?<![\w/.])\.([a-z][a-z0-9]{1,4})\b")
+
+
+def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None) -> list[str]:
+    """File extensions an error named for the argument, else its description (else the tool's) names."""
+    if synth is not None:
+        refs = synth.pool.named_for(f"{draft.tool.name}:{spec.path}")
+        named = [r.value for r in refs if r.value.startswith(".")]
+        if named:
+            return list(dict.fromkeys(named))
+    for text in (spec.description.lower(), draft.text):
+        found = list(dict.fromkeys(f".{e}" for e in _EXTENSION.findall(text)))
+        if found:
+            return found
+    return []
+
+
+def _suffix(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
 
 
 def _satisfiable_types(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> list[Any] | None:
@@ -179,24 +256,53 @@ def _enum(spec: ArgSpec, variant: int, allowed: list[Any] | None = None) -> Any:
     return members[variant % len(members)]
 
 
+_NAMED_NUMBERS: tuple[tuple[frozenset[str], tuple[int | float, ...]], ...] = (
+    (frozenset({"base", "radix"}), (16, 2, 8, 10)),
+    (frozenset({"year"}), (2024, 2023, 2025, 2000)),
+    (frozenset({"month"}), (3, 12, 1, 7)),
+    (frozenset({"day"}), (14, 1, 28, 5)),
+    (frozenset({"hour", "hours"}), (14, 9, 0, 23)),
+    (frozenset({"minute", "minutes", "second", "seconds"}), (30, 5, 0, 45)),
+    (frozenset({"port"}), (8080, 443, 5432, 3000)),
+    (frozenset({"percent", "percentage"}), (25, 50, 10, 75)),
+    (frozenset({"latitude", "lat"}), (48.8566, 35.6762, 40.7128, -33.8688)),
+    (frozenset({"longitude", "lon", "lng"}), (2.3522, 139.6503, -74.006, 151.2093)),
+    (frozenset({"precision", "decimals", "digits", "places"}), (2, 4, 0, 6)),
+    (frozenset({"row", "column", "col", "line", "index", "page"}), (1, 2, 3, 5)),
+)
+
+
 def _number(spec: ArgSpec, variant: int) -> int | float:
     value: float = _COUNTS[variant % len(_COUNTS)] if spec.count_like or spec.json_type == "integer" else 7
-    if spec.has_default and isinstance(spec.default, int | float) and not isinstance(spec.default, bool):
-        if spec.default > 100:
+    words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", spec.name).lower()))
+    named = next((values for names, values in _NAMED_NUMBERS if names & words), None)
+    if named is not None:
+        value = named[variant % len(named)]
+    if spec.examples and all(isinstance(e, int | float) and not isinstance(e, bool) for e in spec.examples):
+        value = spec.examples[variant % len(spec.examples)]
+    elif spec.has_default and isinstance(spec.default, int | float) and not isinstance(spec.default, bool):
+        if spec.default > 100 and named is None:
             value = int(spec.default // (2 + variant))
         elif value == spec.default:
-            value = _COUNTS[(variant + 1) % len(_COUNTS)]
+            value = (named or _COUNTS)[(variant + 1) % len(named or _COUNTS)]
+    integer = spec.json_type == "integer"
     low = spec.minimum if spec.minimum is not None else None
     if spec.exclusive_minimum is not None:
-        low = spec.exclusive_minimum + (1 if spec.json_type == "integer" else 0.5)
+        low = spec.exclusive_minimum + (1 if integer else 0.5)
     high = spec.maximum
     if spec.exclusive_maximum is not None:
-        high = spec.exclusive_maximum - (1 if spec.json_type == "integer" else 0.5)
+        high = spec.exclusive_maximum - (1 if integer else 0.5)
     if low is not None and value < low:
         value = low
     if high is not None and value > high:
         value = high
-    return int(value) if spec.json_type == "integer" or float(value).is_integer() else value
+    step = spec.multiple_of
+    if step and step > 0 and not float(value / step).is_integer():
+        value = math.ceil(value / step) * step
+        if high is not None and value > high:
+            value -= step
+        value = round(value, 10)
+    return int(value) if integer or float(value).is_integer() else value
 
 
 def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
@@ -229,8 +335,22 @@ def _glob(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
     return draft.pick(ArgKind.GLOB, [Candidate(p) for p in patterns])
 
 
+_PROSE = (
+    "The quick brown fox jumps over the lazy dog.",
+    "Alice sent Bob 3 apples on Monday; Bob returned 2 of them on Friday.",
+    "Hello world! This is a short paragraph of plain English text, written to be read.",
+    "Rain is expected in Paris tomorrow, with temperatures between 12 and 18 degrees.",
+)
+_NOTES = (
+    "Meeting moved to Thursday at 10:00",
+    "Remember to renew the certificate before March",
+    "The quarterly report is ready for review",
+    "Order 1042 shipped to the Lyon warehouse",
+)
+
+
 def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
-    tag = synth.tag()
+    """A file body or commit message carries a probe tag (a later read finds it); other text reads as text."""
     words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", spec.name).lower()))
     old = next(
         (
@@ -240,24 +360,44 @@ def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
         ),
         None,
     )
+    if spec.examples:
+        return _clamp(str(spec.examples[draft.variant % len(spec.examples)]), spec)
     if old is not None:
-        return f"{old} (edited by probe {tag})"
-    if words & {"message", "commit"}:
-        return f"Probe commit {tag}: record a small change"
-    if words & {"insight", "note", "notes", "comment", "summary", "reason"}:
-        return f"Probe note {tag}: written by ToolAtlas to check that notes are stored."
-    if words & {"title", "name", "label"}:
-        return f"Probe title {tag}"
-    text = f"# Probe note {tag}\n\nWritten by a ToolAtlas probe to check that content round-trips.\n"
+        return f"{old} (edited by probe {synth.tag()})"
+    stored = draft.effect in (ToolEffect.CREATE, ToolEffect.UPDATE)
+    if words & {"message", "commit"} and (stored or "commit" in draft.text):
+        return f"Probe commit {synth.tag()}: record a small change"
+    if words & {"title", "name", "label", "subject", "heading"}:
+        return _clamp(f"Probe title {synth.tag()}" if stored else _NOTES[draft.variant % len(_NOTES)], spec)
+    if not stored:  # text to analyse, count, translate or format: ordinary prose
+        return _clamp(_PROSE[draft.variant % len(_PROSE)], spec)
+    noted = words & {"insight", "note", "notes", "comment", "summary", "reason", "description"}
+    if noted or not _writes_file(draft):
+        note = _NOTES[draft.variant % len(_NOTES)]
+        return _clamp(f"{note} (probe note {synth.tag()}).", spec)
+    text = f"# Probe note {synth.tag()}\n\nWritten by a ToolAtlas probe to check that content round-trips.\n"
     return _clamp(text, spec)
 
 
+def _writes_file(draft: CallDraft) -> bool:
+    """The call writes a file: the body is a document a later read shows."""
+    return draft.object in (ToolObject.FILE, ToolObject.DIRECTORY) or any(
+        s.kind in PATH_KINDS for s in draft.scope_specs.values()
+    )
+
+
+_WORDS = ("example", "sample", "demo", "test")
+
+
 def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:
+    """An argument of unknown meaning: the schema's and description's own words first, else a plain word."""
     if spec.examples:
         return _clamp(str(spec.examples[variant % len(spec.examples)]), spec)
     if spec.has_default and isinstance(spec.default, str) and spec.default:
         return spec.default
-    return _clamp(f"probe-{synth.tag()}", spec)
+    if spec.fresh:
+        return _clamp(f"probe-{synth.tag()}", spec)
+    return _clamp(_WORDS[variant % len(_WORDS)], spec)
 
 
 def _clamp(text: str, spec: ArgSpec) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 from pydantic import Field
@@ -21,17 +22,22 @@ from pydantic import Field
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.hints import sql_examples
 from toolatlas.offline.kinds import (
+    GENERIC_KINDS,
+    SEMANTIC_KINDS,
     SQL_KINDS,
     ArgKind,
     ArgSpec,
     ToolEffect,
     ToolObject,
     infer_arguments,
+    sql_statement_kind,
     tool_effect,
     tool_object,
 )
 from toolatlas.offline.scalars import Unsatisfiable, scalar_value
+from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
 from toolatlas.offline.sqlgen import SqlWriter
 from toolatlas.offline.targets import Candidate, Targets
 
@@ -68,6 +74,8 @@ class CallDraft:
         self.scope: dict[str, Any] = {}
         """Values chosen so far in the innermost object (siblings may depend on them)."""
         self.scope_specs: dict[str, ArgSpec] = {}
+        self.chosen: dict[str, list[Any]] = {}
+        """Argument path → values chosen there so far (the items of one array differ)."""
 
     def pick(self, kind: ArgKind, candidates: list[Candidate], *, offset: int = 0) -> str:
         """The variant's candidate among those not yet used in this call; records provenance."""
@@ -146,6 +154,8 @@ class ValueSynth:
         self.rng = rng if rng is not None else random.Random(0)
         self.targets = Targets(facts, self.pool, use_created=use_created)
         self.sql = SqlWriter(facts.database, self.rng) if facts.database is not None else None
+        self._schema_seed: int | None = None
+        """Seed of the schema-driven draws, taken from ``rng`` the first time one is needed."""
 
     def tag(self) -> str:
         """Four hex digits from the rng: the mark of every name a probe invents."""
@@ -265,11 +275,16 @@ class ValueSynth:
         if spec.max_items is not None:
             count = min(count, spec.max_items)
         values: list[Any] = []
-        for _ in range(count):
+        for _ in range(count + (2 if spec.unique_items else 0)):
+            if len(values) >= count:
+                break
             try:
-                values.append(self.value(item, draft))
+                value = self.value(item, draft)
             except Unsatisfiable:
                 break
+            if spec.unique_items and value in values:
+                continue
+            values.append(value)
         if len(values) < max(spec.min_items or 0, 1 if spec.required else 0):
             raise Unsatisfiable(f"not enough values for {spec.path}")
         return values
@@ -285,16 +300,48 @@ class ValueSynth:
             return self.fill_array(spec, draft)
         if spec.kind in SQL_KINDS:
             return self._sql(spec, draft)
-        value = scalar_value(self, spec, draft)
+        try:
+            value = scalar_value(self, spec, draft)
+        except Unsatisfiable:
+            invented = spec.kind in SEMANTIC_KINDS or spec.kind in GENERIC_KINDS
+            if not (invented and spec.json_schema and constrains(spec.json_schema)):
+                raise
+            value = self.schema_value(spec, draft)  # nothing the kind knows fits: the schema decides
+        if spec.json_schema and constrains(spec.json_schema) and not conforms(value, spec.json_schema):
+            value = self.schema_value(spec, draft, rejected=value)
         if spec.fresh or spec.kind is ArgKind.NEW_PATH:
             draft.fresh.setdefault(spec.path, []).append(value)
+        draft.chosen.setdefault(spec.path, []).append(value)
         return value
+
+    def _sql_without_facts(self, spec: ArgSpec, draft: CallDraft) -> str:
+        candidates = _sql_candidates(self, spec)
+        if not candidates:
+            raise Unsatisfiable("no database facts to write SQL from")
+        return draft.pick(spec.kind, candidates)
+
+    def schema_value(self, spec: ArgSpec, draft: CallDraft, *, rejected: Any = None) -> Any:
+        """A value drawn from the argument's schema alone (its pattern, bounds, formats...)."""
+        if self._schema_seed is None:
+            self._schema_seed = self.rng.getrandbits(32)
+        taken = draft.taken.setdefault(spec.kind, set())
+        for index in range(draft.variant, draft.variant + 4):
+            try:
+                value = schema_example(spec.json_schema, index, self._schema_seed)
+            except NoExample:
+                break
+            if isinstance(value, str) and value in taken:
+                continue
+            if isinstance(value, str):
+                taken.add(value)
+            return value
+        if rejected is None:
+            raise Unsatisfiable(f"the schema of {spec.path} admits no value found")
+        return rejected  # nothing better: the server's answer to it is still informative
 
     def _sql(self, spec: ArgSpec, draft: CallDraft) -> str:
         if self.sql is None:
-            if spec.kind in (ArgKind.SQL_QUERY_READ, ArgKind.SQL):
-                return "SELECT 1 AS probe"
-            raise Unsatisfiable("no database facts to write SQL from")
+            return self._sql_without_facts(spec, draft)
         orders: dict[ArgKind, list[str]] = {
             ArgKind.SQL_QUERY_READ: ["select"],
             ArgKind.SQL_QUERY_WRITE: [k for k in ("insert", "update", "delete") if k in spec.sql_statements],
@@ -312,6 +359,28 @@ class ValueSynth:
                     draft.fresh.setdefault(spec.path, []).append(f"probe_{tag}")
                 return statement
         raise Unsatisfiable(f"no valid {spec.kind.value} statement for these tables")
+
+
+_STATEMENTS = {
+    ArgKind.SQL_QUERY_READ: {"select"},
+    ArgKind.SQL_QUERY_WRITE: {"insert", "update", "delete"},
+    ArgKind.SQL_DDL: {"ddl"},
+}
+_SHEETS_ARE_TABLES = re.compile(r"\bsheets?\b[^.]*\btables?\b|\btables?\b[^.]*\bsheets?\b")
+
+
+def _sql_candidates(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """Statements for a database the snapshot says nothing about: the description's own examples, reads
+    of the tables (or sheets, where the words say sheets are tables) the server named, then ``SELECT 1``."""
+    allowed = _STATEMENTS.get(spec.kind, {"select", "insert", "update", "delete", "ddl"})
+    found = [Candidate(e) for e in sql_examples(spec.description) if sql_statement_kind(e) in allowed]
+    if "select" in allowed:
+        tables = synth.targets.pooled(ArgKind.TABLE_NAME)
+        if _SHEETS_ARE_TABLES.search(spec.description.lower()):
+            tables += synth.targets.pooled(ArgKind.SHEET_NAME)
+        found += [Candidate(f'SELECT * FROM "{c.value}" LIMIT 5', c.ref) for c in tables]
+        found.append(Candidate("SELECT 1 AS probe"))
+    return found
 
 
 def _key(relation: tuple[str, str, str]) -> str:

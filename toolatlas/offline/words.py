@@ -12,6 +12,8 @@ import re
 from typing import NamedTuple
 
 from toolatlas.models import ToolSpec
+from toolatlas.offline.hints import description_values
+from toolatlas.offline.lexicon import semantic_kind
 
 __all__ = [
     "EFFECT_VERBS",
@@ -169,6 +171,14 @@ _FORMATS = {
     "idn-email": "email",
     "uuid": "uuid",
     "regex": "regex",
+    "ipv4": "ip_address",
+    "ipv6": "ip_address",
+    "hostname": "hostname",
+    "idn-hostname": "hostname",
+    "duration": "duration",
+    "byte": "base64",
+    "color": "colour",
+    "uri-template": "url",
 }
 
 
@@ -195,6 +205,13 @@ def kind_for_string(
         return Meaning("entity_type")
     if last == "type" and "relation" in w:
         return Meaning("relation_type")
+    semantic = semantic_kind(words, description, tool_text, parent=parent)
+    if semantic == "sheet_name":  # a sheet the call creates: ``new_name``, or the name given to ``add_sheet``
+        names_sheets = bool({"sheet", "worksheet", "tab"} & set(tool_words))  # add_sheet, not append_rows
+        fresh = bool(w & {"new"}) or (creates and names_sheets and not w & (_REF_WORDS | {"old", "existing"}))
+        return Meaning(semantic, target=None, fresh=fresh and "existing" not in desc)
+    if semantic is not None:
+        return Meaning(semantic)
     if (last in _SELECTORS and len(words) > 1) or words == ["type"]:
         return Meaning("string")
     if w & {"timezone", "tz", "timezones"} or {"time", "zone"} <= w or "iana" in desc:
@@ -212,7 +229,7 @@ def kind_for_string(
     if "sql" in w or (w & {"query", "queries", "statement", "statements", "stmt"} and sql):
         return Meaning("sql")
     if w & {"pattern", "patterns", "glob", "globs", "regex", "regexp", "wildcard", "mask"}:
-        if w & {"regex", "regexp"} or "regular expression" in desc:
+        if w & {"regex", "regexp"} or "regular expression" in desc or re.search(r"\bregexp?\b", desc):
             return Meaning("regex")
         if "glob" in desc or "glob" in tool_text or "*" in desc or obj in ("file", "directory"):
             return Meaning("glob")
@@ -305,32 +322,9 @@ def sql_statements_in(description: str, tool_text: str, tool_words: list[str]) -
     return ["select", "insert", "update", "delete", "ddl"]
 
 
-_EXAMPLE_SPAN = re.compile(
-    r"\b(?:e\.g\.|eg\.|for example|such as|for instance|like)[^)]*?(?:\)|$|\.\s)", re.IGNORECASE
-)
-_QUOTED = re.compile(r"""['"`]([^'"`\n]{1,60})['"`]""")
-_LISTED = re.compile(
-    r"(?:valid values are|valid values|allowed values|possible values|one of|options are|must be one of)"
-    r"\s*:?\s*([^.;\n]+)",
-    re.IGNORECASE,
-)
-
-
 def implicit_choices(description: str) -> tuple[list[str], list[str]]:
     """Choices a description lists ("'a', 'b' or 'c'"; "Valid values are: a, b") and its examples."""
-    examples = [q for span in _EXAMPLE_SPAN.finditer(description) for q in _QUOTED.findall(span.group(0))]
-    outside = _EXAMPLE_SPAN.sub(" ", description)
-    listed = _LISTED.search(outside)
-    if listed:
-        parts = re.split(r",|\bor\b|\band\b", listed.group(1))
-        choices = [p.strip().strip("'\"` ") for p in parts]
-        choices = [c for c in choices if re.fullmatch(r"[\w.-]+", c)]
-        if len(choices) >= 2:
-            return list(dict.fromkeys(choices)), examples
-    quoted = [q for q in _QUOTED.findall(outside) if re.fullmatch(r"[\w.-]+", q)]
-    if len(set(quoted)) >= 2 and re.search(r"\bor\b", outside):
-        return list(dict.fromkeys(quoted)), examples
-    return [], examples
+    return description_values(description)
 
 
 _OPPOSITES = [

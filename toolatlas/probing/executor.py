@@ -60,7 +60,11 @@ class Executor:
         kept (a changed instance is restored the quickest way). The rollout comes back without its
         digests — what an inducer in another process reads, and a fraction of the bytes."""
         rollout = await self.run(probe, keep_post_state=False)
-        return rollout.for_induction(), self.verifier.verify(rollout)
+        verdict = self.verifier.verify(rollout)
+        if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
+            # the server changed its own state, which no reset of the environment undoes: start it afresh
+            await self.sandbox.connection.restart()
+        return rollout.for_induction(), verdict
 
     async def close(self) -> None:
         await self.sandbox.close()
@@ -75,7 +79,7 @@ class Executor:
         try:
             for index, step in enumerate(probe.steps):
                 arguments = render_value(step.arguments, variables)
-                outcome = await self.sandbox.call(step.tool, arguments)
+                outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
                 last = index == len(probe.steps) - 1
                 digest = await self.sandbox.digest() if not last else None
                 steps.append(StepResult(index=index, outcome=outcome, digest_after=digest))

@@ -59,6 +59,11 @@ class ProbeStep(Frozen):
     """Index of the earlier (failing) step this call corrects."""
     enabled_by: int | None = None
     """Index of the earlier step that prepares the state this call needs (it fails without it)."""
+    compares: int | None = None
+    """Index of an earlier call of the same tool with the same arguments: a different output now shows
+    that the step just before changed the server's own state (seen by its tools, not the environment)."""
+    timeout_s: float | None = None
+    """A tighter wait than the server's call timeout (a tool found slow gets one); ``None``: the server's."""
     harvested: list[HarvestRef] = Field(default_factory=list)
     exercised: list[str] = Field(default_factory=list)
     """Coverage keys this call exercises (``prop``, ``prop=member``)."""
@@ -167,6 +172,8 @@ class StepVerdict(Frozen):
     effect: Effect = Effect.UNKNOWN
     change: StateDiff = StateDiff()
     observed_marker: bool | None = None
+    output_changed: bool | None = None
+    """For a step that ``compares``: whether its output differs from the earlier call's."""
     expectation_met: bool | None = None
 
 

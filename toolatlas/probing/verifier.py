@@ -90,6 +90,11 @@ class Verifier:
                 if marker:
                     shown = to_placeholders(_visible_text(result.outcome), rollout.variables)
                     observed = marker in shown
+            changed = None
+            if step.compares is not None and step.compares < position and not failed:
+                earlier = rollout.steps[step.compares]
+                if not step_failed(earlier.outcome)[0]:
+                    changed = _comparable(earlier.outcome, rollout.variables) != _comparable(result.outcome, rollout.variables)
             met = None if step.expect == "any" else (failed == (step.expect == "error"))
             verdicts.append(
                 StepVerdict(
@@ -104,6 +109,7 @@ class Verifier:
                     effect=Effect.MUTATING if not change.empty else (Effect.READ_ONLY if after is not None else Effect.UNKNOWN),
                     change=change,
                     observed_marker=observed,
+                    output_changed=changed,
                     expectation_met=met,
                 )
             )
@@ -113,6 +119,7 @@ class Verifier:
                 checks.append(Check(name=f"step{result.index}:observes_step{step.observes}", passed=observed))
             if valid is False:
                 checks.append(Check(name=f"step{result.index}:output_schema", passed=False, detail=schema_error))
+        verdicts = _in_process_effects(probe, verdicts, stateless=self.environment.kind == "none")
         if rollout.aborted_at is not None:
             checks.append(Check(name="chain_completed", passed=False, detail=f"stopped after step {rollout.aborted_at}"))
         final_change = self.snapshot_digest.diff(final) if final is not None else StateDiff()
@@ -160,6 +167,31 @@ class Verifier:
             validator = self._validators[tool] = cls(spec.output_schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(outcome.structured))
         return (True, "") if error is None else (False, error.message[:300])
+
+
+def _comparable(outcome: CallOutcome, variables: dict[str, str]) -> str:
+    return to_placeholders(_visible_text(outcome), variables)
+
+
+def _in_process_effects(probe, verdicts: list[StepVerdict], *, stateless: bool) -> list[StepVerdict]:
+    """Effects the environment cannot see. A call whose result a stable read (the same read twice
+    unchanged before it) then shows changed has changed the server's own state: ``mutating``. In an
+    environment that holds no state, "changes nothing" is never claimed otherwise (``unknown``)."""
+    by_index = {v.index: v for v in verdicts}
+    witnessed: set[int] = set()
+    for verdict in verdicts:
+        step = probe.steps[verdict.index]
+        control = by_index.get(step.compares) if step.compares is not None else None
+        if verdict.output_changed and control is not None and control.output_changed is False:
+            witnessed.add(verdict.index - 1)
+    out = []
+    for verdict in verdicts:
+        if verdict.index in witnessed and not verdict.failed:
+            verdict = verdict.model_copy(update={"effect": Effect.MUTATING})
+        elif stateless and verdict.effect is Effect.READ_ONLY:
+            verdict = verdict.model_copy(update={"effect": Effect.UNKNOWN})
+        out.append(verdict)
+    return out
 
 
 def _visible_text(outcome: CallOutcome) -> str:

@@ -1,4 +1,4 @@
-"""Deterministic seed generators that build the demo catalogue's starting states.
+"""Deterministic seed generators that build the demo and wild catalogues' starting states.
 
 ``generate(name, kind, dest)`` writes the state entry of environment ``kind`` at ``dest``: a
 folder for ``directory`` and ``git``, a file for ``sqlite``, ``json_file`` and ``postgres`` (for
@@ -6,15 +6,20 @@ PostgreSQL a SQL script that the environment runs into its template database). `
 exist yet; its parent must. Every seed is byte-for-byte reproducible (a SQLite file only for the
 same SQLite library version, which writes its version number into the header).
 
-===================  ===========  ==============================================================
-seed                 kind         what it builds
-===================  ===========  ==============================================================
-``demo.filesystem``  directory    a small project tree (docs, code, data, logs, odd file names)
-``demo.sqlite``      sqlite       a shop database: customers, products, orders, order items
-``demo.git``         git          a repository with history, two branches and a tag
-``demo.memory``      json_file    the knowledge graph (JSON Lines) of the MCP memory server
-``demo.postgres``    postgres     a PostgreSQL script for a lending library
-===================  ===========  ==============================================================
+=====================  =========  ==============================================================
+seed                   kind       what it builds
+=====================  =========  ==============================================================
+``demo.filesystem``    directory  a small project tree (docs, code, data, logs, odd file names)
+``demo.sqlite``        sqlite     a shop database: customers, products, orders, order items
+``demo.git``           git        a repository with history, two branches and a tag
+``demo.memory``        json_file  the knowledge graph (JSON Lines) of the MCP memory server
+``demo.postgres``      postgres   a PostgreSQL script for a lending library
+``wild.spreadsheets``  directory  a two-sheet ``.xlsx`` workbook, a CSV price list and a note
+``wild.documents``     directory  two Word documents (a report with headings and a table, a letter)
+``wild.todo``          directory  a ``todo.txt`` task list and its ``done.txt``
+``wild.tasks``         json_file  a request/task manager's JSON file, each workflow step represented
+``wild.jsproject``     directory  a JavaScript project with an ESLint flat config and files to lint
+=====================  =========  ==============================================================
 """
 
 from __future__ import annotations
@@ -25,11 +30,14 @@ from pathlib import Path
 
 # Importing a generator module registers its seeds.
 from toolatlas.environments.seeds import (  # noqa: F401
+    js_project,
     knowledge_graph,
     library,
+    office,
     project_tree,
     repository,
     shop,
+    task_lists,
 )
 from toolatlas.environments.seeds._registry import SEEDS, Seed
 from toolatlas.errors import SnapshotError

@@ -1,0 +1,127 @@
+"""Recall of maintainer facts on real third-party servers nobody tuned for (the wild catalogue).
+
+A fast subset — three wild servers of different kinds (``units``: no state, PyPI; ``eslint``: a
+directory, npm; ``taskmanager``: a JSON file, npm) — is built offline in-process into a throwaway
+store, and its atlas is checked against the servers' maintainer facts (``benchmarks/facts/wild/``)
+with the strict matcher. The facts the engine recalls today must stay recalled; the issue's target
+(every fact of these servers, every tool with a verified use) is marked ``xfail(strict=True)``, so
+it turns into a failure to act on the day the engine reaches it. The whole catalogue's build is
+slow-marked (``benchmarks/atlas_recall.py`` reports it with its figures).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from toolatlas.build.catalogue import build_catalogue, open_store
+from toolatlas.config import StoreSettings, load_catalogue
+from toolatlas.evaluation.facts import FactOutcome, load_facts, recall_facts
+from toolatlas.graph.models import EntryKind, EntryStatus
+from toolatlas.runtimes.installer import install
+from toolatlas.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+FAST_SUBSET = ("units", "eslint", "taskmanager")
+RECALLED_TODAY = {
+    ("units", "non-conformable"),
+    ("units", "undefined-unit"),
+    ("units", "define-is-not-an-evaluator"),
+    ("eslint", "no-matching-files"),
+    ("eslint", "ignored-file-warning"),
+    ("eslint", "at-least-one-path"),
+    ("taskmanager", "plan-gives-request-id"),
+}
+"""Facts of the fast subset the offline engine recalled when the wild catalogue was made (a floor)."""
+
+pytestmark = pytest.mark.servers
+
+
+def build_wild(
+    tmp_path: Path, servers: tuple[str, ...] | None
+) -> tuple[list[FactOutcome], dict[str, set[str]], dict]:
+    """Build the chosen wild servers offline into a store under ``tmp_path``; the fact outcomes, each
+    server's tools without an active affordance, and each server's build status."""
+    base = load_catalogue(REPO / "configs" / "wild.toml")
+    catalogue = base.model_copy(update={"store": StoreSettings(backend="edge", path=str(tmp_path / "atlas"))})
+    workspace = Workspace(catalogue)
+    chosen = [s for s in catalogue.enabled_servers if servers is None or s.name in servers]
+    for spec in chosen:
+        install(spec, workspace.home)  # a no-op once installed (make test-servers does it up front)
+    store = open_store(catalogue)
+    try:
+        report = asyncio.run(build_catalogue(workspace, store, servers=chosen))
+        entries = store.all("entries")
+    finally:
+        store.close()
+    fact_sets = [
+        s for s in load_facts(REPO / "benchmarks" / "facts" / "wild") if s.server in {c.name for c in chosen}
+    ]
+    afforded = {
+        (e.server, e.tool)
+        for e in entries
+        if e.kind is EntryKind.AFFORDANCE and e.status is EntryStatus.ACTIVE
+    }
+    missing = {spec.name: asyncio.run(listed_tools(workspace, spec)) for spec in chosen}
+    for spec in chosen:
+        missing[spec.name] -= {tool for server, tool in afforded if server == spec.name}
+    return recall_facts(fact_sets, entries), missing, report.servers
+
+
+async def listed_tools(workspace: Workspace, spec) -> set[str]:
+    """The tools the live server lists (a tool the atlas holds no node for still counts)."""
+    async with workspace.sandbox(spec) as sandbox:
+        return {tool.name for tool in sandbox.tools}
+
+
+@pytest.fixture(scope="module")
+def fast_subset(tmp_path_factory: pytest.TempPathFactory):
+    return build_wild(tmp_path_factory.mktemp("wild"), FAST_SUBSET)
+
+
+class TestFastSubset:
+    def test_every_server_builds(self, fast_subset):
+        """The three servers start in their sandboxes and complete every round."""
+        _outcomes, _missing, statuses = fast_subset
+        assert statuses == {name: "ok" for name in FAST_SUBSET}
+
+    def test_every_fact_is_judged(self, fast_subset):
+        """Each fact of the subset gets an outcome; a miss says what the atlas holds instead."""
+        outcomes, _missing, _statuses = fast_subset
+        assert {o.server for o in outcomes} == set(FAST_SUBSET)
+        assert len(outcomes) == sum(
+            len(s.facts)
+            for s in load_facts(REPO / "benchmarks" / "facts" / "wild")
+            if s.server in FAST_SUBSET
+        )
+        assert all(o.reason for o in outcomes if not o.recalled)
+
+    def test_facts_recalled_today_stay_recalled(self, fast_subset):
+        """The engine's recall on these servers does not fall below what it recalled when they were added."""
+        outcomes, _missing, _statuses = fast_subset
+        recalled = {(o.server, o.fact) for o in outcomes if o.recalled}
+        assert RECALLED_TODAY <= recalled, sorted(RECALLED_TODAY - recalled)
+
+    @pytest.mark.xfail(
+        strict=True, reason="issue 14 target: the engine does not yet recall every maintainer fact"
+    )
+    def test_target_every_fact_recalled(self, fast_subset):
+        """Target: every maintainer fact of the subset is recalled."""
+        outcomes, _missing, _statuses = fast_subset
+        assert [f"{o.server}.{o.fact}: {o.reason}" for o in outcomes if not o.recalled] == []
+
+    def test_every_tool_has_a_verified_use(self, fast_subset):
+        """Every tool of the subset has at least one active verified affordance (issue 14: ≥ 95%)."""
+        _outcomes, missing, _statuses = fast_subset
+        assert missing == {name: set() for name in FAST_SUBSET}
+
+
+@pytest.mark.slow
+def test_whole_wild_catalogue(tmp_path):
+    """Every wild server builds, and the atlas recalls at least the share of facts it did on the day the
+    catalogue was made (0.37; the issue's target is 0.9 — benchmarks/atlas_recall.py reports it)."""
+    outcomes, _missing, statuses = build_wild(tmp_path, None)
+    assert all(status == "ok" for status in statuses.values()), statuses
+    assert sum(o.recalled for o in outcomes) / len(outcomes) >= 0.35

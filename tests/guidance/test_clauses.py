@@ -1,0 +1,80 @@
+"""The documentation as knowledge: operative clauses kept, advice dropped, shared clauses said once,
+and each clause marked against what the atlas verified."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from toolatlas.graph.models import EntryKind
+from toolatlas.guidance.clauses import agreement, operative_clauses, purpose, shared_clauses, vocabulary
+from toolatlas.models import OutcomeClass
+
+from .conftest import entry
+
+DESCRIPTION = ("Store a value under a key. If the key already exists, the call fails. Keys must be at most 64 "
+               "characters. Perfect for caching! Values are kept in memory.")
+
+
+def boundary(condition: str, error: str):
+    return entry("kv", "put", EntryKind.BOUNDARY, condition=condition, error_signature=error, excerpt=error,
+                 outcome=OutcomeClass.TOOL_ERROR, family="already_exists")
+
+
+def accepted(condition: str):
+    return entry("kv", "put", EntryKind.AFFORDANCE, when=f"{condition} (accepted)", family="already_exists")
+
+
+class TestClauses:
+    def test_purpose_and_operative_clauses(self) -> None:
+        """The first sentence is the purpose; limits and failure conditions are kept; advice and plain
+        statements are dropped."""
+        assert purpose(DESCRIPTION) == "Store a value under a key."
+        assert operative_clauses(DESCRIPTION) == ["If the key already exists, the call fails.",
+                                                  "Keys must be at most 64 characters."]
+
+    def test_what_most_tools_repeat_is_shared(self) -> None:
+        """A clause most of a server's descriptions repeat is said once for the server."""
+        descriptions = [f"Do thing {i}. Only works inside the sandbox." for i in range(4)] + ["Other. Fails on empty."]
+        assert shared_clauses(descriptions) == {"onli work insid sandbox"}
+
+
+class TestAgreement:
+    FINDINGS: ClassVar = [boundary("`key` names a key that already exists", "Key already exists: user_9f3a"),
+                          boundary("`value` is too large", "Value too large")]
+
+    def test_a_boundary_verifies_a_failure_clause(self) -> None:
+        """The clause says an existing key fails; the atlas saw that failure: verified, with its entry."""
+        idf = vocabulary(self.FINDINGS)
+        marked = agreement("If the key already exists, the call fails.", self.FINDINGS, idf)
+        assert marked.status == "verified" and marked.entry_id == self.FINDINGS[0].id
+
+    def test_an_accepted_call_contradicts_a_failure_clause(self) -> None:
+        """The clause says an existing key fails; the atlas saw the call on an existing key accepted."""
+        findings = [accepted("`key` names a key that already exists"), *self.FINDINGS[1:]]
+        marked = agreement("If the key already exists, the call fails.", findings, vocabulary(findings))
+        assert marked.status == "contradicted" and "accepted when `key` names a key that already exists" in marked.note
+
+    def test_a_failure_elsewhere_contradicts_nothing(self) -> None:
+        """A clause saying what a tool does is not disproved by a failure on another condition."""
+        marked = agreement("Values are replaced when the key exists.", self.FINDINGS, vocabulary(self.FINDINGS))
+        assert marked.status == "documented"
+
+    def test_unrelated_findings_leave_it_documented(self) -> None:
+        """Findings about something else mark nothing."""
+        marked = agreement("Keys must be at most 64 characters.", self.FINDINGS, vocabulary(self.FINDINGS))
+        assert marked.status == "documented" and marked.entry_id is None
+
+
+class TestServed:
+    def test_a_verified_clause_is_served_with_the_answer_that_verified_it(self) -> None:
+        """Guidance keeps the clause, marks it verified, and quotes the server's answer beside it."""
+        from toolatlas.guidance import Atlas, AtlasView
+
+        from .conftest import node
+
+        put = node("kv", "put", DESCRIPTION, ("key", "value"), read_only=False)
+        atlas = Atlas(AtlasView([put], TestAgreement.FINDINGS, [], []))
+        guidance = atlas.guide("Store the value 3 under the key retries", docs_ratio=None)
+        [clause] = [d for d in guidance.tools[0].documented if d.text.startswith("If the key already exists")]
+        assert clause.status == "verified" and clause.note == "Key already exists: user_9f3a"
+        assert "(verified: “Key already exists: user_9f3a”)" in guidance.to_text()

@@ -1,0 +1,108 @@
+"""Task-conditioned guidance on servers guidance was never tuned on: plans, gaps, discovery, routing,
+task-relevant boundaries, the documentation as knowledge, and no probe leftovers."""
+
+from __future__ import annotations
+
+from toolatlas.guidance import Atlas
+
+from .conftest import notes_atlas
+
+
+def served(guidance) -> list[str]:
+    return [t.tool for t in guidance.tools]
+
+
+class TestToolSelection:
+    def test_operations_choose_the_tools(self) -> None:
+        """Create, then save into it: the creator and the saver are planned, in the task's order."""
+        guidance = Atlas(notes_atlas()).guide("Create a notebook called trips and save a note about Lisbon in it")
+        steps = [(s.operation, s.tool) for s in guidance.plan]
+        assert ("create", "notes.create_notebook") in steps and ("write", "notes.save_note") in steps
+        assert steps.index(("create", "notes.create_notebook")) < steps.index(("write", "notes.save_note"))
+
+    def test_an_entry_count_does_not_lift_a_tool(self) -> None:
+        """A tool with forty entries full of the task's words does not displace the tool that does the work."""
+        task = "Put buy milk into my todo note in the work notebook"
+        plain = served(Atlas(notes_atlas()).guide(task))
+        loaded = served(Atlas(notes_atlas(rename_entries=40)).guide(task))
+        assert "save_note" in loaded[:3]
+        assert "rename_note" not in loaded[: loaded.index("save_note") + 1]
+        assert loaded.index("save_note") == plain.index("save_note")
+
+    def test_a_missing_operation_is_said_and_composed(self) -> None:
+        """No tool copies: the gap is said, and the reader and the writer that do it are served."""
+        guidance = Atlas(notes_atlas()).guide("Copy the note groceries from the home notebook into the work notebook")
+        [gap] = [g for g in guidance.gaps if g.operation == "copy"]
+        assert gap.text.startswith("No tool copies") and {"notes.open_note", "notes.save_note"} <= set(gap.tools)
+        assert {"open_note", "save_note"} <= set(served(guidance))
+
+    def test_a_content_search_is_not_sent_to_a_name_search(self) -> None:
+        """A search for words inside notes is told that the search tool matches titles, and to read instead."""
+        guidance = Atlas(notes_atlas()).guide("Find the notes that contain the word invoice")
+        [gap] = [g for g in guidance.gaps if g.operation == "search"]
+        assert "`find_notes` matches names" in gap.text and "glob-style pattern" in gap.text
+        assert "notes.open_note" in gap.tools and "open_note" in served(guidance)
+
+    def test_the_discovery_tool_comes_first(self) -> None:
+        """The tool that needs nothing and was verified to feed the others' arguments is the first step."""
+        guidance = Atlas(notes_atlas()).guide("Save a note titled ideas with the body more tests")
+        assert guidance.plan[0].operation == "discover" and guidance.plan[0].tool == "notes.list_notebooks"
+        assert guidance.plan[0].feeds == "notes.save_note"
+
+    def test_the_right_server_first(self) -> None:
+        """Among two servers, a calendar request is answered with calendar tools first."""
+        guidance = Atlas(notes_atlas()).guide("Add an event on Monday to the calendar: dentist at nine")
+        assert served(guidance)[0] == "add_event"
+        assert all(t.server == "calendar" for t in guidance.tools if t.operations)
+
+
+class TestBoundaries:
+    def test_the_boundary_the_plan_hits_comes_first(self) -> None:
+        """Saving into a notebook the task creates: the missing-notebook failure is served before the
+        better-supported schema violations, and those at most once."""
+        guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there")
+        save = next(t for t in guidance.tools if t.tool == "save_note")
+        assert save.when_not and "does not exist" in save.when_not[0].condition
+        assert sum(1 for b in save.when_not if "Input validation" in b.error) <= 1
+
+    def test_findings_that_differ_only_in_random_names_are_one(self) -> None:
+        """Two missing-notebook findings with different harvested names are served once."""
+        guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there",
+                                              max_tokens=5000, docs_ratio=None)
+        save = next(t for t in guidance.tools if t.tool == "save_note")
+        assert sum(1 for b in save.when_not if "does not exist" in b.condition) == 1
+
+    def test_no_probe_leftovers_in_use_notes(self) -> None:
+        """Use notes say which arguments worked and what changed, never a probe's harvested names."""
+        guidance = Atlas(notes_atlas()).guide("Save a note titled ideas with the body more tests", max_tokens=5000,
+                                              docs_ratio=None)
+        save = next(t for t in guidance.tools if t.tool == "save_note")
+        assert save.when[0].text == "works with `notebook`, `title`, `body`; changes state"
+        assert "probe_7b43" not in guidance.to_text()
+
+
+class TestDocumentation:
+    def test_operative_clauses_are_kept_and_advice_dropped(self) -> None:
+        """The clause saying what happens to an existing note stays, marked verified by the tolerance the
+        atlas holds; "Perfect for quick capture" goes."""
+        guidance = Atlas(notes_atlas()).guide("Save a note titled todo in the work notebook", max_tokens=5000,
+                                              docs_ratio=None)
+        save = next(t for t in guidance.tools if t.tool == "save_note")
+        texts = {d.text: d.status for d in save.documented}
+        assert texts.get("Replaces the note if one exists with that title.") == "verified"
+        assert not any("Perfect" in d for d in texts)
+        assert "Perfect for" not in guidance.to_text()
+
+
+class TestBudget:
+    def test_guidance_pays_its_way(self) -> None:
+        """By default guidance costs at most 1.4 times the served tools' descriptions (or the small floor);
+        without that limit it says more."""
+        from toolatlas.guidance.render import DOCS_RATIO, MIN_TOKENS, docs_tokens
+
+        atlas = Atlas(notes_atlas(rename_entries=10))
+        task = "Create a notebook called trips, copy the note groceries into it and save a note about Lisbon"
+        paid, free = atlas.guide(task), atlas.guide(task, docs_ratio=None)
+        docs = docs_tokens(atlas.view, [(t.server, t.tool) for t in paid.tools])
+        assert paid.tokens <= max(MIN_TOKENS, DOCS_RATIO * docs) + 1 < free.tokens
+        assert paid.plan == free.plan and paid.tools[0].tool == free.tools[0].tool

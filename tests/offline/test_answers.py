@@ -1,0 +1,256 @@
+"""Values a description, a listing or an error names: read, typed by kind, tied to their argument, retried."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.hints import description_values, documented_arguments, error_values, listed_items
+from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.retries import hinted_retries
+from toolatlas.offline.values import ValueSynth
+
+
+def make(name: str, properties: dict[str, Any], description: str = "") -> ToolSpec:
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    return ToolSpec(server="unseen", name=name, description=description, input_schema=schema)
+
+
+def string(description: str = "") -> dict[str, Any]:
+    return {"type": "string", "description": description}
+
+
+class TestListedItems:
+    @pytest.mark.parametrize(
+        ("span", "items"),
+        [
+            ("['Sales', 'Targets']", ["Sales", "Targets"]),
+            ("'a', 'b' or 'c'. Then more", ["a", "b", "c"]),
+            ("m, km, mi, ft.", ["m", "km", "mi", "ft"]),
+            ("`#fff` | `#000`", ["#fff", "#000"]),
+            ("json, yaml, etc.", ["json", "yaml"]),
+            ("the first sheet of the workbook", []),
+        ],
+    )
+    def test_lists(self, span: str, items: list[str]) -> None:
+        """Bracketed, quoted and bare lists are read; prose is not a list."""
+        assert listed_items(span) == items
+
+
+class TestDescriptions:
+    @pytest.mark.parametrize(
+        ("description", "choices", "examples"),
+        [
+            (
+                "Target unit, e.g. km or mi. Supported units: m, km, mi, ft",
+                ["m", "km", "mi", "ft"],
+                ["km", "mi"],
+            ),
+            ("Sort order: one of asc, desc", ["asc", "desc"], []),
+            ("Colour in hex (for example `#ff0000`)", [], ["#ff0000"]),
+            ("A cron line such as 0 9 * * 1-5", [], ["0 9 * * 1-5"]),
+            ("Output format. Allowed values: png, jpeg, webp", ["png", "jpeg", "webp"], []),
+            ("The text to analyse, such as a paragraph of prose.", [], []),
+            ("Region code; use `eu-west-1` for Ireland", [], ["eu-west-1"]),
+        ],
+    )
+    def test_choices_and_examples(self, description: str, choices: list[str], examples: list[str]) -> None:
+        """Allowed-value lists and examples are told apart; prose examples give nothing."""
+        assert description_values(description) == (choices, examples)
+
+    def test_a_docstring_describes_arguments_the_schema_only_titles(self) -> None:
+        """``Args:`` lines give the description an argument's schema lacks (``Priority`` → ``(A-Z)``)."""
+        docstring = (
+            "Add a todo.\n\n    Args:\n        text: The todo text\n        priority: Priority level (A-Z),\n"
+        )
+        docstring += "            optional\n\n    Returns:\n        The todo"
+        assert documented_arguments(docstring) == {
+            "text": "The todo text",
+            "priority": "Priority level (A-Z), optional",
+        }
+        tool = make(
+            "add_todo",
+            {"text": {"type": "string", "title": "Text"}, "priority": string("Priority")},
+            docstring,
+        )
+        text, priority = infer_arguments(tool)
+        assert text.description == "The todo text"
+        assert priority.examples == ["A", "B", "C"]
+        assert (
+            ValueSynth(EnvironmentFacts(kind="none"), ValuePool()).valid_arguments(tool).arguments["priority"]
+            == "A"
+        )
+
+    def test_backticked_argument_names_are_not_examples(self) -> None:
+        """A backticked sibling name (``see `count` ``) is not taken for a value."""
+        tool = make(
+            "lookup", {"label": string("Shown beside `count` in the list"), "count": {"type": "integer"}}
+        )
+        assert infer_arguments(tool)[0].examples == []
+
+    def test_described_units_keep_their_kind(self) -> None:
+        """A unit argument whose description lists the units keeps the unit kind, with the list as its set."""
+        spec = infer_arguments(make("convert", {"unit": string("Supported units: m, km, mi")}))[0]
+        assert spec.kind is ArgKind.UNIT and spec.enum == ["m", "km", "mi"] and spec.enum_from_description
+
+
+class TestErrors:
+    @pytest.mark.parametrize(
+        ("text", "values", "argument"),
+        [
+            ("Sheet 'x' not found. Available sheets: 'Sales', 'Targets'", ["Sales", "Targets"], None),
+            ("Invalid enum value. Expected 'asc' | 'desc', received 'up'", ["asc", "desc"], None),
+            (
+                "1 validation error\nunit\n  Input should be 'metric' or 'imperial'",
+                ["metric", "imperial"],
+                "unit",
+            ),
+            ("Unknown unit 'furlongs'. Did you mean 'furlong'?", ["furlong"], None),
+            ('[{"code": "invalid_enum_value", "options": ["a", "b"], "path": ["mode"]}]', ["a", "b"], "mode"),
+            ("Error: table users does not exist", None, None),
+            (
+                "1 validation error\ntarget_timezone\n  Field required "
+                "[type=missing, input_value={'time': '09:05', "
+                "'zone': 'Europe/London'}, input_type=dict]",
+                None,
+                None,
+            ),
+            ("Unknown unit. Supported units: 'Amer...', 'km'", ["km"], None),
+        ],
+    )
+    def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:
+        """The values an error offers, less the refused one, and the argument when it says which."""
+        found = error_values(text)
+        if values is None:
+            assert found == []
+            return
+        assert found[0].values == values and found[0].argument == argument
+
+
+class TestHarvestFromAnswers:
+    def test_an_error_feeds_the_argument_it_is_about(self) -> None:
+        """``Available sheets`` after a refused sheet: pooled for that argument, typed as sheets."""
+        tool = make("read_sheet", {"sheet": string("Sheet to read"), "cell": string("Cell in A1 notation")})
+        pool = ValuePool()
+        arguments = {"sheet": "Sheet1", "cell": "A1"}
+        pool.harvest_error(
+            tool, "Sheet not found: 'Sheet1'. Available: ['Sales', 'Targets']", {}, "p1", arguments=arguments
+        )
+        named = pool.named_for("read_sheet:sheet")
+        assert [r.value for r in named] == ["Sales", "Targets"]
+        assert {r.kind for r in named} == {ArgKind.SHEET_NAME} and named[0].failed_arguments == arguments
+        assert pool.named_for("read_sheet:cell") == []
+
+    def test_later_calls_prefer_named_values(self) -> None:
+        """Once an error named the sheets, plans of that tool (and other sheet arguments) use them."""
+        reader = make("read_sheet", {"sheet": string("Sheet to read")})
+        writer = make("write_cell", {"sheet_name": string(), "cell": string("Cell in A1 notation")})
+        pool = ValuePool()
+        pool.harvest_error(
+            reader,
+            "Unknown sheet 'Sheet1'; valid sheets are: Sales, Targets",
+            {},
+            "p1",
+            arguments={"sheet": "Sheet1"},
+        )
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert {synth.valid_arguments(reader, None, v).arguments["sheet"] for v in range(2)} == {
+            "Sales",
+            "Targets",
+        }
+        assert synth.valid_arguments(writer, None, 0).arguments["sheet_name"] in ("Sales", "Targets")
+
+    def test_a_generic_argument_keeps_its_values_to_itself(self) -> None:
+        """Values named for a plain string argument are not offered to other tools' string arguments."""
+        tool = make("set_mode", {"mode": string("How to run")})
+        other = make("greet", {"name_of_thing": string()})
+        pool = ValuePool()
+        pool.harvest_error(tool, "mode must be one of [fast, slow]", {}, "p1", arguments={"mode": "example"})
+        assert [r.value for r in pool.named_for("set_mode:mode")] == ["fast", "slow"]
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert synth.valid_arguments(tool, None, 0).arguments["mode"] == "fast"
+        assert synth.valid_arguments(other, None, 0).arguments["name_of_thing"] not in ("fast", "slow")
+
+    def test_an_error_about_a_path_names_formats_not_values(self) -> None:
+        """``Supported: .csv, .xlsx`` after a .txt file: formats are kept; no argument gets ``.csv``."""
+        tool = make("list_sheets", {"file": string("Path to the spreadsheet file"), "sheet": string()})
+        pool = ValuePool()
+        error = "Unsupported file format: '.txt'. Supported: .csv, .ods, .xlsx"
+        pool.harvest_error(tool, error, {}, "p1", arguments={"file": "${root}/a.txt", "sheet": "Sheet1"})
+        assert [r.value for r in pool.named_for("list_sheets:file")] == [".csv", ".ods", ".xlsx"]
+        assert pool.named_for("list_sheets:sheet") == []
+
+    def test_nothing_is_guessed_without_evidence(self) -> None:
+        """A list with nothing tying it to one of several arguments is not harvested."""
+        tool = make("combine", {"left": string(), "right": string()})
+        pool = ValuePool()
+        pool.harvest_error(tool, "Supported: alpha, beta", {}, "p1", arguments={"left": "x", "right": "y"})
+        assert len(pool) == 0
+
+    def test_listing_outputs_are_typed_by_what_they_list(self) -> None:
+        """A listing tool's lines and a JSON key name their kind; a single read value is not a listing."""
+        pool = ValuePool()
+        pool.harvest(make("list_sheets", {"file": string()}), "Sales\nTargets", None, {}, "p1")
+        pool.harvest(make("info", {}), "", {"units": ["km", "mi"], "rows": [["sku", "name"]]}, {}, "p2")
+        pool.harvest(make("read_cell", {"cell": string("A1 cell")}), "Region", None, {}, "p3")
+        assert [r.value for r in pool.values(ArgKind.SHEET_NAME)] == ["Sales", "Targets"]
+        assert [r.value for r in pool.values(ArgKind.UNIT)] == ["km", "mi"]
+        assert pool.values(ArgKind.CELL) == []
+
+
+class TestHintedRetries:
+    def test_the_failed_call_is_retried_with_a_named_value(self) -> None:
+        """One retry per argument and failed call: the same arguments, the first named value that differs."""
+        tool = make("convert", {"value": {"type": "number"}, "unit": string("Target unit")})
+        pool = ValuePool()
+        failing = {"value": 3, "unit": "furlongs"}
+        pool.harvest_error(
+            tool, "Unknown unit 'furlongs'. Did you mean 'furlong'?", {}, "p1", arguments=failing
+        )
+        retries = hinted_retries(tool, pool)
+        assert len(retries) == 1
+        assert retries[0].failing == failing and retries[0].fixed == {"value": 3, "unit": "furlong"}
+
+    def test_a_path_is_retried_with_a_real_file_of_a_named_format(self, seed_facts: dict) -> None:
+        """After ``Supported: .csv``, the retry picks an existing file of that format from the snapshot."""
+        tool = make("read_table", {"path": string("File to read")}, description="Read a table from a file")
+        pool = ValuePool()
+        pool.harvest_error(
+            tool,
+            "Unsupported format '.md'. Supported: .csv",
+            {},
+            "p1",
+            arguments={"path": "${root}/README.md"},
+        )
+        synth = ValueSynth(seed_facts["filesystem"], pool, random.Random(0))
+        retries = hinted_retries(tool, pool, synth)
+        assert len(retries) == 1 and retries[0].fixed["path"].endswith(".csv")
+        assert retries[0].fixed["path"] in {f.path for f in seed_facts["filesystem"].tree.files}
+
+
+class TestSqlWithoutFacts:
+    def test_description_examples_and_named_tables(self) -> None:
+        """No database facts: the description's statement for writes; reads of the sheets a listing named."""
+        write = make(
+            "sql_execute",
+            {
+                "sql": string(
+                    "SQL mutation: INSERT, UPDATE or DELETE. Example: UPDATE Sales SET units = 3 WHERE id = 1."
+                )
+            },
+        )
+        read = make("sql_query", {"sql": string("SQL SELECT statement. Each sheet is a table.")})
+        pool = ValuePool()
+        pool.harvest(make("list_sheets", {"file": string()}), "Sales\nTargets", None, {}, "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert synth.valid_arguments(write).arguments["sql"] == "UPDATE Sales SET units = 3 WHERE id = 1"
+        planned = synth.valid_arguments(read)
+        assert planned.arguments["sql"] == 'SELECT * FROM "Sales" LIMIT 5'
+        assert planned.used_values[0].tool == "list_sheets"  # a data edge from the listing
+        bare = make("sql_execute", {"sql": string("SQL mutation: INSERT, UPDATE or DELETE")})
+        assert ValueSynth(EnvironmentFacts(kind="none")).valid_arguments(bare) is None  # nothing to write from

@@ -1,0 +1,180 @@
+"""The documentation as knowledge: the operative clauses of a tool's description.
+
+A description mixes what a tool is for (its first sentence), what it *does* under which
+conditions — limits, matching rules, failure conditions, side effects ("If the destination
+exists, the operation will fail", "patterns … match paths", "overwrites existing files without
+warning") — and advice that adds nothing ("Perfect for …", "Great for …"). Guidance keeps the
+purpose and the operative clauses, drops the advice, and says once per server what most of its
+tools' descriptions repeat ("Only works within allowed directories").
+
+Each operative clause is checked against the atlas: a verified finding of the same tool that
+speaks of the same thing (shared distinctive words) either agrees — a clause saying a call fails
+and a boundary that failed, a clause saying a call goes through and a misuse that was accepted —
+and the clause is marked ``verified``; or the clause says a call fails and the atlas saw the same
+call accepted — marked ``contradicted`` with what was observed. A boundary never contradicts a
+clause that says what a tool does: failing on some other condition does not disprove it.
+Otherwise the clause stays ``documented``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from toolatlas.graph.families import is_schema_validation
+from toolatlas.graph.models import Entry, EntryKind
+from toolatlas.guidance.index import terms
+
+__all__ = [
+    "Clause",
+    "agreement",
+    "is_shared",
+    "operative_clauses",
+    "purpose",
+    "sentences",
+    "shared_clauses",
+    "vocabulary",
+]
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z'\"`(])")
+_OPERATIVE = frozenset(terms(
+    "only must cannot can't not never fail fails failure error errors exist exists overwrite overwrites "
+    "without limit limits maximum max least most pattern patterns glob regex match matches matching exact exactly "
+    "relative absolute recursive recursively silently sensitive require requires required deprecated instead "
+    "both either per paginated "
+    "truncated default defaults unless except won't don't doesn't ignore ignored allowed permitted"))
+"""Words of limits, matching rules, conditions and outcomes (a clause with one of them is kept)."""
+_ADVICE = re.compile(
+    r"^(this (tool )?is )?(perfect|great|ideal|useful|essential|handy|more efficient)\b"
+    r"|^use this( tool)? (when|to)\b",
+    re.IGNORECASE)
+"""Sentences that recommend rather than state (dropped)."""
+_NEGATIVE = frozenset(terms("fail fails failure error errors cannot can't not never denied refuse refuses "
+                            "reject "
+                            "rejects invalid only must won't doesn't"))
+"""Words saying a call does not go through."""
+_GENERIC = frozenset(terms("tool tools call calls use uses used argument arguments value values operation "
+                           "operations given return returns result results work works provided specified "
+                           "no if when with each "
+                           "any all this that these those"))
+"""Words too common in entries and descriptions to tie a clause to an entry."""
+CLAUSE_CHARS = 200
+"""Longer clauses are cut (descriptions sometimes embed whole examples)."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    """An operative clause of a description and what the atlas says about it."""
+
+    text: str
+    status: str = "documented"
+    """``documented``, ``verified`` (an entry agrees) or ``contradicted`` (an entry disagrees)."""
+    entry_id: str | None = None
+    note: str = ""
+    """What the atlas observed, when it disagrees."""
+
+
+def sentences(description: str) -> list[str]:
+    """The sentences of a description, whitespace collapsed."""
+    text = " ".join(description.split())
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()] if text else []
+
+
+def purpose(description: str) -> str:
+    """What the tool is for: the first sentence (cut at 160 characters)."""
+    first = next(iter(sentences(description)), "")
+    return first if len(first) <= 160 else first[:159].rstrip() + "…"
+
+
+def operative_clauses(description: str) -> list[str]:
+    """The sentences after the first that state a limit, a matching rule, a condition or an outcome."""
+    kept = []
+    for sentence in sentences(description)[1:]:
+        if _ADVICE.search(sentence):
+            continue
+        if set(terms(sentence)) & _OPERATIVE or re.search(r"'[A-Za-z_]+'|`[A-Za-z_]+`", sentence):
+            cut = sentence if len(sentence) <= CLAUSE_CHARS else sentence[:CLAUSE_CHARS - 1].rstrip() + "…"
+            kept.append(cut)
+    return kept
+
+
+def _key(sentence: str) -> str:
+    return " ".join(terms(sentence))
+
+
+def shared_clauses(descriptions: Sequence[str], *, share: float = 0.5, minimum: int = 3) -> set[str]:
+    """Normalised clauses repeated by at least ``share`` of a server's descriptions (and ``minimum`` of them):
+    said once for the server, not once per tool."""
+    counts = Counter(key for d in descriptions for key in {_key(s) for s in operative_clauses(d)})
+    needed = max(minimum, int(share * len(descriptions) + 0.999))
+    return {key for key, n in counts.items() if n >= needed and key}
+
+
+def is_shared(sentence: str, shared: set[str]) -> bool:
+    return _key(sentence) in shared
+
+
+def _content(text: str) -> set[str]:
+    return {t for t in terms(text)
+            if t not in _GENERIC and t not in _NEGATIVE and not t.isdigit() and "_" not in t}
+
+
+VERIFIED_WEIGHT, CONTRADICTED_WEIGHT = 2.0, 3.0
+CONTRADICTED_WORDS = 3
+"""How much distinctive vocabulary (summed IDF of shared words) a clause and an entry must share to be
+taken as speaking of the same thing; a disagreement also needs ``CONTRADICTED_WORDS`` shared words."""
+
+
+def _speaks(entry: Entry) -> bool:
+    """Entries a clause can be checked against: boundaries, and tolerances (a misuse that was accepted)."""
+    if is_schema_validation(entry):
+        return False
+    return entry.kind is EntryKind.BOUNDARY or (
+        entry.kind is EntryKind.AFFORDANCE and entry.family is not None)
+
+
+def _said(entry: Entry) -> set[str]:
+    """The words of a finding's condition (a tolerance keeps it in ``when``) and error."""
+    condition = entry.condition or (entry.when or "").removesuffix(" (accepted)")
+    return _content(" ".join(filter(None, (condition, entry.error_signature))))
+
+
+def vocabulary(entries: Iterable[Entry]) -> dict[str, float]:
+    """IDF of the words of a server's boundaries and tolerances: words every finding uses (``file``
+    on a filesystem server) tie a clause to nothing."""
+    said = [_said(e) for e in entries if _speaks(e)]
+    counts = Counter(word for words in said for word in words)
+    return {word: math.log(1 + len(said) / n) for word, n in counts.items()}
+
+
+def agreement(
+    clause: str, entries: Iterable[Entry], idf: dict[str, float], arguments: frozenset[str] = frozenset()
+) -> Clause:
+    """The clause marked against the tool's entries: the boundary or tolerance whose condition and error
+    share the most distinctive words with it decides, by whether its outcome matches the clause's
+    (failing vs going through). Plain uses are not compared: their text restates the description.
+    The tool's argument names tie nothing (every finding names them)."""
+    words = _content(clause) - arguments
+    negative = sum(1 for t in terms(clause) if t in _NEGATIVE) % 2 == 1  # "failed reads won't stop it": fine
+    best: tuple[float, Entry, int] | None = None
+    for entry in entries:
+        if not _speaks(entry) or (not negative and entry.kind is EntryKind.BOUNDARY):
+            continue  # what a tool does is checked against what it accepted, not where it failed
+        shared = words & _said(entry)
+        weight = sum(idf.get(word, 0.0) for word in shared)
+        if weight >= VERIFIED_WEIGHT and (best is None or weight > best[0]):
+            best = (weight, entry, len(shared))
+    if best is None:
+        return Clause(text=clause)
+    weight, entry, shared_words = best
+    fails = entry.kind is EntryKind.BOUNDARY
+    if fails == negative:
+        return Clause(text=clause, status="verified", entry_id=entry.id)
+    if fails or weight < CONTRADICTED_WEIGHT or shared_words < CONTRADICTED_WORDS:
+        return Clause(text=clause)
+    condition = entry.condition or (entry.when or "").removesuffix(" (accepted)")
+    observed = f"it failed when {condition}" if fails else f"it was accepted when {condition}"
+    return Clause(text=clause, status="contradicted", entry_id=entry.id, note=observed)

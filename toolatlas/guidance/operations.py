@@ -1,0 +1,265 @@
+"""What a task does, in operations, and which tools perform each — for any server.
+
+A request is read as a sequence of *operations* (read, write, create, edit, delete, move, copy,
+list, search, compare, merge, split, convert, count, inspect) found from its words; a tool
+performs an operation when its name or the first sentence of its description says so (its name
+counts more). The vocabulary below is plain English about acting on any resource — files,
+rows, entities, branches, keys — and names no server's tools: a key-value server's ``set`` is a
+write, a database's ``insert_rows`` a write and ``create_table`` a create, a knowledge graph's
+``delete_entities`` a delete.
+
+An operation no tool performs is a *gap*; some gaps have a *composition* of operations that does
+the work (copy = read + write, merge = read + write, compare = read), which guidance serves in
+its place. Each operation also carries the words of what tends to go wrong with it (``risks``):
+they rank a tool's boundaries against the task (a move risks an existing destination, a write
+into a new folder a missing parent, an edit an old text that does not match).
+
+Searching is told apart by *what* it matches: a task that looks for text inside things
+(``containing``, ``substring``, ``mentions``) needs a content search, which a tool documented to
+match names or paths (``glob``, ``pattern``, ``filename``) does not do.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from toolatlas.guidance.index import terms
+
+__all__ = [
+    "OPERATIONS",
+    "Mention",
+    "Operation",
+    "absolute_path",
+    "asks_about_named",
+    "content_search",
+    "expanded",
+    "many",
+    "mentions",
+    "name_search",
+    "names_something",
+    "objects",
+    "operations_in",
+    "tool_operations",
+]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One kind of action on a resource, as requests and tools word it."""
+
+    name: str
+    task_words: frozenset[str]
+    """Stems by which a request asks for it."""
+    tool_words: frozenset[str]
+    """Stems by which a tool's name or purpose says it does it."""
+    composition: tuple[str, ...] = ()
+    """Operations that do it when no tool does (in order)."""
+    risks: str = ""
+    """Words of what tends to go wrong with it (matched against boundary conditions and errors)."""
+    says: str = ""
+    """The verb as a sentence says it ("No tool *copies*")."""
+    before: tuple[str, ...] = ()
+    """Operations a plan does first (an edit of exact text reads it first)."""
+
+
+def _stems(words: str) -> frozenset[str]:
+    return frozenset(terms(words))
+
+
+def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risks: str = "", says: str = "",
+        before: tuple[str, ...] = ()) -> Operation:
+    return Operation(name, _stems(task), _stems(tool), composition, risks, says or f"{name}s", before)
+
+
+OPERATIONS: dict[str, Operation] = {op.name: op for op in (
+    _op("read", "read open examine inspect gist contents extract scan parse",
+        "read show open fetch cat load dump",
+        risks="does not exist missing directory where a file is expected both head tail together lines"),
+    _op("write", "write save record store generate produce output put answer report summary document compile",
+        "write save put store set output append record",
+        risks="overwrite overwritten existing already exists parent folder directory containing it does not "
+              "exist missing constraint violates unique duplicate", says="writes"),
+    _op("create", "create make new add setup build initialise initialize register start",
+        "create add insert init mkdir",
+        risks="already exists parent folder containing it does not exist missing nested constraint violates "
+              "unique duplicate"),
+    _op("edit", "edit modify change update replace fix restore append insert patch turn rewrite mark add",
+        "edit modify update replace patch change set",
+        risks="match exact not found old text differs does not occur", before=("read",)),
+    _op("delete", "delete remove drop erase purge discard forget",
+        "delete remove drop unlink clear",
+        risks="does not exist missing not found"),
+    _op("move", "move relocate classify reorganise reorganize",
+        "move relocate",
+        risks="destination already exists parent folder directory containing it does not exist missing"),
+    _op("rename", "rename retitle", "rename", composition=("edit",),
+        risks="destination already exists exists not found does not exist"),
+    _op("copy", "copy clone backup replicate", "copy clone duplicate", composition=("read", "write"),
+        risks="already exists overwrite parent does not exist", says="copies"),
+    _op("list", "list listing enumerate browse organised organized overview explore",
+        "list listing tree enumerate browse",
+        risks="does not exist missing"),
+    _op("search", "find search locate identify filter discover", "search find query match glob grep lookup",
+        risks="pattern glob match name path", says="searches"),
+    _op("compare", "compare diff differ difference identical duplicate duplicates", "diff compare",
+        composition=("read",), says="compares"),
+    _op("merge", "merge combine concatenate consolidate join aggregate",
+        "merge concat concatenate combine join",
+        composition=("read", "write"), risks="overwrite append", says="merges"),
+    _op("split", "split divide chunk partition", "split divide chunk", composition=("read", "write"),
+        risks="parent folder directory containing it does not exist", says="splits"),
+    _op("convert", "convert transform uppercase lowercase translate reformat", "convert transform translate",
+        composition=("read", "write"), risks="invalid format unknown not valid", says="converts"),
+    _op("export", "export import", "export import", composition=("read", "write"), says="exports"),
+    _op("count", "count number total calculate compute tally statistics sum", "count aggregate statistics",
+        composition=("read",), says="counts"),
+    _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp "
+                   "metadata permissions newest oldest touched",
+        "info metadata stat size sizes properties attributes",
+        risks="does not exist missing"),
+)}
+"""Every operation, in the order a plan lists them when a request names several at once."""
+
+_MANY = _stems("all every each multiple several both many batch")
+"""Words of a request about many things at once."""
+_SYNONYMS = {stem: _stems(words) for stem, words in (
+    (terms("folder")[0], "directory"), (terms("folders")[0], "directories"), (terms("picture")[0], "image"),
+    (terms("photo")[0], "image"), (terms("remove")[0], "delete"), (terms("erase")[0], "delete"),
+    (terms("big")[0], "size"), (terms("bigger")[0], "size"), (terms("biggest")[0], "size"),
+    (terms("largest")[0], "size"), (terms("smallest")[0], "size"), (terms("bytes")[0], "size"),
+    (terms("space")[0], "size"), (terms("nested")[0], "recursive tree"))}
+"""Everyday words for what tool descriptions name otherwise (a request's "folder" is a "directory")."""
+_CONTENT_WORDS = _stems("contain containing contains content contents substring text inside mention mentions "
+                        "phrase word words occurrence occurrences grep")
+"""A search for something inside things, not for their names."""
+_NAME_WORDS = _stems("name names path paths glob pattern patterns filename filenames wildcard")
+"""How a tool says it matches names or paths."""
+_INNER_WORDS = _stems("content contents text inside grep")
+"""How a tool says it matches what is inside things."""
+
+
+_IDENTIFIER = re.compile(r"\S*[_./\\]\S*|`[^`]*`")
+_ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
+"""An absolute path in a request (``/etc/hostname``, ``~/notes``)."""
+"""File names, paths and identifiers: what a request acts on, never how (``large_file.txt`` is no "large")."""
+
+
+@lru_cache(maxsize=4096)
+def _task_terms(text: str) -> tuple[str, ...]:
+    return tuple(terms(_IDENTIFIER.sub(" ", text)))
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+WINDOW = 5
+"""Words of a mention: the operation's word and what follows (its object: "create a new *directory*")."""
+_NEGATIONS = frozenset({"not", "don't", "dont", "never", "no", "without", "avoid", "nor"})
+"""Words after which an operation is one *not* to do ("do not add anything else")."""
+_DESCRIPTIVE = frozenset({"organised", "organized", "modified", "touched"})
+"""Words ending in -ed that still ask for an operation (a folder "organised" how, a file "created" when)."""
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where a request asks for an operation: its name and the words that follow (its object)."""
+
+    operation: str
+    words: str
+    named: bool = False
+    """The object is named exactly (a path, a file name): a tool taking no argument can't be pointed at it."""
+
+
+@lru_cache(maxsize=4096)
+def mentions(text: str) -> tuple[Mention, ...]:
+    """Every operation a request asks for, in order, with the words that follow it. A past form
+    ("someone deleted it", "she has moved") tells what happened, not what to do, and is skipped;
+    so are identifiers and paths (``large_file.txt`` asks for nothing)."""
+    tokens = text.split()
+    absolute = bool(_ABSOLUTE.search(text))
+    found = []
+    previous = ""
+    negated = -9
+    for position, token in enumerate(tokens):
+        if token.lower().strip(".,;:*") in _NEGATIONS:
+            negated = position
+            continue
+        word = "" if _IDENTIFIER.fullmatch(token) else next(iter(_WORD.findall(token)), "")
+        lowered = word.lower()
+        after = " ".join(tokens[position + 1:position + WINDOW])
+        named = absolute or bool(_IDENTIFIER.search(after))
+        if lowered == "many" and previous == "how":
+            found.append(Mention("count", after, named))
+        elif word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE):
+            for stem in terms(word):
+                found += [Mention(op.name, after, named)
+                          for op in OPERATIONS.values() if stem in op.task_words]
+        previous = lowered
+    return tuple(found)
+
+
+_VERBS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words)
+
+
+def objects(text: str) -> str:
+    """``text`` without its operation words: what is acted on ("create a new directory" → "a directory"),
+    so that matching it against tools measures the object, not the verb a tool's name repeats."""
+    return " ".join(w for w in text.split() if not set(terms(w)) & _VERBS or _IDENTIFIER.fullmatch(w))
+
+
+def operations_in(text: str) -> list[str]:
+    """The operations a request asks for, in the order their first mention appears."""
+    return list(dict.fromkeys(m.operation for m in mentions(text)))
+
+
+def many(text: str) -> bool:
+    """Whether a request is about many things at once (all, every, each, several, a count of two or more)."""
+    return any(stem in _MANY or (stem.isdigit() and int(stem) >= 2) for stem in _task_terms(text))
+
+
+_QUESTION = frozenset({"what", "which", "where", "how", "when", "who", "whose"})
+_HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}\b")
+
+
+def names_something(text: str) -> bool:
+    """Whether a request names an exact thing — a path, a file or identifier, a hash — which may not exist."""
+    return bool(_IDENTIFIER.search(text) or _HEX.search(text) or _ABSOLUTE.search(text))
+
+
+def asks_about_named(text: str) -> bool:
+    """Whether a request asks a question about an exactly named thing (what a named file says: read it)."""
+    return bool(_IDENTIFIER.search(text)) and any(w.lower().strip("?,.") in _QUESTION for w in text.split())
+
+
+def absolute_path(text: str) -> bool:
+    """Whether a request names an absolute path (a place that may lie outside what a server allows)."""
+    return bool(_ABSOLUTE.search(text))
+
+
+def expanded(text: str) -> str:
+    """``text`` with the description-side words of its everyday ones appended (for lexical matching)."""
+    extra = [word for stem in _task_terms(text) for word in _SYNONYMS.get(stem, ())]
+    return f"{text} {' '.join(extra)}" if extra else text
+
+
+def content_search(text: str) -> bool:
+    """Whether a request looks for something inside things (text in files, values in records)."""
+    return any(stem in _CONTENT_WORDS for stem in _task_terms(text))
+
+
+def tool_operations(name: str, purpose: str) -> dict[str, float]:
+    """Operation → strength for a tool: 1.0 when its name says it, 0.5 when only its purpose does."""
+    named, described = set(terms(name)), set(terms(purpose))
+    found = {}
+    for op in OPERATIONS.values():
+        if named & op.tool_words:
+            found[op.name] = 1.0
+        elif described & op.tool_words:
+            found[op.name] = 0.5
+    return found
+
+
+def name_search(description: str) -> bool:
+    """Whether a search tool's own description says it matches names or paths and not contents."""
+    words = set(terms(description))
+    return bool(words & _NAME_WORDS) and not words & _INNER_WORDS

@@ -1,0 +1,275 @@
+"""A task's plan: its operations, clause by clause, each mapped to the tool that performs it.
+
+The request is cut into clauses (sentences, lines, list items). In each clause every operation
+it asks for (:mod:`toolatlas.guidance.operations`) goes to the tool, among the servers the task
+is routed to, that performs it best: how strongly the tool says it does the operation (its name
+more than its description) times how well the tool's text matches *that clause* — "create a new
+directory" picks the directory creator, "create a file with the answer" the file writer. How
+much the atlas holds about a tool plays no part: a tool with fifty entries and one with two are
+chosen alike.
+
+An operation no tool performs is a gap: with a composition (copy = read + write) its steps are
+planned instead and the gap is said; a content search where the only search tool matches names
+is a gap of the same kind (read the things and look). A server's discovery tool goes first when
+its output supplies an argument the planned tools require (the allowed root before any path).
+
+Routing: a server is in when its tools, taken together, match the whole request at least half as
+well as the best server's (:meth:`AtlasView.route`); a caller's explicit server list replaces it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from toolatlas.guidance.index import terms
+from toolatlas.guidance.operations import (
+    OPERATIONS,
+    Mention,
+    asks_about_named,
+    content_search,
+    expanded,
+    many,
+    mentions,
+    name_search,
+    names_something,
+    objects,
+)
+
+if TYPE_CHECKING:
+    from toolatlas.guidance.atlas import AtlasView
+
+__all__ = ["MAX_TOOLS", "Gap", "Plan", "Step", "clauses_of", "make_plan"]
+
+ToolKey = tuple[str, str]
+
+MAX_TOOLS = 5
+"""Tools a plan keeps (the ones an agent reads first)."""
+ROUTE_SHARE = 0.5
+"""A server is routed to when its best tool scores at least this share of the best tool overall."""
+OFF_ROUTE = 0.4
+"""Weight of a tool of a server the task was not routed to (it can still win an operation it matches well)."""
+OFF_ROUTE_MATCH = 0.3
+"""…and only when it matches the whole task at least this well (best = 1)."""
+MIN_STEP = 0.3
+SOLE_MATCH = 0.3
+"""…but the only tool of the task's servers named for an operation is a step whenever it matches the whole
+task at least this well (best = 1)."""
+ALTERNATIVE_SHARE = 0.9
+"""A second tool for the same operation is kept when its step scores at least this share of the best one's."""
+"""A step needs at least this score (a tool that only *says* the operation, matching nothing of the clause,
+is not one)."""
+_GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
+"""Operations that change state: what the task is for (kept first when a plan has too many tools)."""
+_CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|(?:^|\s)\*\s+|\s+\d+\.\s+)")
+_EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One operation of a clause and the tool that does it."""
+
+    operation: str
+    tool: ToolKey
+    score: float
+    clause: int
+    composes: str | None = None
+    """The gap operation this step is part of (``copy`` for a read planned to copy)."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """An operation no tool does, and the tools that do it together (or the documented reason)."""
+
+    operation: str
+    tools: tuple[ToolKey, ...]
+    because: ToolKey | None = None
+    """The tool that looks like it does it but does not (a name-only search for a content search)."""
+
+
+@dataclass
+class Plan:
+    task: str
+    clauses: list[str]
+    steps: list[Step] = field(default_factory=list)
+    gaps: list[Gap] = field(default_factory=list)
+    discovery: list[ToolKey] = field(default_factory=list)
+    servers: set[str] = field(default_factory=set)
+    """The servers the task was routed to."""
+    relevance: dict[ToolKey, float] = field(default_factory=dict)
+    """Every tool's match with the whole task (best = 1), before routing."""
+
+    def kept(self) -> list[Step]:
+        """The steps worth a tool: for each operation, its best tool and those almost as good (several
+        mentions of "read" need one reader, not three)."""
+        best: dict[str, float] = {}
+        for step in self.steps:
+            best[step.operation] = max(best.get(step.operation, 0.0), step.score)
+        return [step for step in self.steps if step.score >= ALTERNATIVE_SHARE * best[step.operation]]
+
+    @property
+    def tools(self) -> list[ToolKey]:
+        """Discovery first, then every planned tool in the order its first step comes (at most
+        :data:`MAX_TOOLS`)."""
+        order: dict[ToolKey, int] = {key: -1 for key in self.discovery}
+        steps = self.kept()
+        for index, step in enumerate(steps):
+            order.setdefault(step.tool, index)
+        keys = list(order)
+        if len(keys) > MAX_TOOLS:
+            worth: dict[ToolKey, float] = {key: 10.0 for key in self.discovery}
+            for step in steps:
+                bonus = 1.5 if (step.composes or step.operation) in _GOAL else 1.0
+                worth[step.tool] = worth.get(step.tool, 0.0) + step.score * bonus
+            kept = set(sorted(keys, key=lambda k: (-worth[k], order[k]))[:MAX_TOOLS])
+            keys = [k for k in keys if k in kept]
+        return keys
+
+    @property
+    def operations(self) -> list[str]:
+        """Every operation of the plan, in order."""
+        return list(dict.fromkeys(step.composes or step.operation for step in self.steps))
+
+    def operations_of(self, key: ToolKey) -> list[str]:
+        return [step.composes or step.operation for step in self.kept() if step.tool == key]
+
+    def clauses_of(self, key: ToolKey) -> list[str]:
+        return [self.clauses[step.clause] for step in self.kept() if step.tool == key]
+
+
+def _named(word: str) -> bool:
+    return names_something(word)
+
+
+def clauses_of(task: str) -> list[str]:
+    """The clauses of a request: lines, sentences and list items, without markup."""
+    plain = _EMPHASIS.sub("", task)  # **bold** marks words, not the end of a clause
+    parts = (re.sub(r"[#*`>|_]{2,}|^#+\s*", " ", part).strip() for part in _CLAUSE.split(plain))
+    return [p for p in parts if len(p) > 2]
+
+
+def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates: list[ToolKey],
+          batch: bool, routed: set[str], whole: dict[ToolKey, float], named: bool = False,
+          near: frozenset[str] = frozenset(), peers: dict[ToolKey, float] | None = None,
+          task_words: frozenset[str] = frozenset()) -> tuple[ToolKey, float] | None:
+    """The tool that best does ``op`` here; ``peers``: tools a verified composition ties to the step this
+    one serves (the reader an edit was verified with), favoured by the edge's weight."""
+    best = None
+    for key in candidates:
+        profile = view.profiles[key]
+        strength = profile.operations.get(op, 0.0)
+        if not strength or (key[0] not in routed and whole.get(key, 0.0) < OFF_ROUTE_MATCH):
+            continue
+        score = (0.5 + 0.5 * strength) * (0.2 + relevance.get(key, 0.0))
+        if key[0] not in routed:
+            score *= OFF_ROUTE
+        if named and not view.tool_nodes[key].input_schema.get("properties"):
+            score *= 0.5  # a tool that takes nothing cannot be pointed at the thing the task names
+        if profile.deprecated:
+            score *= 0.5
+        if op == "read" and profile.batch:
+            score *= 1.3 if batch else 0.8  # many things: one call for all; one thing: the plain reader
+        if profile.objects and profile.objects & near:
+            score *= 1.5  # its name says what it acts on, and the task names that
+        if peers:
+            score *= 1.0 + 2.0 * peers.get(key, 0.0)
+        if best is None or (score, key) > (best[1], best[0]):
+            best = (key, score)
+    if best is None:
+        return None
+    only = [k for k in candidates if k[0] in routed and view.profiles[k].operations.get(op, 0.0) >= 1.0]
+    objects = view.profiles[best[0]].objects
+    # the one tool of the task's servers named for the operation does it, however little the words near the
+    # operation match it — unless its name says it acts on something the task never mentions
+    sole = (only == [best[0]] and (not objects or bool(objects & task_words))
+            and whole.get(best[0], 0.0) >= SOLE_MATCH)
+    return best if best[1] >= MIN_STEP or sole else None
+
+
+def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Plan:
+    """The plan of ``task`` over the atlas (restricted to ``servers`` when given)."""
+    plan = Plan(task=task, clauses=clauses_of(task))
+    whole = plan.relevance = view.tool_relevance(task, servers, routed=False)
+    plan.servers = set(servers) & set(view.servers) if servers else view.route(task)
+    candidates = [key for key in view.tool_keys if servers is None or key[0] in plan.servers]
+    batch = many(task)
+    task_words = frozenset(terms(expanded(task)))
+    memo: dict[str, dict[ToolKey, float]] = {}
+
+    def matching(text: str) -> dict[ToolKey, float]:
+        """Tool relevance of a clause or an object, computed once per request (mentions repeat)."""
+        if text not in memo:
+            memo[text] = view.tool_relevance(text, servers, routed=False) if text else {}
+        return memo[text]
+
+    for index, clause in enumerate(plan.clauses):
+        found_in = mentions(clause)
+        if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?": read it
+            found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True),)
+        if not found_in:
+            continue
+        in_clause = matching(objects(clause))
+        for mention in found_in:
+            op = mention.operation
+            near = matching(objects(mention.words))
+            relevance = {k: 0.6 * near.get(k, 0.0) + 0.4 * in_clause.get(k, 0.0)
+                         for k in set(near) | set(in_clause)}
+            if op == "search" and content_search(clause):
+                finders = [k for k in candidates if view.profiles[k].operations.get("search", 0.0) >= 1.0]
+                finders = [k for k in finders if k[0] in plan.servers] or finders  # the task's servers first
+                inner = [k for k in finders if not name_search(view.tool_nodes[k].description)]
+                if not inner:
+                    _compose(view, plan, index, "search", ("read",), (relevance, whole), candidates, batch,
+                             because=max(finders, key=lambda k: (relevance.get(k, 0.0), k), default=None))
+                    continue
+                candidates_here = inner
+            else:
+                candidates_here = candidates
+            words = frozenset(terms(expanded(mention.words)))
+            found = _best(view, op, relevance, candidates_here, batch, plan.servers, whole, mention.named,
+                          words, task_words=task_words)
+            if found is not None:
+                for first in OPERATIONS[op].before:
+                    ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
+                                  mention.named, peers=view.co_usage(found[0]))
+                    fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
+                    if fresh and ahead[0][0] == found[0][0]:
+                        plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
+                if all((s.operation, s.tool) != (op, found[0]) for s in plan.steps):
+                    plan.steps.append(Step(operation=op, tool=found[0], score=found[1], clause=index))
+            elif OPERATIONS[op].composition:
+                _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
+                         batch)
+    _discover(view, plan)
+    return plan
+
+
+def _compose(view: AtlasView, plan: Plan, clause: int, op: str, parts: tuple[str, ...],
+             relevances: tuple[dict[ToolKey, float], dict[ToolKey, float]], candidates: list[ToolKey],
+             batch: bool, because: ToolKey | None = None) -> None:
+    """Plan the composition that does ``op`` (each part matched to the clause, else to the whole task)."""
+    chosen = []
+    routed = [k for k in candidates if k[0] in plan.servers]  # a composition stays on the task's servers
+    for part in parts:
+        found = (_best(view, part, relevances[0], routed, batch, plan.servers, relevances[1])
+                 or _best(view, part, relevances[1], routed, batch, plan.servers, relevances[1]))
+        if found is None:
+            return
+        chosen.append((part, *found))
+    for part, key, score in chosen:
+        if all((s.operation, s.tool, s.composes) != (part, key, op) for s in plan.steps):
+            plan.steps.append(Step(operation=part, tool=key, score=score, clause=clause, composes=op))
+    if all(gap.operation != op for gap in plan.gaps):
+        plan.gaps.append(Gap(operation=op, tools=tuple(key for _, key, _ in chosen), because=because))
+
+
+def _discover(view: AtlasView, plan: Plan) -> None:
+    """Put a server's discovery tool first when its output supplies what a planned tool requires."""
+    planned = {step.tool for step in plan.kept()}
+    for server in sorted({key[0] for key in planned}):
+        for tool, supplied in sorted(view.server_profiles[server].discovery.items()):
+            key = (server, tool)
+            fed = [k for k in planned if k[0] == server and k != key]
+            if any(supplied & set(view.profiles[k].required) for k in fed):
+                plan.discovery.append(key)

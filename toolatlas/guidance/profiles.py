@@ -1,0 +1,237 @@
+"""What guidance knows of each tool and server, computed once when an atlas is loaded.
+
+A :class:`ToolProfile` holds what a request is matched against and what is served from it: the
+purpose and operative clauses of the description (marked against the atlas, see
+:mod:`toolatlas.guidance.clauses`), the operations the tool performs, its verified uses folded
+into one note, and its boundaries and tolerances *deduplicated*: two findings whose condition and
+error differ only in harvested or random names (``missing_b200`` / ``missing_d9b9``, a probe's
+file name, a number) are one. A :class:`ServerProfile` holds what its tools' descriptions all
+repeat, and its *discovery* tools: tools that need no argument, change nothing, and whose output
+was verified to feed other tools' arguments (the allowed root, the list of tables) — the first
+step of a task that names nothing exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
+from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, ToolNode
+from toolatlas.guidance.clauses import (
+    Clause,
+    agreement,
+    is_shared,
+    operative_clauses,
+    purpose,
+    shared_clauses,
+    vocabulary,
+)
+from toolatlas.guidance.index import LexicalIndex, terms
+from toolatlas.guidance.models import UseNote
+from toolatlas.guidance.operations import OPERATIONS, tool_operations
+
+__all__ = ["Finding", "ServerProfile", "ToolProfile", "masked", "server_profiles", "tool_profile"]
+
+ToolKey = tuple[str, str]
+
+_RANDOM = re.compile(r"[\w.\-]*(?:_[0-9a-f]{4,}|[0-9a-f]{8,})[\w.\-]*")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
+_PATH = re.compile(r"(?:\$\{\w+\}|<path>)?(?:/[^\s'\":,]+)+/?")
+_NUMBER = re.compile(r"\d+")
+_DEPRECATED = terms("deprecated")[0]
+
+
+def masked(text: str) -> str:
+    """``text`` with harvested and random names, quoted values, paths and numbers replaced by ``_``."""
+    for pattern in (_QUOTED, _PATH, _RANDOM, _NUMBER):
+        text = pattern.sub("_", text)
+    return " ".join(text.lower().split())
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A boundary (or a tolerance: a misuse the tool accepted) as guidance serves it."""
+
+    entry: Entry
+    text: str
+    """Its condition: what a task is matched against (the error counts less, see ``error``)."""
+    error: str
+    schema: bool
+    """Provoked only by violating the input schema (served at most once per tool)."""
+
+
+@dataclass(frozen=True)
+class ToolProfile:
+    key: ToolKey
+    purpose: str
+    clauses: tuple[Clause, ...]
+    """Operative clauses of its description that are not said for the whole server."""
+    operations: Mapping[str, float]
+    mutating: bool
+    """Declared or verified to change state."""
+    deprecated: bool
+    batch: bool
+    """Takes a list of names in one required argument (reads many things in one call)."""
+    required: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    tolerances: tuple[Finding, ...]
+    findings_index: LexicalIndex
+    """The findings' conditions, to rank them against a task."""
+    errors_index: LexicalIndex
+    """The findings' errors (a weaker signal: a server's words, not the condition's)."""
+    tolerances_index: LexicalIndex
+    arguments: frozenset[str]
+    """Its argument names (every finding speaks of them: they tie a task to none in particular)."""
+    use: UseNote | None
+    feeds: Mapping[str, float]
+    """Peers its output was verified to feed (data co-usage), with the edge weight."""
+    objects: frozenset[str] = frozenset()
+    """What its name says it acts on: the words of its name that are no operation and not its server's
+    name (``create_directory`` → directory, ``insert_rows`` → rows)."""
+
+
+@dataclass(frozen=True)
+class ServerProfile:
+    name: str
+    notes: tuple[Clause, ...] = ()
+    """Clauses most of its tools' descriptions repeat, said once."""
+    discovery: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Discovery tool → the argument names its output supplies to the tools it feeds."""
+
+
+def _dedup(entries: Iterable[Entry]) -> list[Entry]:
+    """One entry per (family, masked condition, masked error), the best supported first (input order)."""
+    seen: set[tuple] = set()
+    kept = []
+    for entry in entries:
+        key = (entry.family, masked(entry.condition or entry.when or ""), masked(entry.error_signature or ""))
+        if key not in seen:
+            seen.add(key)
+            kept.append(entry)
+    return kept
+
+
+def _tolerance(entry: Entry) -> bool:
+    return entry.family is not None or entry.signature.startswith("tolerates:")
+
+
+def _finding(entry: Entry) -> Finding:
+    return Finding(entry=entry, text=(entry.condition or entry.when or "").removesuffix(" (accepted)"),
+                   error=entry.error_signature or "", schema=is_schema_validation(entry))
+
+
+def _scalar(value: object, spec: Mapping) -> bool:
+    """A value worth showing: a flag, or a member of a declared set (never a harvested name or a number)."""
+    return isinstance(value, bool) or (isinstance(value, str) and value in (spec.get("enum") or ()))
+
+
+def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
+    """The tool's verified uses folded into one note: the arguments that worked and what it changed."""
+    if not uses:
+        return None
+    properties = node.input_schema.get("properties") or {}
+    required = list(node.input_schema.get("required") or [])
+    if not properties:  # no schema recorded: the arguments the verified calls used
+        required = list(dict.fromkeys(name for entry in uses for name in (entry.example_arguments or {})))
+    optional: dict[str, str] = {}
+    for entry in uses:
+        for name, value in (entry.example_arguments or {}).items():
+            if name in required or name not in properties:
+                continue
+            shown = f"{name}={str(value).lower() if isinstance(value, bool) else value}"
+            optional.setdefault(name, shown if _scalar(value, properties.get(name) or {}) else name)
+    effects = {entry.effect for entry in uses}
+    changed = ("changes state" if Effect.MUTATING in effects else
+               "changes nothing" if effects == {Effect.READ_ONLY} else "")
+    parts = [f"works with {', '.join(f'`{a}`' for a in required)}" if required else "works with no arguments"]
+    if optional:
+        parts.append("optional " + ", ".join(f"`{v}`" for v in optional.values()))
+    if changed:
+        parts.append(changed)
+    best = uses[0]
+    clean = best.example_arguments and not _RANDOM.search(str(best.example_arguments))
+    return UseNote(text="; ".join(parts), example_arguments=best.example_arguments if clean else None,
+                   entry_id=best.id, support=sum(e.support for e in uses),
+                   confidence=best.confidence, evidence=[p for e in uses for p in e.probe_ids][:3])
+
+
+def _objects(node: ToolNode) -> frozenset[str]:
+    verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words}
+    server = set(terms(node.server))
+    return frozenset(t for t in terms(node.tool)
+                     if t not in verbs and t not in server and "_" not in t and len(t) > 2)
+
+
+def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], shared: set[str],
+                 idf: dict[str, float]) -> ToolProfile:
+    affordances = entries.get(EntryKind.AFFORDANCE, [])
+    boundaries = _dedup(entries.get(EntryKind.BOUNDARY, []))
+    tolerances = _dedup(e for e in affordances if _tolerance(e))
+    uses = [e for e in affordances if not _tolerance(e)]
+    checked = [*boundaries, *tolerances]
+    names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
+    clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
+                    if not is_shared(c, shared))
+    declared = node.annotations.read_only
+    mutating = (declared is False) if declared is not None else any(e.effect is Effect.MUTATING for e in uses)
+    required = tuple(node.input_schema.get("required") or ())
+    properties = node.input_schema.get("properties") or {}
+    batch = any((properties.get(a) or {}).get("type") == "array"
+                and ((properties.get(a) or {}).get("items") or {}).get("type") == "string" for a in required)
+    feeds = {e.peer: e.weight or 0.0 for e in entries.get(EntryKind.CO_USAGE, [])
+             if e.relation is CoUsageRelation.DATA and e.peer and e.peer != node.tool}
+    findings = tuple(_finding(e) for e in boundaries)
+    accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
+    return ToolProfile(
+        key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
+        operations=tool_operations(node.tool, purpose(node.description)), mutating=mutating,
+        deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
+        findings=findings, tolerances=accepted,
+        findings_index=LexicalIndex([f.text for f in findings]),
+        errors_index=LexicalIndex([f.error for f in findings]),
+        tolerances_index=LexicalIndex([f.text for f in accepted]),
+        arguments=frozenset(t for name in properties for t in terms(name)),
+        use=_use(node, uses), feeds=feeds, objects=_objects(node),
+    )
+
+
+def server_profiles(
+    nodes: Mapping[ToolKey, ToolNode], by_tool: Mapping[ToolKey, Mapping[EntryKind, list[Entry]]]
+) -> tuple[dict[str, ServerProfile], dict[ToolKey, ToolProfile]]:
+    """Every server's profile and every tool's, from the atlas records."""
+    servers: dict[str, list[ToolKey]] = {}
+    for key in nodes:
+        servers.setdefault(key[0], []).append(key)
+    tools: dict[ToolKey, ToolProfile] = {}
+    result: dict[str, ServerProfile] = {}
+    for server, keys in servers.items():
+        descriptions = [nodes[k].description for k in keys]
+        shared = shared_clauses(descriptions)
+        entries = [e for k in keys for kind in by_tool.get(k, {}).values() for e in kind]
+        idf = vocabulary(entries)
+        for key in keys:
+            tools[key] = tool_profile(nodes[key], by_tool.get(key, {}), shared, idf)
+        notes, said = [], set()
+        checkable = [e for e in entries if e.kind is not EntryKind.CO_USAGE]
+        for description in descriptions:
+            for clause in operative_clauses(description):
+                if is_shared(clause, shared) and " ".join(terms(clause)) not in said:
+                    said.add(" ".join(terms(clause)))
+                    notes.append(agreement(clause, checkable, idf))
+        discovery = {}
+        for key in keys:
+            profile = tools[key]
+            if profile.required or profile.mutating or not profile.feeds:
+                continue
+            fed = [tools[(server, peer)].required for peer in profile.feeds if (server, peer) in tools]
+            counts: dict[str, int] = {}
+            for args in fed:
+                for arg in args:
+                    counts[arg] = counts.get(arg, 0) + 1
+            supplied = frozenset(a for a, n in counts.items() if n >= min(2, len(fed)))
+            if supplied:
+                discovery[key[1]] = supplied
+        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery)
+    return result, tools

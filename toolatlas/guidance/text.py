@@ -1,0 +1,128 @@
+"""Guidance as text within a token budget: the compact rendering for prompts, and the trims that fit it.
+
+The rendering is terse on purpose — guidance pays its way in tokens: the plan, gaps and server notes
+first, then per tool its purpose, documented clauses (marked verified or contradicted), verified uses,
+the boundaries to avoid with the server's exact error, verified compositions; strategies and an
+exemplar last. When the text is over budget the least useful items go first (see :func:`fit`).
+"""
+
+from __future__ import annotations
+
+from toolatlas.guidance.models import DocumentedNote, Guidance
+
+__all__ = ["ERROR_CHARS", "fit", "render_text"]
+
+ERROR_CHARS = 110
+"""Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
+
+
+def _tokens(guidance: Guidance) -> int:
+    return len(render_text(guidance)) // 4 + 1
+
+
+def _drop_last(field: str):
+    return lambda g: g.model_copy(update={field: getattr(g, field)[:-1]}) if getattr(g, field) else None
+
+
+def fit(guidance: Guidance, max_tokens: int) -> Guidance:
+    """Drop the least useful items until the text rendering fits: the exemplar, strategies,
+    compositions, accepted misuses, related tools, clauses and boundaries beyond one per tool, the
+    use notes, then the rest of the clauses and boundaries, then purposes, then whole tools from the
+    last (the plan and the first tool stay)."""
+    trims = [
+        _drop_last("exemplars"),
+        _drop_last("strategies"),
+        lambda g: _per_tool(g, "compositions", 0),
+        lambda g: _per_tool(g, "when", 1),
+        lambda g: _related(g),
+        lambda g: _per_tool(g, "documented", 1),
+        lambda g: _per_tool(g, "when_not", 1),
+        lambda g: _per_tool(g, "when", 0),
+        lambda g: _per_tool(g, "documented", 0),
+        lambda g: _per_tool(g, "when_not", 0),
+        lambda g: _unsaid(g),
+        lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
+    ]
+    tokens = _tokens(guidance)
+    for trim in trims:
+        while tokens > max_tokens:
+            smaller = trim(guidance)
+            if smaller is None:
+                break
+            guidance, tokens = smaller, _tokens(smaller)
+    return guidance.model_copy(update={"tokens": tokens})
+
+
+def _unsaid(guidance: Guidance) -> Guidance | None:
+    """Drop the purpose of the last tool that still has one (its name stays: it is still served)."""
+    for index in range(len(guidance.tools) - 1, 0, -1):
+        if guidance.tools[index].purpose:
+            tools = list(guidance.tools)
+            tools[index] = tools[index].model_copy(update={"purpose": ""})
+            return guidance.model_copy(update={"tools": tools})
+    return None
+
+
+def _related(guidance: Guidance) -> Guidance | None:
+    """Drop the last tool outside the plan."""
+    for index in range(len(guidance.tools) - 1, -1, -1):
+        if not guidance.tools[index].operations and guidance.plan:
+            return guidance.model_copy(update={"tools": guidance.tools[:index] + guidance.tools[index + 1:]})
+    return None
+
+
+def _per_tool(guidance: Guidance, field: str, keep: int) -> Guidance | None:
+    """Trim ``field`` of the least relevant tool that still has more than ``keep`` items."""
+    for index in range(len(guidance.tools) - 1, -1, -1):
+        items = getattr(guidance.tools[index], field)
+        if len(items) > keep:
+            tools = list(guidance.tools)
+            tools[index] = tools[index].model_copy(update={field: items[:-1]})
+            return guidance.model_copy(update={"tools": tools})
+    return None
+
+
+_RELATIONS = {"data": "its output feeds `{}`", "state": "`{}` sees what it changes",
+              "retry": "after it fails, `{}` succeeds"}
+
+
+def _marked(note: DocumentedNote) -> str:
+    if note.status == "verified":
+        return f"{note.text} (verified: “{note.note}”)" if note.note else f"{note.text} (verified)"
+    if note.status == "contradicted":
+        return f"{note.text} (but the atlas saw: {note.note})"
+    return note.text
+
+
+def render_text(guidance: Guidance) -> str:
+    """The guidance as a compact prompt: plan, gaps, server notes, then tools, strategies, example."""
+    servers = {step.tool.split(".", 1)[0] for step in guidance.plan}
+    short = len(servers) <= 1
+
+    def named(tool: str) -> str:
+        return tool.split(".", 1)[1] if short else tool
+
+    lines = []  # no echo of the task: the agent has it, and every token of guidance must pay its way
+    if guidance.plan:
+        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''}"
+                 f"{f'; verified to feed {named(s.feeds)}' if s.feeds else ''})" for s in guidance.plan]
+        lines.append("Plan: " + " → ".join(steps))
+    lines += [f"- {gap.text}" for gap in guidance.gaps]
+    lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
+    for tool in guidance.tools:
+        lines.append(f"## {tool.server}.{tool.tool}" + (f" — {tool.purpose}" if tool.purpose else ""))
+        lines += [f"- documented: {_marked(note)}" for note in tool.documented]
+        lines += [f"- verified: {use.text}" for use in tool.when]
+        for boundary in tool.when_not:
+            hidden = " (reported as success)" if boundary.reported_as_success else ""
+            error = boundary.error[:ERROR_CHARS]
+            lines.append(f"- avoid: {boundary.condition} → {boundary.outcome}{hidden}: “{error}”")
+        for composition in tool.compositions:
+            lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
+    for strategy in guidance.strategies:
+        lines.append(f"## Strategy: {strategy.title} (when {strategy.when})")
+        lines += [f"{i}. {step}" for i, step in enumerate(strategy.steps, 1)]
+    for trace in guidance.exemplars:
+        lines.append(f"## Example: {trace.task} ({trace.resolved}/{trace.runs} resolved)")
+        lines += [f"{i}. `{tool}` — {why}" for i, (tool, why) in enumerate(trace.steps, 1)]
+    return "\n".join(lines)

@@ -1,0 +1,238 @@
+"""What a server's answers name, typed by kind: listings that name sheets or units, errors that name the fix.
+
+Two sources feed the :class:`~toolatlas.offline.harvest.ValuePool` here:
+
+- **listings** — a list of strings (or of ``{"name": ...}`` records) under a key or from a tool
+  whose name says what it lists (``sheets``, ``units``, ``currencies``), and ``Noun: a, b, c``
+  lines in text, give values of the kind the noun means (:func:`typed_listing`,
+  :func:`listed_kind`);
+- **errors** — the values an error names as the way out (:func:`toolatlas.offline.hints.error_values`)
+  are tied to the argument they are for: the one the error names (zod's ``path``, pydantic's
+  location), else the one whose refused value it quotes, else the one its noun matches, else the
+  call's only argument; nothing when the evidence is split (:func:`named_fixes`). About a path, an
+  error names formats (``Supported: .csv, .xlsx``), kept as the formats the path may have. A fix
+  keeps the failed call and where the value goes, so the proposer can retry the call corrected.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.hints import error_values, listed_items
+from toolatlas.offline.kinds import (
+    GENERIC_KINDS,
+    PATH_KINDS,
+    SEMANTIC_KINDS,
+    SQL_KINDS,
+    ArgKind,
+    ArgSpec,
+    infer_arguments,
+    parent_singular,
+)
+from toolatlas.offline.lexicon import semantic_kind
+from toolatlas.offline.schemas import conforms
+from toolatlas.offline.words import EFFECT_VERBS, tokens, tool_tokens
+
+__all__ = ["Fix", "listed_kind", "named_fixes", "noun_kind", "typed_listing"]
+
+MAX_LISTED = 64
+_NOUNS = {
+    "table": ArgKind.TABLE_NAME,
+    "branch": ArgKind.BRANCH,
+    "timezone": ArgKind.TIMEZONE,
+    "zone": ArgKind.TIMEZONE,
+    "entity": ArgKind.ENTITY_NAME,
+    "column": ArgKind.COLUMN_NAME,
+    "schema": ArgKind.SCHEMA_NAME,
+}
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}")
+_LISTING_WORDS = frozenset({"list", "enumerate", "supported", "available", "all", "known"})
+_LABELLED = re.compile(r"^\s*(?:[-*•]\s*)?([A-Za-z][A-Za-z _]{0,30}?)\s*:\s*(\S.*)$")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*([^\s:,;]{1,40})\s*$")
+
+Found = tuple[ArgKind, str, str | None, bool]
+"""``(kind, value, context, created)`` as :class:`~toolatlas.offline.harvest.ValuePool` collects them."""
+
+
+class Fix(NamedTuple):
+    """A value an error named for one argument of the failed call."""
+
+    kind: ArgKind
+    value: str
+    argument: str
+    """``tool:path`` of the argument."""
+    locator: str
+    """Where the value goes in the failed call's arguments (``sheet``, ``ranges[0]``)."""
+
+
+def noun_kind(words: list[str]) -> ArgKind | None:
+    """The kind of value a noun names (``sheets`` → sheet name, ``units`` → unit), if a specific one."""
+    singular = [parent_singular(w) for w in words]
+    for word in reversed(singular):
+        if word in _NOUNS:
+            return _NOUNS[word]
+    found = semantic_kind(singular, "", " ".join(singular), parent=[]) or semantic_kind(
+        words, "", " ".join(words), parent=[]
+    )
+    return ArgKind(found) if found else None
+
+
+def _listing_noun(tool: ToolSpec) -> ArgKind | None:
+    """What a listing tool lists, from the nouns of its name (``list_sheets``, ``get_supported_units``)."""
+    words = tool_tokens(tool)
+    nouns = [w for w in words if w not in EFFECT_VERBS and w not in _LISTING_WORDS]
+    lists = bool(set(words) & _LISTING_WORDS) or any(parent_singular(w) != w for w in nouns)
+    return noun_kind(nouns) if nouns and lists else None  # ``read_cell`` shows one value, not a listing
+
+
+def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Found]:
+    """Values of a specific kind in a JSON list: its key (or the tool's name, for a whole output) says."""
+    if key is None:  # a list inside a list (the rows of a table): nothing says what it holds
+        return []
+    kind = noun_kind(tokens(key)) if key else _listing_noun(tool)
+    if kind is None or not node:
+        return []
+    if all(isinstance(n, str) for n in node):
+        return [(kind, n, None, False) for n in node[:MAX_LISTED] if 0 < len(n) <= 80]
+    if kind in SEMANTIC_KINDS and all(isinstance(n, dict) for n in node):
+        names = [n.get("name") or n.get("title") or n.get("id") for n in node]
+        return [
+            (kind, str(v), None, False) for v in names[:MAX_LISTED] if isinstance(v, str | int) and str(v)
+        ]
+    return []
+
+
+def listed_kind(text: str, tool: ToolSpec) -> list[Found]:
+    """Values in text: ``Sheets: Sales, Targets`` lines, and the bare lines of a listing tool's output."""
+    found: list[Found] = []
+    lines = text.splitlines()
+    for line in lines:
+        labelled = _LABELLED.match(line)
+        if labelled:
+            kind = noun_kind(tokens(labelled.group(1)))
+            if kind is not None and kind not in GENERIC_KINDS:
+                found.extend((kind, v, None, False) for v in listed_items(labelled.group(2)))
+    listing = _listing_noun(tool)
+    if listing in SEMANTIC_KINDS and len(lines) <= MAX_LISTED:
+        bare = [_BULLET.match(line) for line in lines if line.strip()]
+        if bare and all(bare):
+            found.extend((listing, m.group(1), None, False) for m in bare if m)
+    return found
+
+
+# -- errors -----------------------------------------------------------------------------------------
+
+
+def _leaves(specs: list[ArgSpec], values: dict[str, Any], prefix: str = "") -> list[tuple[ArgSpec, str, Any]]:
+    out: list[tuple[ArgSpec, str, Any]] = []
+    for spec in specs:
+        if spec.name not in values:
+            continue
+        locator = f"{prefix}.{spec.name}" if prefix else spec.name
+        value = values[spec.name]
+        if isinstance(value, dict):
+            out.extend(_leaves(spec.properties, value, locator))
+        elif isinstance(value, list) and spec.items is not None:
+            for index, item in enumerate(value[:8]):
+                if isinstance(item, dict):
+                    out.extend(_leaves(spec.items.properties, item, f"{locator}[{index}]"))
+                else:
+                    out.append((spec.items, f"{locator}[{index}]", item))
+        else:
+            out.append((spec, locator, value))
+    return out
+
+
+def _quoted(value: Any, text: str) -> bool:
+    shown = str(value)
+    if not shown:
+        return "''" in text or '""' in text
+    if any(f"{q}{shown}{q}" in text for q in ("'", '"', "`")):
+        return True
+    return len(shown) >= 4 and re.search(rf"(?<![\w-]){re.escape(shown)}(?![\w-])", text) is not None
+
+
+def _names_part_of_path(spec: ArgSpec, sent: Any, text: str) -> bool:
+    """The error quotes a path argument's file name or extension (``Unsupported file format: '.txt'``)."""
+    if spec.kind not in PATH_KINDS or not isinstance(sent, str) or "/" not in sent:
+        return False
+    name = sent.rstrip("/").rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    return _quoted(name, text) or (bool(suffix) and _quoted(suffix, text))
+
+
+def _is_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _suffix(path: Any) -> str:
+    name = str(path).rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def _typed(value: str, spec: ArgSpec) -> Any:
+    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return float(value)
+    return value
+
+
+def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fix]:
+    """The values ``text`` (a failed call's error) names, each tied to the argument it is for."""
+    leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
+    fixes: list[Fix] = []
+    for named in error_values(text):
+        noun = {parent_singular(w) for w in tokens(named.noun)} - {
+            "available",
+            "supported",
+            "valid",
+            "allowed",
+        }
+        scored = []
+        for spec, locator, sent in leaves:
+            own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
+            score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
+            refused = str(sent) not in named.values and (
+                _quoted(sent, text) or _names_part_of_path(spec, sent, text)
+            )
+            score += 3 * refused + 2 * bool(
+                noun & own
+            )  # a value among the offered ones was not the refused one
+            score += bool({str(v) for v in spec.enum} & set(named.values))
+            scored.append((score, spec, locator, sent))
+        scored.sort(key=lambda s: -s[0])
+        if not scored:
+            continue
+        best = scored[0]
+        if best[0] == 0 and len(scored) > 1:
+            continue  # nothing says which argument the values are for
+        if len(scored) > 1 and scored[1][0] == best[0]:
+            continue
+        _score, spec, locator, sent = best
+        if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
+            refused = _suffix(sent)
+            extensions = [
+                v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused
+            ]
+            fixes.extend(Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions)
+            continue
+        if spec.kind in SQL_KINDS:
+            continue  # about a statement: nothing to substitute
+        kind = spec.kind
+        if kind in GENERIC_KINDS:
+            kind = noun_kind(sorted(noun)) or kind
+        for value in named.values:
+            if value == str(sent) or not conforms(_typed(value, spec), spec.json_schema):
+                continue
+            if kind is ArgKind.TIMEZONE and not _is_zone(value):
+                continue
+            fixes.append(Fix(kind, value, f"{tool.name}:{spec.path}", locator))
+    return fixes

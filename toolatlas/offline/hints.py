@@ -1,0 +1,288 @@
+"""Values a text names: examples and allowed values in a description, the fix an error suggests.
+
+A maintainer's words carry values: "one of: a, b, c", "e.g. `#ff0000`", "such as 'Sales'",
+"Supported units: m, km, mi", and errors that name the way out — "Available sheets: 'Sales',
+'Targets'", "did you mean 'celsius'?", "must be one of [...]", zod's "Expected 'a' | 'b',
+received 'c'", pydantic's "Input should be 'a' or 'b'". :func:`description_values` reads a
+description's choices and examples; :func:`error_values` reads what an error names, with the
+noun that introduced the list ("sheets", "units") and, when the error says it, the argument.
+Both share one list reader (:func:`listed_items`): bracketed, quoted or bare comma lists.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+__all__ = [
+    "NamedValues",
+    "description_values",
+    "documented_arguments",
+    "error_values",
+    "letter_range",
+    "listed_items",
+    "sql_examples",
+]
+
+MAX_ITEMS = 60
+
+_ITEM = re.compile(r"[\w.+\-/#°%:$@*]+(?: [\w.+\-/#°%:$@*]+){0,4}")
+_BARE_ITEM = re.compile(r"[\w.+\-/#°%$@]{1,40}")
+_QUOTED = re.compile(r"""(?:'([^'\n]{1,60})'|"([^"\n]{1,60})"|`([^`\n]{1,60})`)""")
+_SEPARATOR = re.compile(r"^\s*(?:,|\||/|;)?\s*(?:\b(?:or|and)\b\s*)?$")
+_END = re.compile(r"\.(?:\s|$)|[;\n)]|\s\((?!\w+\))|$")
+_TAIL = re.compile(r"\s*(?:,?\s*(?:etc\.?|\.\.\.|…)|\bor\s+(?:more|others?)\b).*$", re.IGNORECASE)
+
+
+class NamedValues(NamedTuple):
+    """Values one phrase of a text names."""
+
+    values: list[str]
+    noun: str
+    """The words that introduced them ("sheets", "units"; empty when none)."""
+    complete: bool
+    """The phrase lists *every* accepted value ("must be one of"), not a suggestion ("did you mean")."""
+    argument: str | None = None
+    """The argument the text says the values are for (zod's ``path``, pydantic's location line)."""
+
+
+def _unquote(text: str) -> str:
+    return text.strip().strip("'\"`").strip()
+
+
+def listed_items(span: str) -> list[str]:
+    """The items a list at the start of ``span`` holds: ``[a, b]``, ``'a', 'b' or 'c'``, ``a, b, c``."""
+    span = span.lstrip(" :\t")
+    if not span:
+        return []
+    if span[0] in "[({":
+        close = {"[": "]", "(": ")", "{": "}"}[span[0]]
+        end = span.find(close)
+        inner = span[1:end] if end > 0 else span[1:]
+        quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(inner)]
+        items = quoted or [_unquote(p) for p in re.split(r"[,|]", inner)]
+        return _clean(items)
+    first = _QUOTED.match(span)
+    if first:
+        items, position = [], 0
+        for match in _QUOTED.finditer(span):
+            if not _SEPARATOR.match(span[position : match.start()]) and items:
+                break
+            items.append(next(g for g in match.groups() if g is not None))
+            position = match.end()
+        return _clean(items)
+    end = _END.search(span)
+    body = _TAIL.sub("", span[: end.start() if end else len(span)])
+    parts = [p.strip() for p in re.split(r",|\||\s+or\s+|\s+and\s+", body)]
+    items = []
+    for part in parts:
+        if not _BARE_ITEM.fullmatch(part):
+            break
+        items.append(part)
+    return _clean(items)
+
+
+def _clean(items: list[str]) -> list[str]:
+    kept = [
+        i.strip()
+        for i in items
+        if i and i.strip() and _ITEM.fullmatch(i.strip()) and "..." not in i and "…" not in i  # not cut
+    ]
+    return list(dict.fromkeys(kept))[:MAX_ITEMS]
+
+
+# -- descriptions -----------------------------------------------------------------------------
+
+_EXAMPLE_LEAD = re.compile(
+    r"\b(?:e\.g\.|eg\.|e\.g|for example|for instance|such as|examples?|like|i\.e\.)\s*[:,]?\s*", re.IGNORECASE
+)
+_CHOICE_LEAD = re.compile(
+    r"(?:\b(?:valid|allowed|possible|accepted|supported|available|known)\s+(?:values|options|choices)\b"
+    r"|\b(?:one of|must be one of|options are|options|choices|either)\b"
+    r"|\b(?:supported|available|valid|allowed|accepted)\s+(?:[a-z]+\s){0,2}?(?:[a-z]+s)\b\s*(?:are|include)?)"
+    r"\s*(?:are|is|include)?\s*:?\s*",
+    re.IGNORECASE,
+)
+
+
+_BACKTICKED = re.compile(r"`([^`\n]{1,40})`")
+
+
+def description_values(description: str) -> tuple[list[str], list[str]]:
+    """``(choices, examples)`` a description lists; choices need two or more members."""
+    examples: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for lead in _EXAMPLE_LEAD.finditer(description):
+        rest = description[lead.end() :]
+        found = listed_items(rest) or _symbolic_example(rest)
+        examples.extend(found)
+        spans.append((lead.start(), lead.end() + _span_length(rest)))
+    outside = description
+    for start, end in reversed(spans):
+        outside = outside[:start] + " " + outside[end:]
+    choices: list[str] = []
+    for lead in _CHOICE_LEAD.finditer(outside):
+        found = listed_items(outside[lead.end() :])
+        if len(found) >= 2:
+            choices = found
+            break
+    if not examples:  # a literal set in backticks is a value the author had in mind (``Use `auto` to...``)
+        examples = [
+            m.group(1).strip() for m in _BACKTICKED.finditer(outside) if _ITEM.fullmatch(m.group(1).strip())
+        ]
+    if not choices:
+        quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(outside)]
+        quoted = [q for q in quoted if re.fullmatch(r"[\w.-]+", q)]
+        if len(set(quoted)) >= 2 and re.search(r"\bor\b|\|", outside):
+            choices = list(dict.fromkeys(quoted))
+    return choices, list(dict.fromkeys(examples))
+
+
+def _span_length(rest: str) -> int:
+    end = _END.search(rest)
+    return end.end() if end else len(rest)
+
+
+def _symbolic_example(rest: str) -> list[str]:
+    """A bare example with spaces that is clearly a value, not prose (``2 + 3 * 4``, ``0 9 * * 1-5``)."""
+    end = _END.search(rest)
+    text = rest[: end.start() if end else len(rest)].strip().rstrip(",")
+    if 0 < len(text) <= 40 and re.search(r"[\d*+=/^#:%]", text) and not re.search(r"[A-Za-z]{4,}\s", text):
+        return [text]
+    return []
+
+
+_ARGS_SECTION = re.compile(r"^\s*(?:Args|Arguments|Parameters|Params)\s*:\s*$", re.MULTILINE | re.IGNORECASE)
+_ARG_LINE = re.compile(r"^(\s+)([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:\s*(\S.*)$")
+_PARAM_LINE = re.compile(r":param\s+(?:\w+\s+)?([A-Za-z_]\w*)\s*:\s*(.+)")
+_LETTERS = re.compile(r"\(\s*A\s*-\s*Z\s*\)|\bA to Z\b|single (?:upper-?case )?letter", re.IGNORECASE)
+
+
+def documented_arguments(description: str) -> dict[str, str]:
+    """Per-argument text of a docstring's ``Args:`` section (Google style) or ``:param x:`` lines."""
+    found = {m.group(1): m.group(2).strip() for m in _PARAM_LINE.finditer(description)}
+    section = _ARGS_SECTION.search(description)
+    if section is None:
+        return found
+    indent: int | None = None
+    current: str | None = None
+    for line in description[section.end() :].splitlines():
+        if not line.strip():
+            if current is not None:
+                break  # a blank line ends the section
+            continue
+        match = _ARG_LINE.match(line)
+        if match and (indent is None or len(match.group(1)) == indent):
+            indent = len(match.group(1))
+            current = match.group(2)
+            found[current] = match.group(3).strip()
+        elif current is not None and indent is not None and len(line) - len(line.lstrip()) > indent:
+            found[current] += " " + line.strip()  # a wrapped line of the same argument
+        else:
+            break
+    return found
+
+
+def letter_range(description: str) -> list[str]:
+    """``Priority (A-Z)``: a single letter is wanted; the first few, as examples."""
+    return ["A", "B", "C"] if _LETTERS.search(description) else []
+
+
+_SQL_EXAMPLE = re.compile(
+    r"\b(?:SELECT\s[^;\n]*?\bFROM\s+[\"\w]+|INSERT\s+INTO\s+[\"\w]+|UPDATE\s+[\"\w]+\s+SET\b"
+    r"|DELETE\s+FROM\s+[\"\w]+|CREATE\s+TABLE\s+[\"\w]+)[^;\n]*",
+)
+
+
+def sql_examples(description: str) -> list[str]:
+    """Whole SQL statements a description shows (``Example: UPDATE Sales SET x = 1 WHERE id = 2``)."""
+    found = []
+    for match in _SQL_EXAMPLE.finditer(description):
+        statement = re.split(r"(?<=[\w')\]])\.\s", match.group(0))[0].strip().rstrip(".")
+        if statement.count("'") % 2 == 0 and statement.count("(") == statement.count(")"):
+            found.append(statement)  # a statement cut short in the description is no example
+    return found
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+_ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
+    (re.compile(r"\bdid you mean\s*:?\s*", re.IGNORECASE), False),
+    (
+        re.compile(
+            r"\b(?P<noun>(?:available|supported|valid|allowed|possible|accepted|known|existing)"
+            r"(?:\s+[a-z_]+){0,3}?)\s*(?:are|is|include|:)\s*:?\s*",
+            re.IGNORECASE,
+        ),
+        True,
+    ),
+    (re.compile(r"\b(?:must|should) be (?:one of|either|in)?\s*:?\s*", re.IGNORECASE), True),
+    (re.compile(r"\bexpected (?:one of\s*)?:?\s*(?=['\"`\[])", re.IGNORECASE), True),
+    (re.compile(r"\b(?:use|try|choose)(?: one of)?\s*:\s*", re.IGNORECASE), False),
+    (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
+    (re.compile(r"\bnot (?:in|one of)\s*:?\s*", re.IGNORECASE), True),
+)
+_NOT_NOUNS = frozenset(
+    {
+        "error",
+        "errors",
+        "warning",
+        "info",
+        "message",
+        "details",
+        "detail",
+        "reason",
+        "value",
+        "input",
+        "received",
+        "got",
+        "given",
+        "output",
+        "result",
+        "response",
+        "note",
+        "hint",
+        "code",
+        "status",
+        "path",
+        "loc",
+        "location",
+        "type",
+        "msg",
+        "expected",
+        "file",
+        "format",
+    }
+)
+_RECEIVED = re.compile(r"\b(?:received|got|given)\s+['\"`]([^'\"`]{0,80})['\"`]", re.IGNORECASE)
+_ZOD_PATH = re.compile(r'"path"\s*:\s*\[\s*"([^"]+)"')
+_PYDANTIC_LOCATION = re.compile(
+    r"^\s*([A-Za-z_][\w.\[\]]*)\n\s+(?:Input should|Value error|Field required)", re.M
+)
+
+
+_ECHO = re.compile(r"\[type=[^\]]*\]|\binput_value=.*?(?=, input_type=|\]|$)", re.DOTALL)
+"""Pydantic's echo of the refused input (``[type=missing, input_value={...}]``): it names no fix."""
+
+
+def error_values(text: str) -> list[NamedValues]:
+    """Every list of values an error text names, most explicit phrasing first."""
+    found: list[NamedValues] = []
+    text = _ECHO.sub(" ", text)
+    received = {m.group(1) for m in _RECEIVED.finditer(text)}
+    zod = _ZOD_PATH.search(text)
+    location = _PYDANTIC_LOCATION.search(text)
+    argument = zod.group(1) if zod else (location.group(1) if location else None)
+    seen: set[tuple[str, ...]] = set()
+    for lead, complete in _ERROR_LEADS:
+        for match in lead.finditer(text):
+            values = [v for v in listed_items(text[match.end() :]) if v not in received]
+            key = tuple(values)
+            if not values or key in seen:
+                continue
+            seen.add(key)
+            noun = (match.groupdict().get("noun") or "").lower()
+            if noun in _NOT_NOUNS or noun.startswith(("unknown", "invalid")):
+                continue
+            found.append(NamedValues(values, noun, complete, argument))
+    return found

@@ -1,0 +1,120 @@
+"""Retries the server itself suggested: a failed call, then the same call with a value its error named.
+
+When an error names the way out ("Available sheets: 'Sales', 'Targets'", "did you mean
+'celsius'?"), :meth:`ValuePool.harvest_error <toolatlas.offline.harvest.ValuePool.harvest_error>`
+keeps each value with the failed call and where it goes. :func:`hinted_retries` turns them into
+(failed, corrected) argument pairs — one per argument and failed call, the corrected value being
+the first named one that differs from what was sent — for the proposer to run as a two-step probe
+whose second step is a ``retry_of`` the first: verified, it becomes a ``retry`` co-usage and an
+affordance of the corrected call.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any, NamedTuple
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, infer_arguments
+from toolatlas.offline.schemas import conforms
+from toolatlas.offline.values import ValueSynth
+
+__all__ = ["HintedRetry", "hinted_retries", "spec_at"]
+
+MAX_RETRIES = 3
+
+
+class HintedRetry(NamedTuple):
+    failing: dict[str, Any]
+    fixed: dict[str, Any]
+    locator: str
+    value: Any
+    ref: HarvestRef
+
+
+def spec_at(specs: list[ArgSpec], path: str) -> ArgSpec | None:
+    """The spec at ``path`` (``sheet``, ``ranges[]``, ``options.unit``) in a tree of specs."""
+    stack = list(specs)
+    while stack:
+        spec = stack.pop()
+        if spec.path == path:
+            return spec
+        stack.extend(spec.properties)
+        if spec.items is not None:
+            stack.append(spec.items)
+    return None
+
+
+def _typed(value: str, spec: ArgSpec) -> Any:
+    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return float(value)
+    return value
+
+
+def _replace(arguments: dict[str, Any], locator: str, value: Any) -> dict[str, Any]:
+    result = copy.deepcopy(arguments)
+    parts = re.findall(r"[^.\[\]]+|\[\d+\]", locator)
+    node: Any = result
+    for part in parts[:-1]:
+        node = node[int(part[1:-1])] if part.startswith("[") else node[part]
+    last = parts[-1]
+    node[int(last[1:-1]) if last.startswith("[") else last] = value
+    return result
+
+
+def _suffix(path: Any) -> str:
+    name = str(path).rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def _current(arguments: dict[str, Any], locator: str) -> Any:
+    node: Any = arguments
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", locator):
+        try:
+            node = node[int(part[1:-1])] if part.startswith("[") else node[part]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+    return node
+
+
+def hinted_retries(
+    tool: ToolSpec, pool: ValuePool, synth: ValueSynth | None = None, *, limit: int = MAX_RETRIES
+) -> list[HintedRetry]:
+    """(failed, corrected) calls of ``tool`` from the values its errors named, in pool order.
+
+    A path argument's hint names formats (``.csv``, ``.xlsx``), not a value: ``synth`` (planning
+    over the same pool) then picks a real file of such a format.
+    """
+    specs = infer_arguments(tool)
+    groups: dict[tuple[str, str, str], list[HarvestRef]] = {}
+    prefix = f"{tool.name}:"
+    for ref in pool.hints():
+        if ref.argument is None or not ref.argument.startswith(prefix) or ref.failed_arguments is None:
+            continue
+        key = (ref.argument, ref.locator or "", json.dumps(ref.failed_arguments, sort_keys=True, default=str))
+        groups.setdefault(key, []).append(ref)
+    found: list[HintedRetry] = []
+    for (argument, locator, _), refs in groups.items():
+        spec = spec_at(specs, argument.removeprefix(prefix))
+        failing = refs[0].failed_arguments or {}
+        if spec is None or not locator:
+            continue
+        sent = _current(failing, locator)
+        if spec.kind in PATH_KINDS:
+            value = synth.value_for(tool, spec, variant=0) if synth is not None else None
+            if value is not None and value != sent and _suffix(value) in {r.value for r in refs}:
+                found.append(HintedRetry(failing, _replace(failing, locator, value), locator, value, refs[0]))
+            continue
+        for ref in refs:
+            value = _typed(ref.value, spec)
+            if value != sent and conforms(value, spec.json_schema):
+                found.append(HintedRetry(failing, _replace(failing, locator, value), locator, value, ref))
+                break
+        if len(found) >= limit:
+            break
+    return found

@@ -1,0 +1,55 @@
+"""Catalogues whose state the snapshot cannot show, for discovery, in-process state and cost tests.
+
+:func:`opaque_catalogue` writes one TOML with two real servers:
+
+- ``shopdb``: the demo's SQLite server over the demo shop database, but behind a ``command``
+  environment (a file the command copies in): no snapshot facts, only the server's own query tool.
+- ``inmemory``: :mod:`toolatlas.testing.servers.inmemory`, state kept in its process, one tool that
+  sleeps 10 s by default.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from toolatlas.environments import SqliteEnvironment
+
+__all__ = ["opaque_catalogue"]
+
+_TOML = """version = 1
+name = "opaque"
+description = "A database behind a command environment, and a server that keeps its state in memory."
+
+[build]
+seed_tasks_per_tool = 3
+rollouts_per_task = 4
+rounds = {rounds}
+subgraph_size = 6
+seed = 0
+
+[store]
+backend = "edge"
+path = "atlas"
+
+[[servers]]
+name = "shopdb"
+runtime = {{ kind = "pypi", package = "mcp-server-sqlite", version = "2025.4.25", requirements = ["mcp<2"] }}
+transport = {{ args = ["--db-path", "${{root}}/shop.db"] }}
+environment = {{ kind = "command", snapshot = "shop.db", prepare = "cp ${{snapshot}} ${{root}}/shop.db", digest = "sha256sum ${{root}}/shop.db | sed 's/ .*//; s/^/shop.db\\t/'" }}
+
+[[servers]]
+name = "inmemory"
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.inmemory"] }}
+"""
+
+
+def opaque_catalogue(dest: Path, *, rounds: int = 3) -> Path:
+    """Write the catalogue and the shop database under ``dest``; returns the TOML path."""
+    dest.mkdir(parents=True, exist_ok=True)
+    seed = SqliteEnvironment().materialise(None, "demo.sqlite", dest / "seed")
+    shutil.copyfile(seed.path, dest / "shop.db")
+    config = dest / "opaque.toml"
+    config.write_text(_TOML.format(rounds=rounds, python=sys.executable))
+    return config
