@@ -29,10 +29,11 @@ SYSTEM_TREES = ("/usr", "/etc/alternatives", "/etc/ssl", "/etc/ca-certificates",
 SYSTEM_FILES = (
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/timezone", "/etc/nsswitch.conf",
     "/etc/host.conf", "/etc/gai.conf", "/etc/protocols", "/etc/services", "/etc/mime.types", "/etc/gitconfig",
-    "/etc/os-release", "/etc/debian_version",
+    "/etc/os-release", "/etc/debian_version", "/etc/hostname",
 )  # fmt: skip
-"""Files every server may read (those that exist here)."""
-HOST_NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/hostname")
+"""Files every server may read (those that exist here). ``/etc/hostname`` is what a path-escape probe
+reads outside a server's allowed folder: present, a server that lets the escape through shows it."""
+HOST_NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts")
 """Files a server granted the host's network also needs (name resolution)."""
 TOP_LEVEL = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """Top-level folders that are links into ``/usr`` on merged-/usr systems, real folders elsewhere."""
