@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.toolatlas-installed
 
-.PHONY: demo test setup servers test-servers bench clean
+.PHONY: demo test setup sandbox servers test-servers bench clean
 
 demo: servers
 	$(BIN)/toolatlas servers check configs/demo.toml
@@ -16,7 +16,21 @@ demo: servers
 test: test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-setup: $(STAMP)
+setup: $(STAMP) sandbox
+
+# Every MCP server runs in a bubblewrap sandbox (toolatlas/confinement): install bubblewrap where
+# we can (root with apt), otherwise stop and say how; then check that the kernel lets it work.
+sandbox: $(STAMP)
+	@command -v bwrap >/dev/null && command -v prlimit >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing bubblewrap (the servers' sandbox)"; \
+			apt-get install -y -qq bubblewrap util-linux >/dev/null 2>&1 || \
+			{ apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap util-linux >/dev/null; }; \
+		fi; }
+	@command -v bwrap >/dev/null || { echo "ToolAtlas runs every MCP server in a bubblewrap sandbox and 'bwrap' is not installed:"; \
+		echo "  sudo apt-get install bubblewrap   (Debian/Ubuntu)    sudo dnf install bubblewrap   (Fedora)"; exit 1; }
+	@$(BIN)/python -c 'from toolatlas.confinement.bubblewrap import bubblewrap_available as ok; ok()' || { \
+		echo "bubblewrap is installed but cannot build a server sandbox here (see the reason above)"; exit 1; }
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "ToolAtlas needs Python >= 3.11; set PYTHON=/path/to/python3.11")'
@@ -44,6 +58,7 @@ bench: servers
 	$(BIN)/python benchmarks/store.py
 	$(BIN)/python benchmarks/coverage.py
 	$(BIN)/python benchmarks/build_throughput.py
+	$(BIN)/python benchmarks/sandbox_overhead.py
 
 clean:
 	rm -rf .toolatlas

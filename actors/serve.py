@@ -135,10 +135,14 @@ def free_serve_port() -> int:
 def serve_on_ray(settings: ReplicaSettings, *, port: int, replicas: int, address: str | None = None) -> None:
     """``toolatlas serve --engine ray-serve``: connect to Ray (``address``, else ``$RAY_ADDRESS``, else
     a local instance), deploy, and serve until interrupted."""
+    from toolatlas.confinement.reaper import ProcessReaper
+
     address = address or os.environ.get("RAY_ADDRESS")
+    reaper = None
     if address:
         ray.init(address=address, log_to_driver=False)
-    else:
+    else:  # the local instance is ours: it goes when we do, however we go
+        reaper = ProcessReaper()
         ray.init(address="local", include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     signal.signal(signal.SIGTERM, _interrupt)  # a supervisor's stop shuts the deployment down cleanly too
     try:
@@ -148,6 +152,8 @@ def serve_on_ray(settings: ReplicaSettings, *, port: int, replicas: int, address
     finally:
         serve.shutdown()
         ray.shutdown()
+        if reaper is not None:
+            reaper.stop()
 
 
 def _interrupt(signum: int, frame: object) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from toolatlas.client import ServerConnection, StdioLaunch
 from toolatlas.config import load_catalogue, parse_catalogue
+from toolatlas.confinement.bubblewrap import sandboxed_process
 from toolatlas.environments import render_value
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
@@ -72,6 +73,22 @@ class TestDemoServers:
             outcome = await sandbox.call(spec.smoke.tool, fill(sandbox, spec.smoke.arguments))
             assert outcome.outcome is OutcomeClass.OK, outcome.excerpt
             assert outcome.excerpt or outcome.structured
+
+
+    async def test_runs_confined(self, workspace: Workspace, server: str) -> None:
+        """The server process is in a PID namespace of its own, without capabilities, and sees
+        neither /etc/shadow nor the repository beyond its runtime."""
+        async with workspace.sandbox(server) as sandbox:
+            assert sandbox.connection is not None and sandbox.connection.pid is not None
+            pid = sandboxed_process(sandbox.connection.pid)
+            assert pid is not None
+            status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+            assert status["CapEff"].strip() == "0000000000000000"
+            assert status["NSpid"].split()[-1] == "2"
+            root = Path(f"/proc/{pid}/root")
+            assert not (root / "etc" / "shadow").exists()
+            assert not (root / REPO.relative_to("/") / "configs").exists()
+            assert (root / sandbox.instance.slot.lstrip("/")).is_dir()
 
 
 @pytest.mark.parametrize("server", sorted(MUTATIONS))

@@ -65,6 +65,15 @@ def cmd_servers_install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warn_unconfined(servers) -> None:
+    """Say which servers the catalogue runs outside the OS sandbox (they can touch this machine)."""
+    from toolatlas.confinement import unconfined_servers
+
+    for name in unconfined_servers(servers):
+        print(f"warning: server {name!r} runs outside the OS sandbox (sandbox.enabled = false in the catalogue): "
+              "it can read, write and reach whatever this user can", file=sys.stderr, flush=True)
+
+
 def cmd_servers_check(args: argparse.Namespace) -> int:
     from toolatlas.smoke import smoke_check_all
     from toolatlas.workspace import Workspace
@@ -73,6 +82,7 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
     workspace = Workspace(catalogue)
     servers = _servers(catalogue, args.server)
     print(f"checking {len(servers)} server(s): start in a sandbox, list tools, one call, freeze, reset", flush=True)
+    _warn_unconfined(servers)
 
     def progress(report) -> None:
         print(f"  {report.server:<24} {'ok' if report.ok else 'FAILED':<7} {report.seconds:6.2f}s", flush=True)
@@ -185,6 +195,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         f"frontier={args.frontier}, into {AtlasPaths(catalogue).root}",
         flush=True,
     )
+    _warn_unconfined(servers)
     on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
     if args.engine == "ray":
         report = _ray_build(args, catalogue, servers, rounds, on_round)
@@ -223,16 +234,19 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
     import ray
 
     from actors.coordinator import RayBuild
+    from toolatlas.confinement.reaper import ProcessReaper
     from toolatlas.home import Home
 
     address = args.address or os.environ.get("RAY_ADDRESS")
     home = Home.default().ensure()
     env = {"TOOLATLAS_HOME": str(home.root)}
+    reaper = None
     if address:
         # Under `ray job submit` the job's runtime_env (cluster/runtime_env.yaml) already reaches every worker.
         runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-    else:
+    else:  # the local instance is this build's: it goes when the build ends or its driver dies
+        reaper = ProcessReaper()
         ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
@@ -243,6 +257,8 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
     finally:
         ray.shutdown()
+        if reaper is not None:
+            reaper.stop()
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -17,6 +17,8 @@ ToolAtlas itself or of its inputs::
     │                            typed ``StructuredOutputFailure`` in the reply)
     ├── SandboxError             an environment instance could not be prepared, reset or frozen
     │   ├── SnapshotError        a snapshot source is missing, unreadable or cannot be built
+    │   ├── ConfinementError     a server's OS sandbox cannot be set up here (bubblewrap missing,
+    │   │                        namespaces refused)
     │   └── CodeSandboxError     the code box itself failed to run code (not: the code failed)
     └── VerificationError        a verifier could not be run (not: a verifier said "failed")
 
@@ -29,6 +31,7 @@ __all__ = [
     "BackendError",
     "CodeSandboxError",
     "ConfigError",
+    "ConfinementError",
     "LlmError",
     "LlmOutputError",
     "RuntimeInstallError",
@@ -121,6 +124,11 @@ class SandboxError(ToolAtlasError):
 
 class SnapshotError(SandboxError):
     """A snapshot source is missing, unreadable, or could not be materialised."""
+
+
+class ConfinementError(SandboxError):
+    """A server's OS sandbox cannot be set up on this machine: bubblewrap or ``prlimit`` is missing, or
+    the kernel refuses the namespaces it needs. The message says what is missing and how to get it."""
 
 
 class CodeSandboxError(SandboxError):

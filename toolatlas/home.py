@@ -32,8 +32,12 @@ class Home:
 
     @property
     def instances(self) -> Path:
-        """Live and frozen environment instances (ephemeral)."""
-        return self.root / "instances"
+        """This process's live and frozen environment instances (ephemeral): a folder of its own under
+        ``instances/``, locked while the process lives; those of killed processes are swept
+        (:mod:`toolatlas.leases`)."""
+        from toolatlas.leases import owned_instances
+
+        return owned_instances(self.root / "instances")
 
     @property
     def logs(self) -> Path:

@@ -7,13 +7,80 @@ snake_case events with keyword fields.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import sys
+import threading
+import time
+from collections.abc import MutableMapping
+from typing import Any
 
 import structlog
 
+__all__ = ["RepeatLimiter", "configure_logging"]
+
 _configured = False
+REPEAT_WINDOW_S = 10.0
+"""A repeated warning is shown at most :data:`REPEAT_BURST` times per window of this many seconds."""
+REPEAT_BURST = 5
+_LIMITED_LEVELS = frozenset({"warning", "error", "critical"})
+
+
+class RepeatLimiter:
+    """A structlog processor that keeps a flood of one warning from drowning the console.
+
+    Warnings and errors are grouped by event name and ``server``: the first :data:`REPEAT_BURST`
+    of a group in a window of :data:`REPEAT_WINDOW_S` pass, the rest are dropped and counted; the
+    next one to pass after the window carries ``repeated=<count dropped>``, and counts still
+    pending at exit are written as one ``repeated_warnings_dropped`` line per group.
+    """
+
+    def __init__(self, window_s: float = REPEAT_WINDOW_S, burst: int = REPEAT_BURST) -> None:
+        self.window_s = window_s
+        self.burst = burst
+        self._groups: dict[tuple[str, str], list[float]] = {}
+        """group → [window start, shown in the window, dropped since the last shown]"""
+        self._lock = threading.Lock()
+
+    def __call__(
+        self, logger: Any, method: str, event_dict: MutableMapping[str, Any]
+    ) -> MutableMapping[str, Any]:
+        if event_dict.get("level", method) not in _LIMITED_LEVELS:
+            return event_dict
+        key = (str(event_dict.get("event")), str(event_dict.get("server", "")))
+        now = time.monotonic()
+        with self._lock:
+            group = self._groups.setdefault(key, [now, 0, 0])
+            if now - group[0] >= self.window_s:
+                group[0], group[1] = now, 0
+            if group[1] >= self.burst:
+                group[2] += 1
+                raise structlog.DropEvent
+            group[1] += 1
+            if group[2]:
+                event_dict["repeated"] = int(group[2])
+                group[2] = 0
+        return event_dict
+
+    def pending(self) -> dict[tuple[str, str], int]:
+        """Dropped counts not yet reported, by (event, server)."""
+        with self._lock:
+            return {key: int(group[2]) for key, group in self._groups.items() if group[2]}
+
+    def report_pending(self) -> None:
+        pending = self.pending()
+        with self._lock:
+            for group in self._groups.values():
+                group[2] = 0
+        log = structlog.get_logger(__name__)
+        for (event, server), count in pending.items():
+            fields = {"server": server} if server else {}
+            log.warning("repeated_warnings_dropped", of=event, dropped=count, **fields)
+
+
+_repeats = RepeatLimiter()
+atexit.register(_repeats.report_pending)
 
 
 def configure_logging(level: str | None = None, *, json: bool | None = None, force: bool = False) -> None:
@@ -38,6 +105,7 @@ def configure_logging(level: str | None = None, *, json: bool | None = None, for
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
+            _repeats,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,

@@ -4,7 +4,9 @@ The unit an executor owns. Its cycle per probe is ``call...`` → :meth:`Sandbox
 (the post-state moves out for the verifier, the instance is restored at once, so the executor
 never waits on verification). The server runs with ``HOME``, ``TMPDIR`` and its working
 directory inside the instance's ``home/``, and its arguments point into the instance's
-``state/`` — nothing outside the instance is handed to it.
+``state/`` — nothing outside the instance is handed to it. A stdio server also runs in the OS
+sandbox its :class:`~toolatlas.confinement.Confiner` builds: the instance folder is the only
+place it can write, and the rest of the machine it cannot see (:mod:`toolatlas.confinement`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import structlog
 
 from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
 from toolatlas.config.servers import HttpTransport, ServerSpec, StdioTransport
+from toolatlas.confinement import Confiner, confiner_for, grant_for
 from toolatlas.environments import Environment, FrozenState, Instance, Snapshot, StateDigest, render_template
 from toolatlas.errors import ConfigError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
@@ -68,6 +71,9 @@ class Sandbox:
         *,
         instances_dir: Path,
         logs_dir: Path | None = None,
+        confiner: Confiner | None = None,
+        base_dir: Path | None = None,
+        source: Path | None = None,
     ) -> None:
         self.spec = spec
         self.environment = environment
@@ -75,6 +81,12 @@ class Sandbox:
         self.runtime = runtime
         self.instances_dir = instances_dir
         self.logs_dir = logs_dir
+        self.confiner: Confiner = confiner if confiner is not None else confiner_for(spec)
+        """The OS sandbox of a stdio server: bubblewrap unless the catalogue opts the server out."""
+        self.base_dir = base_dir
+        """The catalogue's folder: relative ``sandbox.read_only`` paths are resolved against it."""
+        self.source = source
+        """The catalogue file, named in configuration errors."""
         self.instance: Instance | None = None
         self.connection: ServerConnection | None = None
         self._discarding: asyncio.Future[None] | None = None
@@ -95,6 +107,17 @@ class Sandbox:
         # probing is throughput work: a server woken by a request must not preempt the client
         # that feeds the others (+5% probes/s at 100 servers on 2 cores: benchmarks/scale.py)
         launch = launch_for(self.spec, self.runtime, self.instance.variables, batch=True)
+        try:
+            if isinstance(launch, StdioLaunch):
+                grant = grant_for(
+                    self.spec, self.runtime, launch,
+                    writable=[self.instance.slot], scratch=str(self.instance.home),
+                    base_dir=self.base_dir, source=self.source,
+                )  # fmt: skip
+                launch = self.confiner.wrap(launch, grant)
+        except BaseException:
+            await self.close()
+            raise
         stderr_log = self.logs_dir / f"{self.spec.name}.{slot.name}.stderr.log" if self.logs_dir else None
         self.connection = ServerConnection(self.spec.name, launch, self.spec.limits, stderr_log=stderr_log)
         try:

@@ -6,6 +6,7 @@ import threading
 from pathlib import Path
 
 from toolatlas.config import Catalogue, CommandEnv, NoEnv, ServerSpec
+from toolatlas.confinement import confiner_for
 from toolatlas.environments import Environment, Snapshot, environment_for
 from toolatlas.errors import SnapshotError
 from toolatlas.home import Home
@@ -18,9 +19,12 @@ __all__ = ["Workspace"]
 class Workspace:
     """Resolves each server of a catalogue into what a sandbox needs; snapshots are built once and cached."""
 
-    def __init__(self, catalogue: Catalogue, home: Home | None = None) -> None:
+    def __init__(self, catalogue: Catalogue, home: Home | None = None, *, confine: bool = True) -> None:
         self.catalogue = catalogue
         self.home = (home or Home.default()).ensure()
+        self.confine = confine
+        """Run stdio servers in the OS sandbox (always, but for servers the catalogue opts out);
+        False only to measure what the sandbox costs (``benchmarks/sandbox_overhead.py``)."""
         self._environments: dict[str, Environment] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._lock = threading.Lock()
@@ -69,4 +73,7 @@ class Workspace:
             self.runtime(spec),
             instances_dir=self.home.instances,
             logs_dir=self.home.logs,
+            confiner=confiner_for(spec, confine=self.confine),
+            base_dir=self.catalogue.base_dir,
+            source=self.catalogue.source,
         )

@@ -136,13 +136,14 @@ for attempt in range(4):
 
 class TestConfinement:
     async def test_the_server_state_is_out_of_reach_except_through_tools(self, memory: Sandbox) -> None:
-        """The snippet cannot read (or write) the server's state file directly: only tool calls touch it."""
+        """The snippet cannot read (or write) the server's state file directly: only tool calls touch it;
+        the attempted read is a violation, not merely an error."""
         state_file = memory.variables()["file"]
         result = await run_code(f"print(open({state_file!r}).read())", memory.call, names(memory))
-        if result.isolation.landlock_abi == 0:
-            pytest.skip("no Landlock on this kernel: reads are not confined")
-        assert result.status is RunStatus.ERROR
-        assert result.detail == f"PermissionError: [Errno 13] Permission denied: {state_file!r}"
+        assert result.status is RunStatus.VIOLATION
+        assert result.violations[0].rule is ViolationRule.READ_OUTSIDE
+        assert result.detail == f"read_outside: open {state_file!r} for reading"
+        assert "Ada Lovelace" not in result.stdout
         write = await run_code(f"open({state_file!r}, 'a').write('{{}}')", memory.call, names(memory))
         assert write.status is RunStatus.VIOLATION
         assert json.loads((await memory.call("read_graph", {})).excerpt)["entities"]

@@ -275,18 +275,68 @@ class TestChild:
         assert not Path(cwd).exists()
 
     async def test_reads_are_confined_to_python_and_the_state(
-        self, state: FrozenState, tmp_path: Path
+        self, state: FrozenState, tmp_path: Path, layers: str
     ) -> None:
-        """With Landlock the code reads its state but not a file next to it."""
+        """The code reads its state but not a file next to it: refused (by Landlock, by the hook, or both)."""
         secret = tmp_path / "secret.txt"
         secret.write_text("do not read")
         result = await verify_with(
-            f"assert state.read_text('data.txt') == 'frozen\\n'\nopen({str(secret)!r}).read()", state, "all"
+            f"assert state.read_text('data.txt') == 'frozen\\n'\nprint(open({str(secret)!r}).read())", state, layers
         )
-        if result.isolation.landlock_abi == 0:
-            pytest.skip("no Landlock on this kernel")
-        assert result.status is RunStatus.ERROR
-        assert result.detail == f"PermissionError: [Errno 13] Permission denied: {str(secret)!r}"
+        if layers == "kernel_only":
+            assert result.status is RunStatus.ERROR
+            assert result.detail == f"PermissionError: [Errno 13] Permission denied: {str(secret)!r}"
+        else:
+            assert result.status is RunStatus.VIOLATION
+            assert result.violations[0].rule is ViolationRule.READ_OUTSIDE
+        assert "do not read" not in result.stdout
+
+    @pytest.mark.parametrize(
+        "how",
+        [
+            "open({secret!r}).read()",
+            "import os\nos.listdir({folder!r})",
+            "import os\nlist(os.scandir({folder!r}))",
+            "import sqlite3\nsqlite3.connect('file:' + {secret!r} + '?mode=ro', uri=True).execute('select 1')",
+        ],
+    )
+    async def test_a_caught_refused_read_still_fails_the_verifier(
+        self, state: FrozenState, tmp_path: Path, how: str
+    ) -> None:
+        """A verifier that reads outside its state and catches the refusal does not pass: the read is recorded."""
+        secret = tmp_path / "secret.txt"
+        secret.write_text("do not read")
+        body = "\n".join("    " + line for line in how.format(secret=str(secret), folder=str(tmp_path)).splitlines())
+        result = await verify_with(f"try:\n{body}\nexcept Exception:\n    pass", state, "all")
+        assert result.status is RunStatus.VIOLATION and not result.passed
+        assert result.violations[0].rule is ViolationRule.READ_OUTSIDE
+        assert str(tmp_path) in result.violations[0].detail
+
+    async def test_the_work_dir_has_a_disk_quota(self, state: FrozenState, kernel_isolation: Isolation) -> None:
+        """Many files under the per-file limit cannot fill the disk: the work dir stops at its quota, and
+        a run that used it all up is a violation even when it caught the error."""
+        source = """
+written = 0
+try:
+    for i in range(100):
+        with open(f"chunk-{i}", "wb") as handle:
+            handle.write(b"x" * (4 << 20))
+        written += 4
+except OSError as exc:
+    print("stopped", exc.errno, written)
+"""
+        result = await verify_with(source, state, "all", disk_quota_mb=16, file_size_mb=8)
+        assert result.isolation.disk_quota_mb == 16, result.isolation.notes
+        assert result.stdout.split()[:2] == ["stopped", "28"]  # ENOSPC
+        assert int(result.stdout.split()[2]) <= 16
+        assert result.status is RunStatus.VIOLATION
+        assert result.violations[-1].rule is ViolationRule.DISK_QUOTA
+
+    async def test_scratch_work_within_the_quota_passes(self, state: FrozenState) -> None:
+        """Writing a few MiB in the work dir, under the quota, is ordinary scratch work."""
+        source = 'open("scratch.bin", "wb").write(b"x" * (2 << 20))\nimport os\nos.remove("scratch.bin")'
+        result = await verify_with(source, state, "all", disk_quota_mb=16)
+        assert result.status is RunStatus.OK, result
 
     @pytest.mark.parametrize(
         "how",

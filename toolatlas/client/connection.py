@@ -256,6 +256,8 @@ class ServerConnection:
     ) -> tuple[_ResultT | None, _Failure | None]:
         """Run one request under the call deadline: ``(result, None)`` or ``(None, failure)``."""
         timeout = timeout if timeout is not None else self.limits.call_timeout_s
+        if session.process is not None:
+            session.process.working()
         scope = anyio.CancelScope(deadline=anyio.current_time() + timeout)
         session.inflight.add(scope)
         failure: _Failure | None = None
@@ -416,6 +418,7 @@ class ServerConnection:
             "server_started",
             generation=generation,
             pid=process.pid if process else None,
+            confinement=self.endpoint.confinement if isinstance(self.endpoint, StdioLaunch) else "http",
             tools=len(self.tools),
             startup_ms=round((time.perf_counter() - t0) * 1000, 1),
         )

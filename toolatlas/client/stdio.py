@@ -9,7 +9,9 @@ prober of third-party servers needs:
 - the end of the server's stdout (a crash) is reported as a fault with the exit code;
 - stderr is drained continuously into a bounded tail (and optionally a capped log file), so a
   chatty server can never block on a full pipe;
-- the server runs in its own process group and the whole group is killed on close.
+- the server runs in its own process group and the whole group is killed on close;
+- a launch may carry :class:`ProcessHooks` (an OS sandbox's): told when the process started, when a
+  call is about to reach it and when it has exited.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import anyio
 import mcp_types as types
@@ -30,7 +33,7 @@ from anyio.abc import Process
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
-__all__ = ["StdioLaunch", "StdioServerProcess", "TransportFault"]
+__all__ = ["ProcessHooks", "StdioLaunch", "StdioServerProcess", "TransportFault"]
 
 log = structlog.get_logger(__name__)
 
@@ -39,7 +42,8 @@ READ_CHUNK_BYTES = 256 * 1024
 STDERR_TAIL_BYTES = 16 * 1024
 """Bytes of the server's most recent stderr kept in memory for error reports."""
 STDERR_LOG_MAX_BYTES = 8 * 1024 * 1024
-"""Bytes of stderr written to the log file before it stops growing."""
+"""Bytes a stderr log file may hold, counted over every process that appends to it (a restarted
+server continues its predecessor's file); past it, the file stops growing."""
 GRACEFUL_EXIT_TIMEOUT = 0.5
 """Seconds the server gets to exit by itself after its stdin closes."""
 TERMINATE_TIMEOUT = 1.0
@@ -55,6 +59,22 @@ class TransportFault:
     detail: str
 
 
+class ProcessHooks(Protocol):
+    """What the mechanism confining a server does around each of its processes (all quick, never blocking)."""
+
+    def started(self, pid: int) -> None:
+        """The process ``pid`` was just started."""
+        ...
+
+    def working(self, pid: int) -> None:
+        """A call is about to be sent to the process (a CPU budget renews here)."""
+        ...
+
+    def stopped(self, pid: int) -> None:
+        """The process has exited and been reaped."""
+        ...
+
+
 @dataclass(frozen=True)
 class StdioLaunch:
     """How to start one server process."""
@@ -67,6 +87,10 @@ class StdioLaunch:
     """Schedule the process as batch work (Linux ``SCHED_BATCH``): a request written to it then
     does not preempt the writer — a client feeding many servers on few cores keeps feeding them
     instead of running each one's turn first. Sandboxes set it; an agent's live servers do not."""
+    hooks: ProcessHooks | None = field(default=None, compare=False)
+    """Set by an OS sandbox that wraps the launch (:mod:`toolatlas.confinement`)."""
+    confinement: str = "none"
+    """The mechanism confining the process (``bubblewrap``), or ``none``."""
 
 
 def _schedule_as_batch(pid: int) -> None:
@@ -121,6 +145,11 @@ class StdioServerProcess:
         data = b"".join(self._stderr_tail)[-min(max_bytes, STDERR_TAIL_BYTES) :]
         return data.decode("utf-8", errors="replace")
 
+    def working(self) -> None:
+        """A call is about to be sent (the confinement's hook: e.g. the CPU window renews)."""
+        if self.launch.hooks is not None and self.process is not None and self.process.returncode is None:
+            self.launch.hooks.working(self.process.pid)
+
     def kill(self) -> None:
         """SIGKILL the whole process group now (used on a hang; idempotent)."""
         if self.process is not None and self.process.returncode is None:
@@ -143,6 +172,8 @@ class StdioServerProcess:
         )
         if self.launch.batch:
             _schedule_as_batch(self.process.pid)
+        if self.launch.hooks is not None:
+            self.launch.hooks.started(self.process.pid)
         process = self.process
         read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](32)
         write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](32)
@@ -226,6 +257,10 @@ class StdioServerProcess:
         if self.stderr_log is not None:
             self.stderr_log.parent.mkdir(parents=True, exist_ok=True)
             logfile = self.stderr_log.open("ab")
+            written = os.fstat(logfile.fileno()).st_size
+            if written >= STDERR_LOG_MAX_BYTES:
+                logfile.close()
+                logfile = None
         try:
             while True:
                 try:
@@ -268,6 +303,8 @@ class StdioServerProcess:
             os.killpg(process.pid, signal.SIGKILL)
         with contextlib.suppress(Exception):
             await process.aclose()
+        if self.launch.hooks is not None and process.returncode is not None:
+            self.launch.hooks.stopped(process.pid)
 
     def _fault(self, kind: str, detail: str) -> None:
         log.debug("transport_fault", command=self.launch.command, kind=kind, detail=detail)

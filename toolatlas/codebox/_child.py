@@ -42,11 +42,14 @@ def main() -> None:
         file_size_bytes=limits["file_size_bytes"],
         open_files=limits["open_files"],
         kernel=job["kernel_isolation"],
+        quota_dir=job["write_roots"][0],
+        quota_bytes=limits["disk_quota_bytes"],
     )
     _forget_native_modules()
     isolation["audit_hook"] = bool(job["audit_hook"])
     channel.send({"event": "ready", "isolation": isolation})
 
+    statvfs = os.statvfs  # taken before the code runs: what it does to `os` cannot hide a full disk
     filename = "<verifier>" if job["mode"] == "verify" else "<snippet>"
     namespace, state = _prepare(job, channel)
     try:
@@ -55,9 +58,21 @@ def main() -> None:
         _finish(channel, {"status": "error", "detail": f"{type(exc).__name__}: {exc}"})
     linecache.cache[filename] = (len(job["source"]), None, job["source"].splitlines(True), filename)
     if job["audit_hook"]:
-        _guard.install(channel.send, job["write_roots"], job["device_files"])
+        _guard.install(channel.send, job["write_roots"], job["device_files"], job["read_roots"])
     outcome = _run(job, code, namespace, state)
+    if isolation["disk_quota_mb"] and _full(job["write_roots"][0], statvfs):
+        used_up = f"the work dir's {isolation['disk_quota_mb']} MiB are used up"
+        channel.send({"event": "violation", "rule": "disk_quota", "detail": used_up})
     _finish(channel, outcome)
+
+
+def _full(folder: str, statvfs: Any) -> bool:
+    """Whether the work dir's tmpfs has (next to) no free block left."""
+    try:
+        info = statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < 64 * 1024
 
 
 def _forget_native_modules() -> None:

@@ -2,17 +2,21 @@
 
 Applied by :mod:`_child` before any untrusted code runs, in this order:
 
-1. **Network namespace** — ``unshare(CLONE_NEWNET)`` (as root), else
-   ``unshare(CLONE_NEWUSER | CLONE_NEWNET)`` with the caller's uid/gid mapped to itself. The new
-   namespace has only a loopback interface, and it is down: no TCP/UDP anywhere, not even to
-   127.0.0.1. Pathname unix sockets are *not* isolated by it (the seccomp filter covers them).
+1. **Network and mount namespaces** — ``unshare(CLONE_NEWNET | CLONE_NEWNS)`` (as root), else
+   with ``CLONE_NEWUSER`` and the caller's uid/gid mapped to itself. The new network namespace
+   has only a loopback interface, and it is down: no TCP/UDP anywhere, not even to 127.0.0.1.
+   Pathname unix sockets are *not* isolated by it (the seccomp filter covers them). In the new
+   mount namespace (private, so nothing propagates back) the work dir becomes a tmpfs of the
+   quota's size: everything the code writes there together is bounded, not only each file.
 2. **Resource limits** — CPU seconds, address space, file size, open files, no core dumps, and
    ``RLIMIT_NPROC = 0`` (no new processes *or threads*; the kernel ignores it for real root).
 3. **Landlock** — reads only below the given read roots, writes only below the write roots,
    nothing executable anywhere; with ABI ≥ 4 no TCP bind/connect; with ABI ≥ 6 no signals to
    and no abstract unix sockets of processes outside the sandbox.
 4. **seccomp** — ``socket``/``socketpair``, ``execve``/``execveat``, ``fork``/``vfork``,
-   ``clone`` without ``CLONE_THREAD`` and ``ptrace`` fail with ``EPERM`` (x86-64 and aarch64).
+   ``clone`` without ``CLONE_THREAD``, ``ptrace`` and everything that changes mounts or namespaces
+   (``mount``, ``umount2``, ``pivot_root``, ``unshare``, ``setns``: the quota cannot be unmounted)
+   fail with ``EPERM`` (x86-64 and aarch64).
 
 Each layer is applied when the kernel allows it and skipped otherwise; :func:`confine` returns
 what was established so the parent can report it. Nothing here can be undone by the process.
@@ -31,6 +35,8 @@ __all__ = ["confine"]
 
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 _CLONE_THREAD = 0x00010000
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
@@ -69,9 +75,9 @@ def _fs_rights(abi: int) -> int:
 
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _DENIED_SYSCALLS = {
-    # socket, socketpair, execve, execveat, ptrace, fork, vfork
-    "x86_64": (41, 53, 59, 322, 101, 57, 58),
-    "aarch64": (198, 199, 221, 281, 117),
+    # socket, socketpair, execve, execveat, ptrace, fork, vfork; mount, umount2, pivot_root, unshare, setns
+    "x86_64": (41, 53, 59, 322, 101, 57, 58, 165, 166, 155, 272, 308),
+    "aarch64": (198, 199, 221, 281, 117, 40, 39, 41, 97, 268),
 }
 _SYS_CLONE = {"x86_64": 56, "aarch64": 220}
 _SYS_CLONE3 = 435
@@ -103,17 +109,24 @@ def confine(
     file_size_bytes: int,
     open_files: int,
     kernel: bool,
+    quota_dir: str | None = None,
+    quota_bytes: int = 0,
 ) -> dict[str, object]:
     """Apply every available layer; returns ``{"network_namespace", "landlock_abi", "seccomp", ...}``.
 
-    ``device_files`` (such as ``/dev/null``) may be read and written. With ``kernel=False`` only
-    the resource limits are applied (the audit hook is then the only guard).
+    ``device_files`` (such as ``/dev/null``) may be read and written. ``quota_dir`` (the work dir,
+    empty at this point) becomes a tmpfs of ``quota_bytes``. With ``kernel=False`` only the
+    resource limits are applied (the audit hook is then the only guard).
     """
-    report: dict[str, object] = {"network_namespace": False, "landlock_abi": 0, "seccomp": False, "notes": []}
+    report: dict[str, object] = {
+        "network_namespace": False, "landlock_abi": 0, "seccomp": False, "disk_quota_mb": 0, "notes": [],
+    }  # fmt: skip
     notes: list[str] = report["notes"]  # type: ignore[assignment]
     libc = ctypes.CDLL(None, use_errno=True)
     if kernel:
-        report["network_namespace"] = _network_namespace(libc, notes)
+        report["network_namespace"], mounts = _namespaces(libc, notes)
+        if mounts and quota_dir and quota_bytes:
+            report["disk_quota_mb"] = _quota(libc, quota_dir, quota_bytes, notes)
     report["nproc_limited"] = _limit_resources(cpu_s, memory_bytes, file_size_bytes, open_files)
     if kernel:
         _no_new_privileges(libc, notes)
@@ -122,15 +135,23 @@ def confine(
     return report
 
 
-def _network_namespace(libc: ctypes.CDLL, notes: list[str]) -> bool:
+def _namespaces(libc: ctypes.CDLL, notes: list[str]) -> tuple[bool, bool]:
+    """``(network namespace, mount namespace)`` made: both at once where allowed, else the network one."""
+    for flags in (_CLONE_NEWNET | _CLONE_NEWNS, _CLONE_NEWNET):
+        if _unshare(libc, flags, notes):
+            return True, bool(flags & _CLONE_NEWNS)
+    return False, False
+
+
+def _unshare(libc: ctypes.CDLL, flags: int, notes: list[str]) -> bool:
     uid, gid = os.getuid(), os.getgid()
-    if libc.unshare(_CLONE_NEWNET) == 0:
+    if libc.unshare(flags) == 0:
         return True
     first = ctypes.get_errno()
-    if libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET) != 0:
+    if libc.unshare(_CLONE_NEWUSER | flags) != 0:
         notes.append(
-            f"no network namespace: unshare(NEWNET) {errno.errorcode.get(first, first)}, "
-            f"unshare(NEWUSER|NEWNET) {errno.errorcode.get(ctypes.get_errno(), '?')}"
+            f"unshare({flags:#x}) {errno.errorcode.get(first, first)}, "
+            f"with NEWUSER {errno.errorcode.get(ctypes.get_errno(), '?')}"
         )
         return False
     try:  # keep our own ids inside the user namespace (otherwise they read as 'nobody')
@@ -140,6 +161,22 @@ def _network_namespace(libc: ctypes.CDLL, notes: list[str]) -> bool:
     except OSError as exc:
         notes.append(f"user namespace id mapping failed: {exc}")
     return True
+
+
+def _quota(libc: ctypes.CDLL, folder: str, size: int, notes: list[str]) -> int:
+    """Mount a tmpfs of ``size`` bytes on ``folder`` (in this private mount namespace); its MiB, or 0."""
+    libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        notes.append(f"no disk quota: making mounts private failed: errno {ctypes.get_errno()}")
+        return 0
+    options = f"size={size},mode=0700,uid={os.getuid()},gid={os.getgid()}".encode()
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if libc.mount(b"codebox", folder.encode(), b"tmpfs", flags, options) != 0:
+        notes.append(f"no disk quota: tmpfs mount refused: errno {ctypes.get_errno()}")
+        return 0
+    os.mkdir(os.path.join(folder, "tmp"))  # TMPDIR, hidden under the new mount
+    os.chdir(folder)  # the working directory still named the folder under the mount
+    return size >> 20
 
 
 def _write(path: str, text: str) -> None:

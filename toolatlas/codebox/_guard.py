@@ -13,6 +13,8 @@ subprocess     ``subprocess.Popen``, ``os.system``, ``os.exec*``, ``os.fork``, `
                ``os.spawn*``, ``os.posix_spawn*``
 signal         ``os.kill`` of another process, ``os.killpg``
 native_code    any ``ctypes.*`` event, importing ``ctypes``, loading SQLite extensions
+read_outside   ``open`` for reading, ``os.listdir``, ``os.scandir`` and read-only ``sqlite3.connect``
+               of a path outside the read roots, the write roots and the device files
 =============  =====================================================================================
 
 Because the report is sent before the :class:`SandboxViolation` is raised, code that catches
@@ -74,10 +76,16 @@ class SandboxViolation(PermissionError):
         self.detail = detail
 
 
-def install(report: Callable[[dict[str, Any]], None], write_roots: list[str], write_files: list[str]) -> None:
+def install(
+    report: Callable[[dict[str, Any]], None],
+    write_roots: list[str],
+    write_files: list[str],
+    read_roots: list[str] = (),  # type: ignore[assignment]
+) -> None:
     """Install the hook; ``report`` sends a violation message to the parent."""
     roots = tuple(os.path.realpath(root) for root in write_roots)
     files = frozenset(os.path.realpath(path) for path in write_files)
+    readable_roots = (*roots, *files, *{os.path.realpath(root) for root in read_roots}, *read_roots)
     own_pid = os.getpid()
     realpath, readlink, fspath, fsdecode = os.path.realpath, os.readlink, os.fspath, os.fsdecode
     busy = [False]
@@ -90,6 +98,15 @@ def install(report: Callable[[dict[str, Any]], None], write_roots: list[str], wr
         except (TypeError, ValueError):
             return False
         return real in files or any(real == root or real.startswith(root + os.sep) for root in roots)
+
+    def readable(path: Any) -> bool:
+        if isinstance(path, int):
+            return True  # an open descriptor: whatever it is, opening it was judged then
+        try:
+            real = realpath(fsdecode(fspath(path)))
+        except (TypeError, ValueError):
+            return False
+        return any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in readable_roots)
 
     def writable_descriptor(fd: int) -> bool:
         if fd in (1, 2):
@@ -116,6 +133,13 @@ def install(report: Callable[[dict[str, Any]], None], write_roots: list[str], wr
             )
             if writes and path is not None and not writable(path):
                 return "write_outside", f"open {_shown(path)} for writing"
+            if not writes and path is not None and not readable(path):
+                return "read_outside", f"open {_shown(path)} for reading"
+            return None
+        if event in ("os.listdir", "os.scandir"):
+            path = args[0] if args[0] is not None else "."
+            if not readable(path):
+                return "read_outside", f"{event} {_shown(path)}"
             return None
         if event in _PATH_EVENTS:
             for position in _PATH_EVENTS[event]:
@@ -123,7 +147,7 @@ def install(report: Callable[[dict[str, Any]], None], write_roots: list[str], wr
                     return "write_outside", f"{event} {_shown(args[position])}"
             return None
         if event == "sqlite3.connect":
-            return _sqlite_violation(args[0], writable)
+            return _sqlite_violation(args[0], writable, readable)
         if event == "sqlite3.enable_load_extension" and args[1]:
             return "native_code", "sqlite3 extension loading"
         if event == "os.kill" and args[0] != own_pid:
@@ -148,8 +172,11 @@ def install(report: Callable[[dict[str, Any]], None], write_roots: list[str], wr
     sys.addaudithook(hook)
 
 
-def _sqlite_violation(database: Any, writable: Callable[[Any], bool]) -> tuple[str, str] | None:
-    """A read-write SQLite open outside the write roots (``file:...?mode=ro`` URIs are reads)."""
+def _sqlite_violation(
+    database: Any, writable: Callable[[Any], bool], readable: Callable[[Any], bool]
+) -> tuple[str, str] | None:
+    """A read-write SQLite open outside the write roots (``file:...?mode=ro`` URIs are reads), or
+    a read of a database outside the read roots."""
     if isinstance(database, bytes):
         database = os.fsdecode(database)
     if not isinstance(database, str):
@@ -159,9 +186,11 @@ def _sqlite_violation(database: Any, writable: Callable[[Any], bool]) -> tuple[s
     if database.startswith("file:"):
         path, _, query = database[5:].partition("?")
         params = dict(part.partition("=")[::2] for part in query.split("&") if part)
-        if params.get("mode") == "ro" or params.get("immutable") == "1" or params.get("mode") == "memory":
+        if params.get("mode") == "memory":
             return None
         database = path.removeprefix("//localhost").removeprefix("//") if path.startswith("//") else path
+        if params.get("mode") == "ro" or params.get("immutable") == "1":
+            return None if readable(database) else ("read_outside", f"sqlite3.connect {database!r}")
     if writable(database):
         return None
     return (

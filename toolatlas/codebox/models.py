@@ -51,6 +51,10 @@ class ViolationRule(StrEnum):
     SUBPROCESS = "subprocess"
     SIGNAL = "signal"
     NATIVE_CODE = "native_code"
+    READ_OUTSIDE = "read_outside"
+    """A file or folder outside the Python installation, the state and the work dir was opened or listed."""
+    DISK_QUOTA = "disk_quota"
+    """The work dir was full (its quota reached) when the code finished."""
     TAMPER = "tamper"
     """The side channel to the parent was written to, closed or replaced by the code."""
 
@@ -73,6 +77,8 @@ class Isolation(Frozen):
     """``RLIMIT_NPROC = 0`` applies: not for real root; in a fresh user namespace it lets one task through."""
     audit_hook: bool = False
     """The in-process audit hook that records and refuses forbidden actions."""
+    disk_quota_mb: int = 0
+    """The work dir's size bound in force (0: none — it is then only bounded per file)."""
     notes: list[str] = Field(default_factory=list)
     """Why a layer is missing."""
 
@@ -93,6 +99,8 @@ class RunPolicy(Frozen):
     """Address-space limit (``RLIMIT_AS``)."""
     file_size_mb: int = Field(default=64, gt=0)
     """Largest file the code may write (``RLIMIT_FSIZE``)."""
+    disk_quota_mb: int = Field(default=64, gt=0)
+    """What the work dir holds at most, all files together (a size-bounded tmpfs of its own)."""
     open_files: int = Field(default=256, gt=16)
     max_output_bytes: int = Field(default=64_000, gt=0)
     """Captured stdout kept (head and tail); stderr keeps a quarter of it."""

@@ -128,6 +128,7 @@ async def run_child(
                 "memory_bytes": policy.memory_mb << 20,
                 "file_size_bytes": policy.file_size_mb << 20,
                 "open_files": policy.open_files,
+                "disk_quota_bytes": policy.disk_quota_mb << 20,
             },
             "kernel_isolation": policy.kernel_isolation,
             "audit_hook": policy.audit_hook,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 __all__ = [
     "CommandEnv",
@@ -16,11 +16,13 @@ __all__ = [
     "HttpTransport",
     "JsonFileEnv",
     "Limits",
+    "Network",
     "NoEnv",
     "NpmRuntime",
     "PostgresEnv",
     "PypiRuntime",
     "RuntimeSpec",
+    "SandboxSpec",
     "ServerSpec",
     "SmokeCall",
     "SqliteEnv",
@@ -225,6 +227,17 @@ class Limits(Spec):
     max_message_bytes: int = Field(8 * 1024 * 1024, gt=0, description="largest JSON-RPC line accepted")
     concurrency: int = Field(4, gt=0, description="calls in flight on one server session")
     max_restarts: int = Field(5, ge=0, description="consecutive failed starts before the server is given up")
+    # -- what the OS sandbox allows the server process (see toolatlas.confinement) --------------
+    memory_mb: int = Field(4096, ge=64, description="address space of each process (RLIMIT_AS), MiB")
+    cpu_s: int = Field(
+        60, gt=0, description="CPU seconds a server may use per call window (soft RLIMIT_CPU, renewed as calls arrive)"
+    )
+    cpu_lifetime_s: int = Field(
+        3600, gt=0, description="CPU seconds one server process may use in all (hard RLIMIT_CPU; a restart renews it)"
+    )
+    open_files: int = Field(1024, ge=32, description="open file descriptors per process (RLIMIT_NOFILE)")
+    processes: int = Field(256, ge=8, description="processes and threads in the sandbox together")
+    file_size_mb: int = Field(1024, gt=0, description="largest file the server may write (RLIMIT_FSIZE), MiB")
 
 
 class SmokeCall(Spec):
@@ -232,6 +245,24 @@ class SmokeCall(Spec):
 
     tool: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+Network = Literal["none", "loopback", "host"]
+"""What a sandboxed server may reach: ``none`` (no socket of an internet family at all), ``loopback`` (a
+loopback interface of its own: it can talk to itself, never to this machine's services) or ``host``
+(this machine's network, and through it anything it can reach)."""
+
+
+class SandboxSpec(Spec):
+    """How a stdio server is confined (see ``toolatlas.confinement``): on by default, opt out explicitly."""
+
+    enabled: bool = Field(
+        True, description="run the server in the OS sandbox; false runs it unconfined, with a warning in the build output"
+    )
+    read_only: list[str] = Field(
+        default_factory=list,
+        description="more paths the server may read (absolute, or relative to the catalogue file), e.g. a data folder",
+    )
 
 
 class ServerSpec(Spec):
@@ -243,6 +274,10 @@ class ServerSpec(Spec):
     transport: TransportSpec = StdioTransport()
     environment: EnvironmentSpec = NoEnv()
     limits: Limits = Limits()
+    sandbox: SandboxSpec = SandboxSpec()
+    network: Network = Field(
+        "none", validate_default=True, description="what the server may reach from its sandbox: none, loopback or host"
+    )
     smoke: SmokeCall | None = None
     restart_on_reset: bool | None = Field(
         None,
@@ -284,3 +319,14 @@ class ServerSpec(Spec):
         if isinstance(self.transport, HttpTransport) and not isinstance(self.runtime, CommandRuntime):
             raise ValueError("an http transport connects to a running server; use runtime.kind = 'command'")
         return self
+
+    @field_validator("network")
+    @classmethod
+    def _database_reachable(cls, value: str, info: ValidationInfo) -> str:
+        environment, sandbox = info.data.get("environment"), info.data.get("sandbox")
+        if isinstance(environment, PostgresEnv) and value != "host" and (sandbox is None or sandbox.enabled):
+            raise ValueError(
+                "a postgres environment is a database the server reaches over TCP on this machine; "
+                'set network = "host"'
+            )
+        return value

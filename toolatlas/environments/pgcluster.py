@@ -58,6 +58,8 @@ CONNECT_TIMEOUT_S = 10
 STATEMENT_TIMEOUT_MS = 120_000
 DEFAULT_BINDIR_GLOBS: tuple[str, ...] = ("/usr/lib/postgresql/*/bin",)
 REQUIRED_BINARIES = ("initdb", "pg_ctl", "postgres", "psql")
+BUILD_TAG_VARIABLE = "TOOLATLAS_BUILD_TAG"
+"""What :mod:`toolatlas.confinement.reaper` marks a build's processes with (kept off the cluster's)."""
 _SOCKET_PATH_MAX = 100  # sun_path is 108 bytes; leave room for ".s.PGSQL.<port>.lock"
 
 # Throwaway sandboxes: durability buys nothing here, so the server never waits for the disk.
@@ -382,6 +384,8 @@ class PostgresCluster:
                 timeout=timeout,
                 cwd=self.folder,
                 stdin=subprocess.DEVNULL,
+                # the cluster outlives builds: not a process the build's reaper may stop
+                env={k: v for k, v in os.environ.items() if k != BUILD_TAG_VARIABLE},
             )
         except subprocess.TimeoutExpired as exc:
             raise BackendError(f"{command} did not finish within {timeout:g}s: {shlex.join(argv)}") from exc

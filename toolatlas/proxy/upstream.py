@@ -12,6 +12,12 @@ on, and during a build each sandbox instance fills them. The proxy offers two wa
   discarded on exit, exactly as during a build: for the demo, and for tests that compare the proxy
   with a fresh server.
 
+Either way a stdio server runs in the OS sandbox of a build (:mod:`toolatlas.confinement`),
+unless its catalogue entry opts out. In a deployment, the writable paths are the ones the catalogue
+names — the existing paths its placeholders' values point to (relative ones made absolute) — and
+the server's ``HOME``, ``TMPDIR`` and working folder are a private scratch folder, unless the
+catalogue names ``${home}`` or a ``cwd``; the rest of the user's files it cannot see.
+
 Either way the session with the server speaks the handshake-era protocol (``initialize``), which
 every server supports, so results pass through to handshake-era clients exactly as the server
 sent them.
@@ -33,6 +39,8 @@ import structlog
 
 from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
 from toolatlas.config import Catalogue, HttpTransport, ServerSpec, StdioTransport
+from toolatlas.confinement import Unconfined, confiner_for, grant_for
+from toolatlas.environments.base import remove_tree
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
 from toolatlas.sandbox import launch_for
@@ -78,9 +86,18 @@ async def open_upstream(
     stderr_log = workspace.home.logs / f"proxy-{spec.name}-{os.getpid()}.stderr.log"
     if not sandbox:
         values = deployment_variables(variables or {})
+        confined = _stdio(spec) and not isinstance(confiner_for(spec), Unconfined)
+        if confined:
+            values = _absolute_paths(values)
         launch = deployment_launch(catalogue, server, values, workspace.home)
-        async with _connected(spec, launch, stderr_log) as connection:
-            yield Upstream(connection, values, "deployment")
+        scratch = workspace.home.instances / f"proxy-{spec.name}-{uuid.uuid4().hex[:10]}"
+        try:
+            if confined and isinstance(launch, StdioLaunch):
+                launch = _confined_deployment(catalogue, spec, workspace, launch, values, scratch)
+            async with _connected(spec, launch, stderr_log) as connection:
+                yield Upstream(connection, values, "deployment")
+        finally:
+            await asyncio.shield(asyncio.to_thread(remove_tree, scratch))
         return
     runtime = workspace.runtime(spec)
     environment, snapshot = workspace.environment(spec), workspace.snapshot(spec)
@@ -88,7 +105,14 @@ async def open_upstream(
     instance = await asyncio.to_thread(environment.prepare, snapshot, slot)
     try:
         values = {**instance.variables, **(variables or {})}
-        async with _connected(spec, launch_for(spec, runtime, values), stderr_log) as connection:
+        launch = launch_for(spec, runtime, values)
+        if isinstance(launch, StdioLaunch):
+            grant = grant_for(
+                spec, runtime, launch, writable=[instance.slot], scratch=str(instance.home),
+                base_dir=catalogue.base_dir, source=catalogue.source,
+            )  # fmt: skip
+            launch = confiner_for(spec).wrap(launch, grant)
+        async with _connected(spec, launch, stderr_log) as connection:
             yield Upstream(connection, values, str(slot))
     finally:
         await asyncio.shield(asyncio.to_thread(environment.discard, instance))
@@ -120,6 +144,56 @@ async def _connected(
     async with connection:
         log.info("upstream_started", server=spec.name, pid=connection.pid, tools=len(connection.tools))
         yield connection
+
+
+def _confined_deployment(
+    catalogue: Catalogue,
+    spec: ServerSpec,
+    workspace: Workspace,
+    launch: StdioLaunch,
+    values: Mapping[str, str],
+    scratch: Path,
+) -> StdioLaunch:
+    """The deployment's launch in the OS sandbox: the named paths writable, a scratch folder for the rest."""
+    transport = spec.transport
+    assert isinstance(transport, StdioTransport)
+    (scratch / "home").mkdir(parents=True)
+    named = [values[name] for name in sorted(_placeholders(spec)) if name in values]
+    writable = [str(scratch), *(os.path.abspath(v) for v in named if os.path.isabs(v) and os.path.exists(v))]
+    env = dict(launch.env)
+    if "home" not in _placeholders(spec):
+        env |= {"HOME": str(scratch / "home"), "TMPDIR": str(scratch / "home")}
+    env |= {key: launch.env[key] for key in transport.env}  # the catalogue's own values win
+    cwd = launch.cwd if transport.cwd else str(scratch / "home")
+    launch = dataclasses.replace(launch, env=env, cwd=cwd)
+    runtime = workspace.runtime(spec)
+    grant = grant_for(
+        spec, runtime, launch, writable=writable, scratch=str(scratch / "home"),
+        base_dir=catalogue.base_dir, source=catalogue.source,
+    )  # fmt: skip
+    return confiner_for(spec).wrap(launch, grant)
+
+
+def _absolute_paths(values: Mapping[str, str]) -> dict[str, str]:
+    """Placeholder values that are relative paths to something that exists, made absolute (the
+    sandboxed server does not run in the user's working folder)."""
+    return {
+        name: os.path.abspath(value) if value and not os.path.isabs(value) and os.path.exists(value) else value
+        for name, value in values.items()
+    }
+
+
+def _placeholders(spec: ServerSpec) -> set[str]:
+    """The placeholder names a stdio server's launch fields use."""
+    transport = spec.transport
+    if not isinstance(transport, StdioTransport):
+        return set()
+    texts = [transport.command or "", *transport.args, *transport.env.values(), transport.cwd or ""]
+    return {name for text in texts for name in _PLACEHOLDER.findall(text)}
+
+
+def _stdio(spec: ServerSpec) -> bool:
+    return isinstance(spec.transport, StdioTransport)
 
 
 def _server(catalogue: Catalogue, name: str) -> ServerSpec:
