@@ -132,6 +132,8 @@ class ServerShard:
             )
             if len(chosen) >= self.round_budget:
                 break
+        if self.settings.ablation.boundary_probes:  # cheap single calls: every tool's semantic boundaries
+            chosen = chosen + self.proposer.saturation(round_, {p.id for p in chosen})
         return self._within_cost(chosen)
 
     def _within_cost(self, chosen: list[Probe]) -> list[Probe]:

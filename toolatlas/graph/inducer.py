@@ -119,7 +119,7 @@ class Inducer:
 
     def _affordance(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         spec = self.graph.specs[step.tool]
-        shape = argument_shape(step.arguments, spec.properties)
+        shape = argument_shape(step.arguments, spec.properties, step.exercised)
         effect = verdict.effect
         if step.mutation:  # a boundary probe the tool accepted: leniency is knowledge too
             signature = f"tolerates:{step.mutation}:{error_signature(step.condition or '')}"
@@ -316,7 +316,7 @@ class Inducer:
         spec = self.graph.specs.get(step.tool)
         if spec is None:
             return
-        shape = argument_shape(step.arguments, spec.properties)
+        shape = argument_shape(step.arguments, spec.properties, step.exercised)
         signature = f"uses:{','.join(shape)}|{verdict.steps[0].effect.value}"
         entry_id = Entry.make_id(self.graph.server, step.tool, spec.schema_hash, EntryKind.AFFORDANCE, signature)
         entry = self.graph.entries.get(entry_id)
@@ -449,8 +449,11 @@ def link_trace(graph: ServerGraph, trace: TraceNode) -> None:
             graph.put_tool(node.model_copy(update={"traces": [*node.traces, trace.id]}))
 
 
-def argument_shape(arguments: dict[str, Any], properties: dict[str, Any]) -> list[str]:
-    """The argument names used, with the value for enum and boolean properties (``mode=fast``)."""
+def argument_shape(
+    arguments: dict[str, Any], properties: dict[str, Any], exercised: Iterable[str] = ()
+) -> list[str]:
+    """The argument names used, with the value for enum and boolean properties (``mode=fast``) and the
+    value classes the proposer named among what a call exercised (``expr~^``: an expression with a power)."""
     shape = []
     for name in sorted(arguments):
         schema = properties.get(name, {}) if isinstance(properties.get(name), dict) else {}
@@ -459,7 +462,7 @@ def argument_shape(arguments: dict[str, Any], properties: dict[str, Any]) -> lis
             shape.append(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
         else:
             shape.append(name)
-    return shape
+    return shape + sorted({key for key in exercised if "~" in key})
 
 
 def _tips(probe: Probe, verdict: Verdict) -> list[str]:

@@ -38,6 +38,7 @@ from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, inf
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.retries import hinted_retries
+from toolatlas.offline.saturation import saturation_probes, value_classes
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
@@ -110,6 +111,8 @@ class OfflineProposer:
         self.discovery = Discovery()
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
+        self.saturated: set[tuple[str, ...]] = set()
+        """Saturation boundaries already planned: (tool, family, argument, condition, base call)."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -615,6 +618,15 @@ class OfflineProposer:
                 )
         return probes
 
+    def saturation(self, round_: int, taken: set[str]) -> list[Probe]:
+        """Every tool's semantic boundaries not tried yet, beyond the frontier's choice
+        (:mod:`toolatlas.offline.saturation`); ``taken``: the ids the round already runs."""
+        return saturation_probes(self, round_, taken)
+
+    def boundary_probe(self, round_: int, target: str, steps: list[ProbeStep], *, key: str) -> Probe:
+        """A boundary probe of ``target`` made of ``steps``, covering ``key``."""
+        return self._probe(round_, Direction.BOUNDARY, target, steps, keys=[key])
+
     # -- feedback --------------------------------------------------------------------------------
 
     def observe(self, rollout: Rollout, verdict: Verdict) -> None:
@@ -665,7 +677,7 @@ class OfflineProposer:
             intent=tool.purpose,
             expect=expect,  # type: ignore[arg-type]
             harvested=[ref for ref in planned.used_values if not ref.created and ref.tool != tool.name],
-            exercised=_exercised(planned.arguments, tool),
+            exercised=_exercised(planned.arguments, tool) + value_classes(self.args[tool.name], planned.arguments),
         )
 
     def _probe(

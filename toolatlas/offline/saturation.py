@@ -1,0 +1,197 @@
+"""Saturation: every semantic boundary of every tool, from calls the server is known to accept.
+
+The frontier spends a round's budget on a few target tools; on a server of thirty tools most of
+them then never meet the misuse a maintainer would document (an empty list where items are
+needed, a negative amount, an index past the end, a stale hash). Offline probes are cheap —
+one call each — so each exploration round also runs, for every tool, the boundary mutations of
+the semantic families (:data:`SATURATING_FAMILIES`) it has not tried yet, until the tool is
+saturated or the round's :data:`SATURATION_BUDGET` is spent.
+
+A mutation is only as true as the call it breaks: the bases are the tool's *verified* calls
+(the example arguments of its active affordances that succeeded on their own), so "fails when
+`x` is negative" is never the failure of an already invalid call. A tool with no verified call
+yet is mutated from its planned call, as the frontier would. Bases of different value classes
+(:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
+
+Two boundaries need more than one changed value:
+
+- a **stale token**: a call that carries a hash, version or etag of content is repeated after
+  it ran once (the content it describes has changed), and sent with a well-formed digest of
+  other content;
+- a **repeat** of a state-changing call on what it already changed (done twice, deleted twice).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from toolatlas.graph.models import EntryKind, EntryStatus
+from toolatlas.offline.kinds import ArgKind, ArgSpec, ToolEffect, tool_effect
+from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
+from toolatlas.probing.models import Direction, Probe, ProbeStep
+
+if TYPE_CHECKING:
+    from toolatlas.offline.proposer import OfflineProposer
+
+__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments"]
+
+SATURATION_BUDGET = 240
+"""Probes per server and round beyond the frontier's choice (single calls or short chains)."""
+PER_TOOL = 24
+"""At most this many new saturation probes per tool and round: a tool of many arguments does not
+take the whole budget from the others."""
+BASES_PER_TOOL = 3
+SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change"}
+"""The semantic families plus the two emptiness/sign boundaries a description implies (``cases``
+needs items, an ``amount`` is positive) and the multi-step ones of this module."""
+_TOKEN_NAME = re.compile(r"hash|etag|checksum|digest|(^|_)version(_|$)|revision_token|(^|_)token$", re.IGNORECASE)
+
+
+def token_arguments(specs: list[ArgSpec]) -> list[ArgSpec]:
+    """Arguments that carry a fingerprint of content a previous read returned (hash, etag, version)."""
+    return [
+        s
+        for s in specs
+        if s.kind is ArgKind.HASH or (s.json_type in ("string", None) and _TOKEN_NAME.search(s.name))
+    ]
+
+
+def value_classes(specs: list[ArgSpec], arguments: dict[str, Any]) -> list[str]:
+    """What kind of value each expression-like argument holds (``expr~^``, ``expr~sqrt()``, ``ops~many``):
+    calls that use different operators, functions or sizes of batch are different capabilities."""
+    classes: list[str] = []
+    for spec in specs:
+        value = arguments.get(spec.name)
+        if isinstance(value, str) and spec.kind in (ArgKind.EXPRESSION, ArgKind.FORMULA, ArgKind.UNIT):
+            operators = sorted(set(re.findall(r"[-+*/^%]", value)))
+            functions = sorted(set(re.findall(r"([A-Za-z_]\w*)\s*\(", value)))
+            parts = [*operators, *(f"{f}()" for f in functions)]
+            if parts:
+                classes.append(f"{spec.name}~{''.join(parts)}")
+        elif isinstance(value, list) and spec.kind is ArgKind.ARRAY and spec.items is not None:
+            if spec.items.kind is ArgKind.OBJECT and len(value) > 1:
+                classes.append(f"{spec.name}~many")
+    return classes
+
+
+def _verified_bases(proposer: OfflineProposer, name: str) -> list[dict[str, Any]]:
+    """The tool's verified calls (successful on their own), one per argument shape, most supported first."""
+    entries = [
+        e
+        for e in proposer.graph.entries_of(name, EntryKind.AFFORDANCE)
+        if e.status is EntryStatus.ACTIVE
+        and e.signature.startswith("uses:")
+        and e.example_arguments is not None
+        and e.evidence
+        and e.evidence[0].step == 0
+    ]
+    entries.sort(key=lambda e: (-e.support, e.id))
+    bases: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for entry in entries:
+        key = json.dumps(entry.example_arguments, sort_keys=True, default=str)
+        if key not in seen:
+            seen.add(key)
+            bases.append(dict(entry.example_arguments or {}))
+        if len(bases) == BASES_PER_TOOL:
+            break
+    return bases
+
+
+def _stale_digest(value: Any) -> str:
+    """A digest of the same length and alphabet as ``value`` but of other content."""
+    text = value if isinstance(value, str) else ""
+    full = hashlib.sha256(f"other content than {text}".encode()).hexdigest() * 2
+    if text and re.fullmatch(r"[0-9a-fA-F]+", text):
+        return full[: len(text)]
+    return full[:64]
+
+
+def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> list[tuple[str, str, list[ProbeStep]]]:
+    """``(family, condition, steps)`` of the boundaries that need a call before the broken one."""
+    tool = proposer.graph.specs[name]
+    specs = proposer.args[name]
+    effect = tool_effect(tool)
+    out: list[tuple[str, str, list[ProbeStep]]] = []
+    first = ProbeStep(tool=name, arguments=base, intent=tool.purpose, expect="ok")
+    for spec in token_arguments(specs):
+        if spec.name not in base:
+            continue
+        arg = f"`{spec.name}`"
+        if effect is not ToolEffect.READ:
+            condition = f"{arg} carries the fingerprint of content that changed since it was read (the same call ran just before)"
+            again = first.model_copy(update={"expect": "any", "mutation": "stale_token", "condition": condition,
+                                             "intent": f"repeat the call with the now stale {arg}"})
+            out.append(("stale_token", condition, [first, again]))
+        condition = f"{arg} is a well-formed fingerprint of other content (stale or mistyped)"
+        wrong = {**base, spec.name: _stale_digest(base[spec.name])}
+        out.append(("stale_token", condition, [first.model_copy(update={
+            "arguments": wrong, "expect": "any", "mutation": "stale_token", "condition": condition,
+            "intent": f"check how `{name}` handles {condition}"})]))
+    if effect in (ToolEffect.UPDATE, ToolEffect.DELETE) and not token_arguments(specs):
+        condition = "the change it makes was already made (the same call ran just before)"
+        again = first.model_copy(update={"expect": "any", "mutation": "repeat_change", "condition": condition,
+                                         "intent": "make the same change again"})
+        out.append(("repeat_change", condition, [first, again]))
+    return out
+
+
+def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
+    """This round's saturation probes: per tool, semantic boundaries of its verified calls not yet
+    tried (:attr:`OfflineProposer.saturated`), at most :data:`PER_TOOL` a tool, :data:`SATURATION_BUDGET` in all."""
+    per_tool: dict[str, list[tuple[tuple[str, ...], Probe]]] = {}
+    for name in sorted(proposer.graph.specs):
+        if name in proposer.slow:
+            continue
+        tool = proposer.graph.specs[name]
+        specs = proposer.args[name]
+        bases = _verified_bases(proposer, name)
+        if not bases:
+            planned = proposer.synth.valid_arguments(tool, specs, 0)
+            bases = [planned.arguments] if planned is not None else []
+        probes: list[tuple[tuple[str, ...], Probe]] = []
+        planned_keys: set[tuple[str, ...]] = set()
+        for base in bases:
+            found: list[tuple[str, str | None, str, list[ProbeStep]]] = []
+            base_key = json.dumps(base, sort_keys=True, default=str)
+            for mutation in boundary_mutations(tool, specs, base, proposer.synth, cap=10_000):
+                if mutation.name.value not in SATURATING_FAMILIES:
+                    continue
+                step = ProbeStep(
+                    tool=name,
+                    arguments=mutation.arguments,
+                    intent=f"check how `{name}` handles {mutation.condition}",
+                    expect="error" if mutation.expected_failure else "any",
+                    mutation=mutation.name.value,
+                    condition=mutation.condition,
+                )
+                found.append((mutation.name.value, mutation.target_arg, mutation.condition, [step]))
+            found.extend((family, "*", condition, steps) for family, condition, steps in _multi_step(proposer, name, base))
+            for family, target, condition, steps in found:
+                key = (name, family, target or "*", condition, base_key)
+                if key in proposer.saturated or key in planned_keys:
+                    continue
+                probe = proposer.boundary_probe(round_, name, steps, key=f"{name}:mut:{family}:{target or '*'}")
+                if probe.id in taken:
+                    continue
+                planned_keys.add(key)
+                probes.append((key, probe))
+                if len(probes) >= PER_TOOL:
+                    break
+            if len(probes) >= PER_TOOL:
+                break
+        if probes:
+            per_tool[name] = probes
+    chosen: list[Probe] = []
+    depth = 0
+    while len(chosen) < SATURATION_BUDGET and any(depth < len(p) for p in per_tool.values()):
+        for probes in per_tool.values():  # round robin: every tool gets its first ones first
+            if depth < len(probes) and len(chosen) < SATURATION_BUDGET:
+                key, probe = probes[depth]
+                proposer.saturated.add(key)  # what the budget cut is planned again next round
+                chosen.append(probe)
+        depth += 1
+    return chosen
