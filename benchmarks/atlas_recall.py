@@ -114,6 +114,7 @@ async def measure(
     rounds: int | None,
     seconds: float,
     parallel: int,
+    show_tools: list[str] | None = None,
 ) -> dict:
     base = load_catalogue(config)
     fact_sets = [s for s in load_facts(facts_dir) if servers is None or s.server in servers]
@@ -134,6 +135,13 @@ async def measure(
             store.close()
         after = {s.name: await raw_call_seconds(workspace, s.name, seconds) for s in chosen}
     outcomes = recall_facts(fact_sets, entries)
+    for entry in sorted(entries, key=lambda e: (e.tool, e.kind.value)):
+        if show_tools and entry.tool in show_tools:
+            first = entry.evidence[0] if entry.evidence else None
+            print(f"  {entry.status.value:<6} {entry.kind.value:<10} {entry.tool}: {entry.signature[:90]}"
+                  f" | {entry.peer or ''} | {(entry.condition or '')[:90]}")
+            if first is not None:
+                print(f"      {first.arguments!s:.160} -> {first.excerpt[:160]!r}")
     rows = []
     for spec in chosen:
         name = spec.name
@@ -259,6 +267,7 @@ async def main() -> None:
     parser.add_argument(
         "--misses", action="store_true", help="print every missed fact and tool without a use"
     )
+    parser.add_argument("--show", action="append", help="print every atlas entry of this tool (repeatable)")
     args = parser.parse_args()
     configure_logging()
     if args.config is not None:
@@ -268,7 +277,7 @@ async def main() -> None:
         pairs = DEFAULTS
     results = []
     for config, facts_dir in pairs:
-        result = await measure(config, facts_dir, args.server, args.rounds, args.seconds, args.parallel)
+        result = await measure(config, facts_dir, args.server, args.rounds, args.seconds, args.parallel, args.show)
         show(result, args.misses)
         results.append(result)
     name = "atlas_recall" if args.config is None and not args.server else f"atlas_recall_{pairs[0][0].stem}"

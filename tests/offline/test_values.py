@@ -43,6 +43,12 @@ class TestNormalise:
         assert looks_like_error("Error: Only SELECT queries are allowed")
         assert not looks_like_error("[{'name': 'customers'}]")
 
+    def test_a_missing_prior_step_is_an_error(self) -> None:
+        """An ok text saying that nothing is there yet and what to do first reports a failed precondition."""
+        assert looks_like_error("No items defined. Please add items first using add_item.")
+        assert not looks_like_error("No matches found.")
+        assert not looks_like_error("Note: the first line is a header")
+
 
 class TestValuePool:
     def test_listing_entries_join_the_listed_folder(self, demo_tools: DemoTools) -> None:

@@ -250,10 +250,13 @@ class Inducer:
                     update={"excerpt": f"shows {probe.steps[step.observes].marker!r} written by `{source}`"}
                 )
             enabler = by_index.get(step.enabled_by) if step.enabled_by is not None else None
-            if enabler is not None and not enabler.failed and not enabler.change.empty:
+            before = by_index.get(step.compares) if step.compares is not None else None
+            failed_before = before is not None and before.failed  # the same call failed before the enabler ran
+            if enabler is not None and not enabler.failed and (not enabler.change.empty or failed_before):
                 source = probe.steps[step.enabled_by].tool
+                changed = enabler.change.summary(limit=2) if not enabler.change.empty else "the server's own state"
                 yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
-                    update={"excerpt": f"succeeded once `{source}` had changed the state ({enabler.change.summary(limit=2)})"}
+                    update={"excerpt": f"succeeded once `{source}` had changed the state ({changed})"}
                 )
             control = by_index.get(step.compares) if step.compares is not None else None
             if step_verdict.output_changed and control is not None and control.output_changed is False and index > 0:

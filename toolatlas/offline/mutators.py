@@ -338,6 +338,11 @@ def number_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     if spec.count_like or (spec.minimum is not None and spec.minimum >= 0):
         out.append(("negative_number", loc, -1, f"{arg} is negative", True))
         out.append(("oversized_value", loc, 10**9, f"{arg} is huge (10^9)", False))
+    elif spec.minimum is None and spec.exclusive_minimum is None and not _id_like(spec.name):
+        # nothing bounds it below: an amount, a reading — whether a negative one is refused, garbled
+        # or converted is what the description rarely says
+        negative = -abs(value) if isinstance(value, int | float) and not isinstance(value, bool) and value else -5
+        out.append(("negative_number", loc, negative, f"{arg} is negative ({negative})", False))
     out.append(("wrong_type", loc, "three", f"{arg} is a string instead of a number", True))
     if spec.json_type == "integer":
         out.append(("wrong_type", loc, 2.5, f"{arg} is fractional where an integer is expected", True))

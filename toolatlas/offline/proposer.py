@@ -37,7 +37,7 @@ from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
-from toolatlas.offline.retries import hinted_retries
+from toolatlas.offline.retries import hinted_retries, stated_enablers
 from toolatlas.offline.saturation import saturation_probes, value_classes
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
@@ -475,14 +475,17 @@ class OfflineProposer:
         tool = self.graph.specs[name]
         unplanned = [
             e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.condition and e.condition.startswith("called on the unchanged snapshot")
+            if e.condition and e.condition.startswith(("called on the unchanged snapshot", "called right after"))
         ]
         if not unplanned:
             return []
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
-        mentioned = [t for t in self.graph.specs if t != name and any(t in (e.evidence[0].excerpt if e.evidence else "") for e in unplanned)]
+        errors = " ".join(e.evidence[0].excerpt for e in unplanned if e.evidence)
+        mentioned = [t for t in self.graph.specs if t != name and t in errors] + stated_enablers(
+            name, errors, self.graph.specs
+        )
         related = [
             t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
             if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
@@ -497,7 +500,13 @@ class OfflineProposer:
             then = self._step(tool, planned, expect="ok").model_copy(
                 update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
             )
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
+            steps = [first, then]
+            if self.stateless:  # no digest sees the server's own state: the same call, failing before, shows it
+                before = self._step(tool, planned, expect="any").model_copy(
+                    update={"intent": f"{tool.purpose} before `{enabler}` (it fails)"}
+                )
+                steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
+            probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
         return probes
 
     def _lifecycles(self, round_: int, name: str) -> list[Probe]:

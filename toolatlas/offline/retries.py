@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from toolatlas.models import ToolSpec
@@ -118,3 +119,26 @@ def hinted_retries(
         if len(found) >= limit:
             break
     return found
+
+
+_GENERIC_WORDS = frozenset({"get", "set", "list", "the", "a", "an", "to", "of", "for", "and", "by", "all", "new", "item", "items"})
+
+
+def _words(text: str) -> set[str]:
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in re.findall(r"[a-z]+", text.lower())}
+
+
+def stated_enablers(name: str, error: str, tools: Mapping[str, ToolSpec]) -> list[str]:
+    """Tools an error points to without naming them: those whose name holds a word of the error that the
+    failing tool's own name lacks (``not done yet`` → ``mark_done``; ``add … first`` → ``add_case``),
+    most shared words first."""
+    said = _words(error) - _GENERIC_WORDS
+    own = _words(name.replace("_", " ").replace("-", " "))
+    scored = []
+    for other in tools:
+        if other == name:
+            continue
+        shared = (_words(other.replace("_", " ").replace("-", " ")) - own - _GENERIC_WORDS) & said
+        if shared:
+            scored.append((-len(shared), other))
+    return [other for _score, other in sorted(scored)]
