@@ -18,6 +18,7 @@ from typing import Any
 
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
+from toolatlas.offline.operations import described_operations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
@@ -332,6 +333,7 @@ def _call_mutations(
                         True,
                     )
                 )
+    out.extend(_operation_mutations(tool, specs, valid))
     unknown = f"probe_unknown_{synth.tag()}"
     strict = tool.input_schema.get("additionalProperties") is False
     out.append(
@@ -343,4 +345,30 @@ def _call_mutations(
             strict,
         )
     )
+    return out
+
+
+def _operation_mutations(tool: ToolSpec, specs: list[ArgSpec], valid: dict[str, Any]) -> list[Found]:
+    """A batch of described operations (:mod:`.operations`) with an operation the description does not
+    list, and with a value one parameter allows only for another operation."""
+    described = described_operations(tool)
+    if described is None:
+        return []
+    out: list[Found] = []
+    key = described.selector
+    for spec in specs:
+        batch = valid.get(spec.name)
+        if spec.kind is not ArgKind.ARRAY or not isinstance(batch, list) or not batch:
+            continue
+        if not all(isinstance(item, dict) and key in item for item in batch):
+            continue
+        shown = ", ".join(described.names()[:6])
+        out.append(("invalid_enum", f"{spec.name}[0].{key}", "no_such_operation",
+                    f"`{spec.name}[0].{key}` names an operation the description does not list ({shown})", True))
+        for index, item in enumerate(batch):
+            for parameter, (values, owner) in described.restricted.items():
+                if item[key] != owner and parameter in item:
+                    out.append(("incompatible_value", f"{spec.name}[{index}].{parameter}", values[0],
+                                f"`{spec.name}[{index}].{parameter}` is `{values[0]}`, which the description "
+                                f"allows only for `{owner}` (not `{item[key]}`)", True))
     return out

@@ -23,6 +23,7 @@ from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.hints import sql_examples
+from toolatlas.offline.operations import described_operations
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     SEMANTIC_KINDS,
@@ -267,6 +268,10 @@ class ValueSynth:
 
     def fill_array(self, spec: ArgSpec, draft: CallDraft) -> list[Any]:
         item = spec.items
+        if item is not None and item.kind is ArgKind.OBJECT and not item.properties:
+            batch = self._operations(draft)
+            if batch:
+                return batch
         if item is None or (item.kind is ArgKind.OBJECT and not item.properties):
             if (spec.min_items or 0) > 0:
                 raise Unsatisfiable(f"cannot build items of {spec.path}")
@@ -288,6 +293,22 @@ class ValueSynth:
         if len(values) < max(spec.min_items or 0, 1 if spec.required else 0):
             raise Unsatisfiable(f"not enough values for {spec.path}")
         return values
+
+    def _operations(self, draft: CallDraft) -> list[dict[str, Any]]:
+        """A batch of the operations the tool's description spells out (:mod:`.operations`): the
+        variant's one, and two more after it from variant 1 on."""
+        described = described_operations(draft.tool)
+        if described is None:
+            return []
+        ops = described.operations
+        picked = dict.fromkeys((draft.variant + i) % len(ops) for i in range(1 if draft.variant == 0 else 3))
+        batch = []
+        for op in (ops[i] for i in picked):
+            tool = op.as_tool(draft.tool, described.allowed)
+            planned = self.valid_arguments(tool, infer_arguments(tool), draft.variant)
+            if planned is not None:
+                batch.append({described.selector: op.name, **planned.arguments})
+        return batch
 
     # -- one value --------------------------------------------------------------------------------
 
