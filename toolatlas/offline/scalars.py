@@ -115,7 +115,10 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         case ArgKind.UUID:
             return str(uuid.UUID(int=synth.rng.getrandbits(128), version=4))
         case ArgKind.SEARCH_QUERY:
-            return draft.pick(kind, targets.vocabulary())
+            words = targets.vocabulary()
+            if len(words) == 1 and words[0].ref is None and words[0].value == "probe":
+                words = [Candidate(w) for w in domain_words(draft.text)] or words  # no data: the tool's domain
+            return draft.pick(kind, words)
         case ArgKind.GLOB:
             return _glob(spec, synth, draft)
         case ArgKind.REGEX:
@@ -406,3 +409,20 @@ def _clamp(text: str, spec: ArgSpec) -> str:
     if spec.min_length is not None and len(text) < spec.min_length:
         text = text + "x" * (spec.min_length - len(text))
     return text
+
+
+_DOMAINS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (re.compile(r"\bunits?\b|\bmeasure"), ("meter", "gram", "second", "liter")),
+    (re.compile(r"\bcolou?rs?\b"), ("red", "blue", "green")),
+    (re.compile(r"\bcurrenc"), ("dollar", "euro", "yen")),
+    (re.compile(r"\bcountr"), ("France", "Japan", "Brazil")),
+    (re.compile(r"\blanguages?\b"), ("English", "French", "Spanish")),
+    (re.compile(r"\btime ?zones?\b"), ("Europe", "America", "Tokyo")),
+    (re.compile(r"\belements?\b|\bchemi"), ("hydrogen", "carbon", "oxygen")),
+)
+"""Per domain a tool's words name, what a person searches it for (when the state holds no words)."""
+
+
+def domain_words(text: str) -> list[str]:
+    """Realistic search terms for the domains named in ``text`` (a tool's name and description)."""
+    return [w for pattern, words in _DOMAINS if pattern.search(text.lower()) for w in words]

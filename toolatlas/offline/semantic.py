@@ -90,6 +90,7 @@ _FIXED: dict[ArgKind, tuple[str, ...]] = {
     ArgKind.COMMAND: ("echo hello", "pwd", "ls", "date"),
 }
 _HEX_COLOURS = ("#1e90ff", "#ff6347", "#2e8b57", "#ffd700")
+_COMPOUND_UNITS = ("kg*m/s^2", "kW*hour", "km/h")
 _EXPRESSIONS = ("2 + 3 * 4", "(10 - 4) / 3", "2^10", "sqrt(16) + 2")
 """Plain arithmetic, parentheses, a power, a function call: what people type into a calculator."""
 _BASE_NAMES = {
@@ -126,6 +127,8 @@ _NEAR_MISSES: dict[ArgKind, tuple[tuple[str, str], ...]] = {
         ("1 / 0", "divides by zero"),
         ("2 + * 3", "is not a well-formed expression"),
         ("no_such_function(2)", "calls a function that does not exist"),
+        ("2 < 3", "is a comparison, not arithmetic"),
+        ("[1, 2] + [3]", "adds lists, not numbers"),
     ),
     ArgKind.FORMULA: (("=SUM(A1:A3", "is a formula with an unclosed parenthesis"),),
     ArgKind.COLOUR: (
@@ -212,9 +215,12 @@ def _generated(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> list[str]:
         case ArgKind.UNIT:
             symbols = not re.search(r"\b(full|long) names?\b|\bspelled\b", text)
             dims = list(UNIT_DIMENSIONS.values())
-            return [(u[0] if symbols else u[1]) for units in dims for u in units[:2]] + [
+            single = [(u[0] if symbols else u[1]) for units in dims for u in units[:2]] + [
                 (u[1] if symbols else u[0]) for units in dims for u in units[:2]
             ]
+            if re.search(r"\bexpr(ession)?s?\b|\bcompound|\bproducts?\b|\bcombination", f"{text} {draft.text}"):
+                single[1:1] = list(_COMPOUND_UNITS)  # a compound is a different capability: try one early
+            return single
         case ArgKind.DURATION:
             if "iso" in text or spec.format == "duration" or not re.search(r"\b\d+\s*[smhd]\b", text):
                 return ["PT1H30M", "PT15M", "P1D", "PT45S"]
