@@ -49,6 +49,14 @@ class TestNormalise:
         assert not looks_like_error("No matches found.")
         assert not looks_like_error("Note: the first line is a header")
 
+    def test_a_json_result_that_failed_is_an_error(self) -> None:
+        """JSON saying its result (or a batch item's) is an error with a reason reports a failure; a
+        record whose status merely reads "failed" does not."""
+        assert looks_like_error('{"/a.txt": {"result": "error", "reason": "Hash mismatch"}}')
+        assert looks_like_error('{"success": false, "message": "nothing to do"}')
+        assert not looks_like_error('[{"id": 3, "status": "failed", "title": "Build"}]')
+        assert not looks_like_error('{"result": "ok", "reason": "done"}')
+
 
 class TestValuePool:
     def test_listing_entries_join_the_listed_folder(self, demo_tools: DemoTools) -> None:

@@ -35,6 +35,10 @@ __all__ = ["HarvestRef", "ValuePool", "is_zone", "looks_like_error", "normalise"
 MAX_PER_KIND = 64
 MAX_PARSE_CHARS = 200_000
 
+_TOKEN_KEY = re.compile(r"hash|etag|checksum|digest", re.IGNORECASE)
+_HEX_TOKEN = re.compile(r"[0-9a-fA-F]{8,128}")
+
+
 class HarvestRef(Frozen):
     """One value seen in an output, and where it was seen."""
 
@@ -262,6 +266,10 @@ class ValuePool:
                 found.append((ArgKind.TIMEZONE, value, None, False))
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
                 found.append((ArgKind.DATETIME, value, None, False))
+            elif isinstance(value, str) and _TOKEN_KEY.search(key) and _HEX_TOKEN.fullmatch(value):
+                # a fingerprint of what was read: its context is the thing it describes (the path read)
+                described = next((str(v) for k, v in args.items() if isinstance(v, str) and "path" in k.lower()), None)
+                found.append((ArgKind.HASH, value, described, False))
             elif isinstance(value, dict | list):
                 self._walk(value, tool, args, base, found, key)
 

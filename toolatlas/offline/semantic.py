@@ -176,6 +176,10 @@ def near_misses(spec: ArgSpec, value: Any) -> list[tuple[str, str]]:
 def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """The variant's value for a semantic kind, from the most trusted candidates that fit the schema."""
     pooled = synth.targets.pooled(spec.kind)
+    if spec.kind is ArgKind.HASH:  # a fingerprint read together with the very thing the call names
+        named = {v for v in draft.scope.values() if isinstance(v, str)} | ({draft.file} if draft.file else set())
+        matching = [c for c in pooled if c.ref is not None and c.ref.context in named]
+        pooled = matching or [c for c in pooled if c.ref is None or c.ref.context is None]
     stated = [Candidate(str(v)) for v in [*spec.enum, *spec.examples]]
     default = (
         [Candidate(spec.default)]

@@ -7,6 +7,7 @@ incidental parts (paths, numbers, ids, quoted names) are masked.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Any
 
@@ -76,10 +77,56 @@ def to_placeholders(value: Any, variables: dict[str, str]) -> Any:
 def error_signature(text: str, *, limit: int = 160) -> str:
     """The error message with paths, times, ids, quoted values and numbers masked."""
     first = text.strip().splitlines()[0] if text.strip() else ""
+    if first in ("{", "[") or first.startswith(('{"', "[{")):  # a JSON result: the reason it gives
+        first = json_error_reason(text) or first
     for pattern, mask in _MASKS:
         first = pattern.sub(mask, first)
     return first.strip()[:limit]
 
 
 def looks_like_error(text: str) -> bool:
-    return bool(ERROR_TEXT.match(text or ""))
+    """Whether an ok result's text reports a failure: it starts like an error message, or it is JSON
+    whose result (or one of its items, for a batch) is an error with its reason."""
+    if ERROR_TEXT.match(text or ""):
+        return True
+    stripped = (text or "").lstrip()
+    if not stripped.startswith(("{", "[")):
+        return False
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return False
+    return bool(_json_error(value, depth=0))
+
+
+_FAILED = frozenset({"error", "failed", "failure", "fail"})
+_REASON_KEYS = ("reason", "message", "error", "detail", "details", "msg")
+
+
+def json_error_reason(text: str) -> str | None:
+    """The reason a JSON result that failed gives (``Hash mismatch - file has been modified``)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return _json_error(value, depth=0) or None
+
+
+def _json_error(value: Any, depth: int) -> str:
+    """The reason of a JSON object saying it failed (``"result": "error"``, ``"success": false``), at the
+    top or up to two levels down (the items of a batch, keyed or listed); ``""`` if none did."""
+    if depth > 2:
+        return ""
+    if isinstance(value, dict):
+        verdict = [value.get(k) for k in ("result", "status", "outcome", "state")]
+        failed = any(isinstance(v, str) and v.lower() in _FAILED for v in verdict)
+        failed = failed or value.get("success") is False or value.get("ok") is False
+        reason = next((value[k] for k in _REASON_KEYS if isinstance(value.get(k), str) and value[k]), "")
+        if failed and reason:
+            return reason
+        items = list(value.values())
+    elif isinstance(value, list):
+        items = value[:20]
+    else:
+        return ""
+    return next((r for item in items if isinstance(item, dict | list) and (r := _json_error(item, depth + 1))), "")
