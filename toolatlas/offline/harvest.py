@@ -257,6 +257,7 @@ class ValuePool:
         elif {"cid", "name", "type"} <= set(node):
             table = next((str(v) for k, v in args.items() if "table" in k), None)
             found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
+        owner = key  # the key this object sits under: in ``{"/a.txt": {...}}``, the thing it describes
         for key, value in node.items():
             if _id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
                 found.append((ArgKind.IDENTIFIER, str(value), None, False))
@@ -268,7 +269,9 @@ class ValuePool:
                 found.append((ArgKind.DATETIME, value, None, False))
             elif isinstance(value, str) and _TOKEN_KEY.search(key) and _HEX_TOKEN.fullmatch(value):
                 # a fingerprint of what was read: its context is the thing it describes (the path read)
-                described = next((str(v) for k, v in args.items() if isinstance(v, str) and "path" in k.lower()), None)
+                described = owner if owner and "/" in owner else next(
+                    (str(v) for k, v in args.items() if isinstance(v, str) and "path" in k.lower()), None
+                )
                 found.append((ArgKind.HASH, value, described, False))
             elif isinstance(value, dict | list):
                 self._walk(value, tool, args, base, found, key)
