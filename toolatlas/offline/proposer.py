@@ -632,6 +632,44 @@ class OfflineProposer:
         (:mod:`toolatlas.offline.saturation`); ``taken``: the ids the round already runs."""
         return saturation_probes(self, round_, taken)
 
+    def read_back_probes(self, round_: int, name: str) -> dict[str, Probe]:
+        """Reader → ``[write, read]``: the call of a writing tool followed by each read that should show
+        what it wrote — a read naming it, a listing of everything, a search for its marker — so every
+        write → read composition is witnessed on the writer, not only the best one."""
+        tool = self.graph.specs[name]
+        if tool_effect(tool) is ToolEffect.READ:
+            return {}
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if planned is None:
+            return {}
+        written = written_markers(planned, self.args[name])
+        markers = [*written["names"], *written["texts"], *written["rows"]]
+        if not markers:
+            return {}
+        synth = self._created_synth(tool, planned)
+        first = self._step(tool, planned, expect="ok")
+        found: dict[str, Probe] = {}
+        for reader in sorted(self.graph.specs.values(), key=lambda t: t.name):
+            if reader.name == name or tool_effect(reader) is not ToolEffect.READ or reader.name in self.slow:
+                continue
+            call = synth.valid_arguments(reader, self.args[reader.name], 0)
+            if call is None:
+                continue
+            arguments = dict(call.arguments)
+            searched = [s.name for s in self.args[reader.name] if s.kind is ArgKind.SEARCH_QUERY]
+            for spec_name in searched:  # a search for what was just written
+                arguments[spec_name] = written["names"][0] if written["names"] else markers[0]
+            marker = marker_for(written, arguments)
+            if marker is None:
+                continue
+            read = self._step(reader, call, expect="ok").model_copy(
+                update={"arguments": arguments, "observes": 0, "exercised": _exercised(arguments, reader),
+                        "intent": f"read back what `{name}` wrote ({reader.purpose})"}
+            )
+            steps = [first.model_copy(update={"marker": marker}), read]
+            found[reader.name] = self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:state>{reader.name}"])
+        return found
+
     def boundary_probe(self, round_: int, target: str, steps: list[ProbeStep], *, key: str) -> Probe:
         """A boundary probe of ``target`` made of ``steps``, covering ``key``."""
         return self._probe(round_, Direction.BOUNDARY, target, steps, keys=[key])

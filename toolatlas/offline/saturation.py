@@ -19,6 +19,9 @@ Two boundaries need more than one changed value:
   it ran once (the content it describes has changed), and sent with a well-formed digest of
   other content;
 - a **repeat** of a state-changing call on what it already changed (done twice, deleted twice).
+
+Each writing tool's call is also read back by every read tool that can show what it wrote
+(:meth:`OfflineProposer.read_back_probes`): write → read, create → list, create → search.
 """
 
 from __future__ import annotations
@@ -183,6 +186,10 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
+        for reader, probe in proposer.read_back_probes(round_, name).items():
+            key = (name, "state", reader)
+            if key not in proposer.saturated and f"{name}:state>{reader}" not in proposer.graph.covered:
+                probes.insert(0, (key, probe))  # compositions first: one per reader
         if probes:
             per_tool[name] = probes
     chosen: list[Probe] = []
