@@ -670,6 +670,14 @@ class OfflineProposer:
             found[reader.name] = self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:state>{reader.name}"])
         return found
 
+    def composition_probes(self, round_: int, name: str) -> list[Probe]:
+        """The data-flow, precondition and named-value retry chains of ``name`` (for saturation)."""
+        return [
+            *self._compositions(round_, name),
+            *self._preconditions(round_, name),
+            *self._hinted_retries(round_, name),
+        ]
+
     def boundary_probe(self, round_: int, target: str, steps: list[ProbeStep], *, key: str) -> Probe:
         """A boundary probe of ``target`` made of ``steps``, covering ``key``."""
         return self._probe(round_, Direction.BOUNDARY, target, steps, keys=[key])

@@ -186,10 +186,12 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        for reader, probe in proposer.read_back_probes(round_, name).items():
-            key = (name, "state", reader)
-            if key not in proposer.saturated and f"{name}:state>{reader}" not in proposer.graph.covered:
-                probes.insert(0, (key, probe))  # compositions first: one per reader
+        compositions = [*proposer.read_back_probes(round_, name).values(), *proposer.composition_probes(round_, name)]
+        for probe in reversed(compositions):  # compositions first: each kind of edge once
+            edges = tuple(k for k in probe.coverage_keys if not k.startswith(f"{probe.steps[-1].tool}:arg:"))
+            key = (name, "composition", *edges)
+            if key not in proposer.saturated and not all(k in proposer.graph.covered for k in edges):
+                probes.insert(0, (key, probe))
         if probes:
             per_tool[name] = probes
     chosen: list[Probe] = []
