@@ -40,6 +40,7 @@ from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spe
 from toolatlas.offline.retries import hinted_retries, stated_enablers
 from toolatlas.offline.saturation import saturation_probes, value_classes
 from toolatlas.offline.values import PlannedCall, ValueSynth
+from toolatlas.probing.text import error_signature
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
 
@@ -112,6 +113,8 @@ class OfflineProposer:
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
         self.saturated: set[tuple[str, ...]] = set()
+        self.unplanned_failures: dict[str, list[tuple[list[ProbeStep], ProbeStep, str]]] = {}
+        """tool → (the steps before it, the step, its error) of calls that failed where success was expected."""
         """Saturation boundaries already planned: (tool, family, argument, condition, base call)."""
 
     # -- set-up ----------------------------------------------------------------------------------
@@ -507,6 +510,34 @@ class OfflineProposer:
                 )
                 steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
+        probes.extend(self._chained_preconditions(round_, name))
+        return probes
+
+    def _chained_preconditions(self, round_: int, name: str) -> list[Probe]:
+        """A call that failed inside a chain, retried in the same chain after the tool its error points
+        to, called on the same things (the arguments it shares with the failing call): ``plan → approve``
+        failed with "not done yet", so ``plan → mark done → approve``."""
+        probes = []
+        failures = sorted(self.unplanned_failures.get(name, []), key=lambda f: -len(f[0]))  # chains first
+        for prefix, failing, error in failures[:3]:
+            for enabler in stated_enablers(name, error, self.graph.specs)[:2]:
+                spec = self.graph.specs[enabler]
+                prepared = self.synth.valid_arguments(spec, self.args[enabler], 0)
+                if prepared is None:
+                    continue
+                shared = {k: v for k, v in failing.arguments.items() if k in spec.properties}
+                arguments = {**prepared.arguments, **shared}
+                first = self._step(spec, prepared, expect="ok").model_copy(
+                    update={"arguments": arguments, "exercised": _exercised(arguments, spec),
+                            "intent": f"{spec.purpose} (what the error of `{name}` asks for first)"}
+                )
+                again = failing.model_copy(update={
+                    "expect": "ok", "enabled_by": len(prefix), "mutation": None, "condition": None,
+                    "intent": f"{self.graph.specs[name].purpose} once `{enabler}` has prepared the state",
+                })
+                steps = [*prefix, first, again]
+                key = f"{name}:after:{enabler}:in-chain"
+                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[key]))
         return probes
 
     def _lifecycles(self, round_: int, name: str) -> list[Probe]:
@@ -692,6 +723,12 @@ class OfflineProposer:
             tool = self.graph.specs.get(step.tool)
             if tool is None:
                 continue
+            if result.index in failed and step.expect == "ok" and not step.mutation:  # an unplanned failure
+                chain = [s for s in rollout.probe.steps[: result.index] if s.expect != "error"]
+                known = self.unplanned_failures.setdefault(step.tool, [])
+                signature = error_signature(result.outcome.excerpt)
+                if len(known) < 6 and all(error_signature(k[2]) != signature for k in known):
+                    known.append((chain, step, result.outcome.excerpt))
             if result.index in failed:  # an error may name the values that would have worked
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,

@@ -188,7 +188,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                 break
         compositions = [*proposer.read_back_probes(round_, name).values(), *proposer.composition_probes(round_, name)]
         for probe in reversed(compositions):  # compositions first: each kind of edge once
-            edges = tuple(k for k in probe.coverage_keys if not k.startswith(f"{probe.steps[-1].tool}:arg:"))
+            edges = tuple(k for k in probe.coverage_keys if ":arg:" not in k and ":shape:" not in k)
             key = (name, "composition", *edges)
             if key not in proposer.saturated and not all(k in proposer.graph.covered for k in edges):
                 probes.insert(0, (key, probe))
