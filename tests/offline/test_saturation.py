@@ -1,0 +1,123 @@
+"""Saturation's parts on made-up tools: described operations, fingerprints, value classes, enablers an
+error points to, domain search terms and the sign of unbounded numbers."""
+
+from __future__ import annotations
+
+import random
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.mutations import MutationKind, boundary_mutations
+from toolatlas.offline.operations import described_operations
+from toolatlas.offline.retries import stated_enablers
+from toolatlas.offline.saturation import token_arguments, value_classes
+from toolatlas.offline.scalars import domain_words
+from toolatlas.offline.values import ValueSynth
+
+BATCH = ToolSpec(
+    server="s",
+    name="dates",
+    description=(
+        'Batch date ops: [{"op": NAME, ...args}, ...] -> [result, ...]\n'
+        "    diff(start, end, unit)  add(date, n, unit) -> ISO    weekday(date) -> name\n"
+        "    unit: seconds|minutes|hours|days (+ months|years for add).\n"
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"ops": {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
+        "required": ["ops"],
+    },
+)
+
+
+def synth() -> ValueSynth:
+    return ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+
+
+def tool(name: str, properties: dict, description: str = "", required: list[str] | None = None) -> ToolSpec:
+    schema = {"type": "object", "properties": properties, "required": required or list(properties)}
+    return ToolSpec(server="s", name=name, description=description, input_schema=schema)
+
+
+class TestDescribedOperations:
+    def test_signatures_selector_and_value_lists_are_read(self) -> None:
+        """The selecting key, each signature with its parameters, and a parameter's values (with those
+        allowed for one operation only) come from the description."""
+        described = described_operations(BATCH)
+        assert described is not None and described.selector == "op"
+        assert described.names() == ["diff", "add", "weekday"]
+        assert described.allowed["unit"] == ["seconds", "minutes", "hours", "days"]
+        assert described.restricted["unit"] == (["months", "years"], "add")
+
+    def test_a_batch_is_filled_with_real_operations(self) -> None:
+        """Variant 0 is one operation with dated ends and a listed unit; later variants batch several."""
+        planner = synth()
+        first = planner.valid_arguments(BATCH, infer_arguments(BATCH), 0)
+        assert first is not None
+        [op] = first.arguments["ops"]
+        assert op["op"] == "diff" and op["unit"] in ("seconds", "minutes", "hours", "days")
+        assert op["start"][:2] in ("19", "20")  # an ISO date, not a word
+        later = planner.valid_arguments(BATCH, infer_arguments(BATCH), 1)
+        assert later is not None and len(later.arguments["ops"]) > 1
+
+    def test_an_unlisted_operation_and_a_value_for_another_operation_are_probed(self) -> None:
+        """The batch's boundaries: an operation the description does not list, a unit allowed only for add."""
+        planner = synth()
+        specs = infer_arguments(BATCH)
+        call = planner.valid_arguments(BATCH, specs, 0)
+        assert call is not None
+        found = boundary_mutations(BATCH, specs, call.arguments, planner, cap=80)
+        unknown = [m for m in found if m.name is MutationKind.INVALID_ENUM and m.target_arg == "ops[0].op"]
+        assert unknown and unknown[0].arguments["ops"][0]["op"] == "no_such_operation"
+        wrong = [m for m in found if m.name is MutationKind.INCOMPATIBLE_VALUE]
+        assert wrong and wrong[0].arguments["ops"][0]["unit"] == "months"
+
+    def test_a_description_without_signatures_describes_nothing(self) -> None:
+        """An array of objects with no selector or fewer than two signatures is left to the schema."""
+        plain = BATCH.model_copy(update={"description": "Run the given operations."})
+        assert described_operations(plain) is None
+
+
+class TestValueClasses:
+    def test_operators_functions_and_batches_are_classes(self) -> None:
+        """An expression's operators and functions, and a batch of several objects, name its class."""
+        calc = tool("calc", {"expression": {"type": "string", "description": "a math expression"}})
+        specs = infer_arguments(calc)
+        assert specs[0].kind is ArgKind.EXPRESSION
+        assert value_classes(specs, {"expression": "2^10"}) == ["expression~^"]
+        assert value_classes(specs, {"expression": "sqrt(16) + 2"}) == ["expression~+sqrt()"]
+        assert value_classes(specs, {"expression": "42"}) == []
+        assert value_classes(infer_arguments(BATCH), {"ops": [{"op": "a"}, {"op": "b"}]}) == ["ops~many"]
+
+    def test_fingerprint_arguments_are_found_by_kind_or_name(self) -> None:
+        """A hash-kind argument or one named like an etag or version token carries a fingerprint."""
+        edit = tool("edit", {"path": {"type": "string"}, "file_hash": {"type": "string"}, "etag": {"type": "string"},
+                             "text": {"type": "string"}})
+        assert {s.name for s in token_arguments(infer_arguments(edit))} == {"file_hash", "etag"}
+
+
+class TestWordsOfTheTools:
+    def test_an_error_points_to_the_tool_whose_name_holds_its_word(self) -> None:
+        """"Task not done yet." points to mark_task_done, not to the tools sharing only "task"."""
+        tools = {n: tool(n, {}) for n in ("approve_task", "mark_task_done", "delete_task", "list_tasks")}
+        assert stated_enablers("approve_task", "Task not done yet.", tools) == ["mark_task_done"]
+        assert stated_enablers("approve_task", "Permission denied", tools) == []
+
+    def test_a_search_with_no_data_uses_its_domain(self) -> None:
+        """A unit search looks for unit names; a tool naming no known domain gets none."""
+        assert "meter" in domain_words("find_units search units by name")
+        assert domain_words("frobnicate the widget") == []
+
+    def test_a_number_nothing_bounds_below_gets_a_negative_value(self) -> None:
+        """An unbounded amount is tried negative (either outcome informative); an id is not."""
+        convert = tool("convert", {"value": {"type": "number"}, "item_id": {"type": "integer"}})
+        planner = synth()
+        specs = infer_arguments(convert)
+        call = planner.valid_arguments(convert, specs, 0)
+        assert call is not None
+        found = [m for m in boundary_mutations(convert, specs, call.arguments, planner, cap=60)
+                 if m.name is MutationKind.NEGATIVE_NUMBER]
+        assert [m.target_arg for m in found] == ["value"]
+        assert found[0].arguments["value"] < 0 and not found[0].expected_failure
