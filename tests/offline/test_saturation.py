@@ -121,3 +121,15 @@ class TestWordsOfTheTools:
                  if m.name is MutationKind.NEGATIVE_NUMBER]
         assert [m.target_arg for m in found] == ["value"]
         assert found[0].arguments["value"] < 0 and not found[0].expected_failure
+
+
+class TestLetters:
+    def test_a_one_letter_value_gets_a_lower_case_and_a_two_letter_near_miss(self) -> None:
+        """A value the description calls a single uppercase letter is tried lower-case and doubled."""
+        add = tool("add", {"priority": {"type": "string", "description": "Priority, a single uppercase letter (A-Z)"},
+                           "text": {"type": "string"}}, required=["text"])
+        planner = synth()
+        specs = infer_arguments(add)
+        found = [m for m in boundary_mutations(add, specs, {"text": "x", "priority": "B"}, planner, cap=80)
+                 if m.name is MutationKind.MALFORMED_VALUE and m.target_arg == "priority"]
+        assert sorted(m.arguments["priority"] for m in found) == ["BB", "b"]

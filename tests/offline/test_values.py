@@ -56,6 +56,8 @@ class TestNormalise:
         assert looks_like_error('{"success": false, "message": "nothing to do"}')
         assert not looks_like_error('[{"id": 3, "status": "failed", "title": "Build"}]')
         assert not looks_like_error('{"result": "ok", "reason": "done"}')
+        assert looks_like_error('{"error": "Item with ID \'x\' not found", "item_id": "x"}')
+        assert not looks_like_error('{\n  "error": null,\n  "items": []\n}')
 
 
 class TestValuePool:

@@ -417,12 +417,21 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     return out
 
 
+_LETTER = re.compile(r"\b(?:single|one)\s+(?:uppercase\s+|capital\s+)?letter\b|\(\s*A\s*-\s*Z\s*\)|\bletters? A\s*-\s*Z\b")
+
+
 def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
-    """Near-misses of a value with a known syntax (:func:`toolatlas.offline.semantic.near_misses`)."""
+    """Near-misses of a value with a known syntax (:func:`toolatlas.offline.semantic.near_misses`), and
+    for a value the description says is one letter (``A-Z``), a lower-case letter and two letters."""
     if not isinstance(value, str):
         return []
     misses = near_misses(spec, value)
-    return [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
+    found = [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
+    if len(value) == 1 and value.isalpha() and _LETTER.search(spec.description or ""):
+        found.append(("malformed_value", loc, value.lower() if value.isupper() else "aa",
+                      f"{_arg(loc)} is not the one upper-case letter its description asks for", True))
+        found.append(("malformed_value", loc, value.upper() * 2, f"{_arg(loc)} is two letters, not one", True))
+    return found
 
 
 SCALAR_MUTATORS: tuple[Mutator, ...] = (

@@ -124,6 +124,11 @@ def _json_error(value: Any, depth: int) -> str:
         reason = next((value[k] for k in _REASON_KEYS if isinstance(value.get(k), str) and value[k]), "")
         if failed and reason:
             return reason
+        message = value.get("error")
+        if depth == 0 and isinstance(message, str) and message and not any(
+            value.get(k) is True for k in ("success", "ok")
+        ):  # {"error": "Todo with ID 'x' not found", ...}
+            return message
         items = list(value.values())
     elif isinstance(value, list):
         items = value[:20]
