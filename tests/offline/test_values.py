@@ -47,6 +47,8 @@ class TestNormalise:
         """An ok text saying that nothing is there yet and what to do first reports a failed precondition."""
         assert looks_like_error("No items defined. Please add items first using add_item.")
         assert not looks_like_error("No matches found.")
+        assert looks_like_error("Document /srv/notes.docx does not exist")
+        assert not looks_like_error("Report\nThe page was not found in the index, then fixed.\nDone")
         assert not looks_like_error("Note: the first line is a header")
 
     def test_a_json_result_that_failed_is_an_error(self) -> None:

@@ -189,6 +189,11 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
     """The values ``text`` (a failed call's error) names, each tied to the argument it is for."""
     leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
     fixes: list[Fix] = []
+    for spec, locator, sent in leaves:  # "Document a/notes.txt.docx does not exist": it adds `.docx`
+        if spec.kind in PATH_KINDS and isinstance(sent, str) and sent:
+            added = re.search(re.escape(sent) + r"(\.[A-Za-z][A-Za-z0-9]{1,4})\b", text)
+            if added and added.group(1).lower() != _suffix(sent):
+                fixes.append(Fix(spec.kind, added.group(1).lower(), f"{tool.name}:{spec.path}", locator))
     for named in error_values(text):
         noun = {parent_singular(w) for w in tokens(named.noun)} - {
             "available",

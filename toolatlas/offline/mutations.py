@@ -51,6 +51,8 @@ class MutationKind(StrEnum):
     WRONG_TYPE = "wrong_type"
     PATH_IS_DIRECTORY = "path_is_directory"
     PATH_IS_FILE = "path_is_file"
+    MISSING_EXTENSION = "missing_extension"
+    """An existing file named without its extension (some tools add it, others fail)."""
     OUT_OF_RANGE = "out_of_range"
     NEGATIVE_NUMBER = "negative_number"
     CONFLICTING_ARGUMENTS = "conflicting_arguments"
@@ -80,6 +82,7 @@ SEMANTIC_FAMILIES = frozenset(
         "leading_dash",
         "path_is_directory",
         "path_is_file",
+        "missing_extension",
         "conflicting_arguments",
         "invalid_enum",
         "out_of_range",

@@ -72,6 +72,10 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
     out: list[Found] = []
     arg, tag, root = _arg(loc), synth.tag(), _root_of(value, synth)
     folder_like = spec.kind in (ArgKind.DIR_PATH, ArgKind.REPO_PATH)
+    stem, dot, extension = value.rpartition(".")
+    if spec.kind in (ArgKind.FILE_PATH, ArgKind.PATH) and dot and stem and "/" not in extension and 1 <= len(extension) <= 5:
+        out.append(("missing_extension", loc, stem,
+                    f"{arg} names an existing file without its extension (`.{extension}`)", False))
     out.append(
         (
             "path_escape",
@@ -211,6 +215,9 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
                 True,
             )
         ]
+    if spec.kind is ArgKind.SEARCH_QUERY and ctx.effect is ToolEffect.UPDATE and isinstance(value, str):
+        return [("no_match_edit", loc, f"Text that occurs nowhere {synth.tag()}",
+                 f"{_arg(loc)} is text that occurs nowhere (nothing to replace)", True)]
     if what is None or not isinstance(value, str):
         return []
     arg, tag, targets = _arg(loc), synth.tag(), synth.targets

@@ -89,6 +89,8 @@ def looks_like_error(text: str) -> bool:
     whose result (or one of its items, for a batch) is an error with its reason."""
     if ERROR_TEXT.match(text or ""):
         return True
+    if _MISSING_LINE.fullmatch((text or "").strip()):  # "Document notes.docx does not exist"
+        return True
     stripped = (text or "").lstrip()
     if not stripped.startswith(("{", "[")):
         return False
@@ -99,6 +101,10 @@ def looks_like_error(text: str) -> bool:
     return bool(_json_error(value, depth=0))
 
 
+_MISSING_LINE = re.compile(
+    r"[A-Z][\w ]{0,40}\S{0,200}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
+)
+"""A one-line answer that says the thing it was asked about is not there."""
 _FAILED = frozenset({"error", "failed", "failure", "fail"})
 _REASON_KEYS = ("reason", "message", "error", "detail", "details", "msg")
 
