@@ -41,9 +41,11 @@ if TYPE_CHECKING:
 
 __all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments"]
 
-SATURATION_BUDGET = 240
-"""Probes per server and round beyond the frontier's choice (single calls or short chains)."""
-PER_TOOL = 24
+SATURATION_BUDGET = 120
+"""Probes per server and round beyond the frontier's choice (single calls or short chains), at least;
+a server of many tools gets :data:`PER_TOOL_SHARE` a tool (a fifty-tool server is not starved)."""
+PER_TOOL_SHARE = 6
+PER_TOOL = 12
 """At most this many new saturation probes per tool and round: a tool of many arguments does not
 take the whole budget from the others."""
 BASES_PER_TOOL = 3
@@ -144,7 +146,7 @@ def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> l
 
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
     """This round's saturation probes: per tool, semantic boundaries of its verified calls not yet
-    tried (:attr:`OfflineProposer.saturated`), at most :data:`PER_TOOL` a tool, :data:`SATURATION_BUDGET` in all."""
+    tried (:attr:`OfflineProposer.saturated`), at most :data:`PER_TOOL` a tool, the round's saturation budget in all."""
     per_tool: dict[str, list[tuple[tuple[str, ...], Probe]]] = {}
     for name in sorted(proposer.graph.specs):
         if name in proposer.slow:
@@ -196,9 +198,10 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
             per_tool[name] = probes
     chosen: list[Probe] = []
     depth = 0
-    while len(chosen) < SATURATION_BUDGET and any(depth < len(p) for p in per_tool.values()):
+    budget = max(SATURATION_BUDGET, PER_TOOL_SHARE * len(proposer.graph.specs))
+    while len(chosen) < budget and any(depth < len(p) for p in per_tool.values()):
         for probes in per_tool.values():  # round robin: every tool gets its first ones first
-            if depth < len(probes) and len(chosen) < SATURATION_BUDGET:
+            if depth < len(probes) and len(chosen) < budget:
                 key, probe = probes[depth]
                 proposer.saturated.add(key)  # what the budget cut is planned again next round
                 chosen.append(probe)
