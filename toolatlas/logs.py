@@ -14,17 +14,20 @@ import sys
 import threading
 import time
 from collections.abc import MutableMapping
+from pathlib import Path
 from typing import Any
 
 import structlog
 
-__all__ = ["RepeatLimiter", "configure_logging"]
+__all__ = ["RepeatLimiter", "configure_logging", "retire_stderr_log"]
 
 _configured = False
 REPEAT_WINDOW_S = 10.0
 """A repeated warning is shown at most :data:`REPEAT_BURST` times per window of this many seconds."""
 REPEAT_BURST = 5
 _LIMITED_LEVELS = frozenset({"warning", "error", "critical"})
+STDERR_LOGS_KEPT = 8
+"""Per server, how many of its servers' stderr logs (``<server>.<instance>.stderr.log``) are kept."""
 
 
 class RepeatLimiter:
@@ -117,3 +120,32 @@ def configure_logging(level: str | None = None, *, json: bool | None = None, for
     )
     logging.basicConfig(level=max(numeric, logging.WARNING), stream=sys.stderr, force=True)
     _configured = True
+
+
+def retire_stderr_log(path: Path, keep: int | None = None) -> None:
+    """A server's stderr log once the server has exited: removed when it is empty, and of the
+    logs of the same server (the same ``<server>.`` prefix in the folder) the newest ``keep``
+    (:data:`STDERR_LOGS_KEPT`) stay. Every sandbox writes a log of its own, so without this the folder grows by one file
+    per sandbox started; what a crash left behind is in the newest, which are kept."""
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    prefix = path.name.split(".", 1)[0] + "."
+    try:
+        siblings = [
+            (entry.stat().st_mtime, entry)
+            for entry in path.parent.iterdir()
+            if entry.name.startswith(prefix) and entry.name.endswith(".stderr.log")
+        ]
+    except OSError:
+        return
+    siblings.sort(key=lambda pair: pair[0], reverse=True)
+    for _, old in siblings[STDERR_LOGS_KEPT if keep is None else keep :]:
+        try:
+            old.unlink()
+        except OSError:
+            continue
