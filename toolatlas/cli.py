@@ -407,6 +407,15 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    from toolatlas.lifecycle import diff_atlases, load_export
+
+    changes = diff_atlases(load_export(args.old), load_export(args.new), old_name=str(args.old), new_name=str(args.new))
+    rendered = {"text": changes.as_text, "markdown": changes.as_markdown, "json": changes.as_json}[args.format]()
+    print(rendered)
+    return 1 if changes.regressions else 0
+
+
 def cmd_seeds(args: argparse.Namespace) -> int:
     from toolatlas.environments import seeds
 
@@ -471,6 +480,18 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output")
     export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
     export.set_defaults(func=cmd_export)
+
+    diff = commands.add_parser(
+        "diff", help="what changed in the knowledge between two atlas exports; exit 1 on regressions",
+        description="Compare two `toolatlas export` documents per server and tool. Exit 0 when nothing "
+        "regressed, 1 on a regression (a removed server or tool, a lost affordance, a verified use that "
+        "now fails), 2 on a usage error.",
+    )
+    diff.add_argument("old", type=Path, help="the atlas.json of the earlier release")
+    diff.add_argument("new", type=Path, help="the atlas.json of the later release")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                      help="markdown: tables fit for a pull-request comment")
+    diff.set_defaults(func=cmd_diff)
 
     report = commands.add_parser("report", help="write the self-contained HTML report of the atlas")
     report.add_argument("config", type=Path)
