@@ -276,8 +276,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             tools = [t for t in tools if t.tool == args.tool]
             entries = [e for e in entries if e.tool == args.tool]
         if not tools:
-            print("nothing stored yet for that selection: run `toolatlas build` first")
-            return 1
+            _explain_empty_selection(store, catalogue, args.server, args.tool)
         by_tool: dict[tuple[str, str], dict[EntryKind, list]] = {}
         for entry in entries:
             by_tool.setdefault((entry.server, entry.tool), {k: [] for k in EntryKind})[entry.kind].append(entry)
@@ -299,6 +298,20 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _explain_empty_selection(store, catalogue: Catalogue, server: str | None, tool: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Why ``inspect`` has nothing to show: a name that is not there (with the names that are), or no build yet."""
+    from toolatlas.store.types import Filter
+
+    names = [spec.name for spec in catalogue.servers]
+    if server is not None and server not in names:
+        raise ToolAtlasError(f"{catalogue.source}: no server {server!r} (servers: {', '.join(names)})")
+    stored = store.all("tools", Filter.where(server=server) if server else None)
+    if not stored:
+        raise ToolAtlasError(f"nothing stored yet for {server or 'this catalogue'}: run `toolatlas build` first")
+    tools = sorted({node.tool for node in stored if server is None or node.server == server})
+    raise ToolAtlasError(f"no tool {tool!r}{f' on server {server!r}' if server else ''} (tools: {', '.join(tools)})")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -342,9 +355,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_guide(args: argparse.Namespace) -> int:
-    from toolatlas.guidance import Atlas
+    from toolatlas.serve.runner import load_atlas
 
-    atlas = Atlas.from_export(args.atlas) if args.atlas else Atlas.open(args.config)
+    atlas = load_atlas(None if args.atlas else args.config, args.atlas)
+    unknown = [name for name in args.server or [] if name not in atlas.servers]
+    if unknown:
+        known = ", ".join(atlas.servers) or "none: build it first with `toolatlas build`"
+        raise ToolAtlasError(f"the atlas {atlas.name!r} knows nothing of server(s) {', '.join(unknown)} (it has: {known})")
     guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r, max_tokens=args.max_tokens)
     print(guidance.model_dump_json(indent=1) if args.json else guidance.to_text())
     return 0
@@ -578,6 +595,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("toolatlas: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `toolatlas export --schema | head`: the reader has what it wanted
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
