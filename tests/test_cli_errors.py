@@ -36,10 +36,12 @@ class TestInspect:
         err = error_of(capsys, "inspect", str(built), "--server", "versioned", "--tool", "nope")
         assert "no tool 'nope' on server 'versioned' (tools: add_note, count_notes, export_all, get_note, shout)" in err
 
-    def test_a_catalogue_never_built(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    @pytest.mark.parametrize("command", [["inspect"], ["export"], ["report"], ["guide", "add a note", "--config"]])
+    def test_a_catalogue_never_built(self, command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """inspect, export, report and guide on an atlas never built: an error, and no store made."""
         config = release_catalogue(tmp_path, 1)
-        assert "nothing stored yet for this catalogue: run `toolatlas build` first" in error_of(
-            capsys, "inspect", str(config))
+        assert "no atlas built yet" in error_of(capsys, *command, str(config))
+        assert not (tmp_path / "atlas").exists()
 
     def test_a_right_selection_is_a_table(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["inspect", str(built), "--server", "versioned", "--tool", "shout"]) == 0

@@ -263,12 +263,11 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import open_store
     from toolatlas.graph.models import EntryKind
     from toolatlas.store.types import Filter
 
     catalogue = _catalogue(args)
-    store = open_store(catalogue)
+    store = _built_store(catalogue)
     try:
         tools = store.all("tools", Filter.where(server=args.server) if args.server else None)
         entries = store.all("entries", Filter.where(server=args.server) if args.server else None)
@@ -322,10 +321,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     if args.config is None:
         raise ToolAtlasError("export needs a CONFIG (or --schema)")
-    from toolatlas.build.catalogue import open_store
 
     catalogue = _catalogue(args)
-    store = open_store(catalogue)
+    store = _built_store(catalogue)
     try:
         export, page = _write_outputs(catalogue, store)
     finally:
@@ -339,10 +337,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import open_store
 
     catalogue = _catalogue(args)
-    store = open_store(catalogue)
+    store = _built_store(catalogue)
     try:
         _export, page = _write_outputs(catalogue, store)
     finally:
@@ -354,9 +351,30 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _require_built(catalogue: Catalogue) -> None:
+    """Reading a catalogue's atlas that was never built is an error, not an empty atlas (and no
+    store is created as a side effect)."""
+    from toolatlas.build.catalogue import AtlasPaths
+
+    store = AtlasPaths(catalogue).store
+    if catalogue.store.backend in ("edge", "local") and not store.exists():
+        raise ToolAtlasError(
+            f"{catalogue.source}: no atlas built yet (nothing at {store}): run `toolatlas build {catalogue.source}` first"
+        )
+
+
+def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
+    from toolatlas.build.catalogue import open_store
+
+    _require_built(catalogue)
+    return open_store(catalogue)
+
+
 def cmd_guide(args: argparse.Namespace) -> int:
     from toolatlas.serve.runner import load_atlas
 
+    if not args.atlas:
+        _require_built(_catalogue(args))
     atlas = load_atlas(None if args.atlas else args.config, args.atlas)
     unknown = [name for name in args.server or [] if name not in atlas.servers]
     if unknown:
