@@ -225,6 +225,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     failed = {name: status for name, status in report.servers.items() if status != "ok"}
     for name, status in failed.items():
         print(f"{name}: {status}", file=sys.stderr)
+    llm = report.llm.total() if report.llm is not None else None
+    if llm is not None and llm.calls and llm.failures == llm.calls:
+        print(f"every LLM call failed ({llm.calls} calls, {llm.requests} requests): the LLM rounds added nothing; "
+              "see the log for the endpoint's answers", file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 

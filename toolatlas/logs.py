@@ -86,6 +86,23 @@ _repeats = RepeatLimiter()
 atexit.register(_repeats.report_pending)
 
 
+class _StderrLogger:
+    """Writes each line to whatever ``sys.stderr`` is when the line is logged (not the stream of the
+    moment logging was configured: a caller that swaps stderr, as test runners and embedding
+    applications do, and closes its stream would otherwise make every later log line fail)."""
+
+    def __init__(self, *args: Any) -> None:
+        pass
+
+    def msg(self, message: str) -> None:
+        stream = sys.stderr
+        if stream is None or stream.closed:
+            return
+        print(message, file=stream, flush=True)
+
+    log = debug = info = warn = warning = error = err = critical = exception = fatal = failure = msg
+
+
 def configure_logging(level: str | None = None, *, json: bool | None = None, force: bool = False) -> None:
     """Configure structlog and the stdlib root logger for this process.
 
@@ -115,7 +132,7 @@ def configure_logging(level: str | None = None, *, json: bool | None = None, for
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_StderrLogger,
         cache_logger_on_first_use=True,
     )
     logging.basicConfig(level=max(numeric, logging.WARNING), stream=sys.stderr, force=True)
