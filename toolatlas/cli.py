@@ -33,7 +33,13 @@ def _servers(catalogue: Catalogue, names: Sequence[str] | None):
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from toolatlas.errors import ConfigError
+    from toolatlas.preflight import catalogue_problems
+
     catalogue = _catalogue(args)
+    problems = catalogue_problems(catalogue)
+    if problems:
+        raise ConfigError(str(args.config), problems)
     rows = [
         (s.name, s.runtime.kind, getattr(s.runtime, "package", "") or "", getattr(s.runtime, "version", ""), s.transport.kind, s.environment.kind, "yes" if s.enabled else "no")
         for s in catalogue.servers
