@@ -387,6 +387,11 @@ def cmd_guide(args: argparse.Namespace) -> int:
     if not args.atlas:
         _require_built(_catalogue(args))
     atlas = load_atlas(None if args.atlas else args.config, args.atlas)
+    if atlas.load_report is not None and atlas.load_report.dropped:
+        from toolatlas.trust import summary
+
+        print(f"toolatlas: {args.atlas}: records its evidence does not support are not served: "
+              f"{summary(atlas.load_report)}", file=sys.stderr)
     unknown = [name for name in args.server or [] if name not in atlas.servers]
     if unknown:
         known = ", ".join(atlas.servers) or "none: build it first with `toolatlas build`"

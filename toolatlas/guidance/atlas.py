@@ -13,6 +13,9 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 from threading import Lock
+from typing import TYPE_CHECKING
+
+import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
@@ -25,7 +28,12 @@ from toolatlas.guidance.profiles import server_profiles
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
+if TYPE_CHECKING:
+    from toolatlas.trust import LoadReport
+
 __all__ = ["Atlas", "AtlasView"]
+
+log = structlog.get_logger(__name__)
 
 CACHE_SIZE = 4096
 """Guidance answers kept per atlas (the atlas is read-only, so an answer never goes stale)."""
@@ -178,6 +186,8 @@ class Atlas:
         """Guidance answers kept (least recently used dropped first); 0 computes every answer afresh."""
         self._cache: OrderedDict[tuple, Guidance] = OrderedDict()
         self._lock = Lock()
+        self.load_report: LoadReport | None = None
+        """What loading an export kept and dropped (:meth:`from_export`); None for a store's atlas."""
 
     # -- loading ------------------------------------------------------------------------------------
 
@@ -210,23 +220,28 @@ class Atlas:
 
     @classmethod
     def from_export(cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
-        """The atlas of an ``atlas.json`` export (``toolatlas export``)."""
+        """The atlas of an ``atlas.json`` export (``toolatlas export``), with only what its evidence
+        supports: anything else is dropped and counted in :attr:`load_report` (:mod:`toolatlas.trust`)."""
+        from toolatlas.export import AtlasExport
+        from toolatlas.trust import admit, summary
+
         data = json.loads(Path(path).read_text())
+        export, report = admit(AtlasExport.model_validate({"catalogue": "atlas", **data}))
+        if report.dropped:
+            log.warning("atlas_records_dropped", atlas=str(path), summary=summary(report), **report.by_reason)
         tools, entries = [], []
-        for server in data.get("servers", []):
-            for tool in server.get("tools", []):
-                for kind in ("affordances", "boundaries", "co_usage"):
-                    entries.extend(Entry.model_validate(e) for e in tool.get(kind, []))
+        for server in export.servers:
+            for tool in server.tools:
+                entries += [*tool.affordances, *tool.boundaries, *tool.co_usage]
                 tools.append(ToolNode(
-                    id=ToolNode.make_id(server["name"], tool["name"], tool["schema_hash"]),
-                    server=server["name"], tool=tool["name"], schema_hash=tool["schema_hash"],
-                    description=tool.get("description", ""), input_schema=tool.get("input_schema", {}),
-                    neighbours=tool.get("neighbours", {}),
+                    id=ToolNode.make_id(server.name, tool.name, tool.schema_hash),
+                    server=server.name, tool=tool.name, schema_hash=tool.schema_hash,
+                    description=tool.description, input_schema=tool.input_schema, neighbours=tool.neighbours,
                 ))
-        traces = [TraceNode.model_validate(t) for t in data.get("traces", [])]
-        strategies = [StrategyNode.model_validate(s) for s in data.get("strategies", [])]
-        return cls(AtlasView(tools, entries, traces, strategies, include_stale=include_stale),
-                   name=data.get("catalogue", "atlas"), cache_size=cache_size)
+        atlas = cls(AtlasView(tools, entries, export.traces, export.strategies, include_stale=include_stale),
+                    name=export.catalogue, cache_size=cache_size)
+        atlas.load_report = report
+        return atlas
 
     # -- guidance -------------------------------------------------------------------------------
 
