@@ -116,7 +116,8 @@ def render_text(guidance: Guidance) -> str:
         for boundary in tool.when_not:
             hidden = " (reported as success)" if boundary.reported_as_success else ""
             error = boundary.error[:ERROR_CHARS]
-            lines.append(f"- avoid: {boundary.condition} → {boundary.outcome}{hidden}: “{error}”")
+            shared = f" (also {', '.join(f'`{named(t)}`' for t in boundary.also)})" if boundary.also else ""
+            lines.append(f"- avoid{shared}: {boundary.condition} → {boundary.outcome}{hidden}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     for strategy in guidance.strategies:
