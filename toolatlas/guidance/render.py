@@ -321,7 +321,7 @@ def _chosen(view: AtlasView, plan: Plan, walk: Traversal) -> list[tuple[str, str
     """The tools to serve, best first: a planned tool scores at least ``PLAN_FLOOR`` (more as it matches
     the whole task), another tool its evidence from the walk (at most 1), so a strongly matching tool
     outside the plan still displaces a planned one that barely matches."""
-    relevance = plan.relevance if walk.servers else view.routed(plan.relevance, plan.servers)
+    relevance = plan.relevance if walk.servers else view.routed(plan.relevance, plan.route)
     scores = {k: min(0.99, s) for k, s in walk.tools.items()}
     order = {key: rank for rank, key in enumerate(plan.tools)}
     for key in plan.tools:
