@@ -26,9 +26,9 @@ def _drop_last(field: str):
 
 def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
-    compositions, accepted misuses, related tools, clauses and boundaries beyond one per tool, the
-    use notes, then the rest of the clauses and boundaries, then purposes, then whole tools from the
-    last (the plan and the first tool stay)."""
+    compositions, accepted misuses, related tools, clauses beyond one per tool, the purposes of tools
+    that say nothing else, boundaries beyond one per tool, the use notes, then the rest of the clauses
+    and boundaries, then purposes, then whole tools from the last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -36,6 +36,7 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _per_tool(g, "when", 1),
         lambda g: _related(g),
         lambda g: _per_tool(g, "documented", 1),
+        lambda g: _unsaid(g, bare=True),
         lambda g: _per_tool(g, "when_not", 1),
         lambda g: _per_tool(g, "when", 0),
         lambda g: _per_tool(g, "documented", 0),
@@ -53,10 +54,15 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     return guidance.model_copy(update={"tokens": tokens})
 
 
-def _unsaid(guidance: Guidance) -> Guidance | None:
-    """Drop the purpose of the last tool that still has one (its name stays: it is still served)."""
+def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
+    """Drop the purpose of the last tool that still has one (its name stays: it is still served);
+    ``bare``: only of a tool that has nothing else to say (no clause, use or boundary), whose name
+    tells an agent almost as much — before a tool that does loses a boundary."""
     for index in range(len(guidance.tools) - 1, 0, -1):
-        if guidance.tools[index].purpose:
+        tool = guidance.tools[index]
+        if bare and (tool.documented or tool.when or tool.when_not or tool.compositions):
+            continue
+        if tool.purpose:
             tools = list(guidance.tools)
             tools[index] = tools[index].model_copy(update={"purpose": ""})
             return guidance.model_copy(update={"tools": tools})
