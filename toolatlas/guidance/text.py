@@ -88,6 +88,10 @@ def _per_tool(guidance: Guidance, field: str, keep: int) -> Guidance | None:
     return None
 
 
+_PLAIN_OUTCOMES = frozenset({"tool_error", "ok"})
+"""Outcomes the rendering leaves unsaid: a quoted error after "avoid" is a failed call (one passed off
+as a success is said so); a timeout or a protocol error is named."""
+
 _RELATIONS = {"data": "its output feeds `{}`", "state": "`{}` sees what it changes",
               "retry": "after it fails, `{}` succeeds"}
 
@@ -120,10 +124,11 @@ def render_text(guidance: Guidance) -> str:
         lines += [f"- documented: {_marked(note)}" for note in tool.documented]
         lines += [f"- verified: {use.text}" for use in tool.when]
         for boundary in tool.when_not:
-            hidden = " (reported as success)" if boundary.reported_as_success else ""
+            outcome = ("reported as success" if boundary.reported_as_success else
+                       "" if boundary.outcome in _PLAIN_OUTCOMES else boundary.outcome)
             error = boundary.error[:ERROR_CHARS]
             shared = f" (also {', '.join(f'`{named(t)}`' for t in boundary.also)})" if boundary.also else ""
-            lines.append(f"- avoid{shared}: {boundary.condition} → {boundary.outcome}{hidden}: “{error}”")
+            lines.append(f"- avoid{shared}: {boundary.condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     for strategy in guidance.strategies:
