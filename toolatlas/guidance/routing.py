@@ -39,6 +39,9 @@ UNSURE_SHARE = 0.3
 """…or this share, when the best server's evidence is thin (see :data:`SURE_EVIDENCE`)."""
 SURE_EVIDENCE = 2.5
 """Summed rarity (IDF) of the task's words a server's vocabulary holds, below which a route is unsure."""
+SHAPE_WEIGHT = 2.0
+"""A value shape a server was verified to take counts this many times a word: it is typed evidence
+(the server took an expression), where a shared word may be a coincidence."""
 EXCERPT_CHARS = 600
 """Characters of a successful answer whose words join the server's vocabulary."""
 VALUE_CHARS = 200
@@ -138,12 +141,14 @@ class ServerRouter:
         return words
 
     def scores(self, task: str) -> tuple[dict[str, float], float]:
-        """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF)."""
-        query = content_terms(expanded(task))
+        """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF). Numbers
+        in the task are values, not words: they count only through their shapes."""
+        query = [t for t in content_terms(expanded(task)) if not t.replace(".", "").isdigit()]
         bm25 = self.text_index.scores_of(query)
         top_text = max(bm25.values(), default=0.0)
         asked = set(query) | value_shapes(task)
-        held = [sum(self.idf[w] for w in asked & words) for words in self.vocabulary]
+        held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else 1.0) for w in asked & words)
+                for words in self.vocabulary]
         top_held = max(held, default=0.0)
         combined = {}
         for i, server in enumerate(self.servers):
