@@ -30,8 +30,9 @@ from collections.abc import Iterable, Mapping
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, terms
 from toolatlas.guidance.operations import expanded
+from toolatlas.guidance.shapes import value_shapes
 
-__all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter", "value_shapes"]
+__all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter"]
 
 ROUTE_SHARE = 0.5
 """A server is routed to when it scores at least this share of the best server."""
@@ -48,32 +49,6 @@ VALUE_CHARS = 200
 """Longer argument values (oversized probes, bulk payloads) add no words."""
 
 _RANDOM = re.compile(r"^(?:.*_)?[0-9a-f]{4,}$")
-_TOKEN = re.compile(r"[^\s,;?!()\[\]{}\"'`<>|]+")
-_EXPRESSION = re.compile(r"\d(?:[\d.]*)\s*[-+*/^%]\s*[\d.(]")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
-_TIME = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
-_EXTENSION = re.compile(r"[A-Za-z0-9_\-]\.([A-Za-z][A-Za-z0-9]{0,4})$")
-
-
-def value_shapes(text: str) -> set[str]:
-    """The shapes of the literal values in ``text``: ``shape:expression`` (a number, an operator, a
-    number), ``shape:relative_path`` / ``shape:absolute_path`` (a file name with a folder),
-    ``shape:ext_<x>`` and ``shape:file`` (a file name with an extension), ``shape:date``, ``shape:time``."""
-    found = {"shape:expression"} if _EXPRESSION.search(text) else set()
-    for token in _TOKEN.findall(text):
-        token = token.rstrip(".:")
-        extension = _EXTENSION.search(token)
-        if extension and not token.replace(".", "").isdigit():
-            found |= {f"shape:ext_{extension.group(1).lower()}", "shape:file"}
-            if "/" in token:
-                found.add("shape:absolute_path" if token.startswith(("/", "${")) else "shape:relative_path")
-        if _DATE.match(token):
-            found.add("shape:date")
-        if _TIME.match(token):
-            found.add("shape:time")
-    return found
-
-
 def _words(text: str) -> set[str]:
     """Distinct stemmed words of ``text`` worth routing by (no numbers, no random or harvested names)."""
     return {t for t in terms(text) if t.isalpha() and len(t) > 2 and t not in FILLER_TERMS and not _RANDOM.match(t)}
