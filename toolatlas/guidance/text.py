@@ -96,6 +96,15 @@ _RELATIONS = {"data": "its output feeds `{}`", "state": "`{}` sees what it chang
               "retry": "after it fails, `{}` succeeds"}
 
 
+def _without_purpose(condition: str, purpose: str) -> str:
+    """``condition`` without a parenthesis that repeats the tool's purpose, said just above it."""
+    said = purpose.strip().rstrip(".").lower()
+    if not said:
+        return condition
+    at = condition.lower().find(f" ({said})")
+    return condition[:at] + condition[at + len(said) + 3:] if at >= 0 else condition
+
+
 def _marked(note: DocumentedNote) -> str:
     if note.status == "verified":
         return f"{note.text} (verified: “{note.note}”)" if note.note else f"{note.text} (verified)"
@@ -128,7 +137,8 @@ def render_text(guidance: Guidance) -> str:
                        "" if boundary.outcome in _PLAIN_OUTCOMES else boundary.outcome)
             error = boundary.error[:ERROR_CHARS]
             shared = f" (also {', '.join(f'`{named(t)}`' for t in boundary.also)})" if boundary.also else ""
-            lines.append(f"- avoid{shared}: {boundary.condition}{f' → {outcome}' if outcome else ''}: “{error}”")
+            condition = _without_purpose(boundary.condition, tool.purpose)
+            lines.append(f"- avoid{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     for strategy in guidance.strategies:
