@@ -277,7 +277,7 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int,
     exemplars = [
         trace_exemplar(view.traces[t]) for t, _ in sorted(walk.traces.items(), key=lambda kv: (-kv[1], kv[0]))
         if _multi_tool(view.traces[t].tools) and view.traces[t].resolved
-        and (set(view.traces[t].tools) & names or not names)
+        and (set(view.traces[t].tools) <= names or not names)  # an example uses only tools it is told of
     ][:1]
     notes = [ServerNote(server=s, text=d.text, status=d.status, entry_id=d.entry_id, note=d.note)
              for s in dict.fromkeys(t.server for t in tools)
