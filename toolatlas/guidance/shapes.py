@@ -10,6 +10,7 @@ matching can meet them.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["SHAPE_WORDS", "shape_words", "value_shapes"]
 
@@ -33,16 +34,22 @@ SHAPE_WORDS = {
 its folder, name and extension as words): naming its kind as well would pull every file tool in."""
 
 
+@lru_cache(maxsize=1 << 14)
 def shape_words(text: str) -> str:
     """The documentation's words for the shapes of the values in ``text`` ("" when it has none)."""
     return " ".join(sorted({SHAPE_WORDS[shape] for shape in value_shapes(text) if shape in SHAPE_WORDS}))
 
 
-def value_shapes(text: str) -> set[str]:
+def value_shapes(text: str) -> frozenset[str]:
     """The shapes of the literal values in ``text``: ``shape:expression`` (a number, an operator, a
     number), ``shape:relative_path`` / ``shape:absolute_path`` (a file name with a folder),
     ``shape:ext_<x>`` and ``shape:file`` (a file name with an extension), ``shape:date``, ``shape:time``,
     ``shape:email``."""
+    return _shapes(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _shapes(text: str) -> frozenset[str]:
     found = {"shape:expression"} if _EXPRESSION.search(text) else set()
     for token in _TOKEN.findall(text):
         token = token.rstrip(".:")
@@ -60,6 +67,4 @@ def value_shapes(text: str) -> set[str]:
             found.add("shape:date")
         if _TIME.match(token):
             found.add("shape:time")
-    return found
-
-
+    return frozenset(found)
