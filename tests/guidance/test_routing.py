@@ -106,3 +106,24 @@ class TestSaidOnce:
         assert "(also `" in guidance.to_text()
         assert boundary_included(guidance, "no such table", ["trips.run_query"])
         assert boundary_included(guidance, "no such table", ["trips.list_columns"])
+
+
+class TestValueRisks:
+    def test_a_value_meets_the_boundary_about_its_kind(self) -> None:
+        """"9:15 am" is a 12-hour clock time: the boundary about 12-hour times is served, though the
+        request never says "12-hour"."""
+        assert value_shapes("at 9:15 am") == {"shape:time", "shape:time_12h"}
+        tools = [node("clock", "convert_time", "Convert a time between time zones.",
+                      ("time", "source_timezone", "target_timezone"), read_only=True)]
+        entries = [
+            entry("clock", "convert_time", EntryKind.AFFORDANCE, when="convert a time", effect=Effect.READ_ONLY),
+            entry("clock", "convert_time", EntryKind.BOUNDARY, family="invalid_time_format",
+                  outcome=OutcomeClass.TOOL_ERROR, condition="`time` uses a 12-hour clock instead of HH:MM",
+                  error_signature="Invalid time format. Expected HH:MM", excerpt="Invalid time format. Expected HH:MM"),
+            entry("clock", "convert_time", EntryKind.BOUNDARY, family="invalid_timezone",
+                  outcome=OutcomeClass.TOOL_ERROR, condition="`target_timezone` is not an IANA time zone name",
+                  error_signature="Invalid timezone", excerpt="Invalid timezone", support=5),
+        ]
+        guidance = Atlas(AtlasView(tools, entries, [], [])).guide("A client in Paris says 9:15 am; what is that in Tokyo?")
+        [tool] = guidance.tools
+        assert tool.when_not and tool.when_not[0].error.startswith("Invalid time format")

@@ -31,6 +31,7 @@ from toolatlas.guidance.models import (
 from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
+from toolatlas.guidance.shapes import shape_words
 from toolatlas.guidance.text import fit, render_text
 
 if TYPE_CHECKING:
@@ -191,9 +192,11 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
 
 def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[str]) -> str:
     """What a tool's findings are ranked against: the clauses it was planned for (the task, for a tool
-    outside the plan), the risks of its operations, and what naming a path or an exact thing risks."""
+    outside the plan) with the words for the kinds of their values, the risks of its operations, and
+    what naming a path or an exact thing risks."""
     risky = operations or (plan.operations if plan else [])
-    return " ".join([*(plan.clauses_of(key) if plan and operations else [task]),
+    said = plan.clauses_of(key) if plan and operations else [task]
+    return " ".join([*said, *(shape_words(text) for text in said),  # "9:15 am" risks what a 12-hour clock does
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else "",
                      NAMED_RISKS if names_something(task) else ""])

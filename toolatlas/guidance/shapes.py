@@ -20,6 +20,7 @@ _EXPRESSION = re.compile(r"\d[\d.]*\s*[+*^%×]\s*[\d.(]|\d[\d.]*\s+[-/÷]\s+[\d.
 are dates)."""
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
+_TIME_12H = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])", re.IGNORECASE)
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
 _EXTENSION = re.compile(r"[A-Za-z0-9_\-]\.([A-Za-z][A-Za-z0-9]{0,4})$")
 
@@ -28,6 +29,7 @@ SHAPE_WORDS = {
     "shape:expression": "expression",
     "shape:date": "date",
     "shape:time": "time",
+    "shape:time_12h": "12-hour clock",
     "shape:email": "email",
 }
 """How a tool's documentation names a value of each shape. A path says itself ("notes/team.md" has
@@ -43,14 +45,16 @@ def shape_words(text: str) -> str:
 def value_shapes(text: str) -> frozenset[str]:
     """The shapes of the literal values in ``text``: ``shape:expression`` (a number, an operator, a
     number), ``shape:relative_path`` / ``shape:absolute_path`` (a file name with a folder),
-    ``shape:ext_<x>`` and ``shape:file`` (a file name with an extension), ``shape:date``, ``shape:time``,
-    ``shape:email``."""
+    ``shape:ext_<x>`` and ``shape:file`` (a file name with an extension), ``shape:date``, ``shape:time``
+    (and ``shape:time_12h`` for "9:15 am"), ``shape:email``."""
     return _shapes(text)
 
 
 @lru_cache(maxsize=1 << 14)
 def _shapes(text: str) -> frozenset[str]:
     found = {"shape:expression"} if _EXPRESSION.search(text) else set()
+    if _TIME_12H.search(text):
+        found |= {"shape:time", "shape:time_12h"}
     for token in _TOKEN.findall(text):
         token = token.rstrip(".:")
         if _EMAIL.match(token):
