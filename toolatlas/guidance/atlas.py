@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from threading import Lock
 from typing import TYPE_CHECKING
@@ -23,8 +23,9 @@ from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.operations import expanded
-from toolatlas.guidance.plan import ROUTE_SHARE, Plan, make_plan
+from toolatlas.guidance.plan import Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
+from toolatlas.guidance.routing import ServerRouter
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
@@ -43,6 +44,8 @@ DOCS_WEIGHT = 0.65
 """Share of a tool's relevance that comes from its own documentation (the rest: its verified vocabulary)."""
 OFF_ROUTE = 0.3
 """Weight of a tool whose server the task is not routed to."""
+ROUTED_FLOOR = 0.7
+"""Weight of a tool of the routed server that scores least (one scoring as well as the best: 1)."""
 
 VALUE_CHARS = 500
 """Longer argument values (oversized probes, bulk payloads) are left out of a tool's retrieval text."""
@@ -57,6 +60,20 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, dict):
         return [s for v in value.values() for s in _strings(v)]
     return []
+
+
+ROUTES_KEPT = 4096
+"""Routes remembered per atlas (a request asks for its route several times)."""
+
+
+def route_weight(servers: set[str] | Mapping[str, float], server: str) -> float:
+    """How much a tool of ``server`` counts for a task routed to ``servers`` (a set: routed or not; route
+    weights: graded from ``ROUTED_FLOOR`` to 1 among the routed servers)."""
+    if server not in servers:
+        return OFF_ROUTE
+    if isinstance(servers, Mapping):
+        return ROUTED_FLOOR + (1 - ROUTED_FLOOR) * servers[server]
+    return 1.0
 
 
 class AtlasView:
@@ -97,6 +114,8 @@ class AtlasView:
                       *(self.traces[t].task for t in self.trace_ids if self.traces[t].server == server)])
             for server in self.servers])
         """Each server as one document of its tools' texts and its traces' tasks: what routes a task to a server."""
+        self.router = ServerRouter(self)
+        self._routes: dict[str, dict[str, float]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
         self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
         for (server, tool), node in self.tool_nodes.items():
@@ -151,22 +170,29 @@ class AtlasView:
                              + (1 - DOCS_WEIGHT) * (knowledge.get(doc, 0.0) / top_k if top_k else 0.0))
         result = self._normalised([(self.tool_keys[d], s) for d, s in combined.items()])
         if routed and servers is None and result:
-            result = self.routed(result, self.route(task))
+            result = self.routed(result, self.route_weights(task))
         return result
 
     @staticmethod
-    def routed(relevance: dict[tuple[str, str], float], servers: set[str]) -> dict[tuple[str, str], float]:
-        """``relevance`` with the tools of servers outside ``servers`` weighted ``OFF_ROUTE``."""
-        return {k: s if k[0] in servers else s * OFF_ROUTE for k, s in relevance.items()}
+    def routed(relevance: dict[tuple[str, str], float],
+               servers: set[str] | Mapping[str, float]) -> dict[tuple[str, str], float]:
+        """``relevance`` with the tools of servers outside ``servers`` weighted ``OFF_ROUTE``; with
+        route weights (server → score, best = 1), a routed server's tools weighted from ``ROUTED_FLOOR``
+        (the least) to 1 (the best)."""
+        return {k: s * route_weight(servers, k[0]) for k, s in relevance.items()}
 
     def route(self, task: str) -> set[str]:
-        """The servers a task is about: those whose tools, taken together, match it at least
-        ``ROUTE_SHARE`` as well as the best server's (every server when nothing matches)."""
-        scores = self.server_index.scores(expanded(task))
-        top = max(scores.values(), default=0.0)
-        if not top:
-            return set(self.servers)
-        return {self.servers[i] for i, score in scores.items() if score >= ROUTE_SHARE * top}
+        """The servers a task is about (:class:`~toolatlas.guidance.routing.ServerRouter`)."""
+        return set(self.route_weights(task))
+
+    def route_weights(self, task: str) -> dict[str, float]:
+        """The servers a task is about, each with its score (best = 1); computed once per task."""
+        found = self._routes.get(task)
+        if found is None:
+            if len(self._routes) >= ROUTES_KEPT:
+                self._routes.clear()
+            found = self._routes[task] = self.router.route(task)
+        return found
 
     def plan(self, task: str, servers: set[str] | None = None) -> Plan:
         """The task's operations mapped to tools (:func:`~toolatlas.guidance.plan.make_plan`)."""
