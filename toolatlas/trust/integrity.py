@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from toolatlas.export import AtlasExport, ServerExport, ToolExport
 from toolatlas.graph.models import Entry, EntryKind, StrategyNode, TraceNode
 from toolatlas.models import OutcomeClass
+from toolatlas.probing.text import error_signature
 
 __all__ = ["Dropped", "LoadReport", "admit", "summary"]
 
@@ -66,7 +67,9 @@ def admit(export: AtlasExport) -> tuple[AtlasExport, LoadReport]:
     servers = [_admit_server(server, report) for server in export.servers]
     tools_of = {server.name: {tool.name: tool for tool in server.tools} for server in servers}
     served_text = {
-        server.name: {entry.text for tool in server.tools for entry in _entries(tool)} for server in servers
+        server.name: {entry.text for tool in server.tools for entry in _entries(tool)}
+        | {entry.error_signature for tool in server.tools for entry in _entries(tool) if entry.error_signature}
+        for server in servers
     }
     strategies = [s for s in export.strategies if _keep_strategy(s, tools_of, served_text, report)]
     traces = [t for t in export.traces if _keep_trace(t, tools_of, served_text, report)]
@@ -143,7 +146,8 @@ def _unsupported_text(text: str, vocabulary: str, answers: str) -> str | None:
         if not _found(span, vocabulary):
             return f"`{span}`"
     for quote in _QUOTED.findall(text):
-        if quote.strip() and not _found(quote.rstrip(".…"), answers):
+        cut = quote.rstrip(".…")
+        if quote.strip() and not _found(cut, answers) and not _found(error_signature(cut), answers):
             return f"“{quote}”"
     return None
 
