@@ -245,13 +245,20 @@ class Atlas:
         return cls(view, navigator=navigator, name=catalogue.name, cache_size=cache_size)
 
     @classmethod
-    def from_export(cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
+    def from_export(
+        cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE,
+        trusted: Iterable[str | Path] = (),
+    ) -> Atlas:
         """The atlas of an ``atlas.json`` export (``toolatlas export``), with only what its evidence
-        supports: anything else is dropped and counted in :attr:`load_report` (:mod:`toolatlas.trust`)."""
+        supports: anything else is dropped and counted in :attr:`load_report` (:mod:`toolatlas.trust`).
+        With ``trusted`` public keys, a file not signed by one of them is refused (``TrustError``)."""
         from toolatlas.export import AtlasExport
-        from toolatlas.trust import admit, summary
+        from toolatlas.trust import admit, summary, verify_document
 
         data = json.loads(Path(path).read_text())
+        keys = [Path(key) for key in trusted]
+        if keys:
+            verify_document(data, keys, source=str(path))
         export, report = admit(AtlasExport.model_validate({"catalogue": "atlas", **data}))
         if report.dropped:
             log.warning("atlas_records_dropped", atlas=str(path), summary=summary(report), **report.by_reason)
