@@ -438,7 +438,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     if args.engine == "uvicorn" and args.replicas != 1:
         raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
-    token = args.token or os.environ.get(TOKEN_ENV) or None
+    token = _service_token(args, os.environ.get(TOKEN_ENV))
     processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
     with shared_snapshot(args.config, args.atlas, trusted=args.trust) as snapshot:
         settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
@@ -452,6 +452,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         else:
             serve_http(settings, port=args.port, workers=args.workers)
     return 0
+
+
+def _service_token(args: argparse.Namespace, from_env: str | None) -> str | None:
+    """The HTTP service's bearer token: --token-file, --token or $TOOLATLAS_TOKEN; warns where it
+    is exposed (on the command line every local user sees it in `ps`) or missing on an open address."""
+    import ipaddress
+
+    token = None
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text().strip()
+        except OSError as exc:
+            raise ToolAtlasError(f"--token-file {args.token_file}: cannot read it ({exc.strerror})") from None
+        if not token:
+            raise ToolAtlasError(f"--token-file {args.token_file} is empty")
+    elif args.token:
+        print("toolatlas: warning: a --token on the command line is visible to every local user in `ps`; "
+              "prefer --token-file or $TOOLATLAS_TOKEN", file=sys.stderr)
+        token = args.token
+    else:
+        token = from_env or None
+    try:
+        loopback = ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = args.host == "localhost"
+    if token is None and not loopback:
+        print(f"toolatlas: warning: serving on {args.host} without a token: anyone who reaches the port reads "
+              "the atlas; give --token-file or $TOOLATLAS_TOKEN", file=sys.stderr)
+    return token
 
 
 def _variables(pairs: Sequence[str]) -> dict[str, str]:
@@ -615,7 +644,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="HTTP engine: uvicorn worker processes (default) or a Ray Serve deployment")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8600, help="HTTP port (default 8600)")
-    serve.add_argument("--token", help="bearer token the HTTP service requires (default: $TOOLATLAS_TOKEN, else none)")
+    serve.add_argument("--token", help="bearer token the HTTP service requires (default: $TOOLATLAS_TOKEN, else none; "
+                                       "visible in `ps`: prefer --token-file)")
+    serve.add_argument("--token-file", type=Path, metavar="FILE", help="read the bearer token from FILE")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--replicas", type=int, default=1, help="Ray Serve replicas, one CPU each (default 1)")
     serve.add_argument("--address", default=None, help="Ray cluster for --engine ray-serve (default $RAY_ADDRESS, else local)")
