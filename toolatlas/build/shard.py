@@ -132,8 +132,9 @@ class ServerShard:
             )
             if len(chosen) >= self.round_budget:
                 break
-        if self.settings.ablation.boundary_probes:  # cheap single calls: every tool's semantic boundaries
-            chosen = chosen + self.proposer.saturation(round_, {p.id for p in chosen})
+        # cheap single calls and short chains: every tool's semantic boundaries and compositions
+        saturation = self.proposer.saturation(round_, {p.id for p in chosen})
+        chosen = chosen + [p for p in saturation if self._allowed(p)]
         return self._within_cost(chosen)
 
     def _within_cost(self, chosen: list[Probe]) -> list[Probe]:
@@ -225,6 +226,7 @@ class ServerShard:
             "pool": self.proposer.pool.dump(),
             "discovery": self.proposer.discovery.model_dump(mode="json"),
             "calls_by_probe": self.proposer.calls_by_probe,
+            "exploration": self.proposer.exploration_state(),
             "transitions": dict(graph.transition_opportunities),
             "covered": sorted(graph.covered),
             "tools": [n.model_dump(mode="json") for n in graph.tools.values()],
@@ -253,5 +255,6 @@ class ServerShard:
         self.proposer.prepare()
         self.proposer.apply_discovery(Discovery.model_validate(state.get("discovery") or {}), harvest=False)
         self.proposer.calls_by_probe = state["calls_by_probe"]
+        self.proposer.restore_exploration_state(state.get("exploration") or {})
         self.completed_round = state["completed_round"]
         self.chains = [Probe.model_validate(p) for p in state.get("chains", [])]

@@ -658,6 +658,26 @@ class OfflineProposer:
                 )
         return probes
 
+    def exploration_state(self) -> dict[str, Any]:
+        """What saturation and chained preconditions remember between rounds, JSON-able (for checkpoints)."""
+        return {
+            "saturated": sorted(list(key) for key in self.saturated),
+            "unplanned_failures": {
+                tool: [[[s.model_dump(mode="json") for s in prefix], step.model_dump(mode="json"), error]
+                       for prefix, step, error in failures]
+                for tool, failures in self.unplanned_failures.items()
+            },
+        }
+
+    def restore_exploration_state(self, state: dict[str, Any]) -> None:
+        """Continue from :meth:`exploration_state` (an empty one from a checkpoint without it)."""
+        self.saturated = {tuple(key) for key in state.get("saturated", [])}
+        self.unplanned_failures = {
+            tool: [([ProbeStep.model_validate(s) for s in prefix], ProbeStep.model_validate(step), error)
+                   for prefix, step, error in failures]
+            for tool, failures in state.get("unplanned_failures", {}).items()
+        }
+
     def saturation(self, round_: int, taken: set[str]) -> list[Probe]:
         """Every tool's semantic boundaries not tried yet, beyond the frontier's choice
         (:mod:`toolatlas.offline.saturation`); ``taken``: the ids the round already runs."""
