@@ -14,7 +14,7 @@ import structlog
 
 from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
-from toolatlas.models import OutcomeClass
+from toolatlas.models import OutcomeClass, ToolSpec
 from toolatlas.probing.models import Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
@@ -44,6 +44,9 @@ class Executor:
     async def start(self) -> None:
         await self.sandbox.start()
         self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
+
+    def _specs(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.sandbox.tools}
 
     @property
     def verifier(self) -> Verifier:
@@ -87,7 +90,7 @@ class Executor:
                     aborted_at = index
                     break
                 if step.expect == "ok" and probe.direction is not Direction.BOUNDARY and not last:
-                    if step_failed(outcome)[0]:
+                    if step_failed(outcome, step.arguments, self._specs().get(step.tool), rendered=arguments)[0]:
                         aborted_at = index
                         break
             final = await self.sandbox.digest()
