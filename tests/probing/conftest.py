@@ -9,7 +9,6 @@ import pytest
 from toolatlas.config import Catalogue, parse_catalogue
 from toolatlas.home import Home
 from toolatlas.probing.executor import Executor
-from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.testing import reporting_server_command
 from toolatlas.workspace import Workspace
 
@@ -36,17 +35,3 @@ async def executor(reporting: Catalogue, tmp_path: Path):
         yield running
     finally:
         await running.close()
-
-
-def probe(*steps: ProbeStep, direction: Direction = Direction.AFFORDANCE, **fields) -> Probe:
-    listed = list(steps)
-    return Probe(
-        id=Probe.make_id("reporting", 0, direction, listed),
-        server="reporting",
-        round=0,
-        direction=direction,
-        target=listed[0].tool,
-        task="test",
-        steps=listed,
-        **fields,
-    )

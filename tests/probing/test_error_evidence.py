@@ -8,7 +8,7 @@ that merely starts with error words.
 from __future__ import annotations
 
 import pytest
-from conftest import probe
+from reporting_kit import probe
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import error_evidence, promises_change, without_echoes
