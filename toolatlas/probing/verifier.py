@@ -4,7 +4,9 @@ For every step: the outcome class; whether an ``ok`` result reports a failure in
 structured output against the tool's output schema; what the step changed in the environment
 (read-only vs mutating, and which items); whether a value written earlier is observed; whether
 the planner's expectation held. For replays: determinism (same output as the original call from
-the same snapshot) and idempotence (the repeated call changes nothing more).
+the same snapshot; an output that shows the time of the call never is) and idempotence (the
+repeated call changes nothing more). The executor then repeats a deterministic-looking replay in a
+later second of the clock (:mod:`toolatlas.probing.clock`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from toolatlas.errors import ConfigError
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
+from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.evidence import error_evidence
 from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
 
@@ -165,7 +168,10 @@ class Verifier:
         if probe.reference_excerpt is not None:
             first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
             deterministic = first == probe.reference_excerpt[:EXCERPT_CHARS]
-            checks.append(Check(name="deterministic", passed=True, detail="same output" if deterministic else "output differs"))
+            detail = "same output" if deterministic else "output differs"
+            if deterministic and any(carries_clock(step.outcome) for step in rollout.steps):
+                deterministic, detail = False, "output carries the time of the call"
+            checks.append(Check(name="deterministic", passed=True, detail=detail))
         idempotent = None
         if len(verdicts) >= 2 and not verdicts[0].failed:
             idempotent = verdicts[1].change.empty and verdicts[1].failed == verdicts[0].failed

@@ -12,6 +12,7 @@ store              write a key: ``Stored <key>``; a key starting with ``ro-`` is
                    ``Failed: read-only entry`` in an ordinary result, and nothing is written
 log_tail           the server's log: lines that start with ``ERROR`` — content, not a failure
 now                the current time (ISO 8601, seconds) and a fresh random request id
+clock              the time of day only (``HH:MM:SS``): no date a reader could recognise as now
 double             twice a number: a pure function
 =================  ===========================================================================
 """
@@ -82,6 +83,11 @@ def log_tail() -> str:
 @server.tool(description="The current time and a fresh request id.")
 def now() -> str:
     return f"{datetime.now(UTC).replace(microsecond=0).isoformat()} request {uuid.uuid4().hex[:12]}"
+
+
+@server.tool(description="The time of day.")
+def clock() -> str:
+    return datetime.now(UTC).strftime("%H:%M:%S")
 
 
 @server.tool(description="Twice the given number.")
