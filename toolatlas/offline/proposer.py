@@ -470,9 +470,9 @@ class OfflineProposer:
         then the mutating tools acting on the same kind of object.
         """
         tool = self.graph.specs[name]
-        unplanned = [
+        unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
             e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.condition and e.condition.startswith("called on the unchanged snapshot")
+            if e.family is None and e.evidence and e.evidence[0].step == 0 and not (e.condition or "").startswith("called right after")
         ]
         if not unplanned:
             return []
