@@ -15,8 +15,7 @@ import structlog
 
 from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
-from toolatlas.models import OutcomeClass, ToolSpec
-from toolatlas.models import CallOutcome
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock, later_second
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
@@ -105,13 +104,18 @@ class Executor:
         return settled
 
     async def _repeat_later(self, rollout: Rollout, verdict: Verdict) -> Verdict:
+        """The replayed call once more, from the snapshot: a different output (or one showing the
+        clock) makes the verdict non-deterministic."""
         step = rollout.probe.steps[0]
         try:
-            outcome = await self.sandbox.call(step.tool, render_value(step.arguments, self.sandbox.variables()), timeout=step.timeout_s)
+            arguments = render_value(step.arguments, self.sandbox.variables())
+            outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
             if await self.sandbox.digest() != self.snapshot_digest:
                 await self.sandbox.restore()
         except (ServerStartError, SandboxError) as exc:
             log.warning("clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300])
+            return verdict
+        if outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT):  # the server broke: nothing learned
             return verdict
         same = _normalised(outcome, rollout) == _normalised(rollout.steps[0].outcome, rollout)
         if same and not carries_clock(outcome):
