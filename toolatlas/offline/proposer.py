@@ -479,6 +479,7 @@ class OfflineProposer:
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
+        same = next((e.example_arguments for e in unplanned if e.example_arguments is not None), None)
         mentioned = [t for t in self.graph.specs if t != name and any(t in (e.evidence[0].excerpt if e.evidence else "") for e in unplanned)]
         related = [
             t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
@@ -494,6 +495,8 @@ class OfflineProposer:
             then = self._step(tool, planned, expect="ok").model_copy(
                 update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
             )
+            if same is not None:  # the very call that failed: its success proves the state was the cause
+                then = then.model_copy(update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)})
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
         return probes
 
