@@ -95,12 +95,22 @@ class Executor:
     async def _settle(self, unsettled: list[tuple[Rollout, Verdict]]) -> list[tuple[Rollout, Verdict]]:
         if not unsettled:
             return []
+        t0 = time.perf_counter()
         wait = later_second(r.steps[0].outcome for r, _ in unsettled) - time.time()
         if wait > 0:
             await asyncio.sleep(wait)
+        waited = time.perf_counter() - t0
         settled = []
         for rollout, verdict in unsettled:
             settled.append((rollout, await self._repeat_later(rollout, verdict)))
+        log.debug(
+            "replays_repeated_later",
+            executor=self.name,
+            replays=len(settled),
+            waited_ms=round(waited * 1000, 1),
+            total_ms=round((time.perf_counter() - t0) * 1000, 1),
+            nondeterministic=sum(v.deterministic is False for _, v in settled),
+        )
         return settled
 
     async def _repeat_later(self, rollout: Rollout, verdict: Verdict) -> Verdict:
