@@ -180,7 +180,8 @@ class Sandbox:
         try:
             return await asyncio.wait_for(asyncio.to_thread(self.environment.digest, target), DIGEST_TIMEOUT_S)
         except TimeoutError as exc:
-            raise SandboxError(f"describing the {self.environment.kind} state took over {DIGEST_TIMEOUT_S:g}s") from exc
+            kind = self.environment.kind
+            raise SandboxError(f"describing the {kind} state took over {DIGEST_TIMEOUT_S:g}s") from exc
 
     async def discard(self, frozen: FrozenState) -> None:
         await asyncio.to_thread(self.environment.discard, frozen)

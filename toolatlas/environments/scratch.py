@@ -71,7 +71,8 @@ class NoEnvironment:
 
 def _placeholders(text: str, variables: dict[str, str], root: Path) -> str:
     """``text`` with the instance's concrete folders written as ``${root}`` and ``${home}``."""
-    for name, value in (("root", str(root)), ("root", variables.get("root", "")), ("home", variables.get("home", ""))):
+    folders = (("root", str(root)), ("root", variables.get("root", "")), ("home", variables.get("home", "")))
+    for name, value in folders:
         if value and len(value) > 1 and value in text:
             text = text.replace(value, "${" + name + "}")
     return text
@@ -166,7 +167,8 @@ class CommandEnvironment:
             for line in output.splitlines():
                 key, sep, value = line.partition("\t")
                 if key:
-                    items[_placeholders(key, variables, path)] = _placeholders(value, variables, path) if sep else ""
+                    shown = _placeholders(value, variables, path) if sep else ""
+                    items[_placeholders(key, variables, path)] = shown
             return StateDigest(kind=self.kind, items=items)
         return StateDigest(kind=self.kind, items=tree_items(path) if path.exists() else {})
 

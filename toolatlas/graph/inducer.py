@@ -57,7 +57,7 @@ def _named_arguments(arguments: dict[str, Any], message: str | None) -> list[str
         if message is not None:
             text = value if isinstance(value, str) else shown
             by_value = len(text) >= 3 and text in message
-            by_name = len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message, re.IGNORECASE)
+            by_name = len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message, re.I)
             if not (by_value or by_name):
                 continue
         found.append(f"`{name}` = {shown if len(shown) <= 60 else shown[:57] + '…'}")
@@ -222,7 +222,9 @@ class Inducer:
         if index > 0:
             return f"called right after `{probe.steps[index - 1].tool}`"
         given = _named_arguments(step.arguments, None)
-        return "called with " + (", ".join(given[:3]) + (", …" if len(given) > 3 else "") if given else "no arguments")
+        if not given:
+            return "called with no arguments"
+        return "called with " + ", ".join(given[:3]) + (", …" if len(given) > 3 else "")
 
     def _prove_state_causes(self, probe: Probe, verdict: Verdict) -> None:
         """A call that failed on the snapshot and succeeded, the same call, once an earlier step had
@@ -236,10 +238,12 @@ class Inducer:
             source = probe.steps[step.enabled_by].tool
             condition = f"{STATE_CAUSE} (the same call succeeds once `{source}` has changed the state)"
             for entry in self.graph.entries_of(step.tool, EntryKind.BOUNDARY):
-                if entry.family is None and entry.example_arguments == step.arguments and entry.condition != condition:
+                same_call = entry.family is None and entry.example_arguments == step.arguments
+                if same_call and entry.condition != condition:
                     head = entry.text.split(" when ", 1)[0]
-                    quote = entry.text[entry.text.rfind("“"):] if "“" in entry.text else entry.signature + "."
-                    update = {"condition": condition, "when_not": condition, "text": f"{head} when {condition}: {quote}"}
+                    quote = entry.text[entry.text.rfind("“") :] if "“" in entry.text else entry.signature + "."
+                    text = f"{head} when {condition}: {quote}"
+                    update = {"condition": condition, "when_not": condition, "text": text}
                     self.graph.put_entry(entry.model_copy(update=update))
 
     def _new_entry(self, kind: EntryKind, tool: str, signature: str, probe: Probe, **fields: Any) -> Entry:

@@ -472,7 +472,8 @@ class OfflineProposer:
         tool = self.graph.specs[name]
         unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
             e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.family is None and e.evidence and e.evidence[0].step == 0 and not (e.condition or "").startswith("called right after")
+            if e.family is None and e.evidence and e.evidence[0].step == 0
+            and not (e.condition or "").startswith("called right after")
         ]
         if not unplanned:
             return []
@@ -496,7 +497,9 @@ class OfflineProposer:
                 update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
             )
             if same is not None:  # the very call that failed: its success proves the state was the cause
-                then = then.model_copy(update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)})
+                then = then.model_copy(
+                    update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)}
+                )
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
         return probes
 

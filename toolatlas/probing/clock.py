@@ -29,7 +29,8 @@ SECOND_MARGIN_S = 0.02
 """How far past the next whole second a repeated call starts (clock reads are not simultaneous)."""
 
 _ISO = re.compile(
-    r"(?<!\d)(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s?(Z|[+-]\d{2}:?\d{2})?(?!\d)"
+    r"(?<!\d)(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
+    r"\s?(Z|[+-]\d{2}:?\d{2})?(?!\d)"
 )
 _EPOCH = re.compile(r"(?<![\d.])(\d{10}|\d{13})(?:\.\d+)?(?![\d])")
 

@@ -88,7 +88,7 @@ def promises_change(spec: ToolSpec | None) -> bool:
         return True
     match = _FIRST_WORD.search(spec.description or "")
     word = match.group(0).lower() if match else ""
-    return word in _CHANGE_VERBS or word.removesuffix("s") in _CHANGE_VERBS or word.removesuffix("es") in _CHANGE_VERBS
+    return any(form in _CHANGE_VERBS for form in (word, word.removesuffix("s"), word.removesuffix("es")))
 
 
 def error_evidence(
@@ -102,7 +102,8 @@ def error_evidence(
     """Why an ``ok`` result reports an error (see the module docstring), or None when it does not.
 
     ``arguments`` are the call's (as planned), ``rendered`` the same with placeholders filled (the
-    values the server saw; the outcome's own record of them counts too); ``changed``: whether the call changed the environment (None: unknown).
+    values the server saw; the outcome's own record of them counts too); ``changed``: whether the
+    call changed the environment (None: unknown).
     """
     if outcome.outcome is not OutcomeClass.OK:
         return None
@@ -114,10 +115,11 @@ def error_evidence(
     if not looks_like_error(remainder.strip()):
         return None
     names = [n for n in (spec.properties if spec is not None else {}) if len(n) >= ECHO_MIN_CHARS]
-    if echoed or any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", remainder, re.IGNORECASE) for n in names):
+    if echoed or any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", remainder, re.I) for n in names):
         return "error words about the call's arguments"
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    if outcome.structured is None and len(lines) <= BARE_MESSAGE_LINES and len(text.strip()) <= BARE_MESSAGE_CHARS:
+    bare = len(lines) <= BARE_MESSAGE_LINES and len(text.strip()) <= BARE_MESSAGE_CHARS
+    if outcome.structured is None and bare:
         return "the whole result is an error message"
     if spec is not None and spec.output_schema and outcome.structured is None:
         return "not the shape of the tool's successful results (no structured content)"

@@ -123,7 +123,9 @@ class Executor:
             if await self.sandbox.digest() != self.snapshot_digest:
                 await self.sandbox.restore()
         except (ServerStartError, SandboxError) as exc:
-            log.warning("clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300])
+            log.warning(
+                "clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300]
+            )
             return verdict
         if outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT):  # the server broke: nothing learned
             return verdict
@@ -153,7 +155,8 @@ class Executor:
                     aborted_at = index
                     break
                 if step.expect == "ok" and probe.direction is not Direction.BOUNDARY and not last:
-                    if step_failed(outcome, step.arguments, self._specs().get(step.tool), rendered=arguments)[0]:
+                    spec = self._specs().get(step.tool)
+                    if step_failed(outcome, step.arguments, spec, rendered=arguments)[0]:
                         aborted_at = index
                         break
             final = await self.sandbox.digest()

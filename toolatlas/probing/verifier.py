@@ -98,9 +98,8 @@ class Verifier:
                 before = after
             spec = self.tools.get(step.tool)
             rendered = _rendered(step.arguments, rollout.variables)
-            failed, soft = step_failed(
-                result.outcome, step.arguments, spec, changed=(not change.empty) if after is not None else None, rendered=rendered
-            )
+            state_changed = (not change.empty) if after is not None else None
+            failed, soft = step_failed(result.outcome, step.arguments, spec, changed=state_changed, rendered=rendered)
             valid, schema_error = self._check_schema(step.tool, result.outcome)
             observed = None
             if step.observes is not None and step.observes < len(probe.steps):

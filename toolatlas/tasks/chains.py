@@ -348,7 +348,8 @@ _RANDOM_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 
 def _volatile(value: str, outcome: CallOutcome) -> bool:
     """A value no answer can be held to verbatim: the call's own clock reading, or a random id."""
-    return bool(_RANDOM_ID.search(value)) or carries_clock(outcome.model_copy(update={"excerpt": value, "structured": None}))
+    alone = outcome.model_copy(update={"excerpt": value, "structured": None})
+    return bool(_RANDOM_ID.search(value)) or carries_clock(alone)
 
 
 def _answer_evidence(rollout: Rollout) -> ChainEvidence:
