@@ -85,12 +85,15 @@ class ExecutorHost:
         verified: list[tuple[Rollout, Verdict] | None] = []
         ended: list[float] = []
         async with self.locks[(server, slot)]:
+            settled: list[tuple[Rollout, Verdict]] = []
             for probe in probes:
                 verified.append(await executor.run_verified(probe, defer=True))
                 if verified[-1] is not None:
                     ended.append(time.time())
-            settled = iter(await executor.settle())  # the replays repeated in a later second: one wait
-            verified = [item if item is not None else next(settled) for item in verified]
+                settled += await executor.settle(ready_only=True)  # their later second has come
+            settled += await executor.settle()  # the replays repeated in a later second: one wait at most
+            replays = iter(settled)
+            verified = [item if item is not None else next(replays) for item in verified]
             ended += [time.time()] * (len(verified) - len(ended))
         return BatchSummary.of([rollout for rollout, _ in verified], ended), verified
 

@@ -4,6 +4,7 @@ catalogue's ``time`` server and the in-library reporting server."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -73,6 +74,16 @@ class TestAcrossASecond:
                 return
             assert first.deterministic is False  # the replay had crossed a second by itself: retry
         pytest.fail("no replay ran within the second of its original call")
+
+    async def test_replays_whose_later_second_has_come_need_no_wait(self, executor: Executor) -> None:
+        """Between probes, a replay set aside is repeated as soon as its later second has begun."""
+        assert await replay(executor, "double", defer=True, number=5) is None
+        await asyncio.sleep(1.1)
+        assert await replay(executor, "double", defer=True, number=6) is None
+        ready = await executor.settle(ready_only=True)
+        assert [r.steps[0].outcome.excerpt for r, _ in ready] == ["10"]
+        [(rollout, verdict)] = await executor.settle()
+        assert rollout.steps[0].outcome.excerpt == "12" and verdict.deterministic is True
 
     async def test_one_wait_for_a_whole_batch(self, executor: Executor) -> None:
         """Replays set aside come back in order, after a single wait for the next second."""

@@ -211,6 +211,11 @@ class ServerBuild:
                     self._infrastructure_failures + 1 if rollout.infrastructure_error is not None else 0
                 )
                 done(index, rollout, verdict)
+                if deferred:  # those whose later second has come: no wait
+                    ready = await executor.settle(ready_only=True)
+                    for index, (rollout, verdict) in zip(deferred[: len(ready)], ready, strict=True):
+                        done(index, rollout, verdict)
+                    del deferred[: len(ready)]
             for index, (rollout, verdict) in zip(deferred, await executor.settle(), strict=True):
                 done(index, rollout, verdict)
 

@@ -37,8 +37,9 @@ class Executor:
 
     A replay whose output matched the original call is repeated once more, from the snapshot, in
     a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
-    deterministic. The wait is paid once per batch: :meth:`run_verified` with ``defer=True`` sets
-    such replays aside and :meth:`settle` waits for the next second and repeats them all.
+    deterministic. The wait is paid once per batch at most: :meth:`run_verified` with
+    ``defer=True`` sets such replays aside, ``settle(ready_only=True)`` between probes repeats
+    those whose later second has come, and :meth:`settle` waits for the rest at the end.
     """
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
@@ -86,10 +87,19 @@ class Executor:
             return (await self._settle([(rollout.for_induction(), verdict)]))[0]
         return rollout.for_induction(), verdict
 
-    async def settle(self) -> list[tuple[Rollout, Verdict]]:
+    async def settle(self, *, ready_only: bool = False) -> list[tuple[Rollout, Verdict]]:
         """The replays set aside, in the order they ran, each repeated once from the snapshot in a
-        second of the clock later than any of them ran in: one wait for all of them."""
-        unsettled, self._unsettled = self._unsettled, []
+        second of the clock later than any of them ran in: one wait for all of them. With
+        ``ready_only``, only the first ones whose later second has begun already (no wait): a
+        caller with more probes to run repeats those in between, and waits only for the rest."""
+        unsettled = self._unsettled
+        if ready_only:
+            now = time.time()
+            ready = 0
+            while ready < len(unsettled) and later_second([unsettled[ready][0].steps[0].outcome]) <= now:
+                ready += 1
+            unsettled = unsettled[:ready]
+        self._unsettled = self._unsettled[len(unsettled) :]
         return await self._settle(unsettled)
 
     async def _settle(self, unsettled: list[tuple[Rollout, Verdict]]) -> list[tuple[Rollout, Verdict]]:
