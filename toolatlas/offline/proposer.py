@@ -476,16 +476,18 @@ class OfflineProposer:
         then the mutating tools acting on the same kind of object.
         """
         tool = self.graph.specs[name]
-        unplanned = [
+        unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
             e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.condition and e.condition.startswith(("called on the unchanged snapshot", "called right after"))
+            if e.family is None and any(ev.step == 0 for ev in e.evidence)
         ]
         if not unplanned:
             return []
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
-        errors = " ".join(e.evidence[0].excerpt for e in unplanned if e.evidence)
+        alone = [ev for e in unplanned for ev in e.evidence if ev.step == 0]  # the call failing on its own
+        same = alone[0].arguments if alone else None
+        errors = " ".join(ev.excerpt for ev in alone)
         mentioned = [t for t in self.graph.specs if t != name and t in errors] + stated_enablers(
             name, errors, self.graph.specs
         )
@@ -503,10 +505,14 @@ class OfflineProposer:
             then = self._step(tool, planned, expect="ok").model_copy(
                 update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
             )
+            if same is not None:  # the very call that failed: its success proves the state was the cause
+                then = then.model_copy(
+                    update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)}
+                )
             steps = [first, then]
             if self.stateless:  # no digest sees the server's own state: the same call, failing before, shows it
-                before = self._step(tool, planned, expect="any").model_copy(
-                    update={"intent": f"{tool.purpose} before `{enabler}` (it fails)"}
+                before = then.model_copy(
+                    update={"expect": "any", "enabled_by": None, "intent": f"{tool.purpose} before `{enabler}` (it fails)"}
                 )
                 steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
