@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.text import looks_like_error
+from toolatlas.probing.text import json_error_reason, looks_like_error
 
 __all__ = ["error_evidence", "promises_change", "without_echoes"]
 
@@ -110,6 +110,8 @@ def error_evidence(
     text = outcome.excerpt or ""
     if not looks_like_error(text):
         return None
+    if json_error_reason(text):  # {"status": "error", "message": ...}: the result itself says it failed
+        return "the result says it failed"
     values = _values(arguments, rendered, outcome.arguments)
     remainder, echoed = without_echoes(text, values)
     if not looks_like_error(remainder.strip()):
