@@ -130,10 +130,11 @@ class AtlasView:
         """The distinct words of what a tool was verified to do and where it was verified to fail, and
         of the argument values that worked (table names, file names, branches…): the domain words a
         task will use. Robustness findings (tolerances) add their argument values but not their text:
-        they say what a tool survives, not what it is for."""
+        they say what a tool survives, not what it is for; so do failures a mutation provoked (a family:
+        their condition is the probe's wording — "the folder that should contain it" — not the tool's)."""
         affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
         uses = {e.when or "" for e in affordances if e.family is None and not e.signature.startswith("tolerates:")}
-        limits = {e.condition or "" for e in self.by_tool.get(key, {}).get(EntryKind.BOUNDARY, [])}
+        limits = {e.condition or "" for e in self.by_tool.get(key, {}).get(EntryKind.BOUNDARY, []) if e.family is None}
         values = {v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)}
         return " ".join(sorted({t for text in (*uses, *limits, *values) for t in terms(text)}))
 
