@@ -18,6 +18,7 @@ import structlog
 from toolatlas.environments import Environment, StateDiff, StateDigest
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.conditions import precondition
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import EXCERPT_CHARS, looks_like_error, to_placeholders
 
@@ -75,11 +76,16 @@ class Verifier:
         verdicts: list[StepVerdict] = []
         checks: list[Check] = []
         before = self.snapshot_digest
+        stateless = self.environment.kind == "none"
         for position, result in enumerate(rollout.steps):
             step = probe.steps[result.index]
             last = position == len(rollout.steps) - 1
             after = result.digest_after if not last else final
             change = before.diff(after) if after is not None else StateDiff()
+            previous = probe.steps[rollout.steps[position - 1].index] if position else None
+            condition = precondition(step.arguments, None if stateless else before,
+                                     (previous.tool, previous.arguments) if previous else None, step.tool,
+                                     None if stateless else self.snapshot_digest)
             if after is not None:
                 before = after
             failed, soft = step_failed(result.outcome)
@@ -108,6 +114,7 @@ class Verifier:
                     schema_error=schema_error,
                     effect=Effect.MUTATING if not change.empty else (Effect.READ_ONLY if after is not None else Effect.UNKNOWN),
                     change=change,
+                    precondition=condition,
                     observed_marker=observed,
                     output_changed=changed,
                     expectation_met=met,
