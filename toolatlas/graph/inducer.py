@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
 from toolatlas.graph.models import (
     MAX_EVIDENCE,
     CoUsageRelation,
@@ -41,6 +42,7 @@ __all__ = [
     "observe_effect",
     "record_transition",
     "separated",
+    "summarise_schema",
 ]
 
 
@@ -113,6 +115,8 @@ class Inducer:
                 change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
                 observe_effect(self.graph, entry.id, entry.text, EffectObservation(
                     effect=step_verdict.effect, condition=step_verdict.precondition, change=change))
+            if entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES:
+                summarise_schema(self.graph, step.tool, probe.round)
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
             supported += 1
         for relation, source, target, witness in self._transitions(probe, rollout, verdict):
@@ -428,7 +432,8 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
         "support": support,
         "confidence": confidence(support, existing.contradictions),
         "last_verified": now,
-        "status": EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
+        "status": existing.status if existing.status is EntryStatus.SUMMARISED
+        else EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
     }
     if evidence is not None and all((e.probe_id, e.step) != (evidence.probe_id, evidence.step) for e in existing.evidence):
         update["evidence"] = _keep_evidence(existing.evidence, evidence)
@@ -436,6 +441,31 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
             update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
+
+
+def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | None:
+    """Serve ``tool``'s schema-only boundaries as one summary entry; they stay as its evidence with
+    status ``summarised`` (:mod:`toolatlas.graph.families`). Returns the summary, None without members."""
+    members = [
+        e for e in graph.entries_of(tool, EntryKind.BOUNDARY, active_only=False)
+        if e.family in SCHEMA_FAMILIES and e.family != SCHEMA_SUMMARY
+        and e.status in (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
+    ]
+    if not members:
+        return None
+    for member in members:
+        if member.status is not EntryStatus.SUMMARISED:
+            graph.put_entry(member.model_copy(update={"status": EntryStatus.SUMMARISED}))
+    node = graph.tools[tool]
+    entry_id = Entry.make_id(graph.server, tool, node.schema_hash, EntryKind.BOUNDARY, SCHEMA_SUMMARY)
+    base = graph.entries.get(entry_id) or Entry(
+        id=entry_id, kind=EntryKind.BOUNDARY, server=graph.server, tool=tool, schema_hash=node.schema_hash,
+        signature=SCHEMA_SUMMARY, text="", round_found=round_,
+    )
+    summary = schema_summary(tool, [graph.entries[m.id] for m in members], base)
+    summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
+    graph.put_entry(summary)
+    return summary
 
 
 MAX_EFFECTS = 6

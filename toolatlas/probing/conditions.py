@@ -97,9 +97,12 @@ def named_items(value: Any, digest: StateDigest) -> Named:
     """What ``value`` (one argument) names in ``digest``: the items whose keys carry its names."""
     named = Named()
     for names in _groups(value):
-        keys = [k for k in digest.items if all(n in k for n in names)]
+        hits = {k: sum(n in k for n in names) for k in digest.items}
+        best = max(hits.values(), default=0)
+        keys = [k for k, n in hits.items() if n == best] if best else []
         if len(keys) > MAX_NAMES:
             continue
+        names = [n for n in names if any(n in k for k in keys)] or names
         named.groups += 1
         if len(names) == 1:
             named.holders += [k for k, v in digest.items.items()
@@ -146,7 +149,8 @@ def precondition(arguments: dict[str, Any], before: StateDigest | None, previous
         if snapshot is not None and snapshot is not before:
             touched = [kind for key, kind in zip(named.keys, _kinds_of(named)) if snapshot.items.get(key) != before.items[key]]
             if touched:
-                part += f", {_shown(list(dict.fromkeys(touched))).removeprefix('existing ')} changed by an earlier call"
+                kinds = [k for k in dict.fromkeys(touched) if k != "…"]
+                part += f", {', '.join(kinds[:3]) + ' ' if kinds else ''}changed by an earlier call"
         if named.holders:
             part += f", already what {', '.join(named.holders[:2])} holds"
         parts.append(part)
