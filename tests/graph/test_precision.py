@@ -179,3 +179,15 @@ class TestConsistency:
         """A served entry with no evidence makes the atlas inconsistent."""
         bare = _affordance(1, Effect.READ_ONLY).model_copy(update={"evidence": []})
         assert check_consistency([bare]).without_evidence == ["e1"]
+
+
+class TestPreconditionAfterAChain:
+    def test_a_state_changed_by_earlier_calls_is_said(self) -> None:
+        """A call whose names match nothing, made after earlier calls changed the state, says so; on the
+        snapshot it does not."""
+        store = StateDigest(kind="json_file", items={"key:requests": "h1"})
+        changed = StateDigest(kind="json_file", items={"key:requests": "h2"})
+        args = {"requestId": "req-1"}
+        assert precondition(args, store, None, "t", store) == "`requestId` names nothing that exists yet"
+        assert precondition(args, changed, ("plan", {}), "t", store) == (
+            "`requestId` names nothing that exists yet and after an earlier call changed the state")

@@ -9,8 +9,9 @@ short condition derived from two sources and nothing else:
   argument carries (a path relative to its placeholder, an entity name, the scalar fields of an
   object in a list); an argument *names existing items* when every name matches an item before the
   call, *names nothing that exists yet* when none does;
-- the **call before it** — a call repeating the one just made (same tool, same arguments) runs on
-  the state that call produced.
+- the **calls before it** — a call repeating the one just made (same tool, same arguments) runs on
+  the state that call produced; a call made after earlier calls of its chain changed the state (when
+  none of the items it names shows it) says so.
 
 Arguments that carry no names (free text, numbers, flags) say nothing about the state and are left
 out. A stateless environment has no digest: its calls carry no condition.
@@ -154,6 +155,9 @@ def precondition(arguments: dict[str, Any], before: StateDigest | None, previous
         if named.holders:
             part += f", already what {', '.join(named.holders[:2])} holds"
         parts.append(part)
+    if snapshot is not None and before is not snapshot and not any("changed by an earlier call" in p for p in parts):
+        if before.items != snapshot.items:
+            parts.append("after an earlier call changed the state")
     return " and ".join(parts)
 
 
