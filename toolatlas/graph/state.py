@@ -162,7 +162,9 @@ class ServerGraph:
         """Start from what a previous build stored for this server; returns how many entries went stale.
 
         Records of a tool whose interface (schema hash) changed since are kept but marked stale:
-        they describe a tool that no longer exists in that form.
+        they describe a tool that no longer exists in that form. So are affordances stored one per
+        effect (``uses:<shape>|<effect>``): a use is one entry whose effects carry their conditions,
+        and the build re-observes it as such.
         """
         live = {node.id for node in self.tools.values()}
         stale = 0
@@ -173,6 +175,11 @@ class ServerGraph:
                 self.transition_opportunities[node.tool] = node.transitions_out
         current = {(n.tool, n.schema_hash) for n in self.tools.values()}
         for entry in records.get("entries", []):
+            superseded = entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:") and "|" in entry.signature
+            if superseded and entry.status is EntryStatus.ACTIVE:  # one entry per effect: now one per use
+                entry = entry.model_copy(update={"status": EntryStatus.STALE})
+                self.dirty.add(("entries", entry.id))
+                stale += 1
             if (entry.tool, entry.schema_hash) not in current and entry.status is EntryStatus.ACTIVE:
                 entry = entry.model_copy(update={"status": EntryStatus.STALE})
                 self.dirty.add(("entries", entry.id))
