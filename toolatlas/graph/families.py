@@ -84,7 +84,7 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
     first = members[0]
     return base.model_copy(update={
         "text": text,
-        "condition": "its arguments violate its input schema (" + "; ".join(conditions) + ")",
+        "condition": "; ".join(conditions),
         "when_not": "its arguments violate its input schema",
         "error_signature": error_shape([e.error_signature or "" for e in members]),
         "example_arguments": first.example_arguments,

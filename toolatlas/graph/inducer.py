@@ -435,7 +435,7 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
         "status": existing.status if existing.status is EntryStatus.SUMMARISED
         else EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
     }
-    if evidence is not None and all((e.probe_id, e.step) != (evidence.probe_id, evidence.step) for e in existing.evidence):
+    if evidence is not None and not _cited(existing, evidence):
         update["evidence"] = _keep_evidence(existing.evidence, evidence)
         if evidence.probe_id not in existing.probe_ids:
             update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
@@ -536,13 +536,23 @@ def effect_clause(effects: list[EffectObservation]) -> str:
     return clause
 
 
+def _cited(entry: Entry, evidence: Evidence) -> bool:
+    """Whether ``entry`` already cites ``evidence``'s probe with an observation of the same kind (a
+    probe's second call is kept only when it showed something else: the other effect of a use)."""
+    if evidence.probe_id not in entry.probe_ids:
+        return False
+    kind = _evidence_kind(evidence)
+    return any(e.probe_id == evidence.probe_id and _evidence_kind(e) == kind for e in entry.evidence) or all(
+        e.probe_id != evidence.probe_id for e in entry.evidence)
+
+
 def _evidence_kind(evidence: Evidence) -> tuple:
-    return evidence.outcome, bool(evidence.state_change), evidence.condition
+    return evidence.outcome, bool(evidence.state_change)
 
 
 def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:
     """The first items, then the latest — but never the last item of one kind of observation
-    (outcome, whether the state changed, condition): every outcome an entry states keeps its proof."""
+    (outcome, whether the state changed): every outcome an entry states keeps its proof."""
     if len(kept) < MAX_EVIDENCE:
         return [*kept, evidence]
     kinds = [_evidence_kind(e) for e in [*kept, evidence]]
