@@ -33,6 +33,8 @@ SCHEMA_FAMILIES = frozenset(
 MIN_SHAPE = 8
 """Shortest common beginning of the errors that is taken as their shape."""
 MAX_EXAMPLES = 4
+MAX_CONDITIONS = 2
+"""Violations a summary's ``condition`` names (the most supported): what guidance shows of it."""
 
 
 def is_schema_validation(entry: Entry) -> bool:
@@ -84,7 +86,7 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
     first = members[0]
     return base.model_copy(update={
         "text": text,
-        "condition": "; ".join(conditions),
+        "condition": " or ".join(conditions[:MAX_CONDITIONS]),
         "when_not": "its arguments violate its input schema",
         "error_signature": error_shape([e.error_signature or "" for e in members]),
         "example_arguments": first.example_arguments,

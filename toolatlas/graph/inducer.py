@@ -113,8 +113,10 @@ class Inducer:
             outcome = merge_entry(self.graph, entry, evidence)
             if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
                 change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
-                observe_effect(self.graph, entry.id, entry.text, EffectObservation(
+                other_effect = observe_effect(self.graph, entry.id, entry.text, EffectObservation(
                     effect=step_verdict.effect, condition=step_verdict.precondition, change=change))
+                if other_effect and outcome != "new":
+                    outcome = "new"  # a use seen with an effect it had not shown is new knowledge
             if entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES:
                 summarise_schema(self.graph, step.tool, probe.round)
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
@@ -472,14 +474,16 @@ MAX_EFFECTS = 6
 """Distinct (effect, condition) observations an affordance keeps (the most supported)."""
 
 
-def observe_effect(graph: ServerGraph, entry_id: str, use: str, observation: EffectObservation) -> None:
+def observe_effect(graph: ServerGraph, entry_id: str, use: str, observation: EffectObservation) -> bool:
     """Record one observed effect of an affordance under its pre-state condition, then restate the
     entry: its aggregate :attr:`~Entry.effect` and its sentence ``use`` + the conditioned effects.
 
     Observations of one use that differ in effect are one entry with both outcomes and their
-    conditions — never two entries saying "changes nothing" and "changes the environment"."""
+    conditions — never two entries saying "changes nothing" and "changes the environment". Returns
+    whether the entry had not shown this effect before (while it had shown another)."""
     entry = graph.entries[entry_id]
     effects = list(entry.effects)
+    other = bool(effects) and all(o.effect is not observation.effect for o in effects)
     for i, known in enumerate(effects):
         if known.effect is observation.effect and known.condition == observation.condition:
             effects[i] = known.model_copy(update={"support": known.support + 1})
@@ -492,6 +496,7 @@ def observe_effect(graph: ServerGraph, entry_id: str, use: str, observation: Eff
     clause = effect_clause(effects)
     text = use + (f"; {clause}." if clause else ".")
     graph.put_entry(entry.model_copy(update={"effects": effects, "effect": effect, "text": text}))
+    return other
 
 
 def _what(observation: EffectObservation) -> str:
