@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from toolatlas import __version__
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.console import render_table
 from toolatlas.errors import ToolAtlasError
@@ -32,7 +33,13 @@ def _servers(catalogue: Catalogue, names: Sequence[str] | None):
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from toolatlas.errors import ConfigError
+    from toolatlas.preflight import catalogue_problems
+
     catalogue = _catalogue(args)
+    problems = catalogue_problems(catalogue)
+    if problems:
+        raise ConfigError(str(args.config), problems)
     rows = [
         (s.name, s.runtime.kind, getattr(s.runtime, "package", "") or "", getattr(s.runtime, "version", ""), s.transport.kind, s.environment.kind, "yes" if s.enabled else "no")
         for s in catalogue.servers
@@ -224,7 +231,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     failed = {name: status for name, status in report.servers.items() if status != "ok"}
     for name, status in failed.items():
         print(f"{name}: {status}", file=sys.stderr)
-    return 1 if failed and len(failed) == len(report.servers) else 0
+    llm = report.llm.total() if report.llm is not None else None
+    if llm is not None and llm.calls and llm.failures == llm.calls:
+        print(f"every LLM call failed ({llm.calls} calls, {llm.requests} requests): the LLM rounds added nothing; "
+              "see the log for the endpoint's answers", file=sys.stderr)
+        return 1
+    return 1 if failed else 0
 
 
 def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: int, on_round):
@@ -262,12 +274,11 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import open_store
     from toolatlas.graph.models import EntryKind
     from toolatlas.store.types import Filter
 
     catalogue = _catalogue(args)
-    store = open_store(catalogue)
+    store = _built_store(catalogue)
     try:
         tools = store.all("tools", Filter.where(server=args.server) if args.server else None)
         entries = store.all("entries", Filter.where(server=args.server) if args.server else None)
@@ -275,8 +286,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             tools = [t for t in tools if t.tool == args.tool]
             entries = [e for e in entries if e.tool == args.tool]
         if not tools:
-            print("nothing stored yet for that selection: run `toolatlas build` first")
-            return 1
+            _explain_empty_selection(store, catalogue, args.server, args.tool)
         by_tool: dict[tuple[str, str], dict[EntryKind, list]] = {}
         for entry in entries:
             by_tool.setdefault((entry.server, entry.tool), {k: [] for k in EntryKind})[entry.kind].append(entry)
@@ -300,6 +310,20 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain_empty_selection(store, catalogue: Catalogue, server: str | None, tool: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Why ``inspect`` has nothing to show: a name that is not there (with the names that are), or no build yet."""
+    from toolatlas.store.types import Filter
+
+    names = [spec.name for spec in catalogue.servers]
+    if server is not None and server not in names:
+        raise ToolAtlasError(f"{catalogue.source}: no server {server!r} (servers: {', '.join(names)})")
+    stored = store.all("tools", Filter.where(server=server) if server else None)
+    if not stored:
+        raise ToolAtlasError(f"nothing stored yet for {server or 'this catalogue'}: run `toolatlas build` first")
+    tools = sorted({node.tool for node in stored if server is None or node.server == server})
+    raise ToolAtlasError(f"no tool {tool!r}{f' on server {server!r}' if server else ''} (tools: {', '.join(tools)})")
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from toolatlas.export import AtlasExport
 
@@ -308,10 +332,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     if args.config is None:
         raise ToolAtlasError("export needs a CONFIG (or --schema)")
-    from toolatlas.build.catalogue import open_store
 
     catalogue = _catalogue(args)
-    store = open_store(catalogue)
+    store = _built_store(catalogue)
     try:
         export, page = _write_outputs(catalogue, store)
     finally:
@@ -325,10 +348,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import open_store
 
     catalogue = _catalogue(args)
-    store = open_store(catalogue)
+    store = _built_store(catalogue)
     try:
         _export, page = _write_outputs(catalogue, store)
     finally:
@@ -340,10 +362,35 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_guide(args: argparse.Namespace) -> int:
-    from toolatlas.guidance import Atlas
+def _require_built(catalogue: Catalogue) -> None:
+    """Reading a catalogue's atlas that was never built is an error, not an empty atlas (and no
+    store is created as a side effect)."""
+    from toolatlas.build.catalogue import AtlasPaths
 
-    atlas = Atlas.from_export(args.atlas) if args.atlas else Atlas.open(args.config)
+    store = AtlasPaths(catalogue).store
+    if catalogue.store.backend in ("edge", "local") and not store.exists():
+        raise ToolAtlasError(
+            f"{catalogue.source}: no atlas built yet (nothing at {store}): run `toolatlas build {catalogue.source}` first"
+        )
+
+
+def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
+    from toolatlas.build.catalogue import open_store
+
+    _require_built(catalogue)
+    return open_store(catalogue)
+
+
+def cmd_guide(args: argparse.Namespace) -> int:
+    from toolatlas.serve.runner import load_atlas
+
+    if not args.atlas:
+        _require_built(_catalogue(args))
+    atlas = load_atlas(None if args.atlas else args.config, args.atlas)
+    unknown = [name for name in args.server or [] if name not in atlas.servers]
+    if unknown:
+        known = ", ".join(atlas.servers) or "none: build it first with `toolatlas build`"
+        raise ToolAtlasError(f"the atlas {atlas.name!r} knows nothing of server(s) {', '.join(unknown)} (it has: {known})")
     guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r, max_tokens=args.max_tokens)
     print(guidance.model_dump_json(indent=1) if args.json else guidance.to_text())
     return 0
@@ -407,6 +454,15 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    from toolatlas.lifecycle import diff_atlases, load_export
+
+    changes = diff_atlases(load_export(args.old), load_export(args.new), old_name=str(args.old), new_name=str(args.new))
+    rendered = {"text": changes.as_text, "markdown": changes.as_markdown, "json": changes.as_json}[args.format]()
+    print(rendered)
+    return 1 if changes.regressions else 0
+
+
 def cmd_seeds(args: argparse.Namespace) -> int:
     from toolatlas.environments import seeds
 
@@ -414,10 +470,26 @@ def cmd_seeds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _whole(minimum: int):  # type: ignore[no-untyped-def]
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, not {value}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolatlas", description="Execution-verified tool atlases for MCP servers.")
     parser.add_argument("--log-level", default=None, help="debug, info, warning (default; or $TOOLATLAS_LOG_LEVEL)")
     parser.add_argument("--log-json", action="store_true", help="one JSON object per log line")
+    parser.add_argument("--version", action="version", version=f"toolatlas {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     validate = commands.add_parser("validate", help="check a catalogue file and list its servers")
@@ -440,17 +512,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="probe every tool in sandboxes and build the atlas")
     build.add_argument("config", type=Path)
-    build.add_argument("--rounds", type=int, default=None, help="exploration rounds R (default: the catalogue's)")
+    build.add_argument("--rounds", type=_whole(0), default=None, help="exploration rounds R (default: the catalogue's)")
     build.add_argument("--server", action="append", help="only this server (repeatable)")
     build.add_argument(
         "--frontier", choices=["graph", "uniform", "linucb"], default="graph", help="probe selection (default graph)"
     )
-    build.add_argument("--jobs", type=int, default=4, help="servers built in parallel (default 4)")
+    build.add_argument("--jobs", type=_whole(1), default=4, help="servers built in parallel (default 4)")
     build.add_argument("--resume", action="store_true", help="continue an interrupted build from its last completed rounds")
     build.add_argument("--engine", choices=["ray", "asyncio"], default="ray",
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
-    build.add_argument("--hosts", type=int, default=None, help="executor host actors (default: 2 per node)")
+    build.add_argument("--hosts", type=_whole(1), default=None, help="executor host actors (default: 2 per node)")
     build.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
                        help="colocated: a server's host also plans and absorbs its probes (one executor per server); "
                             "split: shard actors do, fed batch by batch (any number of executors); auto: colocated "
@@ -471,6 +543,18 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output")
     export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
     export.set_defaults(func=cmd_export)
+
+    diff = commands.add_parser(
+        "diff", help="what changed in the knowledge between two atlas exports; exit 1 on regressions",
+        description="Compare two `toolatlas export` documents per server and tool. Exit 0 when nothing "
+        "regressed, 1 on a regression (a removed server or tool, a lost affordance, a verified use that "
+        "now fails), 2 on a usage error.",
+    )
+    diff.add_argument("old", type=Path, help="the atlas.json of the earlier release")
+    diff.add_argument("new", type=Path, help="the atlas.json of the later release")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                      help="markdown: tables fit for a pull-request comment")
+    diff.set_defaults(func=cmd_diff)
 
     report = commands.add_parser("report", help="write the self-contained HTML report of the atlas")
     report.add_argument("config", type=Path)
@@ -540,6 +624,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("toolatlas: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `toolatlas export --schema | head`: the reader has what it wanted
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,17 +14,20 @@ import sys
 import threading
 import time
 from collections.abc import MutableMapping
+from pathlib import Path
 from typing import Any
 
 import structlog
 
-__all__ = ["RepeatLimiter", "configure_logging"]
+__all__ = ["RepeatLimiter", "configure_logging", "retire_stderr_log"]
 
 _configured = False
 REPEAT_WINDOW_S = 10.0
 """A repeated warning is shown at most :data:`REPEAT_BURST` times per window of this many seconds."""
 REPEAT_BURST = 5
 _LIMITED_LEVELS = frozenset({"warning", "error", "critical"})
+STDERR_LOGS_KEPT = 8
+"""Per server, how many of its servers' stderr logs (``<server>.<instance>.stderr.log``) are kept."""
 
 
 class RepeatLimiter:
@@ -83,6 +86,23 @@ _repeats = RepeatLimiter()
 atexit.register(_repeats.report_pending)
 
 
+class _StderrLogger:
+    """Writes each line to whatever ``sys.stderr`` is when the line is logged (not the stream of the
+    moment logging was configured: a caller that swaps stderr, as test runners and embedding
+    applications do, and closes its stream would otherwise make every later log line fail)."""
+
+    def __init__(self, *args: Any) -> None:
+        pass
+
+    def msg(self, message: str) -> None:
+        stream = sys.stderr
+        if stream is None or stream.closed:
+            return
+        print(message, file=stream, flush=True)
+
+    log = debug = info = warn = warning = error = err = critical = exception = fatal = failure = msg
+
+
 def configure_logging(level: str | None = None, *, json: bool | None = None, force: bool = False) -> None:
     """Configure structlog and the stdlib root logger for this process.
 
@@ -112,8 +132,37 @@ def configure_logging(level: str | None = None, *, json: bool | None = None, for
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_StderrLogger,
         cache_logger_on_first_use=True,
     )
     logging.basicConfig(level=max(numeric, logging.WARNING), stream=sys.stderr, force=True)
     _configured = True
+
+
+def retire_stderr_log(path: Path, keep: int | None = None) -> None:
+    """A server's stderr log once the server has exited: removed when it is empty, and of the
+    logs of the same server (the same ``<server>.`` prefix in the folder) the newest ``keep``
+    (:data:`STDERR_LOGS_KEPT`) stay. Every sandbox writes a log of its own, so without this the folder grows by one file
+    per sandbox started; what a crash left behind is in the newest, which are kept."""
+    try:
+        if path.stat().st_size == 0:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    prefix = path.name.split(".", 1)[0] + "."
+    try:
+        siblings = [
+            (entry.stat().st_mtime, entry)
+            for entry in path.parent.iterdir()
+            if entry.name.startswith(prefix) and entry.name.endswith(".stderr.log")
+        ]
+    except OSError:
+        return
+    siblings.sort(key=lambda pair: pair[0], reverse=True)
+    for _, old in siblings[STDERR_LOGS_KEPT if keep is None else keep :]:
+        try:
+            old.unlink()
+        except OSError:
+            continue

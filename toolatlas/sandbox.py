@@ -23,6 +23,7 @@ from toolatlas.config.servers import HttpTransport, ServerSpec, StdioTransport
 from toolatlas.confinement import Confiner, confiner_for, grant_for
 from toolatlas.environments import Environment, FrozenState, Instance, Snapshot, StateDigest, render_template
 from toolatlas.errors import ConfigError
+from toolatlas.logs import retire_stderr_log
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.runtimes import ResolvedRuntime
 
@@ -183,6 +184,8 @@ class Sandbox:
         try:
             if self.connection is not None:
                 await asyncio.shield(self.connection.close(graceful=False))
+                if self.connection.stderr_log is not None:
+                    retire_stderr_log(self.connection.stderr_log)
         finally:
             if self._discarding is not None:
                 discarding, self._discarding = self._discarding, None

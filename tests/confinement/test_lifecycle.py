@@ -165,6 +165,22 @@ class TestPidsCgroups:
         finally:
             leftover.kill()
 
+    def test_an_owner_swept_by_another_meanwhile_is_skipped(self, cgroups) -> None:  # type: ignore[no-untyped-def]
+        """The workers of one machine start together: a dead owner another worker removed between
+        this sweep's listing and its visit is skipped, not an error that fails a server's start."""
+        dead = cgroups.root / "999999998-0"
+        (dead / "7").mkdir(parents=True)
+
+        class SweptMeanwhile(type(cgroups.root)):  # type: ignore[misc]
+            def is_dir(self) -> bool:
+                seen = super().is_dir()
+                if self.parent == cgroups.root and self.name == dead.name:
+                    sweep_dead_owners(cgroups.root)  # the other worker, between seeing and visiting
+                return seen
+
+        sweep_dead_owners(SweptMeanwhile(cgroups.root))
+        assert not dead.exists()
+
     async def test_each_sandbox_has_one_while_it_runs(self, cgroups, world: HostileWorld, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
         """A sandbox's processes are counted in a cgroup of its own, removed once it has exited."""
         from toolatlas.home import Home

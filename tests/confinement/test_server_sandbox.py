@@ -191,6 +191,30 @@ class TestLogs:
         assert (1 << 20) <= logs[0].stat().st_size <= (1 << 20) + (256 << 10) + 64
 
 
+    async def test_the_logs_folder_keeps_the_newest_few_per_server(
+        self, world: HostileWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Each sandbox writes a log of its own: an empty one goes when the server exits, and of a
+        server's logs with content only the newest STDERR_LOGS_KEPT stay (a crash's is among them)."""
+        from toolatlas import logs as logs_module
+
+        monkeypatch.setattr(logs_module, "STDERR_LOGS_KEPT", 3)
+        quiet = sandbox_of(world, tmp_path)
+        async with quiet:
+            assert quiet.logs_dir is not None and quiet.connection is not None
+            log_path = quiet.connection.stderr_log
+            assert log_path is not None
+        assert not log_path.exists()
+        written = []
+        for _ in range(5):
+            async with sandbox_of(world, tmp_path, env={"HOSTILE_FLOOD_MB": "0.01"}) as sandbox:
+                await answer(sandbox, "flood_stderr")
+                assert sandbox.connection is not None and sandbox.connection.stderr_log is not None
+                written.append(sandbox.connection.stderr_log)
+        kept = sorted(quiet.logs_dir.glob("hostile.*.stderr.log"))
+        assert kept == sorted(written[-3:])
+        assert all(path.stat().st_size > 0 for path in kept)
+
 class TestChoosingTheMechanism:
     def test_every_stdio_server_is_sandboxed_by_default(self, world: HostileWorld, tmp_path: Path) -> None:
         """The workspace gives bubblewrap unless the catalogue says otherwise."""

@@ -218,3 +218,20 @@ def test_the_cli_build_prints_llm_rounds_and_usage_per_role(tmp_path):
     assert "round 2 (LLM bootstrap)" in done.stdout and "round 3 (LLM exploration)" in done.stdout
     usage = {line.split()[0] for line in done.stdout.splitlines() if line.split()}
     assert {"agent", "inducer", "proposer", "total"} <= usage
+
+
+def test_a_build_whose_every_llm_call_failed_exits_1(tmp_path):
+    """An endpoint that never answers usefully: the offline atlas is written, and the exit status says
+    the LLM rounds added nothing (CI must not read that build as a whole one)."""
+    from toolatlas.cli import main
+    from toolatlas.testing.openai_script import Script
+
+    with ScriptedOpenAIServer(Script()) as endpoint:  # no rule: every request is answered with an error
+        catalogue = catalogue_for(endpoint, tmp_path / "atlas")
+        config = tmp_path / "catalogue.toml"
+        config.write_text(to_toml(catalogue))
+        status = main(["build", str(config), "--engine", "asyncio", "--backend", "llm", "--server", "memory"])
+    assert status == 1
+    report = json.loads((tmp_path / "atlas" / "build.json").read_text())
+    assert report["servers"] == {"memory": "ok"}
+    assert (tmp_path / "atlas" / "atlas.json").exists()

@@ -51,3 +51,34 @@ class TestStdioTransport:
         answer = json.loads(done.stdout.splitlines()[0])
         assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "memory-server"
         assert "atlas_guidance" in answer["result"]["instructions"]
+
+    def test_sigterm_stops_the_server_and_removes_its_instance(self, demo_atlas: BuiltAtlas) -> None:
+        """A proxy stopped with SIGTERM (a supervisor's stop) exits 0 and leaves no instance folder behind."""
+        import signal
+        import time
+
+        from .conftest import HOME
+
+        instances = HOME / "instances"
+        before = set(instances.glob("*/proxy-memory-*"))
+        launch = proxy_command(str(demo_atlas.config), "--server", "memory", "--sandbox", "--atlas", str(demo_atlas.export))
+        proxy = subprocess.Popen([launch.command, *launch.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, env={**os.environ, **launch.env}, cwd=launch.cwd)
+        try:
+            assert proxy.stdin is not None and proxy.stdout is not None
+            proxy.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}) + "\n").encode())
+            proxy.stdin.flush()
+            assert json.loads(proxy.stdout.readline())["id"] == 1
+            serving = set(instances.glob("*/proxy-memory-*")) - before
+            assert len(serving) == 1 and next(iter(serving)).is_dir()
+            proxy.send_signal(signal.SIGTERM)
+            assert proxy.wait(60) == 0, proxy.stderr.read().decode() if proxy.stderr else ""
+        finally:
+            proxy.kill()
+            proxy.wait()
+        deadline = time.monotonic() + 5
+        while set(instances.glob("*/proxy-memory-*")) - before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert set(instances.glob("*/proxy-memory-*")) - before == set()

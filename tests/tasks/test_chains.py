@@ -63,8 +63,8 @@ class TestFilesystemChains:
         endpoint: ScriptedOpenAIServer,
         llm_settings: LlmSettings,
     ) -> None:
-        """write_file → get_file_info: one file_contains per line the chain really wrote; the replay passes."""
-        probe, rollout, verdict = filesystem_run.chain("write_file", "get_file_info")
+        """write_file → read_file: one file_contains per line the chain really wrote; the replay passes."""
+        probe, rollout, verdict = filesystem_run.chain("write_file", "read_file")
         script.add(write_up, role="decompiler")
         async with (
             LlmClient(llm_settings) as llm,
@@ -86,7 +86,7 @@ class TestFilesystemChains:
         assert (task.origin, task.source_probe, task.targets) == (
             TaskOrigin.CHAIN,
             probe.id,
-            ["write_file", "get_file_info"],
+            ["write_file", "read_file"],
         )
         assert task.verifier.kind == "assertions" and task.verifier.requires_change
         assert named_tools(task.text, filesystem_run.graph.specs) == []
@@ -99,7 +99,7 @@ class TestFilesystemChains:
         self, filesystem_run: OfflineRun, script: Script, llm_settings: LlmSettings
     ) -> None:
         """The true assertions pass on a replay from the snapshot; one changed expectation makes it fail."""
-        probe, rollout, verdict = filesystem_run.chain("write_file", "get_file_info")
+        probe, rollout, verdict = filesystem_run.chain("write_file", "read_file")
         script.add(write_up, role="decompiler")
         async with (
             LlmClient(llm_settings) as llm,
@@ -156,7 +156,7 @@ class TestFilesystemChains:
         self, filesystem_run: OfflineRun, script: Script, llm_settings: LlmSettings
     ) -> None:
         """A vague request cannot be met; a question that quotes its answer tests nothing: both are recorded."""
-        write = filesystem_run.chain("write_file", "get_file_info")
+        write = filesystem_run.chain("write_file", "read_file")
         read = filesystem_run.chain("list_directory", "read_text_file")
         script.add(
             {"text": "Please write a short note somewhere.", "rationale": "vague"}, role="decompiler", times=1

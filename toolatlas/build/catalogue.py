@@ -55,7 +55,7 @@ class AtlasPaths:
     """Where one catalogue's atlas lives: the store, the coverage log, the build report, exports."""
 
     def __init__(self, catalogue: Catalogue) -> None:
-        self.root = catalogue.resolve(catalogue.store.path)
+        self.root = catalogue.atlas_dir
 
     @property
     def store(self) -> Path:

@@ -57,14 +57,14 @@ class MethodSettings(Spec):
 class BuildSettings(Spec):
     """The method's knobs (paper Appendix B defaults) and the build's budgets."""
 
-    seed_tasks_per_tool: int = Field(3, ge=1, description="k: seed tasks (chains) per tool in bootstrap")
-    rollouts_per_task: int = Field(4, ge=1, description="N: rollouts per seed task")
-    rounds: int = Field(3, ge=0, description="R: capability-exploration rounds")
-    subgraph_size: int = Field(6, ge=1, description="K: related tools sampled per round")
-    boundary_probes_per_tool: int = Field(3, ge=0, description="boundary probes per target tool per round")
-    affordance_probes_per_tool: int = Field(3, ge=0, description="affordance probes per target tool per round")
-    probe_budget_per_round: int = Field(200, ge=1, description="probes per server per round")
-    executors_per_server: int = Field(1, ge=1, description="sandboxed executors per server")
+    seed_tasks_per_tool: int = Field(3, ge=1, le=1000, description="k: seed tasks (chains) per tool in bootstrap")
+    rollouts_per_task: int = Field(4, ge=1, le=1000, description="N: rollouts per seed task")
+    rounds: int = Field(3, ge=0, le=1000, description="R: capability-exploration rounds")
+    subgraph_size: int = Field(6, ge=1, le=1000, description="K: related tools sampled per round")
+    boundary_probes_per_tool: int = Field(3, ge=0, le=10_000, description="boundary probes per target tool per round")
+    affordance_probes_per_tool: int = Field(3, ge=0, le=10_000, description="affordance probes per target tool per round")
+    probe_budget_per_round: int = Field(200, ge=1, le=1_000_000, description="probes per server per round")
+    executors_per_server: int = Field(1, ge=1, le=256, description="sandboxed executors per server")
     seed: int = Field(0, description="random seed: the same seed gives the same atlas")
     method: MethodSettings = MethodSettings()
     ablation: AblationSettings = AblationSettings()
@@ -109,7 +109,7 @@ class StoreSettings(Spec):
         description="edge: Qdrant Edge in-process (default); local: qdrant-client on disk; "
         "remote: a Qdrant server at url; memory: qdrant-client in memory (tests)",
     )
-    path: str = Field(".toolatlas/atlas", description="edge/local: the storage directory")
+    path: str = Field(".toolatlas/atlas", description="edge/local: the atlas folder (default: .toolatlas/atlas/<catalogue name>)")
     url: str | None = Field(None, description="remote: the Qdrant server URL")
     api_key_env: str | None = Field(None, description="remote: variable holding the Qdrant API key")
     embedder: EmbedderSettings = EmbedderSettings()
@@ -235,6 +235,16 @@ class Catalogue(Spec):
         """A path from the catalogue, resolved against the catalogue file's folder."""
         path = Path(relative).expanduser()
         return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    @property
+    def atlas_dir(self) -> Path:
+        """Where this catalogue's atlas lives: ``[store] path``, or, when the catalogue does not
+        say, ``.toolatlas/atlas/<catalogue name>`` beside it (two catalogues in one folder do not
+        share an atlas)."""
+        if "path" in self.store.model_fields_set:
+            return self.resolve(self.store.path)
+        slug = "".join(c if c.isalnum() or c in "-_" else "_" for c in self.name).strip("_") or "catalogue"
+        return self.resolve(self.store.path) / slug
 
     def server(self, name: str) -> ServerSpec:
         for server in self.servers:

@@ -76,4 +76,8 @@ def load_catalogue(path: str | Path) -> Catalogue:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(source), [("", f"not valid TOML: {exc}")]) from exc
+    except RecursionError:
+        raise ConfigError(str(source), [("", "not a catalogue: arrays or tables nested too deeply")]) from None
+    if not data:
+        raise ConfigError(str(source), [("", "the file is empty: a catalogue needs version, name and [[servers]]")])
     return parse_catalogue(data, source)

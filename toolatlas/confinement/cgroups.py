@@ -35,6 +35,7 @@ log = structlog.get_logger(__name__)
 TOP = "toolatlas"
 RELEASE_RETRY_S = 10.0
 """How long the removal of an exited sandbox's cgroup is retried while its processes are reaped."""
+PREPARE_ATTEMPTS = 5
 
 
 class PidsCgroups:
@@ -49,15 +50,26 @@ class PidsCgroups:
         self._lock = threading.Lock()
 
     def prepare(self) -> Path:
-        """Create this process's folder (sweeping dead owners' first) and return it."""
+        """Create this process's folder (sweeping dead owners' first) and return it.
+
+        Several owners prepare at once (the workers of one machine), and the kernel answers a
+        ``mkdir`` below a cgroup that is being created or emptied elsewhere with ``ENOENT``: the
+        folders are made again a few times before that is an error."""
         if self.owner.is_dir():
             return self.owner
-        self.root.mkdir(exist_ok=True)
-        self._enable_pids(self.root)
-        swept = sweep_dead_owners(self.root)
-        if swept:
-            log.info("stale_cgroups_removed", folder=str(self.root), removed=swept)
-        self.owner.mkdir(exist_ok=True)
+        for attempt in range(PREPARE_ATTEMPTS):
+            try:
+                self.root.mkdir(exist_ok=True)
+                self._enable_pids(self.root)
+                swept = sweep_dead_owners(self.root)
+                if swept:
+                    log.info("stale_cgroups_removed", folder=str(self.root), removed=swept)
+                self.owner.mkdir(exist_ok=True)
+                break
+            except FileNotFoundError:
+                if attempt == PREPARE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
         self._enable_pids(self.owner)
         return self.owner
 
@@ -81,6 +93,8 @@ class PidsCgroups:
                 return
 
     def release_all(self) -> None:
+        if not _alive(self.owner.name) or self.owner.name != _owner_name(os.getpid()):
+            return  # a forked child inherited this object: the folder is its parent's
         with self._lock:
             self._pending = {group for group in self._pending if not _remove(group)}
         with contextlib.suppress(OSError):
@@ -134,10 +148,13 @@ def sweep_dead_owners(root: Path) -> int:
     for owner in root.iterdir():
         if not owner.is_dir() or owner.name.startswith(".") or _alive(owner.name):
             continue
-        for group in owner.iterdir():
-            if group.is_dir():
-                _kill_members(group)
-                _remove_when_empty(group)
+        try:
+            groups = [group for group in owner.iterdir() if group.is_dir()]
+        except FileNotFoundError:
+            continue  # another owner of this machine swept it first
+        for group in groups:
+            _kill_members(group)
+            _remove_when_empty(group)
         if _remove(owner):
             removed += 1
     return removed

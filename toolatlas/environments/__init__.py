@@ -57,6 +57,7 @@ __all__ = [
     "StateDiff",
     "StateDigest",
     "environment_for",
+    "placeholders_for",
     "render_template",
     "render_value",
 ]
@@ -87,3 +88,27 @@ def environment_for(
             cluster = PostgresCluster.for_settings(postgres or PostgresSettings(), home)
             return PostgresEnvironment(cluster)
     raise TypeError(f"no environment for {spec!r}")  # pragma: no cover - the union is closed
+
+
+_INSTANCE_HOME = frozenset({"root", "home"})
+
+
+def placeholders_for(spec: EnvironmentSpec) -> frozenset[str]:
+    """The ``${name}`` placeholders a server's launch config may use on this kind of environment:
+    what an instance of it fills, plus :data:`GENERATED_VALUES`."""
+    match spec:
+        case DirectoryEnv() | NoEnv():
+            names = _INSTANCE_HOME
+        case SqliteEnv():
+            names = _INSTANCE_HOME | {SqliteEnvironment.variable}
+        case GitEnv():
+            names = _INSTANCE_HOME | {GitEnvironment.variable}
+        case JsonFileEnv():
+            names = _INSTANCE_HOME | {JsonFileEnvironment.variable}
+        case CommandEnv():
+            names = _INSTANCE_HOME | {"snapshot"}
+        case PostgresEnv():
+            names = _INSTANCE_HOME | {"database", "database_uri"}
+        case _:  # pragma: no cover - the union is closed
+            raise TypeError(f"no environment for {spec!r}")
+    return frozenset(names | GENERATED_VALUES.keys())

@@ -7,10 +7,12 @@ released at once — so a running proxy holds no store and a build can go on bes
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import contextlib
+import signal
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import structlog
 
@@ -49,8 +51,35 @@ class ProxySettings:
 
 
 def run_proxy(settings: ProxySettings) -> None:
-    """Serve until the client leaves (stdio) or the process is stopped (HTTP)."""
-    asyncio.run(serve_proxy(settings))
+    """Serve until the client leaves (stdio) or the process is stopped (HTTP).
+
+    SIGTERM — what a supervisor, a container runtime or ``kill`` sends — stops the proxy the way
+    the end of its input does: the server is stopped and its sandbox instance removed before the
+    process exits (status 0). Over HTTP, uvicorn's own handler does it (open requests finish first)."""
+    serving = serve_proxy(settings)
+    asyncio.run(_until_terminated(serving) if settings.transport == "stdio" else serving)
+
+
+async def _until_terminated(serving: Coroutine[Any, Any, None]) -> None:
+    task = asyncio.ensure_future(serving)
+    terminated = asyncio.Event()
+
+    def terminate() -> None:
+        terminated.set()
+        task.cancel()
+
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not the main thread, or no signals
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not terminated.is_set():
+            raise
+        log.info("proxy_stopped", signal="SIGTERM")
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
 
 
 async def serve_proxy(settings: ProxySettings) -> None:

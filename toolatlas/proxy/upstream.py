@@ -43,6 +43,7 @@ from toolatlas.confinement import Unconfined, confiner_for, grant_for
 from toolatlas.environments.base import remove_tree
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
+from toolatlas.logs import retire_stderr_log
 from toolatlas.sandbox import launch_for
 from toolatlas.workspace import Workspace
 
@@ -83,7 +84,7 @@ async def open_upstream(
     """Start the catalogue's server ``server`` (deployment or sandbox), yield it, stop it on exit."""
     spec = _server(catalogue, server)
     workspace = Workspace(catalogue, home or Home.default())
-    stderr_log = workspace.home.logs / f"proxy-{spec.name}-{os.getpid()}.stderr.log"
+    stderr_log = workspace.home.logs / f"proxy-{spec.name}.{os.getpid()}.stderr.log"
     if not sandbox:
         values = deployment_variables(variables or {})
         confined = _stdio(spec) and not isinstance(confiner_for(spec), Unconfined)
@@ -141,9 +142,12 @@ async def _connected(
     spec: ServerSpec, launch: StdioLaunch | HttpEndpoint, stderr_log: Path
 ) -> AsyncIterator[ServerConnection]:
     connection = ServerConnection(spec.name, launch, spec.limits, stderr_log=stderr_log, mode=UPSTREAM_MODE)
-    async with connection:
-        log.info("upstream_started", server=spec.name, pid=connection.pid, tools=len(connection.tools))
-        yield connection
+    try:
+        async with connection:
+            log.info("upstream_started", server=spec.name, pid=connection.pid, tools=len(connection.tools))
+            yield connection
+    finally:
+        retire_stderr_log(stderr_log)
 
 
 def _confined_deployment(

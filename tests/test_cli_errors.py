@@ -1,0 +1,73 @@
+"""Mistakes on the command line end in one clean line naming what is wrong, exit 2 — no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolatlas.cli import main
+from toolatlas.testing.releases import release_catalogue
+
+pytestmark = pytest.mark.servers
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    config = release_catalogue(tmp_path_factory.mktemp("built"), 1, rounds=0)
+    assert main(["build", str(config), "--engine", "asyncio"]) == 0
+    return config
+
+
+def error_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toolatlas: error: ") and err.count("\n") == 1, err
+    return err
+
+
+class TestInspect:
+    def test_a_server_the_catalogue_does_not_have(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert "no server 'nope' (servers: versioned)" in error_of(capsys, "inspect", str(built), "--server", "nope")
+
+    def test_a_tool_the_server_does_not_have(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        err = error_of(capsys, "inspect", str(built), "--server", "versioned", "--tool", "nope")
+        assert "no tool 'nope' on server 'versioned' (tools: add_note, count_notes, export_all, get_note, shout)" in err
+
+    @pytest.mark.parametrize("command", [["inspect"], ["export"], ["report"], ["guide", "add a note", "--config"]])
+    def test_a_catalogue_never_built(self, command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """inspect, export, report and guide on an atlas never built: an error, and no store made."""
+        config = release_catalogue(tmp_path, 1)
+        assert "no atlas built yet" in error_of(capsys, *command, str(config))
+        assert not (tmp_path / "atlas").exists()
+
+    def test_a_right_selection_is_a_table(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        assert main(["inspect", str(built), "--server", "versioned", "--tool", "shout"]) == 0
+        out = capsys.readouterr().out
+        assert "versioned  shout" in out and "affordance:" in out
+
+
+class TestGuide:
+    def test_an_export_that_is_not_there(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        missing = tmp_path / "missing.json"
+        assert f"cannot read the atlas export {missing}" in error_of(capsys, "guide", "a task", "--atlas", str(missing))
+
+    def test_a_server_the_atlas_does_not_know(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        err = error_of(capsys, "guide", "add a note", "--config", str(built), "--server", "nope")
+        assert "knows nothing of server(s) nope (it has: versioned)" in err
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """`toolatlas export --schema | head -1`: the pipe is closed under the writer (here: before it writes)."""
+    import os
+
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "toolatlas", "export", "--schema"], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and done.stderr == ""

@@ -1,0 +1,42 @@
+"""Catalogues of one server at two releases, for what an atlas says about a release.
+
+:func:`release_catalogue` writes a TOML whose one server, ``versioned``, is
+:mod:`toolatlas.testing.servers.versioned` at the release asked for (state kept in its process).
+Two catalogues, one per release, in two folders, give two atlases to compare.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+__all__ = ["release_catalogue"]
+
+_TOML = """version = 1
+name = "releases"
+description = "One in-memory notes server, at release {release}."
+
+[build]
+seed_tasks_per_tool = 3
+rollouts_per_task = 4
+rounds = {rounds}
+subgraph_size = 6
+seed = 0
+
+[store]
+backend = "edge"
+path = "atlas"
+
+[[servers]]
+name = "versioned"
+description = "Notes kept in memory."
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.versioned", "--version", "{release}"] }}
+"""
+
+
+def release_catalogue(dest: Path, release: int, *, rounds: int = 1) -> Path:
+    """Write the catalogue of the ``versioned`` server at ``release`` (1 or 2) under ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    config = dest / "releases.toml"
+    config.write_text(_TOML.format(release=release, rounds=rounds, python=sys.executable))
+    return config
