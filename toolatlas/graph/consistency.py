@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-import structlog
 from pydantic import Field
 
 from toolatlas.graph.families import is_schema_validation
@@ -29,8 +28,6 @@ from toolatlas.graph.models import Effect, Entry, EntryKind, EntryStatus
 from toolatlas.models import Frozen, OutcomeClass, canonical_json
 
 __all__ = ["ConsistencyReport", "Contradiction", "check_consistency"]
-
-log = structlog.get_logger(__name__)
 
 
 class Contradiction(Frozen):
@@ -126,7 +123,7 @@ def check_consistency(entries: Iterable[Entry]) -> ConsistencyReport:
     unconditioned = sorted(e.id for e in served if _use(e) is not None and len(_stated_effects(e)) > 1
                            and not separated(e.effects))
     boundaries = [e for e in served if e.kind is EntryKind.BOUNDARY]
-    report = ConsistencyReport(
+    return ConsistencyReport(
         served=len(served),
         contradictions=contradictions,
         unconditioned=unconditioned,
@@ -134,4 +131,3 @@ def check_consistency(entries: Iterable[Entry]) -> ConsistencyReport:
         boundaries_served=len(boundaries),
         schema_only_served=sum(1 for e in boundaries if is_schema_validation(e)),
     )
-    return report

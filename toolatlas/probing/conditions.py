@@ -83,7 +83,8 @@ class Named:
         self.kinds: list[str] = []
         """The matched items with the names masked (``index:…``, ``relation:…>…>…``), so observations
         made with different random names compare equal."""
-        self.keys: list[str] = []
+        self.targets: list[tuple[str, str]] = []
+        """(key, kind) of every matched item."""
         self.holders: list[str] = []
         """Items whose value *is* the name (``HEAD`` holding ``refs/heads/main`` for ``main``)."""
         self.groups = 0
@@ -111,7 +112,7 @@ def named_items(value: Any, digest: StateDigest) -> Named:
         if keys:
             named.found += 1
             for key, kind in _targets(sorted(keys), names):
-                named.keys.append(key)
+                named.targets.append((key, kind))
                 if kind not in named.kinds:
                     named.kinds.append(kind)
     return named
@@ -148,7 +149,7 @@ def precondition(arguments: dict[str, Any], before: StateDigest | None, previous
         else:
             part = f"`{argument}` names nothing that exists yet"
         if snapshot is not None and snapshot is not before:
-            touched = [kind for key, kind in zip(named.keys, _kinds_of(named)) if snapshot.items.get(key) != before.items[key]]
+            touched = [kind for key, kind in named.targets if snapshot.items.get(key) != before.items[key]]
             if touched:
                 kinds = [k for k in dict.fromkeys(touched) if k != "…"]
                 part += f", {', '.join(kinds[:3]) + ' ' if kinds else ''}changed by an earlier call"
@@ -159,16 +160,3 @@ def precondition(arguments: dict[str, Any], before: StateDigest | None, previous
         if before.items != snapshot.items:
             parts.append("after an earlier call changed the state")
     return " and ".join(parts)
-
-
-def _kinds_of(named: Named) -> list[str]:
-    """The masked kind of each of ``named.keys``, in order."""
-    out = []
-    for key in named.keys:
-        out.append(next((k for k in named.kinds if _matches(k, key)), key))
-    return out
-
-
-def _matches(kind: str, key: str) -> bool:
-    pattern = "^" + ".+".join(re.escape(part) for part in kind.split("…")) + "$"
-    return re.match(pattern, key) is not None
