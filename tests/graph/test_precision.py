@@ -78,7 +78,7 @@ class TestConditionedEffects:
         for n in range(3):
             induce(inducer, [(step, OutcomeClass.OK, "Wrote", StateDiff(added=["notes.txt"]), absent),
                              (step, OutcomeClass.OK, "Wrote", StateDiff(), again)], n)
-        uses = graph.entries_of("write_file", EntryKind.AFFORDANCE)
+        uses = graph.entries_of("write_file", EntryKind.AFFORDANCE, served=True)
         assert len(uses) == 1
         entry = uses[0]
         assert {(o.effect, o.condition, o.support) for o in entry.effects} == {
@@ -122,8 +122,11 @@ class TestSchemaSummary:
         step = ProbeStep(tool="read_file", arguments={"path": "/etc/passwd"}, mutation="path_escape",
                          condition="`path` is outside the root", expect="error")
         induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Access denied", StateDiff(), "")], 9)
-        served = graph.entries_of("read_file", EntryKind.BOUNDARY)
+        served = graph.entries_of("read_file", EntryKind.BOUNDARY, served=True)
         assert sorted(e.family for e in served) == ["path_escape", SCHEMA_SUMMARY]
+        explored = graph.entries_of("read_file", EntryKind.BOUNDARY)
+        assert sorted(e.family for e in explored) == ["missing_required", "null_value", "path_escape", "wrong_type"], \
+            "exploration still sees each violation"
         summary = next(e for e in served if e.family == SCHEMA_SUMMARY)
         assert summary.text.startswith("`read_file` validates its arguments against its input schema; a violation "
                                        "answers with tool_error “Input validation error: …” (3 violation(s) tried")
@@ -142,7 +145,7 @@ class TestSchemaSummary:
         step = ProbeStep(tool="read_file", arguments={"path": 5}, mutation="wrong_type", condition="`path` is a number", expect="error")
         for n in range(2):
             induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "bad type", StateDiff(), "")], n)
-        served = graph.entries_of("read_file", EntryKind.BOUNDARY)
+        served = graph.entries_of("read_file", EntryKind.BOUNDARY, served=True)
         assert [e.family for e in served] == [SCHEMA_SUMMARY] and served[0].support == 2
 
     def test_error_shape_is_the_shared_beginning(self) -> None:
