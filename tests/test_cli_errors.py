@@ -71,3 +71,43 @@ def test_a_reader_that_stops_early_gets_no_traceback() -> None:
     finally:
         os.close(write)
     assert done.returncode == 1 and done.stderr == ""
+
+
+class TestServiceToken:
+    """Where the guidance service's token comes from, and the warnings that keep it from leaking."""
+
+    @staticmethod
+    def token(capsys: pytest.CaptureFixture[str], env: str | None = None, **given: object) -> tuple[str | None, str]:
+        import argparse
+
+        from toolatlas.cli import _service_token
+
+        fields = {"token": None, "token_file": None, "host": "127.0.0.1"} | given
+        found = _service_token(argparse.Namespace(**fields), env)
+        return found, capsys.readouterr().err
+
+    def test_a_file_keeps_it_out_of_ps(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        secret = tmp_path / "token"
+        secret.write_text("from-a-file\n")
+        assert self.token(capsys, token_file=secret) == ("from-a-file", "")
+
+    def test_the_command_line_is_warned_about(self, capsys: pytest.CaptureFixture[str]) -> None:
+        found, err = self.token(capsys, token="visible")
+        assert found == "visible" and "visible to every local user in `ps`" in err
+
+    def test_the_environment(self, capsys: pytest.CaptureFixture[str]) -> None:
+        assert self.token(capsys, env="from-env") == ("from-env", "")
+
+    def test_an_open_address_without_a_token_is_warned_about(self, capsys: pytest.CaptureFixture[str]) -> None:
+        found, err = self.token(capsys, host="0.0.0.0")
+        assert found is None and "serving on 0.0.0.0 without a token" in err
+        assert self.token(capsys, host="::1") == (None, "")
+
+    def test_an_empty_or_missing_file_is_an_error(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        from toolatlas.errors import ToolAtlasError
+
+        (tmp_path / "empty").write_text("  \n")
+        with pytest.raises(ToolAtlasError, match="is empty"):
+            self.token(capsys, token_file=tmp_path / "empty")
+        with pytest.raises(ToolAtlasError, match="cannot read it"):
+            self.token(capsys, token_file=tmp_path / "absent")

@@ -339,11 +339,24 @@ def cmd_export(args: argparse.Namespace) -> int:
         export, page = _write_outputs(catalogue, store)
     finally:
         store.close()
+    if args.sign:
+        from toolatlas.trust import sign_document
+
+        signed = sign_document(json.loads(export.read_text()), Path(args.sign))
+        export.write_text(json.dumps(signed, indent=1, ensure_ascii=False))
     if args.output:
         Path(args.output).write_text(export.read_text())
-        print(f"wrote {args.output}")
+        print(f"wrote {args.output}" + (f" (signed by {signed['signature']['key']})" if args.sign else ""))
     else:
-        print(f"wrote {export}")
+        print(f"wrote {export}" + (f" (signed by {signed['signature']['key']})" if args.sign else ""))
+    return 0
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    from toolatlas.trust import generate_keys
+
+    private, public = generate_keys(Path(args.output))
+    print(f"wrote {private} (private: keep it secret) and {public} (give it to those who load your atlas)")
     return 0
 
 
@@ -386,7 +399,14 @@ def cmd_guide(args: argparse.Namespace) -> int:
 
     if not args.atlas:
         _require_built(_catalogue(args))
-    atlas = load_atlas(None if args.atlas else args.config, args.atlas)
+    if args.trust and not args.atlas:
+        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=args.trust)
+    if atlas.load_report is not None and atlas.load_report.dropped:
+        from toolatlas.trust import summary
+
+        print(f"toolatlas: {args.atlas}: records its evidence does not support are not served: "
+              f"{summary(atlas.load_report)}", file=sys.stderr)
     unknown = [name for name in args.server or [] if name not in atlas.servers]
     if unknown:
         known = ", ".join(atlas.servers) or "none: build it first with `toolatlas build`"
@@ -409,16 +429,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.cache_size = CACHE_SIZE
     if args.cache_size < 0:
         raise ToolAtlasError("--cache-size must be 0 (no cache) or more")
+    if args.trust and not args.atlas:
+        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
     if args.transport == "stdio":
         if args.engine != "uvicorn":
             raise ToolAtlasError("--engine ray-serve serves over HTTP: add --transport http")
-        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size))
+        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=args.trust))
         return 0
     if args.engine == "uvicorn" and args.replicas != 1:
         raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
-    token = args.token or os.environ.get(TOKEN_ENV) or None
+    token = _service_token(args, os.environ.get(TOKEN_ENV))
     processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
-    with shared_snapshot(args.config, args.atlas) as snapshot:
+    with shared_snapshot(args.config, args.atlas, trusted=args.trust) as snapshot:
         settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
                                    log_level=args.log_level, log_json=args.log_json or None)
         print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
@@ -430,6 +452,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         else:
             serve_http(settings, port=args.port, workers=args.workers)
     return 0
+
+
+def _service_token(args: argparse.Namespace, from_env: str | None) -> str | None:
+    """The HTTP service's bearer token: --token-file, --token or $TOOLATLAS_TOKEN; warns where it
+    is exposed (on the command line every local user sees it in `ps`) or missing on an open address."""
+    import ipaddress
+
+    token = None
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text().strip()
+        except OSError as exc:
+            raise ToolAtlasError(f"--token-file {args.token_file}: cannot read it ({exc.strerror})") from None
+        if not token:
+            raise ToolAtlasError(f"--token-file {args.token_file} is empty")
+    elif args.token:
+        print("toolatlas: warning: a --token on the command line is visible to every local user in `ps`; "
+              "prefer --token-file or $TOOLATLAS_TOKEN", file=sys.stderr)
+        token = args.token
+    else:
+        token = from_env or None
+    try:
+        loopback = ipaddress.ip_address(args.host).is_loopback
+    except ValueError:
+        loopback = args.host == "localhost"
+    if token is None and not loopback:
+        print(f"toolatlas: warning: serving on {args.host} without a token: anyone who reaches the port reads "
+              "the atlas; give --token-file or $TOOLATLAS_TOKEN", file=sys.stderr)
+    return token
 
 
 def _variables(pairs: Sequence[str]) -> dict[str, str]:
@@ -447,9 +498,12 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
     if args.notes_budget < 0:
         raise ToolAtlasError("--notes-budget must be 0 or more characters")
+    if args.trust and not args.atlas:
+        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
     run_proxy(ProxySettings(
         config=args.config, server=args.server, atlas=args.atlas, transport=args.transport, host=args.host,
         port=args.port, sandbox=args.sandbox, variables=_variables(args.var), budget=args.notes_budget,
+        trusted=tuple(args.trust),
     ))
     return 0
 
@@ -542,6 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("config", type=Path, nargs="?")
     export.add_argument("-o", "--output")
     export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
+    export.add_argument("--sign", metavar="KEY", help="sign the export with this private key (toolatlas keygen)")
     export.set_defaults(func=cmd_export)
 
     diff = commands.add_parser(
@@ -556,6 +611,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="markdown: tables fit for a pull-request comment")
     diff.set_defaults(func=cmd_diff)
 
+    keygen = commands.add_parser("keygen", help="write an Ed25519 key pair for signing exports (KEY, KEY.pub)")
+    keygen.add_argument("-o", "--output", required=True, metavar="KEY", help="the private key's file; KEY.pub beside it")
+    keygen.set_defaults(func=cmd_keygen)
+
     report = commands.add_parser("report", help="write the self-contained HTML report of the atlas")
     report.add_argument("config", type=Path)
     report.add_argument("-o", "--output")
@@ -564,6 +623,8 @@ def build_parser() -> argparse.ArgumentParser:
     guide = commands.add_parser("guide", help="task-conditioned guidance from an atlas")
     guide.add_argument("task", help="what the agent has to do, in plain words")
     guide.add_argument("--config", type=Path, default=Path("configs/demo.toml"), help="catalogue whose atlas to read")
+    guide.add_argument("--trust", type=Path, action="append", default=[], metavar="KEY.pub",
+                       help="only an --atlas export signed by this public key (repeatable)")
     guide.add_argument("--atlas", type=Path, help="read an exported atlas.json instead of the catalogue's store")
     guide.add_argument("--server", action="append", help="only these servers (repeatable)")
     guide.add_argument("--budget", type=int, default=8, help="read budget B of the traversal (default 8)")
@@ -574,6 +635,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="serve an atlas, read-only: MCP server (stdio or HTTP) and HTTP JSON API")
     serve.add_argument("config", type=Path, nargs="?", help="catalogue whose atlas to serve (its store is read once)")
+    serve.add_argument("--trust", type=Path, action="append", default=[], metavar="KEY.pub",
+                       help="only an --atlas export signed by this public key (repeatable)")
     serve.add_argument("--atlas", type=Path, help="serve an exported atlas.json instead of the catalogue's store")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                        help="stdio: an MCP server on stdin/stdout (default); http: HTTP API at /v1 and MCP at /mcp")
@@ -581,7 +644,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="HTTP engine: uvicorn worker processes (default) or a Ray Serve deployment")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8600, help="HTTP port (default 8600)")
-    serve.add_argument("--token", help="bearer token the HTTP service requires (default: $TOOLATLAS_TOKEN, else none)")
+    serve.add_argument("--token", help="bearer token the HTTP service requires (default: $TOOLATLAS_TOKEN, else none; "
+                                       "visible in `ps`: prefer --token-file)")
+    serve.add_argument("--token-file", type=Path, metavar="FILE", help="read the bearer token from FILE")
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--replicas", type=int, default=1, help="Ray Serve replicas, one CPU each (default 1)")
     serve.add_argument("--address", default=None, help="Ray cluster for --engine ray-serve (default $RAY_ADDRESS, else local)")
@@ -594,6 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "tool descriptions with their atlas notes, plus a guidance tool")
     proxy.add_argument("config", type=Path, help="the catalogue with the server's launch config (and its atlas)")
     proxy.add_argument("--server", required=True, help="the catalogue server to proxy")
+    proxy.add_argument("--trust", type=Path, action="append", default=[], metavar="KEY.pub",
+                       help="only an --atlas export signed by this public key (repeatable)")
     proxy.add_argument("--atlas", type=Path, help="an exported atlas.json (default: the catalogue's store, read once)")
     proxy.add_argument("--transport", choices=["stdio", "http"], default="stdio",
                        help="stdio: MCP on stdin/stdout (default); http: MCP streamable HTTP at /mcp")

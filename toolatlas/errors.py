@@ -20,7 +20,8 @@ ToolAtlas itself or of its inputs::
     │   ├── ConfinementError     a server's OS sandbox cannot be set up here (bubblewrap missing,
     │   │                        namespaces refused)
     │   └── CodeSandboxError     the code box itself failed to run code (not: the code failed)
-    └── VerificationError        a verifier could not be run (not: a verifier said "failed")
+    ├── VerificationError        a verifier could not be run (not: a verifier said "failed")
+    └── TrustError               an atlas is not signed by a trusted key, or was changed after signing
 
 Third-party exceptions are translated at the adapter edge with ``raise X(...) from exc``.
 """
@@ -40,6 +41,7 @@ __all__ = [
     "SnapshotError",
     "StoreError",
     "ToolAtlasError",
+    "TrustError",
     "VerificationError",
 ]
 
@@ -140,3 +142,8 @@ class CodeSandboxError(SandboxError):
 
 class VerificationError(ToolAtlasError):
     """A verifier could not be run at all (distinct from a verifier that ran and said 'failed')."""
+
+
+class TrustError(ToolAtlasError):
+    """An atlas export is refused: unsigned where a signature is required, signed by a key that is
+    not trusted, or changed after it was signed (or a key file is unusable)."""

@@ -57,6 +57,8 @@ class AtlasExport(Frozen):
     traces: list[TraceNode] = Field(default_factory=list)
     strategies: list[StrategyNode] = Field(default_factory=list)
     coverage: list[RoundCoverage] = Field(default_factory=list)
+    signature: dict[str, str] | None = None
+    """Set by ``export --sign``: algorithm, key fingerprint and value (:mod:`toolatlas.trust.signing`)."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 

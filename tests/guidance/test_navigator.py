@@ -104,9 +104,22 @@ class TestTraversal:
         relevance = [t.relevance for t in guidance.tools]
         assert relevance == sorted(relevance, reverse=True)
 
+    def test_an_example_uses_only_served_tools(self) -> None:
+        """An exemplar trace is served only when the guidance serves every tool it uses: with six tools
+        and five served, the trace through the one left out is not shown."""
+        tools = [tool(f"t{i}", f"deploy step {i}") for i in range(6)]
+        traces = [TraceNode(id=f"q{i}", server="ci", task="deploy",
+                            steps=[TraceStep(tool=f"t{i}", rationale="deploy"), TraceStep(tool=f"t{i + 1}",
+                                                                                         rationale="check")],
+                            tools=[f"t{i}", f"t{i + 1}"], runs=1, resolved=1) for i in range(5)]
+        guidance = Atlas(AtlasView(tools, [], traces, [])).guide("deploy", budget=8)
+        served = {t.tool for t in guidance.tools}
+        assert len(served) == 5
+        assert all(set(tool for tool, _ in e.steps) <= served for e in guidance.exemplars)
+
     def test_budget_is_kept_for_tools(self) -> None:
         """However relevant the traces, a small budget is spent on tools first."""
-        tools = [tool(f"t{i}", f"deploy step {i}") for i in range(6)]
+        tools = [tool(f"t{i}", f"deploy step {i}") for i in range(5)]
         traces = [TraceNode(id=f"q{i}", server="ci", task="deploy",
                             steps=[TraceStep(tool="t0", rationale="deploy"), TraceStep(tool="t1", rationale="check")],
                             tools=["t0", "t1"], runs=1, resolved=1) for i in range(3)]

@@ -162,6 +162,12 @@ class TestBearerToken:
             assert response.headers["www-authenticate"].startswith("Bearer")
             assert "bearer token" in response.json()["error"]
 
+    def test_the_scheme_is_case_insensitive_and_must_be_bearer(self, service: ServiceProcess) -> None:
+        for header, status in ((f"bearer {TOKEN}", 200), (f"BEARER {TOKEN}", 200), (f"Basic {TOKEN}", 401),
+                               ("Bearer", 401), (f"Bearer {TOKEN}x", 401)):
+            response = httpx.get(f"{service.url}/v1/servers", headers={"Authorization": header})
+            assert response.status_code == status, header
+
     def test_health_needs_no_token(self, service: ServiceProcess) -> None:
         """Load balancers can probe /v1/health without the token."""
         assert httpx.get(f"{service.url}/v1/health").status_code == 200

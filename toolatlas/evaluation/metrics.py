@@ -89,7 +89,7 @@ def warnings(guidance: Guidance) -> list[tuple[frozenset[str], str]]:
     found: list[tuple[frozenset[str], str]] = []
     for tool in guidance.tools:
         about = frozenset({f"{tool.server}.{tool.tool}"})
-        found += [(about, f"{b.condition}\n{b.error}") for b in tool.when_not]
+        found += [(about | set(b.also), f"{b.condition}\n{b.error}") for b in tool.when_not]
         found += [(about, f"{d.text}\n{d.note}") for d in tool.documented]
     found += [(frozenset(gap.tools), gap.text) for gap in guidance.gaps]
     found += [(frozenset({f"{note.server}.*"}), f"{note.text}\n{note.note}") for note in guidance.notes]

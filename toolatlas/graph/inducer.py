@@ -371,7 +371,7 @@ class Inducer:
         steps = [TraceStep(tool=s.tool, rationale=s.intent or f"call `{s.tool}`") for s in probe.steps]
         trace_id = stable_id("trace", self.graph.server, probe.task, [s.tool for s in probe.steps])
         existing = self.graph.traces.get(trace_id)
-        tips = _tips(probe, verdict)
+        tips = _tips(probe, verdict, rollout.variables)
         if existing is None:
             trace = TraceNode(
                 id=trace_id,
@@ -607,8 +607,9 @@ def argument_shape(arguments: dict[str, Any], properties: dict[str, Any]) -> lis
     return shape
 
 
-def _tips(probe: Probe, verdict: Verdict) -> list[str]:
-    """Rule-based tips a later agent can act on, from what this run showed."""
+def _tips(probe: Probe, verdict: Verdict, variables: dict[str, str]) -> list[str]:
+    """Rule-based tips a later agent can act on, from what this run showed (an instance's paths
+    written as their placeholders, as in every other record)."""
     tips: list[str] = []
     by_index = {v.index: v for v in verdict.steps}
     for index, step in enumerate(probe.steps):
@@ -616,7 +617,8 @@ def _tips(probe: Probe, verdict: Verdict) -> list[str]:
         if result is None:
             continue
         if result.failed and step.expect != "error":
-            first = result.error_text.strip().splitlines()[0][:140] if result.error_text.strip() else result.outcome.value
+            said = to_placeholders(result.error_text.strip(), variables)
+            first = said.splitlines()[0][:140] if said else result.outcome.value
             tips.append(f"`{step.tool}` can fail here (“{first}”): check its inputs first.")
         if step.observes is not None and result.observed_marker:
             tips.append(f"Confirm the effect of `{probe.steps[step.observes].tool}` with `{step.tool}`.")

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from threading import Lock
+from typing import TYPE_CHECKING
+
+import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
@@ -20,12 +23,18 @@ from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.operations import expanded
-from toolatlas.guidance.plan import ROUTE_SHARE, Plan, make_plan
+from toolatlas.guidance.plan import Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
+from toolatlas.guidance.routing import ServerRouter
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.store.atlas import record_text
 
+if TYPE_CHECKING:
+    from toolatlas.trust import LoadReport
+
 __all__ = ["Atlas", "AtlasView"]
+
+log = structlog.get_logger(__name__)
 
 CACHE_SIZE = 4096
 """Guidance answers kept per atlas (the atlas is read-only, so an answer never goes stale)."""
@@ -35,6 +44,8 @@ DOCS_WEIGHT = 0.65
 """Share of a tool's relevance that comes from its own documentation (the rest: its verified vocabulary)."""
 OFF_ROUTE = 0.3
 """Weight of a tool whose server the task is not routed to."""
+ROUTED_FLOOR = 0.7
+"""Weight of a tool of the routed server that scores least (one scoring as well as the best: 1)."""
 
 VALUE_CHARS = 500
 """Longer argument values (oversized probes, bulk payloads) are left out of a tool's retrieval text."""
@@ -49,6 +60,20 @@ def _strings(value: object) -> list[str]:
     if isinstance(value, dict):
         return [s for v in value.values() for s in _strings(v)]
     return []
+
+
+ROUTES_KEPT = 4096
+"""Routes remembered per atlas (a request asks for its route several times)."""
+
+
+def route_weight(servers: set[str] | Mapping[str, float], server: str) -> float:
+    """How much a tool of ``server`` counts for a task routed to ``servers`` (a set: routed or not; route
+    weights: graded from ``ROUTED_FLOOR`` to 1 among the routed servers)."""
+    if server not in servers:
+        return OFF_ROUTE
+    if isinstance(servers, Mapping):
+        return ROUTED_FLOOR + (1 - ROUTED_FLOOR) * servers[server]
+    return 1.0
 
 
 class AtlasView:
@@ -89,6 +114,8 @@ class AtlasView:
                       *(self.traces[t].task for t in self.trace_ids if self.traces[t].server == server)])
             for server in self.servers])
         """Each server as one document of its tools' texts and its traces' tasks: what routes a task to a server."""
+        self.router = ServerRouter(self)
+        self._routes: dict[str, dict[str, float]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
         self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
         for (server, tool), node in self.tool_nodes.items():
@@ -143,22 +170,29 @@ class AtlasView:
                              + (1 - DOCS_WEIGHT) * (knowledge.get(doc, 0.0) / top_k if top_k else 0.0))
         result = self._normalised([(self.tool_keys[d], s) for d, s in combined.items()])
         if routed and servers is None and result:
-            result = self.routed(result, self.route(task))
+            result = self.routed(result, self.route_weights(task))
         return result
 
     @staticmethod
-    def routed(relevance: dict[tuple[str, str], float], servers: set[str]) -> dict[tuple[str, str], float]:
-        """``relevance`` with the tools of servers outside ``servers`` weighted ``OFF_ROUTE``."""
-        return {k: s if k[0] in servers else s * OFF_ROUTE for k, s in relevance.items()}
+    def routed(relevance: dict[tuple[str, str], float],
+               servers: set[str] | Mapping[str, float]) -> dict[tuple[str, str], float]:
+        """``relevance`` with the tools of servers outside ``servers`` weighted ``OFF_ROUTE``; with
+        route weights (server → score, best = 1), a routed server's tools weighted from ``ROUTED_FLOOR``
+        (the least) to 1 (the best)."""
+        return {k: s * route_weight(servers, k[0]) for k, s in relevance.items()}
 
     def route(self, task: str) -> set[str]:
-        """The servers a task is about: those whose tools, taken together, match it at least
-        ``ROUTE_SHARE`` as well as the best server's (every server when nothing matches)."""
-        scores = self.server_index.scores(expanded(task))
-        top = max(scores.values(), default=0.0)
-        if not top:
-            return set(self.servers)
-        return {self.servers[i] for i, score in scores.items() if score >= ROUTE_SHARE * top}
+        """The servers a task is about (:class:`~toolatlas.guidance.routing.ServerRouter`)."""
+        return set(self.route_weights(task))
+
+    def route_weights(self, task: str) -> dict[str, float]:
+        """The servers a task is about, each with its score (best = 1); computed once per task."""
+        found = self._routes.get(task)
+        if found is None:
+            if len(self._routes) >= ROUTES_KEPT:
+                self._routes.clear()
+            found = self._routes[task] = self.router.route(task)
+        return found
 
     def plan(self, task: str, servers: set[str] | None = None) -> Plan:
         """The task's operations mapped to tools (:func:`~toolatlas.guidance.plan.make_plan`)."""
@@ -178,6 +212,8 @@ class Atlas:
         """Guidance answers kept (least recently used dropped first); 0 computes every answer afresh."""
         self._cache: OrderedDict[tuple, Guidance] = OrderedDict()
         self._lock = Lock()
+        self.load_report: LoadReport | None = None
+        """What loading an export kept and dropped (:meth:`from_export`); None for a store's atlas."""
 
     # -- loading ------------------------------------------------------------------------------------
 
@@ -209,24 +245,36 @@ class Atlas:
         return cls(view, navigator=navigator, name=catalogue.name, cache_size=cache_size)
 
     @classmethod
-    def from_export(cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE) -> Atlas:
-        """The atlas of an ``atlas.json`` export (``toolatlas export``)."""
+    def from_export(
+        cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE,
+        trusted: Iterable[str | Path] = (),
+    ) -> Atlas:
+        """The atlas of an ``atlas.json`` export (``toolatlas export``), with only what its evidence
+        supports: anything else is dropped and counted in :attr:`load_report` (:mod:`toolatlas.trust`).
+        With ``trusted`` public keys, a file not signed by one of them is refused (``TrustError``)."""
+        from toolatlas.export import AtlasExport
+        from toolatlas.trust import admit, summary, verify_document
+
         data = json.loads(Path(path).read_text())
+        keys = [Path(key) for key in trusted]
+        if keys:
+            verify_document(data, keys, source=str(path))
+        export, report = admit(AtlasExport.model_validate({"catalogue": "atlas", **data}))
+        if report.dropped:
+            log.warning("atlas_records_dropped", atlas=str(path), summary=summary(report), **report.by_reason)
         tools, entries = [], []
-        for server in data.get("servers", []):
-            for tool in server.get("tools", []):
-                for kind in ("affordances", "boundaries", "co_usage"):
-                    entries.extend(Entry.model_validate(e) for e in tool.get(kind, []))
+        for server in export.servers:
+            for tool in server.tools:
+                entries += [*tool.affordances, *tool.boundaries, *tool.co_usage]
                 tools.append(ToolNode(
-                    id=ToolNode.make_id(server["name"], tool["name"], tool["schema_hash"]),
-                    server=server["name"], tool=tool["name"], schema_hash=tool["schema_hash"],
-                    description=tool.get("description", ""), input_schema=tool.get("input_schema", {}),
-                    neighbours=tool.get("neighbours", {}),
+                    id=ToolNode.make_id(server.name, tool.name, tool.schema_hash),
+                    server=server.name, tool=tool.name, schema_hash=tool.schema_hash,
+                    description=tool.description, input_schema=tool.input_schema, neighbours=tool.neighbours,
                 ))
-        traces = [TraceNode.model_validate(t) for t in data.get("traces", [])]
-        strategies = [StrategyNode.model_validate(s) for s in data.get("strategies", [])]
-        return cls(AtlasView(tools, entries, traces, strategies, include_stale=include_stale),
-                   name=data.get("catalogue", "atlas"), cache_size=cache_size)
+        atlas = cls(AtlasView(tools, entries, export.traces, export.strategies, include_stale=include_stale),
+                    name=export.catalogue, cache_size=cache_size)
+        atlas.load_report = report
+        return atlas
 
     # -- guidance -------------------------------------------------------------------------------
 

@@ -39,7 +39,8 @@ __all__ = [
     "vocabulary",
 ]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z'\"`(])")
+_SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)(?<=[.!?])\s+(?=[A-Z'\"`(])")
+"""A sentence ends at a stop before a capital or a quote — not after an abbreviation ("(e.g. 'WHERE…')")."""
 _OPERATIVE = frozenset(terms(
     "only must cannot can't not never fail fails failure error errors exist exists overwrite overwrites "
     "without limit limits maximum max least most pattern patterns glob regex match matches matching exact exactly "

@@ -18,7 +18,7 @@ import snowballstemmer
 
 from toolatlas.store.embedders import tokenize
 
-__all__ = ["LexicalIndex", "terms"]
+__all__ = ["FILLER", "FILLER_TERMS", "LexicalIndex", "content_terms", "terms"]
 
 K1, B = 1.2, 0.75
 """BM25 term-frequency saturation and length normalisation."""
@@ -40,6 +40,25 @@ def terms(text: str) -> list[str]:
     """The stemmed terms of ``text``; ``read_files`` gives ``read``, ``file`` and ``read_files`` as written.
     (Memoised: guidance asks for the same words, and the same tasks, many times.)"""
     return list(_terms(text))
+
+
+FILLER = frozenset(
+    "a about after again all also am an and any are as at be been before being both but by can could did "
+    "do does doing done each for from get give had has have having he her here hers him his how i if in "
+    "into is it its just let like may me might more most much must my need needs no nor not now of off "
+    "on once only or other our ours out over own please same she should show so some such tell than that "
+    "the their them then there these they this those through to too under until up us very want was we "
+    "were what when where which while who whom whose why will with would yes you your yours".split()
+)
+"""Words of how a request is asked, not of what it is about: a tool whose description says "what"
+or "need" is no answer to a question for that ("What is 1500 * 1.04^10? I need the number.")."""
+
+FILLER_TERMS = frozenset(t for word in FILLER for t in terms(word))
+
+
+def content_terms(text: str) -> list[str]:
+    """The stemmed terms of ``text`` without :data:`FILLER`: what a request is about."""
+    return [t for t in terms(text) if t not in FILLER_TERMS]
 
 
 class LexicalIndex:
@@ -64,9 +83,13 @@ class LexicalIndex:
 
     def scores(self, text: str) -> dict[int, float]:
         """Document → score for a query text (documents sharing no term are absent)."""
+        return self.scores_of(terms(text))
+
+    def scores_of(self, query: Sequence[str]) -> dict[int, float]:
+        """Document → score for query terms already stemmed (:func:`terms`)."""
         found: dict[int, float] = {}
         weighted = self.weighted
-        for term in dict.fromkeys(terms(text)):
+        for term in dict.fromkeys(query):
             for doc, weight in weighted.get(term, ()):
                 found[doc] = found.get(doc, 0.0) + weight
         return found

@@ -57,6 +57,9 @@ class BoundaryNote(Frozen):
     support: int = 1
     confidence: float = 0.0
     evidence: list[str] = Field(default_factory=list)
+    also: list[str] = Field(default_factory=list)
+    """Other served tools (``server.tool``) with a boundary whose error differs from this one only in
+    harvested or random names: said once, here, for all of them."""
 
 
 class CompositionNote(Frozen):

@@ -95,7 +95,7 @@ class _Walk:
         self.nav, self.atlas, self.servers = navigator, atlas, servers
         plan = atlas.plan(task, servers)
         self.result = Traversal(task=task, servers=servers, plan=plan)
-        self.tool_rel = dict(plan.relevance) if servers else atlas.routed(plan.relevance, plan.servers)
+        self.tool_rel = dict(plan.relevance) if servers else atlas.routed(plan.relevance, plan.route)
         planned = plan.tools
         for rank, key in enumerate(planned):  # planned tools as strong as the best match, in plan order
             self.tool_rel[key] = 1.0 - 0.01 * rank

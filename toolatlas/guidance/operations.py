@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from toolatlas.guidance.index import terms
+from toolatlas.guidance.shapes import shape_words
 
 __all__ = [
     "OPERATIONS",
@@ -237,8 +238,13 @@ def absolute_path(text: str) -> bool:
 
 
 def expanded(text: str) -> str:
-    """``text`` with the description-side words of its everyday ones appended (for lexical matching)."""
+    """``text`` with the description-side words of its everyday ones appended, and the words for the
+    kinds of its literal values ("1500 * 1.04^10" → expression; :mod:`~toolatlas.guidance.shapes`),
+    for lexical matching."""
     extra = [word for stem in _task_terms(text) for word in _SYNONYMS.get(stem, ())]
+    shapes = shape_words(text)
+    if shapes:
+        extra.append(shapes)
     return f"{text} {' '.join(extra)}" if extra else text
 
 

@@ -13,8 +13,8 @@ planned instead and the gap is said; a content search where the only search tool
 is a gap of the same kind (read the things and look). A server's discovery tool goes first when
 its output supplies an argument the planned tools require (the allowed root before any path).
 
-Routing: a server is in when its tools, taken together, match the whole request at least half as
-well as the best server's (:meth:`AtlasView.route`); a caller's explicit server list replaces it.
+Routing: the servers the request is about (:mod:`toolatlas.guidance.routing`), each with a weight
+that grades its tools between routed servers; a caller's explicit server list replaces it.
 """
 
 from __future__ import annotations
@@ -46,8 +46,8 @@ ToolKey = tuple[str, str]
 
 MAX_TOOLS = 5
 """Tools a plan keeps (the ones an agent reads first)."""
-ROUTE_SHARE = 0.5
-"""A server is routed to when its best tool scores at least this share of the best tool overall."""
+ROUTED_FLOOR = 0.7
+"""Weight of a step by a tool of the routed server that scores least (the best server's: 1)."""
 OFF_ROUTE = 0.4
 """Weight of a tool of a server the task was not routed to (it can still win an operation it matches well)."""
 OFF_ROUTE_MATCH = 0.3
@@ -97,6 +97,13 @@ class Plan:
     discovery: list[ToolKey] = field(default_factory=list)
     servers: set[str] = field(default_factory=set)
     """The servers the task was routed to."""
+    weights: dict[str, float] = field(default_factory=dict)
+    """The routed servers' scores (best = 1); empty when the caller named the servers."""
+
+    @property
+    def route(self) -> set[str] | dict[str, float]:
+        """The route as tools are weighted by it: the scored servers, or the caller's set."""
+        return self.weights or self.servers
     relevance: dict[ToolKey, float] = field(default_factory=dict)
     """Every tool's match with the whole task (best = 1), before routing."""
 
@@ -150,7 +157,7 @@ def clauses_of(task: str) -> list[str]:
 
 
 def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates: list[ToolKey],
-          batch: bool, routed: set[str], whole: dict[ToolKey, float], named: bool = False,
+          batch: bool, routed: set[str] | dict[str, float], whole: dict[ToolKey, float], named: bool = False,
           near: frozenset[str] = frozenset(), peers: dict[ToolKey, float] | None = None,
           task_words: frozenset[str] = frozenset()) -> tuple[ToolKey, float] | None:
     """The tool that best does ``op`` here; ``peers``: tools a verified composition ties to the step this
@@ -164,6 +171,8 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
         score = (0.5 + 0.5 * strength) * (0.2 + relevance.get(key, 0.0))
         if key[0] not in routed:
             score *= OFF_ROUTE
+        elif isinstance(routed, dict):
+            score *= ROUTED_FLOOR + (1 - ROUTED_FLOOR) * routed[key[0]]
         if named and not view.tool_nodes[key].input_schema.get("properties"):
             score *= 0.5  # a tool that takes nothing cannot be pointed at the thing the task names
         if profile.deprecated:
@@ -191,7 +200,11 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     """The plan of ``task`` over the atlas (restricted to ``servers`` when given)."""
     plan = Plan(task=task, clauses=clauses_of(task))
     whole = plan.relevance = view.tool_relevance(task, servers, routed=False)
-    plan.servers = set(servers) & set(view.servers) if servers else view.route(task)
+    if servers:
+        plan.servers = set(servers) & set(view.servers)
+    else:
+        plan.weights = dict(view.route_weights(task))
+        plan.servers = set(plan.weights)
     candidates = [key for key in view.tool_keys if servers is None or key[0] in plan.servers]
     batch = many(task)
     task_words = frozenset(terms(expanded(task)))
@@ -227,7 +240,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             else:
                 candidates_here = candidates
             words = frozenset(terms(expanded(mention.words)))
-            found = _best(view, op, relevance, candidates_here, batch, plan.servers, whole, mention.named,
+            found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
             if found is not None:
                 for first in OPERATIONS[op].before:
@@ -252,8 +265,8 @@ def _compose(view: AtlasView, plan: Plan, clause: int, op: str, parts: tuple[str
     chosen = []
     routed = [k for k in candidates if k[0] in plan.servers]  # a composition stays on the task's servers
     for part in parts:
-        found = (_best(view, part, relevances[0], routed, batch, plan.servers, relevances[1])
-                 or _best(view, part, relevances[1], routed, batch, plan.servers, relevances[1]))
+        found = (_best(view, part, relevances[0], routed, batch, plan.route, relevances[1])
+                 or _best(view, part, relevances[1], routed, batch, plan.route, relevances[1]))
         if found is None:
             return
         chosen.append((part, *found))

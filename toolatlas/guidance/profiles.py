@@ -61,6 +61,13 @@ class Finding:
     schema: bool
     """Provoked only by violating the input schema (served at most once per tool)."""
 
+    @property
+    def signature(self) -> str:
+        """Its error's first line with harvested and random names masked (its condition without an
+        error): findings of different tools with one signature are said once in a guidance."""
+        said = next((line for line in (self.error or "").splitlines() if line.strip()), "")
+        return "error: " + masked(said) if said else "condition: " + masked(self.text)
+
 
 @dataclass(frozen=True)
 class ToolProfile:

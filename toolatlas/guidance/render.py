@@ -31,6 +31,7 @@ from toolatlas.guidance.models import (
 from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
+from toolatlas.guidance.shapes import shape_words
 from toolatlas.guidance.text import fit, render_text
 
 if TYPE_CHECKING:
@@ -74,10 +75,12 @@ ERROR_WEIGHT = 0.4
 """Weight of a finding's error against its condition when ranking it for a task."""
 
 
-def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: int, *, natural: bool = True
-              ) -> list[Finding]:
+def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: int, *, natural: bool = True,
+              said: set[str] | frozenset[str] = frozenset(), repeats: list[Finding] | None = None) -> list[Finding]:
     """The findings ``query`` is most likely to hit (by their condition, and less by their error), at
-    most one of them schema validation; with no query, the best supported (schema validation last)."""
+    most one of them schema validation and one per :attr:`~Finding.signature`; with no query, the best
+    supported (schema validation last). A finding whose signature is in ``said`` (another served tool
+    says it already) is passed over and, when it would have been chosen, added to ``repeats``."""
     if query:
         conditions, errors = indexes
         scores = dict(conditions.scores(query))
@@ -93,12 +96,17 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
     else:
         order = sorted(range(len(findings)),
                        key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
-    chosen, schema = [], False
+    chosen, schema, signatures = [], False, set()
     for i in order:
-        if findings[i].schema:
-            if schema:
-                continue
-            schema = True
+        signature = findings[i].signature
+        if signature in said:
+            if repeats is not None and all(r.signature != signature for r in repeats):
+                repeats.append(findings[i])
+            continue
+        if signature in signatures or (findings[i].schema and schema):
+            continue
+        schema = schema or findings[i].schema
+        signatures.add(signature)
         chosen.append(findings[i])
         if len(chosen) == limit:
             break
@@ -142,9 +150,11 @@ def _documented(view: AtlasView, clauses) -> list[DocumentedNote]:
 
 
 def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance: float,
-                  plan: Plan | None = None, detail: bool = True) -> ToolGuidance:
+                  plan: Plan | None = None, detail: bool = True, said: set[str] | frozenset[str] = frozenset(),
+                  repeats: list[Finding] | None = None) -> ToolGuidance:
     """What guidance says of one tool: for a planned tool the items its planned operations make
-    relevant; with no task (reading a tool directly) its best-supported items."""
+    relevant; with no task (reading a tool directly) its best-supported items. Boundaries whose
+    signature is in ``said`` are left to the tool that says them (and listed in ``repeats``)."""
     server, tool = key
     profile = view.profiles[key]
     operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
@@ -154,8 +164,9 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
                             when_not=[_boundary(f) for f in _relevant(profile.findings, indexes, query, 1,
-                                                                       natural=False)] if query else [])
-    boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES)
+                                                                       natural=False, said=said,
+                                                                       repeats=repeats)] if query else [])
+    boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats)
     tolerances = _relevant(profile.tolerances, (profile.tolerances_index, None), query, 1) if query else []
     planned = set(plan.tools) if plan else set()
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
@@ -181,9 +192,11 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
 
 def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[str]) -> str:
     """What a tool's findings are ranked against: the clauses it was planned for (the task, for a tool
-    outside the plan), the risks of its operations, and what naming a path or an exact thing risks."""
+    outside the plan) with the words for the kinds of their values, the risks of its operations, and
+    what naming a path or an exact thing risks."""
     risky = operations or (plan.operations if plan else [])
-    return " ".join([*(plan.clauses_of(key) if plan and operations else [task]),
+    said = plan.clauses_of(key) if plan and operations else [task]
+    return " ".join([*said, *(shape_words(text) for text in said),  # "9:15 am" risks what a 12-hour clock does
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else "",
                      NAMED_RISKS if names_something(task) else ""])
@@ -256,8 +269,7 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int,
     planned = [k for k in plan.tools if k in chosen]
     related = [k for k in chosen if k not in planned]
     detailed = set(planned) or set(related[:2])
-    tools = [tool_guidance(view, key, task=walk.task, relevance=walk.tools.get(key, 1.0), plan=plan,
-                           detail=key in detailed) for key in [*planned, *related]]
+    tools = _without_repeats(view, [*planned, *related], walk, plan, detailed)
     served = [(t.server, t.tool) for t in tools]
     names = {t.tool for t in tools}
     strategies = [
@@ -268,7 +280,7 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int,
     exemplars = [
         trace_exemplar(view.traces[t]) for t, _ in sorted(walk.traces.items(), key=lambda kv: (-kv[1], kv[0]))
         if _multi_tool(view.traces[t].tools) and view.traces[t].resolved
-        and (set(view.traces[t].tools) & names or not names)
+        and (set(view.traces[t].tools) <= names or not names)  # an example uses only tools it is told of
     ][:1]
     notes = [ServerNote(server=s, text=d.text, status=d.status, entry_id=d.entry_id, note=d.note)
              for s in dict.fromkeys(t.server for t in tools)
@@ -281,11 +293,38 @@ def compress(view: AtlasView, walk: Traversal, *, max_tokens: int,
     return fit(guidance, max_tokens)
 
 
+def _without_repeats(view: AtlasView, keys: list[tuple[str, str]], walk: Traversal, plan: Plan,
+                     detailed: set[tuple[str, str]]) -> list[ToolGuidance]:
+    """Each tool's guidance, a boundary whose error differs from one already served only in harvested or
+    random names ("no such table: missing_b200" / "…: missing_d9b9") said once: on the first tool that
+    serves it, naming the others in ``also`` (each of them then has room for a boundary of its own)."""
+    tools: list[ToolGuidance] = []
+    said: dict[str, tuple[int, int]] = {}
+    also: dict[tuple[int, int], list[str]] = {}
+    for key in keys:
+        repeats: list[Finding] = []
+        tool = tool_guidance(view, key, task=walk.task, relevance=walk.tools.get(key, 1.0), plan=plan,
+                             detail=key in detailed, said=set(said), repeats=repeats)
+        for finding in repeats:
+            also.setdefault(said[finding.signature], []).append(f"{key[0]}.{key[1]}")
+        profile = view.profiles[key]
+        by_id = {f.entry.id: f for f in profile.findings}
+        for index, note in enumerate(tool.when_not):
+            if note.entry_id in by_id:
+                said.setdefault(by_id[note.entry_id].signature, (len(tools), index))
+        tools.append(tool)
+    for (t, b), names in also.items():
+        notes = list(tools[t].when_not)
+        notes[b] = notes[b].model_copy(update={"also": names})
+        tools[t] = tools[t].model_copy(update={"when_not": notes})
+    return tools
+
+
 def _chosen(view: AtlasView, plan: Plan, walk: Traversal) -> list[tuple[str, str]]:
     """The tools to serve, best first: a planned tool scores at least ``PLAN_FLOOR`` (more as it matches
     the whole task), another tool its evidence from the walk (at most 1), so a strongly matching tool
     outside the plan still displaces a planned one that barely matches."""
-    relevance = plan.relevance if walk.servers else view.routed(plan.relevance, plan.servers)
+    relevance = plan.relevance if walk.servers else view.routed(plan.relevance, plan.route)
     scores = {k: min(0.99, s) for k, s in walk.tools.items()}
     order = {key: rank for rank, key in enumerate(plan.tools)}
     for key in plan.tools:

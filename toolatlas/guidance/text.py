@@ -26,9 +26,9 @@ def _drop_last(field: str):
 
 def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
-    compositions, accepted misuses, related tools, clauses and boundaries beyond one per tool, the
-    use notes, then the rest of the clauses and boundaries, then purposes, then whole tools from the
-    last (the plan and the first tool stay)."""
+    compositions, accepted misuses, related tools, clauses beyond one per tool, the purposes of tools
+    that say nothing else, boundaries beyond one per tool, the use notes, then the rest of the clauses
+    and boundaries, then purposes, then whole tools from the last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -36,6 +36,7 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _per_tool(g, "when", 1),
         lambda g: _related(g),
         lambda g: _per_tool(g, "documented", 1),
+        lambda g: _unsaid(g, bare=True),
         lambda g: _per_tool(g, "when_not", 1),
         lambda g: _per_tool(g, "when", 0),
         lambda g: _per_tool(g, "documented", 0),
@@ -53,10 +54,15 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     return guidance.model_copy(update={"tokens": tokens})
 
 
-def _unsaid(guidance: Guidance) -> Guidance | None:
-    """Drop the purpose of the last tool that still has one (its name stays: it is still served)."""
+def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
+    """Drop the purpose of the last tool that still has one (its name stays: it is still served);
+    ``bare``: only of a tool that has nothing else to say (no clause, use or boundary), whose name
+    tells an agent almost as much — before a tool that does loses a boundary."""
     for index in range(len(guidance.tools) - 1, 0, -1):
-        if guidance.tools[index].purpose:
+        tool = guidance.tools[index]
+        if bare and (tool.documented or tool.when or tool.when_not or tool.compositions):
+            continue
+        if tool.purpose:
             tools = list(guidance.tools)
             tools[index] = tools[index].model_copy(update={"purpose": ""})
             return guidance.model_copy(update={"tools": tools})
@@ -82,8 +88,21 @@ def _per_tool(guidance: Guidance, field: str, keep: int) -> Guidance | None:
     return None
 
 
+_PLAIN_OUTCOMES = frozenset({"tool_error", "ok"})
+"""Outcomes the rendering leaves unsaid: a quoted error after "avoid" is a failed call (one passed off
+as a success is said so); a timeout or a protocol error is named."""
+
 _RELATIONS = {"data": "its output feeds `{}`", "state": "`{}` sees what it changes",
               "retry": "after it fails, `{}` succeeds"}
+
+
+def _without_purpose(condition: str, purpose: str) -> str:
+    """``condition`` without a parenthesis that repeats the tool's purpose, said just above it."""
+    said = purpose.strip().rstrip(".").lower()
+    if not said:
+        return condition
+    at = condition.lower().find(f" ({said})")
+    return condition[:at] + condition[at + len(said) + 3:] if at >= 0 else condition
 
 
 def _marked(note: DocumentedNote) -> str:
@@ -114,9 +133,12 @@ def render_text(guidance: Guidance) -> str:
         lines += [f"- documented: {_marked(note)}" for note in tool.documented]
         lines += [f"- verified: {use.text}" for use in tool.when]
         for boundary in tool.when_not:
-            hidden = " (reported as success)" if boundary.reported_as_success else ""
+            outcome = ("reported as success" if boundary.reported_as_success else
+                       "" if boundary.outcome in _PLAIN_OUTCOMES else boundary.outcome)
             error = boundary.error[:ERROR_CHARS]
-            lines.append(f"- avoid: {boundary.condition} → {boundary.outcome}{hidden}: “{error}”")
+            shared = f" (also {', '.join(f'`{named(t)}`' for t in boundary.also)})" if boundary.also else ""
+            condition = _without_purpose(boundary.condition, tool.purpose)
+            lines.append(f"- avoid{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     for strategy in guidance.strategies:

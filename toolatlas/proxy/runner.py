@@ -48,6 +48,8 @@ class ProxySettings:
     variables: Mapping[str, str] = field(default_factory=dict)
     budget: int = DESCRIPTION_BUDGET
     home: Home | None = None
+    trusted: tuple[Path, ...] = ()
+    """Public keys one of which must have signed ``atlas`` (``--trust``); empty: any export."""
 
 
 def run_proxy(settings: ProxySettings) -> None:
@@ -108,7 +110,7 @@ def _load_atlas(settings: ProxySettings) -> Atlas:
     if not settings.atlas.is_file():
         raise ToolAtlasError(f"--atlas {settings.atlas}: no such file (write one with `toolatlas export`)")
     try:
-        return Atlas.from_export(settings.atlas)
+        return Atlas.from_export(settings.atlas, trusted=settings.trusted)
     except (ValueError, KeyError, TypeError) as exc:
         raise ToolAtlasError(f"--atlas {settings.atlas}: not an atlas export ({exc})") from exc
 

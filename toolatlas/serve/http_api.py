@@ -77,12 +77,14 @@ class BearerToken:
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
             given = next((value for key, value in scope["headers"] if key == b"authorization"), b"")
-            if not hmac.compare_digest(given, self.expected):
+            scheme, _, credentials = given.strip().partition(b" ")
+            # the scheme is case-insensitive (RFC 9110 §11.1); the token is compared in constant time
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self.expected):
                 response = _error(401, "missing or wrong bearer token (send Authorization: Bearer <token>)",
                                   headers={"WWW-Authenticate": 'Bearer realm="toolatlas"'})
                 await response(scope, receive, send)

@@ -9,6 +9,7 @@ answers, stopped as Ctrl-C would stop it, with what it logged kept for reading::
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -54,7 +55,10 @@ class ServiceProcess:
         self.token = token
         self.url = f"http://127.0.0.1:{self.port}"
         self.command = [sys.executable, "-m", "toolatlas.cli", *options, "serve", *args, "--transport", "http",
-                        "--port", str(self.port), *(["--token", token] if token else [])]
+                        "--port", str(self.port)]
+        self.env = {**os.environ, "TOOLATLAS_TOKEN": token} if token else {
+            k: v for k, v in os.environ.items() if k != "TOOLATLAS_TOKEN"}
+        """The token travels in the environment (not the command line, where `ps` shows it)."""
         self.cwd = cwd
         self.start_timeout = start_timeout
         self.process: subprocess.Popen | None = None
@@ -74,7 +78,7 @@ class ServiceProcess:
     def start(self) -> Self:
         """Start the service and return once it answers ``/v1/health``."""
         self.process = subprocess.Popen(self.command, cwd=self.cwd, stdout=subprocess.DEVNULL, stderr=self._stderr,
-                                        text=True)
+                                        text=True, env=self.env)
         try:
             self._wait_until_healthy(self.process)
         except BaseException:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -53,11 +53,12 @@ KEEP_ALIVE_S = 30
 
 
 def load_atlas(config: str | Path | None = None, atlas: str | Path | None = None, *,
-               cache_size: int = CACHE_SIZE) -> Atlas:
-    """The atlas of an export file when given, else of the catalogue's store (read once, released)."""
+               cache_size: int = CACHE_SIZE, trusted: Iterable[str | Path] = ()) -> Atlas:
+    """The atlas of an export file when given (signed by one of ``trusted`` when any is given),
+    else of the catalogue's store (read once, released)."""
     if atlas is not None:
         try:
-            return Atlas.from_export(atlas, cache_size=cache_size)
+            return Atlas.from_export(atlas, cache_size=cache_size, trusted=trusted)
         except (OSError, json.JSONDecodeError, ValidationError, KeyError) as exc:
             raise AtlasUnavailable(f"cannot read the atlas export {atlas}: {exc}") from exc
     if config is None:
@@ -78,14 +79,19 @@ def write_snapshot(atlas: Atlas, path: str | Path) -> Path:
 
 
 @contextmanager
-def shared_snapshot(config: str | Path | None = None, atlas: str | Path | None = None) -> Iterator[Path]:
+def shared_snapshot(
+    config: str | Path | None = None, atlas: str | Path | None = None, *, trusted: Iterable[str | Path] = ()
+) -> Iterator[Path]:
     """The one atlas source every serving process loads: the export given (checked once here), or
-    the catalogue's store read once into a temporary export that lives as long as the block."""
-    if atlas is not None:
+    the catalogue's store read once into a temporary export that lives as long as the block. A
+    signed export checked against ``trusted`` keys is copied as it was verified, so a change to the
+    file afterwards reaches no replica."""
+    keys = list(trusted)
+    if atlas is not None and not keys:
         load_atlas(atlas=atlas, cache_size=0)
         yield Path(atlas).resolve()
         return
-    loaded = load_atlas(config, cache_size=0)
+    loaded = load_atlas(config, atlas, cache_size=0, trusted=keys)
     with tempfile.TemporaryDirectory(prefix="toolatlas-serve-") as scratch:
         yield write_snapshot(loaded, Path(scratch) / "atlas.json")
 

@@ -1,0 +1,129 @@
+"""Routing over many servers, value shapes, and boundaries said once across tools.
+
+The atlas here is built for the purpose: four servers whose descriptions share generic words, so
+only what each was verified on (the values it took, the words of its answers) tells them apart.
+"""
+
+from __future__ import annotations
+
+from toolatlas.evaluation.metrics import boundary_included
+from toolatlas.graph.models import Effect, EntryKind
+from toolatlas.guidance import Atlas, AtlasView
+from toolatlas.guidance.operations import expanded
+from toolatlas.guidance.shapes import shape_words, value_shapes
+from toolatlas.models import OutcomeClass
+
+from .conftest import entry, node
+
+
+def catalogue() -> AtlasView:
+    """A calculator, a trip database, a text editor and a pattern tester: every description says
+    "what" or "need" somewhere; what each was verified on differs."""
+    tools = [
+        node("maths", "evaluate", "Evaluate an arithmetic expression.", ("expression",), read_only=True),
+        node("trips", "run_query", "Run a query against the database.", ("sql",), read_only=True),
+        node("trips", "list_columns", "List the columns of a table.", ("table",), read_only=True),
+        node("editor", "get_contents", "Get the contents of one or more text files.", ("file_path",),
+             read_only=True),
+        node("patterns", "add_case", "Add a case: what you need the pattern to match, and the number of hits.",
+             ("pattern", "text"), read_only=False),
+        node("patterns", "get_cases", "Get what cases you need and the number of each.", (), read_only=True),
+    ]
+    entries = [
+        entry("maths", "evaluate", EntryKind.AFFORDANCE, when="evaluate an expression", effect=Effect.READ_ONLY,
+              arguments={"expression": "2 + 3 * 4"}, excerpt="14"),
+        entry("trips", "list_columns", EntryKind.AFFORDANCE, when="list the columns", effect=Effect.READ_ONLY,
+              arguments={"table": "stays"}, excerpt='{"columns": ["traveller", "city", "nights"]}'),
+        entry("trips", "run_query", EntryKind.AFFORDANCE, when="run a query", effect=Effect.READ_ONLY,
+              arguments={"sql": "SELECT count(*) FROM stays"}, excerpt="[[12]]"),
+        *(entry("trips", tool, EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR,
+                condition=f"`{arg}` names a table that does not exist", error_signature=f"no such table: {name}",
+                excerpt=f"no such table: {name}")
+          for tool, arg, name in (("run_query", "sql", "missing_b200"), ("list_columns", "table", "missing_d9b9"))),
+        entry("editor", "get_contents", EntryKind.AFFORDANCE, when="read a text file", effect=Effect.READ_ONLY,
+              arguments={"file_path": "/srv/notes/plan.md"}, excerpt="# Plan"),
+        entry("patterns", "add_case", EntryKind.AFFORDANCE, when="add a test case", effect=Effect.MUTATING,
+              arguments={"pattern": "a+", "text": "aaa"}),
+    ]
+    return AtlasView(tools, entries, [], [])
+
+
+class TestShapes:
+    def test_values_are_named_by_their_kind(self) -> None:
+        """An expression, a relative path with its extension, a date, a time and an email are told apart;
+        a date is no subtraction, an email no file, an address no path."""
+        assert value_shapes("What is 1500 * 1.04^10?") == {"shape:expression"}
+        assert value_shapes("Open notes/todo.txt") == {"shape:relative_path", "shape:ext_txt", "shape:file"}
+        assert value_shapes("on 2024-03-01 at 9:15") == {"shape:date", "shape:time"}
+        assert value_shapes("write to max@example.de") == {"shape:email"}
+        assert value_shapes("see https://example.org/a.html") == set()
+
+    def test_a_request_gains_the_words_for_its_values(self) -> None:
+        """An expression in a request adds the word a calculator's documentation uses; a path adds nothing."""
+        assert shape_words("What is 1500 * 1.04^10?") == "expression"
+        assert "expression" in expanded("What is 1500 * 1.04^10?")
+        assert shape_words("Write the bio into notes/team.md") == ""
+
+
+class TestRouting:
+    def test_filler_words_route_nowhere(self) -> None:
+        """A question whose only words are "what" and "need" goes to the server verified on expressions,
+        not to the one whose descriptions say "what" and "need"."""
+        view = catalogue()
+        weights = view.route_weights("What is 1500 * 1.04^10? I need the number.")
+        assert max(weights, key=weights.get) == "maths"
+        guidance = Atlas(view).guide("What is 1500 * 1.04^10? I need the number.")
+        assert guidance.tools[0].tool == "evaluate"
+
+    def test_the_words_of_verified_answers_route_a_data_question(self) -> None:
+        """Columns seen in a verified answer send a question about them to the server holding the data."""
+        view = catalogue()
+        weights = view.route_weights("How many nights did each traveller spend per city?")
+        assert max(weights, key=weights.get) == "trips"
+        assert weights["trips"] == 1.0 and all(w < 1.0 for s, w in weights.items() if s != "trips")
+
+    def test_a_routed_server_weighs_its_tools_by_its_score(self) -> None:
+        """Among routed servers, the better-scoring one's tools weigh more; an unrouted one's least."""
+        view = catalogue()
+        weights = {"trips": 1.0, "editor": 0.5}
+        relevance = {("trips", "run_query"): 1.0, ("editor", "get_contents"): 1.0, ("maths", "evaluate"): 1.0}
+        routed = view.routed(relevance, weights)
+        assert routed[("trips", "run_query")] > routed[("editor", "get_contents")] > routed[("maths", "evaluate")]
+
+
+class TestSaidOnce:
+    def test_a_boundary_two_tools_share_is_said_once_for_both(self) -> None:
+        """"no such table" with two different harvested names, on two served tools, is one warning that
+        names both tools; the metric counts it as a warning about either."""
+        atlas = Atlas(catalogue())
+        task = "List the columns of the stays table, then run a query counting the stays per city"
+        guidance = atlas.guide(task, servers=["trips"], max_tokens=5000, docs_ratio=None)
+        notes = [(t.tool, b) for t in guidance.tools for b in t.when_not if "no such table" in b.error]
+        assert len(notes) == 1
+        tool, note = notes[0]
+        other = {"run_query", "list_columns"} - {tool}
+        assert note.also == [f"trips.{other.pop()}"]
+        assert "(also `" in guidance.to_text()
+        assert boundary_included(guidance, "no such table", ["trips.run_query"])
+        assert boundary_included(guidance, "no such table", ["trips.list_columns"])
+
+
+class TestValueRisks:
+    def test_a_value_meets_the_boundary_about_its_kind(self) -> None:
+        """"9:15 am" is a 12-hour clock time: the boundary about 12-hour times is served, though the
+        request never says "12-hour"."""
+        assert value_shapes("at 9:15 am") == {"shape:time", "shape:time_12h"}
+        tools = [node("clock", "convert_time", "Convert a time between time zones.",
+                      ("time", "source_timezone", "target_timezone"), read_only=True)]
+        entries = [
+            entry("clock", "convert_time", EntryKind.AFFORDANCE, when="convert a time", effect=Effect.READ_ONLY),
+            entry("clock", "convert_time", EntryKind.BOUNDARY, family="invalid_time_format",
+                  outcome=OutcomeClass.TOOL_ERROR, condition="`time` uses a 12-hour clock instead of HH:MM",
+                  error_signature="Invalid time format. Expected HH:MM", excerpt="Invalid time format. Expected HH:MM"),
+            entry("clock", "convert_time", EntryKind.BOUNDARY, family="invalid_timezone",
+                  outcome=OutcomeClass.TOOL_ERROR, condition="`target_timezone` is not an IANA time zone name",
+                  error_signature="Invalid timezone", excerpt="Invalid timezone", support=5),
+        ]
+        guidance = Atlas(AtlasView(tools, entries, [], [])).guide("A client in Paris says 9:15 am; what is that in Tokyo?")
+        [tool] = guidance.tools
+        assert tool.when_not and tool.when_not[0].error.startswith("Invalid time format")

@@ -1,0 +1,146 @@
+"""Routing a task to the servers it is about, over a catalogue of many.
+
+Each server is scored against the task two ways, each normalised so that the best server is 1,
+and the two are averaged:
+
+* **its text** — BM25 over one document per server: its tools' names and descriptions, their
+  verified vocabulary and its traces' tasks. A server that speaks a task's words often scores high.
+* **its vocabulary** — the distinct words the server was seen to speak: tool names, descriptions,
+  argument names and the schema's words for them, verified uses, the argument values that worked
+  and the words of the successful answers to them (the column names, records and units its state
+  holds) — not its traces' tasks, whose filler words ("what", "need") belong to no server — plus the *shapes* of those values (an arithmetic expression, a relative or absolute
+  file path, a file extension, a date, a time). Each word counts once, weighted by how few servers
+  share it: a word every server has routes nowhere, a shape only one server was verified to take
+  routes there. A task about data ("how many nights per city") meets the server whose answers
+  held those columns; "what is 1500 * 1.04^10?" meets the server verified on expressions.
+
+The route is every server scoring at least :data:`ROUTE_SHARE` of the best (the margin rule: a
+server clearly ahead is routed to alone), widened to every server scoring :data:`UNSURE_SHARE`
+when the best server's lead rests on little evidence (few of the task's words, none of them rare).
+Each routed server keeps its score as a weight, so that between two routed servers the one the
+task is more about wins an operation both could do.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+
+from toolatlas.graph.models import EntryKind
+from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, terms
+from toolatlas.guidance.operations import expanded
+from toolatlas.guidance.shapes import value_shapes
+
+__all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter"]
+
+ROUTE_SHARE = 0.5
+"""A server is routed to when it scores at least this share of the best server."""
+UNSURE_SHARE = 0.3
+"""…or this share, when the best server's evidence is thin (see :data:`SURE_EVIDENCE`)."""
+SURE_EVIDENCE = 2.5
+"""Summed rarity (IDF) of the task's words a server's vocabulary holds, below which a route is unsure."""
+SHAPE_WEIGHT = 2.0
+"""A value shape a server was verified to take counts this many times a word: it is typed evidence
+(the server took an expression), where a shared word may be a coincidence."""
+EXCERPT_CHARS = 600
+"""Characters of a successful answer whose words join the server's vocabulary."""
+VALUE_CHARS = 200
+"""Longer argument values (oversized probes, bulk payloads) add no words."""
+
+_RANDOM = re.compile(r"^(?:.*_)?[0-9a-f]{4,}$")
+def _words(text: str) -> set[str]:
+    """Distinct stemmed words of ``text`` worth routing by (no numbers, no random or harvested names)."""
+    return {t for t in terms(text) if t.isalpha() and len(t) > 2 and t not in FILLER_TERMS and not _RANDOM.match(t)}
+
+
+def _schema_text(schema: Mapping) -> str:
+    """The argument names of an input schema and the schema's descriptions of them, nested ones included."""
+    said: list[str] = []
+
+    def walk(properties: object) -> None:
+        if not isinstance(properties, Mapping):
+            return
+        for name, spec in properties.items():
+            said.append(str(name))
+            if isinstance(spec, Mapping):
+                said.append(str(spec.get("description") or ""))
+                walk(spec.get("properties"))
+                if isinstance(spec.get("items"), Mapping):
+                    walk(spec["items"].get("properties"))
+
+    walk(schema.get("properties"))
+    return " ".join(said)
+
+
+def _strings(value: object) -> Iterable[str]:
+    if isinstance(value, str):
+        if len(value) <= VALUE_CHARS and "${oversized" not in value:
+            yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+
+
+class ServerRouter:
+    """Scores the servers of an atlas against a task, and routes it (see the module docstring)."""
+
+    def __init__(self, view) -> None:
+        self.servers: list[str] = list(view.servers)
+        self.text_index: LexicalIndex = view.server_index
+        self.vocabulary: list[set[str]] = [self._vocabulary(view, server) for server in self.servers]
+        counts: dict[str, int] = {}
+        for words in self.vocabulary:
+            for word in words:
+                counts[word] = counts.get(word, 0) + 1
+        n = len(self.servers)
+        self.idf = {word: math.log(1 + (n - c + 0.5) / (c + 0.5)) for word, c in counts.items()}
+
+    @staticmethod
+    def _vocabulary(view, server: str) -> set[str]:
+        words: set[str] = set()
+        for key in (k for k in view.tool_keys if k[0] == server):
+            node = view.tool_nodes[key]
+            words |= _words(f"{node.tool.replace('_', ' ')} {node.description} {_schema_text(node.input_schema)}")
+            for entry in view.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, []):
+                if entry.family is not None or entry.signature.startswith("tolerates:"):
+                    continue  # a misuse it survived says nothing of what it is for
+                words |= _words(entry.when or "")
+                for evidence in entry.evidence:
+                    for value in _strings(evidence.arguments):
+                        words |= _words(value) | value_shapes(value)
+                    words |= _words(evidence.excerpt[:EXCERPT_CHARS])
+        return words
+
+    def scores(self, task: str) -> tuple[dict[str, float], float]:
+        """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF). Numbers
+        in the task are values, not words: they count only through their shapes."""
+        query = [t for t in content_terms(expanded(task)) if not t.replace(".", "").isdigit()]
+        bm25 = self.text_index.scores_of(query)
+        top_text = max(bm25.values(), default=0.0)
+        asked = set(query) | value_shapes(task)
+        held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else 1.0) for w in asked & words)
+                for words in self.vocabulary]
+        top_held = max(held, default=0.0)
+        combined = {}
+        for i, server in enumerate(self.servers):
+            score = 0.5 * (bm25.get(i, 0.0) / top_text if top_text else 0.0)
+            score += 0.5 * (held[i] / top_held if top_held else 0.0)
+            if score > 0:
+                combined[server] = score
+        best = max(combined.values(), default=0.0)
+        if not best:
+            return {}, 0.0
+        leader = max(combined, key=lambda s: (combined[s], s))
+        return {s: v / best for s, v in combined.items()}, held[self.servers.index(leader)]
+
+    def route(self, task: str) -> dict[str, float]:
+        """The servers ``task`` is about, each with its score (every server at 1 when nothing matches)."""
+        scores, evidence = self.scores(task)
+        if not scores:
+            return dict.fromkeys(self.servers, 1.0)
+        share = ROUTE_SHARE if evidence >= SURE_EVIDENCE else UNSURE_SHARE
+        return {s: round(v, 4) for s, v in scores.items() if v >= share}

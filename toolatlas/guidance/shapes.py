@@ -1,0 +1,74 @@
+"""The shapes of literal values: what kind of thing a value in a request (or a verified call) is.
+
+"1500 * 1.04^10" is an arithmetic expression, "notes/todo.txt" a relative path to a text file,
+"2024-03-01" a date. A request rarely names the kind of its values; a tool's documentation and the
+values it was verified on do. :func:`value_shapes` names the kinds (``shape:expression``…) for
+routing; :func:`shape_words` says them in the words a tool's documentation would use, so lexical
+matching can meet them.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["SHAPE_WORDS", "shape_words", "value_shapes"]
+
+_TOKEN = re.compile(r"[^\s,;?!()\[\]{}\"'`<>|]+")
+_EXPRESSION = re.compile(r"\d[\d.]*\s*[+*^%×]\s*[\d.(]|\d[\d.]*\s+[-/÷]\s+[\d.(]")
+"""A number, an operator and a number; a minus or a slash only between spaces ("2024-01-02", "1/2/2024"
+are dates)."""
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_TIME = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
+_TIME_12H = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])", re.IGNORECASE)
+_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
+_EXTENSION = re.compile(r"[A-Za-z0-9_\-]\.([A-Za-z][A-Za-z0-9]{0,4})$")
+
+
+SHAPE_WORDS = {
+    "shape:expression": "expression",
+    "shape:date": "date",
+    "shape:time": "time",
+    "shape:time_12h": "12-hour clock",
+    "shape:email": "email",
+}
+"""How a tool's documentation names a value of each shape. A path says itself ("notes/team.md" has
+its folder, name and extension as words): naming its kind as well would pull every file tool in."""
+
+
+@lru_cache(maxsize=1 << 14)
+def shape_words(text: str) -> str:
+    """The documentation's words for the shapes of the values in ``text`` ("" when it has none)."""
+    return " ".join(sorted({SHAPE_WORDS[shape] for shape in value_shapes(text) if shape in SHAPE_WORDS}))
+
+
+def value_shapes(text: str) -> frozenset[str]:
+    """The shapes of the literal values in ``text``: ``shape:expression`` (a number, an operator, a
+    number), ``shape:relative_path`` / ``shape:absolute_path`` (a file name with a folder),
+    ``shape:ext_<x>`` and ``shape:file`` (a file name with an extension), ``shape:date``, ``shape:time``
+    (and ``shape:time_12h`` for "9:15 am"), ``shape:email``."""
+    return _shapes(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _shapes(text: str) -> frozenset[str]:
+    found = {"shape:expression"} if _EXPRESSION.search(text) else set()
+    if _TIME_12H.search(text):
+        found |= {"shape:time", "shape:time_12h"}
+    for token in _TOKEN.findall(text):
+        token = token.rstrip(".:")
+        if _EMAIL.match(token):
+            found.add("shape:email")
+            continue
+        if "://" in token:
+            continue  # an address, not a file (its last part may end like one)
+        extension = _EXTENSION.search(token)
+        if extension and not token.replace(".", "").isdigit():
+            found |= {f"shape:ext_{extension.group(1).lower()}", "shape:file"}
+            if "/" in token:
+                found.add("shape:absolute_path" if token.startswith(("/", "${")) else "shape:relative_path")
+        if _DATE.match(token):
+            found.add("shape:date")
+        if _TIME.match(token):
+            found.add("shape:time")
+    return frozenset(found)

@@ -1,0 +1,210 @@
+"""What an atlas export may serve: only entries its own evidence supports.
+
+An export is a file: anyone can edit it. Loading checks every entry against the evidence it carries
+and the tools its server has, and drops — with a reason, counted in a :class:`LoadReport` — any that
+
+- carries no evidence (``no_evidence``);
+- has evidence calling a tool the server does not have, or a co-usage peer it does not have
+  (``unknown_tool``);
+- claims what its evidence does not show: an affordance without a successful call of its tool, a
+  boundary without a failed one (or one reported as a success) whose outcome is the boundary's
+  (``claim_unsupported``);
+- says something its evidence does not: every `code span` of its text must name the tool, a peer, an
+  argument of the tool's schema, or be found in the evidence (its arguments or answers) or the tool's
+  description; every “quoted answer” must be an answer the evidence holds (``text_unsupported``).
+
+Strategies and traces are checked the same way against the tools and the entries that survived:
+their tools must exist, and their text may only quote what the kept entries and the tools say.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from toolatlas.export import AtlasExport, ServerExport, ToolExport
+from toolatlas.graph.models import Entry, EntryKind, StrategyNode, TraceNode
+from toolatlas.models import OutcomeClass
+from toolatlas.probing.text import error_signature
+
+__all__ = ["Dropped", "LoadReport", "admit", "summary"]
+
+_CODE = re.compile(r"`([^`]+)`")
+_QUOTED = re.compile(r"“([^”]*)”")
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """One record left out of what is served, and why."""
+
+    kind: str
+    """``affordance``, ``boundary``, ``co_usage``, ``strategy`` or ``trace``."""
+    server: str
+    tool: str | None
+    id: str
+    reason: str
+    detail: str
+
+
+@dataclass
+class LoadReport:
+    """What loading an export kept and dropped."""
+
+    kept: int = 0
+    dropped: list[Dropped] = field(default_factory=list)
+
+    @property
+    def by_reason(self) -> dict[str, int]:
+        return dict(Counter(d.reason for d in self.dropped))
+
+
+def admit(export: AtlasExport) -> tuple[AtlasExport, LoadReport]:
+    """The export with only what its evidence supports, and the report of what was dropped."""
+    report = LoadReport()
+    servers = [_admit_server(server, report) for server in export.servers]
+    tools_of = {server.name: {tool.name: tool for tool in server.tools} for server in servers}
+    served_text = {
+        server.name: {entry.text for tool in server.tools for entry in _entries(tool)}
+        | {entry.error_signature for tool in server.tools for entry in _entries(tool) if entry.error_signature}
+        for server in servers
+    }
+    strategies = [s for s in export.strategies if _keep_strategy(s, tools_of, served_text, report)]
+    traces = [t for t in export.traces if _keep_trace(t, tools_of, served_text, report)]
+    report.kept += len(strategies) + len(traces)
+    return export.model_copy(update={"servers": servers, "strategies": strategies, "traces": traces}), report
+
+
+def _entries(tool: ToolExport) -> list[Entry]:
+    return [*tool.affordances, *tool.boundaries, *tool.co_usage]
+
+
+def _admit_server(server: ServerExport, report: LoadReport) -> ServerExport:
+    tools = {tool.name: tool for tool in server.tools}
+    kept_tools = []
+    for tool in server.tools:
+        sets = {}
+        for name in ("affordances", "boundaries", "co_usage"):
+            kept = []
+            for entry in getattr(tool, name):
+                problem = _problem(entry, tool, tools)
+                if problem is None:
+                    kept.append(entry)
+                    report.kept += 1
+                else:
+                    report.dropped.append(Dropped(entry.kind.value, server.name, tool.name, entry.id, *problem))
+            sets[name] = kept
+        kept_tools.append(tool.model_copy(update=sets))
+    return server.model_copy(update={"tools": kept_tools})
+
+
+def _problem(entry: Entry, tool: ToolExport, tools: dict[str, ToolExport]) -> tuple[str, str] | None:
+    if entry.tool != tool.name or entry.server == "":
+        return "unknown_tool", f"filed under `{tool.name}` but about `{entry.tool}`"
+    if not entry.evidence:
+        return "no_evidence", "no call shows it"
+    strangers = sorted({e.tool for e in entry.evidence} - tools.keys())
+    if strangers:
+        return "unknown_tool", f"its evidence calls {', '.join(strangers)}, which the server does not have"
+    if entry.peer is not None and entry.peer not in tools:
+        return "unknown_tool", f"its peer {entry.peer} is not a tool of the server"
+    own = [e for e in entry.evidence if e.tool == entry.tool]
+    if entry.kind is EntryKind.AFFORDANCE and not any(e.outcome is OutcomeClass.OK for e in own):
+        return "claim_unsupported", "no successful call of the tool among its evidence"
+    if entry.kind is EntryKind.BOUNDARY:
+        failing = [e for e in own if e.outcome is not OutcomeClass.OK or entry.reported_as_success]
+        if not failing or (entry.outcome is not None and all(e.outcome is not entry.outcome for e in failing)):
+            return "claim_unsupported", f"no call of the tool among its evidence ended {entry.outcome or 'in an error'}"
+    if entry.kind is EntryKind.CO_USAGE and not any(e.tool in (entry.tool, entry.peer) for e in entry.evidence):
+        return "claim_unsupported", "no call of the tool or its peer among its evidence"
+    unsupported = _unsupported_text(entry.text, _vocabulary(entry, tool, tools), _answers(entry))
+    if unsupported:
+        return "text_unsupported", f"its text says {unsupported!r}, which neither its evidence nor the tool shows"
+    return None
+
+
+def _vocabulary(entry: Entry, tool: ToolExport, tools: dict[str, ToolExport]) -> str:
+    """Everything an entry's code spans may quote: names, schemas, the tool's text, the evidence."""
+    parts = [tool.name, tool.description, *tools.keys(), json.dumps(tool.input_schema)]
+    if entry.peer in tools:
+        parts += [tools[entry.peer].description, json.dumps(tools[entry.peer].input_schema)]
+    for evidence in entry.evidence:
+        parts += [json.dumps(evidence.arguments, ensure_ascii=False), evidence.excerpt, evidence.state_change]
+    parts += [json.dumps(entry.example_arguments or {}, ensure_ascii=False), entry.condition or "",
+              entry.when or "", entry.when_not or ""]
+    return "\n".join(parts)
+
+
+def _answers(entry: Entry) -> str:
+    return "\n".join([*(e.excerpt for e in entry.evidence), entry.error_signature or ""])
+
+
+def _unsupported_text(text: str, vocabulary: str, answers: str) -> str | None:
+    for span in _CODE.findall(text):
+        if not _found(span, vocabulary):
+            return f"`{span}`"
+    for quote in _QUOTED.findall(text):
+        cut = quote.rstrip(".…")
+        if quote.strip() and not _found(cut, answers) and not _found(error_signature(cut), answers):
+            return f"“{quote}”"
+    return None
+
+
+def _found(span: str, text: str) -> bool:
+    """``span`` occurs in ``text``, or each of its ``name=value`` halves does (``dryRun=true``)."""
+    if span in text or span.lower() in text.lower():
+        return True
+    if "=" in span:
+        return all(part and part.lower() in text.lower() for part in span.split("=", 1))
+    return False
+
+
+def _keep_strategy(
+    strategy: StrategyNode, tools_of: dict[str, dict[str, ToolExport]], served: dict[str, set[str]],
+    report: LoadReport,
+) -> bool:
+    tools = tools_of.get(strategy.server, {})
+    strangers = sorted(set(strategy.tools) - tools.keys())
+    if strangers:
+        report.dropped.append(Dropped("strategy", strategy.server, None, strategy.id, "unknown_tool",
+                                      f"it uses {', '.join(strangers)}, which the server does not have"))
+        return False
+    said = "\n".join([*served.get(strategy.server, ()), *tools.keys(), *(t.description for t in tools.values())])
+    for line in [strategy.title, strategy.when or "", *strategy.plan, *strategy.pitfalls]:
+        unsupported = _unsupported_text(line, said, said)
+        if unsupported:
+            report.dropped.append(Dropped("strategy", strategy.server, None, strategy.id, "text_unsupported",
+                                          f"it says {unsupported!r}, which no kept entry or tool says"))
+            return False
+    return True
+
+
+def _keep_trace(
+    trace: TraceNode, tools_of: dict[str, dict[str, ToolExport]], served: dict[str, set[str]], report: LoadReport
+) -> bool:
+    tools = tools_of.get(trace.server, {})
+    strangers = sorted({*trace.tools, *(step.tool for step in trace.steps)} - tools.keys())
+    if strangers:
+        report.dropped.append(Dropped("trace", trace.server, None, trace.id, "unknown_tool",
+                                      f"it calls {', '.join(strangers)}, which the server does not have"))
+        return False
+    said = "\n".join([*served.get(trace.server, ()), *tools.keys(), *(t.description for t in tools.values()),
+                      trace.task])
+    for tip in [*trace.tips, *(step.rationale for step in trace.steps)]:
+        unsupported = _unsupported_text(tip, said, said)
+        if unsupported:
+            report.dropped.append(Dropped("trace", trace.server, None, trace.id, "text_unsupported",
+                                          f"it says {unsupported!r}, which no kept entry or tool says"))
+            return False
+    return True
+
+
+def summary(report: LoadReport) -> str:
+    """One line: kept, dropped by reason."""
+    if not report.dropped:
+        return f"{report.kept} record(s) kept, none dropped"
+    reasons = ", ".join(f"{n} {reason}" for reason, n in sorted(report.by_reason.items()))
+    return f"{report.kept} record(s) kept, {len(report.dropped)} dropped ({reasons})"
+
