@@ -194,3 +194,32 @@ class TestPreconditionAfterAChain:
         assert precondition(args, store, None, "t", store) == "`requestId` names nothing that exists yet"
         assert precondition(args, changed, ("plan", {}), "t", store) == (
             "`requestId` names nothing that exists yet and after an earlier call changed the state")
+
+
+class TestOpposedObservations:
+    def test_the_same_call_on_the_snapshot_working_and_failing_is_never_served_twice(self) -> None:
+        """A call that worked three times on the unchanged snapshot and then failed once keeps its
+        affordance (with a contradiction counted) and the single failure is not served beside it."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": "${root}/docs/a.md"})
+        for n in range(3):
+            induce(inducer, [(step, OutcomeClass.OK, "hello", StateDiff(), "`path` names an existing item")], n)
+        induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Error: busy", StateDiff(), "`path` names an existing item")], 9)
+        (use,) = graph.entries_of("read_file", EntryKind.AFFORDANCE, served=True)
+        assert use.contradictions == 1 and use.confidence < 0.8
+        assert graph.entries_of("read_file", EntryKind.BOUNDARY, served=True) == []
+        failure = next(e for e in graph.entries.values() if e.kind is EntryKind.BOUNDARY)
+        assert failure.status is EntryStatus.STALE
+        assert check_consistency(graph.entries.values()).ok
+
+    def test_the_outcome_seen_more_often_is_the_one_served(self) -> None:
+        """Once the failures outnumber the successes, the boundary is served and the affordance is not."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": "${root}/docs/a.md"})
+        induce(inducer, [(step, OutcomeClass.OK, "hello", StateDiff(), "")], 0)
+        for n in range(1, 4):
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Error: busy", StateDiff(), "")], n)
+        assert [e.kind for e in graph.entries.values() if e.status is EntryStatus.ACTIVE] == [EntryKind.BOUNDARY]
+        assert check_consistency(graph.entries.values()).ok

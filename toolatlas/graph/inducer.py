@@ -105,6 +105,7 @@ class Inducer:
                 round=probe.round,
             )
             self._count_call(step.tool, result.outcome.outcome)
+            opposed = self._opposed(evidence, step_verdict.failed) if not prefix else []
             if step_verdict.failed:
                 entry = self._boundary(probe, step, step_verdict, evidence)
             else:
@@ -117,6 +118,9 @@ class Inducer:
                     effect=step_verdict.effect, condition=step_verdict.precondition, change=change))
                 if other_effect and outcome != "new":
                     outcome = "new"  # a use seen with an effect it had not shown is new knowledge
+            if opposed:
+                for other in [*opposed, self.graph.entries[entry.id]]:
+                    self._count_contradiction(other)
             if entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES:
                 summarise_schema(self.graph, step.tool, probe.round)
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
@@ -346,6 +350,30 @@ class Inducer:
             update["idempotent"] = verdict.idempotent if entry.idempotent is None else entry.idempotent and verdict.idempotent
         if update:
             self.graph.put_entry(entry.model_copy(update=update))
+
+    def _opposed(self, evidence: Evidence, failed: bool) -> list[Entry]:
+        """Active entries of the tool whose evidence holds this very call on the unchanged snapshot with
+        the opposite result: the same call on the same state cannot both work and fail, so each
+        observation counts against the other (the better supported one stays served)."""
+        found = []
+        for entry in self.graph.entries_of(evidence.tool, active_only=False):
+            if entry.status is EntryStatus.STALE or entry.kind is EntryKind.CO_USAGE or entry.family == SCHEMA_SUMMARY:
+                continue  # a summary stands or falls with its members
+            for item in entry.evidence:
+                if item.step == 0 and not item.prefix and item.arguments == evidence.arguments:
+                    item_failed = entry.kind is EntryKind.BOUNDARY or item.outcome is not OutcomeClass.OK
+                    if item_failed != failed:
+                        found.append(entry)
+                    break
+        return found
+
+    def _count_contradiction(self, entry: Entry) -> None:
+        contradictions = entry.contradictions + 1
+        status = EntryStatus.STALE if contradictions >= entry.support else entry.status
+        self.graph.put_entry(entry.model_copy(update={
+            "contradictions": contradictions, "confidence": confidence(entry.support, contradictions), "status": status}))
+        if entry.family in SCHEMA_FAMILIES and entry.family != SCHEMA_SUMMARY:
+            summarise_schema(self.graph, entry.tool, entry.round_found)
 
     def _contradict(self, probe_id: str) -> None:
         for entry in self.graph.entries.values():
