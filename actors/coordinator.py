@@ -295,7 +295,7 @@ class RayBuild:
         tools = starts[0]
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
         stored = None if checkpoint is not None else await self.store.server_records.remote(name)
-        first = await shard.prepare.remote(name, tools, stored, checkpoint)
+        first = await self._call_surviving(shard.prepare, name, tools, stored, checkpoint, event="shard_lost")
         self._ready(name)
         failures = 0
 
@@ -537,6 +537,17 @@ class RayBuild:
         finally:
             await shard.close_method.remote(name)
         return rows
+
+    async def _call_surviving(self, method, *args, event: str):
+        """Call an actor that may die during the call (a shard another server's loss restarts): the
+        call holds no state yet, so it is made again on the restarted actor (bounded)."""
+        for attempt in range(RESTART_WAIT_ATTEMPTS):
+            try:
+                return await method.remote(*args)
+            except (RayActorError, ActorUnavailableError):
+                log.warning(event, server=args[0], round="prepare")
+                await asyncio.sleep(min(0.2 * 2**attempt, 5.0))
+        return await method.remote(*args)
 
     async def _call_restarting(self, method, *args):
         """Call an actor that Ray is restarting: wait for it to come back (bounded)."""
