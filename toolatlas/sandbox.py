@@ -22,7 +22,7 @@ from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
 from toolatlas.config.servers import HttpTransport, ServerSpec, StdioTransport
 from toolatlas.confinement import Confiner, confiner_for, grant_for
 from toolatlas.environments import Environment, FrozenState, Instance, Snapshot, StateDigest, render_template
-from toolatlas.errors import ConfigError
+from toolatlas.errors import ConfigError, SandboxError
 from toolatlas.logs import retire_stderr_log
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.runtimes import ResolvedRuntime
@@ -30,6 +30,9 @@ from toolatlas.runtimes import ResolvedRuntime
 __all__ = ["Sandbox", "launch_for"]
 
 log = structlog.get_logger(__name__)
+
+DIGEST_TIMEOUT_S = 120.0
+"""The longest wait for one state digest (a tree walk stops itself sooner: ``reading.DIGEST_DEADLINE_S``)."""
 
 
 def launch_for(
@@ -172,7 +175,13 @@ class Sandbox:
         target = state if state is not None else self.instance
         assert target is not None
         quick = self.environment.quick_digest(target)
-        return quick if quick is not None else await asyncio.to_thread(self.environment.digest, target)
+        if quick is not None:
+            return quick
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(self.environment.digest, target), DIGEST_TIMEOUT_S)
+        except TimeoutError as exc:
+            kind = self.environment.kind
+            raise SandboxError(f"describing the {kind} state took over {DIGEST_TIMEOUT_S:g}s") from exc
 
     async def discard(self, frozen: FrozenState) -> None:
         await asyncio.to_thread(self.environment.discard, frozen)

@@ -193,15 +193,31 @@ class ServerBuild:
         absorber = OrderedAbsorber(self.shard.absorb, self.on_probe)
 
         async def execute(executor: Executor) -> None:
-            while not queue.empty() and not self.given_up:
-                index, probe = queue.get_nowait()
-                rollout, verdict = await executor.run_verified(probe)
+            deferred: list[int] = []  # replays that wait for a later second of the clock (once, at the end)
+
+            def done(index: int, rollout: Rollout, verdict: Verdict) -> None:
                 for step in rollout.steps:
                     self.tool_seconds[step.outcome.tool] += step.outcome.latency_ms / 1000
+                absorber.add(index, rollout, verdict)
+
+            while not queue.empty() and not self.given_up:
+                index, probe = queue.get_nowait()
+                verified = await executor.run_verified(probe, defer=True)
+                if verified is None:
+                    deferred.append(index)
+                    continue
+                rollout, verdict = verified
                 self._infrastructure_failures = (
                     self._infrastructure_failures + 1 if rollout.infrastructure_error is not None else 0
                 )
-                absorber.add(index, rollout, verdict)
+                done(index, rollout, verdict)
+                if deferred:  # those whose later second has come: no wait
+                    ready = await executor.settle(ready_only=True)
+                    for index, (rollout, verdict) in zip(deferred[: len(ready)], ready, strict=True):
+                        done(index, rollout, verdict)
+                    del deferred[: len(ready)]
+            for index, (rollout, verdict) in zip(deferred, await executor.settle(), strict=True):
+                done(index, rollout, verdict)
 
         await asyncio.gather(*(execute(e) for e in executors))
         coverage = self.shard.finish_round(

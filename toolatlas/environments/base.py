@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -200,11 +201,14 @@ def render_value(value: Any, variables: dict[str, str], *, field: str = "") -> A
 
 
 def remove_tree(path: Path) -> None:
-    """Delete a file or folder if it exists, including entries a server made unreadable or read-only."""
-    if path.is_symlink() or path.is_file():
-        path.unlink(missing_ok=True)
+    """Delete a file or folder if it exists, including entries a server made unreadable or read-only
+    (a special file is unlinked, never opened)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
         return
-    if not path.exists():
+    if not stat.S_ISDIR(info.st_mode):  # a file, symlink, FIFO, socket or device: never opened
+        path.unlink(missing_ok=True)
         return
     try:
         shutil.rmtree(path)

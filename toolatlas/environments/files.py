@@ -31,10 +31,18 @@ from typing import ClassVar
 
 from toolatlas.environments import seeds
 from toolatlas.environments.base import FrozenState, Instance, Snapshot, StateDigest, remove_tree
+from toolatlas.environments.reading import SPECIAL_ITEM, describe_entry, read_regular, tree_items
 from toolatlas.errors import SandboxError, SnapshotError
 from toolatlas.models import canonical_json
 
-__all__ = ["DirectoryEnvironment", "FileStateEnvironment", "GitEnvironment", "JsonFileEnvironment", "SqliteEnvironment"]
+__all__ = [
+    "DirectoryEnvironment",
+    "FileStateEnvironment",
+    "GitEnvironment",
+    "JsonFileEnvironment",
+    "SqliteEnvironment",
+    "tree_items",
+]
 
 
 def _sha(data: bytes) -> str:
@@ -60,35 +68,6 @@ def _pristine(snapshot: str) -> tuple[bytes, int] | None:
         return Path(snapshot).read_bytes(), stat.S_IMODE(info.st_mode)
     except OSError:
         return None
-
-
-def tree_items(root: Path, *, exclude: frozenset[str] = frozenset()) -> dict[str, str]:
-    """``relative path → hash`` for every file, folder and symlink under ``root``.
-
-    Files hash their bytes and executable bit, symlinks their target, folders just exist.
-    """
-    items: dict[str, str] = {}
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in exclude)
-        rel_folder = os.path.relpath(folder, root)
-        for name in dirs:
-            path = os.path.join(folder, name)
-            rel = os.path.normpath(os.path.join(rel_folder, name))
-            items[rel + "/"] = "link:" + os.readlink(path) if os.path.islink(path) else "dir"
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            rel = os.path.normpath(os.path.join(rel_folder, name))
-            if os.path.islink(path):
-                items[rel] = "link:" + os.readlink(path)
-                continue
-            try:
-                with open(path, "rb") as handle:
-                    digest = hashlib.file_digest(handle, "sha256").hexdigest()[:32]
-                executable = "x" if os.access(path, os.X_OK) else "-"
-                items[rel] = f"{digest}{executable}"
-            except OSError as exc:
-                items[rel] = f"unreadable:{exc.errno}"
-    return items
 
 
 DIGEST_MEMO_SIZE = 64
@@ -121,14 +100,18 @@ class DigestMemo:
 
 
 def _bytes_fingerprint(paths: list[str]) -> str:
-    """Hash of the files' bytes, each tagged with its position in ``paths`` (a missing file is skipped)."""
+    """Hash of the files' bytes, each tagged with its position in ``paths`` (a missing file is skipped;
+    a special file or one past the read cap contributes its description, never its content)."""
     h = hashlib.sha256()
     for position, path in enumerate(paths):
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data = read_regular(path)
         except FileNotFoundError:
             continue
+        except OSError as exc:
+            data = f"unreadable:{exc.errno}"
+        if isinstance(data, str):
+            data = b"\0" + data.encode()
         h.update(f"{position}:{len(data)}:".encode())
         h.update(data)
     return h.hexdigest()
@@ -224,6 +207,9 @@ class FileStateEnvironment:
 
     def digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest:
         path = self._entry_path(state)
+        special = describe_entry(str(path), folder=self._is_dir)
+        if special is not None:  # never opened: a FIFO would block, a symlink lead anywhere
+            return StateDigest(kind=self.kind, items={SPECIAL_ITEM: special})
         if not path.exists():
             return StateDigest(kind=self.kind, items={})
         if not self.memoise_digests:
@@ -242,10 +228,13 @@ class FileStateEnvironment:
         # string paths and one stat: this runs after every probe, on the event loop
         path = os.path.join(state.slot, "state", self.entry) if isinstance(state, Instance) else state.path
         try:
-            found = os.stat(path)
+            found = os.lstat(path)
         except FileNotFoundError:
             return StateDigest(kind=self.kind, items={})
-        if found.st_size > QUICK_BYTES or stat.S_ISDIR(found.st_mode):
+        if not stat.S_ISREG(found.st_mode):
+            special = describe_entry(path, folder=False)
+            return StateDigest(kind=self.kind, items={SPECIAL_ITEM: special}) if special else None
+        if found.st_size > QUICK_BYTES:
             return None
         return self._memo.get(_bytes_fingerprint(self._fingerprint_files(path)))
 
@@ -352,6 +341,10 @@ class SqliteEnvironment(FileStateEnvironment):
     def _items(self, path: Path) -> dict[str, str]:
         """Schema entries and rows: ``schema:<name>`` and ``<table>#<rowid>`` (or a row hash without rowid)."""
         items: dict[str, str] = {}
+        for companion in self._fingerprint_files(str(path))[1:]:
+            special = describe_entry(companion, folder=False)
+            if special is not None:  # SQLite would open it (and wait on a FIFO)
+                return {f"{SPECIAL_ITEM}{companion[len(str(path)):]}": special}
         try:
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         except sqlite3.Error as exc:
@@ -447,7 +440,9 @@ class JsonFileEnvironment(FileStateEnvironment):
 
     def _items(self, path: Path) -> dict[str, str]:
         """Top-level keys of a JSON object, items of a JSON array, records of JSON lines (by name), else lines."""
-        raw = path.read_bytes()
+        raw = read_regular(str(path))
+        if isinstance(raw, str):  # past the read cap (special files never get here)
+            return {SPECIAL_ITEM if raw.startswith("special") else "<large file>": raw}
         text = raw.decode("utf-8", errors="replace")
         try:
             document = json.loads(text) if text.strip() else {}

@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+import tempfile
+import threading
 from pathlib import Path
 from typing import ClassVar
 
 from toolatlas.config.servers import CommandEnv
 from toolatlas.environments.base import FrozenState, Instance, Snapshot, StateDigest, remove_tree, render_template
-from toolatlas.environments.files import tree_items
+from toolatlas.environments.reading import tree_items
 from toolatlas.errors import SandboxError, SnapshotError
 
 __all__ = ["CommandEnvironment", "NoEnvironment"]
@@ -67,6 +69,15 @@ class NoEnvironment:
         remove_tree(Path(state.slot) if isinstance(state, Instance) else Path(state.path))
 
 
+def _placeholders(text: str, variables: dict[str, str], root: Path) -> str:
+    """``text`` with the instance's concrete folders written as ``${root}`` and ``${home}``."""
+    folders = (("root", str(root)), ("root", variables.get("root", "")), ("home", variables.get("home", "")))
+    for name, value in folders:
+        if value and len(value) > 1 and value in text:
+            text = text.replace(value, "${" + name + "}")
+    return text
+
+
 def _is_empty(folder: Path) -> bool:
     """True for an existing folder with nothing in it."""
     try:
@@ -82,6 +93,11 @@ class CommandEnvironment:
     ``prepare`` gets ``${snapshot}`` (the configured path) and ``${root}`` (an empty folder to
     fill); reset re-runs it on an emptied ``${root}``. ``digest`` prints ``key<TAB>value`` lines;
     without it the tree under ``${root}`` is hashed.
+
+    The snapshot is only a path the commands read, so its digest is the digest of a state freshly
+    prepared from it (in a scratch folder, once per snapshot): what every reset restores, and what a
+    verifier compares a tool's post-state with. The instance's own paths in the digest command's
+    output are written back as placeholders, so two instances of the same state digest alike.
     """
 
     kind: ClassVar[str] = "command"
@@ -90,6 +106,8 @@ class CommandEnvironment:
     def __init__(self, spec: CommandEnv, base_dir: Path) -> None:
         self.spec = spec
         self.base_dir = base_dir
+        self._snapshot_digests: dict[tuple[str, str], StateDigest] = {}
+        self._lock = threading.Lock()
 
     def _run(self, command: str, variables: dict[str, str], field: str) -> str:
         script = render_template(command, variables, field=f"environment.{field}")
@@ -140,7 +158,7 @@ class CommandEnvironment:
 
     def digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest:
         if isinstance(state, Snapshot):
-            return StateDigest(kind=self.kind, items={})
+            return self._snapshot_digest(state)
         variables = dict(state.variables)
         path = Path(variables["root"]) if isinstance(state, Instance) else Path(state.path)
         if self.spec.digest:
@@ -149,9 +167,29 @@ class CommandEnvironment:
             for line in output.splitlines():
                 key, sep, value = line.partition("\t")
                 if key:
-                    items[key] = value if sep else ""
+                    shown = _placeholders(value, variables, path) if sep else ""
+                    items[_placeholders(key, variables, path)] = shown
             return StateDigest(kind=self.kind, items=items)
         return StateDigest(kind=self.kind, items=tree_items(path) if path.exists() else {})
+
+    def _snapshot_digest(self, snapshot: Snapshot) -> StateDigest:
+        """The digest of a state prepared from ``snapshot`` in a scratch slot (then discarded)."""
+        key = (snapshot.path, snapshot.content_hash)
+        with self._lock:
+            known = self._snapshot_digests.get(key)
+            if known is not None:
+                return known
+            slot = Path(tempfile.mkdtemp(prefix="toolatlas-snapshot-"))
+            instance = None
+            try:
+                instance = self.prepare(snapshot, slot / "instance")
+                digest = self.digest(instance)
+            finally:
+                if instance is not None:
+                    self.discard(instance)
+                remove_tree(slot)
+            self._snapshot_digests[key] = digest
+            return digest
 
     def quick_digest(self, state: Snapshot | Instance | FrozenState) -> StateDigest | None:
         return None  # user commands: always off the caller's thread

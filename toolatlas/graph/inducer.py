@@ -9,6 +9,8 @@ verbatim evidence of the calls that verified it.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,6 +34,7 @@ from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepV
 from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders
 
 __all__ = [
+    "STATE_CAUSE",
     "Inducer",
     "InductionDelta",
     "argument_shape",
@@ -44,6 +47,27 @@ __all__ = [
     "separated",
     "summarise_schema",
 ]
+
+
+STATE_CAUSE = "called on the unchanged snapshot"
+"""A boundary condition that blames the state: written only when the same call succeeded after a
+precondition chain changed it."""
+
+
+def _named_arguments(arguments: dict[str, Any], message: str | None) -> list[str]:
+    """```name` = value`` for the arguments ``message`` names (by value, or by name); every
+    argument when ``message`` is None."""
+    found = []
+    for name, value in arguments.items():
+        shown = json.dumps(value, ensure_ascii=False)
+        if message is not None:
+            text = value if isinstance(value, str) else shown
+            by_value = len(text) >= 3 and text in message
+            by_name = len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", message, re.I)
+            if not (by_value or by_name):
+                continue
+        found.append(f"`{name}` = {shown if len(shown) <= 60 else shown[:57] + '…'}")
+    return found
 
 
 def confidence(support: int, contradictions: int = 0) -> float:
@@ -134,6 +158,7 @@ class Inducer:
                 coverage.append(key)
         if probe.direction is Direction.REPLAY:
             self._apply_replay(probe, verdict)
+        self._prove_state_causes(probe, verdict)
         traces = self._trace(probe, rollout, verdict) if trace else []
         return InductionDelta(
             new_entries=new, reinforced=reinforced, supported=supported, new_traces=traces, new_coverage=coverage
@@ -186,7 +211,7 @@ class Inducer:
         message = evidence.excerpt or verdict.outcome.value
         signature_text = error_signature(message) or verdict.outcome.value
         signature = f"{verdict.outcome.value}|{signature_text}"
-        condition = step.condition or self._unplanned_condition(probe, step)
+        condition = step.condition or self._unplanned_condition(probe, step, message)
         first_line = message.strip().splitlines()[0][:200] if message.strip() else verdict.outcome.value
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
         if verdict.reported_as_success:
@@ -207,13 +232,40 @@ class Inducer:
             family=step.mutation,
         )
 
-    def _unplanned_condition(self, probe: Probe, step: ProbeStep) -> str:
-        """The condition of a failure nobody provoked: the state it was called in."""
+    def _unplanned_condition(self, probe: Probe, step: ProbeStep, message: str) -> str:
+        """The condition of a failure nobody provoked, as far as it is known: the argument values
+        the error names, else the step before it, else the call's arguments. That the state is the
+        cause is claimed only once proven (:meth:`_prove_state_causes`)."""
         index = probe.steps.index(step)
-        spec = self.graph.specs[step.tool]
-        if index == 0:
-            return f"called on the unchanged snapshot ({spec.purpose})"
-        return f"called right after `{probe.steps[index - 1].tool}` ({spec.purpose})"
+        named = _named_arguments(step.arguments, message)
+        if named:
+            return "called with " + ", ".join(named) + " (the error names it)"
+        if index > 0:
+            return f"called right after `{probe.steps[index - 1].tool}`"
+        given = _named_arguments(step.arguments, None)
+        if not given:
+            return "called with no arguments"
+        return "called with " + ", ".join(given[:3]) + (", …" if len(given) > 3 else "")
+
+    def _prove_state_causes(self, probe: Probe, verdict: Verdict) -> None:
+        """A call that failed on the snapshot and succeeded, the same call, once an earlier step had
+        changed the state: its boundary's condition becomes the proven one."""
+        by_index = {v.index: v for v in verdict.steps}
+        for result in verdict.steps:
+            step = probe.steps[result.index]
+            enabler = by_index.get(step.enabled_by) if step.enabled_by is not None else None
+            if result.failed or enabler is None or enabler.failed or enabler.change.empty:
+                continue
+            source = probe.steps[step.enabled_by].tool
+            condition = f"{STATE_CAUSE} (the same call succeeds once `{source}` has changed the state)"
+            for entry in self.graph.entries_of(step.tool, EntryKind.BOUNDARY):
+                same_call = entry.family is None and entry.example_arguments == step.arguments
+                if same_call and entry.condition != condition:
+                    head = entry.text.split(" when ", 1)[0]
+                    quote = entry.text[entry.text.rfind("“") :] if "“" in entry.text else entry.signature + "."
+                    text = f"{head} when {condition}: {quote}"
+                    update = {"condition": condition, "when_not": condition, "text": text}
+                    self.graph.put_entry(entry.model_copy(update=update))
 
     def _new_entry(self, kind: EntryKind, tool: str, signature: str, probe: Probe, **fields: Any) -> Entry:
         node = self.graph.tools[tool]

@@ -470,15 +470,17 @@ class OfflineProposer:
         then the mutating tools acting on the same kind of object.
         """
         tool = self.graph.specs[name]
-        unplanned = [
+        unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
             e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.condition and e.condition.startswith("called on the unchanged snapshot")
+            if e.family is None and e.evidence and e.evidence[0].step == 0
+            and not (e.condition or "").startswith("called right after")
         ]
         if not unplanned:
             return []
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
+        same = next((e.example_arguments for e in unplanned if e.example_arguments is not None), None)
         mentioned = [t for t in self.graph.specs if t != name and any(t in (e.evidence[0].excerpt if e.evidence else "") for e in unplanned)]
         related = [
             t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
@@ -494,6 +496,10 @@ class OfflineProposer:
             then = self._step(tool, planned, expect="ok").model_copy(
                 update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
             )
+            if same is not None:  # the very call that failed: its success proves the state was the cause
+                then = then.model_copy(
+                    update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)}
+                )
             probes.append(self._probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:after:{enabler}"]))
         return probes
 

@@ -8,14 +8,17 @@ on its next call.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import structlog
 
 from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
-from toolatlas.models import OutcomeClass
-from toolatlas.probing.models import Direction, Probe, Rollout, StepResult, Verdict
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.clock import carries_clock, later_second
+from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
+from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
 from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
 
@@ -31,6 +34,12 @@ class Executor:
     (every read-only probe) needs no freeze and no reset — the sandbox goes straight on; one that
     changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
     is verified right here (:meth:`run_verified`), restored without keeping the changed state.
+
+    A replay whose output matched the original call is repeated once more, from the snapshot, in
+    a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
+    deterministic. The wait is paid once per batch at most: :meth:`run_verified` with
+    ``defer=True`` sets such replays aside, ``settle(ready_only=True)`` between probes repeats
+    those whose later second has come, and :meth:`settle` waits for the rest at the end.
     """
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
@@ -40,10 +49,14 @@ class Executor:
         self.resets = 0
         self.snapshot_digest = None
         self._verifier: Verifier | None = None
+        self._unsettled: list[tuple[Rollout, Verdict]] = []
 
     async def start(self) -> None:
         await self.sandbox.start()
         self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
+
+    def _specs(self) -> dict[str, ToolSpec]:
+        return {t.name: t for t in self.sandbox.tools}
 
     @property
     def verifier(self) -> Verifier:
@@ -55,16 +68,81 @@ class Executor:
             self._verifier = Verifier(self.sandbox.environment, self.snapshot_digest, tools, outputs_validated=True)
         return self._verifier
 
-    async def run_verified(self, probe: Probe) -> tuple[Rollout, Verdict]:
+    async def run_verified(self, probe: Probe, *, defer: bool = False) -> tuple[Rollout, Verdict] | None:
         """Run a probe and verify it here, from the digests the rollout carries: no post-state is
         kept (a changed instance is restored the quickest way). The rollout comes back without its
-        digests — what an inducer in another process reads, and a fraction of the bytes."""
+        digests — what an inducer in another process reads, and a fraction of the bytes.
+
+        A replay that still looks deterministic is repeated in a later second first — right away,
+        or with ``defer`` set aside (None is returned) until :meth:`settle`."""
         rollout = await self.run(probe, keep_post_state=False)
         verdict = self.verifier.verify(rollout)
         if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
             # the server changed its own state, which no reset of the environment undoes: start it afresh
             await self.sandbox.connection.restart()
+        if verdict.deterministic:
+            if defer:
+                self._unsettled.append((rollout.for_induction(), verdict))
+                return None
+            return (await self._settle([(rollout.for_induction(), verdict)]))[0]
         return rollout.for_induction(), verdict
+
+    async def settle(self, *, ready_only: bool = False) -> list[tuple[Rollout, Verdict]]:
+        """The replays set aside, in the order they ran, each repeated once from the snapshot in a
+        second of the clock later than any of them ran in: one wait for all of them. With
+        ``ready_only``, only the first ones whose later second has begun already (no wait): a
+        caller with more probes to run repeats those in between, and waits only for the rest."""
+        unsettled = self._unsettled
+        if ready_only:
+            now = time.time()
+            ready = 0
+            while ready < len(unsettled) and later_second([unsettled[ready][0].steps[0].outcome]) <= now:
+                ready += 1
+            unsettled = unsettled[:ready]
+        self._unsettled = self._unsettled[len(unsettled) :]
+        return await self._settle(unsettled)
+
+    async def _settle(self, unsettled: list[tuple[Rollout, Verdict]]) -> list[tuple[Rollout, Verdict]]:
+        if not unsettled:
+            return []
+        t0 = time.perf_counter()
+        wait = later_second(r.steps[0].outcome for r, _ in unsettled) - time.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        waited = time.perf_counter() - t0
+        settled = []
+        for rollout, verdict in unsettled:
+            settled.append((rollout, await self._repeat_later(rollout, verdict)))
+        log.debug(
+            "replays_repeated_later",
+            executor=self.name,
+            replays=len(settled),
+            waited_ms=round(waited * 1000, 1),
+            total_ms=round((time.perf_counter() - t0) * 1000, 1),
+            nondeterministic=sum(v.deterministic is False for _, v in settled),
+        )
+        return settled
+
+    async def _repeat_later(self, rollout: Rollout, verdict: Verdict) -> Verdict:
+        """The replayed call once more, from the snapshot: a different output (or one showing the
+        clock) makes the verdict non-deterministic."""
+        step = rollout.probe.steps[0]
+        try:
+            arguments = render_value(step.arguments, self.sandbox.variables())
+            outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
+            if await self.sandbox.digest() != self.snapshot_digest:
+                await self.sandbox.restore()
+        except (ServerStartError, SandboxError) as exc:
+            log.warning(
+                "clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300]
+            )
+            return verdict
+        if outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT):  # the server broke: nothing learned
+            return verdict
+        same = _normalised(outcome, rollout) == _normalised(rollout.steps[0].outcome, rollout)
+        if same and not carries_clock(outcome):
+            return verdict
+        return _with_determinism(verdict, False, "output differs in a later second")
 
     async def close(self) -> None:
         await self.sandbox.close()
@@ -87,7 +165,8 @@ class Executor:
                     aborted_at = index
                     break
                 if step.expect == "ok" and probe.direction is not Direction.BOUNDARY and not last:
-                    if step_failed(outcome)[0]:
+                    spec = self._specs().get(step.tool)
+                    if step_failed(outcome, step.arguments, spec, rendered=arguments)[0]:
                         aborted_at = index
                         break
             final = await self.sandbox.digest()
@@ -121,3 +200,14 @@ class Executor:
             variables=variables,
             duration_ms=(time.perf_counter() - t0) * 1000,
         )
+
+
+def _normalised(outcome: CallOutcome, rollout: Rollout) -> str:
+    return to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
+
+
+def _with_determinism(verdict: Verdict, deterministic: bool, detail: str) -> Verdict:
+    checks = [c for c in verdict.checks if c.name != "deterministic"]
+    checks.append(Check(name="deterministic", passed=True, detail=detail))
+    return verdict.model_copy(update={"deterministic": deterministic, "checks": checks})
+

@@ -18,10 +18,11 @@ EXCERPT_CHARS = 400
 ERROR_TEXT = re.compile(
     r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"
     r"invalid\b|cannot\b|can't\b|could not\b|unable to\b|permission denied|access denied|not found\b|no such\b|"
-    r"unknown (?:tool|argument|parameter)|input validation error|mcp error|E[A-Z]{3,}\b:)",
+    r"unknown (?:tool|argument|parameter)|input validation error|mcp error|(?-i:E[A-Z]{3,})\b:)",
     re.IGNORECASE,
 )
-"""An ok result whose text starts like this reports a failure in the text only (``isError`` false)."""
+"""Text that starts like this reads as an error (``ENOENT:``-style codes in capitals only: ``Echo:`` is
+not one). On an ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
 
 _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bprobe[\w.-]*", re.IGNORECASE), "<new>"),

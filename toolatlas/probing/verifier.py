@@ -4,34 +4,48 @@ For every step: the outcome class; whether an ``ok`` result reports a failure in
 structured output against the tool's output schema; what the step changed in the environment
 (read-only vs mutating, and which items); whether a value written earlier is observed; whether
 the planner's expectation held. For replays: determinism (same output as the original call from
-the same snapshot) and idempotence (the repeated call changes nothing more).
+the same snapshot; an output that shows the time of the call never is) and idempotence (the
+repeated call changes nothing more). The executor then repeats a deterministic-looking replay in a
+later second of the clock (:mod:`toolatlas.probing.clock`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 import jsonschema
 import structlog
 
-from toolatlas.environments import Environment, StateDiff, StateDigest
+from toolatlas.environments import Environment, StateDiff, StateDigest, render_value
+from toolatlas.errors import ConfigError
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.conditions import precondition
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import EXCERPT_CHARS, looks_like_error, to_placeholders
+from toolatlas.probing.clock import carries_clock
+from toolatlas.probing.evidence import error_evidence
+from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
 
 __all__ = ["Verifier", "step_failed"]
 
 log = structlog.get_logger(__name__)
 
 
-def step_failed(outcome: CallOutcome) -> tuple[bool, bool]:
-    """``(failed, reported_as_success)``: non-ok, or ok whose text reports an error."""
+def step_failed(
+    outcome: CallOutcome,
+    arguments: Mapping[str, Any] | None = None,
+    spec: ToolSpec | None = None,
+    *,
+    changed: bool | None = None,
+    rendered: Mapping[str, Any] | None = None,
+) -> tuple[bool, bool]:
+    """``(failed, reported_as_success)``: non-ok, or ok whose text reports an error on positive
+    evidence (:func:`toolatlas.probing.evidence.error_evidence`; never for an echo of the input)."""
     if outcome.outcome is not OutcomeClass.OK:
         return True, False
-    if looks_like_error(outcome.excerpt):
+    if error_evidence(outcome, arguments, spec, changed=changed, rendered=rendered) is not None:
         return True, True
     return False, False
 
@@ -88,7 +102,10 @@ class Verifier:
                                      None if stateless else self.snapshot_digest)
             if after is not None:
                 before = after
-            failed, soft = step_failed(result.outcome)
+            spec = self.tools.get(step.tool)
+            rendered = _rendered(step.arguments, rollout.variables)
+            state_changed = (not change.empty) if after is not None else None
+            failed, soft = step_failed(result.outcome, step.arguments, spec, changed=state_changed, rendered=rendered)
             valid, schema_error = self._check_schema(step.tool, result.outcome)
             observed = None
             if step.observes is not None and step.observes < len(probe.steps):
@@ -99,7 +116,11 @@ class Verifier:
             changed = None
             if step.compares is not None and step.compares < position and not failed:
                 earlier = rollout.steps[step.compares]
-                if not step_failed(earlier.outcome)[0]:
+                earlier_step = probe.steps[earlier.index]
+                if not step_failed(
+                    earlier.outcome, earlier_step.arguments, self.tools.get(earlier_step.tool),
+                    rendered=_rendered(earlier_step.arguments, rollout.variables),
+                )[0]:
                     changed = _comparable(earlier.outcome, rollout.variables) != _comparable(result.outcome, rollout.variables)
             met = None if step.expect == "any" else (failed == (step.expect == "error"))
             verdicts.append(
@@ -153,7 +174,10 @@ class Verifier:
         if probe.reference_excerpt is not None:
             first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
             deterministic = first == probe.reference_excerpt[:EXCERPT_CHARS]
-            checks.append(Check(name="deterministic", passed=True, detail="same output" if deterministic else "output differs"))
+            detail = "same output" if deterministic else "output differs"
+            if deterministic and any(carries_clock(step.outcome) for step in rollout.steps):
+                deterministic, detail = False, "output carries the time of the call"
+            checks.append(Check(name="deterministic", passed=True, detail=detail))
         idempotent = None
         if len(verdicts) >= 2 and not verdicts[0].failed:
             idempotent = verdicts[1].change.empty and verdicts[1].failed == verdicts[0].failed
@@ -174,6 +198,14 @@ class Verifier:
             validator = self._validators[tool] = cls(spec.output_schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(outcome.structured))
         return (True, "") if error is None else (False, error.message[:300])
+
+
+def _rendered(arguments: dict[str, Any], variables: dict[str, str]) -> dict[str, Any] | None:
+    """The arguments as the server saw them (placeholders filled), to recognise them echoed."""
+    try:
+        return render_value(arguments, variables)
+    except ConfigError:
+        return None
 
 
 def _comparable(outcome: CallOutcome, variables: dict[str, str]) -> str:

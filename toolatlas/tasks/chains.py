@@ -34,7 +34,9 @@ from toolatlas.codebox.states import StateInput
 from toolatlas.environments import StateDiff
 from toolatlas.environments.files import tree_items
 from toolatlas.errors import VerificationError
+from toolatlas.models import CallOutcome
 from toolatlas.offline.facts import git_facts, git_staged_files
+from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.probing.text import looks_like_error, to_placeholders
 from toolatlas.tasks.assertions import head_subject, normalise_rows, squash
@@ -341,14 +343,25 @@ def _answer_candidates(text: str) -> list[str]:
     ]
 
 
+_RANDOM_ID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
+
+
+def _volatile(value: str, outcome: CallOutcome) -> bool:
+    """A value no answer can be held to verbatim: the call's own clock reading, or a random id."""
+    alone = outcome.model_copy(update={"excerpt": value, "structured": None})
+    return bool(_RANDOM_ID.search(value)) or carries_clock(alone)
+
+
 def _answer_evidence(rollout: Rollout) -> ChainEvidence:
     """A read-only chain: values of its final output that the answer must report."""
     output = to_placeholders(rollout.steps[-1].outcome.excerpt, rollout.variables) if rollout.steps else ""
     arguments = json.dumps([s.arguments for s in rollout.probe.steps], ensure_ascii=False)
+    final = rollout.steps[-1].outcome if rollout.steps else None
     values = [
         value
         for value in _answer_candidates(output)
         if "${" not in value and value.casefold() not in arguments.casefold() and not looks_like_error(value)
+        and not (final is not None and _volatile(value, final))
     ][:ANSWER_VALUES]
     assertions = [StateAssertion(kind="answer_contains", expected=value) for value in values]
     return ChainEvidence(assertions, answer_values=values, changed=False)

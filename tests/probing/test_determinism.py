@@ -1,0 +1,124 @@
+"""Determinism by replay across a second of the clock: a tool whose output carries the time, a random
+id or a counter is never marked deterministic; a pure tool is. Real MCP servers over stdio: the demo
+catalogue's ``time`` server and the in-library reporting server."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from reporting_kit import probe
+
+from toolatlas.config import load_catalogue
+from toolatlas.home import Home
+from toolatlas.models import CallOutcome, OutcomeClass
+from toolatlas.probing.clock import carries_clock, later_second
+from toolatlas.probing.executor import Executor
+from toolatlas.probing.models import Direction, ProbeStep, Verdict
+from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
+from toolatlas.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def replay(executor: Executor, tool: str, *, defer: bool = False, **arguments) -> Verdict | None:
+    """The original call, then its replay (as the proposer plans one) with the original's output as reference."""
+    step = ProbeStep(tool=tool, arguments=arguments, expect="ok")
+    original, _ = await executor.run_verified(probe(step))
+    reference = to_placeholders(original.steps[0].outcome.excerpt, original.variables)[:EXCERPT_CHARS]
+    planned = probe(step, step, direction=Direction.REPLAY, replay_of="p0", reference_excerpt=reference)
+    verified = await executor.run_verified(planned, defer=defer)
+    return None if verified is None else verified[1]
+
+
+class TestTheDemoTimeServer:
+    async def test_get_current_time_is_not_deterministic(self, tmp_path: Path) -> None:
+        """The time server's current time carries the clock: never deterministic."""
+        demo = load_catalogue(REPO / "configs" / "demo.toml")
+        executor = Executor(Workspace(demo, Home(REPO / ".toolatlas")).sandbox(demo.server("time")), "time")
+        try:
+            await executor.start()
+        except Exception as exc:  # pragma: no cover - the demo servers are provisioned by make test
+            pytest.skip(f"the demo time server is not installed here: {exc}")
+        try:
+            verdict = await replay(executor, "get_current_time", timezone="Europe/London")
+            assert verdict is not None and verdict.deterministic is False
+        finally:
+            await executor.close()
+
+
+class TestAcrossASecond:
+    async def test_a_pure_tool_stays_deterministic(self, executor: Executor) -> None:
+        """Same output from the snapshot, in another second too: deterministic (inline and batched)."""
+        verdict = await replay(executor, "double", number=21)
+        assert verdict is not None and verdict.deterministic is True and verdict.idempotent is True
+        assert await replay(executor, "double", defer=True, number=4) is None
+        [(rollout, settled)] = await executor.settle()
+        assert settled.deterministic is True and rollout.steps[0].outcome.excerpt == "8"
+
+    async def test_a_clock_reading_is_not_deterministic(self, executor: Executor) -> None:
+        """A date-time of the call in the output decides at once, without waiting."""
+        verdict = await replay(executor, "now")
+        assert verdict is not None and verdict.deterministic is False
+
+    async def test_a_time_of_day_differs_in_a_later_second(self, executor: Executor) -> None:
+        """``HH:MM:SS`` repeats within its second; the batched repeat in a later second tells."""
+        for _ in range(5):
+            first = await replay(executor, "clock", defer=True)
+            if first is None:  # looked deterministic: the original and its replay ran in one second
+                [(_, settled)] = await executor.settle()
+                assert settled.deterministic is False
+                assert any(c.detail == "output differs in a later second" for c in settled.checks)
+                return
+            assert first.deterministic is False  # the replay had crossed a second by itself: retry
+        pytest.fail("no replay ran within the second of its original call")
+
+    async def test_replays_whose_later_second_has_come_need_no_wait(self, executor: Executor) -> None:
+        """Between probes, a replay set aside is repeated as soon as its later second has begun."""
+        assert await replay(executor, "double", defer=True, number=5) is None
+        await asyncio.sleep(1.1)
+        assert await replay(executor, "double", defer=True, number=6) is None
+        ready = await executor.settle(ready_only=True)
+        assert [r.steps[0].outcome.excerpt for r, _ in ready] == ["10"]
+        [(rollout, verdict)] = await executor.settle()
+        assert rollout.steps[0].outcome.excerpt == "12" and verdict.deterministic is True
+
+    async def test_one_wait_for_a_whole_batch(self, executor: Executor) -> None:
+        """Replays set aside come back in order, after a single wait for the next second."""
+        for number in (1, 2, 3):
+            assert await replay(executor, "double", defer=True, number=number) is None
+        settled = await executor.settle()
+        assert [r.steps[0].outcome.excerpt for r, _ in settled] == ["2", "4", "6"]
+        assert await executor.settle() == []
+
+
+def at(text: str, when: datetime, **arguments) -> CallOutcome:
+    return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, arguments=arguments, started_at=when)
+
+
+class TestClockReadings:
+    def test_the_forms_of_a_clock_reading(self) -> None:
+        """ISO 8601 with or without a zone, Unix seconds and milliseconds, near the call: the clock."""
+        now = datetime.now(UTC).replace(microsecond=0)
+        assert carries_clock(at(now.isoformat(), now))
+        assert carries_clock(at(now.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"), now))
+        london = now.astimezone(UTC) + timedelta(hours=5, minutes=30)
+        assert carries_clock(at(london.strftime("%Y-%m-%dT%H:%M:%S+05:30"), now))
+        assert carries_clock(at(f"created {int(now.timestamp())}", now))
+        assert carries_clock(at(f'{{"ts": {int(now.timestamp() * 1000)}}}', now))
+
+    def test_times_that_are_not_the_call_s(self) -> None:
+        """A fixed date, or a time the call was given, is not a clock reading."""
+        now = datetime.now(UTC).replace(microsecond=0)
+        assert not carries_clock(at("released 2019-05-04T10:00:00Z", now))
+        given = now.strftime("%Y-%m-%d %H:%M")
+        assert not carries_clock(at(f"{given} in Tokyo is ...", now, time=given))
+        assert not carries_clock(at("42 apples", now))
+
+    def test_a_later_second(self) -> None:
+        """The repeat starts in a second after every call of the batch ended."""
+        start = datetime(2026, 1, 1, 12, 0, 0, 900_000, tzinfo=UTC)
+        calls = [at("x", start), at("y", start).model_copy(update={"latency_ms": 200.0})]
+        assert later_second(calls) == pytest.approx(start.replace(microsecond=0).timestamp() + 2.02)

@@ -1,0 +1,91 @@
+"""A successful result is an error only on positive evidence, and never because it echoes its input.
+
+The calls go to a real MCP server over stdio (``toolatlas.testing.servers.reporting``) that echoes,
+reports errors in the text of ordinary results, reports them as ``isError``, and returns content
+that merely starts with error words.
+"""
+
+from __future__ import annotations
+
+import pytest
+from reporting_kit import probe
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.evidence import error_evidence, promises_change, without_echoes
+from toolatlas.probing.executor import Executor
+from toolatlas.probing.models import ProbeStep
+from toolatlas.probing.text import looks_like_error
+
+
+async def verdict_of(executor: Executor, tool: str, **arguments):
+    _, verdict = await executor.run_verified(probe(ProbeStep(tool=tool, arguments=arguments)))
+    return verdict.steps[0]
+
+
+class TestOnARealServer:
+    @pytest.mark.parametrize(
+        "message", ["hello", "Error: boom", "Invalid input given", "cannot parse ${root}/x", "E", "EACCES: denied"]
+    )
+    async def test_an_echo_is_never_an_error(self, executor: Executor, message: str) -> None:
+        """``Echo: <message>`` is the tool's normal answer whatever the message says."""
+        step = await verdict_of(executor, "echo", message=message)
+        assert step.outcome is OutcomeClass.OK and not step.failed and not step.reported_as_success
+
+    async def test_a_verbatim_repeat_of_error_words_is_not_an_error(self, executor: Executor) -> None:
+        """A tool that returns its input unchanged is not failing when the input reads like an error."""
+        step = await verdict_of(executor, "repeat", text="Error: could not open the file")
+        assert not step.failed
+
+    async def test_an_error_in_text_about_the_arguments_is_an_error(self, executor: Executor) -> None:
+        """``Error: no entry named 'k'`` in an ordinary result is an error reported as a success."""
+        step = await verdict_of(executor, "lookup", key="no-such-key")
+        assert step.outcome is OutcomeClass.OK and step.failed and step.reported_as_success
+        assert "no-such-key" in step.error_text
+        assert not (await verdict_of(executor, "lookup", key="colour")).failed
+
+    async def test_an_is_error_result_is_an_error(self, executor: Executor) -> None:
+        """``isError`` true is a tool error, not a soft one."""
+        step = await verdict_of(executor, "lookup_strict", key="no-such-key")
+        assert step.outcome is OutcomeClass.TOOL_ERROR and step.failed and not step.reported_as_success
+
+    async def test_a_bare_failure_message_that_changed_nothing_is_an_error(self, executor: Executor) -> None:
+        """``Failed: read-only entry`` from a tool that stores values, with the state unchanged."""
+        refused = await verdict_of(executor, "store", key="ro-colour", value="red")
+        assert refused.failed and refused.reported_as_success and refused.change.empty
+        stored = await verdict_of(executor, "store", key="colour", value="red")
+        assert not stored.failed and not stored.change.empty
+
+    async def test_content_that_starts_with_error_words_is_not_an_error(self, executor: Executor) -> None:
+        """A log whose lines start with ``ERROR`` is what the tool is for."""
+        assert not (await verdict_of(executor, "log_tail")).failed
+
+
+def ok(text: str, **arguments) -> CallOutcome:
+    return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, arguments=arguments)
+
+
+LONG_REPORT = "Error: the nightly job\n" + "\n".join(f"step {i} done" for i in range(6))
+
+
+class TestTheEvidence:
+    def test_errno_codes_are_capitals_only(self) -> None:
+        """``ENOENT:`` reads as an error; ``Echo:`` does not."""
+        assert looks_like_error("ENOENT: no such file") and not looks_like_error("Echo: hello")
+
+    def test_echoes_are_taken_out_even_when_cut_short(self) -> None:
+        """A long value the excerpt truncates is still recognised as the input, repeated."""
+        value = "Error: " + "x" * 100
+        assert without_echoes("Echo: " + value[:40], [value]) == ("Echo: ", True)
+
+    def test_each_kind_of_evidence(self) -> None:
+        """Arguments named, a bare message, a missing declared shape, a promised change not made."""
+        spec = ToolSpec(server="s", name="t", input_schema={"properties": {"base": {"type": "integer"}}})
+        assert error_evidence(ok("Invalid value for base: 99"), spec=spec) == "error words about the call's arguments"
+        assert error_evidence(ok("Error: database is locked")) == "the whole result is an error message"
+        shaped = spec.model_copy(update={"output_schema": {"type": "object"}})
+        assert error_evidence(ok(LONG_REPORT), spec=shaped).startswith("not the shape")
+        writer = ToolSpec(server="s", name="t", description="Write the report to disk.")
+        assert promises_change(writer) and not promises_change(ToolSpec(server="s", name="t", description="Read it."))
+        assert error_evidence(ok(LONG_REPORT), spec=writer, changed=False).startswith("no change")
+        assert error_evidence(ok(LONG_REPORT), spec=writer, changed=True) is None
+        assert error_evidence(ok(LONG_REPORT)) is None

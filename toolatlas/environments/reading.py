@@ -1,0 +1,209 @@
+"""Reading a state a server left behind without ever blocking on it or reading it without bound.
+
+A state folder is the server's to change: it can turn its state file into a FIFO (an ``open`` waits
+for a writer forever), a symlink to ``/dev/zero`` or to a file outside the instance (a read never
+ends, or shows what the server was not allowed to see), or fill it with huge files. Every digest
+reads through here:
+
+- an entry is looked at with ``lstat`` and opened with ``O_NOFOLLOW | O_NONBLOCK``, then checked
+  again on the open descriptor: only regular files are read; a symlink is described by its target
+  text, never followed; a FIFO, socket or device is described as a *special file* of its kind;
+- a file is hashed up to :data:`FILE_HASH_BYTES` (its size is part of the description, so growth
+  past the cap still shows) and parsed only up to :data:`PARSE_BYTES`;
+- a tree walk stops at :data:`TREE_ENTRIES` entries or when its deadline passes, and says so in
+  an item of its own (an incomplete description differs from the snapshot's: "changed", never
+  "unchanged" by omission).
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import time
+
+__all__ = [
+    "DIGEST_DEADLINE_S",
+    "FILE_HASH_BYTES",
+    "INCOMPLETE_ITEM",
+    "PARSE_BYTES",
+    "SPECIAL_ITEM",
+    "TREE_ENTRIES",
+    "describe_entry",
+    "file_hash",
+    "read_regular",
+    "special_file",
+    "tree_items",
+]
+
+FILE_HASH_BYTES = 256 << 20
+"""Bytes of one file a digest hashes; beyond them only the size tells."""
+PARSE_BYTES = 32 << 20
+"""Bytes of a single-file state read into memory to be described record by record."""
+TREE_ENTRIES = 100_000
+"""Entries of a tree a digest describes before it stops."""
+DIGEST_DEADLINE_S = 60.0
+"""Seconds one digest may take; past them it stops and records that it is incomplete."""
+SPECIAL_ITEM = "<special file>"
+"""The item of a state whose entry is not a regular file (or folder, for tree kinds)."""
+INCOMPLETE_ITEM = "<digest incomplete>"
+
+_KINDS = (
+    (stat.S_ISFIFO, "fifo"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "character device"),
+    (stat.S_ISBLK, "block device"),
+)
+
+
+def special_file(mode: int, path: str = "") -> str | None:
+    """``special file: <kind>`` for anything a digest must not open (a symlink names its target);
+    None for a regular file or a folder."""
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"special file: symlink -> {target}"
+    for test, kind in _KINDS:
+        if test(mode):
+            return f"special file: {kind}"
+    return None
+
+
+class _NotRegular(Exception):
+    def __init__(self, description: str) -> None:
+        super().__init__(description)
+        self.description = description
+
+
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """An open descriptor on a regular file, never following a symlink and never waiting on a FIFO
+    (nor opening a device: its type is looked at first, and again on the descriptor)."""
+    info = os.lstat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise _NotRegular(special_file(info.st_mode, path) or "special file: folder")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):
+            info = os.lstat(path)
+            raise _NotRegular(special_file(info.st_mode, path) or f"unreadable:{exc.errno}") from exc
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise _NotRegular(special_file(info.st_mode, path) or "special file: not a regular file")
+    return fd, info
+
+
+def read_regular(path: str, limit: int = PARSE_BYTES) -> bytes | str:
+    """The bytes of a regular file (at most ``limit``: a larger one is described, not read);
+    otherwise the description of what is there. Raises FileNotFoundError for nothing there."""
+    try:
+        fd, info = _open_regular(path)
+    except _NotRegular as exc:
+        return exc.description
+    try:
+        if info.st_size > limit:
+            return f"large file: {info.st_size} bytes, {_hash_fd(fd)}"
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > limit:  # grew while being read
+            return f"large file: over {limit} bytes"
+        return data
+    finally:
+        os.close(fd)
+
+
+def _hash_fd(fd: int) -> str:
+    h = hashlib.sha256()
+    left = FILE_HASH_BYTES
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        h.update(chunk)
+        left -= len(chunk)
+    return h.hexdigest()[:32]
+
+
+def file_hash(path: str) -> str:
+    """``<hash><x|->`` of a regular file's bytes (up to the cap, plus its size past it) and executable
+    bit; the description of anything else."""
+    try:
+        fd, info = _open_regular(path)
+    except _NotRegular as exc:
+        return exc.description
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+    try:
+        digest = _hash_fd(fd)
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+    finally:
+        os.close(fd)
+    if info.st_size > FILE_HASH_BYTES:
+        digest += f"+{info.st_size}"
+    return digest + ("x" if os.access(path, os.X_OK) else "-")
+
+
+def describe_entry(path: str, *, folder: bool) -> str | None:
+    """What a state entry is when it is not what its kind expects (a regular file, or a folder
+    for ``folder``): its special-file description; None when it is the expected type or absent."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if folder and stat.S_ISDIR(info.st_mode):
+        return None
+    if not folder and stat.S_ISREG(info.st_mode):
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return "special file: folder"
+    if stat.S_ISREG(info.st_mode):
+        return "special file: regular file"
+    return special_file(info.st_mode, path)
+
+
+def tree_items(
+    root: str | os.PathLike[str],
+    *,
+    exclude: frozenset[str] = frozenset(),
+    deadline_s: float = DIGEST_DEADLINE_S,
+    max_entries: int = TREE_ENTRIES,
+) -> dict[str, str]:
+    """``relative path → description`` for every entry under ``root``.
+
+    Files hash their bytes and executable bit, symlinks their target (never followed), folders
+    just exist, FIFOs, sockets and devices are special files (never opened).
+    """
+    items: dict[str, str] = {}
+    root = os.fspath(root)
+    stop = time.monotonic() + deadline_s
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in exclude)
+        rel_folder = os.path.relpath(folder, root)
+        for name in dirs:
+            path = os.path.join(folder, name)
+            rel = os.path.normpath(os.path.join(rel_folder, name))
+            items[rel + "/"] = "link:" + os.readlink(path) if os.path.islink(path) else "dir"
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            rel = os.path.normpath(os.path.join(rel_folder, name))
+            if os.path.islink(path):
+                items[rel] = "link:" + os.readlink(path)
+            else:
+                items[rel] = file_hash(path)
+        if len(items) >= max_entries or time.monotonic() > stop:
+            why = f"more than {max_entries} entries" if len(items) >= max_entries else f"over {deadline_s:g}s"
+            items[INCOMPLETE_ITEM] = why
+            break
+    return items

@@ -1,0 +1,89 @@
+"""Determinism across time: outputs that carry the clock, and when a later second has begun.
+
+A replay that gives the same output as the original call may only have been fast: a tool that
+answers with the current time (to the second), a random id or a counter can repeat itself within
+the same second, or from a fresh process. Two mechanisms make "deterministic" a claim that holds:
+
+- :func:`carries_clock` — the output shows the wall-clock time of the call itself (an ISO 8601
+  date-time, or Unix seconds or milliseconds, within :data:`CLOCK_WINDOW_S` of when the call ran,
+  and not an argument's value): non-deterministic at once, no wait needed;
+- :func:`later_second` — when a replay has to run again in another second of the clock (the
+  executor waits for it once for a whole batch of replays, then repeats each call from the
+  snapshot: a timestamp, a random id or a counter then shows as a different output).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+
+from toolatlas.models import CallOutcome
+
+__all__ = ["CLOCK_WINDOW_S", "SECOND_MARGIN_S", "carries_clock", "later_second"]
+
+CLOCK_WINDOW_S = 300.0
+"""A time this close to the call (either way) is the call's own clock reading."""
+SECOND_MARGIN_S = 0.02
+"""How far past the next whole second a repeated call starts (clock reads are not simultaneous)."""
+
+_ISO = re.compile(
+    r"(?<!\d)(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?"
+    r"\s?(Z|[+-]\d{2}:?\d{2})?(?!\d)"
+)
+_EPOCH = re.compile(r"(?<![\d.])(\d{10}|\d{13})(?:\.\d+)?(?![\d])")
+
+
+def _readings(text: str) -> Iterable[tuple[datetime, bool]]:
+    """``(time, aware)`` for each date-time or Unix timestamp in ``text``."""
+    for match in _ISO.finditer(text):
+        year, month, day, hour, minute, second, zone = match.groups()
+        try:
+            when = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0))
+        except ValueError:
+            continue
+        if zone:
+            offset = 0 if zone == "Z" else (1 if zone[0] == "+" else -1) * (
+                int(zone[1:3]) * 60 + int(zone[-2:])
+            )
+            yield (when - timedelta(minutes=offset)).replace(tzinfo=UTC), True
+        else:
+            yield when, False
+    for match in _EPOCH.finditer(text):
+        value = int(match.group(1))
+        seconds = value / 1000 if len(match.group(1)) == 13 else value
+        try:
+            yield datetime.fromtimestamp(seconds, UTC), True
+        except (OverflowError, OSError, ValueError):
+            continue
+
+
+def carries_clock(outcome: CallOutcome) -> bool:
+    """Whether the output shows the time the call ran at (not a time given in its arguments)."""
+    text = outcome.excerpt or ""
+    if outcome.structured is not None:
+        text += "\n" + repr(outcome.structured)
+    given = repr(outcome.arguments)
+    at = outcome.started_at if outcome.started_at.tzinfo else outcome.started_at.replace(tzinfo=UTC)
+    local = datetime.now().astimezone().utcoffset() or timedelta(0)
+    window = timedelta(seconds=CLOCK_WINDOW_S)
+    for when, aware in _readings(text):
+        if aware:
+            candidates = [when]
+        else:  # a naive time: UTC or this machine's local time (a server in another zone says its offset)
+            candidates = [when.replace(tzinfo=UTC), (when - local).replace(tzinfo=UTC)]
+        if any(abs(c - at) <= window for c in candidates) and not _given(when, given):
+            return True
+    return False
+
+
+def _given(when: datetime, arguments: str) -> bool:
+    return when.strftime("%Y-%m-%d") in arguments and when.strftime("%H:%M") in arguments
+
+
+def later_second(outcomes: Iterable[CallOutcome]) -> float:
+    """The Unix time by which a second has begun that is later than every second these calls ran in."""
+    ends = [o.started_at.timestamp() + o.latency_ms / 1000 for o in outcomes]
+    latest = max(ends, default=0.0)
+    return math.floor(latest) + 1 + SECOND_MARGIN_S

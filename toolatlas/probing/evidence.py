@@ -1,0 +1,128 @@
+"""When a successful result reports an error: only on positive evidence, never for an echo.
+
+An ``ok`` result (``isError`` false) whose text reads like an error may still be the tool's
+normal answer: an echo of an input that itself reads like an error, a log that starts with
+``ERROR``, a document about failures. It is counted as an error only when
+
+1. its text still starts like an error once every argument value it repeats is taken out (so a
+   result that echoes its input is never an error by its words), and
+2. one piece of positive evidence backs those words:
+
+   - *about the call*: the text names one of the call's argument values or argument names (``no
+     such file: notes/a.md``, ``invalid value for base``);
+   - *a bare message*: the whole result is a short message (a line or two), not content;
+   - *not the verified shape*: the tool declares an output schema and this result carries no
+     structured content (a conforming result has the shape its successes have);
+   - *no effect where one is promised*: the tool says it changes state (its annotations, or a
+     description that starts with a verb of change) and the state did not change.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.text import looks_like_error
+
+__all__ = ["error_evidence", "promises_change", "without_echoes"]
+
+BARE_MESSAGE_CHARS = 300
+"""A result this short (and of at most :data:`BARE_MESSAGE_LINES` lines) is a message, not content."""
+BARE_MESSAGE_LINES = 2
+ECHO_MIN_CHARS = 3
+"""Argument values shorter than this are too common to be recognised as repeated."""
+_PREFIX_CHARS = 16
+"""A value cut off by the excerpt is recognised by at least this many leading characters."""
+
+_CHANGE_VERBS = frozenset(
+    "add append apply archive assign clear commit copy create delete drop edit erase insert install "
+    "link make merge mkdir move post push put remove rename replace reset restore revert save send set "
+    "stage store tag unstage update upload upsert write".split()
+)
+_FIRST_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+
+
+def _values(*arguments: Mapping[str, Any] | None) -> list[str]:
+    found = {v for args in arguments if args for v in _strings(args) if len(v.strip()) >= ECHO_MIN_CHARS}
+    return sorted(found, key=len, reverse=True)
+
+
+def without_echoes(text: str, values: Iterable[str]) -> tuple[str, bool]:
+    """``text`` with every repeated argument value taken out (also one the excerpt cut short), and
+    whether any was there."""
+    found = False
+    for value in values:
+        if value in text:
+            text, found = text.replace(value, " "), True
+            continue
+        head = value[:_PREFIX_CHARS]
+        at = text.find(head) if len(head) >= _PREFIX_CHARS else -1
+        if at >= 0 and value.startswith(text[at:]):  # the excerpt ends inside the value
+            text, found = text[:at], True
+    return text, found
+
+
+def promises_change(spec: ToolSpec | None) -> bool:
+    """Whether a tool says it changes state: annotated so, or described starting with a verb of change."""
+    if spec is None:
+        return False
+    hints = spec.annotations
+    if hints.read_only is True:
+        return False
+    if hints.destructive is True or hints.read_only is False:
+        return True
+    match = _FIRST_WORD.search(spec.description or "")
+    word = match.group(0).lower() if match else ""
+    return any(form in _CHANGE_VERBS for form in (word, word.removesuffix("s"), word.removesuffix("es")))
+
+
+def error_evidence(
+    outcome: CallOutcome,
+    arguments: Mapping[str, Any] | None = None,
+    spec: ToolSpec | None = None,
+    *,
+    changed: bool | None = None,
+    rendered: Mapping[str, Any] | None = None,
+) -> str | None:
+    """Why an ``ok`` result reports an error (see the module docstring), or None when it does not.
+
+    ``arguments`` are the call's (as planned), ``rendered`` the same with placeholders filled (the
+    values the server saw; the outcome's own record of them counts too); ``changed``: whether the
+    call changed the environment (None: unknown).
+    """
+    if outcome.outcome is not OutcomeClass.OK:
+        return None
+    text = outcome.excerpt or ""
+    if not looks_like_error(text):
+        return None
+    values = _values(arguments, rendered, outcome.arguments)
+    remainder, echoed = without_echoes(text, values)
+    if not looks_like_error(remainder.strip()):
+        return None
+    names = [n for n in (spec.properties if spec is not None else {}) if len(n) >= ECHO_MIN_CHARS]
+    if echoed or any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", remainder, re.I) for n in names):
+        return "error words about the call's arguments"
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    bare = len(lines) <= BARE_MESSAGE_LINES and len(text.strip()) <= BARE_MESSAGE_CHARS
+    if outcome.structured is None and bare:
+        return "the whole result is an error message"
+    if spec is not None and spec.output_schema and outcome.structured is None:
+        return "not the shape of the tool's successful results (no structured content)"
+    if changed is False and promises_change(spec):
+        return "no change although the tool says it changes state"
+    return None

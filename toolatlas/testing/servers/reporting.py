@@ -1,0 +1,107 @@
+"""A small MCP server whose results report errors in every way servers do, for the verifier's tests.
+
+Run: ``python -m toolatlas.testing.servers.reporting --state PATH`` (a JSON object file). Tools:
+
+=================  ===========================================================================
+echo               answer ``Echo: <message>`` (whatever the message says)
+repeat             answer the text itself, verbatim
+lookup             a stored value; an unknown key answers ``Error: no entry named '<key>'`` as
+                   an ordinary (``isError`` false) result
+lookup_strict      the same, but an unknown key is a tool error (``isError`` true)
+store              write a key: ``Stored <key>``; a key starting with ``ro-`` is refused with
+                   ``Failed: read-only entry`` in an ordinary result, and nothing is written
+log_tail           the server's log: lines that start with ``ERROR`` — content, not a failure
+now                the current time (ISO 8601, seconds) and a fresh random request id
+clock              the time of day only (``HH:MM:SS``): no date a reader could recognise as now
+double             twice a number: a pure function
+=================  ===========================================================================
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("reporting", version="1.0.0")
+STATE: Path = Path("state.json")
+
+
+def _load() -> dict[str, str]:
+    try:
+        return json.loads(STATE.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+@server.tool(description="Echo the message back.")
+def echo(message: str) -> str:
+    return f"Echo: {message}"
+
+
+@server.tool(description="Return the text unchanged.")
+def repeat(text: str) -> str:
+    return text
+
+
+@server.tool(description="Look up the value stored under a key.")
+def lookup(key: str) -> str:
+    values = _load()
+    return values[key] if key in values else f"Error: no entry named '{key}'"
+
+
+@server.tool(description="Look up the value stored under a key; an unknown key is a tool error.")
+def lookup_strict(key: str) -> str:
+    values = _load()
+    if key not in values:
+        raise ValueError(f"no entry named '{key}'")
+    return values[key]
+
+
+@server.tool(description="Store a value under a key.")
+def store(key: str, value: str) -> str:
+    if key.startswith("ro-"):
+        return "Failed: read-only entry"
+    values = _load()
+    values[key] = value
+    STATE.write_text(json.dumps(values))
+    return f"Stored {key}"
+
+
+@server.tool(description="Show the last lines of the server's log.")
+def log_tail() -> str:
+    return "\n".join(
+        ["ERROR 2026-01-01 disk almost full on /var", "ERROR 2026-01-02 retrying upload",
+         "INFO 2026-01-03 upload finished", "INFO 2026-01-04 nightly backup finished"]
+    )  # fmt: skip
+
+
+@server.tool(description="The current time and a fresh request id.")
+def now() -> str:
+    return f"{datetime.now(UTC).replace(microsecond=0).isoformat()} request {uuid.uuid4().hex[:12]}"
+
+
+@server.tool(description="The time of day.")
+def clock() -> str:
+    return datetime.now(UTC).strftime("%H:%M:%S")
+
+
+@server.tool(description="Twice the given number.")
+def double(number: int) -> str:
+    return str(2 * number)
+
+
+def main() -> None:
+    global STATE
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--state", required=True, help="the JSON object file the values live in")
+    STATE = Path(parser.parse_args().state)
+    server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
