@@ -48,6 +48,7 @@ from toolatlas.build.catalogue import (
     save_rollouts,
     use_llm,
     write_checkpoint,
+    write_consistency,
 )
 from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 from toolatlas.config import Catalogue, ServerSpec
@@ -230,6 +231,7 @@ class RayBuild:
             )
             await self.store.optimize.remote()
             entries = await self.store.count.remote("entries")
+            write_consistency(self.paths, (await self.store.records.remote())["entries"])
             usage = UsageLedger.combined(await asyncio.gather(*(s.usage.remote() for s in self.shards))) \
                 if self.with_llm else None
         finally:

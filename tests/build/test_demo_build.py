@@ -7,6 +7,7 @@ tests read the atlas it stored. This is the product's main job, end to end, with
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,9 @@ import pytest
 from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store, read_coverage
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.environments import render_value
-from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind
+from toolatlas.graph.consistency import check_consistency
+from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
+from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
 from toolatlas.probing.verifier import step_failed
 from toolatlas.store.types import Filter
@@ -172,3 +175,38 @@ class TestEvidenceIsTrue:
                     assert outcome.outcome is evidence.outcome, (entry.text, outcome.excerpt[:200])
                     checked += 1
         assert checked >= 30
+
+
+class TestServedIsConsistent:
+    def test_the_build_checks_its_atlas(self, built) -> None:
+        """The build writes its consistency check beside the atlas; it finds no contradiction and no
+        entry without evidence, and agrees with a check run on the stored records."""
+        catalogue, state = built
+        written = json.loads(AtlasPaths(catalogue).consistency.read_text())
+        assert written["contradictions"] == [] and written["without_evidence"] == []
+        report = check_consistency(state["after_second"]["entries"])
+        assert report.ok, [c.detail for c in report.contradictions] + report.without_evidence
+        assert written["served"] == report.served
+
+    def test_a_use_that_changes_state_only_sometimes_says_when(self, built) -> None:
+        """Every served affordance observed both changing and not changing the environment is one entry
+        whose observations each carry the pre-state condition they were made under."""
+        _catalogue, state = built
+        mixed = [e for e in state["records"]["entries"] if e.status is EntryStatus.ACTIVE
+                 and {o.effect for o in e.effects} >= {Effect.READ_ONLY, Effect.MUTATING}]
+        assert mixed, "the demo's writers are replayed: some use must have been seen doing nothing the second time"
+        for entry in mixed:
+            assert all(o.condition for o in entry.effects), entry.text
+            assert "changes nothing when" in entry.text and "changes the environment" in entry.text
+
+    def test_schema_only_boundaries_are_served_once_per_tool(self, built) -> None:
+        """No individual schema-only boundary is served; each tool serves at most one schema summary,
+        which stands for boundaries kept in the atlas."""
+        _catalogue, state = built
+        served = [e for e in state["records"]["entries"] if e.status is EntryStatus.ACTIVE and is_schema_validation(e)]
+        assert served and all(e.family == SCHEMA_SUMMARY for e in served)
+        tools = [(e.server, e.tool) for e in served]
+        assert len(tools) == len(set(tools))
+        by_id = {e.id: e for e in state["records"]["entries"]}
+        for summary in served:
+            assert summary.summarises and all(by_id[i].status is EntryStatus.SUMMARISED for i in summary.summarises)

@@ -61,9 +61,9 @@ class TestMerging:
         inducer.induce(*rollout([typed], [(OutcomeClass.TOOL_ERROR, "Expected string, received number")], n=1))
         inducer.induce(*rollout([escape], [(OutcomeClass.TOOL_ERROR, "Access denied - path outside")], n=2))
         inducer.induce(*rollout([unplanned], [(OutcomeClass.TOOL_ERROR, "ENOENT: no such file")], n=3))
-        by_family = {e.family: e for e in graph.entries_of("read_file", EntryKind.BOUNDARY)}
-        assert set(by_family) == {"wrong_type", "path_escape", None}
-        assert is_schema_validation(by_family["wrong_type"])
+        by_family = {e.family: e for e in graph.entries_of("read_file", EntryKind.BOUNDARY, active_only=False)}
+        assert set(by_family) == {"wrong_type", "schema_validation", "path_escape", None}
+        assert is_schema_validation(by_family["wrong_type"]) and is_schema_validation(by_family["schema_validation"])
         assert not is_schema_validation(by_family["path_escape"]) and not is_schema_validation(by_family[None])
 
     def test_different_errors_stay_apart(self) -> None:

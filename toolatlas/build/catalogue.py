@@ -24,6 +24,8 @@ from toolatlas.build.server import ServerBuild
 from toolatlas.build.shard import CHECKPOINT_VERSION, ServerShard
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import ConfigError, ToolAtlasError
+from toolatlas.graph.consistency import ConsistencyReport, check_consistency
+from toolatlas.graph.models import Entry
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import Frozen, utcnow
@@ -39,6 +41,7 @@ __all__ = [
     "StoreSink",
     "build_catalogue",
     "check_resumable",
+    "write_consistency",
     "finish_report",
     "read_checkpoint",
     "read_coverage",
@@ -76,6 +79,11 @@ class AtlasPaths:
     @property
     def export(self) -> Path:
         return self.root / "atlas.json"
+
+    @property
+    def consistency(self) -> Path:
+        """The end-of-build consistency check of what the atlas serves (:mod:`toolatlas.graph.consistency`)."""
+        return self.root / "consistency.json"
 
     @property
     def report(self) -> Path:
@@ -273,6 +281,7 @@ async def build_catalogue(
         if llm is not None:
             await llm.aclose()
     await asyncio.to_thread(store.optimize)
+    await asyncio.to_thread(lambda: write_consistency(paths, store.all("entries")))
     report = finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
                            [row for rows in results for row in rows], calls, resets,
                            llm.ledger if llm is not None else None)
@@ -281,6 +290,20 @@ async def build_catalogue(
         "tool_seconds": {name: {t: round(v, 3) for t, v in sorted(tools.items())} for name, (_s, tools) in sorted(costs.items())},
     })
     AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
+    return report
+
+
+def write_consistency(paths: AtlasPaths, entries: list[Entry]) -> ConsistencyReport:
+    """Check what the atlas serves and write ``consistency.json``; a contradiction is logged as an error."""
+    report = check_consistency(entries)
+    paths.consistency.parent.mkdir(parents=True, exist_ok=True)
+    document = {**report.summary(), **report.model_dump(mode="json")}
+    paths.consistency.write_text(json.dumps(document, indent=2))
+    if report.ok:
+        log.info("atlas_consistent", **report.summary())
+    else:
+        log.error("atlas_inconsistent", **report.summary(),
+                  first=[c.detail for c in report.contradictions[:3]] or report.without_evidence[:3])
     return report
 
 

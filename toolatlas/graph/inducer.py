@@ -14,10 +14,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
 from toolatlas.graph.models import (
     MAX_EVIDENCE,
     CoUsageRelation,
     Effect,
+    EffectObservation,
     Entry,
     EntryKind,
     EntryStatus,
@@ -33,13 +35,17 @@ from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholde
 
 __all__ = [
     "STATE_CAUSE",
-    "InductionDelta",
     "Inducer",
+    "InductionDelta",
     "argument_shape",
     "confidence",
+    "effect_clause",
     "link_trace",
     "merge_entry",
+    "observe_effect",
     "record_transition",
+    "separated",
+    "summarise_schema",
 ]
 
 
@@ -101,11 +107,15 @@ class Inducer:
         supported = 0
         coverage: list[str] = []
         by_index = {v.index: v for v in verdict.steps}
-        for result in rollout.steps:
+        for position, result in enumerate(rollout.steps):
             step = probe.steps[result.index]
             step_verdict = by_index[result.index]
             if step.tool not in self.graph.tools:
                 continue
+            prefix = [
+                {"tool": probe.steps[r.index].tool, "arguments": probe.steps[r.index].arguments}
+                for r in rollout.steps[:position]
+            ]
             evidence = Evidence(
                 probe_id=probe.id,
                 step=result.index,
@@ -114,15 +124,29 @@ class Inducer:
                 outcome=result.outcome.outcome,
                 excerpt=to_placeholders(result.outcome.excerpt, rollout.variables)[:EXCERPT_CHARS],
                 state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
+                condition=step_verdict.precondition,
+                prefix=prefix,
                 round=probe.round,
             )
             self._count_call(step.tool, result.outcome.outcome)
+            opposed = self._opposed(evidence, step_verdict.failed) if not prefix else []
             if step_verdict.failed:
                 entry = self._boundary(probe, step, step_verdict, evidence)
             else:
                 entry = self._affordance(probe, step, step_verdict, evidence)
                 coverage += self._exercise(step)
             outcome = merge_entry(self.graph, entry, evidence)
+            if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
+                change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
+                other_effect = observe_effect(self.graph, entry.id, entry.text, EffectObservation(
+                    effect=step_verdict.effect, condition=step_verdict.precondition, change=change))
+                if other_effect and outcome != "new":
+                    outcome = "new"  # a use seen with an effect it had not shown is new knowledge
+            if opposed:
+                for other in [*opposed, self.graph.entries[entry.id]]:
+                    self._count_contradiction(other)
+            if entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES:
+                summarise_schema(self.graph, step.tool, probe.round)
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
             supported += 1
         for relation, source, target, witness in self._transitions(probe, rollout, verdict):
@@ -151,26 +175,8 @@ class Inducer:
             text = f"`{step.tool}` accepts the call without error even when {step.condition or step.mutation}."
             when = f"{step.condition or step.mutation} (accepted)"
         else:
-            signature = f"uses:{','.join(shape)}|{effect.value}"
-            required = set(spec.required)
-            named = [f"`{a}`" for a in shape if a.split("=")[0] in required] or []
-            optional = [
-                f"`{a}`" + (f" ({hint})" if (hint := spec.argument_hint(a.split("=")[0])) else "")
-                for a in shape
-                if a.split("=")[0] not in required
-            ]
-            args = ", ".join(named) or "no required arguments"
-            if optional:
-                args += "; optional " + ", ".join(optional)
-            what = {
-                Effect.READ_ONLY: "changes nothing",
-                Effect.MUTATING: (
-                    f"changes the environment ({verdict.change.summary(limit=2)})" if not verdict.change.empty
-                    else "changes the server's own state (its read tools show it; the environment does not)"
-                ),
-                Effect.UNKNOWN: "",
-            }[effect]
-            text = f"`{step.tool}` ({spec.purpose}) works given {args}" + (f"; it {what}." if what else ".")
+            signature = f"uses:{','.join(shape)}"
+            text = self._use_text(step.tool, shape)
             when = spec.purpose
         return self._new_entry(
             EntryKind.AFFORDANCE,
@@ -185,6 +191,21 @@ class Inducer:
             arguments_exercised=sorted(step.exercised),
             family=step.mutation,
         )
+
+    def _use_text(self, tool: str, shape: list[str]) -> str:
+        """``tool (purpose) works given …``: the use without its effect (see :func:`effect_clause`)."""
+        spec = self.graph.specs[tool]
+        required = set(spec.required)
+        named = [f"`{a}`" for a in shape if a.split("=")[0] in required] or []
+        optional = [
+            f"`{a}`" + (f" ({hint})" if (hint := spec.argument_hint(a.split("=")[0])) else "")
+            for a in shape
+            if a.split("=")[0] not in required
+        ]
+        args = ", ".join(named) or "no required arguments"
+        if optional:
+            args += "; optional " + ", ".join(optional)
+        return f"`{tool}` ({spec.purpose}) works given {args}"
 
     def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         message = evidence.excerpt or verdict.outcome.value
@@ -372,7 +393,7 @@ class Inducer:
         if spec is None:
             return
         shape = argument_shape(step.arguments, spec.properties, step.exercised)
-        signature = f"uses:{','.join(shape)}|{verdict.steps[0].effect.value}"
+        signature = f"uses:{','.join(shape)}"
         entry_id = Entry.make_id(self.graph.server, step.tool, spec.schema_hash, EntryKind.AFFORDANCE, signature)
         entry = self.graph.entries.get(entry_id)
         if entry is None:
@@ -384,6 +405,30 @@ class Inducer:
             update["idempotent"] = verdict.idempotent if entry.idempotent is None else entry.idempotent and verdict.idempotent
         if update:
             self.graph.put_entry(entry.model_copy(update=update))
+
+    def _opposed(self, evidence: Evidence, failed: bool) -> list[Entry]:
+        """Active entries of the tool whose evidence holds this very call on the unchanged snapshot with
+        the opposite result: the same call on the same state cannot both work and fail, so each
+        observation counts against the other (the better supported one stays served)."""
+        found = []
+        for entry in self.graph.entries_of(evidence.tool, active_only=False):
+            if entry.status is EntryStatus.STALE or entry.kind is EntryKind.CO_USAGE or entry.family == SCHEMA_SUMMARY:
+                continue  # a summary stands or falls with its members
+            for item in entry.evidence:
+                if item.step == 0 and not item.prefix and item.arguments == evidence.arguments:
+                    item_failed = entry.kind is EntryKind.BOUNDARY or item.outcome is not OutcomeClass.OK
+                    if item_failed != failed:
+                        found.append(entry)
+                    break
+        return found
+
+    def _count_contradiction(self, entry: Entry) -> None:
+        contradictions = entry.contradictions + 1
+        status = EntryStatus.STALE if contradictions >= entry.support else entry.status
+        self.graph.put_entry(entry.model_copy(update={
+            "contradictions": contradictions, "confidence": confidence(entry.support, contradictions), "status": status}))
+        if entry.family in SCHEMA_FAMILIES and entry.family != SCHEMA_SUMMARY:
+            summarise_schema(self.graph, entry.tool, entry.round_found)
 
     def _contradict(self, probe_id: str) -> None:
         for entry in self.graph.entries.values():
@@ -472,14 +517,142 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
         "support": support,
         "confidence": confidence(support, existing.contradictions),
         "last_verified": now,
-        "status": EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
+        "status": existing.status if existing.status is EntryStatus.SUMMARISED
+        else EntryStatus.ACTIVE if support > existing.contradictions else existing.status,
     }
-    if evidence is not None and evidence.probe_id not in existing.probe_ids:
-        kept = existing.evidence
-        update["evidence"] = kept + [evidence] if len(kept) < MAX_EVIDENCE else kept[:3] + [*kept[4:], evidence]
-        update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
+    if evidence is not None and not _cited(existing, evidence):
+        update["evidence"] = _keep_evidence(existing.evidence, evidence)
+        if evidence.probe_id not in existing.probe_ids:
+            update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
+
+
+def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | None:
+    """Serve ``tool``'s schema-only boundaries as one summary entry; they stay as its evidence with
+    status ``summarised`` (:mod:`toolatlas.graph.families`). Returns the summary, None without members."""
+    members = [
+        e for e in graph.entries_of(tool, EntryKind.BOUNDARY, active_only=False)
+        if e.family in SCHEMA_FAMILIES and e.family != SCHEMA_SUMMARY
+        and e.status in (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
+    ]
+    if not members:
+        return None
+    for member in members:
+        if member.status is not EntryStatus.SUMMARISED:
+            graph.put_entry(member.model_copy(update={"status": EntryStatus.SUMMARISED}))
+    node = graph.tools[tool]
+    entry_id = Entry.make_id(graph.server, tool, node.schema_hash, EntryKind.BOUNDARY, SCHEMA_SUMMARY)
+    base = graph.entries.get(entry_id) or Entry(
+        id=entry_id, kind=EntryKind.BOUNDARY, server=graph.server, tool=tool, schema_hash=node.schema_hash,
+        signature=SCHEMA_SUMMARY, text="", round_found=round_,
+    )
+    summary = schema_summary(tool, [graph.entries[m.id] for m in members], base)
+    summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
+    graph.put_entry(summary)
+    return summary
+
+
+MAX_EFFECTS = 6
+"""Distinct (effect, condition) observations an affordance keeps (the most supported)."""
+
+
+def observe_effect(graph: ServerGraph, entry_id: str, use: str, observation: EffectObservation) -> bool:
+    """Record one observed effect of an affordance under its pre-state condition, then restate the
+    entry: its aggregate :attr:`~Entry.effect` and its sentence ``use`` + the conditioned effects.
+
+    Observations of one use that differ in effect are one entry with both outcomes and their
+    conditions — never two entries saying "changes nothing" and "changes the environment". Returns
+    whether the entry had not shown this effect before (while it had shown another)."""
+    entry = graph.entries[entry_id]
+    effects = list(entry.effects)
+    other = bool(effects) and all(o.effect is not observation.effect for o in effects)
+    for i, known in enumerate(effects):
+        if known.effect is observation.effect and known.condition == observation.condition:
+            effects[i] = known.model_copy(update={"support": known.support + 1})
+            break
+    else:
+        effects.append(observation)
+    effects = sorted(effects, key=lambda o: -o.support)[:MAX_EFFECTS]
+    known = {o.effect for o in effects if o.effect is not Effect.UNKNOWN}
+    effect = Effect.UNKNOWN if not known else known.pop() if len(known) == 1 else Effect.MUTATING
+    clause = effect_clause(effects)
+    text = use + (f"; {clause}." if clause else ".")
+    graph.put_entry(entry.model_copy(update={"effects": effects, "effect": effect, "text": text}))
+    return other
+
+
+def _what(observation: EffectObservation) -> str:
+    if observation.effect is Effect.READ_ONLY:
+        return "changes nothing"
+    if observation.change:
+        return f"changes the environment ({observation.change})"
+    return "changes the server's own state (its read tools show it; the environment does not)"
+
+
+def separated(effects: list[EffectObservation]) -> bool:
+    """Whether the recorded conditions tell the observed effects apart: no condition (the empty one
+    included) is seen with two different known effects."""
+    by_condition: dict[str, set[Effect]] = {}
+    for o in effects:
+        if o.effect is not Effect.UNKNOWN:
+            by_condition.setdefault(o.condition, set()).add(o.effect)
+    return all(len(v) == 1 for v in by_condition.values())
+
+
+def effect_clause(effects: list[EffectObservation]) -> str:
+    """``it changes the environment (…) when …; it changes nothing when …`` (no trailing period)."""
+    known = [o for o in effects if o.effect is not Effect.UNKNOWN]
+    if not known:
+        return ""
+    kinds = list(dict.fromkeys(o.effect for o in known))
+    if len(kinds) == 1:
+        first = known[0]
+        conditions = {o.condition for o in known}
+        when = f" when {first.condition}" if len(conditions) == 1 and first.condition else ""
+        return f"it {_what(first)}{when}"
+    parts = []
+    for kind in kinds:
+        group = [o for o in known if o.effect is kind]
+        calls = sum(o.support for o in group)
+        conditions = [o.condition for o in group if o.condition]
+        when = f" when {' or when '.join(conditions[:2])}" if conditions else ""
+        parts.append(f"it {_what(group[0])}{when} ({calls}x)")
+    clause = "; ".join(parts)
+    if not separated(known):
+        clause += " — no recorded condition separates these outcomes"
+    return clause
+
+
+def _cited(entry: Entry, evidence: Evidence) -> bool:
+    """Whether ``entry`` already cites ``evidence``'s probe with an observation of the same kind (a
+    probe's second call is kept only when it showed something else: the other effect of a use)."""
+    if evidence.probe_id not in entry.probe_ids:
+        return False
+    kind = _evidence_kind(evidence)
+    return any(e.probe_id == evidence.probe_id and _evidence_kind(e) == kind for e in entry.evidence) or all(
+        e.probe_id != evidence.probe_id for e in entry.evidence)
+
+
+def _evidence_kind(evidence: Evidence) -> tuple:
+    return evidence.outcome, bool(evidence.state_change)
+
+
+def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:
+    """The first items, then the latest — but never the last item of one kind of observation
+    (outcome, whether the state changed): every outcome an entry states keeps its proof."""
+    if len(kept) < MAX_EVIDENCE:
+        return [*kept, evidence]
+    kinds = [_evidence_kind(e) for e in [*kept, evidence]]
+    for i in range(3, len(kept)):
+        if kinds.count(kinds[i]) > 1:
+            return [*kept[:i], *kept[i + 1:], evidence]
+    if kinds.count(kinds[-1]) > 1:
+        return kept
+    for i in range(len(kept)):
+        if kinds.count(kinds[i]) > 1:
+            return [*kept[:i], *kept[i + 1:], evidence]
+    return kept[:3] + [*kept[4:], evidence]
 
 
 def record_transition(graph: ServerGraph, entry_id: str) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "MAX_EVIDENCE",
     "CoUsageRelation",
     "Effect",
+    "EffectObservation",
     "Entry",
     "EntryKind",
     "EntryStatus",
@@ -51,6 +52,8 @@ class EntryStatus(StrEnum):
     ACTIVE = "active"
     STALE = "stale"
     """The tool's interface changed since the entry was verified, or a re-check contradicted it."""
+    SUMMARISED = "summarised"
+    """Kept as evidence of a summary entry that is served in its place (see :attr:`Entry.summarises`)."""
 
 
 class CoUsageRelation(StrEnum):
@@ -68,6 +71,18 @@ class Effect(StrEnum):
     UNKNOWN = "unknown"
 
 
+class EffectObservation(Frozen):
+    """One effect a use of a tool had, under the pre-state condition it was observed in."""
+
+    effect: Effect
+    condition: str = ""
+    """What the arguments named in the state before the call (:mod:`toolatlas.probing.conditions`);
+    "" when nothing is known (a stateless environment)."""
+    change: str = ""
+    """What the call changed, in the first observation of this effect under this condition."""
+    support: int = 1
+
+
 class Evidence(Frozen):
     """One verified observation behind an entry: the call as made and what came back."""
 
@@ -79,6 +94,10 @@ class Evidence(Frozen):
     outcome: OutcomeClass
     excerpt: str = ""
     state_change: str = ""
+    condition: str = ""
+    """The pre-state condition the call was made under."""
+    prefix: list[dict[str, Any]] = Field(default_factory=list)
+    """The calls made before this one in its probe (``{"tool", "arguments"}``): what a replay repeats first."""
     round: int = 0
 
 
@@ -101,6 +120,12 @@ class Entry(Frozen):
     example_arguments: dict[str, Any] | None = None
     outcome: OutcomeClass | None = None
     effect: Effect | None = None
+    """Affordances: the effect of every observation, or ``mutating`` when some observations changed
+    state and others did not (then :attr:`effects` says under which conditions)."""
+    effects: list[EffectObservation] = Field(default_factory=list)
+    """Affordances: each effect observed with its pre-state condition (most supported first)."""
+    summarises: list[str] = Field(default_factory=list)
+    """A summary entry: the ids of the entries it stands for (kept in the atlas, not served)."""
     deterministic: bool | None = None
     idempotent: bool | None = None
     reported_as_success: bool = False

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
+from toolatlas.graph.families import SCHEMA_SUMMARY
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
 from toolatlas.models import Frozen, ToolSpec
 
@@ -98,7 +99,12 @@ class ServerGraph:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def entries_of(self, tool: str, kind: EntryKind | None = None, *, active_only: bool = True) -> list[Entry]:
+    def entries_of(
+        self, tool: str, kind: EntryKind | None = None, *, active_only: bool = True, served: bool = False
+    ) -> list[Entry]:
+        """A tool's entries as the build works with them: active ones, schema-only boundaries one by one
+        (summarised, they are still what exploration knows) and not their summary. ``served``: what the
+        atlas serves instead (active entries: the summary, not its members); ``active_only=False``: all."""
         node = self.tools.get(tool)
         if node is None:
             return []
@@ -109,7 +115,12 @@ class ServerGraph:
         }
         kinds = [kind] if kind else list(EntryKind)
         found = [self.entries[i] for k in kinds for i in ids[k] if i in self.entries]
-        return [e for e in found if e.status is EntryStatus.ACTIVE] if active_only else found
+        if not active_only:
+            return found
+        if served:
+            return [e for e in found if e.status is EntryStatus.ACTIVE]
+        return [e for e in found if (e.status is EntryStatus.ACTIVE and e.family != SCHEMA_SUMMARY)
+                or e.status is EntryStatus.SUMMARISED]
 
     def coverage(self, round_: int) -> RoundCoverage:
         nodes = list(self.tools.values())
@@ -162,7 +173,9 @@ class ServerGraph:
         """Start from what a previous build stored for this server; returns how many entries went stale.
 
         Records of a tool whose interface (schema hash) changed since are kept but marked stale:
-        they describe a tool that no longer exists in that form.
+        they describe a tool that no longer exists in that form. So are affordances stored one per
+        effect (``uses:<shape>|<effect>``): a use is one entry whose effects carry their conditions,
+        and the build re-observes it as such.
         """
         live = {node.id for node in self.tools.values()}
         stale = 0
@@ -173,6 +186,11 @@ class ServerGraph:
                 self.transition_opportunities[node.tool] = node.transitions_out
         current = {(n.tool, n.schema_hash) for n in self.tools.values()}
         for entry in records.get("entries", []):
+            superseded = entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:") and "|" in entry.signature
+            if superseded and entry.status is EntryStatus.ACTIVE:  # one entry per effect: now one per use
+                entry = entry.model_copy(update={"status": EntryStatus.STALE})
+                self.dirty.add(("entries", entry.id))
+                stale += 1
             if (entry.tool, entry.schema_hash) not in current and entry.status is EntryStatus.ACTIVE:
                 entry = entry.model_copy(update={"status": EntryStatus.STALE})
                 self.dirty.add(("entries", entry.id))

@@ -120,14 +120,15 @@ def build_entry(
 
 
 def _affordance_signature(graph: ServerGraph, tool: str, arguments: dict) -> tuple[str, Effect]:
-    """``uses:<argument shape>|<effect>``: the effect of a known entry with that shape (so an offline
-    entry and an LLM one for the same use are one entry), else the tool's declared one."""
+    """``uses:<argument shape>`` (the offline inducer's signature, so an offline entry and an LLM one
+    for the same use are one entry) and the effect a known entry with it records, else the tool's
+    declared one."""
     shape = ",".join(argument_shape(arguments, graph.specs[tool].properties))
     for entry in graph.entries_of(tool, EntryKind.AFFORDANCE, active_only=False):
-        if entry.signature.startswith(f"uses:{shape}|"):
+        if entry.signature == f"uses:{shape}":
             return entry.signature, entry.effect or Effect.UNKNOWN
     effect = Effect.READ_ONLY if graph.specs[tool].annotations.read_only else Effect.UNKNOWN
-    return f"uses:{shape}|{effect.value}", effect
+    return f"uses:{shape}", effect
 
 
 def _write(graph: ServerGraph, entry: Entry, evidence: list[Evidence], report: ReportBuilder) -> None:

@@ -171,6 +171,8 @@ class StepVerdict(Frozen):
     schema_error: str = ""
     effect: Effect = Effect.UNKNOWN
     change: StateDiff = StateDiff()
+    precondition: str = ""
+    """What the call's arguments named in the state it was made in (:mod:`toolatlas.probing.conditions`)."""
     observed_marker: bool | None = None
     output_changed: bool | None = None
     """For a step that ``compares``: whether its output differs from the earlier call's."""

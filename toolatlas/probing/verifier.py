@@ -22,6 +22,7 @@ from toolatlas.environments import Environment, StateDiff, StateDigest, render_v
 from toolatlas.errors import ConfigError
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.conditions import precondition
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.evidence import error_evidence
@@ -89,11 +90,16 @@ class Verifier:
         verdicts: list[StepVerdict] = []
         checks: list[Check] = []
         before = self.snapshot_digest
+        stateless = self.environment.kind == "none"
         for position, result in enumerate(rollout.steps):
             step = probe.steps[result.index]
             last = position == len(rollout.steps) - 1
             after = result.digest_after if not last else final
             change = before.diff(after) if after is not None else StateDiff()
+            previous = probe.steps[rollout.steps[position - 1].index] if position else None
+            condition = precondition(step.arguments, None if stateless else before,
+                                     (previous.tool, previous.arguments) if previous else None, step.tool,
+                                     None if stateless else self.snapshot_digest)
             if after is not None:
                 before = after
             spec = self.tools.get(step.tool)
@@ -129,6 +135,7 @@ class Verifier:
                     schema_error=schema_error,
                     effect=Effect.MUTATING if not change.empty else (Effect.READ_ONLY if after is not None else Effect.UNKNOWN),
                     change=change,
+                    precondition=condition,
                     observed_marker=observed,
                     output_changed=changed,
                     expectation_met=met,

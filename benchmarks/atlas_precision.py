@@ -1,0 +1,198 @@
+"""Atlas precision: is what the atlas serves true? Replays of served entries' evidence, and the
+consistency counts.
+
+For each catalogue (by default ``configs/demo.toml`` then ``configs/wild.toml``), in this process
+and with a fresh store in a temporary folder (the catalogue's own atlas is left alone):
+
+1. the offline build of the catalogue (bootstrap + R rounds, the catalogue's settings);
+2. the consistency check of what it serves (:mod:`toolatlas.graph.consistency`): contradictions,
+   unconditioned effects (effects no recorded condition separates), entries without evidence, and
+   the share of schema-only boundaries among served boundaries (a tool's schema summary counts as
+   one);
+3. **replay agreement**: a random sample of served affordances and boundaries (``--sample`` per
+   catalogue, seeded), one evidence call of each, replayed on a fresh sandbox of its server — the
+   calls that preceded it in its probe first, then the call itself — and verified the same way the
+   build verifies. A replay agrees when it fails or succeeds as the evidence did, with the same
+   outcome class, and, for a boundary, the same error signature; for an affordance, with a change of
+   the environment exactly when the evidence recorded one.
+
+Goals (issue 15): replay agreement ≥ 0.99, contradictions 0, entries without evidence 0, schema-only
+share of served boundaries ≤ 0.25, on both catalogues.
+
+    nice -n 10 .venv/bin/python benchmarks/atlas_precision.py [--config configs/demo.toml] [--server NAME]
+        [--rounds R] [--sample 200] [--seed 0] [--disagreements]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import save  # noqa: E402
+
+from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
+from toolatlas.graph.consistency import check_consistency  # noqa: E402
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence  # noqa: E402
+from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.probing.executor import Executor  # noqa: E402
+from toolatlas.probing.models import Direction, Probe, ProbeStep  # noqa: E402
+from toolatlas.probing.text import error_signature, to_placeholders  # noqa: E402
+from toolatlas.workspace import Workspace  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULTS = [REPO / "configs" / "demo.toml", REPO / "configs" / "wild.toml"]
+
+
+def sample_evidence(entries: list[Entry], size: int, rng: random.Random) -> list[tuple[Entry, Evidence]]:
+    """``size`` served affordances and boundaries (all when fewer), one evidence call of each."""
+    served = sorted((e for e in entries if e.status is EntryStatus.ACTIVE and e.kind is not EntryKind.CO_USAGE
+                     and e.evidence), key=lambda e: e.id)
+    chosen = rng.sample(served, min(size, len(served)))
+    return [(entry, rng.choice(entry.evidence)) for entry in chosen]
+
+
+def replay_probe(server: str, evidence: Evidence, n: int) -> Probe:
+    """The evidence call as a probe: the calls before it in its probe, then the call itself."""
+    steps = [ProbeStep(tool=c["tool"], arguments=c["arguments"]) for c in evidence.prefix]
+    steps.append(ProbeStep(tool=evidence.tool, arguments=evidence.arguments))
+    return Probe(id=f"replay{n}", server=server, round=0, direction=Direction.AFFORDANCE, target=evidence.tool,
+                 task=f"replay of {evidence.probe_id} step {evidence.step}", steps=steps)
+
+
+def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, str]:
+    """Whether a replay shows what the evidence showed; the difference when it does not."""
+    if rollout.infrastructure_error is not None:
+        return False, f"sandbox: {rollout.infrastructure_error[:120]}"
+    last = next((v for v in verdict.steps if v.index == len(rollout.probe.steps) - 1), None)
+    if last is None:
+        return False, f"the chain stopped before the call (after step {rollout.aborted_at})"
+    outcome = rollout.steps[-1].outcome
+    expected_failed = entry.kind is EntryKind.BOUNDARY
+    if last.failed != expected_failed:
+        return False, f"{'failed' if last.failed else 'succeeded'} where the evidence {'failed' if expected_failed else 'succeeded'}: {outcome.excerpt[:120]!r}"
+    if last.outcome is not evidence.outcome:
+        return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
+    if expected_failed:
+        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)) or last.outcome.value
+        recorded = error_signature(evidence.excerpt) or evidence.outcome.value
+        if replayed != recorded:
+            return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"
+        return True, ""
+    if (not last.change.empty) != bool(evidence.state_change):
+        return False, f"state change {last.change.summary(limit=2)!r}, evidence {evidence.state_change or 'no change'!r}"
+    return True, ""
+
+
+async def replay_server(workspace: Workspace, server: str, items: list[tuple[Entry, Evidence]]) -> list[tuple[Entry, Evidence, bool, str]]:
+    spec = workspace.catalogue.server(server)
+    executor = Executor(workspace.sandbox(spec), f"{server}/replay")
+    results = []
+    try:
+        await executor.start()
+        for n, (entry, evidence) in enumerate(items):
+            rollout, verdict = await executor.run_verified(replay_probe(server, evidence, n))
+            ok, why = agrees(entry, evidence, rollout, verdict)
+            results.append((entry, evidence, ok, why))
+    finally:
+        await executor.close()
+    return results
+
+
+async def measure(config: Path, servers: list[str] | None, rounds: int | None, size: int, seed: int,
+                  show: bool) -> dict:
+    base = load_catalogue(config)
+    with tempfile.TemporaryDirectory(prefix="atlas-precision-") as tmp:
+        catalogue = base.model_copy(update={"store": StoreSettings(backend="edge", path=tmp)})
+        workspace = Workspace(catalogue)
+        chosen = [s for s in catalogue.enabled_servers if servers is None or s.name in servers]
+        store = open_store(catalogue)
+        try:
+            report = await build_catalogue(workspace, store, servers=chosen, rounds=rounds)
+            entries = store.all("entries")
+        finally:
+            store.close()
+        consistency = check_consistency(entries)
+        sample = sample_evidence(entries, size, random.Random(seed))
+        by_server: dict[str, list] = defaultdict(list)
+        for entry, evidence in sample:
+            by_server[entry.server].append((entry, evidence))
+        results = []
+        for server in sorted(by_server):
+            results += await replay_server(workspace, server, by_server[server])
+    agreed = sum(ok for *_x, ok, _w in results)
+    per_server: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for entry, _e, ok, _w in results:
+        per_server[entry.server][0] += ok
+        per_server[entry.server][1] += 1
+    per_kind = Counter(f"{e.kind.value}:{'agree' if ok else 'differ'}" for e, _v, ok, _w in results)
+    summary = consistency.summary()
+    print(f"\n{catalogue.name}: {len(chosen)} server(s), build {report.seconds:.0f}s, {summary['served']} served entries")
+    print(f"  replay agreement     {agreed}/{len(results)} = {agreed / len(results) if results else 0:.3f}  ({dict(per_kind)})")
+    for server, (a, n) in sorted(per_server.items()):
+        print(f"    {server:<14} {a}/{n}")
+    print(f"  contradictions       {summary['contradictions']}")
+    print(f"  unconditioned effects {summary['unconditioned_effects']}")
+    print(f"  without evidence     {summary['without_evidence']}")
+    print(f"  schema-only share    {summary['schema_only_share']:.3f} of {summary['boundaries_served']} served boundaries "
+          f"({consistency.schema_only_served} schema summaries; individual schema-only boundaries served: "
+          f"{sum(1 for e in entries if e.status is EntryStatus.ACTIVE and e.kind is EntryKind.BOUNDARY and e.family not in (None, 'schema_validation') and e.family in _individual())})")
+    for contradiction in consistency.contradictions:
+        print(f"    contradiction {contradiction.kind} {contradiction.server}.{contradiction.tool}: {contradiction.detail}")
+    disagreements = [(e, ev, why) for e, ev, ok, why in results if not ok]
+    if show:
+        for entry, evidence, why in disagreements:
+            print(f"    differs {entry.server}.{entry.tool} [{entry.kind.value}] {entry.text[:100]!r}: {why}")
+    return {
+        "catalogue": catalogue.name,
+        "servers": report.servers,
+        "build_seconds": report.seconds,
+        "replayed": len(results),
+        "agreed": agreed,
+        "replay_agreement": round(agreed / len(results), 4) if results else None,
+        "per_server": {s: {"agreed": a, "replayed": n} for s, (a, n) in sorted(per_server.items())},
+        **summary,
+        "contradiction_details": [c.model_dump() for c in consistency.contradictions],
+        "disagreements": [
+            {"server": e.server, "tool": e.tool, "kind": e.kind.value, "entry": e.id, "probe": ev.probe_id,
+             "step": ev.step, "why": why}
+            for e, ev, why in disagreements
+        ],
+    }
+
+
+def _individual() -> frozenset[str]:
+    from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY
+
+    return SCHEMA_FAMILIES - {SCHEMA_SUMMARY}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", type=Path, action="append", help="a catalogue (repeatable; default demo and wild)")
+    parser.add_argument("--server", action="append", help="only these servers (repeatable)")
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--sample", type=int, default=200, help="served entries replayed per catalogue")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--disagreements", action="store_true", help="print every replay that differed")
+    args = parser.parse_args()
+    configure_logging("warning")
+    figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements))
+               for c in (args.config or DEFAULTS)]
+    goals = all((f["replay_agreement"] or 0) >= 0.99 and f["contradictions"] == 0 and f["without_evidence"] == 0
+                and f["schema_only_share"] <= 0.25 for f in figures)
+    print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25): "
+          f"{'met' if goals else 'not met'}")
+    path = save("atlas_precision", {"sample": args.sample, "seed": args.seed, "catalogues": figures})
+    print(f"results: {path}")
+
+
+if __name__ == "__main__":
+    main()

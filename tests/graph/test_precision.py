@@ -1,0 +1,225 @@
+"""What the atlas serves stays true: effects under their pre-state conditions, schema-only boundaries
+summarised per tool, and the consistency check that finds contradictions."""
+
+from __future__ import annotations
+
+from toolatlas.environments import StateDiff, StateDigest
+from toolatlas.graph.consistency import check_consistency
+from toolatlas.graph.families import SCHEMA_SUMMARY, error_shape, is_schema_validation
+from toolatlas.graph.inducer import Inducer
+from toolatlas.graph.models import Effect, EffectObservation, Entry, EntryKind, EntryStatus, Evidence
+from toolatlas.graph.state import ServerGraph
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.conditions import precondition
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
+
+WRITE = ToolSpec(server="s", name="write_file", description="Write a file.", input_schema={
+    "type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+    "required": ["path", "content"]})
+READ = ToolSpec(server="s", name="read_file", description="Read a file.", input_schema={
+    "type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]})
+
+SNAPSHOT = StateDigest(kind="directory", items={"docs/": "dir", "docs/a.md": "h1"})
+WRITTEN = StateDigest(kind="directory", items={**SNAPSHOT.items, "notes.txt": "h2"})
+
+
+def induce(inducer: Inducer, steps: list[tuple[ProbeStep, OutcomeClass, str, StateDiff, str]], n: int) -> None:
+    """Induce one probe whose steps come with (outcome, excerpt, change, precondition)."""
+    probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.REPLAY, target=steps[0][0].tool, task="t",
+                  steps=[s for s, *_ in steps])
+    results = [StepResult(index=i, outcome=CallOutcome(server="s", tool=s.tool, arguments=s.arguments, outcome=o, excerpt=x))
+               for i, (s, o, x, _c, _p) in enumerate(steps)]
+    verdicts = [StepVerdict(index=i, tool=s.tool, outcome=o, failed=o is not OutcomeClass.OK,
+                            error_text=x if o is not OutcomeClass.OK else "", change=c, precondition=p,
+                            effect=Effect.MUTATING if not c.empty else Effect.READ_ONLY)
+                for i, (s, o, x, c, p) in enumerate(steps)]
+    inducer.induce(Rollout(probe=probe, steps=results), Verdict(probe_id=probe.id, server="s", resolved=True, steps=verdicts))
+
+
+class TestPrecondition:
+    def test_a_target_that_does_not_exist_yet(self) -> None:
+        """A path argument naming no item of the pre-state is recorded as naming nothing that exists yet."""
+        condition = precondition({"path": "${root}/notes.txt", "content": "hi\nthere"}, SNAPSHOT, None, "write_file", SNAPSHOT)
+        assert condition == "`path` names nothing that exists yet"
+
+    def test_a_repeat_on_the_state_the_first_call_made(self) -> None:
+        """The same call right after itself names the item the first call made, changed by that call."""
+        args = {"path": "${root}/notes.txt", "content": "hi\nthere"}
+        condition = precondition(args, WRITTEN, ("write_file", args), "write_file", SNAPSHOT)
+        assert condition == "repeating the call just made and `path` names an existing item, changed by an earlier call"
+
+    def test_names_are_masked_into_item_kinds(self) -> None:
+        """An object's scalar fields designate one item; its kind is the key with the names masked."""
+        graph = StateDigest(kind="json_file", items={"entity:Ada": "1", "relation:Ada>leads>Atlas": "2", "entity:Atlas": "3"})
+        relation = {"relations": [{"from": "Ada", "to": "Atlas", "relationType": "leads"}]}
+        assert precondition(relation, graph, None, "t") == "`relations` names existing relation:…>…>…"
+        assert precondition({"names": ["Ada"]}, graph, None, "t") == "`names` names existing entity:…"
+
+    def test_an_item_holding_the_name_is_said(self) -> None:
+        """An item whose value is the argument (a HEAD on that branch) is part of the condition."""
+        repo = StateDigest(kind="git", items={"HEAD": "refs/heads/main", "ref:refs/heads/main": "a1", "ref:refs/heads/dev": "b2"})
+        assert precondition({"branch": "main"}, repo, None, "t").endswith("already what HEAD holds")
+        assert "already" not in precondition({"branch": "dev"}, repo, None, "t")
+
+    def test_no_digest_no_condition(self) -> None:
+        """A stateless environment has no pre-state: nothing is claimed about it."""
+        assert precondition({"path": "x.txt"}, None, None, "t") == ""
+
+
+class TestConditionedEffects:
+    def test_two_effects_of_one_use_are_one_entry_with_both_conditions(self) -> None:
+        """A write that adds a file, then the same write again that changes nothing, is one affordance
+        stating both outcomes with their conditions — never a "changes nothing" entry beside it."""
+        graph = ServerGraph("s", [WRITE])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="write_file", arguments={"path": "${root}/notes.txt", "content": "hi"})
+        absent = "`path` names nothing that exists yet"
+        again = "repeating the call just made and `path` names an existing item"
+        for n in range(3):
+            induce(inducer, [(step, OutcomeClass.OK, "Wrote", StateDiff(added=["notes.txt"]), absent),
+                             (step, OutcomeClass.OK, "Wrote", StateDiff(), again)], n)
+        uses = graph.entries_of("write_file", EntryKind.AFFORDANCE, served=True)
+        assert len(uses) == 1
+        entry = uses[0]
+        assert {(o.effect, o.condition, o.support) for o in entry.effects} == {
+            (Effect.MUTATING, absent, 3), (Effect.READ_ONLY, again, 3)}
+        assert entry.effect is Effect.MUTATING
+        assert f"changes the environment (added: notes.txt) when {absent}" in entry.text
+        assert f"changes nothing when {again}" in entry.text and "no recorded condition" not in entry.text
+        kinds = {(bool(e.state_change), e.condition) for e in entry.evidence}
+        assert kinds == {(True, absent), (False, again)}, "each outcome keeps its own evidence"
+        assert check_consistency(graph.entries.values()).ok
+        assert check_consistency(graph.entries.values()).unconditioned == []
+
+    def test_effects_no_condition_separates_are_said_to_be_unseparated(self) -> None:
+        """Two effects seen under the same recorded condition are stated as such and counted unconditioned."""
+        graph = ServerGraph("s", [WRITE])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="write_file", arguments={"path": "${root}/docs/a.md", "content": "hi"})
+        same = "`path` names an existing item"
+        induce(inducer, [(step, OutcomeClass.OK, "Wrote", StateDiff(changed=["docs/a.md"]), same)], 1)
+        induce(inducer, [(step, OutcomeClass.OK, "Wrote", StateDiff(), same)], 2)
+        entry = graph.entries_of("write_file", EntryKind.AFFORDANCE)[0]
+        assert "no recorded condition separates these outcomes" in entry.text
+        report = check_consistency(graph.entries.values())
+        assert report.unconditioned == [entry.id] and report.contradictions == []
+
+
+class TestSchemaSummary:
+    def test_schema_only_boundaries_are_served_as_one_summary(self) -> None:
+        """Three schema violations of one tool are served as one summary with the answer's shape, the
+        count and examples; the violations stay as its evidence, a real boundary stays served."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        violations = [
+            ("wrong_type", {"path": 5}, "`path` is a number instead of a string", "Input validation error: 5 is not of type 'string'"),
+            ("null_value", {"path": None}, "`path` is null", "Input validation error: None is not of type 'string'"),
+            ("missing_required", {}, "required argument `path` is missing", "Input validation error: 'path' is a required property"),
+        ]
+        for n, (family, args, condition, error) in enumerate(violations):
+            step = ProbeStep(tool="read_file", arguments=args, mutation=family, condition=condition, expect="error")
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, error, StateDiff(), "")], n)
+        step = ProbeStep(tool="read_file", arguments={"path": "/etc/passwd"}, mutation="path_escape",
+                         condition="`path` is outside the root", expect="error")
+        induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Access denied", StateDiff(), "")], 9)
+        served = graph.entries_of("read_file", EntryKind.BOUNDARY, served=True)
+        assert sorted(e.family for e in served) == ["path_escape", SCHEMA_SUMMARY]
+        explored = graph.entries_of("read_file", EntryKind.BOUNDARY)
+        assert sorted(e.family for e in explored) == ["missing_required", "null_value", "path_escape", "wrong_type"], \
+            "exploration still sees each violation"
+        summary = next(e for e in served if e.family == SCHEMA_SUMMARY)
+        assert summary.text.startswith("`read_file` validates its arguments against its input schema; a violation "
+                                       "answers with tool_error “Input validation error: …” (3 violation(s) tried")
+        assert "`path` is null" in summary.text and is_schema_validation(summary)
+        kept = [e for e in graph.entries_of("read_file", EntryKind.BOUNDARY, active_only=False)
+                if e.status is EntryStatus.SUMMARISED]
+        assert sorted(summary.summarises) == sorted(e.id for e in kept) and len(kept) == 3
+        assert len(summary.evidence) == 3 and summary.support == 3
+        report = check_consistency(graph.entries.values())
+        assert (report.boundaries_served, report.schema_only_served) == (2, 1)
+
+    def test_a_summarised_boundary_seen_again_stays_summarised(self) -> None:
+        """Re-observing a violation adds support to the summary; the member is not served again."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": 5}, mutation="wrong_type", condition="`path` is a number", expect="error")
+        for n in range(2):
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "bad type", StateDiff(), "")], n)
+        served = graph.entries_of("read_file", EntryKind.BOUNDARY, served=True)
+        assert [e.family for e in served] == [SCHEMA_SUMMARY] and served[0].support == 2
+
+    def test_error_shape_is_the_shared_beginning(self) -> None:
+        """The shape of several errors is what they share, cut at a word; one error is its own shape."""
+        assert error_shape(["Invalid arguments: x is required", "Invalid arguments: y must be int"]) == "Invalid arguments: …"
+        assert error_shape(["boom", "boom"]) == "boom"
+        assert error_shape(["alpha", "beta", "beta"]) == "beta"
+
+
+def _affordance(n: int, effect: Effect, signature: str = "uses:path") -> Entry:
+    evidence = Evidence(probe_id=f"p{n}", tool="read_file", arguments={"path": "a"}, outcome=OutcomeClass.OK)
+    return Entry(id=f"e{n}", kind=EntryKind.AFFORDANCE, server="s", tool="read_file", schema_hash="h", signature=signature,
+                 text="t", effect=effect, effects=[EffectObservation(effect=effect)], evidence=[evidence])
+
+
+class TestConsistency:
+    def test_two_entries_of_one_use_with_different_effects_contradict(self) -> None:
+        """A "changes nothing" and a "changes the environment" entry for one use is a contradiction."""
+        report = check_consistency([_affordance(1, Effect.READ_ONLY, "uses:path|read_only"),
+                                    _affordance(2, Effect.MUTATING, "uses:path|mutating")])
+        assert [c.kind for c in report.contradictions] == ["effect"] and not report.ok
+
+    def test_one_call_working_and_failing_on_the_snapshot_contradicts(self) -> None:
+        """The same call on the unchanged snapshot served as a use and as a boundary is a contradiction."""
+        use = _affordance(1, Effect.READ_ONLY)
+        wall = Entry(id="b1", kind=EntryKind.BOUNDARY, server="s", tool="read_file", schema_hash="h", signature="x",
+                     text="t", evidence=[Evidence(probe_id="p9", tool="read_file", arguments={"path": "a"},
+                                                  outcome=OutcomeClass.TOOL_ERROR)])
+        assert [c.kind for c in check_consistency([use, wall]).contradictions] == ["outcome"]
+        stale = wall.model_copy(update={"status": EntryStatus.STALE})
+        assert check_consistency([use, stale]).ok, "only served entries are checked"
+
+    def test_an_entry_without_evidence_fails_the_check(self) -> None:
+        """A served entry with no evidence makes the atlas inconsistent."""
+        bare = _affordance(1, Effect.READ_ONLY).model_copy(update={"evidence": []})
+        assert check_consistency([bare]).without_evidence == ["e1"]
+
+
+class TestPreconditionAfterAChain:
+    def test_a_state_changed_by_earlier_calls_is_said(self) -> None:
+        """A call whose names match nothing, made after earlier calls changed the state, says so; on the
+        snapshot it does not."""
+        store = StateDigest(kind="json_file", items={"key:requests": "h1"})
+        changed = StateDigest(kind="json_file", items={"key:requests": "h2"})
+        args = {"requestId": "req-1"}
+        assert precondition(args, store, None, "t", store) == "`requestId` names nothing that exists yet"
+        assert precondition(args, changed, ("plan", {}), "t", store) == (
+            "`requestId` names nothing that exists yet and after an earlier call changed the state")
+
+
+class TestOpposedObservations:
+    def test_the_same_call_on_the_snapshot_working_and_failing_is_never_served_twice(self) -> None:
+        """A call that worked three times on the unchanged snapshot and then failed once keeps its
+        affordance (with a contradiction counted) and the single failure is not served beside it."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": "${root}/docs/a.md"})
+        for n in range(3):
+            induce(inducer, [(step, OutcomeClass.OK, "hello", StateDiff(), "`path` names an existing item")], n)
+        induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Error: busy", StateDiff(), "`path` names an existing item")], 9)
+        (use,) = graph.entries_of("read_file", EntryKind.AFFORDANCE, served=True)
+        assert use.contradictions == 1 and use.confidence < 0.8
+        assert graph.entries_of("read_file", EntryKind.BOUNDARY, served=True) == []
+        failure = next(e for e in graph.entries.values() if e.kind is EntryKind.BOUNDARY)
+        assert failure.status is EntryStatus.STALE
+        assert check_consistency(graph.entries.values()).ok
+
+    def test_the_outcome_seen_more_often_is_the_one_served(self) -> None:
+        """Once the failures outnumber the successes, the boundary is served and the affordance is not."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": "${root}/docs/a.md"})
+        induce(inducer, [(step, OutcomeClass.OK, "hello", StateDiff(), "")], 0)
+        for n in range(1, 4):
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Error: busy", StateDiff(), "")], n)
+        assert [e.kind for e in graph.entries.values() if e.status is EntryStatus.ACTIVE] == [EntryKind.BOUNDARY]
+        assert check_consistency(graph.entries.values()).ok

@@ -1,0 +1,162 @@
+"""The pre-state condition of a call: what its arguments name in the state it was made in.
+
+The same tool with the same arguments can change the environment once and nothing the next time
+(the file already had that content, the path was already staged, the relation already existed). An
+effect is only true together with the state it was observed in, so every step verdict carries a
+short condition derived from two sources and nothing else:
+
+- the **pre-state digest** — for each argument, the state items whose keys contain the names the
+  argument carries (a path relative to its placeholder, an entity name, the scalar fields of an
+  object in a list); an argument *names existing items* when every name matches an item before the
+  call, *names nothing that exists yet* when none does;
+- the **calls before it** — a call repeating the one just made (same tool, same arguments) runs on
+  the state that call produced; a call made after earlier calls of its chain changed the state (when
+  none of the items it names shows it) says so.
+
+Arguments that carry no names (free text, numbers, flags) say nothing about the state and are left
+out. A stateless environment has no digest: its calls carry no condition.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from toolatlas.environments import StateDigest
+
+__all__ = ["MAX_NAMES", "Named", "named_items", "precondition"]
+
+MAX_NAMES = 16
+"""A name matching more state items than this names a collection, not a target: it is ignored."""
+_PLACEHOLDER_PREFIX = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}/?")
+_MIN_NAME, _MAX_NAME = 3, 120
+
+
+def _name(value: str) -> str | None:
+    """The part of a string value that could be a state item's name (``${root}/a/b.txt`` → ``a/b.txt``)."""
+    text = _PLACEHOLDER_PREFIX.sub("", value.strip()).strip("/")
+    if not (_MIN_NAME <= len(text) <= _MAX_NAME) or "\n" in text or "${" in text:
+        return None
+    return text
+
+
+def _groups(value: Any, *, top: bool = True) -> Iterable[list[str]]:
+    """Sets of names that together designate one item: a scalar alone, an object's scalar fields
+    together, each element of a top-level list on its own (what an object nests is its content)."""
+    if isinstance(value, str):
+        name = _name(value)
+        if name:
+            yield [name]
+    elif isinstance(value, list) and top:
+        for item in value:
+            yield from _groups(item, top=False)
+    elif isinstance(value, dict):
+        names = [n for v in value.values() if isinstance(v, str) and (n := _name(v))]
+        if names:
+            yield names
+
+
+_KIND_ONLY = re.compile(r"^(?:[\w.-]+:)?[…>/:#.\s-]*$")
+
+
+def _targets(keys: list[str], names: list[str]) -> list[tuple[str, str]]:
+    """``(key, kind)`` of the items a group of names designates: those whose key is the names and
+    at most a kind prefix (``entity:Ada``, ``index:a.md``), else the least decorated ones."""
+    masked = []
+    for key in keys:
+        kind = key
+        for name in sorted(names, key=len, reverse=True):
+            kind = kind.replace(name, "…")
+        masked.append((key, kind))
+    plain = [(k, m) for k, m in masked if _KIND_ONLY.match(m)]
+    if plain:
+        return plain
+    shortest = min((len(m) for _, m in masked), default=0)
+    return [(k, m) for k, m in masked if len(m) == shortest]
+
+
+class Named:
+    """What one argument value names in a digest."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+        """The matched items with the names masked (``index:…``, ``relation:…>…>…``), so observations
+        made with different random names compare equal."""
+        self.targets: list[tuple[str, str]] = []
+        """(key, kind) of every matched item."""
+        self.holders: list[str] = []
+        """Items whose value *is* the name (``HEAD`` holding ``refs/heads/main`` for ``main``)."""
+        self.groups = 0
+        self.found = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.groups > 0 and self.found == self.groups
+
+
+def named_items(value: Any, digest: StateDigest) -> Named:
+    """What ``value`` (one argument) names in ``digest``: the items whose keys carry its names."""
+    named = Named()
+    for names in _groups(value):
+        hits = {k: sum(n in k for n in names) for k in digest.items}
+        best = max(hits.values(), default=0)
+        keys = [k for k, n in hits.items() if n == best] if best else []
+        if len(keys) > MAX_NAMES:
+            continue
+        names = [n for n in names if any(n in k for k in keys)] or names
+        named.groups += 1
+        if len(names) == 1:
+            named.holders += [k for k, v in digest.items.items()
+                              if (v == names[0] or v.endswith("/" + names[0])) and k not in named.holders]
+        if keys:
+            named.found += 1
+            for key, kind in _targets(sorted(keys), names):
+                named.targets.append((key, kind))
+                if kind not in named.kinds:
+                    named.kinds.append(kind)
+    return named
+
+
+def _shown(kinds: list[str]) -> str:
+    if kinds == ["…"]:
+        return "an existing item"
+    listed = sorted(k for k in kinds if k != "…") or ["…"]
+    return "existing " + ", ".join(listed[:3]) + (f" +{len(listed) - 3}" if len(listed) > 3 else "")
+
+
+def precondition(arguments: dict[str, Any], before: StateDigest | None, previous: tuple[str, dict] | None,
+                 tool: str, snapshot: StateDigest | None = None) -> str:
+    """The condition a call was made under, as a short phrase ("" when nothing is known).
+
+    ``previous`` is the (tool, arguments) of the call just before it in the same chain, if any;
+    ``snapshot`` the state the chain started from (named items that differ from it were changed by
+    an earlier call of the chain).
+    """
+    parts: list[str] = []
+    if previous is not None and previous == (tool, arguments):
+        parts.append("repeating the call just made")
+    if before is None:
+        return " and ".join(parts)
+    for argument in sorted(arguments):
+        named = named_items(arguments[argument], before)
+        if not named.groups:
+            continue
+        if named.complete:
+            part = f"`{argument}` names {_shown(named.kinds)}"
+        elif named.kinds:
+            part = f"only part of `{argument}` exists ({_shown(named.kinds).removeprefix('existing ')})"
+        else:
+            part = f"`{argument}` names nothing that exists yet"
+        if snapshot is not None and snapshot is not before:
+            touched = [kind for key, kind in named.targets if snapshot.items.get(key) != before.items[key]]
+            if touched:
+                kinds = [k for k in dict.fromkeys(touched) if k != "…"]
+                part += f", {', '.join(kinds[:3]) + ' ' if kinds else ''}changed by an earlier call"
+        if named.holders:
+            part += f", already what {', '.join(named.holders[:2])} holds"
+        parts.append(part)
+    if snapshot is not None and before is not snapshot and not any("changed by an earlier call" in p for p in parts):
+        if before.items != snapshot.items:
+            parts.append("after an earlier call changed the state")
+    return " and ".join(parts)
