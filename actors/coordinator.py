@@ -276,15 +276,19 @@ class RayBuild:
         hosts = self._slots(index)
         shard = self.shards[index % self.shard_count] if self.shards else None
         try:
+            # a resumed server without a checkpoint completed no round: what the store holds of it came
+            # from the round the kill interrupted, and loading it would count that round's support twice
+            preload = not resume
             if self.colocated:
-                return await self._colocated_rounds(name, hosts[0], shard, rounds, checkpoint, statuses)
-            return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses)
+                return await self._colocated_rounds(name, hosts[0], shard, rounds, checkpoint, statuses, preload)
+            return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses, preload)
         except Exception as exc:  # one server's failure must not lose the others' work
             log.exception("server_build_crashed", server=name)
             return [self._failed(name, f"{type(exc).__name__}: {_cause(exc)}", statuses)]
 
     async def _server_rounds(
-        self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict
+        self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict,
+        preload: bool = True,
     ) -> list[RoundCoverage]:
         """A split server's rounds: batches on its hosts, absorbed by its shard actor (restored from
         the last checkpoint if it dies)."""
@@ -294,7 +298,7 @@ class RayBuild:
             return [self._failed(name, _cause(exc), statuses)]
         tools = starts[0]
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
-        stored = None if checkpoint is not None else await self.store.server_records.remote(name)
+        stored = None if checkpoint is not None or not preload else await self.store.server_records.remote(name)
         first = await self._call_surviving(shard.prepare, name, tools, stored, checkpoint, event="shard_lost")
         self._ready(name)
         failures = 0
@@ -311,12 +315,13 @@ class RayBuild:
         return await self._finish_server(name, hosts, shard, tools, rows, rounds, statuses)
 
     async def _colocated_rounds(
-        self, name: str, host_index: int, shard, rounds: int, checkpoint: dict | None, statuses: dict
+        self, name: str, host_index: int, shard, rounds: int, checkpoint: dict | None, statuses: dict,
+        preload: bool = True,
     ) -> list[RoundCoverage]:
         """A colocated server's rounds, one call each to the host that holds it (reopened from its
         last checkpoint if the host lost it), persisted like split rounds."""
         host = self.hosts[host_index]
-        stored = None if checkpoint is not None else await self.store.server_records.remote(name)
+        stored = None if checkpoint is not None or not preload else await self.store.server_records.remote(name)
         try:
             tools, first = await host.open.remote(name, self.frontier, stored, checkpoint)
         except (RayTaskError, RayActorError) as exc:

@@ -259,7 +259,9 @@ async def build_catalogue(
                 workspace, spec, catalogue.build, frontier,
                 sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, resume=resume, llm=llm,
             )
-            if checkpoint is None:
+            if checkpoint is None and not resume:
+                # resumed without a checkpoint, the server completed no round: its stored records come
+                # from the round the kill interrupted (the redo rewrites them; loaded, they count twice)
                 build.preload = await asyncio.to_thread(store.server_records, spec.name)
             try:
                 result = await build.run()
