@@ -304,7 +304,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
                 if chosen:
                     print(f"\n{kind.value}:")
                     for entry in chosen:
-                        print(f"  [{entry.support}x, {entry.confidence:.2f}] {entry.text}")
+                        status = "" if entry.status.value == "active" else f" ({entry.status.value}: not served)"
+                        print(f"  [{entry.support}x, {entry.confidence:.2f}]{status} {entry.text}")
     finally:
         store.close()
     return 0

@@ -84,6 +84,18 @@ class TestBuildRuns:
             assert entry.support >= 1 and entry.probe_ids
 
 
+    def test_its_export_loads_whole(self, built) -> None:
+        """The integrity check a loaded export passes drops nothing of a genuine atlas."""
+        from toolatlas.export import assemble
+        from toolatlas.trust import admit
+
+        _catalogue, state = built
+        records = state["records"]
+        export = assemble("demo", records["tools"], records["entries"], records["traces"], records["strategies"], [])
+        _kept, report = admit(export)
+        assert report.dropped == [] and report.kept > 0
+
+
 class TestKnownBoundaries:
     def test_filesystem_refuses_paths_outside_the_allowed_directory(self, built) -> None:
         """The filesystem server's sandbox boundary is recorded with its exact error."""

@@ -153,11 +153,15 @@ def _unsupported_text(text: str, vocabulary: str, answers: str) -> str | None:
 
 
 def _found(span: str, text: str) -> bool:
-    """``span`` occurs in ``text``, or each of its ``name=value`` halves does (``dryRun=true``)."""
+    """``span`` occurs in ``text``, or each of its ``name=value`` halves does (``dryRun=true``), or
+    the argument of a value class does (``edits~many``: the class is the inducer's, not a quote)."""
     if span in text or span.lower() in text.lower():
         return True
     if "=" in span:
         return all(part and part.lower() in text.lower() for part in span.split("=", 1))
+    if "~" in span:
+        name = span.split("~", 1)[0]
+        return bool(name) and name.lower() in text.lower()
     return False
 
 
