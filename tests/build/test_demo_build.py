@@ -129,6 +129,19 @@ class TestKnownCompositions:
         found = [e for e in entries(built, "git", "git_add", EntryKind.CO_USAGE) if e.peer == "git_commit"]
         assert found and found[0].relation is CoUsageRelation.STATE and 0 < (found[0].weight or 0) <= 1
 
+    def test_a_proven_enabler_comes_before_the_step_it_enables(self, built) -> None:
+        """git_commit failed on the snapshot and succeeded once git_add had changed the state: that
+        boundary names git_add, and a plan that commits stages first."""
+        from toolatlas.graph.models import CoUsageRelation
+        from toolatlas.guidance import Atlas, AtlasView
+
+        proven = [e for e in entries(built, "git", "git_commit", EntryKind.BOUNDARY) if e.relation is CoUsageRelation.STATE]
+        assert [e.peer for e in proven] == ["git_add"]
+        records = built[1]["records"]
+        atlas = Atlas(AtlasView(records["tools"], records["entries"], records["traces"], records["strategies"]))
+        plan = [step.tool.split(".")[1] for step in atlas.guide("Commit my pending changes with a short message").plan]
+        assert "git_add" in plan and plan.index("git_add") < plan.index("git_commit")
+
     def test_listing_feeds_the_filesystem_tools(self, built) -> None:
         """Values a filesystem listing returns are verified inputs of other filesystem tools (data edges)."""
         data = [e for e in entries(built, "filesystem", kind=EntryKind.CO_USAGE) if e.relation is CoUsageRelation.DATA]

@@ -264,7 +264,8 @@ class Inducer:
                     head = entry.text.split(" when ", 1)[0]
                     quote = entry.text[entry.text.rfind("“") :] if "“" in entry.text else entry.signature + "."
                     text = f"{head} when {condition}: {quote}"
-                    update = {"condition": condition, "when_not": condition, "text": text}
+                    update = {"condition": condition, "when_not": condition, "text": text,
+                              "peer": source, "relation": CoUsageRelation.STATE}  # the proven enabler
                     self.graph.put_entry(entry.model_copy(update=update))
 
     def _new_entry(self, kind: EntryKind, tool: str, signature: str, probe: Probe, **fields: Any) -> Entry:

@@ -254,8 +254,31 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             elif OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
+    _enable(view, plan)
     _discover(view, plan)
     return plan
+
+
+def _enable(view: AtlasView, plan: Plan) -> None:
+    """Put a step's proven enabler before it: a planned tool that was verified to fail on the state
+    as it is and to succeed, the same call, once another tool changed the state (a boundary whose
+    peer is that tool) needs that tool first — the plan would otherwise end in that failure."""
+    from toolatlas.graph.models import CoUsageRelation, EntryKind
+
+    index = 0
+    while index < len(plan.steps):
+        step = plan.steps[index]
+        planned = {s.tool for s in plan.steps[: index + 1]}
+        for boundary in view.by_tool.get(step.tool, {}).get(EntryKind.BOUNDARY, []):
+            enabler = (step.tool[0], boundary.peer or "")
+            if boundary.relation is not CoUsageRelation.STATE or enabler in planned or enabler not in view.profiles:
+                continue
+            operations = view.profiles[enabler].operations
+            operation = max(operations, key=lambda op: (operations[op], op)) if operations else step.operation
+            plan.steps.insert(index, Step(operation=operation, tool=enabler, score=step.score, clause=step.clause))
+            index += 1
+            break
+        index += 1
 
 
 def _compose(view: AtlasView, plan: Plan, clause: int, op: str, parts: tuple[str, ...],
