@@ -398,10 +398,10 @@ def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
 def cmd_guide(args: argparse.Namespace) -> int:
     from toolatlas.serve.runner import load_atlas
 
-    if not args.atlas:
-        _require_built(_catalogue(args))
     if args.trust and not args.atlas:
         raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    if not args.atlas:
+        _require_built(_catalogue(args))
     atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=args.trust)
     if atlas.load_report is not None and atlas.load_report.dropped:
         from toolatlas.trust import summary
