@@ -251,9 +251,9 @@ def _by_signature(entries: Iterable[Entry]) -> dict[str, Entry]:
 
 
 def _by_use(affordances: Iterable[Entry]) -> dict[str, Entry]:
-    """Affordances by the use they verify: a ``uses:<arguments>|<effect>`` signature without its
-    effect (what a call changed depends on the state it met, which a build samples), the others
-    (``tolerates:…``) as they are. Of one use, the entry with the most support speaks for it."""
+    """Affordances by the use they verify: a ``uses:<arguments>`` signature (an older atlas's
+    ``|<effect>`` suffix dropped: what a call changed depends on the state it met, which a build
+    samples), the others (``tolerates:…``) as they are. Of one use, the best-supported entry speaks."""
     found: dict[str, Entry] = {}
     for entry in sorted(_served(affordances), key=lambda e: (-e.support, e.signature)):
         use = entry.signature.rsplit("|", 1)[0] if entry.signature.startswith("uses:") else entry.signature
