@@ -22,6 +22,7 @@ from toolatlas.offline.operations import described_operations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.models import ProbeStep
 
 __all__ = ["SEMANTIC_FAMILIES", "Mutation", "MutationKind", "boundary_mutations"]
 
@@ -103,6 +104,17 @@ class Mutation(Frozen):
     """Where the change is: ``path``, ``paths[0]``, ``relations[0].from``; ``None`` for the whole call."""
     expected_failure: bool = True
     """Whether a careful server should refuse the call (``False``: either outcome is informative)."""
+
+    def step(self, tool: str) -> ProbeStep:
+        """The probe step that makes this call of ``tool``."""
+        return ProbeStep(
+            tool=tool,
+            arguments=self.arguments,
+            intent=f"check how `{tool}` handles {self.condition}",
+            expect="error" if self.expected_failure else "any",
+            mutation=self.name.value,
+            condition=self.condition,
+        )
 
 
 def boundary_mutations(

@@ -633,14 +633,7 @@ class OfflineProposer:
             for mutation in boundary_mutations(
                 tool, self.args[name], planned.arguments, self.synth, cap=MUTATIONS_PER_CALL
             ):
-                step = ProbeStep(
-                    tool=name,
-                    arguments=mutation.arguments,
-                    intent=f"check how `{name}` handles {mutation.condition}",
-                    expect="error" if mutation.expected_failure else "any",
-                    mutation=mutation.name.value,
-                    condition=mutation.condition,
-                )
+                step = mutation.step(name)
                 key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
                 probes.append(self._probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
             if tool_effect(tool) is ToolEffect.CREATE:

@@ -165,14 +165,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
             for mutation in boundary_mutations(tool, specs, base, proposer.synth, cap=10_000):
                 if mutation.name.value not in SATURATING_FAMILIES:
                     continue
-                step = ProbeStep(
-                    tool=name,
-                    arguments=mutation.arguments,
-                    intent=f"check how `{name}` handles {mutation.condition}",
-                    expect="error" if mutation.expected_failure else "any",
-                    mutation=mutation.name.value,
-                    condition=mutation.condition,
-                )
+                step = mutation.step(name)
                 found.append((mutation.name.value, mutation.target_arg, mutation.condition, [step]))
             found.extend((family, "*", condition, steps) for family, condition, steps in _multi_step(proposer, name, base))
             for family, target, condition, steps in found:
