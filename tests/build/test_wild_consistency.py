@@ -9,41 +9,22 @@ contradiction and no served entry without evidence. The whole catalogue is measu
 
 from __future__ import annotations
 
-import asyncio
 import json
-from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store
-from toolatlas.config import StoreSettings, load_catalogue
+from toolatlas.build.catalogue import AtlasPaths
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
 from toolatlas.graph.models import EntryStatus
-from toolatlas.runtimes.installer import install
-from toolatlas.workspace import Workspace
-
-REPO = Path(__file__).resolve().parents[2]
-FAST_SUBSET = ("units", "eslint", "taskmanager")
+from toolatlas.testing.wild import FAST_SUBSET
 
 pytestmark = pytest.mark.servers
 
 
 @pytest.fixture(scope="module")
-def wild(tmp_path_factory: pytest.TempPathFactory):
-    base = load_catalogue(REPO / "configs" / "wild.toml")
-    catalogue = base.model_copy(update={"store": StoreSettings(backend="edge", path=str(tmp_path_factory.mktemp("wild")))})
-    workspace = Workspace(catalogue)
-    chosen = [s for s in catalogue.enabled_servers if s.name in FAST_SUBSET]
-    for spec in chosen:
-        install(spec, workspace.home)  # a no-op once installed (make test-servers does it up front)
-    store = open_store(catalogue)
-    try:
-        report = asyncio.run(build_catalogue(workspace, store, servers=chosen))
-        entries = store.all("entries")
-    finally:
-        store.close()
-    return catalogue, report, entries
+def wild(wild_fast_subset):  # type: ignore[no-untyped-def]
+    return wild_fast_subset.catalogue, wild_fast_subset.report, wild_fast_subset.entries
 
 
 class TestWildConsistency:

@@ -16,15 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import build_catalogue, open_store
-from toolatlas.config import StoreSettings, load_catalogue
 from toolatlas.evaluation.facts import FactOutcome, load_facts, recall_facts
 from toolatlas.graph.models import EntryKind, EntryStatus
-from toolatlas.runtimes.installer import install
+from toolatlas.testing.wild import FAST_SUBSET, WildBuild, build_wild
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
-FAST_SUBSET = ("units", "eslint", "taskmanager")
 RECALLED_TODAY = {
     ("units", "non-conformable"),
     ("units", "undefined-unit"),
@@ -48,35 +45,22 @@ one of its tasks is done and approved — a chain of four steps the engine does 
 pytestmark = pytest.mark.servers
 
 
-def build_wild(
-    tmp_path: Path, servers: tuple[str, ...] | None
-) -> tuple[list[FactOutcome], dict[str, set[str]], dict]:
-    """Build the chosen wild servers offline into a store under ``tmp_path``; the fact outcomes, each
-    server's tools without an active affordance, and each server's build status."""
-    base = load_catalogue(REPO / "configs" / "wild.toml")
-    catalogue = base.model_copy(update={"store": StoreSettings(backend="edge", path=str(tmp_path / "atlas"))})
-    workspace = Workspace(catalogue)
-    chosen = [s for s in catalogue.enabled_servers if servers is None or s.name in servers]
-    for spec in chosen:
-        install(spec, workspace.home)  # a no-op once installed (make test-servers does it up front)
-    store = open_store(catalogue)
-    try:
-        report = asyncio.run(build_catalogue(workspace, store, servers=chosen))
-        entries = store.all("entries")
-    finally:
-        store.close()
+def judged(built: WildBuild) -> tuple[list[FactOutcome], dict[str, set[str]], dict]:
+    """The fact outcomes of a wild build, each server's tools without an active affordance, and each
+    server's build status."""
+    chosen = [s for s in built.catalogue.enabled_servers if s.name in built.report.servers]
     fact_sets = [
         s for s in load_facts(REPO / "benchmarks" / "facts" / "wild") if s.server in {c.name for c in chosen}
     ]
     afforded = {
         (e.server, e.tool)
-        for e in entries
+        for e in built.entries
         if e.kind is EntryKind.AFFORDANCE and e.status is EntryStatus.ACTIVE
     }
-    missing = {spec.name: asyncio.run(listed_tools(workspace, spec)) for spec in chosen}
+    missing = {spec.name: asyncio.run(listed_tools(built.workspace, spec)) for spec in chosen}
     for spec in chosen:
         missing[spec.name] -= {tool for server, tool in afforded if server == spec.name}
-    return recall_facts(fact_sets, entries), missing, report.servers
+    return recall_facts(fact_sets, built.entries), missing, built.report.servers
 
 
 async def listed_tools(workspace: Workspace, spec) -> set[str]:
@@ -86,8 +70,8 @@ async def listed_tools(workspace: Workspace, spec) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def fast_subset(tmp_path_factory: pytest.TempPathFactory):
-    return build_wild(tmp_path_factory.mktemp("wild"), FAST_SUBSET)
+def fast_subset(wild_fast_subset: WildBuild):
+    return judged(wild_fast_subset)
 
 
 class TestFastSubset:
@@ -139,6 +123,6 @@ class TestFastSubset:
 def test_whole_wild_catalogue(tmp_path):
     """Every wild server builds, and the atlas recalls at least the share of facts it recalls today (0.37
     when the catalogue was made, 0.8 now; the issue's target is 0.9 — benchmarks/atlas_recall.py reports it)."""
-    outcomes, _missing, statuses = build_wild(tmp_path, None)
+    outcomes, _missing, statuses = judged(build_wild(tmp_path / "atlas"))
     assert all(status == "ok" for status in statuses.values()), statuses
     assert sum(o.recalled for o in outcomes) / len(outcomes) >= 0.75
