@@ -22,12 +22,8 @@ _TOML = """version = 1
 name = "opaque"
 description = "A database behind a command environment, and a server that keeps its state in memory."
 
-[build]
-seed_tasks_per_tool = 3
-rollouts_per_task = 4
+[build]                     # the method's defaults, but the rounds
 rounds = {rounds}
-subgraph_size = 6
-seed = 0
 
 [store]
 backend = "edge"

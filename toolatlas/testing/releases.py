@@ -16,12 +16,8 @@ _TOML = """version = 1
 name = "releases"
 description = "One in-memory notes server, at release {release}."
 
-[build]
-seed_tasks_per_tool = 3
-rollouts_per_task = 4
+[build]                     # the method's defaults, but the rounds
 rounds = {rounds}
-subgraph_size = 6
-seed = 0
 
 [store]
 backend = "edge"
