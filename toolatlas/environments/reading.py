@@ -22,6 +22,7 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Iterator
 
 __all__ = [
     "DIGEST_DEADLINE_S",
@@ -108,14 +109,7 @@ def read_regular(path: str, limit: int = PARSE_BYTES) -> bytes | str:
     try:
         if info.st_size > limit:
             return f"large file: {info.st_size} bytes, {_hash_fd(fd)}"
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
+        data = b"".join(_chunks(fd, limit + 1))
         if len(data) > limit:  # grew while being read
             return f"large file: over {limit} bytes"
         return data
@@ -125,14 +119,20 @@ def read_regular(path: str, limit: int = PARSE_BYTES) -> bytes | str:
 
 def _hash_fd(fd: int) -> str:
     h = hashlib.sha256()
-    left = FILE_HASH_BYTES
+    for chunk in _chunks(fd, FILE_HASH_BYTES):
+        h.update(chunk)
+    return h.hexdigest()[:32]
+
+
+def _chunks(fd: int, limit: int) -> Iterator[bytes]:
+    """What ``fd`` holds from where it stands, up to ``limit`` bytes, a MiB at a time."""
+    left = limit
     while left > 0:
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
-            break
-        h.update(chunk)
+            return
+        yield chunk
         left -= len(chunk)
-    return h.hexdigest()[:32]
 
 
 def file_hash(path: str) -> str:

@@ -169,37 +169,36 @@ def _keep_strategy(
     strategy: StrategyNode, tools_of: dict[str, dict[str, ToolExport]], served: dict[str, set[str]],
     report: LoadReport,
 ) -> bool:
-    tools = tools_of.get(strategy.server, {})
-    strangers = sorted(set(strategy.tools) - tools.keys())
-    if strangers:
-        report.dropped.append(Dropped("strategy", strategy.server, None, strategy.id, "unknown_tool",
-                                      f"it uses {', '.join(strangers)}, which the server does not have"))
-        return False
-    said = "\n".join([*served.get(strategy.server, ()), *tools.keys(), *(t.description for t in tools.values())])
-    for line in [strategy.title, strategy.when or "", *strategy.plan, *strategy.pitfalls]:
-        unsupported = _unsupported_text(line, said, said)
-        if unsupported:
-            report.dropped.append(Dropped("strategy", strategy.server, None, strategy.id, "text_unsupported",
-                                          f"it says {unsupported!r}, which no kept entry or tool says"))
-            return False
-    return True
+    lines = [strategy.title, strategy.when or "", *strategy.plan, *strategy.pitfalls]
+    return _keep_derived("strategy", strategy.id, strategy.server, set(strategy.tools), lines, [],
+                         tools_of, served, report)
 
 
 def _keep_trace(
     trace: TraceNode, tools_of: dict[str, dict[str, ToolExport]], served: dict[str, set[str]], report: LoadReport
 ) -> bool:
-    tools = tools_of.get(trace.server, {})
-    strangers = sorted({*trace.tools, *(step.tool for step in trace.steps)} - tools.keys())
+    used = {*trace.tools, *(step.tool for step in trace.steps)}
+    lines = [*trace.tips, *(step.rationale for step in trace.steps)]
+    return _keep_derived("trace", trace.id, trace.server, used, lines, [trace.task], tools_of, served, report)
+
+
+def _keep_derived(
+    kind: str, record_id: str, server: str, used: set[str], lines: list[str], own: list[str],
+    tools_of: dict[str, dict[str, ToolExport]], served: dict[str, set[str]], report: LoadReport,
+) -> bool:
+    """A record derived from entries (a strategy, a trace): every tool it uses is the server's, and
+    its ``lines`` quote only what the kept entries, the tools and its ``own`` text say."""
+    tools = tools_of.get(server, {})
+    strangers = sorted(used - tools.keys())
     if strangers:
-        report.dropped.append(Dropped("trace", trace.server, None, trace.id, "unknown_tool",
-                                      f"it calls {', '.join(strangers)}, which the server does not have"))
+        report.dropped.append(Dropped(kind, server, None, record_id, "unknown_tool",
+                                      f"it uses {', '.join(strangers)}, which the server does not have"))
         return False
-    said = "\n".join([*served.get(trace.server, ()), *tools.keys(), *(t.description for t in tools.values()),
-                      trace.task])
-    for tip in [*trace.tips, *(step.rationale for step in trace.steps)]:
-        unsupported = _unsupported_text(tip, said, said)
+    said = "\n".join([*served.get(server, ()), *tools.keys(), *(t.description for t in tools.values()), *own])
+    for line in lines:
+        unsupported = _unsupported_text(line, said, said)
         if unsupported:
-            report.dropped.append(Dropped("trace", trace.server, None, trace.id, "text_unsupported",
+            report.dropped.append(Dropped(kind, server, None, record_id, "text_unsupported",
                                           f"it says {unsupported!r}, which no kept entry or tool says"))
             return False
     return True
