@@ -21,7 +21,10 @@ from toolatlas.testing.catalogues import generate_catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT_S = 600
-ATTACKS = "echo,write_outside,connect_out,read_secrets,capabilities,fork_bomb,allocate,daemonize,linger,flood_stderr"
+ATTACKS = (
+    "echo,write_outside,connect_out,read_secrets,capabilities,fork_bomb,allocate,daemonize,linger,flood_stderr,"
+    "fifo_state,zero_state"
+)
 HOSTILE_LIMITS = {"processes": 64, "memory_mb": 512, "call_timeout_s": 10.0}
 HOSTILE_ENV = {"HOSTILE_FORKS": "200", "HOSTILE_ALLOCATE_MB": "1024", "HOSTILE_FLOOD_MB": "1"}
 
@@ -73,7 +76,8 @@ class TestAHostileServerInABuild:
     def test_it_is_contained_and_changes_nothing_for_the_others(
         self, world: HostileWorld, healthy: Path, tmp_path: Path
     ) -> None:
-        """Same healthy atlas with and without the hostile server; its attacks recorded as refusals."""
+        """Same healthy atlas with and without the hostile server; its attacks recorded as refusals, its
+        special-file states as changes of that kind."""
         hostile = world.server(only=ATTACKS, env=HOSTILE_ENV, limits=HOSTILE_LIMITS)
         alone = build(catalogue_with(healthy, "alone"), tmp_path / "home-alone")
         assert alone.returncode == 0, alone.stdout + alone.stderr[-3000:]
@@ -101,6 +105,9 @@ class TestAHostileServerInABuild:
         }
         for tool, refusal in refusals.items():
             assert any(refusal in text for text in excerpts.get(tool, [])), (tool, excerpts.get(tool))
+        hostile_entries = entries_of(atlas_both, "hostile").values()
+        for tool in ("fifo_state", "zero_state"):  # its state became a FIFO / a link to /dev/zero
+            assert any(f"`{tool}`" in text and "<special file>" in text for text in hostile_entries), tool
         assert not world.outside.exists() and world.listener.connections == []
         assert processes_started_by(world.marker) == [] and processes_tagged(world.marker) == []
 
