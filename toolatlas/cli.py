@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from toolatlas import __version__
@@ -169,7 +170,8 @@ def coverage_table(rows) -> str:
     )
 
 
-def _write_outputs(catalogue: Catalogue, store) -> tuple[Path, Path]:
+def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> tuple[Path, Path]:
+    """Write the export (what may be served; ``everything``: every record) and the report (every record)."""
     from toolatlas.build.catalogue import AtlasPaths, read_coverage
     from toolatlas.export import assemble
     from toolatlas.report import write_report
@@ -180,12 +182,13 @@ def _write_outputs(catalogue: Catalogue, store) -> tuple[Path, Path]:
     for row in coverage:
         statuses[row.server] = "ok" if row.status == "ok" else "failed"
     records = store.records()
-    atlas = assemble(
-        catalogue.name, records["tools"], records["entries"], records["traces"], records["strategies"], coverage,
-        server_status=statuses,
-    )
-    paths.export.write_text(atlas.model_dump_json(by_alias=True, indent=1))
-    write_report(atlas, paths.report)
+
+    def atlas(everything: bool):  # type: ignore[no-untyped-def]
+        return assemble(catalogue.name, records["tools"], records["entries"], records["traces"], records["strategies"],
+                        coverage, server_status=statuses, nodes=records["servers"], everything=everything)
+
+    paths.export.write_text(atlas(everything).model_dump_json(by_alias=True, indent=1))
+    write_report(atlas(True), paths.report)
     return paths.export, paths.report
 
 
@@ -241,15 +244,27 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: int, on_round):
     """Build with Ray actors: on the cluster at --address / $RAY_ADDRESS, else a local Ray instance."""
+    from actors.coordinator import RayBuild
+
+    with ray_session(args.address):
+        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend,
+                         topology=args.topology)
+        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s), "
+              f"{build.topology} topology", flush=True)
+        return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None) -> Iterator[None]:
+    """Ray for one command: the cluster at ``address`` / $RAY_ADDRESS, else a local instance that goes
+    (with every process it started) when the command ends or its driver dies."""
     import os
 
     import ray
 
-    from actors.coordinator import RayBuild
     from toolatlas.confinement.reaper import ProcessReaper
-    from toolatlas.home import Home
 
-    address = args.address or os.environ.get("RAY_ADDRESS")
+    address = address or os.environ.get("RAY_ADDRESS")
     home = Home.default().ensure()
     env = {"TOOLATLAS_HOME": str(home.root)}
     reaper = None
@@ -257,16 +272,12 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         # Under `ray job submit` the job's runtime_env (cluster/runtime_env.yaml) already reaches every worker.
         runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-    else:  # the local instance is this build's: it goes when the build ends or its driver dies
+    else:
         reaper = ProcessReaper()
         ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
-        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend,
-                         topology=args.topology)
-        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s), "
-              f"{build.topology} topology", flush=True)
-        return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
+        yield
     finally:
         ray.shutdown()
         if reaper is not None:
@@ -337,7 +348,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     catalogue = _catalogue(args)
     store = _built_store(catalogue)
     try:
-        export, page = _write_outputs(catalogue, store)
+        export, page = _write_outputs(catalogue, store, everything=args.all)
     finally:
         store.close()
     if args.sign:
@@ -598,6 +609,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output")
     export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
     export.add_argument("--sign", metavar="KEY", help="sign the export with this private key (toolatlas keygen)")
+    export.add_argument("--all", action="store_true",
+                        help="every record, also those not served (stale, contradicted, retired, quarantined)")
     export.set_defaults(func=cmd_export)
 
     diff = commands.add_parser(
@@ -611,6 +624,10 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                       help="markdown: tables fit for a pull-request comment")
     diff.set_defaults(func=cmd_diff)
+
+    from toolatlas.lifecycle.commands import add_commands as add_lifecycle_commands
+
+    add_lifecycle_commands(commands)
 
     keygen = commands.add_parser("keygen", help="write an Ed25519 key pair for signing exports (KEY, KEY.pub)")
     keygen.add_argument("-o", "--output", required=True, metavar="KEY", help="the private key's file; KEY.pub beside it")

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from toolatlas.graph.models import Entry, EntryKind, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Fingerprint, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import Frozen, utcnow
 
@@ -44,6 +44,11 @@ class ToolExport(Frozen):
 class ServerExport(Frozen):
     name: str
     status: str = "ok"
+    fingerprint: Fingerprint | None = None
+    """What identifies the build of this server's knowledge (release, start-up, snapshot, tools, method)."""
+    built_at: datetime | None = None
+    verified_at: datetime | None = None
+    """When ``toolatlas verify`` last replayed entries of this server."""
     tools: list[ToolExport] = Field(default_factory=list)
 
 
@@ -76,8 +81,19 @@ def assemble(
     coverage: list[RoundCoverage],
     *,
     server_status: dict[str, str] | None = None,
+    nodes: list[ServerNode] | None = None,
+    everything: bool = True,
 ) -> AtlasExport:
-    """Group flat graph records into the export document (servers and tools sorted by name)."""
+    """Group flat graph records into the export document (servers and tools sorted by name).
+
+    Without ``everything``, only what may be served travels: active entries (and the summarised
+    ones standing behind an active summary), active tool nodes, traces and strategies."""
+    if not everything:
+        kept = (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
+        entries = [e for e in entries if e.status in kept]
+        tools = [t for t in tools if t.status is EntryStatus.ACTIVE]
+        traces = [t for t in traces if t.status is EntryStatus.ACTIVE]
+        strategies = [s for s in strategies if s.status is EntryStatus.ACTIVE]
     by_tool: dict[tuple[str, str, str], dict[EntryKind, list[Entry]]] = {}
     for entry in entries:
         by_tool.setdefault((entry.server, entry.tool, entry.schema_hash), {k: [] for k in EntryKind})[entry.kind].append(entry)
@@ -103,10 +119,19 @@ def assemble(
             )
         )
     status = server_status or {}
+    node_of = {node.server: node for node in nodes or []}
     names = sorted(set(servers) | set(status))
     return AtlasExport(
         catalogue=catalogue,
-        servers=[ServerExport(name=n, status=status.get(n, "ok"), tools=servers.get(n, [])) for n in names],
+        servers=[
+            ServerExport(
+                name=n, status=status.get(n, "ok"), tools=servers.get(n, []),
+                fingerprint=node_of[n].fingerprint if n in node_of else None,
+                built_at=node_of[n].built_at if n in node_of else None,
+                verified_at=node_of[n].verified_at if n in node_of else None,
+            )
+            for n in names
+        ],
         traces=sorted(traces, key=lambda t: (t.server, t.task, t.id)),
         strategies=sorted(strategies, key=lambda s: (s.server, -s.support, s.title)),
         coverage=sorted(coverage, key=lambda c: (c.server, c.round)),

@@ -18,8 +18,9 @@ import structlog
 from toolatlas.build.frontier import frontier_for
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.graph.distil import distil_strategies, link_similar_traces
+from toolatlas.graph.fingerprint import fingerprint
 from toolatlas.graph.inducer import InductionDelta, Inducer
-from toolatlas.graph.models import Entry, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import Entry, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
@@ -87,6 +88,9 @@ class ServerShard:
         if stored:
             stale = self.graph.load(stored)
             log.info("graph_loaded", server=self.spec.name, entries=len(self.graph.entries), stale=stale)
+        snapshot = self.workspace.snapshot(self.spec).content_hash
+        self.graph.put_server(ServerNode(id=ServerNode.make_id(self.spec.name), server=self.spec.name,
+                                         fingerprint=fingerprint(self.spec, tools, self.settings, snapshot)))
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
         self.proposer.discover(self.settings.seed)

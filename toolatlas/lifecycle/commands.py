@@ -1,0 +1,122 @@
+"""The lifecycle commands of the CLI: ``toolatlas verify`` (and the parsing they share)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+from toolatlas.console import render_table
+from toolatlas.errors import ToolAtlasError
+
+__all__ = ["add_commands", "parse_age"]
+
+_AGE = re.compile(r"^(\d+)([smhdw])$")
+_UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_age(text: str) -> timedelta:
+    """``90s``, ``30m``, ``12h``, ``7d`` or ``2w`` as a duration."""
+    match = _AGE.match(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an age like 30m, 12h, 7d or 2w")
+    return timedelta(**{_UNIT[match.group(2)]: int(match.group(1))})
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    verify = commands.add_parser(
+        "verify", help="replay entries' evidence in fresh sandboxes; exit 1 when a replay disagreed",
+        description="Replay the evidence of the atlas's served affordances and boundaries on fresh sandboxes. "
+        "An entry whose replay agrees stays active (last_verified moves to now); one that replays differently "
+        "becomes contradicted, with the new observation kept; one whose tool is gone is retired, one whose "
+        "tool changed its interface stale. Exit 0 when every replay agreed, 1 otherwise, 2 on a usage error.",
+    )
+    verify.add_argument("config", type=Path)
+    chosen = verify.add_mutually_exclusive_group()
+    chosen.add_argument("--all", action="store_true", help="every served entry (the default)")
+    chosen.add_argument("--sample", type=_positive, metavar="N", help="a seeded random sample of N entries per server")
+    verify.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
+    verify.add_argument("--older-than", type=parse_age, metavar="AGE",
+                        help="only entries last verified longer ago than AGE (30m, 12h, 7d, 2w)")
+    verify.add_argument("--server", action="append", help="only this server (repeatable)")
+    verify.add_argument("--jobs", type=_positive, default=4, help="servers verified at once (default 4)")
+    verify.add_argument("--engine", choices=("asyncio", "ray"), default="asyncio",
+                        help="asyncio: this process (default); ray: a task per server on a cluster or local Ray")
+    verify.add_argument("--address", default=None, help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)")
+    verify.set_defaults(func=cmd_verify)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from toolatlas.cli import _built_store, _catalogue, _servers, _write_outputs, ray_session
+    from toolatlas.lifecycle.verify import ServerVerification, verify_catalogue
+    from toolatlas.workspace import Workspace
+
+    catalogue = _catalogue(args)
+    servers = _servers(catalogue, args.server)
+    store = _built_store(catalogue)
+    built = set(store.servers())
+    missing = [spec.name for spec in servers if spec.name not in built]
+    if args.server and missing:
+        store.close()
+        raise ToolAtlasError(f"the atlas holds nothing of {', '.join(missing)} yet: run `toolatlas build` first")
+    servers = [spec for spec in servers if spec.name in built]
+    what = f"a sample of {args.sample} entries per server" if args.sample else "every served entry"
+    age = f" last verified over {args.older_than} ago" if args.older_than else ""
+    print(f"verifying {what}{age} of {len(servers)} server(s) on fresh sandboxes", flush=True)
+
+    def progress(result: ServerVerification) -> None:
+        if result.error:
+            print(f"  {result.server:<16} not verified: {result.error}", flush=True)
+            return
+        counts = ", ".join(f"{verdict} {result.count(verdict)}" for verdict in ("agreed", "contradicted", "retired", "stale")
+                           if result.count(verdict))
+        print(f"  {result.server:<16} {len(result.replays)} replayed ({counts or 'nothing to replay'}) "
+              f"in {result.seconds:.1f}s", flush=True)
+
+    async def run(replay=None):  # type: ignore[no-untyped-def]
+        return await verify_catalogue(Workspace(catalogue), store, servers, sample=args.sample,
+                                      older_than=args.older_than, seed=args.seed, jobs=args.jobs,
+                                      replay=replay, on_server=progress)
+
+    try:
+        if args.engine == "ray":
+            from actors.verify import ray_replayer
+
+            with ray_session(args.address):
+                report = asyncio.run(run(ray_replayer(str(args.config))))
+        else:
+            report = asyncio.run(run())
+        _show(report)
+        export, _page = _write_outputs(catalogue, store)
+    finally:
+        store.close()
+    print(f"atlas:  {export}")
+    return 0 if report.ok else 1
+
+
+def _show(report) -> None:  # type: ignore[no-untyped-def]
+    differing = [r for r in report.replays if r.verdict != "agreed"]
+    if differing:
+        rows = [(r.server, r.tool, r.kind.value, r.verdict, r.detail[:90]) for r in differing]
+        print()
+        print(render_table(["server", "tool", "entry", "now", "why"], rows))
+    agreement = report.agreement
+    share = f" = {agreement:.3f}" if agreement is not None else ""
+    agreed = sum(r.verdict == "agreed" for r in report.replays)
+    print(f"\n{agreed}/{len(report.replays)} replays agreed{share} in {report.seconds:.1f}s", flush=True)
+    for result in report.servers:
+        if result.error:
+            print(f"{result.server}: not verified: {result.error}", file=sys.stderr)
