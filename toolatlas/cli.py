@@ -12,7 +12,7 @@ from pathlib import Path
 
 from toolatlas import __version__
 from toolatlas.config import Catalogue, load_catalogue
-from toolatlas.console import render_table
+from toolatlas.console import render_table, whole_number
 from toolatlas.errors import ToolAtlasError
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
@@ -536,21 +536,6 @@ def cmd_seeds(args: argparse.Namespace) -> int:
     return 0
 
 
-def _whole(minimum: int):  # type: ignore[no-untyped-def]
-    """An argparse type: a whole number of at least ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {minimum} or more, not {value}")
-        return value
-
-    return parse
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toolatlas", description="Execution-verified tool atlases for MCP servers.")
     parser.add_argument("--log-level", default=None, help="debug, info, warning (default; or $TOOLATLAS_LOG_LEVEL)")
@@ -578,17 +563,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="probe every tool in sandboxes and build the atlas")
     build.add_argument("config", type=Path)
-    build.add_argument("--rounds", type=_whole(0), default=None, help="exploration rounds R (default: the catalogue's)")
+    build.add_argument("--rounds", type=whole_number(0), default=None, help="exploration rounds R (default: the catalogue's)")
     build.add_argument("--server", action="append", help="only this server (repeatable)")
     build.add_argument(
         "--frontier", choices=["graph", "uniform", "linucb"], default="graph", help="probe selection (default graph)"
     )
-    build.add_argument("--jobs", type=_whole(1), default=4, help="servers built in parallel (default 4)")
+    build.add_argument("--jobs", type=whole_number(1), default=4, help="servers built in parallel (default 4)")
     build.add_argument("--resume", action="store_true", help="continue an interrupted build from its last completed rounds")
     build.add_argument("--engine", choices=["ray", "asyncio"], default="ray",
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
-    build.add_argument("--hosts", type=_whole(1), default=None, help="executor host actors (default: 2 per node)")
+    build.add_argument("--hosts", type=whole_number(1), default=None, help="executor host actors (default: 2 per node)")
     build.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
                        help="colocated: a server's host also plans and absorbs its probes (one executor per server); "
                             "split: shard actors do, fed batch by batch (any number of executors); auto: colocated "

@@ -85,11 +85,13 @@ class ServerBuild:
         rounds: int | None = None,
         resume: bool = False,
         llm: LlmClient | None = None,
+        focus: frozenset[str] | None = None,
     ) -> None:
         self.workspace = workspace
         self.spec = spec
         self.settings = settings
         self.shard = ServerShard(workspace, spec, settings, frontier)
+        self.shard.focus = focus
         self.sink = sink
         self.on_round = on_round
         self.on_probe = on_probe

@@ -77,6 +77,9 @@ class ServerShard:
         self.tally = RoundTally()
         self.chains: list[Probe] = []
         """Resolved multi-step probes, one per distinct tool sequence, in the order they were verified."""
+        self.focus: frozenset[str] | None = None
+        """Only these tools are probed (their probes may call others): a refresh's changed and new tools
+        and their neighbours. None: every tool."""
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -117,9 +120,11 @@ class ServerShard:
         assert self.graph is not None and self.proposer is not None, "prepare() first"
         self.tally = RoundTally()
         if round_ == 0:
-            return self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
+            seeds = self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
+            return [p for p in seeds if self._focused(p)]
         size = self.settings.subgraph_size
-        ranked = self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
+        ranked = [t for t in self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
+                  if self.focus is None or t in self.focus]
         candidates: dict[str, list[Probe]] = {}
         chosen: list[Probe] = []
         for width in range(size, len(ranked) + size, size):  # grow the subgraph until the budget can be spent
@@ -138,8 +143,11 @@ class ServerShard:
                 break
         # cheap single calls and short chains: every tool's semantic boundaries and compositions
         saturation = self.proposer.saturation(round_, {p.id for p in chosen})
-        chosen = chosen + [p for p in saturation if self._allowed(p)]
+        chosen = chosen + [p for p in saturation if self._allowed(p) and self._focused(p)]
         return self._within_cost(chosen)
+
+    def _focused(self, probe: Probe) -> bool:
+        return self.focus is None or probe.target in self.focus
 
     def _within_cost(self, chosen: list[Probe]) -> list[Probe]:
         """At most :data:`SLOW_PROBES_PER_ROUND` probes per slow tool, and none while no call of it has

@@ -1,4 +1,4 @@
-"""The lifecycle commands of the CLI: ``toolatlas verify`` (and the parsing they share)."""
+"""The lifecycle commands of the CLI: ``toolatlas refresh`` and ``toolatlas verify``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from toolatlas.console import render_table
+from toolatlas.console import render_table, whole_number
 from toolatlas.errors import ToolAtlasError
 
 __all__ = ["add_commands", "parse_age"]
@@ -37,26 +37,34 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     verify.add_argument("config", type=Path)
     chosen = verify.add_mutually_exclusive_group()
     chosen.add_argument("--all", action="store_true", help="every served entry (the default)")
-    chosen.add_argument("--sample", type=_positive, metavar="N", help="a seeded random sample of N entries per server")
+    chosen.add_argument("--sample", type=whole_number(1), metavar="N", help="a seeded random sample of N entries per server")
     verify.add_argument("--seed", type=int, default=0, help="seed of --sample (default 0)")
     verify.add_argument("--older-than", type=parse_age, metavar="AGE",
                         help="only entries last verified longer ago than AGE (30m, 12h, 7d, 2w)")
     verify.add_argument("--server", action="append", help="only this server (repeatable)")
-    verify.add_argument("--jobs", type=_positive, default=4, help="servers verified at once (default 4)")
+    verify.add_argument("--jobs", type=whole_number(1), default=4, help="servers verified at once (default 4)")
     verify.add_argument("--engine", choices=("asyncio", "ray"), default="asyncio",
                         help="asyncio: this process (default); ray: a task per server on a cluster or local Ray")
     verify.add_argument("--address", default=None, help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)")
     verify.set_defaults(func=cmd_verify)
+    _add_refresh(commands)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+def _add_refresh(commands: argparse._SubParsersAction) -> None:
+    refresh = commands.add_parser(
+        "refresh", help="re-list each server's tools and probe only what changed since the atlas was built",
+        description="Compare each server's tools and set-up with the fingerprint its atlas was built from. "
+        "Unchanged tools keep their entries (no probe spent); a tool whose interface changed is probed again "
+        "with its co-usage neighbours (its old entries go stale); a removed tool's entries are retired; a new "
+        "tool is onboarded; a changed release, start-up or snapshot replays the unchanged tools' entries. "
+        "Exit 0 when every server was refreshed, 1 when one failed, 2 on a usage error.",
+    )
+    refresh.add_argument("config", type=Path)
+    refresh.add_argument("--server", action="append", help="only this server (repeatable)")
+    refresh.add_argument("--rounds", type=whole_number(0), default=None, help="exploration rounds R for what is probed "
+                                                                      "(default: the catalogue's)")
+    refresh.add_argument("--jobs", type=whole_number(1), default=4, help="servers refreshed at once (default 4)")
+    refresh.set_defaults(func=cmd_refresh)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -120,3 +128,46 @@ def _show(report) -> None:  # type: ignore[no-untyped-def]
     for result in report.servers:
         if result.error:
             print(f"{result.server}: not verified: {result.error}", file=sys.stderr)
+
+
+def cmd_refresh(args: argparse.Namespace) -> int:
+    from toolatlas.cli import _built_store, _catalogue, _coverage_line, _servers, _write_outputs
+    from toolatlas.lifecycle.refresh import ServerRefresh, ToolFate, refresh_catalogue
+    from toolatlas.workspace import Workspace
+
+    catalogue = _catalogue(args)
+    servers = _servers(catalogue, args.server)
+    store = _built_store(catalogue)
+    print(f"refreshing {len(servers)} server(s) of {args.config}", flush=True)
+
+    def progress(result: ServerRefresh) -> None:
+        if result.plan is not None:
+            plan = result.plan
+            print(f"{result.server}: " + ("; ".join(plan.changes[:6]) or "nothing changed"), flush=True)
+            moved = [(tool, fate) for tool, fate in sorted(plan.fates.items()) if fate is not ToolFate.KEPT]
+            for tool, fate in moved:
+                print(f"  {tool:<28} {fate.value}", flush=True)
+            kept = sum(fate is ToolFate.KEPT for fate in plan.fates.values())
+            if kept:
+                print(f"  ({kept} tool(s) kept as they are)", flush=True)
+        verification = result.verification
+        replayed = (f", {sum(r.verdict == 'agreed' for r in verification.replays)}/{len(verification.replays)} "
+                    "replays agreed") if verification else ""
+        status = f"failed: {result.error}" if result.error else "ok"
+        print(f"{result.server}: {result.probes} probes{replayed} in {result.seconds:.1f}s, {status}", flush=True)
+
+    on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
+    try:
+        results = asyncio.run(refresh_catalogue(Workspace(catalogue), store, servers, rounds=args.rounds,
+                                                jobs=args.jobs, on_round=on_round, on_server=progress))
+        export, _page = _write_outputs(catalogue, store)
+    finally:
+        store.close()
+    contradicted = [x for r in results if r.verification for x in r.verification.replays if x.verdict == "contradicted"]
+    if contradicted:
+        print("\nno longer true (contradicted by a replay; the tool was probed again):")
+        print(render_table(["server", "tool", "entry", "why"], [(x.server, x.tool, x.kind.value, x.detail[:90])
+                                                                for x in contradicted]))
+    probes = sum(r.probes for r in results)
+    print(f"\n{probes} probes over {len(results)} server(s); atlas: {export}")
+    return 1 if any(r.error for r in results) else 0

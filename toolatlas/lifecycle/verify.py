@@ -33,7 +33,7 @@ from pydantic import Field
 
 from toolatlas.config import ServerSpec
 from toolatlas.errors import ToolAtlasError
-from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, ToolNode
+from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.models import Frozen, utcnow
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
@@ -49,6 +49,8 @@ __all__ = [
     "agreement",
     "apply",
     "choose",
+    "listing_changes",
+    "outdated",
     "replay_probe",
     "verify_catalogue",
     "verify_server",
@@ -293,11 +295,10 @@ async def verify_catalogue(
         async with gate:
             result = await run(spec, chosen)
         if not result.error:
-            layers = {
-                "entries": apply(records["entries"], [*result.replays, *_listing(records["entries"], result.tools)], now),
-                "tools": _outdated_tools(records["tools"], result.tools, now),
-                "servers": [n.model_copy(update={"verified_at": now}) for n in records["servers"]],
-            }
+            layers = listing_changes(records, result.tools, now)
+            replayed = {e.id: e for e in apply(chosen, result.replays, now)}
+            layers["entries"] = [*(e for e in layers["entries"] if e.id not in replayed), *replayed.values()]
+            layers["servers"] = [n.model_copy(update={"verified_at": now}) for n in records["servers"]]
             await asyncio.to_thread(_save, store, layers)
         if on_server is not None:
             on_server(result)
@@ -308,26 +309,21 @@ async def verify_catalogue(
                         seconds=round(asyncio.get_running_loop().time() - t0, 3))
 
 
-def _listing(entries: Iterable[Entry], tools: dict[str, str]) -> list[Replay]:
-    """What the server's listing alone says of every entry, replayed or not (co-usage and summarised
-    ones too): those of a tool gone or changed, unless they say so already (or were quarantined)."""
-    found = []
-    for entry in entries:
-        replay = _interface(entry, tools)
-        if replay is not None and entry.status not in (EntryStatus.RETIRED, EntryStatus.QUARANTINED) \
-                and entry.status.value != replay.verdict:
-            found.append(replay)
-    return found
-
-
-def _outdated_tools(nodes: Iterable[ToolNode], tools: dict[str, str], now: datetime) -> list[ToolNode]:
-    """The tool nodes the server's listing leaves behind, marked retired (gone) or stale (changed)."""
-    marked = []
-    for node in nodes:
+def listing_changes(records: dict[str, list], tools: dict[str, str], now: datetime | None = None) -> dict[str, list]:
+    """What the server's listing (``tools``: name → schema hash) alone says of its stored ``records``:
+    entries (any kind, replayed or not) and tool nodes of a tool gone marked ``retired``, of a tool
+    whose interface changed ``stale`` — unless they say so already (or were quarantined)."""
+    now = now or utcnow()
+    entries, nodes = [], []
+    for entry in records.get("entries", []):
+        found = outdated(entry.tool, entry.schema_hash, tools)
+        if found is not None and entry.status not in (found[0], EntryStatus.RETIRED, EntryStatus.QUARANTINED):
+            entries.append(entry.model_copy(update={"status": found[0], "status_reason": found[1], "status_changed": now}))
+    for node in records.get("tools", []):
         found = outdated(node.tool, node.schema_hash, tools)
         if found is not None and node.status is EntryStatus.ACTIVE:
-            marked.append(node.model_copy(update={"status": found[0]}))
-    return marked
+            nodes.append(node.model_copy(update={"status": found[0]}))
+    return {"entries": entries, "tools": nodes}
 
 
 _save_lock = threading.Lock()
