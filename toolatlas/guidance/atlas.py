@@ -88,7 +88,9 @@ class AtlasView:
         *,
         include_stale: bool = False,
     ) -> None:
-        def live(record) -> bool:
+        def live(record) -> bool:  # a quarantined record failed an integrity check: never read
+            if record.status is EntryStatus.QUARANTINED:
+                return False
             return include_stale or record.status is EntryStatus.ACTIVE
 
         self.tool_nodes: dict[tuple[str, str], ToolNode] = {(t.server, t.tool): t for t in tools if live(t)}
