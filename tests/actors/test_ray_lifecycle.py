@@ -1,6 +1,7 @@
 """The release pipeline on the Ray engine, as a user runs it (the CLI, a local Ray instance of its own):
-a Ray build records its server's fingerprint, and ``verify --engine ray`` replays the evidence as
-one task per server and marks what the next release changed."""
+build on Ray; ``verify --engine ray`` (one task per server) marks what the next release changed;
+``refresh --engine ray`` probes only that, on Ray; a second verify agrees and the diff reports the
+release."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ pytest.importorskip("ray")
 from toolatlas.build.catalogue import open_store  # noqa: E402
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.graph.models import EntryKind, EntryStatus  # noqa: E402
+from toolatlas.lifecycle import ChangeKind, diff_atlases, load_export  # noqa: E402
 from toolatlas.testing.releases import release_catalogue  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,24 +30,37 @@ def toolatlas(*argv: str) -> subprocess.CompletedProcess[str]:
                           cwd=REPO, env={**os.environ, "TOOLATLAS_HOME": str(REPO / ".toolatlas")}, check=False)
 
 
-class TestOnRay:
-    def test_a_ray_build_is_fingerprinted_and_verified_on_ray(self, tmp_path: Path) -> None:
-        config = release_catalogue(tmp_path, 1)
-        built = toolatlas("build", str(config), "--engine", "ray")
-        assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
-        release_catalogue(tmp_path, 2)
-        verified = toolatlas("verify", str(config), "--engine", "ray")
-        assert verified.returncode == 1, verified.stdout[-2000:] + verified.stderr[-3000:]
-        assert "versioned" in verified.stdout and "replays agreed" in verified.stdout
+def ok(done: subprocess.CompletedProcess[str], status: int = 0) -> str:
+    assert done.returncode == status, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
 
+
+class TestOnRay:
+    def test_build_verify_refresh_verify_diff(self, tmp_path: Path) -> None:
+        config = release_catalogue(tmp_path, 1)
+        ok(toolatlas("build", str(config), "--engine", "ray"))
+        ok(toolatlas("export", str(config), "-o", str(tmp_path / "v1.json")))
+        release_catalogue(tmp_path, 2)
+
+        assert "replays agreed" in ok(toolatlas("verify", str(config), "--engine", "ray"), status=1)
         store = open_store(load_catalogue(config))
         try:
             (server,) = store.all("servers")
-            entries = [e for e in store.all("entries") if e.kind is not EntryKind.CO_USAGE]
+            status = {(e.tool, e.status) for e in store.all("entries") if e.kind is not EntryKind.CO_USAGE}
         finally:
             store.close()
         assert set(server.fingerprint.tools) == {"add_note", "count_notes", "export_all", "get_note", "shout"}
         assert server.verified_at is not None
-        status = {(e.tool, e.status) for e in entries}
         assert {("export_all", EntryStatus.RETIRED), ("add_note", EntryStatus.STALE),
                 ("shout", EntryStatus.CONTRADICTED), ("count_notes", EntryStatus.ACTIVE)} <= status
+
+        refreshed = ok(toolatlas("refresh", str(config), "--engine", "ray"))
+        fates = {tuple(line.split()) for line in refreshed.splitlines() if line.startswith("  ")}
+        assert {("add_note", "reprobed"), ("search_notes", "onboarded"), ("export_all", "retired"),
+                ("shout", "revised")} <= fates
+        ok(toolatlas("verify", str(config), "--engine", "ray"))
+        ok(toolatlas("export", str(config), "-o", str(tmp_path / "v2.json")))
+        diff = diff_atlases(load_export(tmp_path / "v1.json"), load_export(tmp_path / "v2.json"))
+        assert {(ChangeKind.TOOL_REMOVED, "export_all"), (ChangeKind.TOOL_ADDED, "search_notes"),
+                (ChangeKind.SCHEMA_CHANGED, "add_note"), (ChangeKind.VALID_USE_FAILS, "shout")} \
+            <= {(c.kind, c.tool) for c in diff.changes}

@@ -13,6 +13,7 @@ import pytest
 
 from toolatlas.build.catalogue import open_store
 from toolatlas.build.server import ServerBuild
+from toolatlas.build.shard import ServerShard
 from toolatlas.cli import main
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind, EntryStatus, Fingerprint, ToolNode
@@ -81,6 +82,11 @@ class TestRefresh:
         coverage = asyncio.run(build.run())
         assert [row.status for row in coverage] == ["ok", "ok"] and len(targets) > 10
         assert set(targets) == {"shout", "search_notes"}
+        checkpoint = build.shard.checkpoint()  # a resumed (or reopened) focused build stays focused
+        assert checkpoint["focus"] == ["search_notes", "shout"]
+        again = ServerShard(build.workspace, build.spec, build.settings)
+        again.open(list(build.shard.graph.specs.values()), None, checkpoint)
+        assert again.focus == {"search_notes", "shout"}
 
     def test_the_store_says_what_changed(self, pipeline: dict) -> None:
         store = open_store(load_catalogue(pipeline["config"]))

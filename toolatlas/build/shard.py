@@ -98,12 +98,20 @@ class ServerShard:
         self.proposer.prepare()
         self.proposer.discover(self.settings.seed)
 
-    def open(self, tools: list[ToolSpec], stored: dict[str, list] | None, checkpoint: dict[str, Any] | None) -> int:
-        """Continue from a checkpoint when there is one, else start from the live tools (and what
-        earlier builds stored); the first round still to run."""
+    def open(
+        self,
+        tools: list[ToolSpec],
+        stored: dict[str, list] | None,
+        checkpoint: dict[str, Any] | None,
+        focus: frozenset[str] | None = None,
+    ) -> int:
+        """Continue from a checkpoint when there is one (with the focus it was written with), else start
+        from the live tools (and what earlier builds stored), probing only ``focus`` if given; the
+        first round still to run."""
         if checkpoint is not None:
             self.restore(tools, checkpoint)
             return self.completed_round + 1
+        self.focus = focus
         self.prepare(tools, stored)
         return 0
 
@@ -246,6 +254,7 @@ class ServerShard:
             "traces": [t.model_dump(mode="json") for t in graph.traces.values()],
             "strategies": [s.model_dump(mode="json") for s in graph.strategies.values()],
             "chains": [p.model_dump(mode="json") for p in self.chains],
+            "focus": sorted(self.focus) if self.focus is not None else None,
         }
 
     def restore(self, tools: list[ToolSpec], state: dict[str, Any]) -> None:
@@ -260,6 +269,7 @@ class ServerShard:
         graph.transition_opportunities.update(state["transitions"])
         graph.covered = set(state["covered"])
         self.graph = graph
+        self.focus = frozenset(state["focus"]) if state.get("focus") is not None else None
         version, internal, gauss = state["rng"]
         self.rng.setstate((version, tuple(internal), gauss))
         self.frontier.restore(state["frontier_state"])

@@ -64,6 +64,10 @@ def _add_refresh(commands: argparse._SubParsersAction) -> None:
     refresh.add_argument("--rounds", type=whole_number(0), default=None, help="exploration rounds R for what is probed "
                                                                       "(default: the catalogue's)")
     refresh.add_argument("--jobs", type=whole_number(1), default=4, help="servers refreshed at once (default 4)")
+    refresh.add_argument("--engine", choices=("asyncio", "ray"), default="asyncio",
+                         help="where what changed is probed: asyncio, this process (default); ray: actors on a "
+                              "cluster or a local Ray instance")
+    refresh.add_argument("--address", default=None, help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)")
     refresh.set_defaults(func=cmd_refresh)
 
 
@@ -131,13 +135,14 @@ def _show(report) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
-    from toolatlas.cli import _built_store, _catalogue, _coverage_line, _servers, _write_outputs
+    from toolatlas.build.catalogue import open_store
+    from toolatlas.cli import _catalogue, _coverage_line, _require_built, _servers, _write_outputs
     from toolatlas.lifecycle.refresh import ServerRefresh, ToolFate, refresh_catalogue
     from toolatlas.workspace import Workspace
 
     catalogue = _catalogue(args)
     servers = _servers(catalogue, args.server)
-    store = _built_store(catalogue)
+    _require_built(catalogue)
     print(f"refreshing {len(servers)} server(s) of {args.config}", flush=True)
 
     def progress(result: ServerRefresh) -> None:
@@ -157,9 +162,19 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         print(f"{result.server}: {result.probes} probes{replayed} in {result.seconds:.1f}s, {status}", flush=True)
 
     on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
+    if args.engine == "ray":
+        results = _refresh_on_ray(args, catalogue, servers, on_round)
+        for result in results:
+            progress(result)
+    else:
+        store = open_store(catalogue)
+        try:
+            results = asyncio.run(refresh_catalogue(Workspace(catalogue), store, servers, rounds=args.rounds,
+                                                    jobs=args.jobs, on_round=on_round, on_server=progress))
+        finally:
+            store.close()
+    store = open_store(catalogue)
     try:
-        results = asyncio.run(refresh_catalogue(Workspace(catalogue), store, servers, rounds=args.rounds,
-                                                jobs=args.jobs, on_round=on_round, on_server=progress))
         export, _page = _write_outputs(catalogue, store)
     finally:
         store.close()
@@ -171,3 +186,34 @@ def cmd_refresh(args: argparse.Namespace) -> int:
     probes = sum(r.probes for r in results)
     print(f"\n{probes} probes over {len(results)} server(s); atlas: {export}")
     return 1 if any(r.error for r in results) else 0
+
+
+def _refresh_on_ray(args: argparse.Namespace, catalogue, servers, on_round) -> list:  # type: ignore[no-untyped-def]
+    """A refresh whose probes run on Ray: the plans and replays here (the store is this process's),
+    then one Ray build of what changed (its store owner holds the store meanwhile)."""
+    from actors.coordinator import RayBuild
+    from toolatlas.build.catalogue import AtlasPaths, open_store, write_consistency
+    from toolatlas.cli import ray_session
+    from toolatlas.lifecycle.refresh import build_focus, prepare_catalogue, probed
+    from toolatlas.workspace import Workspace
+
+    store = open_store(catalogue)
+    try:
+        prepared = asyncio.run(prepare_catalogue(Workspace(catalogue), store, servers, jobs=args.jobs))
+    finally:
+        store.close()
+    focus = {r.server: build_focus(r) for r in prepared if not r.error and r.plan is not None and r.plan.focus}
+    if not focus:
+        return prepared
+    rounds = catalogue.build.rounds if args.rounds is None else args.rounds
+    with ray_session(args.address):
+        build = RayBuild(args.config, catalogue, backend="offline")
+        report = asyncio.run(build.run([catalogue.server(name) for name in focus], rounds=rounds, on_round=on_round,
+                                       focus={name: tools for name, tools in focus.items() if tools is not None}))
+    store = open_store(catalogue)
+    try:
+        write_consistency(AtlasPaths(catalogue), store.all("entries"))
+    finally:
+        store.close()
+    return [probed(r, [row for row in report.coverage if row.server == r.server]) if r.server in focus else r
+            for r in prepared]

@@ -13,7 +13,8 @@ For each server, the tools it lists today and the fingerprint of today's set-up
 - a changed **release, start-up or starting state** (runtime, transport, snapshot) leaves every
   interface as it was but may have changed behaviour: the unchanged tools' served entries are
   replayed first (:mod:`toolatlas.lifecycle.verify`) and keep ``active`` only if they agree; a tool
-  one of whose replays disagreed is probed again, so the atlas learns what it does now.
+  one of whose replays disagreed — or whose entries an earlier ``verify`` contradicted — is probed
+  again, so the atlas learns what it does now.
 
 A server the atlas holds nothing of is built whole. An atlas stored before servers carried
 fingerprints is compared by its tool nodes' schema hashes, and its unchanged tools are replayed.
@@ -40,7 +41,17 @@ from toolatlas.models import Frozen, ToolSpec
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.workspace import Workspace
 
-__all__ = ["RefreshPlan", "ServerRefresh", "ToolFate", "plan_refresh", "refresh_catalogue", "refresh_server"]
+__all__ = [
+    "RefreshPlan",
+    "ServerRefresh",
+    "ToolFate",
+    "build_focus",
+    "plan_refresh",
+    "prepare_refresh",
+    "probed",
+    "prepare_catalogue",
+    "refresh_catalogue",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -59,7 +70,8 @@ class ToolFate(StrEnum):
     ONBOARDED = "onboarded"
     """New: probed into the existing graph."""
     REVISED = "revised"
-    """Unchanged interface, but a replay of its entries disagreed: probed again."""
+    """Unchanged interface, but entries of it were contradicted (by this refresh's replays or an
+    earlier ``verify``): probed again."""
     RETIRED = "retired"
     """Gone from the server: its records are retired."""
 
@@ -144,17 +156,14 @@ async def live_tools(workspace: Workspace, spec: ServerSpec) -> list[ToolSpec]:
         await sandbox.close()
 
 
-async def refresh_server(
-    workspace: Workspace,
-    store: AtlasStore,
-    sink: StoreSink,
-    spec: ServerSpec,
-    settings: BuildSettings,
-    *,
-    rounds: int | None = None,
-    on_round: Callable[[RoundCoverage], None] | None = None,
+async def prepare_refresh(
+    workspace: Workspace, store: AtlasStore, sink: StoreSink, spec: ServerSpec, settings: BuildSettings
 ) -> ServerRefresh:
-    """Refresh one server's knowledge in ``store`` (see the module's docstring)."""
+    """Everything of one server's refresh but its probes: list its tools, plan each one's fate, replay
+    what a changed release may have changed (marking the tools whose replays disagreed for probing),
+    and — when nothing is to be probed — store what the listing alone settles. The plan's
+    :attr:`~RefreshPlan.focus` is what is left to probe (:func:`refresh_catalogue` in this process, or a
+    Ray build)."""
     loop = asyncio.get_running_loop()
     t0 = loop.time()
     try:
@@ -167,32 +176,40 @@ async def refresh_server(
     stored = records["servers"][0].fingerprint if records["servers"] else None
     plan = plan_refresh(spec.name, current, stored, records["tools"])
     verification = None
-    if plan.replayed:  # first: what no longer holds marks its tool for probing
+    # what no longer holds marks its tool for probing: contradicted by an earlier `verify`, or by
+    # the replays a changed release asks for (made first)
+    revised = {e.tool for e in records["entries"] if e.status is EntryStatus.CONTRADICTED}
+    if plan.replayed:
         chosen = [e for e in choose(records["entries"]) if e.tool in plan.replayed]
         verification = await verify_server(workspace, spec, chosen)
         if verification.error:
             return ServerRefresh(server=spec.name, plan=plan, verification=verification, error=verification.error,
                                  seconds=loop.time() - t0)
         await asyncio.to_thread(sink.save_records, {"entries": apply(chosen, verification.replays)})
-        revised = {r.tool for r in verification.replays if r.verdict == "contradicted"}
-        plan = plan.model_copy(update={"fates": {**plan.fates, **dict.fromkeys(revised, ToolFate.REVISED)}})
-        records = await asyncio.to_thread(store.server_records, spec.name)
+        revised |= {r.tool for r in verification.replays if r.verdict == "contradicted"}
+    unchanged = (ToolFate.KEPT, ToolFate.REPLAYED)
+    revised = {tool for tool in revised if plan.fates.get(tool) in unchanged}
+    plan = plan.model_copy(update={"fates": {**plan.fates, **dict.fromkeys(revised, ToolFate.REVISED)}})
     log.info("refresh_planned", server=spec.name, focus=sorted(plan.focus), changes=plan.changes[:5])
-    coverage: list[RoundCoverage] = []
-    if plan.focus:
-        build = ServerBuild(workspace, spec, settings, sink=sink, on_round=on_round, rounds=rounds,
-                            focus=None if plan.previous is None else plan.focus)
-        build.preload = records
-        coverage = await build.run()
-        failed = [row for row in coverage if row.status != "ok"]
-        if failed:
-            return ServerRefresh(server=spec.name, plan=plan, probes=sum(row.probes for row in coverage),
-                                 coverage=coverage, verification=verification, error=failed[-1].detail,
-                                 seconds=loop.time() - t0)
-    else:  # nothing to probe: the listing alone settles what is gone or changed
+    if not plan.focus:  # nothing to probe: the listing alone settles what is gone or changed
         await asyncio.to_thread(sink.save_records, _settled(records, current, spec.name))
-    return ServerRefresh(server=spec.name, plan=plan, probes=sum(row.probes for row in coverage), coverage=coverage,
-                         verification=verification, seconds=loop.time() - t0)
+    return ServerRefresh(server=spec.name, plan=plan, verification=verification, seconds=loop.time() - t0)
+
+
+def probed(refresh: ServerRefresh, coverage: list[RoundCoverage], seconds: float = 0.0) -> ServerRefresh:
+    """A prepared refresh with the rounds that probed its focus."""
+    failed = [row for row in coverage if row.status != "ok"]
+    return refresh.model_copy(update={
+        "coverage": coverage, "probes": sum(row.probes for row in coverage),
+        "error": failed[-1].detail if failed else refresh.error, "seconds": refresh.seconds + seconds,
+    })
+
+
+def build_focus(refresh: ServerRefresh) -> frozenset[str] | None:
+    """What a build must probe for a prepared refresh: its plan's focus, or every tool (None) for a
+    server the atlas held nothing of."""
+    assert refresh.plan is not None
+    return None if refresh.plan.previous is None else refresh.plan.focus
 
 
 def _settled(records: dict[str, list], current: Fingerprint, server: str) -> dict[str, list]:
@@ -202,6 +219,24 @@ def _settled(records: dict[str, list], current: Fingerprint, server: str) -> dic
     layers["servers"] = [ServerNode(id=ServerNode.make_id(server), server=server, fingerprint=current,
                                     verified_at=previous.verified_at if previous else None)]
     return layers
+
+
+async def prepare_catalogue(
+    workspace: Workspace, store: AtlasStore, servers: Sequence[ServerSpec], *, jobs: int = 4
+) -> list[ServerRefresh]:
+    """:func:`prepare_refresh` for ``servers``, ``jobs`` at a time."""
+    sink = StoreSink(store, AtlasPaths(workspace.catalogue))
+    gate = asyncio.Semaphore(jobs)
+
+    async def one(spec: ServerSpec) -> ServerRefresh:
+        async with gate:
+            try:
+                return await prepare_refresh(workspace, store, sink, spec, workspace.catalogue.build)
+            except Exception as exc:  # one server's failure must not lose the others' refresh
+                log.exception("server_refresh_crashed", server=spec.name)
+                return ServerRefresh(server=spec.name, error=f"{type(exc).__name__}: {exc}"[:500])
+
+    return list(await asyncio.gather(*(one(spec) for spec in servers)))
 
 
 async def refresh_catalogue(
@@ -214,24 +249,31 @@ async def refresh_catalogue(
     on_round: Callable[[RoundCoverage], None] | None = None,
     on_server: Callable[[ServerRefresh], None] | None = None,
 ) -> list[ServerRefresh]:
-    """Refresh ``servers`` (``jobs`` at a time) in the catalogue's atlas."""
+    """Refresh ``servers`` (``jobs`` at a time) in the catalogue's atlas, probing in this process."""
     catalogue = workspace.catalogue
     sink = StoreSink(store, AtlasPaths(catalogue))
     gate = asyncio.Semaphore(jobs)
+    prepared = await prepare_catalogue(workspace, store, servers, jobs=jobs)
 
-    async def one(spec: ServerSpec) -> ServerRefresh:
-        async with gate:
-            try:
-                result = await refresh_server(workspace, store, sink, spec, catalogue.build, rounds=rounds,
-                                              on_round=on_round)
-            except Exception as exc:  # one server's failure must not lose the others' refresh
-                log.exception("server_refresh_crashed", server=spec.name)
-                result = ServerRefresh(server=spec.name, error=f"{type(exc).__name__}: {exc}"[:500])
+    async def probe(refresh: ServerRefresh) -> ServerRefresh:
+        if not refresh.error and refresh.plan is not None and refresh.plan.focus:
+            async with gate:
+                spec = catalogue.server(refresh.server)
+                t0 = asyncio.get_running_loop().time()
+                build = ServerBuild(workspace, spec, catalogue.build, sink=sink, on_round=on_round, rounds=rounds,
+                                    focus=build_focus(refresh))
+                build.preload = await asyncio.to_thread(store.server_records, spec.name)
+                try:
+                    coverage = await build.run()
+                except Exception as exc:  # one server's failure must not lose the others' refresh
+                    log.exception("server_refresh_crashed", server=spec.name)
+                    return refresh.model_copy(update={"error": f"{type(exc).__name__}: {exc}"[:500]})
+                refresh = probed(refresh, coverage, asyncio.get_running_loop().time() - t0)
         if on_server is not None:
-            on_server(result)
-        return result
+            on_server(refresh)
+        return refresh
 
-    results = list(await asyncio.gather(*(one(spec) for spec in servers)))
+    results = list(await asyncio.gather(*(probe(refresh) for refresh in prepared)))
     await asyncio.to_thread(store.optimize)
     await asyncio.to_thread(lambda: write_consistency(AtlasPaths(catalogue), store.all("entries")))
     return results
