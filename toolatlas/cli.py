@@ -351,6 +351,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         export, page = _write_outputs(catalogue, store, everything=args.all)
     finally:
         store.close()
+    if args.redact:
+        from toolatlas.trust.redact import redact_document
+
+        redacted, counts = redact_document(json.loads(export.read_text()), catalogue.trust.redact)
+        export.write_text(json.dumps(redacted, indent=1, ensure_ascii=False))
+        found = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) or "none"
+        print(f"redacted private values: {found}")
     if args.sign:
         from toolatlas.trust import sign_document
 
@@ -406,14 +413,25 @@ def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
     return open_store(catalogue)
 
 
+def _trusted(args: argparse.Namespace) -> list[Path]:
+    """The keys an --atlas export must be signed by: --trust, and the catalogue's ``[trust] keys``."""
+    if args.trust and not args.atlas:
+        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    keys = list(args.trust)
+    if args.atlas and args.config is not None and Path(args.config).exists():
+        catalogue = _catalogue(args)
+        keys += [catalogue.resolve(key) for key in catalogue.trust.keys]
+    return keys
+
+
 def cmd_guide(args: argparse.Namespace) -> int:
     from toolatlas.serve.runner import load_atlas
 
-    if args.trust and not args.atlas:
-        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    trusted = _trusted(args)
     if not args.atlas:
         _require_built(_catalogue(args))
-    atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=args.trust)
+    atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=trusted,
+                       include_conflicted=args.with_conflicts)
     if atlas.load_report is not None and atlas.load_report.dropped:
         from toolatlas.trust import summary
 
@@ -441,18 +459,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.cache_size = CACHE_SIZE
     if args.cache_size < 0:
         raise ToolAtlasError("--cache-size must be 0 (no cache) or more")
-    if args.trust and not args.atlas:
-        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    trusted = _trusted(args)
     if args.transport == "stdio":
         if args.engine != "uvicorn":
             raise ToolAtlasError("--engine ray-serve serves over HTTP: add --transport http")
-        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=args.trust))
+        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=trusted))
         return 0
     if args.engine == "uvicorn" and args.replicas != 1:
         raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
     token = _service_token(args, os.environ.get(TOKEN_ENV))
     processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
-    with shared_snapshot(args.config, args.atlas, trusted=args.trust) as snapshot:
+    with shared_snapshot(args.config, args.atlas, trusted=trusted) as snapshot:
         settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
                                    log_level=args.log_level, log_json=args.log_json or None)
         print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
@@ -510,12 +527,11 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
     if args.notes_budget < 0:
         raise ToolAtlasError("--notes-budget must be 0 or more characters")
-    if args.trust and not args.atlas:
-        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    trusted = _trusted(args)
     run_proxy(ProxySettings(
         config=args.config, server=args.server, atlas=args.atlas, transport=args.transport, host=args.host,
         port=args.port, sandbox=args.sandbox, variables=_variables(args.var), budget=args.notes_budget,
-        trusted=tuple(args.trust),
+        trusted=tuple(trusted),
     ))
     return 0
 
@@ -594,6 +610,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output")
     export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
     export.add_argument("--sign", metavar="KEY", help="sign the export with this private key (toolatlas keygen)")
+    export.add_argument("--redact", action="store_true",
+                        help="replace private values in evidence and texts (absolute paths, hosts, addresses, e-mail "
+                             "addresses, credentials, the catalogue's [trust] redact list) by placeholders")
     export.add_argument("--all", action="store_true",
                         help="every record, also those not served (stale, contradicted, retired, quarantined)")
     export.set_defaults(func=cmd_export)
@@ -611,8 +630,10 @@ def build_parser() -> argparse.ArgumentParser:
     diff.set_defaults(func=cmd_diff)
 
     from toolatlas.lifecycle.commands import add_commands as add_lifecycle_commands
+    from toolatlas.trust.commands import add_commands as add_trust_commands
 
     add_lifecycle_commands(commands)
+    add_trust_commands(commands)
 
     keygen = commands.add_parser("keygen", help="write an Ed25519 key pair for signing exports (KEY, KEY.pub)")
     keygen.add_argument("-o", "--output", required=True, metavar="KEY", help="the private key's file; KEY.pub beside it")
@@ -629,6 +650,8 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument("--trust", type=Path, action="append", default=[], metavar="KEY.pub",
                        help="only an --atlas export signed by this public key (repeatable)")
     guide.add_argument("--atlas", type=Path, help="read an exported atlas.json instead of the catalogue's store")
+    guide.add_argument("--with-conflicts", action="store_true",
+                       help="of a merged atlas (toolatlas merge), also serve the entries its builders disagree on")
     guide.add_argument("--server", action="append", help="only these servers (repeatable)")
     guide.add_argument("--budget", type=int, default=8, help="read budget B of the traversal (default 8)")
     guide.add_argument("--k-r", dest="k_r", type=int, default=3, help="seed traces k_r (default 3)")

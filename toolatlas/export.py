@@ -10,6 +10,7 @@ bumps the version.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field
 
@@ -17,7 +18,7 @@ from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Fingerprint, S
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import Frozen, utcnow
 
-__all__ = ["SCHEMA_VERSION", "AtlasExport", "ServerExport", "ToolExport", "assemble"]
+__all__ = ["SCHEMA_VERSION", "AtlasExport", "Conflict", "MergeLog", "ServerExport", "ToolExport", "assemble"]
 
 SCHEMA_VERSION = "toolatlas.atlas/v1"
 
@@ -52,6 +53,39 @@ class ServerExport(Frozen):
     tools: list[ToolExport] = Field(default_factory=list)
 
 
+class Conflict(Frozen):
+    """One disagreement between the builders of a merged atlas, kept rather than resolved."""
+
+    kind: str
+    """``field`` (the same entry, a claim field differs), ``status`` (one builder serves it, another set
+    it aside), ``outcome`` (the same call verified to work by one builder and to fail by another),
+    ``schema`` (one tool at different interfaces) or ``fingerprint`` (a server built from different
+    releases or set-ups)."""
+    server: str
+    tool: str | None = None
+    entries: list[str] = Field(default_factory=list)
+    """The entries the disagreement concerns: not served from a merged atlas unless asked for."""
+    field: str | None = None
+    values: dict[str, Any] = Field(default_factory=dict)
+    """Builder → what it says."""
+
+
+class MergeLog(Frozen):
+    """How a merged atlas came to be: its builders, who contributed what, and where they disagree."""
+
+    builders: list[str]
+    provenance: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Entry id → builder → the support that builder contributed."""
+    conflicts: list[Conflict] = Field(default_factory=list)
+    entries_in: int = 0
+    """Entries over all inputs (an entry several builders hold counts once per builder)."""
+
+    @property
+    def conflicted(self) -> set[str]:
+        """Ids of the entries some conflict concerns."""
+        return {entry for conflict in self.conflicts for entry in conflict.entries}
+
+
 class AtlasExport(Frozen):
     """The whole atlas of a catalogue."""
 
@@ -64,6 +98,8 @@ class AtlasExport(Frozen):
     coverage: list[RoundCoverage] = Field(default_factory=list)
     signature: dict[str, str] | None = None
     """Set by ``export --sign``: algorithm, key fingerprint and value (:mod:`toolatlas.trust.signing`)."""
+    merge: MergeLog | None = None
+    """Set by ``toolatlas merge``: the builders, the provenance of each entry and the conflict log."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 

@@ -250,11 +250,13 @@ class Atlas:
     @classmethod
     def from_export(
         cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE,
-        trusted: Iterable[str | Path] = (),
+        trusted: Iterable[str | Path] = (), include_conflicted: bool = False,
     ) -> Atlas:
         """The atlas of an ``atlas.json`` export (``toolatlas export``), with only what its evidence
         supports: anything else is dropped and counted in :attr:`load_report` (:mod:`toolatlas.trust`).
-        With ``trusted`` public keys, a file not signed by one of them is refused (``TrustError``)."""
+        With ``trusted`` public keys, a file not signed by one of them is refused (``TrustError``).
+        Of a merged export (``toolatlas merge``), entries its builders disagree on are left out unless
+        ``include_conflicted``."""
         from toolatlas.export import AtlasExport
         from toolatlas.trust import admit, summary, verify_document
 
@@ -265,10 +267,11 @@ class Atlas:
         export, report = admit(AtlasExport.model_validate({"catalogue": "atlas", **data}))
         if report.dropped:
             log.warning("atlas_records_dropped", atlas=str(path), summary=summary(report), **report.by_reason)
+        conflicted = export.merge.conflicted if export.merge is not None and not include_conflicted else set()
         tools, entries = [], []
         for server in export.servers:
             for tool in server.tools:
-                entries += [*tool.affordances, *tool.boundaries, *tool.co_usage]
+                entries += [e for e in (*tool.affordances, *tool.boundaries, *tool.co_usage) if e.id not in conflicted]
                 tools.append(ToolNode(
                     id=ToolNode.make_id(server.name, tool.name, tool.schema_hash),
                     server=server.name, tool=tool.name, schema_hash=tool.schema_hash,

@@ -53,12 +53,15 @@ KEEP_ALIVE_S = 30
 
 
 def load_atlas(config: str | Path | None = None, atlas: str | Path | None = None, *,
-               cache_size: int = CACHE_SIZE, trusted: Iterable[str | Path] = ()) -> Atlas:
-    """The atlas of an export file when given (signed by one of ``trusted`` when any is given),
+               cache_size: int = CACHE_SIZE, trusted: Iterable[str | Path] = (),
+               include_conflicted: bool = False) -> Atlas:
+    """The atlas of an export file when given (signed by one of ``trusted`` when any is given; of a
+    merged export, without the entries its builders disagree on unless ``include_conflicted``),
     else of the catalogue's store (read once, released)."""
     if atlas is not None:
         try:
-            return Atlas.from_export(atlas, cache_size=cache_size, trusted=trusted)
+            return Atlas.from_export(atlas, cache_size=cache_size, trusted=trusted,
+                                     include_conflicted=include_conflicted)
         except (OSError, json.JSONDecodeError, ValidationError, KeyError) as exc:
             raise AtlasUnavailable(f"cannot read the atlas export {atlas}: {exc}") from exc
     if config is None:
