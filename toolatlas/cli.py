@@ -463,15 +463,24 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         if args.engine != "uvicorn":
             raise ToolAtlasError("--engine ray-serve serves over HTTP: add --transport http")
-        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=trusted))
+        write_tokens, outcomes = _write_back(args)
+        writeback = None
+        if write_tokens:
+            from toolatlas.trust.outcomes import OutcomeQueue, WriteBack
+
+            writeback = WriteBack(OutcomeQueue(Path(outcomes)), write_tokens, args.reports_per_minute)
+        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=trusted), writeback)
         return 0
     if args.engine == "uvicorn" and args.replicas != 1:
         raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
     token = _service_token(args, os.environ.get(TOKEN_ENV))
     processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
+    write_tokens, outcomes = _write_back(args)
     with shared_snapshot(args.config, args.atlas, trusted=trusted) as snapshot:
         settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
-                                   log_level=args.log_level, log_json=args.log_json or None)
+                                   log_level=args.log_level, log_json=args.log_json or None,
+                                   write_tokens=write_tokens, outcomes=outcomes,
+                                   reports_per_minute=args.reports_per_minute)
         print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
               f"{'bearer token required' if token else 'no token'}", file=sys.stderr, flush=True)
         if args.engine == "ray-serve":
@@ -481,6 +490,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
         else:
             serve_http(settings, port=args.port, workers=args.workers)
     return 0
+
+
+def _write_back(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The write tokens and the queue file of the service's write-back (none: it takes no reports)."""
+    if args.write_tokens is None:
+        return [], None
+    from toolatlas.trust.outcomes import read_tokens
+
+    try:
+        tokens = read_tokens(args.write_tokens)
+    except OSError as exc:
+        raise ToolAtlasError(f"--write-tokens {args.write_tokens}: cannot read it ({exc.strerror})") from None
+    if not tokens:
+        raise ToolAtlasError(f"--write-tokens {args.write_tokens} holds no token (one per line)")
+    if args.outcomes is not None:
+        return tokens, str(args.outcomes.resolve())
+    if args.config is None:
+        raise ToolAtlasError("--write-tokens needs --outcomes FILE (or a CONFIG, whose atlas folder keeps the queue)")
+    from toolatlas.trust.admission import queue_path
+
+    return tokens, str(queue_path(_catalogue(args)))
 
 
 def _service_token(args: argparse.Namespace, from_env: str | None) -> str | None:
@@ -676,6 +706,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--replicas", type=int, default=1, help="Ray Serve replicas, one CPU each (default 1)")
     serve.add_argument("--address", default=None, help="Ray cluster for --engine ray-serve (default $RAY_ADDRESS, else local)")
+    serve.add_argument("--write-tokens", type=Path, metavar="FILE",
+                       help="take agents' reports of calls (POST /v1/outcomes, report_outcome) from holders of these "
+                            "tokens (one per line); reports are queued, never served, until `toolatlas outcomes` "
+                            "admits what a sandbox replay confirms")
+    serve.add_argument("--outcomes", type=Path, metavar="FILE",
+                       help="the queue file of reports (default: outcomes.jsonl in the catalogue's atlas folder)")
+    serve.add_argument("--reports-per-minute", type=whole_number(1), default=60,
+                       help="reports a minute each write token may send, per serving process (default 60)")
     serve.add_argument("--cache-size", type=int, default=None,
                        help="guidance answers cached per process (default 4096; 0 computes every answer)")
     serve.set_defaults(func=cmd_serve)

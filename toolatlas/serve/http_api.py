@@ -11,8 +11,14 @@ GET      ``/v1/traces/{id}``                 :class:`TraceExemplar`
 GET      ``/v1/traces/{id}/similar``         :class:`TraceList` (expand)
 GET      ``/v1/traces/{id}/strategies``      :class:`StrategyList`
 GET      ``/v1/health``                      :class:`Health` (never needs the token)
+POST     ``/v1/outcomes``                    an agent's report of a call (a write token, see below)
 POST     ``/mcp``                            MCP streamable HTTP (stateless, JSON responses)
 =======  ==================================  ==================================================
+
+``/v1/outcomes`` exists when the service takes reports (:class:`~toolatlas.trust.outcomes.WriteBack`):
+it needs ``Authorization: Bearer <write token>`` — a token of its own, not the read token — and
+answers 202 with the queued report's id, 401 for another token, 429 past the token's rate. A report
+is a candidate only: nothing is served before a sandbox replay admits it.
 
 Errors are ``{"error": message, "detail": [{"loc": field, "msg": problem}, ...]}`` with 400 (body
 is not JSON), 401 (missing or wrong bearer token), 404 (unknown trace, server or tool, or path),
@@ -24,6 +30,7 @@ is only installed when debug logging is on, so the hot path pays nothing for the
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -44,6 +51,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toolatlas.serve.mcp_server import create_mcp_server
 from toolatlas.serve.models import GuidanceRequest, StrategyList, TraceList
 from toolatlas.serve.reader import AtlasReader, InvalidRequest, UnknownRecord
+from toolatlas.trust.outcomes import OutcomeReport, WriteBack, WriteRefused
 
 __all__ = ["MAX_BODY_BYTES", "BearerToken", "RequestLog", "create_app"]
 
@@ -53,6 +61,8 @@ MAX_BODY_BYTES = 64 * 1024
 """Largest request body accepted on ``/v1`` (a task and a few options)."""
 OPEN_PATHS = frozenset({"/v1/health"})
 """Paths answered without the bearer token (load balancers probe them)."""
+WRITE_PATHS = frozenset({"/v1/outcomes"})
+"""Paths that check a write token of their own instead of the read token."""
 JSON = "application/json"
 
 
@@ -80,7 +90,7 @@ class BearerToken:
         self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
+        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS | WRITE_PATHS:
             given = next((value for key, value in scope["headers"] if key == b"authorization"), b"")
             scheme, _, credentials = given.strip().partition(b" ")
             # the scheme is case-insensitive (RFC 9110 §11.1); the token is compared in constant time
@@ -128,6 +138,32 @@ async def _body(request: Request) -> bytes | Response:
             return _error(413, f"request body larger than {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _bearer(request: Request) -> str:
+    scheme, _, credentials = request.headers.get("authorization", "").strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else ""
+
+
+def _outcome_route(writeback: WriteBack) -> Route:
+    async def outcomes(request: Request) -> Response:
+        body = await _body(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            report = OutcomeReport.model_validate_json(body)
+        except ValidationError as exc:
+            if exc.errors()[0]["type"] == "json_invalid":
+                return _error(400, "request body is not valid JSON", _validation_detail(exc))
+            return _error(422, "invalid outcome report", _validation_detail(exc))
+        try:
+            queued = await asyncio.to_thread(writeback.submit, report, _bearer(request))
+        except WriteRefused as exc:
+            headers = {"WWW-Authenticate": 'Bearer realm="toolatlas-write"'} if exc.status == 401 else None
+            return _error(exc.status, str(exc), headers=headers)
+        return _json({"queued": queued.id, "admitted": False}, 202)
+
+    return Route("/v1/outcomes", outcomes, methods=["POST"])
 
 
 def _routes(reader: AtlasReader) -> list[Route]:
@@ -206,16 +242,20 @@ def create_app(
     token: str | None = None,
     mcp: bool = True,
     host: str = "127.0.0.1",
+    writeback: WriteBack | None = None,
 ) -> ASGIApp:
-    """The HTTP API over ``reader``; with ``mcp``, the MCP streamable-HTTP endpoint at ``/mcp`` too.
+    """The HTTP API over ``reader``; with ``mcp``, the MCP streamable-HTTP endpoint at ``/mcp`` too;
+    with ``writeback``, ``/v1/outcomes`` and the ``report_outcome`` tool.
 
     ``host`` is where the service listens: on a loopback address the MCP endpoint only accepts
     loopback ``Host`` headers (the SDK's DNS-rebinding protection).
     """
     routes = _routes(reader)
+    if writeback is not None:
+        routes.append(_outcome_route(writeback))
     mcp_server = None
     if mcp:
-        mcp_server = create_mcp_server(reader)
+        mcp_server = create_mcp_server(reader, writeback=writeback)
         # Stateless with JSON answers: any worker or replica can answer any request, and a read-only
         # service never needs to push messages to a client.
         mcp_app = mcp_server.streamable_http_app(

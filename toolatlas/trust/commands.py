@@ -1,4 +1,5 @@
-"""The trust commands of the CLI that work on exports: ``toolatlas merge``."""
+"""The trust commands of the CLI: ``toolatlas merge`` (exports of several builders) and ``toolatlas outcomes``
+(agents' reports, admitted through a replay)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                        help="the builder of each export, in order (default: each file's name)")
     merge.set_defaults(func=cmd_merge)
 
+    outcomes = commands.add_parser(
+        "outcomes", help="admit agents' reported calls into the atlas where a sandbox replay confirms them",
+        description="Drain the queue of reports the guidance service took (serve --write-tokens): replay each "
+        "reported call on a fresh sandbox and admit the replay's own observation when it ends as the agent "
+        "said; reject the others, keeping what the replay showed (<queue>.rejected.jsonl). Exit 0, 2 on a "
+        "usage error.",
+    )
+    outcomes.add_argument("config", type=Path)
+    outcomes.add_argument("--queue", type=Path, metavar="FILE",
+                          help="the queue file (default: outcomes.jsonl in the catalogue's atlas folder)")
+    outcomes.set_defaults(func=cmd_outcomes)
+
 
 def cmd_merge(args: argparse.Namespace) -> int:
     from toolatlas.lifecycle import load_export
@@ -56,4 +69,32 @@ def cmd_merge(args: argparse.Namespace) -> int:
     else:
         print("no conflicts")
     print(f"wrote {args.output}")
+    return 0
+
+
+def cmd_outcomes(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from toolatlas.cli import _built_store, _catalogue, _write_outputs
+    from toolatlas.trust.admission import admit_outcomes, queue_path
+    from toolatlas.trust.outcomes import OutcomeQueue
+    from toolatlas.workspace import Workspace
+
+    catalogue = _catalogue(args)
+    queue = OutcomeQueue(args.queue or queue_path(catalogue))
+    pending = queue.pending()
+    print(f"{pending} report(s) queued in {queue.path}")
+    if not pending:
+        return 0
+    store = _built_store(catalogue)
+    try:
+        admissions = asyncio.run(admit_outcomes(Workspace(catalogue), store, queue))
+        export, _page = _write_outputs(catalogue, store)
+    finally:
+        store.close()
+    rows = [(a.server, a.tool, a.verdict, a.replayed_outcome, (a.detail or ", ".join(a.entries))[:80])
+            for a in admissions]
+    print(render_table(["server", "tool", "report", "replay", "why / entries"], rows))
+    admitted = sum(a.verdict == "admitted" for a in admissions)
+    print(f"{admitted} admitted, {len(admissions) - admitted} rejected; atlas: {export}")
     return 0
