@@ -39,7 +39,6 @@ from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.store.atlas import AtlasStore
-from toolatlas.store.types import Filter
 from toolatlas.workspace import Workspace
 
 __all__ = [

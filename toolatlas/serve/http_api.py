@@ -37,10 +37,10 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -64,6 +64,7 @@ OPEN_PATHS = frozenset({"/v1/health"})
 WRITE_PATHS = frozenset({"/v1/outcomes"})
 """Paths that check a write token of their own instead of the read token."""
 JSON = "application/json"
+T = TypeVar("T", bound=BaseModel)
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -140,6 +141,19 @@ async def _body(request: Request) -> bytes | Response:
     return b"".join(chunks)
 
 
+async def _parsed(request: Request, model: type[T], what: str) -> T | Response:
+    """The request body as ``model``, or the error answer: 413 too large, 400 not JSON, 422 invalid."""
+    body = await _body(request)
+    if isinstance(body, Response):
+        return body
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        if exc.errors()[0]["type"] == "json_invalid":
+            return _error(400, "request body is not valid JSON", _validation_detail(exc))
+        return _error(422, f"invalid {what}", _validation_detail(exc))
+
+
 def _bearer(request: Request) -> str:
     scheme, _, credentials = request.headers.get("authorization", "").strip().partition(" ")
     return credentials.strip() if scheme.lower() == "bearer" else ""
@@ -147,15 +161,9 @@ def _bearer(request: Request) -> str:
 
 def _outcome_route(writeback: WriteBack) -> Route:
     async def outcomes(request: Request) -> Response:
-        body = await _body(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            report = OutcomeReport.model_validate_json(body)
-        except ValidationError as exc:
-            if exc.errors()[0]["type"] == "json_invalid":
-                return _error(400, "request body is not valid JSON", _validation_detail(exc))
-            return _error(422, "invalid outcome report", _validation_detail(exc))
+        report = await _parsed(request, OutcomeReport, "outcome report")
+        if isinstance(report, Response):
+            return report
         try:
             queued = await asyncio.to_thread(writeback.submit, report, _bearer(request))
         except WriteRefused as exc:
@@ -170,15 +178,9 @@ def _routes(reader: AtlasReader) -> list[Route]:
     """The ``/v1`` routes: each answers from ``reader``; its errors become 404/422 in :func:`create_app`."""
 
     async def guidance(request: Request) -> Response:
-        body = await _body(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            ask = GuidanceRequest.model_validate_json(body)
-        except ValidationError as exc:
-            if exc.errors()[0]["type"] == "json_invalid":
-                return _error(400, "request body is not valid JSON", _validation_detail(exc))
-            return _error(422, "invalid guidance request", _validation_detail(exc))
+        ask = await _parsed(request, GuidanceRequest, "guidance request")
+        if isinstance(ask, Response):
+            return ask
         answer = await reader.guide_async(ask)
         if ask.format == "text":
             return Response(answer.to_text(), media_type="text/plain; charset=utf-8")

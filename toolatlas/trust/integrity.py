@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from toolatlas.export import AtlasExport, ServerExport, ToolExport
