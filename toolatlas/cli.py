@@ -441,9 +441,29 @@ def cmd_guide(args: argparse.Namespace) -> int:
     if unknown:
         known = ", ".join(atlas.servers) or "none: build it first with `toolatlas build`"
         raise ToolAtlasError(f"the atlas {atlas.name!r} knows nothing of server(s) {', '.join(unknown)} (it has: {known})")
-    guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r, max_tokens=args.max_tokens)
+    if args.navigator == "llm":
+        guidance = asyncio.run(_llm_guidance(args, atlas))
+        if guidance.navigator != "llm":
+            print(f"toolatlas: warning: the guidance is by {guidance.navigator}", file=sys.stderr)
+    else:
+        guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r,
+                               max_tokens=args.max_tokens)
     print(guidance.model_dump_json(indent=1) if args.json else guidance.to_text())
     return 0
+
+
+async def _llm_guidance(args: argparse.Namespace, atlas):  # type: ignore[no-untyped-def]
+    """Guidance walked and compressed by the catalogue's LLM endpoint (falling back to the offline
+    traversal when it fails)."""
+    from toolatlas.guidance import LlmNavigator
+    from toolatlas.llm import LlmClient
+
+    catalogue = _catalogue(args)
+    if catalogue.llm is None:
+        raise ToolAtlasError(f"{args.config}: --navigator llm needs an [llm] endpoint in the catalogue")
+    async with LlmClient(catalogue.llm) as client:
+        return await atlas.guide_async(args.task, servers=args.server, budget=args.budget, k_r=args.k_r,
+                                       max_tokens=args.max_tokens, navigator=LlmNavigator(client))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -687,6 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument("--k-r", dest="k_r", type=int, default=3, help="seed traces k_r (default 3)")
     guide.add_argument("--max-tokens", type=int, default=1200, help="size of the guidance (approximate tokens)")
     guide.add_argument("--json", action="store_true", help="the typed fields as JSON instead of text")
+    guide.add_argument("--navigator", choices=("offline", "llm"), default="offline",
+                       help="offline: the scored traversal (default); llm: the catalogue's [llm] endpoint walks and "
+                            "compresses (the offline traversal when it fails, with a warning)")
     guide.set_defaults(func=cmd_guide)
 
     serve = commands.add_parser("serve", help="serve an atlas, read-only: MCP server (stdio or HTTP) and HTTP JSON API")

@@ -342,7 +342,9 @@ class Atlas:
     def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int,
               docs_ratio: float | None = DOCS_RATIO) -> Guidance:
         walk = self.navigator.walk(self.view, task, servers=set(servers) if servers else None, k_r=k_r, budget=budget)
-        return compress(self.view, walk, max_tokens=max_tokens, docs_ratio=docs_ratio)
+        guidance = compress(self.view, walk, max_tokens=max_tokens, docs_ratio=docs_ratio)
+        name = getattr(self.navigator, "name", type(self.navigator).__name__)
+        return guidance if guidance.navigator == name else guidance.model_copy(update={"navigator": name})
 
     # -- the traversal operations, one at a time (for MCP clients that navigate themselves) --------
 
