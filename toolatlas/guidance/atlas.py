@@ -9,7 +9,7 @@ Stale records are left out unless asked for.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from threading import Lock
@@ -93,10 +93,14 @@ class AtlasView:
                 return False
             return include_stale or record.status is EntryStatus.ACTIVE
 
-        self.tool_nodes: dict[tuple[str, str], ToolNode] = {(t.server, t.tool): t for t in tools if live(t)}
-        self.entries: dict[str, Entry] = {e.id: e for e in entries if live(e)}
-        self.traces: dict[str, TraceNode] = {t.id: t for t in traces if live(t)}
-        self.strategies: dict[str, StrategyNode] = {s.id: s for s in strategies if live(s)}
+        layers = {"tools": list(tools), "entries": list(entries), "traces": list(traces), "strategies": list(strategies)}
+        self.status_counts: Counter[tuple[str, str]] = Counter(
+            (layer, record.status.value) for layer, records in layers.items() for record in records)
+        """(layer, status) → records the atlas was given, served or not."""
+        self.tool_nodes: dict[tuple[str, str], ToolNode] = {(t.server, t.tool): t for t in layers["tools"] if live(t)}
+        self.entries: dict[str, Entry] = {e.id: e for e in layers["entries"] if live(e)}
+        self.traces: dict[str, TraceNode] = {t.id: t for t in layers["traces"] if live(t)}
+        self.strategies: dict[str, StrategyNode] = {s.id: s for s in layers["strategies"] if live(s)}
         self.by_tool: dict[tuple[str, str], dict[EntryKind, list[Entry]]] = {}
         for entry in sorted(self.entries.values(), key=lambda e: (-e.support, -e.confidence, e.id)):
             if (entry.server, entry.tool) in self.tool_nodes:
@@ -215,6 +219,9 @@ class Atlas:
         """Guidance answers kept (least recently used dropped first); 0 computes every answer afresh."""
         self._cache: OrderedDict[tuple, Guidance] = OrderedDict()
         self._lock = Lock()
+        self.cache_hits = 0
+        """Answers :meth:`guide` served from the cache (``cache_misses``: computed)."""
+        self.cache_misses = 0
         self.load_report: LoadReport | None = None
         """What loading an export kept and dropped (:meth:`from_export`); None for a store's atlas."""
 
@@ -303,13 +310,16 @@ class Atlas:
         ``docs_ratio`` times the served tools' descriptions (None: no such limit)."""
         chosen = None if servers is None else frozenset(servers)
         if self.cache_size <= 0:
+            self.cache_misses += 1
             return self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
         key = (task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
+                self.cache_hits += 1
                 return cached
+            self.cache_misses += 1
         guidance = self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             self._cache[key] = guidance

@@ -11,6 +11,7 @@ GET      ``/v1/traces/{id}``                 :class:`TraceExemplar`
 GET      ``/v1/traces/{id}/similar``         :class:`TraceList` (expand)
 GET      ``/v1/traces/{id}/strategies``      :class:`StrategyList`
 GET      ``/v1/health``                      :class:`Health` (never needs the token)
+GET      ``/metrics``                        Prometheus text exposition (:mod:`toolatlas.serve.metrics`)
 POST     ``/v1/outcomes``                    an agent's report of a call (a write token, see below)
 POST     ``/mcp``                            MCP streamable HTTP (stateless, JSON responses)
 =======  ==================================  ==================================================
@@ -49,6 +50,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolatlas.serve.mcp_server import create_mcp_server
+from toolatlas.serve.metrics import Metrics, MetricsMiddleware
 from toolatlas.serve.models import GuidanceRequest, StrategyList, TraceList
 from toolatlas.serve.reader import AtlasReader, InvalidRequest, UnknownRecord
 from toolatlas.trust.outcomes import OutcomeReport, WriteBack, WriteRefused
@@ -159,7 +161,7 @@ def _bearer(request: Request) -> str:
     return credentials.strip() if scheme.lower() == "bearer" else ""
 
 
-def _outcome_route(writeback: WriteBack) -> Route:
+def _outcome_route(writeback: WriteBack, metrics: Metrics) -> Route:
     async def outcomes(request: Request) -> Response:
         report = await _parsed(request, OutcomeReport, "outcome report")
         if isinstance(report, Response):
@@ -167,8 +169,10 @@ def _outcome_route(writeback: WriteBack) -> Route:
         try:
             queued = await asyncio.to_thread(writeback.submit, report, _bearer(request))
         except WriteRefused as exc:
+            metrics.report(f"refused_{exc.status}")
             headers = {"WWW-Authenticate": 'Bearer realm="toolatlas-write"'} if exc.status == 401 else None
             return _error(exc.status, str(exc), headers=headers)
+        metrics.report("queued")
         return _json({"queued": queued.id, "admitted": False}, 202)
 
     return Route("/v1/outcomes", outcomes, methods=["POST"])
@@ -252,9 +256,16 @@ def create_app(
     ``host`` is where the service listens: on a loopback address the MCP endpoint only accepts
     loopback ``Host`` headers (the SDK's DNS-rebinding protection).
     """
-    routes = _routes(reader)
+    metrics = Metrics()
+    metrics.records = dict(reader.atlas.view.status_counts)
+
+    async def exposition(request: Request) -> Response:
+        metrics.cache = (reader.atlas.cache_hits, reader.atlas.cache_misses)
+        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    routes = [*_routes(reader), Route("/metrics", exposition, methods=["GET"])]
     if writeback is not None:
-        routes.append(_outcome_route(writeback))
+        routes.append(_outcome_route(writeback, metrics))
     mcp_server = None
     if mcp:
         mcp_server = create_mcp_server(reader, writeback=writeback)
@@ -283,6 +294,7 @@ def create_app(
     )
     if token:
         app = BearerToken(app, token)
+    app = MetricsMiddleware(app, metrics)
     if log.is_enabled_for(logging.DEBUG):
         app = RequestLog(app)
     return app
