@@ -210,8 +210,11 @@ class RayBuild:
         rounds: int,
         resume: bool = False,
         on_round: Callable[[RoundCoverage], None] | None = None,
+        focus: dict[str, frozenset[str]] | None = None,
     ) -> BuildReport:
+        """Build ``servers``; with ``focus``, a server it names probes only those tools (a refresh)."""
         started, t0 = utcnow(), time.perf_counter()
+        self.focus = focus or {}
         previous = read_coverage(self.paths.coverage)
         self.paths.root.mkdir(parents=True, exist_ok=True)
         if not resume:
@@ -279,16 +282,17 @@ class RayBuild:
             # a resumed server without a checkpoint completed no round: what the store holds of it came
             # from the round the kill interrupted, and loading it would count that round's support twice
             preload = not resume
+            focus = self.focus.get(name)
             if self.colocated:
-                return await self._colocated_rounds(name, hosts[0], shard, rounds, checkpoint, statuses, preload)
-            return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses, preload)
+                return await self._colocated_rounds(name, hosts[0], shard, rounds, checkpoint, statuses, preload, focus)
+            return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses, preload, focus)
         except Exception as exc:  # one server's failure must not lose the others' work
             log.exception("server_build_crashed", server=name)
             return [self._failed(name, f"{type(exc).__name__}: {_cause(exc)}", statuses)]
 
     async def _server_rounds(
         self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict,
-        preload: bool = True,
+        preload: bool = True, focus: frozenset[str] | None = None,
     ) -> list[RoundCoverage]:
         """A split server's rounds: batches on its hosts, absorbed by its shard actor (restored from
         the last checkpoint if it dies)."""
@@ -299,7 +303,7 @@ class RayBuild:
         tools = starts[0]
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
         stored = None if checkpoint is not None or not preload else await self.store.server_records.remote(name)
-        first = await self._call_surviving(shard.prepare, name, tools, stored, checkpoint, event="shard_lost")
+        first = await self._call_surviving(shard.prepare, name, tools, stored, checkpoint, focus, event="shard_lost")
         self._ready(name)
         failures = 0
 
@@ -309,21 +313,21 @@ class RayBuild:
             return row, persisting
 
         async def restore(state: dict | None) -> None:
-            await self._call_restarting(shard.prepare, name, tools, None if state else stored, state)
+            await self._call_restarting(shard.prepare, name, tools, None if state else stored, state, focus)
 
         rows = await self._rounds(name, first, rounds, run, restore, lost=_actor_lost, event="shard_lost")
         return await self._finish_server(name, hosts, shard, tools, rows, rounds, statuses)
 
     async def _colocated_rounds(
         self, name: str, host_index: int, shard, rounds: int, checkpoint: dict | None, statuses: dict,
-        preload: bool = True,
+        preload: bool = True, focus: frozenset[str] | None = None,
     ) -> list[RoundCoverage]:
         """A colocated server's rounds, one call each to the host that holds it (reopened from its
         last checkpoint if the host lost it), persisted like split rounds."""
         host = self.hosts[host_index]
         stored = None if checkpoint is not None or not preload else await self.store.server_records.remote(name)
         try:
-            tools, first = await host.open.remote(name, self.frontier, stored, checkpoint)
+            tools, first = await host.open.remote(name, self.frontier, stored, checkpoint, focus)
         except (RayTaskError, RayActorError) as exc:
             return [self._failed(name, _cause(exc), statuses)]
         self.placements[name] = {self.host_nodes[host_index]["node_id"]}
@@ -341,7 +345,7 @@ class RayBuild:
             return row, asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
 
         async def reopen(state: dict | None) -> None:
-            await self._call_restarting(host.open, name, self.frontier, None if state else stored, state)
+            await self._call_restarting(host.open, name, self.frontier, None if state else stored, state, focus)
 
         def lost(exc: BaseException) -> bool:  # the host died, or is a restarted one without the server
             return _actor_lost(exc) or _caused_by(exc, ServerNotOpen)

@@ -100,11 +100,12 @@ class ExecutorHost:
     # -- colocated servers --------------------------------------------------------------------------
 
     async def open(
-        self, server: str, frontier: str, stored: dict | None, checkpoint: dict | None
+        self, server: str, frontier: str, stored: dict | None, checkpoint: dict | None,
+        focus: frozenset[str] | None = None,
     ) -> tuple[list[ToolSpec], int]:
         """Start a colocated server here — its sandbox and its shard, restored from ``checkpoint`` or
-        seeded with what earlier builds ``stored`` — replacing any it had; its tools and the first
-        round still to run (raises ServerStartError if it cannot start)."""
+        seeded with what earlier builds ``stored`` and probing only ``focus`` if given — replacing any
+        it had; its tools and the first round still to run (raises ServerStartError if it cannot start)."""
         await self._drop(server)
         catalogue = self.workspace.catalogue
         spec = catalogue.server(server)
@@ -114,7 +115,7 @@ class ExecutorHost:
         build = ServerBuild(self.workspace, spec, settings, frontier, on_probe=lambda *_: ended.append(time.time()))
         tools = await build.start()
         try:
-            first = await asyncio.to_thread(build.shard.open, tools, stored, checkpoint)
+            first = await asyncio.to_thread(build.shard.open, tools, stored, checkpoint, focus)
         except BaseException:
             await build.close()
             raise

@@ -32,9 +32,12 @@ class ShardActor:
             self.shards[server] = ServerShard(self.workspace, catalogue.server(server), catalogue.build, self.frontier)
         return self.shards[server]
 
-    def prepare(self, server: str, tools: list[ToolSpec], stored: dict | None, checkpoint: dict | None) -> int:
-        """Start (or restore) a server's shard; the first round still to run."""
-        return self._shard(server).open(tools, stored, checkpoint)
+    def prepare(
+        self, server: str, tools: list[ToolSpec], stored: dict | None, checkpoint: dict | None,
+        focus: frozenset[str] | None = None,
+    ) -> int:
+        """Start (or restore) a server's shard, probing only ``focus`` if given; the first round still to run."""
+        return self._shard(server).open(tools, stored, checkpoint, focus)
 
     def plan(self, server: str, round_: int) -> list[Probe]:
         return self._shard(server).plan(round_)

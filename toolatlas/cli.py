@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from toolatlas import __version__
 from toolatlas.config import Catalogue, load_catalogue
-from toolatlas.console import render_table
+from toolatlas.console import render_table, whole_number
 from toolatlas.errors import ToolAtlasError
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
@@ -169,7 +170,8 @@ def coverage_table(rows) -> str:
     )
 
 
-def _write_outputs(catalogue: Catalogue, store) -> tuple[Path, Path]:
+def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> tuple[Path, Path]:
+    """Write the export (what may be served; ``everything``: every record) and the report (every record)."""
     from toolatlas.build.catalogue import AtlasPaths, read_coverage
     from toolatlas.export import assemble
     from toolatlas.report import write_report
@@ -180,12 +182,13 @@ def _write_outputs(catalogue: Catalogue, store) -> tuple[Path, Path]:
     for row in coverage:
         statuses[row.server] = "ok" if row.status == "ok" else "failed"
     records = store.records()
-    atlas = assemble(
-        catalogue.name, records["tools"], records["entries"], records["traces"], records["strategies"], coverage,
-        server_status=statuses,
-    )
-    paths.export.write_text(atlas.model_dump_json(by_alias=True, indent=1))
-    write_report(atlas, paths.report)
+
+    def atlas(everything: bool):  # type: ignore[no-untyped-def]
+        return assemble(catalogue.name, records["tools"], records["entries"], records["traces"], records["strategies"],
+                        coverage, server_status=statuses, nodes=records["servers"], everything=everything)
+
+    paths.export.write_text(atlas(everything).model_dump_json(by_alias=True, indent=1))
+    write_report(atlas(True), paths.report)
     return paths.export, paths.report
 
 
@@ -241,15 +244,27 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: int, on_round):
     """Build with Ray actors: on the cluster at --address / $RAY_ADDRESS, else a local Ray instance."""
+    from actors.coordinator import RayBuild
+
+    with ray_session(args.address):
+        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend,
+                         topology=args.topology)
+        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s), "
+              f"{build.topology} topology", flush=True)
+        return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
+
+
+@contextlib.contextmanager
+def ray_session(address: str | None) -> Iterator[None]:
+    """Ray for one command: the cluster at ``address`` / $RAY_ADDRESS, else a local instance that goes
+    (with every process it started) when the command ends or its driver dies."""
     import os
 
     import ray
 
-    from actors.coordinator import RayBuild
     from toolatlas.confinement.reaper import ProcessReaper
-    from toolatlas.home import Home
 
-    address = args.address or os.environ.get("RAY_ADDRESS")
+    address = address or os.environ.get("RAY_ADDRESS")
     home = Home.default().ensure()
     env = {"TOOLATLAS_HOME": str(home.root)}
     reaper = None
@@ -257,16 +272,12 @@ def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: 
         # Under `ray job submit` the job's runtime_env (cluster/runtime_env.yaml) already reaches every worker.
         runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
         ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-    else:  # the local instance is this build's: it goes when the build ends or its driver dies
+    else:
         reaper = ProcessReaper()
         ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
                  _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     try:
-        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend,
-                         topology=args.topology)
-        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s), "
-              f"{build.topology} topology", flush=True)
-        return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
+        yield
     finally:
         ray.shutdown()
         if reaper is not None:
@@ -337,9 +348,16 @@ def cmd_export(args: argparse.Namespace) -> int:
     catalogue = _catalogue(args)
     store = _built_store(catalogue)
     try:
-        export, page = _write_outputs(catalogue, store)
+        export, page = _write_outputs(catalogue, store, everything=args.all)
     finally:
         store.close()
+    if args.redact:
+        from toolatlas.trust.redact import redact_document
+
+        redacted, counts = redact_document(json.loads(export.read_text()), catalogue.trust.redact)
+        export.write_text(json.dumps(redacted, indent=1, ensure_ascii=False))
+        found = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) or "none"
+        print(f"redacted private values: {found}")
     if args.sign:
         from toolatlas.trust import sign_document
 
@@ -395,14 +413,25 @@ def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
     return open_store(catalogue)
 
 
+def _trusted(args: argparse.Namespace) -> list[Path]:
+    """The keys an --atlas export must be signed by: --trust, and the catalogue's ``[trust] keys``."""
+    if args.trust and not args.atlas:
+        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    keys = list(args.trust)
+    if args.atlas and args.config is not None and Path(args.config).exists():
+        catalogue = _catalogue(args)
+        keys += [catalogue.resolve(key) for key in catalogue.trust.keys]
+    return keys
+
+
 def cmd_guide(args: argparse.Namespace) -> int:
     from toolatlas.serve.runner import load_atlas
 
-    if args.trust and not args.atlas:
-        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    trusted = _trusted(args)
     if not args.atlas:
         _require_built(_catalogue(args))
-    atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=args.trust)
+    atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=trusted,
+                       include_conflicted=args.with_conflicts)
     if atlas.load_report is not None and atlas.load_report.dropped:
         from toolatlas.trust import summary
 
@@ -412,9 +441,29 @@ def cmd_guide(args: argparse.Namespace) -> int:
     if unknown:
         known = ", ".join(atlas.servers) or "none: build it first with `toolatlas build`"
         raise ToolAtlasError(f"the atlas {atlas.name!r} knows nothing of server(s) {', '.join(unknown)} (it has: {known})")
-    guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r, max_tokens=args.max_tokens)
+    if args.navigator == "llm":
+        guidance = asyncio.run(_llm_guidance(args, atlas))
+        if guidance.navigator != "llm":
+            print(f"toolatlas: warning: the guidance is by {guidance.navigator}", file=sys.stderr)
+    else:
+        guidance = atlas.guide(args.task, servers=args.server, budget=args.budget, k_r=args.k_r,
+                               max_tokens=args.max_tokens)
     print(guidance.model_dump_json(indent=1) if args.json else guidance.to_text())
     return 0
+
+
+async def _llm_guidance(args: argparse.Namespace, atlas):  # type: ignore[no-untyped-def]
+    """Guidance walked and compressed by the catalogue's LLM endpoint (falling back to the offline
+    traversal when it fails)."""
+    from toolatlas.guidance import LlmNavigator
+    from toolatlas.llm import LlmClient
+
+    catalogue = _catalogue(args)
+    if catalogue.llm is None:
+        raise ToolAtlasError(f"{args.config}: --navigator llm needs an [llm] endpoint in the catalogue")
+    async with LlmClient(catalogue.llm) as client:
+        return await atlas.guide_async(args.task, servers=args.server, budget=args.budget, k_r=args.k_r,
+                                       max_tokens=args.max_tokens, navigator=LlmNavigator(client))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -430,20 +479,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.cache_size = CACHE_SIZE
     if args.cache_size < 0:
         raise ToolAtlasError("--cache-size must be 0 (no cache) or more")
-    if args.trust and not args.atlas:
-        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    trusted = _trusted(args)
     if args.transport == "stdio":
         if args.engine != "uvicorn":
             raise ToolAtlasError("--engine ray-serve serves over HTTP: add --transport http")
-        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=args.trust))
+        write_tokens, outcomes = _write_back(args)
+        writeback = None
+        if write_tokens:
+            from toolatlas.trust.outcomes import OutcomeQueue, WriteBack
+
+            writeback = WriteBack(OutcomeQueue(Path(outcomes)), write_tokens, args.reports_per_minute)
+        serve_stdio(load_atlas(args.config, args.atlas, cache_size=args.cache_size, trusted=trusted), writeback)
         return 0
     if args.engine == "uvicorn" and args.replicas != 1:
         raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
     token = _service_token(args, os.environ.get(TOKEN_ENV))
     processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
-    with shared_snapshot(args.config, args.atlas, trusted=args.trust) as snapshot:
+    write_tokens, outcomes = _write_back(args)
+    with shared_snapshot(args.config, args.atlas, trusted=trusted) as snapshot:
         settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
-                                   log_level=args.log_level, log_json=args.log_json or None)
+                                   log_level=args.log_level, log_json=args.log_json or None,
+                                   write_tokens=write_tokens, outcomes=outcomes,
+                                   reports_per_minute=args.reports_per_minute)
         print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
               f"{'bearer token required' if token else 'no token'}", file=sys.stderr, flush=True)
         if args.engine == "ray-serve":
@@ -453,6 +510,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
         else:
             serve_http(settings, port=args.port, workers=args.workers)
     return 0
+
+
+def _write_back(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The write tokens and the queue file of the service's write-back (none: it takes no reports)."""
+    if args.write_tokens is None:
+        return [], None
+    from toolatlas.trust.outcomes import read_tokens
+
+    try:
+        tokens = read_tokens(args.write_tokens)
+    except OSError as exc:
+        raise ToolAtlasError(f"--write-tokens {args.write_tokens}: cannot read it ({exc.strerror})") from None
+    if not tokens:
+        raise ToolAtlasError(f"--write-tokens {args.write_tokens} holds no token (one per line)")
+    if args.outcomes is not None:
+        return tokens, str(args.outcomes.resolve())
+    if args.config is None:
+        raise ToolAtlasError("--write-tokens needs --outcomes FILE (or a CONFIG, whose atlas folder keeps the queue)")
+    from toolatlas.trust.admission import queue_path
+
+    return tokens, str(queue_path(_catalogue(args)))
 
 
 def _service_token(args: argparse.Namespace, from_env: str | None) -> str | None:
@@ -499,12 +577,11 @@ def cmd_proxy(args: argparse.Namespace) -> int:
 
     if args.notes_budget < 0:
         raise ToolAtlasError("--notes-budget must be 0 or more characters")
-    if args.trust and not args.atlas:
-        raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
+    trusted = _trusted(args)
     run_proxy(ProxySettings(
         config=args.config, server=args.server, atlas=args.atlas, transport=args.transport, host=args.host,
         port=args.port, sandbox=args.sandbox, variables=_variables(args.var), budget=args.notes_budget,
-        trusted=tuple(args.trust),
+        trusted=tuple(trusted),
     ))
     return 0
 
@@ -523,21 +600,6 @@ def cmd_seeds(args: argparse.Namespace) -> int:
 
     print(render_table(["seed", "environment kind"], sorted(seeds.available().items())))
     return 0
-
-
-def _whole(minimum: int):  # type: ignore[no-untyped-def]
-    """An argparse type: a whole number of at least ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {minimum} or more, not {value}")
-        return value
-
-    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -567,17 +629,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     build = commands.add_parser("build", help="probe every tool in sandboxes and build the atlas")
     build.add_argument("config", type=Path)
-    build.add_argument("--rounds", type=_whole(0), default=None, help="exploration rounds R (default: the catalogue's)")
+    build.add_argument("--rounds", type=whole_number(0), default=None, help="exploration rounds R (default: the catalogue's)")
     build.add_argument("--server", action="append", help="only this server (repeatable)")
     build.add_argument(
         "--frontier", choices=["graph", "uniform", "linucb"], default="graph", help="probe selection (default graph)"
     )
-    build.add_argument("--jobs", type=_whole(1), default=4, help="servers built in parallel (default 4)")
+    build.add_argument("--jobs", type=whole_number(1), default=4, help="servers built in parallel (default 4)")
     build.add_argument("--resume", action="store_true", help="continue an interrupted build from its last completed rounds")
     build.add_argument("--engine", choices=["ray", "asyncio"], default="ray",
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
-    build.add_argument("--hosts", type=_whole(1), default=None, help="executor host actors (default: 2 per node)")
+    build.add_argument("--hosts", type=whole_number(1), default=None, help="executor host actors (default: 2 per node)")
     build.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
                        help="colocated: a server's host also plans and absorbs its probes (one executor per server); "
                             "split: shard actors do, fed batch by batch (any number of executors); auto: colocated "
@@ -598,6 +660,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output")
     export.add_argument("--schema", action="store_true", help="print the JSON Schema of the export instead")
     export.add_argument("--sign", metavar="KEY", help="sign the export with this private key (toolatlas keygen)")
+    export.add_argument("--redact", action="store_true",
+                        help="replace private values in evidence and texts (absolute paths, hosts, addresses, e-mail "
+                             "addresses, credentials, the catalogue's [trust] redact list) by placeholders")
+    export.add_argument("--all", action="store_true",
+                        help="every record, also those not served (stale, contradicted, retired, quarantined)")
     export.set_defaults(func=cmd_export)
 
     diff = commands.add_parser(
@@ -611,6 +678,12 @@ def build_parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                       help="markdown: tables fit for a pull-request comment")
     diff.set_defaults(func=cmd_diff)
+
+    from toolatlas.lifecycle.commands import add_commands as add_lifecycle_commands
+    from toolatlas.trust.commands import add_commands as add_trust_commands
+
+    add_lifecycle_commands(commands)
+    add_trust_commands(commands)
 
     keygen = commands.add_parser("keygen", help="write an Ed25519 key pair for signing exports (KEY, KEY.pub)")
     keygen.add_argument("-o", "--output", required=True, metavar="KEY", help="the private key's file; KEY.pub beside it")
@@ -627,11 +700,16 @@ def build_parser() -> argparse.ArgumentParser:
     guide.add_argument("--trust", type=Path, action="append", default=[], metavar="KEY.pub",
                        help="only an --atlas export signed by this public key (repeatable)")
     guide.add_argument("--atlas", type=Path, help="read an exported atlas.json instead of the catalogue's store")
+    guide.add_argument("--with-conflicts", action="store_true",
+                       help="of a merged atlas (toolatlas merge), also serve the entries its builders disagree on")
     guide.add_argument("--server", action="append", help="only these servers (repeatable)")
     guide.add_argument("--budget", type=int, default=8, help="read budget B of the traversal (default 8)")
     guide.add_argument("--k-r", dest="k_r", type=int, default=3, help="seed traces k_r (default 3)")
     guide.add_argument("--max-tokens", type=int, default=1200, help="size of the guidance (approximate tokens)")
     guide.add_argument("--json", action="store_true", help="the typed fields as JSON instead of text")
+    guide.add_argument("--navigator", choices=("offline", "llm"), default="offline",
+                       help="offline: the scored traversal (default); llm: the catalogue's [llm] endpoint walks and "
+                            "compresses (the offline traversal when it fails, with a warning)")
     guide.set_defaults(func=cmd_guide)
 
     serve = commands.add_parser("serve", help="serve an atlas, read-only: MCP server (stdio or HTTP) and HTTP JSON API")
@@ -651,6 +729,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     serve.add_argument("--replicas", type=int, default=1, help="Ray Serve replicas, one CPU each (default 1)")
     serve.add_argument("--address", default=None, help="Ray cluster for --engine ray-serve (default $RAY_ADDRESS, else local)")
+    serve.add_argument("--write-tokens", type=Path, metavar="FILE",
+                       help="take agents' reports of calls (POST /v1/outcomes, report_outcome) from holders of these "
+                            "tokens (one per line); reports are queued, never served, until `toolatlas outcomes` "
+                            "admits what a sandbox replay confirms")
+    serve.add_argument("--outcomes", type=Path, metavar="FILE",
+                       help="the queue file of reports (default: outcomes.jsonl in the catalogue's atlas folder)")
+    serve.add_argument("--reports-per-minute", type=whole_number(1), default=60,
+                       help="reports a minute each write token may send, per serving process (default 60)")
     serve.add_argument("--cache-size", type=int, default=None,
                        help="guidance answers cached per process (default 4096; 0 computes every answer)")
     serve.set_defaults(func=cmd_serve)

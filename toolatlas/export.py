@@ -10,14 +10,15 @@ bumps the version.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field
 
-from toolatlas.graph.models import Entry, EntryKind, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Fingerprint, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import Frozen, utcnow
 
-__all__ = ["SCHEMA_VERSION", "AtlasExport", "ServerExport", "ToolExport", "assemble"]
+__all__ = ["SCHEMA_VERSION", "AtlasExport", "Conflict", "MergeLog", "ServerExport", "ToolExport", "assemble"]
 
 SCHEMA_VERSION = "toolatlas.atlas/v1"
 
@@ -44,7 +45,45 @@ class ToolExport(Frozen):
 class ServerExport(Frozen):
     name: str
     status: str = "ok"
+    fingerprint: Fingerprint | None = None
+    """What identifies the build of this server's knowledge (release, start-up, snapshot, tools, method)."""
+    built_at: datetime | None = None
+    verified_at: datetime | None = None
+    """When ``toolatlas verify`` last replayed entries of this server."""
     tools: list[ToolExport] = Field(default_factory=list)
+
+
+class Conflict(Frozen):
+    """One disagreement between the builders of a merged atlas, kept rather than resolved."""
+
+    kind: str
+    """``field`` (the same entry, a claim field differs), ``status`` (one builder serves it, another set
+    it aside), ``outcome`` (the same call verified to work by one builder and to fail by another),
+    ``schema`` (one tool at different interfaces) or ``fingerprint`` (a server built from different
+    releases or set-ups)."""
+    server: str
+    tool: str | None = None
+    entries: list[str] = Field(default_factory=list)
+    """The entries the disagreement concerns: not served from a merged atlas unless asked for."""
+    field: str | None = None
+    values: dict[str, Any] = Field(default_factory=dict)
+    """Builder → what it says."""
+
+
+class MergeLog(Frozen):
+    """How a merged atlas came to be: its builders, who contributed what, and where they disagree."""
+
+    builders: list[str]
+    provenance: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Entry id → builder → the support that builder contributed."""
+    conflicts: list[Conflict] = Field(default_factory=list)
+    entries_in: int = 0
+    """Entries over all inputs (an entry several builders hold counts once per builder)."""
+
+    @property
+    def conflicted(self) -> set[str]:
+        """Ids of the entries some conflict concerns."""
+        return {entry for conflict in self.conflicts for entry in conflict.entries}
 
 
 class AtlasExport(Frozen):
@@ -59,6 +98,8 @@ class AtlasExport(Frozen):
     coverage: list[RoundCoverage] = Field(default_factory=list)
     signature: dict[str, str] | None = None
     """Set by ``export --sign``: algorithm, key fingerprint and value (:mod:`toolatlas.trust.signing`)."""
+    merge: MergeLog | None = None
+    """Set by ``toolatlas merge``: the builders, the provenance of each entry and the conflict log."""
 
     model_config = Frozen.model_config | {"populate_by_name": True}
 
@@ -76,8 +117,19 @@ def assemble(
     coverage: list[RoundCoverage],
     *,
     server_status: dict[str, str] | None = None,
+    nodes: list[ServerNode] | None = None,
+    everything: bool = True,
 ) -> AtlasExport:
-    """Group flat graph records into the export document (servers and tools sorted by name)."""
+    """Group flat graph records into the export document (servers and tools sorted by name).
+
+    Without ``everything``, only what may be served travels: active entries (and the summarised
+    ones standing behind an active summary), active tool nodes, traces and strategies."""
+    if not everything:
+        kept = (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
+        entries = [e for e in entries if e.status in kept]
+        tools = [t for t in tools if t.status is EntryStatus.ACTIVE]
+        traces = [t for t in traces if t.status is EntryStatus.ACTIVE]
+        strategies = [s for s in strategies if s.status is EntryStatus.ACTIVE]
     by_tool: dict[tuple[str, str, str], dict[EntryKind, list[Entry]]] = {}
     for entry in entries:
         by_tool.setdefault((entry.server, entry.tool, entry.schema_hash), {k: [] for k in EntryKind})[entry.kind].append(entry)
@@ -103,10 +155,19 @@ def assemble(
             )
         )
     status = server_status or {}
+    node_of = {node.server: node for node in nodes or []}
     names = sorted(set(servers) | set(status))
     return AtlasExport(
         catalogue=catalogue,
-        servers=[ServerExport(name=n, status=status.get(n, "ok"), tools=servers.get(n, [])) for n in names],
+        servers=[
+            ServerExport(
+                name=n, status=status.get(n, "ok"), tools=servers.get(n, []),
+                fingerprint=node_of[n].fingerprint if n in node_of else None,
+                built_at=node_of[n].built_at if n in node_of else None,
+                verified_at=node_of[n].verified_at if n in node_of else None,
+            )
+            for n in names
+        ],
         traces=sorted(traces, key=lambda t: (t.server, t.task, t.id)),
         strategies=sorted(strategies, key=lambda s: (s.server, -s.support, s.title)),
         coverage=sorted(coverage, key=lambda c: (c.server, c.round)),

@@ -27,6 +27,9 @@ def catalogue_problems(catalogue: Catalogue) -> list[tuple[str, str]]:
     for server in catalogue.servers:
         problems += _environment_problems(catalogue, server)
         problems += _placeholder_problems(server)
+    for index, key in enumerate(catalogue.trust.keys):
+        if not catalogue.resolve(key).is_file():
+            problems.append((f"trust.keys[{index}]", f"no such public key file: {catalogue.resolve(key)}"))
     return problems
 
 

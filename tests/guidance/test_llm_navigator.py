@@ -230,20 +230,41 @@ class TestCompression:
 
 
 class TestFailures:
-    async def test_malformed_answers_are_recorded_and_fall_back(self, endpoint, llm) -> None:
-        """A navigator answer that never validates ends the walk; a compression that never validates falls back
-        to the offline compression of what was read. Both are recorded."""
+    async def test_a_malformed_walk_falls_back_to_the_offline_traversal(self, endpoint, llm) -> None:
+        """A navigator answer that never validates ends the walk: the guidance is the offline traversal's,
+        whole (its tools included), and says so; no compression is asked of the LLM."""
         endpoint.script.add(Fault.malformed_json(), system="prompt=navigator")
+        atlas = view()
+        result = await LlmNavigator(llm).navigate(atlas, TASK, k_r=1, budget=8, max_tokens=800)
+        assert result.stopped == "llm_failure" and len(result.failures) == 1 and result.llm_calls == 1
+        offline = Atlas(atlas, cache_size=0).guide(TASK, k_r=1, budget=8, max_tokens=800)
+        assert result.guidance.tools and [t.tool for t in result.guidance.tools] == [t.tool for t in offline.tools]
+        assert result.guidance.navigator.startswith("offline (the LLM navigator failed")
+        assert result.fallback and result.usage.total_tokens > 0
+        assert asked(endpoint, "compressor") == []
+
+    async def test_a_failed_compression_keeps_the_llm_walk(self, endpoint, llm) -> None:
+        """A compression that never validates falls back to the offline compression of what the LLM read."""
+        endpoint.script.add(Pilot(("first", "read_tool"), ("stop",)), system="prompt=navigator")
         endpoint.script.add(Fault.invalid_schema(), system="prompt=compressor")
         atlas = view()
         result = await LlmNavigator(llm).navigate(atlas, TASK, k_r=1, budget=8, max_tokens=800)
-        assert result.stopped == "llm_failure" and len(result.failures) == 2 and result.llm_calls == 2
-        assert result.guidance == compress(atlas, result.traversal, max_tokens=800)
-        assert result.usage.total_tokens > 0
+        assert result.stopped == "sufficient" and not result.fallback
+        assert result.guidance.model_copy(update={"navigator": "offline"}) == compress(atlas, result.traversal,
+                                                                                       max_tokens=800)
+        assert result.guidance.navigator == "llm (offline compression: the LLM compressor failed)"
 
     async def test_an_unreachable_endpoint_still_gives_guidance(self, endpoint, llm) -> None:
-        """HTTP 500 on every request: recorded, and the seeds' offline compression is served."""
+        """HTTP 500 on every request: recorded, and the offline traversal's guidance is served, tools and all."""
         endpoint.script.add(Fault.server_error())
         result = await LlmNavigator(llm).navigate(view(), TASK, k_r=1, budget=8)
         assert result.stopped == "llm_failure" and all("HTTP 500" in f for f in result.failures)
-        assert [e.id for e in result.guidance.exemplars] == ["t-commit"]
+        assert "git_commit" in [t.tool for t in result.guidance.tools]
+        assert result.guidance.navigator.startswith("offline (") and "HTTP 500" in result.guidance.navigator
+
+    async def test_nonsense_decisions_fall_back(self, endpoint, llm) -> None:
+        """Every decision names a target that was not offered: the walk read nothing; offline instead."""
+        endpoint.script.add(Pilot(*[("raw", "read_tool", "nowhere/nothing")] * 3), system="prompt=navigator")
+        result = await LlmNavigator(llm).navigate(view(), TASK, k_r=1, budget=3)
+        assert len(result.invalid) == result.decisions == 3
+        assert result.guidance.tools and "named nothing it was offered" in result.guidance.navigator

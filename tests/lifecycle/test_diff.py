@@ -10,7 +10,7 @@ import pytest
 
 from toolatlas.cli import main
 from toolatlas.lifecycle import ChangeKind, diff_atlases, load_export
-from toolatlas.testing.releases import release_catalogue
+from toolatlas.testing.releases import RELEASE_2_CHANGES, release_catalogue
 
 pytestmark = pytest.mark.servers
 
@@ -42,13 +42,7 @@ class TestARelease:
     def test_what_the_release_changed_is_reported(self, exports: dict[str, Path]) -> None:
         """Removed and added tools, the changed schema and the use that now fails, each on its tool."""
         diff = diff_atlases(load_export(exports["v1"]), load_export(exports["v2"]))
-        found = {(change.kind, change.tool) for change in diff.changes}
-        assert {
-            (ChangeKind.TOOL_REMOVED, "export_all"),
-            (ChangeKind.TOOL_ADDED, "search_notes"),
-            (ChangeKind.SCHEMA_CHANGED, "add_note"),
-            (ChangeKind.VALID_USE_FAILS, "shout"),
-        } <= found
+        assert RELEASE_2_CHANGES <= {(change.kind.value, change.tool) for change in diff.changes}
         (schema,) = [c for c in diff.changes if c.kind is ChangeKind.SCHEMA_CHANGED]
         assert schema.text == "argument(s) added: tags" and schema.before != schema.after
         failing = next(c for c in diff.changes if c.kind is ChangeKind.VALID_USE_FAILS)

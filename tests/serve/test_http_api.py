@@ -181,3 +181,29 @@ class TestBearerToken:
             assert Guidance.model_validate_json(response.content) == built.atlas.guide(TASKS[0])
         finally:
             open_service.stop()
+
+
+class TestMetrics:
+    def test_requests_latency_cache_and_records_are_exposed(self, client: httpx.Client) -> None:
+        """Prometheus text: requests by route template and status, a latency histogram, the guidance
+        cache, and the loaded atlas's records by status."""
+        task = {"task": "What time is it in Tokyo right now?"}
+        assert client.post("/v1/guidance", json=task).status_code == 200
+        assert client.post("/v1/guidance", json=task).status_code == 200
+        assert client.get("/v1/tools/time/no_such_tool").status_code == 404
+        text = client.get("/metrics").text
+        lines = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                 if line and not line.startswith("#")}
+
+        def value(prefix: str) -> float:
+            return sum(v for k, v in lines.items() if k.startswith(prefix))
+
+        assert value('toolatlas_requests_total{route="/v1/guidance",method="POST",status="200"') >= 2
+        assert value('toolatlas_requests_total{route="/v1/tools/{server}/{tool}",method="GET",status="404"') >= 1
+        assert value('toolatlas_request_seconds_count{route="/v1/guidance"') >= 2
+        assert value("toolatlas_guidance_cache_hits_total") >= 1
+        assert value('toolatlas_atlas_records{layer="entries",status="active"') > 0
+        assert "# TYPE toolatlas_request_seconds histogram" in text
+
+    def test_metrics_need_the_token(self, service: ServiceProcess) -> None:
+        assert httpx.get(f"{service.url}/metrics").status_code == 401

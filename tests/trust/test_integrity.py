@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from toolatlas.cli import main
+from toolatlas.export import AtlasExport
+from toolatlas.graph.models import EntryStatus
 from toolatlas.guidance import Atlas
 from toolatlas.lifecycle import load_export
 from toolatlas.testing.releases import release_catalogue
@@ -62,6 +64,17 @@ class TestLoad:
         atlas = Atlas.from_export(poisoned(genuine, tmp_path, change))
         assert "f" * 24 not in served_ids(atlas)
         assert atlas.load_report is not None and atlas.load_report.by_reason == {"no_evidence": 1}
+        assert "f" * 24 not in Atlas.from_export(poisoned(genuine, tmp_path, change), include_stale=True).view.entries
+
+    def test_what_fails_a_check_is_kept_quarantined_with_its_reason(self, genuine: dict[str, Any]) -> None:
+        """The loaded export still holds the entry (an operator can see what was refused and why)."""
+        document = copy.deepcopy(genuine)
+        entry = tool_of(document, "shout")["affordances"][0]
+        entry.update(evidence=[], id="f" * 24)
+        export, report = admit(AtlasExport.model_validate(document))
+        (kept,) = [e for s in export.servers for t in s.tools for e in t.affordances if e.id == "f" * 24]
+        assert kept.status is EntryStatus.QUARANTINED and kept.status_reason.startswith("no_evidence: ")
+        assert report.by_reason == {"no_evidence": 1}
 
     def test_a_boundary_whose_evidence_calls_a_tool_the_server_lacks(
         self, genuine: dict[str, Any], tmp_path: Path

@@ -96,3 +96,24 @@ class TestCommands:
             assert Atlas.from_export(snapshot).view.entries.keys() == Atlas.from_export(signed["signed"]).view.entries.keys()
         with pytest.raises(TrustError), shared_snapshot(atlas=flipped(signed["signed"], tmp_path), trusted=[signed["key"]]):
             pass
+
+
+class TestTheCatalogueTrustSection:
+    def test_its_keys_require_a_signature_of_every_export_loaded_for_it(
+        self, signed: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`[trust] keys` does for a deployment what --trust does for one command."""
+        config = tmp_path / "deployment.toml"
+        config.write_text(f'version = 1\nname = "deployment"\n\n[trust]\nkeys = ["{signed["key"]}"]\n')
+        assert main(["guide", "shout", "--config", str(config), "--atlas", str(signed["unsigned"])]) == 2
+        assert "is not signed" in capsys.readouterr().err
+        assert main(["guide", "shout", "--config", str(config), "--atlas", str(signed["signed"])]) == 0
+
+    def test_a_key_that_is_not_there_is_named_by_validate(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        config = tmp_path / "deployment.toml"
+        config.write_text('version = 1\nname = "deployment"\n\n[trust]\nkeys = ["keys/missing.pub"]\n\n'
+                          '[[servers]]\nname = "s"\ntransport = { command = "true" }\n')
+        assert main(["validate", str(config)]) == 2
+        assert "trust.keys[0]" in capsys.readouterr().err

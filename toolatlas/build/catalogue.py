@@ -122,6 +122,12 @@ class StoreSink:
             self.append_coverage(coverage)
         write_checkpoint(self.paths.checkpoint(shard.spec.name), checkpoint)
 
+    def save_records(self, layers: dict[str, list]) -> None:
+        """Upsert records outside a round (a refresh, a replay), durable on return."""
+        with self._lock:
+            self.store.save(layers)
+            self.store.flush()
+
     def append_coverage(self, coverage: RoundCoverage) -> None:
         self.paths.coverage.parent.mkdir(parents=True, exist_ok=True)
         with self.paths.coverage.open("a", encoding="utf-8") as handle:

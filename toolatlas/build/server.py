@@ -85,11 +85,14 @@ class ServerBuild:
         rounds: int | None = None,
         resume: bool = False,
         llm: LlmClient | None = None,
+        focus: frozenset[str] | None = None,
     ) -> None:
         self.workspace = workspace
         self.spec = spec
         self.settings = settings
         self.shard = ServerShard(workspace, spec, settings, frontier)
+        self.focus = focus
+        """Only these tools are probed (:attr:`ServerShard.focus`); None: every tool."""
         self.sink = sink
         self.on_round = on_round
         self.on_probe = on_probe
@@ -180,7 +183,7 @@ class ServerBuild:
     def _start_shard(self, tools) -> int:
         """Prepare the shard (or restore it from its checkpoint); the first round still to run."""
         checkpoint = self.sink.load_checkpoint(self.spec.name) if (self.resume and self.sink) else None
-        first = self.shard.open(tools, self.preload, checkpoint)
+        first = self.shard.open(tools, self.preload, checkpoint, self.focus)
         if checkpoint is not None:
             self._log.info("build_resumed", after_round=self.shard.completed_round)
         return first

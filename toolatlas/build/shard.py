@@ -18,8 +18,9 @@ import structlog
 from toolatlas.build.frontier import frontier_for
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.graph.distil import distil_strategies, link_similar_traces
+from toolatlas.graph.fingerprint import fingerprint
 from toolatlas.graph.inducer import InductionDelta, Inducer
-from toolatlas.graph.models import Entry, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import Entry, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
@@ -76,6 +77,9 @@ class ServerShard:
         self.tally = RoundTally()
         self.chains: list[Probe] = []
         """Resolved multi-step probes, one per distinct tool sequence, in the order they were verified."""
+        self.focus: frozenset[str] | None = None
+        """Only these tools are probed (their probes may call others): a refresh's changed and new tools
+        and their neighbours. None: every tool."""
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -87,16 +91,27 @@ class ServerShard:
         if stored:
             stale = self.graph.load(stored)
             log.info("graph_loaded", server=self.spec.name, entries=len(self.graph.entries), stale=stale)
+        snapshot = self.workspace.snapshot(self.spec).content_hash
+        self.graph.put_server(ServerNode(id=ServerNode.make_id(self.spec.name), server=self.spec.name,
+                                         fingerprint=fingerprint(self.spec, tools, self.settings, snapshot)))
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
         self.proposer.discover(self.settings.seed)
 
-    def open(self, tools: list[ToolSpec], stored: dict[str, list] | None, checkpoint: dict[str, Any] | None) -> int:
-        """Continue from a checkpoint when there is one, else start from the live tools (and what
-        earlier builds stored); the first round still to run."""
+    def open(
+        self,
+        tools: list[ToolSpec],
+        stored: dict[str, list] | None,
+        checkpoint: dict[str, Any] | None,
+        focus: frozenset[str] | None = None,
+    ) -> int:
+        """Continue from a checkpoint when there is one (with the focus it was written with), else start
+        from the live tools (and what earlier builds stored), probing only ``focus`` if given; the
+        first round still to run."""
         if checkpoint is not None:
             self.restore(tools, checkpoint)
             return self.completed_round + 1
+        self.focus = focus
         self.prepare(tools, stored)
         return 0
 
@@ -113,9 +128,11 @@ class ServerShard:
         assert self.graph is not None and self.proposer is not None, "prepare() first"
         self.tally = RoundTally()
         if round_ == 0:
-            return self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
+            seeds = self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
+            return [p for p in seeds if self._focused(p)]
         size = self.settings.subgraph_size
-        ranked = self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
+        ranked = [t for t in self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
+                  if self.focus is None or t in self.focus]
         candidates: dict[str, list[Probe]] = {}
         chosen: list[Probe] = []
         for width in range(size, len(ranked) + size, size):  # grow the subgraph until the budget can be spent
@@ -134,8 +151,11 @@ class ServerShard:
                 break
         # cheap single calls and short chains: every tool's semantic boundaries and compositions
         saturation = self.proposer.saturation(round_, {p.id for p in chosen})
-        chosen = chosen + [p for p in saturation if self._allowed(p)]
+        chosen = chosen + [p for p in saturation if self._allowed(p) and self._focused(p)]
         return self._within_cost(chosen)
+
+    def _focused(self, probe: Probe) -> bool:
+        return self.focus is None or probe.target in self.focus
 
     def _within_cost(self, chosen: list[Probe]) -> list[Probe]:
         """At most :data:`SLOW_PROBES_PER_ROUND` probes per slow tool, and none while no call of it has
@@ -234,6 +254,7 @@ class ServerShard:
             "traces": [t.model_dump(mode="json") for t in graph.traces.values()],
             "strategies": [s.model_dump(mode="json") for s in graph.strategies.values()],
             "chains": [p.model_dump(mode="json") for p in self.chains],
+            "focus": sorted(self.focus) if self.focus is not None else None,
         }
 
     def restore(self, tools: list[ToolSpec], state: dict[str, Any]) -> None:
@@ -248,6 +269,7 @@ class ServerShard:
         graph.transition_opportunities.update(state["transitions"])
         graph.covered = set(state["covered"])
         self.graph = graph
+        self.focus = frozenset(state["focus"]) if state.get("focus") is not None else None
         version, internal, gauss = state["rng"]
         self.rng.setstate((version, tuple(internal), gauss))
         self.frontier.restore(state["frontier_state"])

@@ -10,6 +10,7 @@ from toolatlas.config.catalogue import (
     ModelPrice,
     PostgresSettings,
     StoreSettings,
+    TrustSettings,
 )
 from toolatlas.config.loader import load_catalogue, parse_catalogue
 from toolatlas.config.servers import (
@@ -60,6 +61,7 @@ __all__ = [
     "SqliteEnv",
     "StdioTransport",
     "StoreSettings",
+    "TrustSettings",
     "TransportSpec",
     "load_catalogue",
     "parse_catalogue",

@@ -20,6 +20,7 @@ __all__ = [
     "ModelPrice",
     "PostgresSettings",
     "StoreSettings",
+    "TrustSettings",
 ]
 
 
@@ -199,6 +200,21 @@ class PostgresSettings(Spec):
     os_user: str = Field("postgres", description="OS user that owns the cluster when ToolAtlas runs as root")
 
 
+class TrustSettings(Spec):
+    """What a deployment of this catalogue trusts, and what its published exports leave out."""
+
+    keys: list[str] = Field(
+        default_factory=list,
+        description="public keys (KEY.pub files, relative to this file): an exported atlas given to guide, serve "
+                    "or proxy with --atlas is loaded only when signed by one of them (as --trust)",
+    )
+    redact: list[str] = Field(
+        default_factory=list,
+        description="values `export --redact` replaces wherever they occur, besides the paths, hosts, addresses, "
+                    "e-mail addresses and credentials it finds itself",
+    )
+
+
 class Catalogue(Spec):
     """A catalogue of MCP servers; loaded from TOML by :func:`toolatlas.config.load_catalogue`."""
 
@@ -210,6 +226,7 @@ class Catalogue(Spec):
     store: StoreSettings = StoreSettings()
     llm: LlmSettings | None = None
     postgres: PostgresSettings = PostgresSettings()
+    trust: TrustSettings = TrustSettings()
 
     _source: Path | None = PrivateAttr(None)
 

@@ -26,6 +26,8 @@ __all__ = [
     "EntryKind",
     "EntryStatus",
     "Evidence",
+    "Fingerprint",
+    "ServerNode",
     "StrategyNode",
     "ToolNode",
     "TraceNode",
@@ -49,11 +51,20 @@ class EntryKind(StrEnum):
 
 
 class EntryStatus(StrEnum):
+    """Where a record stands; only ``active`` is ever served."""
+
     ACTIVE = "active"
+    """Verified, and its evidence replayed the last time it was checked."""
     STALE = "stale"
-    """The tool's interface changed since the entry was verified, or a re-check contradicted it."""
+    """Its tool's interface changed since it was verified, or later observations of the build outweigh it."""
     SUMMARISED = "summarised"
     """Kept as evidence of a summary entry that is served in its place (see :attr:`Entry.summarises`)."""
+    CONTRADICTED = "contradicted"
+    """A replay of its evidence (``toolatlas verify``) showed something else; the new observation is kept."""
+    RETIRED = "retired"
+    """Its tool is gone from the server."""
+    QUARANTINED = "quarantined"
+    """It failed an integrity check (:mod:`toolatlas.trust.integrity`)."""
 
 
 class CoUsageRelation(StrEnum):
@@ -149,6 +160,10 @@ class Entry(Frozen):
     first_verified: datetime = Field(default_factory=utcnow)
     last_verified: datetime = Field(default_factory=utcnow)
     status: EntryStatus = EntryStatus.ACTIVE
+    status_reason: str = ""
+    """Why the status is what it is, when something other than a build set it (a refresh, a replay)."""
+    status_changed: datetime | None = None
+    """When :attr:`status` was last set by a refresh or a replay (None: as the build left it)."""
 
     @staticmethod
     def make_id(server: str, tool: str, schema_hash: str, kind: EntryKind, signature: str) -> str:
@@ -237,3 +252,53 @@ class StrategyNode(Frozen):
     round_found: int = 0
     last_verified: datetime = Field(default_factory=utcnow)
     status: EntryStatus = EntryStatus.ACTIVE
+
+
+class Fingerprint(Frozen):
+    """What identifies the build of a server's knowledge: when any part differs, some of what the atlas
+    says of that server may no longer hold (:mod:`toolatlas.lifecycle.fingerprint` computes it)."""
+
+    runtime: str
+    """The installed server: ``npm <package>@<version>``, ``pypi <package>==<version> [+ requirements]``
+    or ``command``."""
+    transport: str
+    """A digest of how the server is started (command, arguments, environment, limits, network)."""
+    snapshot: str
+    """The content hash of the environment's starting state ("" for a server without state)."""
+    tools: dict[str, str]
+    """Tool name → schema hash, as the server listed them."""
+    toolatlas: str
+    """The ToolAtlas version that built the knowledge."""
+    method: str
+    """A digest of the build settings (method knobs, budgets, seed)."""
+
+    def changes(self, other: Fingerprint) -> list[str]:
+        """What differs from ``other``, in words (empty when nothing does)."""
+        found = [f"{name} {getattr(self, name)!r} → {getattr(other, name)!r}"
+                 for name in ("runtime", "transport", "snapshot", "toolatlas", "method")
+                 if getattr(self, name) != getattr(other, name)]
+        for tool in sorted(set(self.tools) | set(other.tools)):
+            before, after = self.tools.get(tool), other.tools.get(tool)
+            if before is None:
+                found.append(f"tool {tool} added")
+            elif after is None:
+                found.append(f"tool {tool} removed")
+            elif before != after:
+                found.append(f"tool {tool} changed its schema ({before} → {after})")
+        return found
+
+
+class ServerNode(Frozen):
+    """One server of the atlas: the fingerprint of the build its knowledge comes from."""
+
+    id: str
+    server: str
+    fingerprint: Fingerprint
+    built_at: datetime = Field(default_factory=utcnow)
+    """When the knowledge was last built or refreshed."""
+    verified_at: datetime | None = None
+    """When ``toolatlas verify`` last replayed entries of this server."""
+
+    @staticmethod
+    def make_id(server: str) -> str:
+        return stable_id("server", server)

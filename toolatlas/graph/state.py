@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from toolatlas.graph.families import SCHEMA_SUMMARY
-from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
-from toolatlas.models import Frozen, ToolSpec
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
+from toolatlas.models import Frozen, ToolSpec, utcnow
 
 __all__ = ["RoundCoverage", "ServerGraph", "argument_keys"]
 
@@ -94,8 +94,11 @@ class ServerGraph:
         self.dirty: set[tuple[str, str]] = {("tools", node.id) for node in self.tools.values()}
         """(layer, id) records changed since the last persist: at first every tool node, so that a tool
         no probe has reached yet (or ever reaches) is in the atlas all the same."""
-        self._stale_out: list[Entry] = []
-        """Entries of an outdated interface, marked stale on load: persisted once, not kept in the graph."""
+        self._stale_out: list[Entry | ToolNode] = []
+        """Records of an outdated interface or of a tool that is gone, marked on load: persisted once,
+        not kept in the graph."""
+        self.node: ServerNode | None = None
+        """The server itself: the fingerprint of the build of its knowledge."""
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -157,6 +160,10 @@ class ServerGraph:
             self.put_tool(node.model_copy(update={field: [*ids, entry.id]}))
         self.dirty.add(("entries", entry.id))
 
+    def put_server(self, node: ServerNode) -> None:
+        self.node = node
+        self.dirty.add(("servers", node.id))
+
     def put_tool(self, node: ToolNode) -> None:
         self.tools[node.tool] = node
         self.dirty.add(("tools", node.id))
@@ -170,30 +177,32 @@ class ServerGraph:
         self.dirty.add(("strategies", strategy.id))
 
     def load(self, records: dict[str, list]) -> int:
-        """Start from what a previous build stored for this server; returns how many entries went stale.
+        """Start from what a previous build stored for this server; returns how many entries it set aside.
 
-        Records of a tool whose interface (schema hash) changed since are kept but marked stale:
-        they describe a tool that no longer exists in that form. So are affordances stored one per
-        effect (``uses:<shape>|<effect>``): a use is one entry whose effects carry their conditions,
-        and the build re-observes it as such.
+        Records of a tool whose interface (schema hash) changed since are kept but marked ``stale``:
+        they describe a tool that no longer exists in that form; those of a tool the server no longer
+        lists are marked ``retired``. So are affordances stored one per effect
+        (``uses:<shape>|<effect>``) marked stale: a use is one entry whose effects carry their
+        conditions, and the build re-observes it as such.
         """
         live = {node.id for node in self.tools.values()}
-        stale = 0
         for node in records.get("tools", []):
             if node.id in live:
                 self.tools[node.tool] = node.model_copy(update={"description": self.specs[node.tool].description})
                 self.covered.update(node.covered)
                 self.transition_opportunities[node.tool] = node.transitions_out
+            elif node.status is EntryStatus.ACTIVE:
+                status, _reason = self._outdated(node.tool)
+                self._stale_out.append(node.model_copy(update={"status": status}))
         current = {(n.tool, n.schema_hash) for n in self.tools.values()}
+        stale = 0
         for entry in records.get("entries", []):
             superseded = entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:") and "|" in entry.signature
             if superseded and entry.status is EntryStatus.ACTIVE:  # one entry per effect: now one per use
-                entry = entry.model_copy(update={"status": EntryStatus.STALE})
-                self.dirty.add(("entries", entry.id))
+                entry = self._set_aside(entry, EntryStatus.STALE, "stored one per effect; the build keeps one per use")
                 stale += 1
             if (entry.tool, entry.schema_hash) not in current and entry.status is EntryStatus.ACTIVE:
-                entry = entry.model_copy(update={"status": EntryStatus.STALE})
-                self.dirty.add(("entries", entry.id))
+                entry = self._set_aside(entry, *self._outdated(entry.tool))
                 stale += 1
             if (entry.tool, entry.schema_hash) in current:
                 self.entries[entry.id] = entry
@@ -205,6 +214,16 @@ class ServerGraph:
             self.strategies[strategy.id] = strategy
         return stale
 
+    def _outdated(self, tool: str) -> tuple[EntryStatus, str]:
+        """The status of a stored record whose tool is not live in that form, and why."""
+        if tool in self.specs:
+            return EntryStatus.STALE, "the tool's interface (its schema) changed"
+        return EntryStatus.RETIRED, "the server no longer lists the tool"
+
+    def _set_aside(self, entry: Entry, status: EntryStatus, reason: str) -> Entry:
+        self.dirty.add(("entries", entry.id))
+        return entry.model_copy(update={"status": status, "status_reason": reason, "status_changed": utcnow()})
+
     def take_dirty(self) -> dict[str, list]:
         """The records changed since the last call, by layer (and forget them)."""
         for node in list(self.tools.values()):
@@ -212,8 +231,9 @@ class ServerGraph:
             opportunities = self.transition_opportunities[node.tool]
             if covered != node.covered or opportunities != node.transitions_out:
                 self.put_tool(node.model_copy(update={"covered": covered, "transitions_out": opportunities}))
-        layers: dict[str, list] = {"tools": [], "entries": [], "traces": [], "strategies": []}
+        layers: dict[str, list] = {"servers": [], "tools": [], "entries": [], "traces": [], "strategies": []}
         by_id = {
+            "servers": {self.node.id: self.node} if self.node is not None else {},
             "tools": {n.id: n for n in self.tools.values()},
             "entries": self.entries,
             "traces": self.traces,
@@ -223,7 +243,8 @@ class ServerGraph:
             record = by_id[layer].get(record_id)
             if record is not None:
                 layers[layer].append(record)
-        layers["entries"].extend(self._stale_out)
+        for record in self._stale_out:
+            layers["tools" if isinstance(record, ToolNode) else "entries"].append(record)
         self._stale_out = []
         self.dirty.clear()
         return layers

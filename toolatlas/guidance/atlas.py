@@ -9,7 +9,7 @@ Stale records are left out unless asked for.
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from threading import Lock
@@ -88,13 +88,19 @@ class AtlasView:
         *,
         include_stale: bool = False,
     ) -> None:
-        def live(record) -> bool:
+        def live(record) -> bool:  # a quarantined record failed an integrity check: never read
+            if record.status is EntryStatus.QUARANTINED:
+                return False
             return include_stale or record.status is EntryStatus.ACTIVE
 
-        self.tool_nodes: dict[tuple[str, str], ToolNode] = {(t.server, t.tool): t for t in tools if live(t)}
-        self.entries: dict[str, Entry] = {e.id: e for e in entries if live(e)}
-        self.traces: dict[str, TraceNode] = {t.id: t for t in traces if live(t)}
-        self.strategies: dict[str, StrategyNode] = {s.id: s for s in strategies if live(s)}
+        layers = {"tools": list(tools), "entries": list(entries), "traces": list(traces), "strategies": list(strategies)}
+        self.status_counts: Counter[tuple[str, str]] = Counter(
+            (layer, record.status.value) for layer, records in layers.items() for record in records)
+        """(layer, status) → records the atlas was given, served or not."""
+        self.tool_nodes: dict[tuple[str, str], ToolNode] = {(t.server, t.tool): t for t in layers["tools"] if live(t)}
+        self.entries: dict[str, Entry] = {e.id: e for e in layers["entries"] if live(e)}
+        self.traces: dict[str, TraceNode] = {t.id: t for t in layers["traces"] if live(t)}
+        self.strategies: dict[str, StrategyNode] = {s.id: s for s in layers["strategies"] if live(s)}
         self.by_tool: dict[tuple[str, str], dict[EntryKind, list[Entry]]] = {}
         for entry in sorted(self.entries.values(), key=lambda e: (-e.support, -e.confidence, e.id)):
             if (entry.server, entry.tool) in self.tool_nodes:
@@ -213,6 +219,9 @@ class Atlas:
         """Guidance answers kept (least recently used dropped first); 0 computes every answer afresh."""
         self._cache: OrderedDict[tuple, Guidance] = OrderedDict()
         self._lock = Lock()
+        self.cache_hits = 0
+        """Answers :meth:`guide` served from the cache (``cache_misses``: computed)."""
+        self.cache_misses = 0
         self.load_report: LoadReport | None = None
         """What loading an export kept and dropped (:meth:`from_export`); None for a store's atlas."""
 
@@ -248,11 +257,13 @@ class Atlas:
     @classmethod
     def from_export(
         cls, path: str | Path, *, include_stale: bool = False, cache_size: int = CACHE_SIZE,
-        trusted: Iterable[str | Path] = (),
+        trusted: Iterable[str | Path] = (), include_conflicted: bool = False,
     ) -> Atlas:
         """The atlas of an ``atlas.json`` export (``toolatlas export``), with only what its evidence
         supports: anything else is dropped and counted in :attr:`load_report` (:mod:`toolatlas.trust`).
-        With ``trusted`` public keys, a file not signed by one of them is refused (``TrustError``)."""
+        With ``trusted`` public keys, a file not signed by one of them is refused (``TrustError``).
+        Of a merged export (``toolatlas merge``), entries its builders disagree on are left out unless
+        ``include_conflicted``."""
         from toolatlas.export import AtlasExport
         from toolatlas.trust import admit, summary, verify_document
 
@@ -263,10 +274,11 @@ class Atlas:
         export, report = admit(AtlasExport.model_validate({"catalogue": "atlas", **data}))
         if report.dropped:
             log.warning("atlas_records_dropped", atlas=str(path), summary=summary(report), **report.by_reason)
+        conflicted = export.merge.conflicted if export.merge is not None and not include_conflicted else set()
         tools, entries = [], []
         for server in export.servers:
             for tool in server.tools:
-                entries += [*tool.affordances, *tool.boundaries, *tool.co_usage]
+                entries += [e for e in (*tool.affordances, *tool.boundaries, *tool.co_usage) if e.id not in conflicted]
                 tools.append(ToolNode(
                     id=ToolNode.make_id(server.name, tool.name, tool.schema_hash),
                     server=server.name, tool=tool.name, schema_hash=tool.schema_hash,
@@ -298,13 +310,16 @@ class Atlas:
         ``docs_ratio`` times the served tools' descriptions (None: no such limit)."""
         chosen = None if servers is None else frozenset(servers)
         if self.cache_size <= 0:
+            self.cache_misses += 1
             return self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
         key = (task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None:
                 self._cache.move_to_end(key)
+                self.cache_hits += 1
                 return cached
+            self.cache_misses += 1
         guidance = self._walk(task, chosen, budget, k_r, max_tokens, docs_ratio)
         with self._lock:
             self._cache[key] = guidance
@@ -337,7 +352,9 @@ class Atlas:
     def _walk(self, task: str, servers: frozenset[str] | None, budget: int, k_r: int, max_tokens: int,
               docs_ratio: float | None = DOCS_RATIO) -> Guidance:
         walk = self.navigator.walk(self.view, task, servers=set(servers) if servers else None, k_r=k_r, budget=budget)
-        return compress(self.view, walk, max_tokens=max_tokens, docs_ratio=docs_ratio)
+        guidance = compress(self.view, walk, max_tokens=max_tokens, docs_ratio=docs_ratio)
+        name = getattr(self.navigator, "name", type(self.navigator).__name__)
+        return guidance if guidance.navigator == name else guidance.model_copy(update={"navigator": name})
 
     # -- the traversal operations, one at a time (for MCP clients that navigate themselves) --------
 

@@ -11,8 +11,10 @@ summary of the context so far and the operations open to it, with their targets 
 and answers with one choice. A target that was not offered is ignored and counted (the decision
 is spent: the budget bounds the LLM calls as well as the reads). Then the compressor (prompt
 ``compressor``) turns what was read into typed guidance with every item tied to its entry id
-(:mod:`toolatlas.guidance.llm_compress`). A malformed answer or an endpoint failure is recorded
-and the walk ends with what it has; a failed compression falls back to the offline compression.
+(:mod:`toolatlas.guidance.llm_compress`). An endpoint failure or a malformed answer during the
+walk, or a walk whose every decision named something not offered, is recorded and the guidance
+is the offline traversal's instead (:attr:`Guidance.navigator` says so, with the reason); a failed
+compression falls back to the offline compression of what the LLM read.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from toolatlas.guidance.llm_compress import (
     compressed_guidance,
 )
 from toolatlas.guidance.models import Guidance, NavigationStep
-from toolatlas.guidance.navigator import Traversal
+from toolatlas.guidance.navigator import OfflineNavigator, Traversal
 from toolatlas.guidance.render import compress
 from toolatlas.llm import LlmClient, TokenUsage
 from toolatlas.prompts import load_prompt
@@ -78,6 +80,8 @@ class LlmNavigation:
     llm_calls: int = 0
     usage: TokenUsage = field(default_factory=TokenUsage)
     latency_ms: float = 0.0
+    fallback: str = ""
+    """Why the guidance is the offline traversal's ("" when the LLM's walk stands)."""
 
 
 class _Context:
@@ -218,10 +222,28 @@ class LlmNavigator:
         result = LlmNavigation(guidance=Guidance(task=task), traversal=context.walk)
         label = next(iter(servers)) if servers and len(servers) == 1 else None
         result.stopped = await self._walk(context, result, budget, label)
+        unusable = self._unusable(result)
+        if unusable is not None:  # the offline traversal instead of a walk that went nowhere
+            result.fallback = unusable
+            result.traversal = OfflineNavigator().walk(atlas, task, servers=servers, k_r=k_r, budget=budget)
+            guidance = compress(atlas, result.traversal, max_tokens=max_tokens)
+            result.guidance = guidance.model_copy(update={"navigator": f"offline ({unusable})"})
+            log.warning("llm_navigator_fell_back", task=task[:80], reason=unusable, failures=result.failures[:2])
+            return result
         result.guidance = await self._compress(atlas, context.walk, result, max_tokens, label)
         log.info("llm_guidance", task=task[:80], decisions=result.decisions, stopped=result.stopped,
                  invalid=len(result.invalid), dropped=len(result.dropped), tokens=result.usage.total_tokens)
         return result
+
+    @staticmethod
+    def _unusable(result: LlmNavigation) -> str | None:
+        """Why the LLM's walk cannot be the guidance's: the endpoint failed during it, or every decision
+        it made named something it was not offered (None when the walk stands)."""
+        if result.stopped == "llm_failure":
+            return f"the LLM navigator failed: {result.failures[-1][:160]}" if result.failures else "the LLM navigator failed"
+        if result.decisions and len(result.invalid) == result.decisions:
+            return f"the LLM navigator's {result.decisions} decision(s) named nothing it was offered"
+        return None
 
     async def _walk(self, context: _Context, result: LlmNavigation, budget: int, label: str | None) -> str:
         while result.decisions < budget:
@@ -250,8 +272,10 @@ class LlmNavigator:
         answer = await self._ask("compressor", CompressionAnswer, result, label, task=walk.task,
                                  read=candidates_json(pool), max_tokens=max_tokens)
         if answer is None:
-            return compress(view, walk, max_tokens=max_tokens)
-        return compressed_guidance(answer, pool, max_tokens=max_tokens, dropped=result.dropped)
+            guidance = compress(view, walk, max_tokens=max_tokens)
+            return guidance.model_copy(update={"navigator": "llm (offline compression: the LLM compressor failed)"})
+        return compressed_guidance(answer, pool, max_tokens=max_tokens, dropped=result.dropped).model_copy(
+            update={"navigator": "llm"})
 
     async def _ask(self, prompt_name: str, answer: type[BaseModel], result: LlmNavigation, label: str | None,
                    **values: object) -> Any:

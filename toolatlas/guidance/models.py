@@ -167,6 +167,9 @@ class Guidance(Frozen):
     """The traversal that gathered it, in order."""
     tokens: int = 0
     """Approximate size of the text rendering (4 characters a token)."""
+    navigator: str = "offline"
+    """What gathered it: ``offline`` (scored traversal), ``static`` (no traversal), ``llm``, or
+    ``offline (…)`` when an LLM navigator could not, with the reason."""
 
     def to_text(self) -> str:
         """A compact text rendering of the same typed fields (for prompts)."""

@@ -54,6 +54,9 @@ class Traversal:
 class Navigator(Protocol):
     """Walks an atlas for a task within a read budget."""
 
+    name: str
+    """What the guidance says gathered it (:attr:`Guidance.navigator`)."""
+
     def walk(self, atlas: AtlasView, task: str, *, servers: set[str] | None, k_r: int, budget: int) -> Traversal: ...
 
 
@@ -72,6 +75,8 @@ def _best(scores: dict, limit: int) -> list:
 
 class OfflineNavigator:
     """Scored expansion over the atlas graph: relevance, confidence, edge weights and novelty."""
+
+    name = "offline"
 
     def __init__(self, *, trace_weight: float = 0.5, strategy_weight: float = 0.8, min_tools: int = 5,
                  sufficient_ratio: float = 0.12) -> None:
@@ -206,6 +211,8 @@ class StaticNavigator:
     Tools are still retrieved by their atlas text (description, verified uses and limits, argument
     values that worked), but no trace, strategy or co-usage edge is followed.
     """
+
+    name = "static"
 
     def walk(self, atlas: AtlasView, task: str, *, servers: set[str] | None, k_r: int, budget: int) -> Traversal:
         result = Traversal(task=task, servers=servers)

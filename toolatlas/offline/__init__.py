@@ -12,22 +12,32 @@ An :class:`ArgSpec` carries its kind (:mod:`.kinds`, :mod:`.lexicon`), the value
 names (:mod:`.hints`) and its own schema; :mod:`.semantic` gives realistic values per kind,
 :mod:`.schemas` judges every value against the schema and draws from it when nothing fits, and
 :mod:`.answers` / :mod:`.retries` turn what listings and errors name into values and retries.
+
+The names below are imported on first use (PEP 562): :mod:`toolatlas.probing.models` needs
+:class:`HarvestRef` while :mod:`.mutations` needs the probe models, so importing this package must
+not import every module of it at once.
 """
 
-from toolatlas.offline.facts import EnvironmentFacts, extract_facts
-from toolatlas.offline.harvest import HarvestRef, ValuePool, looks_like_error, normalise
-from toolatlas.offline.kinds import (
-    ArgKind,
-    ArgSpec,
-    ToolEffect,
-    ToolObject,
-    infer_arguments,
-    sql_statement_kind,
-    tool_effect,
-    tool_object,
-)
-from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
-from toolatlas.offline.values import PlannedCall, ValueSynth
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolatlas.offline.facts import EnvironmentFacts, extract_facts
+    from toolatlas.offline.harvest import HarvestRef, ValuePool, looks_like_error, normalise
+    from toolatlas.offline.kinds import (
+        ArgKind,
+        ArgSpec,
+        ToolEffect,
+        ToolObject,
+        infer_arguments,
+        sql_statement_kind,
+        tool_effect,
+        tool_object,
+    )
+    from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
+    from toolatlas.offline.values import PlannedCall, ValueSynth
 
 __all__ = [
     "ArgKind",
@@ -50,3 +60,26 @@ __all__ = [
     "tool_effect",
     "tool_object",
 ]
+
+_MODULE_OF = {
+    **dict.fromkeys(("EnvironmentFacts", "extract_facts"), "toolatlas.offline.facts"),
+    **dict.fromkeys(("HarvestRef", "ValuePool", "looks_like_error", "normalise"), "toolatlas.offline.harvest"),
+    **dict.fromkeys(("ArgKind", "ArgSpec", "ToolEffect", "ToolObject", "infer_arguments", "sql_statement_kind",
+                     "tool_effect", "tool_object"), "toolatlas.offline.kinds"),
+    **dict.fromkeys(("Mutation", "MutationKind", "boundary_mutations"), "toolatlas.offline.mutations"),
+    **dict.fromkeys(("PlannedCall", "ValueSynth"), "toolatlas.offline.values"),
+}
+"""Where each name imported on first use lives."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolatlas.offline' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

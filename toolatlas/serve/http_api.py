@@ -11,8 +11,15 @@ GET      ``/v1/traces/{id}``                 :class:`TraceExemplar`
 GET      ``/v1/traces/{id}/similar``         :class:`TraceList` (expand)
 GET      ``/v1/traces/{id}/strategies``      :class:`StrategyList`
 GET      ``/v1/health``                      :class:`Health` (never needs the token)
+GET      ``/metrics``                        Prometheus text exposition (:mod:`toolatlas.serve.metrics`)
+POST     ``/v1/outcomes``                    an agent's report of a call (a write token, see below)
 POST     ``/mcp``                            MCP streamable HTTP (stateless, JSON responses)
 =======  ==================================  ==================================================
+
+``/v1/outcomes`` exists when the service takes reports (:class:`~toolatlas.trust.outcomes.WriteBack`):
+it needs ``Authorization: Bearer <write token>`` — a token of its own, not the read token — and
+answers 202 with the queued report's id, 401 for another token, 429 past the token's rate. A report
+is a candidate only: nothing is served before a sandbox replay admits it.
 
 Errors are ``{"error": message, "detail": [{"loc": field, "msg": problem}, ...]}`` with 400 (body
 is not JSON), 401 (missing or wrong bearer token), 404 (unknown trace, server or tool, or path),
@@ -24,16 +31,17 @@ is only installed when debug logging is on, so the hot path pays nothing for the
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -42,8 +50,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolatlas.serve.mcp_server import create_mcp_server
+from toolatlas.serve.metrics import Metrics, MetricsMiddleware
 from toolatlas.serve.models import GuidanceRequest, StrategyList, TraceList
 from toolatlas.serve.reader import AtlasReader, InvalidRequest, UnknownRecord
+from toolatlas.trust.outcomes import OutcomeReport, WriteBack, WriteRefused
 
 __all__ = ["MAX_BODY_BYTES", "BearerToken", "RequestLog", "create_app"]
 
@@ -53,7 +63,10 @@ MAX_BODY_BYTES = 64 * 1024
 """Largest request body accepted on ``/v1`` (a task and a few options)."""
 OPEN_PATHS = frozenset({"/v1/health"})
 """Paths answered without the bearer token (load balancers probe them)."""
+WRITE_PATHS = frozenset({"/v1/outcomes"})
+"""Paths that check a write token of their own instead of the read token."""
 JSON = "application/json"
+T = TypeVar("T", bound=BaseModel)
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -80,7 +93,7 @@ class BearerToken:
         self.expected = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS:
+        if scope["type"] == "http" and scope["path"] not in OPEN_PATHS | WRITE_PATHS:
             given = next((value for key, value in scope["headers"] if key == b"authorization"), b"")
             scheme, _, credentials = given.strip().partition(b" ")
             # the scheme is case-insensitive (RFC 9110 §11.1); the token is compared in constant time
@@ -130,19 +143,48 @@ async def _body(request: Request) -> bytes | Response:
     return b"".join(chunks)
 
 
+async def _parsed(request: Request, model: type[T], what: str) -> T | Response:
+    """The request body as ``model``, or the error answer: 413 too large, 400 not JSON, 422 invalid."""
+    body = await _body(request)
+    if isinstance(body, Response):
+        return body
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        if exc.errors()[0]["type"] == "json_invalid":
+            return _error(400, "request body is not valid JSON", _validation_detail(exc))
+        return _error(422, f"invalid {what}", _validation_detail(exc))
+
+
+def _bearer(request: Request) -> str:
+    scheme, _, credentials = request.headers.get("authorization", "").strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else ""
+
+
+def _outcome_route(writeback: WriteBack, metrics: Metrics) -> Route:
+    async def outcomes(request: Request) -> Response:
+        report = await _parsed(request, OutcomeReport, "outcome report")
+        if isinstance(report, Response):
+            return report
+        try:
+            queued = await asyncio.to_thread(writeback.submit, report, _bearer(request))
+        except WriteRefused as exc:
+            metrics.report(f"refused_{exc.status}")
+            headers = {"WWW-Authenticate": 'Bearer realm="toolatlas-write"'} if exc.status == 401 else None
+            return _error(exc.status, str(exc), headers=headers)
+        metrics.report("queued")
+        return _json({"queued": queued.id, "admitted": False}, 202)
+
+    return Route("/v1/outcomes", outcomes, methods=["POST"])
+
+
 def _routes(reader: AtlasReader) -> list[Route]:
     """The ``/v1`` routes: each answers from ``reader``; its errors become 404/422 in :func:`create_app`."""
 
     async def guidance(request: Request) -> Response:
-        body = await _body(request)
-        if isinstance(body, Response):
-            return body
-        try:
-            ask = GuidanceRequest.model_validate_json(body)
-        except ValidationError as exc:
-            if exc.errors()[0]["type"] == "json_invalid":
-                return _error(400, "request body is not valid JSON", _validation_detail(exc))
-            return _error(422, "invalid guidance request", _validation_detail(exc))
+        ask = await _parsed(request, GuidanceRequest, "guidance request")
+        if isinstance(ask, Response):
+            return ask
         answer = await reader.guide_async(ask)
         if ask.format == "text":
             return Response(answer.to_text(), media_type="text/plain; charset=utf-8")
@@ -206,16 +248,27 @@ def create_app(
     token: str | None = None,
     mcp: bool = True,
     host: str = "127.0.0.1",
+    writeback: WriteBack | None = None,
 ) -> ASGIApp:
-    """The HTTP API over ``reader``; with ``mcp``, the MCP streamable-HTTP endpoint at ``/mcp`` too.
+    """The HTTP API over ``reader``; with ``mcp``, the MCP streamable-HTTP endpoint at ``/mcp`` too;
+    with ``writeback``, ``/v1/outcomes`` and the ``report_outcome`` tool.
 
     ``host`` is where the service listens: on a loopback address the MCP endpoint only accepts
     loopback ``Host`` headers (the SDK's DNS-rebinding protection).
     """
-    routes = _routes(reader)
+    metrics = Metrics()
+    metrics.records = dict(reader.atlas.view.status_counts)
+
+    async def exposition(request: Request) -> Response:
+        metrics.cache = (reader.atlas.cache_hits, reader.atlas.cache_misses)
+        return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    routes = [*_routes(reader), Route("/metrics", exposition, methods=["GET"])]
+    if writeback is not None:
+        routes.append(_outcome_route(writeback, metrics))
     mcp_server = None
     if mcp:
-        mcp_server = create_mcp_server(reader)
+        mcp_server = create_mcp_server(reader, writeback=writeback)
         # Stateless with JSON answers: any worker or replica can answer any request, and a read-only
         # service never needs to push messages to a client.
         mcp_app = mcp_server.streamable_http_app(
@@ -241,6 +294,7 @@ def create_app(
     )
     if token:
         app = BearerToken(app, token)
+    app = MetricsMiddleware(app, metrics)
     if log.is_enabled_for(logging.DEBUG):
         app = RequestLog(app)
     return app

@@ -1,4 +1,5 @@
-"""The atlas as an MCP server: ``get_guidance`` plus the traversal operations, all read-only.
+"""The atlas as an MCP server: ``get_guidance`` plus the traversal operations, all read-only (and, when
+the service takes agents' reports, ``report_outcome``, which only queues them for a replay).
 
 :func:`create_mcp_server` builds an ``MCPServer`` over an :class:`AtlasReader`; run it over stdio
 (``server.run("stdio")``) or mount its streamable-HTTP endpoint in the HTTP app
@@ -8,9 +9,10 @@ whose text says where valid ones come from, so an agent can correct itself.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -36,6 +38,7 @@ from toolatlas.serve.models import (
     TraceList,
 )
 from toolatlas.serve.reader import AtlasReader, ServeError
+from toolatlas.trust.outcomes import OutcomeReport, WriteBack, WriteRefused
 
 __all__ = ["create_mcp_server"]
 
@@ -53,8 +56,9 @@ TraceId = Annotated[
 ]
 
 
-def create_mcp_server(reader: AtlasReader) -> MCPServer:
-    """An MCP server exposing one atlas: guidance and the traversal operations as read-only tools."""
+def create_mcp_server(reader: AtlasReader, *, writeback: WriteBack | None = None) -> MCPServer:
+    """An MCP server exposing one atlas: guidance and the traversal operations as read-only tools, and
+    with ``writeback`` a ``report_outcome`` tool that queues an agent's report for a sandbox replay."""
     server = MCPServer(
         f"toolatlas-{reader.name}",
         title=f"ToolAtlas: {reader.name}",
@@ -140,7 +144,37 @@ def create_mcp_server(reader: AtlasReader) -> MCPServer:
     async def list_servers() -> ServerList:
         return reader.server_list
 
+    if writeback is not None:
+        _report_tool(server, writeback)
     return server
+
+
+def _report_tool(server: MCPServer, writeback: WriteBack) -> None:
+    @server.tool(
+        description="Report a call you made to one of this atlas's servers and how it ended. The report is "
+        "replayed in a sandbox later and enters the atlas only if the replay ends the same way. Needs the "
+        "write token you were given. Write paths relative to the server's placeholders (${root}/notes.md).",
+        annotations=ToolAnnotations(title="Report an outcome", read_only_hint=False, destructive_hint=False,
+                                    idempotent_hint=False, open_world_hint=False),
+    )
+    async def report_outcome(
+        server_name: Annotated[str, Field(description="The server, as list_servers names it.")],
+        tool: Annotated[str, Field(description="The tool you called.")],
+        outcome: Annotated[Literal["ok", "error"], Field(description="ok: it did what you asked; error: it failed.")],
+        write_token: Annotated[str, Field(description="Your write token.")],
+        arguments: Annotated[dict[str, Any] | None, Field(description="The arguments you called it with.")] = None,
+        message: Annotated[str, Field(description="What it answered (an error's text).")] = "",
+    ) -> dict[str, Any]:
+        try:
+            report = OutcomeReport(server=server_name, tool=tool, arguments=arguments or {}, outcome=outcome,
+                                   message=message[:2000])
+            queued = await asyncio.to_thread(writeback.submit, report, write_token)
+        except WriteRefused as exc:
+            raise ToolError(str(exc)) from exc
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
+            raise ToolError(f"invalid arguments: {problems}") from exc
+        return {"queued": queued.id, "admitted": False}
 
 
 @contextmanager

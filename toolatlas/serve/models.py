@@ -140,3 +140,9 @@ class ReplicaSettings(Frozen):
     """Log level of the replica (``None``: ``$TOOLATLAS_LOG_LEVEL`` or warning)."""
     log_json: bool | None = None
     """One JSON object per log line (``None``: ``$TOOLATLAS_LOG_JSON``)."""
+    write_tokens: list[str] = Field(default_factory=list, repr=False)
+    """Tokens that may report outcomes (``POST /v1/outcomes``, ``report_outcome``); none: write-back off."""
+    outcomes: str | None = None
+    """The queue file reports are appended to (:mod:`toolatlas.trust.outcomes`)."""
+    reports_per_minute: int = Field(60, ge=1)
+    """Reports a minute each write token may send (per serving process)."""

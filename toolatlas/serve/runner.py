@@ -27,6 +27,7 @@ from toolatlas.serve.http_api import create_app
 from toolatlas.serve.mcp_server import create_mcp_server
 from toolatlas.serve.models import ReplicaSettings
 from toolatlas.serve.reader import AtlasReader, AtlasUnavailable, ServeError
+from toolatlas.trust.outcomes import OutcomeQueue, WriteBack
 
 __all__ = [
     "SETTINGS_ENV",
@@ -53,12 +54,15 @@ KEEP_ALIVE_S = 30
 
 
 def load_atlas(config: str | Path | None = None, atlas: str | Path | None = None, *,
-               cache_size: int = CACHE_SIZE, trusted: Iterable[str | Path] = ()) -> Atlas:
-    """The atlas of an export file when given (signed by one of ``trusted`` when any is given),
+               cache_size: int = CACHE_SIZE, trusted: Iterable[str | Path] = (),
+               include_conflicted: bool = False) -> Atlas:
+    """The atlas of an export file when given (signed by one of ``trusted`` when any is given; of a
+    merged export, without the entries its builders disagree on unless ``include_conflicted``),
     else of the catalogue's store (read once, released)."""
     if atlas is not None:
         try:
-            return Atlas.from_export(atlas, cache_size=cache_size, trusted=trusted)
+            return Atlas.from_export(atlas, cache_size=cache_size, trusted=trusted,
+                                     include_conflicted=include_conflicted)
         except (OSError, json.JSONDecodeError, ValidationError, KeyError) as exc:
             raise AtlasUnavailable(f"cannot read the atlas export {atlas}: {exc}") from exc
     if config is None:
@@ -102,7 +106,12 @@ def app_from_settings(settings: ReplicaSettings) -> ASGIApp:
 
     configure_logging(settings.log_level, json=settings.log_json)
     reader = AtlasReader(load_atlas(atlas=settings.snapshot, cache_size=settings.cache_size))
-    return create_app(reader, token=settings.token, host=settings.host)
+    writeback = None
+    if settings.write_tokens:
+        if settings.outcomes is None:
+            raise ServeError("write tokens need a queue file for the reports (outcomes)")
+        writeback = WriteBack(OutcomeQueue(Path(settings.outcomes)), settings.write_tokens, settings.reports_per_minute)
+    return create_app(reader, token=settings.token, host=settings.host, writeback=writeback)
 
 
 def app_from_environment() -> ASGIApp:
@@ -110,9 +119,10 @@ def app_from_environment() -> ASGIApp:
     return app_from_settings(ReplicaSettings.model_validate_json(os.environ[SETTINGS_ENV]))
 
 
-def serve_stdio(atlas: Atlas) -> None:
-    """Serve the atlas as an MCP server over this process's stdin/stdout until the client leaves."""
-    create_mcp_server(AtlasReader(atlas)).run("stdio")
+def serve_stdio(atlas: Atlas, writeback: WriteBack | None = None) -> None:
+    """Serve the atlas as an MCP server over this process's stdin/stdout until the client leaves (with
+    ``writeback``, its ``report_outcome`` tool queues agents' reports)."""
+    create_mcp_server(AtlasReader(atlas), writeback=writeback).run("stdio")
 
 
 def serve_http(settings: ReplicaSettings, *, port: int = 8600, workers: int = 1) -> None:

@@ -1,6 +1,6 @@
 """The typed graph store: atlas records (tool nodes, entries, traces, strategies) over a vector backend.
 
-One collection per layer (``<prefix>_tools``, ``_entries``, ``_traces``, ``_strategies``); a
+One collection per layer (``<prefix>_servers``, ``_tools``, ``_entries``, ``_traces``, ``_strategies``); a
 record's payload is the model itself, so adjacency lists (a tool's entry ids, a trace's similar
 traces and strategies) live in payloads; each record is embedded from its text for hybrid
 retrieval; filters by server, tool, kind, status. Upserts by content-derived id: writing the
@@ -17,19 +17,21 @@ from pydantic import BaseModel, ValidationError
 
 from toolatlas.config.catalogue import StoreSettings
 from toolatlas.errors import StoreError
-from toolatlas.graph.models import Entry, EntryStatus, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import Entry, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.store.protocols import Embedder, VectorBackend
 from toolatlas.store.types import CollectionSpec, Filter, Point
 
 __all__ = ["LAYERS", "AtlasStore", "record_text"]
 
 LAYERS: dict[str, type[BaseModel]] = {
+    "servers": ServerNode,
     "tools": ToolNode,
     "entries": Entry,
     "traces": TraceNode,
     "strategies": StrategyNode,
 }
 _INDEXED = {
+    "servers": ["server"],
     "tools": ["server", "tool", "status"],
     "entries": ["server", "tool", "kind", "status", "relation", "peer"],
     "traces": ["server", "tools", "status", "strategies"],
@@ -49,6 +51,8 @@ def record_text(record: BaseModel) -> str:
             parts = [record.task, *(f"{s.tool} {s.rationale}" for s in record.steps), *record.tips]
         case StrategyNode():
             parts = [record.title, record.when, *record.plan, *record.pitfalls, *record.tools]
+        case ServerNode():
+            parts = [record.server, record.fingerprint.runtime, *record.fingerprint.tools]
         case _:
             raise TypeError(f"not an atlas record: {type(record).__name__}")
     return " ".join(p for p in parts if p)

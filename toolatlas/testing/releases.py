@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-__all__ = ["release_catalogue"]
+__all__ = ["RELEASE_2_CHANGES", "release_catalogue"]
 
 _TOML = """version = 1
 name = "releases"
@@ -36,3 +36,13 @@ def release_catalogue(dest: Path, release: int, *, rounds: int = 1) -> Path:
     config = dest / "releases.toml"
     config.write_text(_TOML.format(release=release, rounds=rounds, python=sys.executable))
     return config
+
+
+RELEASE_2_CHANGES = frozenset({
+    ("tool_removed", "export_all"),
+    ("tool_added", "search_notes"),
+    ("schema_changed", "add_note"),
+    ("valid_use_fails", "shout"),
+})
+"""(change kind, tool) a diff of release 1's atlas against release 2's must report, however each was
+made (built whole, refreshed, on either engine)."""

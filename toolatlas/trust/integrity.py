@@ -1,7 +1,8 @@
 """What an atlas export may serve: only entries its own evidence supports.
 
 An export is a file: anyone can edit it. Loading checks every entry against the evidence it carries
-and the tools its server has, and drops — with a reason, counted in a :class:`LoadReport` — any that
+and the tools its server has, and quarantines — never serves, keeps with the reason as its
+``status_reason``, and counts in a :class:`LoadReport` — any that
 
 - carries no evidence (``no_evidence``);
 - has evidence calling a tool the server does not have, or a co-usage peer it does not have
@@ -22,12 +23,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from toolatlas.export import AtlasExport, ServerExport, ToolExport
-from toolatlas.graph.models import Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.models import OutcomeClass
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, TraceNode
+from toolatlas.models import OutcomeClass, utcnow
 from toolatlas.probing.text import error_signature
 
 __all__ = ["Dropped", "LoadReport", "admit", "summary"]
@@ -67,14 +67,24 @@ def admit(export: AtlasExport) -> tuple[AtlasExport, LoadReport]:
     servers = [_admit_server(server, report) for server in export.servers]
     tools_of = {server.name: {tool.name: tool for tool in server.tools} for server in servers}
     served_text = {
-        server.name: {entry.text for tool in server.tools for entry in _entries(tool)}
-        | {entry.error_signature for tool in server.tools for entry in _entries(tool) if entry.error_signature}
+        server.name: {entry.text for tool in server.tools for entry in _entries(tool) if _served(entry)}
+        | {entry.error_signature for tool in server.tools for entry in _entries(tool)
+           if entry.error_signature and _served(entry)}
         for server in servers
     }
-    strategies = [s for s in export.strategies if _keep_strategy(s, tools_of, served_text, report)]
-    traces = [t for t in export.traces if _keep_trace(t, tools_of, served_text, report)]
-    report.kept += len(strategies) + len(traces)
+    strategies = [s if _keep_strategy(s, tools_of, served_text, report) else _quarantine(s)
+                  for s in export.strategies]
+    traces = [t if _keep_trace(t, tools_of, served_text, report) else _quarantine(t) for t in export.traces]
+    report.kept += sum(record.status is not EntryStatus.QUARANTINED for record in [*strategies, *traces])
     return export.model_copy(update={"servers": servers, "strategies": strategies, "traces": traces}), report
+
+
+def _served(entry: Entry) -> bool:
+    return entry.status is not EntryStatus.QUARANTINED
+
+
+def _quarantine(record: StrategyNode | TraceNode) -> StrategyNode | TraceNode:
+    return record.model_copy(update={"status": EntryStatus.QUARANTINED})
 
 
 def _entries(tool: ToolExport) -> list[Entry]:
@@ -83,6 +93,7 @@ def _entries(tool: ToolExport) -> list[Entry]:
 
 def _admit_server(server: ServerExport, report: LoadReport) -> ServerExport:
     tools = {tool.name: tool for tool in server.tools}
+    now = utcnow()
     kept_tools = []
     for tool in server.tools:
         sets = {}
@@ -93,8 +104,11 @@ def _admit_server(server: ServerExport, report: LoadReport) -> ServerExport:
                 if problem is None:
                     kept.append(entry)
                     report.kept += 1
-                else:
+                else:  # kept in the atlas, never served: quarantined, with the reason
                     report.dropped.append(Dropped(entry.kind.value, server.name, tool.name, entry.id, *problem))
+                    kept.append(entry.model_copy(update={"status": EntryStatus.QUARANTINED,
+                                                         "status_reason": f"{problem[0]}: {problem[1]}",
+                                                         "status_changed": now}))
             sets[name] = kept
         kept_tools.append(tool.model_copy(update=sets))
     return server.model_copy(update={"tools": kept_tools})

@@ -1,6 +1,6 @@
 """A real MCP server released in two versions, for what an atlas says about a release.
 
-Run: ``python -m toolatlas.testing.servers.versioned --version 1`` (or ``2``). State lives in the
+Run: ``python -m toolatlas.testing.servers.versioned --version 1`` (or ``2``, ``3``). State lives in the
 process (notes), so each sandbox starts empty. From version 1 to version 2:
 
 - ``add_note`` gains an optional ``tags`` argument (a changed schema);
@@ -9,6 +9,8 @@ process (notes), so each sandbox starts empty. From version 1 to version 2:
 - ``get_note`` stops failing on id 0 with an internal error (a fixed bug: id 0 is "no such note"
   like any other absent id);
 - ``count_notes`` is the same in both.
+
+Release 3 is release 1 with one change only: ``add_note`` has release 2's interface (``tags``).
 """
 
 from __future__ import annotations
@@ -29,12 +31,18 @@ def build_server(version: int) -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
 
-    if version not in (1, 2):
-        raise ValueError(f"version must be 1 or 2, not {version}")
+    if version not in (1, 2, 3):
+        raise ValueError(f"version must be 1, 2 or 3, not {version}")
     server = MCPServer("versioned", version=f"{version}.0.0", instructions="Notes kept in memory.")
     notes: dict[int, dict[str, Any]] = {}
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writing = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+
+    if version != 2:
+
+        @server.tool(description="Every note as one JSON document.", annotations=reading)
+        def export_all() -> dict[str, Any]:
+            return {"notes": list(notes.values())}
 
     if version == 1:
 
@@ -45,10 +53,6 @@ def build_server(version: int) -> Any:
             note = {"id": len(notes) + 1, "title": title}
             notes[note["id"]] = note
             return note
-
-        @server.tool(description="Every note as one JSON document.", annotations=reading)
-        def export_all() -> dict[str, Any]:
-            return {"notes": list(notes.values())}
 
     else:
 
@@ -63,6 +67,8 @@ def build_server(version: int) -> Any:
             notes[note["id"]] = note
             return note
 
+    if version == 2:
+
         @server.tool(description="Notes whose title contains the query.", annotations=reading)
         def search_notes(query: Annotated[str, Field(description="Text to look for in titles.")]) -> dict[str, Any]:
             if not query.strip():
@@ -71,7 +77,7 @@ def build_server(version: int) -> Any:
 
     @server.tool(description="A note by its id.", annotations=reading)
     def get_note(note_id: Annotated[int, Field(description="The id add_note returned.")]) -> dict[str, Any]:
-        if note_id == 0 and version == 1:
+        if note_id == 0 and version != 2:
             raise ToolError("internal error: index out of range")
         if note_id not in notes:
             raise ToolError(f"no note with id {note_id}")
@@ -92,7 +98,7 @@ def build_server(version: int) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="versioned")
-    parser.add_argument("--version", type=int, choices=(1, 2), required=True)
+    parser.add_argument("--version", type=int, choices=(1, 2, 3), required=True)
     build_server(parser.parse_args().version).run("stdio")
 
 
