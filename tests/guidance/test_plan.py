@@ -4,6 +4,7 @@ task-relevant boundaries, the documentation as knowledge, and no probe leftovers
 from __future__ import annotations
 
 from toolatlas.guidance import Atlas
+from toolatlas.guidance.profiles import answer_line
 
 from .conftest import notes_atlas
 
@@ -79,6 +80,32 @@ class TestBoundaries:
         save = next(t for t in guidance.tools if t.tool == "save_note")
         assert save.when[0].text == "works with `notebook`, `title`, `body`; changes state"
         assert "probe_7b43" not in guidance.to_text()
+
+    def test_no_probe_leftovers_in_errors(self) -> None:
+        """The server's error is quoted with the name the probe invented replaced by its argument's name."""
+        guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there")
+        save = next(t for t in guidance.tools if t.tool == "save_note")
+        assert save.when_not[0].error == "Notebook '<notebook>' not found"
+        assert "missing_" not in guidance.to_text()
+
+
+class TestQuotedAnswers:
+    def test_the_first_line_that_says_something(self) -> None:
+        """A plain answer is quoted by its first line; an answer whose first line is a brace is quoted whole, on one line."""
+        assert answer_line("Invalid timezone: Mars/Olympus\nTraceback…") == "Invalid timezone: Mars/Olympus"
+        pretty = '{\n  "error": "Priority must be a single uppercase letter (A-Z)",\n  "priority": "b"\n}'
+        assert answer_line(pretty) == '{ "error": "Priority must be a single uppercase letter (A-Z)", "priority": "b" }'
+
+    def test_invented_names_are_not_carried(self) -> None:
+        """A probe's random value is named by the argument that carried it, other random names become an ellipsis,
+        and real names stay."""
+        said = "SHA b'402f38ff519c07d6cc5e4b603a7a64b356c48552' could not be resolved in notes_main"
+        assert (answer_line(said, {"revision": "402f38ff519c07d6cc5e4b603a7a64b356c48552"})
+                == "SHA b'<revision>' could not be resolved in notes_main")
+        assert answer_line("no such table: no_such_table_de45", {"query": "SELECT * FROM no_such_table_de45"}) == \
+            "no such table: …"
+        assert answer_line("rename 'a/missing_3348.md' -> 'b/x.md'", {"files": [{"from": "a/missing_3348.md"}]}) == \
+            "rename '<files[0].from>' -> 'b/x.md'"
 
 
 class TestDocumentation:

@@ -32,7 +32,7 @@ from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
 
-__all__ = ["Finding", "ServerProfile", "ToolProfile", "masked", "server_profiles", "tool_profile"]
+__all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "masked", "server_profiles", "tool_profile"]
 
 ToolKey = tuple[str, str]
 
@@ -48,6 +48,42 @@ def masked(text: str) -> str:
     for pattern in (_QUOTED, _PATH, _RANDOM, _NUMBER):
         text = pattern.sub("_", text)
     return " ".join(text.lower().split())
+
+
+_WORDY = re.compile(r"[A-Za-z]{3,}")
+
+
+def _leaves(value: object, name: str) -> Iterable[tuple[str, str]]:
+    """(argument path, string) of every string inside an argument value (``files[0].path``)."""
+    if isinstance(value, str):
+        yield name, value
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{name}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, f"{name}.{key}")
+
+
+def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit: int = 240) -> str:
+    """A server's answer as guidance quotes it: its first line that says something (an answer whose first
+    line is only a brace, such as JSON, on one line), with the names a probe invented (random or
+    harvested-and-altered: ``missing_3f2a.md``, a made-up hash) never carried into guidance — a value of
+    the call's ``arguments`` is named by its argument (``<path>``), any other such name becomes ``…``."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first and not _WORDY.search(first):
+        first = " ".join(text.split())
+    for name, value in sorted(((n, v) for key, item in (arguments or {}).items() for n, v in _leaves(item, key)),
+                              key=lambda pair: -len(pair[1])):
+        if len(value) >= 4 and _RANDOM.search(value) and value in first:
+            first = first.replace(value, f"<{name}>")
+    return _RANDOM.sub("…", first)[:limit]
+
+
+def condition_line(text: str) -> str:
+    """A finding's condition as guidance says it: a name the probe invented becomes ``…``, and a
+    parenthesis that only named it goes."""
+    return _RANDOM.sub("…", text).replace(" (`…`)", "")
 
 
 @dataclass(frozen=True)

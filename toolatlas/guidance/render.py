@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolatlas.graph.models import CoUsageRelation, EntryKind, StrategyNode, TraceNode
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
@@ -31,6 +31,7 @@ from toolatlas.guidance.models import (
 from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
+from toolatlas.guidance.profiles import answer_line, condition_line
 from toolatlas.guidance.shapes import shape_words
 from toolatlas.guidance.text import fit, render_text
 
@@ -113,15 +114,17 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
     return chosen
 
 
-def _first_line(text: str, limit: int = 240) -> str:
-    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    return line[:limit]
+def _said(entry: Entry, limit: int = 240) -> str:
+    """The server's answer behind ``entry``, as guidance quotes it (:func:`~toolatlas.guidance.profiles.answer_line`)."""
+    if entry.evidence:
+        return answer_line(entry.evidence[0].excerpt, entry.evidence[0].arguments, limit)
+    return answer_line(entry.error_signature or "", None, limit)
 
 
 def _boundary(finding: Finding) -> BoundaryNote:
     e = finding.entry
-    error = _first_line(e.evidence[0].excerpt if e.evidence else e.error_signature or "")
-    return BoundaryNote(condition=e.condition or "", error=error,
+    error = _said(e)
+    return BoundaryNote(condition=condition_line(e.condition or ""), error=error,
                         outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
 
@@ -140,8 +143,7 @@ def _observed(view: AtlasView, clause) -> str:
     entry = view.entries[clause.entry_id]
     if entry.kind is not EntryKind.BOUNDARY:
         return clause.note
-    said = entry.evidence[0].excerpt if entry.evidence else entry.error_signature or ""
-    return _first_line(said, NOTE_CHARS)
+    return _said(entry, NOTE_CHARS)
 
 
 def _documented(view: AtlasView, clauses) -> list[DocumentedNote]:
