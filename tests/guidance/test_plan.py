@@ -3,10 +3,14 @@ task-relevant boundaries, the documentation as knowledge, and no probe leftovers
 
 from __future__ import annotations
 
-from toolatlas.guidance import Atlas
+from toolatlas.graph.models import CoUsageRelation, EntryKind
+from toolatlas.guidance import Atlas, AtlasView
+from toolatlas.guidance.models import BoundaryNote, Guidance, ToolGuidance
 from toolatlas.guidance.profiles import answer_line
+from toolatlas.guidance.text import fit
+from toolatlas.models import OutcomeClass
 
-from .conftest import notes_atlas
+from .conftest import entry, notes_atlas, notes_entries, notes_tools
 
 
 def served(guidance) -> list[str]:
@@ -81,6 +85,24 @@ class TestBoundaries:
         assert save.when[0].text == "works with `notebook`, `title`, `body`; changes state"
         assert "probe_7b43" not in guidance.to_text()
 
+    def test_an_ordering_the_plan_must_respect_leads(self) -> None:
+        """A failure until another tool has changed the state is served first, ahead of a better supported
+        contrived misuse whose words happen to match what writing risks."""
+        found = [*notes_entries(),
+                 entry("notes", "save_note", EntryKind.BOUNDARY, family="path_escape", support=30,
+                       outcome=OutcomeClass.TOOL_ERROR, condition="`notebook` climbs out of the allowed folder",
+                       error_signature="Notebook path is outside the allowed directory",
+                       excerpt="Notebook path is outside the allowed directory"),
+                 entry("notes", "save_note", EntryKind.BOUNDARY, peer="create_notebook", support=1,
+                       relation=CoUsageRelation.STATE, outcome=OutcomeClass.TOOL_ERROR,
+                       condition="called on the unchanged snapshot (the same call succeeds once "
+                                 "`create_notebook` has changed the state)",
+                       error_signature="No notebook yet", excerpt="No notebook yet")]
+        guidance = Atlas(AtlasView(notes_tools(), found, [], [])).guide("Save a note titled ideas with the body more tests",
+                                                                  max_tokens=5000, docs_ratio=None)
+        errors = [b.error for b in next(t for t in guidance.tools if t.tool == "save_note").when_not]
+        assert "No notebook yet" in errors and "Notebook path is outside the allowed directory" not in errors
+
     def test_no_probe_leftovers_in_errors(self) -> None:
         """The server's error is quoted with the name the probe invented replaced by its argument's name."""
         guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there")
@@ -122,6 +144,17 @@ class TestDocumentation:
 
 
 class TestBudget:
+    def test_the_lightest_boundary_goes_first(self) -> None:
+        """Over budget, the boundary the task is least likely to hit is dropped, whichever tool it is on."""
+        def note(weight: float) -> BoundaryNote:
+            return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
+                                entry_id=f"e{weight}", weight=weight)
+
+        guidance = Guidance(task="t", tools=[ToolGuidance(server="s", tool="first", when_not=[note(0.5)]),
+                                             ToolGuidance(server="s", tool="second", when_not=[note(2.5)])])
+        kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[1:]}).to_text().__len__() // 4 + 12)
+        assert [b.weight for t in kept.tools for b in t.when_not] == [2.5]
+
     def test_guidance_pays_its_way(self) -> None:
         """By default guidance costs at most 1.4 times the served tools' descriptions (or the small floor);
         without that limit it says more."""

@@ -86,6 +86,15 @@ def condition_line(text: str) -> str:
     return _RANDOM.sub("…", text).replace(" (`…`)", "")
 
 
+CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leading_dash"})
+"""Boundary families of values no task hands a tool (an empty string, 100 KB, a leading dash): a
+tool's answer to them is served when a task's words point there, never by default."""
+NATURAL_LEAD, STATE_LEAD, SOFT_LEAD = 1.5, 1.0, 1.0
+"""What a finding weighs for any task that uses its tool, before its words are matched: a valid call
+that failed on the real state, a failure until another tool changes the state (an ordering), and an
+error the server passes off as success."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """A boundary (or a tolerance: a misuse the tool accepted) as guidance serves it."""
@@ -96,6 +105,19 @@ class Finding:
     error: str
     schema: bool
     """Provoked only by violating the input schema (served at most once per tool)."""
+
+    @property
+    def lead(self) -> float:
+        """How much the finding weighs for any task that uses its tool (see :data:`NATURAL_LEAD`)."""
+        e = self.entry
+        if e.kind is not EntryKind.BOUNDARY or self.schema:
+            return 0.0
+        lead = NATURAL_LEAD if e.family is None else 0.0
+        if e.relation is CoUsageRelation.STATE and e.peer:
+            lead += STATE_LEAD
+        if e.reported_as_success and e.family not in CONTRIVED:
+            lead += SOFT_LEAD
+        return lead
 
     @property
     def signature(self) -> str:
@@ -232,7 +254,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         operations=tool_operations(node.tool, purpose(node.description)), mutating=mutating,
         deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
         findings=findings, tolerances=accepted,
-        findings_index=LexicalIndex([f.text for f in findings]),
+        findings_index=LexicalIndex([f.text.replace(f"`{node.tool}`", "") for f in findings]),
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         arguments=frozenset(t for name in properties for t in terms(name)),

@@ -77,26 +77,29 @@ ERROR_WEIGHT = 0.4
 
 
 def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: int, *, natural: bool = True,
-              said: set[str] | frozenset[str] = frozenset(), repeats: list[Finding] | None = None) -> list[Finding]:
-    """The findings ``query`` is most likely to hit (by their condition, and less by their error), at
-    most one of them schema validation and one per :attr:`~Finding.signature`; with no query, the best
-    supported (schema validation last). A finding whose signature is in ``said`` (another served tool
-    says it already) is passed over and, when it would have been chosen, added to ``repeats``."""
+              said: set[str] | frozenset[str] = frozenset(),
+              repeats: list[Finding] | None = None) -> list[tuple[Finding, float]]:
+    """The findings ``query`` is most likely to hit (by their condition, less by their error, plus their
+    :attr:`~Finding.lead`), each with that weight, at most one of them schema validation and one per
+    :attr:`~Finding.signature`; with no query, the best supported (schema validation last). A finding whose
+    signature is in ``said`` (another served tool says it already) is passed over and, when it would have
+    been chosen, added to ``repeats``."""
     if query:
         conditions, errors = indexes
         scores = dict(conditions.scores(query))
         for i, score in (errors.scores(query).items() if errors is not None else ()):
             scores[i] = scores.get(i, 0.0) + ERROR_WEIGHT * score
         scores = {i: s * (0.2 if findings[i].schema else 1.0) for i, s in scores.items()}
-        for i, finding in enumerate(findings):
-            e = finding.entry  # a valid call that failed on the real state, or an error passed off as success:
-            if natural and e.kind is EntryKind.BOUNDARY and (e.family is None or e.reported_as_success):
-                scores[i] = scores.get(i, 0.0) + MIN_RELEVANCE  # always worth knowing, and first
+        if natural:  # what any task using the tool is likely to meet: a natural failure, an ordering…
+            for i, finding in enumerate(findings):
+                if finding.lead:
+                    scores[i] = scores.get(i, 0.0) + finding.lead
         order = sorted((i for i in scores if scores[i] >= MIN_RELEVANCE),
                        key=lambda i: (-scores[i], -findings[i].entry.support, i))
     else:
         order = sorted(range(len(findings)),
                        key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
+        scores = {i: findings[i].lead for i in order}
     chosen, schema, signatures = [], False, set()
     for i in order:
         signature = findings[i].signature
@@ -108,7 +111,7 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
             continue
         schema = schema or findings[i].schema
         signatures.add(signature)
-        chosen.append(findings[i])
+        chosen.append((findings[i], round(scores[i], 3)))
         if len(chosen) == limit:
             break
     return chosen
@@ -121,10 +124,10 @@ def _said(entry: Entry, limit: int = 240) -> str:
     return answer_line(entry.error_signature or "", None, limit)
 
 
-def _boundary(finding: Finding) -> BoundaryNote:
+def _boundary(finding: Finding, weight: float = 0.0) -> BoundaryNote:
     e = finding.entry
     error = _said(e)
-    return BoundaryNote(condition=condition_line(e.condition or ""), error=error,
+    return BoundaryNote(condition=condition_line(e.condition or ""), error=error, weight=weight,
                         outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
 
@@ -165,7 +168,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     indexes = (profile.findings_index, profile.errors_index)
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
-                            when_not=[_boundary(f) for f in _relevant(profile.findings, indexes, query, 1,
+                            when_not=[_boundary(f, w) for f, w in _relevant(profile.findings, indexes, query, 1,
                                                                        natural=False, said=said,
                                                                        repeats=repeats)] if query else [])
     boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats)
@@ -181,8 +184,8 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
         relevance=round(relevance, 4),
         operations=list(dict.fromkeys(operations)),
         documented=_documented(view, profile.clauses)[:CLAUSES],
-        when=[*([profile.use] if profile.use else []), *(_accepted(f) for f in tolerances)],
-        when_not=[_boundary(f) for f in boundaries],
+        when=[*([profile.use] if profile.use else []), *(_accepted(f) for f, _ in tolerances)],
+        when_not=[_boundary(f, w) for f, w in boundaries],
         compositions=[
             CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data",
                             text=e.text,
