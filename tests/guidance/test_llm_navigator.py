@@ -244,6 +244,9 @@ class TestFailures:
     async def test_an_unreachable_endpoint_still_gives_guidance(self, endpoint, llm) -> None:
         """HTTP 500 on every request: recorded, and the seeds' offline compression is served."""
         endpoint.script.add(Fault.server_error())
-        result = await LlmNavigator(llm).navigate(view(), TASK, k_r=1, budget=8)
+        atlas = view()
+        result = await LlmNavigator(llm).navigate(atlas, TASK, k_r=1, budget=8)
         assert result.stopped == "llm_failure" and all("HTTP 500" in f for f in result.failures)
-        assert [e.id for e in result.guidance.exemplars] == ["t-commit"]
+        assert result.traversal.traces == {"t-commit": 1.0}
+        assert result.guidance == compress(atlas, result.traversal, max_tokens=1200)
+        assert result.guidance.plan and result.guidance.tools[0].tool == "git_commit"

@@ -10,7 +10,7 @@ from toolatlas.guidance.profiles import answer_line
 from toolatlas.guidance.text import fit
 from toolatlas.models import OutcomeClass
 
-from .conftest import entry, notes_atlas, notes_entries, notes_tools
+from .conftest import entry, node, notes_atlas, notes_entries, notes_tools
 
 
 def served(guidance) -> list[str]:
@@ -24,6 +24,23 @@ class TestToolSelection:
         steps = [(s.operation, s.tool) for s in guidance.plan]
         assert ("create", "notes.create_notebook") in steps and ("write", "notes.save_note") in steps
         assert steps.index(("create", "notes.create_notebook")) < steps.index(("write", "notes.save_note"))
+
+    def test_a_tool_named_for_the_instruction_does_it(self) -> None:
+        """A verb the operation vocabulary lacks but a tool's name starts with is an operation when the request
+        gives it as an instruction, not when it names a thing."""
+        tools = [*notes_tools(), node("notes", "archive_notebook", "Take a notebook out of the active list.",
+                                      ("name",), read_only=False)]
+        atlas = Atlas(AtlasView(tools, notes_entries(), [], []))
+        steps = [(s.operation, s.tool) for s in atlas.guide("Archive the notebook called trips").plan]
+        assert ("archiv", "notes.archive_notebook") in steps
+        noun = atlas.view.plan("Open the note about my archive in the work notebook")
+        assert "archiv" not in noun.operations
+
+    def test_phrasal_verbs_and_plural_nouns(self) -> None:
+        """"Look up" asks for a search; "saves", a noun where an instruction has the bare verb, asks for nothing."""
+        view = notes_atlas()
+        assert "search" in view.plan("Look up the note about Lisbon").operations
+        assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
     def test_an_entry_count_does_not_lift_a_tool(self) -> None:
         """A tool with forty entries full of the task's words does not displace the tool that does the work."""

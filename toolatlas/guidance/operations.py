@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolatlas.guidance.index import terms
+from toolatlas.guidance.index import FILLER_TERMS, terms
 from toolatlas.guidance.shapes import shape_words
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "many",
     "mentions",
     "name_search",
+    "name_verb",
     "names_something",
     "objects",
     "operations_in",
@@ -63,6 +64,8 @@ class Operation:
     """The verb as a sentence says it ("No tool *copies*")."""
     before: tuple[str, ...] = ()
     """Operations a plan does first (an edit of exact text reads it first)."""
+    task_forms: frozenset[str] = frozenset()
+    """The words of ``task_words`` as written."""
 
 
 def _stems(words: str) -> frozenset[str]:
@@ -71,7 +74,8 @@ def _stems(words: str) -> frozenset[str]:
 
 def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risks: str = "", says: str = "",
         before: tuple[str, ...] = ()) -> Operation:
-    return Operation(name, _stems(task), _stems(tool), composition, risks, says or f"{name}s", before)
+    return Operation(name, _stems(task), _stems(tool), composition, risks, says or f"{name}s", before,
+                     frozenset(task.split()))
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -171,11 +175,24 @@ class Mention:
     """The object is named exactly (a path, a file name): a tool taking no argument can't be pointed at it."""
 
 
+_PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_forms if word.endswith("s"))
+"""Words ending in -s that ask for an operation as they are ("sizes", "duplicates", "contents")."""
+_PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"): "create",
+            ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit"}
+"""Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…")."""
+_IMPERATIVE_LEADS = frozenset({"to", "please", "and", "then"})
+"""Words after which a verb is an instruction ("please *commit*", "and then *approve*")."""
+
+
 @lru_cache(maxsize=4096)
-def mentions(text: str) -> tuple[Mention, ...]:
+def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, ...]:
     """Every operation a request asks for, in order, with the words that follow it. A past form
     ("someone deleted it", "she has moved") tells what happened, not what to do, and is skipped;
-    so are identifiers and paths (``large_file.txt`` asks for nothing)."""
+    so are identifiers and paths (``large_file.txt`` asks for nothing), and a form in -s, a noun or a
+    description where an instruction has the bare verb ("my pending *changes*", "it *records*"). ``verbs``: the catalogue's own
+    verbs, the first words of its tools' names (``commit``, ``approve``), each an operation of its own
+    when the request gives it as an instruction — first in the clause or after "to", "please", "and"
+    ("commit my changes", not "the details of commit e4b603a")."""
     tokens = text.split()
     absolute = bool(_ABSOLUTE.search(text))
     found = []
@@ -189,12 +206,19 @@ def mentions(text: str) -> tuple[Mention, ...]:
         lowered = word.lower()
         after = " ".join(tokens[position + 1:position + WINDOW])
         named = absolute or bool(_IDENTIFIER.search(after))
+        particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
         if lowered == "many" and previous == "how":
             found.append(Mention("count", after, named))
-        elif word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE):
+        elif (lowered, particle) in _PHRASES and position - negated > 2:
+            found.append(Mention(_PHRASES[lowered, particle], " ".join(tokens[position + 2:position + WINDOW + 1]),
+                                 named))
+        elif (word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE)
+              and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)):
             for stem in terms(word):
                 found += [Mention(op.name, after, named)
                           for op in OPERATIONS.values() if stem in op.task_words]
+                if stem in verbs and (position == 0 or previous in _IMPERATIVE_LEADS):
+                    found.append(Mention(stem, after, named))
         previous = lowered
     return tuple(found)
 
@@ -253,8 +277,23 @@ def content_search(text: str) -> bool:
     return any(stem in _CONTENT_WORDS for stem in _task_terms(text))
 
 
-def tool_operations(name: str, purpose: str) -> dict[str, float]:
-    """Operation → strength for a tool: 1.0 when its name says it, 0.5 when only its purpose does."""
+_ALL_WORDS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words | op.tool_words)
+
+
+def name_verb(name: str, server: str = "") -> str | None:
+    """The first word of a tool's name when the operation vocabulary does not know it (``git_commit`` →
+    ``commit``, ``approve_task_completion`` → ``approv``): the catalogue's own verb for what the tool does.
+    Words of the server's name are skipped; filler words ("all", "now") are no verb."""
+    skip = set(terms(server))
+    first = next((t for t in terms(name) if t not in skip and "_" not in t and "-" not in t), None)
+    if first is None or first in _ALL_WORDS or first in FILLER_TERMS or len(first) < 3 or not first.isalpha():
+        return None
+    return first
+
+
+def tool_operations(name: str, purpose: str, server: str = "") -> dict[str, float]:
+    """Operation → strength for a tool: 1.0 when its name says it (or its name's own verb, see
+    :func:`name_verb`), 0.5 when only its purpose does."""
     named, described = set(terms(name)), set(terms(purpose))
     found = {}
     for op in OPERATIONS.values():
@@ -262,6 +301,9 @@ def tool_operations(name: str, purpose: str) -> dict[str, float]:
             found[op.name] = 1.0
         elif described & op.tool_words:
             found[op.name] = 0.5
+    verb = name_verb(name, server)
+    if verb:
+        found[verb] = 1.0
     return found
 
 

@@ -217,7 +217,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
         return memo[text]
 
     for index, clause in enumerate(plan.clauses):
-        found_in = mentions(clause)
+        found_in = mentions(clause, view.verbs)
         if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?": read it
             found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True),)
         if not found_in:
@@ -243,7 +243,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
             if found is not None:
-                for first in OPERATIONS[op].before:
+                for first in (OPERATIONS[op].before if op in OPERATIONS else ()):
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
                                   mention.named, peers=view.co_usage(found[0]))
                     fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
@@ -251,7 +251,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
                 if all((s.operation, s.tool) != (op, found[0]) for s in plan.steps):
                     plan.steps.append(Step(operation=op, tool=found[0], score=found[1], clause=index))
-            elif OPERATIONS[op].composition:
+            elif op in OPERATIONS and OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
     _enable(view, plan)

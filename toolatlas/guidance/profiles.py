@@ -251,7 +251,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
-        operations=tool_operations(node.tool, purpose(node.description)), mutating=mutating,
+        operations=tool_operations(node.tool, purpose(node.description), node.server), mutating=mutating,
         deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
         findings=findings, tolerances=accepted,
         findings_index=LexicalIndex([f.text.replace(f"`{node.tool}`", "") for f in findings]),
