@@ -71,6 +71,28 @@ class TestToolSelection:
         assert guidance.plan[0].operation == "discover" and guidance.plan[0].tool == "notes.list_notebooks"
         assert guidance.plan[0].feeds == "notes.save_note"
 
+    def test_look_before_changing_what_the_request_does_not_name(self) -> None:
+        """Staging pending work names no file: the read-only tool whose verified answer listed a file the
+        stager was verified to take goes first; a request that names the file needs no look."""
+        def tool(name: str, required: tuple[str, ...], read_only: bool):
+            return node("repo", name, f"The {name} tool.", required, read_only=read_only)
+
+        tools = [tool("stage", ("repo", "files"), False), tool("status", ("repo",), True),
+                 tool("history", ("repo",), True)]
+        found = [entry("repo", "stage", EntryKind.AFFORDANCE, when="stage files", arguments={
+                     "repo": "${repo}", "files": ["${repo}/src/core.py"]}),
+                 entry("repo", "stage", EntryKind.BOUNDARY, family="nonexistent_reference",
+                       outcome=OutcomeClass.TOOL_ERROR, condition="`files[0]` names a file that does not exist",
+                       error_signature="pathspec did not match", excerpt="pathspec did not match"),
+                 entry("repo", "status", EntryKind.AFFORDANCE, when="show the status", arguments={"repo": "${repo}"},
+                       excerpt="On main. modified: src/core.py"),
+                 entry("repo", "history", EntryKind.AFFORDANCE, when="show the history", arguments={"repo": "${repo}"},
+                       excerpt="commit 1: initial import")]
+        view = AtlasView(tools, found, [], [])
+        plan = view.plan("Stage my pending work so it is ready.")
+        assert [(s.operation, s.tool[1]) for s in plan.steps] == [("inspect", "status"), ("stage", "stage")]
+        assert [s.tool[1] for s in view.plan("Stage src/core.py now").steps] == ["stage"]
+
     def test_the_right_server_first(self) -> None:
         """Among two servers, a calendar request is answered with calendar tools first."""
         guidance = Atlas(notes_atlas()).guide("Add an event on Monday to the calendar: dentist at nine")

@@ -145,10 +145,11 @@ _INNER_WORDS = _stems("content contents text inside grep")
 """How a tool says it matches what is inside things."""
 
 
-_IDENTIFIER = re.compile(r"\S*[_./\\]\S*|`[^`]*`")
+_IDENTIFIER = re.compile(r"\S*(?:[_/\\]|\.(?=\w))\S*|`[^`]*`")
+"""File names, paths and identifiers: what a request acts on, never how (``large_file.txt`` is no "large");
+a full stop ends a sentence unless a name goes on after it ("it." is no identifier, "notes.txt" is)."""
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
 """An absolute path in a request (``/etc/hostname``, ``~/notes``)."""
-"""File names, paths and identifiers: what a request acts on, never how (``large_file.txt`` is no "large")."""
 
 
 @lru_cache(maxsize=4096)

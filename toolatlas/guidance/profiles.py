@@ -31,12 +31,13 @@ from toolatlas.guidance.clauses import (
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
+from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "masked", "server_profiles", "tool_profile"]
 
 ToolKey = tuple[str, str]
 
-_RANDOM = re.compile(r"[\w.\-]*(?:_[0-9a-f]{4,}|[0-9a-f]{8,})[\w.\-]*")
+_RANDOM = RANDOM_NAME
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 _PATH = re.compile(r"(?:\$\{\w+\}|<path>)?(?:/[^\s'\":,]+)+/?")
 _NUMBER = re.compile(r"\d+")
@@ -53,18 +54,6 @@ def masked(text: str) -> str:
 _WORDY = re.compile(r"[A-Za-z]{3,}")
 
 
-def _leaves(value: object, name: str) -> Iterable[tuple[str, str]]:
-    """(argument path, string) of every string inside an argument value (``files[0].path``)."""
-    if isinstance(value, str):
-        yield name, value
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _leaves(item, f"{name}[{index}]")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, f"{name}.{key}")
-
-
 def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit: int = 240) -> str:
     """A server's answer as guidance quotes it: its first line that says something (an answer whose first
     line is only a brace, such as JSON, on one line), with the names a probe invented (random or
@@ -73,7 +62,7 @@ def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit:
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if first and not _WORDY.search(first):
         first = " ".join(text.split())
-    for name, value in sorted(((n, v) for key, item in (arguments or {}).items() for n, v in _leaves(item, key)),
+    for name, value in sorted(((n, v) for key, item in (arguments or {}).items() for n, v in leaves(item, key)),
                               key=lambda pair: -len(pair[1])):
         if len(value) >= 4 and _RANDOM.search(value) and value in first:
             first = first.replace(value, f"<{name}>")
@@ -164,6 +153,9 @@ class ServerProfile:
     """Clauses most of its tools' descriptions repeat, said once."""
     discovery: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Discovery tool → the argument names its output supplies to the tools it feeds."""
+    suppliers: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    """Tool → required argument → the read-only tools whose verified answers hold values it was verified
+    to accept there (:mod:`toolatlas.guidance.supply`)."""
 
 
 def _dedup(entries: Iterable[Entry]) -> list[Entry]:
@@ -298,5 +290,6 @@ def server_profiles(
             supplied = frozenset(a for a, n in counts.items() if n >= min(2, len(fed)))
             if supplied:
                 discovery[key[1]] = supplied
-        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery)
+        supply = suppliers(keys, {k: tools[k].required for k in keys}, {k: tools[k].mutating for k in keys}, by_tool)
+        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery, suppliers=supply)
     return result, tools

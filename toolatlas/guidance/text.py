@@ -28,8 +28,9 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
     compositions, accepted misuses, related tools, clauses beyond one per tool, the purposes of tools
     that say nothing else, the use notes (a second boundary with the server's own words tells more than
-    the arguments that worked), boundaries beyond one per tool (the lightest first), then the rest of the
-    clauses and boundaries, then purposes, then whole tools from the last (the plan and the first tool stay)."""
+    the arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
+    clauses, the purposes (an agent has every tool's description already; what the atlas verified it
+    has only here), the last boundaries, then whole tools from the last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -41,8 +42,8 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _per_tool(g, "when", 0),
         lambda g: _lightest(g, 1),
         lambda g: _per_tool(g, "documented", 0),
-        lambda g: _lightest(g, 0),
         lambda g: _unsaid(g),
+        lambda g: _lightest(g, 0),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
     ]
     tokens = _tokens(guidance)
