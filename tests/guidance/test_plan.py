@@ -142,6 +142,22 @@ class TestBoundaries:
         errors = [b.error for b in next(t for t in guidance.tools if t.tool == "save_note").when_not]
         assert "No notebook yet" in errors and "Notebook path is outside the allowed directory" not in errors
 
+    def test_a_planned_tool_says_its_telling_failure(self) -> None:
+        """When no finding matches the task's words, a planned tool still says its best-supported boundary —
+        never schema validation or a contrived value, however well supported."""
+        def failure(family: str | None, support: int, error: str):
+            return entry("calendar", "add_event", EntryKind.BOUNDARY, family=family, support=support,
+                         outcome=OutcomeClass.TOOL_ERROR, condition=f"a {family} case", error_signature=error,
+                         excerpt=error)
+
+        found = [*notes_entries(), failure("empty_value", 9, "Summary is blank"),
+                 failure("schema_validation", 8, "Input validation error"),
+                 failure("malformed_value", 2, "Unknown weekday")]
+        guidance = Atlas(AtlasView(notes_tools(), found, [], [])).guide("Add an event on Monday to the calendar: "
+                                                                         "dentist at nine")
+        event = next(t for t in guidance.tools if t.tool == "add_event")
+        assert [b.error for b in event.when_not] == ["Unknown weekday"]
+
     def test_no_probe_leftovers_in_errors(self) -> None:
         """The server's error is quoted with the name the probe invented replaced by its argument's name."""
         guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there")

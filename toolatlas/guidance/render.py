@@ -31,7 +31,7 @@ from toolatlas.guidance.models import (
 from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
-from toolatlas.guidance.profiles import answer_line, condition_line
+from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
 from toolatlas.guidance.shapes import shape_words
 from toolatlas.guidance.text import fit, render_text
 
@@ -158,7 +158,8 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
                   plan: Plan | None = None, detail: bool = True, said: set[str] | frozenset[str] = frozenset(),
                   repeats: list[Finding] | None = None) -> ToolGuidance:
     """What guidance says of one tool: for a planned tool the items its planned operations make
-    relevant; with no task (reading a tool directly) its best-supported items. Boundaries whose
+    relevant (when none is, its best-supported telling boundary — not schema validation, not a contrived
+    value); with no task (reading a tool directly) its best-supported items. Boundaries whose
     signature is in ``said`` are left to the tool that says them (and listed in ``repeats``)."""
     server, tool = key
     profile = view.profiles[key]
@@ -172,6 +173,9 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
                                                                        natural=False, said=said,
                                                                        repeats=repeats)] if query else [])
     boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats)
+    if task and not boundaries:  # nothing the task's words point at: the failure any use of it meets most
+        telling = tuple(f for f in profile.findings if not f.schema and f.entry.family not in CONTRIVED)
+        boundaries = [(f, 0.0) for f, _ in _relevant(telling, indexes, "", 1, said=said, repeats=repeats)]
     tolerances = _relevant(profile.tolerances, (profile.tolerances_index, None), query, 1) if query else []
     planned = set(plan.tools) if plan else set()
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
