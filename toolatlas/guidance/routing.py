@@ -102,11 +102,10 @@ class ServerRouter:
 
     @staticmethod
     def _vocabulary(view, server: str) -> set[str]:
-        """The server's words: its documentation's, its verified uses', its answers', and of the argument
-        values that worked those the server itself also said (a probe's invented text — "the quarterly report
-        is ready for review" — is no word of the server's), plus every value's shape."""
+        """The server's words: its documentation's, its verified uses' and its answers' — an argument value
+        that worked adds its shape, and its words only as far as the server said them too (a probe's invented
+        text, "the quarterly report is ready for review", is no word of the server's)."""
         words: set[str] = set()
-        sent: set[str] = set()
         for key in (k for k in view.tool_keys if k[0] == server):
             node = view.tool_nodes[key]
             words |= _words(f"{node.tool.replace('_', ' ')} {node.description} {_schema_text(node.input_schema)}")
@@ -116,10 +115,9 @@ class ServerRouter:
                 words |= _words(entry.when or "")
                 for evidence in entry.evidence:
                     for value in _strings(evidence.arguments):
-                        sent |= _words(value)
                         words |= value_shapes(value)
                     words |= _words(evidence.excerpt[:EXCERPT_CHARS])
-        return words | (sent & words)
+        return words
 
     def scores(self, task: str) -> tuple[dict[str, float], float]:
         """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF). Numbers
