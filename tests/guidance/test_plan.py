@@ -36,6 +36,14 @@ class TestToolSelection:
         noun = atlas.view.plan("Open the note about my archive in the work notebook")
         assert "archiv" not in noun.operations
 
+    def test_numbers_and_sentence_ends_name_nothing(self) -> None:
+        """A decimal number or a word before a full stop is no exact name; a file name or a path is."""
+        from toolatlas.guidance.operations import names_something
+
+        assert not names_something("Evaluate rate * 12 where rate is 0.5.")
+        assert not names_something("What is 1500 * 1.04^10? I need it.")
+        assert names_something("Open notes.txt") and names_something("Read src/app")
+
     def test_phrasal_verbs_and_plural_nouns(self) -> None:
         """"Look up" asks for a search; "saves", a noun where an instruction has the bare verb, asks for nothing."""
         view = notes_atlas()

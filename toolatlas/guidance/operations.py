@@ -118,7 +118,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("convert", "convert transform uppercase lowercase translate reformat", "convert transform translate",
         composition=("read", "write"), risks="invalid format unknown not valid", says="converts"),
     _op("export", "export import", "export import", composition=("read", "write"), says="exports"),
-    _op("count", "count number total calculate compute tally statistics sum", "count aggregate statistics",
+    _op("count", "count total calculate compute tally statistics sum", "count aggregate statistics",
         composition=("read",), says="counts"),
     _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp "
                    "metadata permissions newest oldest touched",
@@ -145,9 +145,10 @@ _INNER_WORDS = _stems("content contents text inside grep")
 """How a tool says it matches what is inside things."""
 
 
-_IDENTIFIER = re.compile(r"\S*(?:[_/\\]|\.(?=\w))\S*|`[^`]*`")
+_IDENTIFIER = re.compile(r"(?=[\w./\\-]*[A-Za-z_/\\])\S*(?:[_/\\]|\.(?=\w))\S*|`[^`]*`")
 """File names, paths and identifiers: what a request acts on, never how (``large_file.txt`` is no "large");
-a full stop ends a sentence unless a name goes on after it ("it." is no identifier, "notes.txt" is)."""
+a full stop ends a sentence unless a name goes on after it ("it." is no identifier, "notes.txt" is), and a
+number is a value, not a name ("0.5", "1.04^10")."""
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
 """An absolute path in a request (``/etc/hostname``, ``~/notes``)."""
 
