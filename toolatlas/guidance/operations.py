@@ -228,6 +228,7 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
 _VERBS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words)
 
 
+@lru_cache(maxsize=4096)
 def objects(text: str) -> str:
     """``text`` without its operation words: what is acted on ("create a new directory" → "a directory"),
     so that matching it against tools measures the object, not the verb a tool's name repeats."""
@@ -248,6 +249,7 @@ _QUESTION = frozenset({"what", "which", "where", "how", "when", "who", "whose"})
 _HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}\b")
 
 
+@lru_cache(maxsize=4096)
 def names_something(text: str) -> bool:
     """Whether a request names an exact thing — a path, a file or identifier, a hash — which may not exist."""
     return bool(_IDENTIFIER.search(text) or _HEX.search(text) or _ABSOLUTE.search(text))
@@ -258,6 +260,7 @@ def asks_about_named(text: str) -> bool:
     return bool(_IDENTIFIER.search(text)) and any(w.lower().strip("?,.") in _QUESTION for w in text.split())
 
 
+@lru_cache(maxsize=4096)
 def absolute_path(text: str) -> bool:
     """Whether a request names an absolute path (a place that may lie outside what a server allows)."""
     return bool(_ABSOLUTE.search(text))

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, ToolNode
@@ -95,7 +96,7 @@ class Finding:
     schema: bool
     """Provoked only by violating the input schema (served at most once per tool)."""
 
-    @property
+    @cached_property
     def lead(self) -> float:
         """How much the finding weighs for any task that uses its tool (see :data:`NATURAL_LEAD`)."""
         e = self.entry
@@ -108,12 +109,20 @@ class Finding:
             lead += SOFT_LEAD
         return lead
 
-    @property
+    @cached_property
     def signature(self) -> str:
         """Its error's first line with harvested and random names masked (its condition without an
         error): findings of different tools with one signature are said once in a guidance."""
         said = next((line for line in (self.error or "").splitlines() if line.strip()), "")
         return "error: " + masked(said) if said else "condition: " + masked(self.text)
+
+    @cached_property
+    def quoted(self) -> str:
+        """The server's answer behind it, as guidance quotes it (:func:`answer_line`)."""
+        e = self.entry
+        if e.evidence:
+            return answer_line(e.evidence[0].excerpt, e.evidence[0].arguments)
+        return answer_line(e.error_signature or "")
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,7 @@ def _said(entry: Entry, limit: int = 240) -> str:
 
 def _boundary(finding: Finding, weight: float = 0.0) -> BoundaryNote:
     e = finding.entry
-    error = _said(e)
+    error = finding.quoted
     return BoundaryNote(condition=condition_line(e.condition or ""), error=error, weight=weight,
                         outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
