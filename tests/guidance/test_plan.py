@@ -174,6 +174,15 @@ class TestBoundaries:
         assert "missing_" not in guidance.to_text()
 
 
+    def test_the_clause_the_task_meets_comes_first(self) -> None:
+        """Of many operative clauses, the one a relative path in the request runs into is said first."""
+        reader = node("files", "get_contents", "Get the contents of text files. Returns the lines with hashes. "
+                      "Hashes must be passed back when editing. Ranges default to the whole file. "
+                      "File paths must be absolute.", ("file_path",), read_only=True)
+        guidance = Atlas(AtlasView([reader], [], [], [])).guide("Show me notes/todo.txt with line numbers")
+        assert guidance.tools[0].documented[0].text == "File paths must be absolute."
+
+
 class TestQuotedAnswers:
     def test_the_first_line_that_says_something(self) -> None:
         """A plain answer is quoted by its first line; an answer whose first line is a brace is quoted whole, on one line."""

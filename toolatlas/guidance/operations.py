@@ -42,6 +42,7 @@ __all__ = [
     "name_verb",
     "names_something",
     "objects",
+    "relative_path",
     "operations_in",
     "tool_operations",
 ]
@@ -264,6 +265,16 @@ def asks_about_named(text: str) -> bool:
 def absolute_path(text: str) -> bool:
     """Whether a request names an absolute path (a place that may lie outside what a server allows)."""
     return bool(_ABSOLUTE.search(text))
+
+
+_RELATIVE = re.compile(r"(?<![\w./~:])[\w.-]+/(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+
+
+@lru_cache(maxsize=4096)
+def relative_path(text: str) -> bool:
+    """Whether a request names a file by a relative path (``notes/todo.txt``; not a branch such as
+    ``feature/search``, a date or "and/or")."""
+    return bool(_RELATIVE.search(text))
 
 
 def expanded(text: str) -> str:

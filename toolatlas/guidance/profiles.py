@@ -145,6 +145,8 @@ class ToolProfile:
     errors_index: LexicalIndex
     """The findings' errors (a weaker signal: a server's words, not the condition's)."""
     tolerances_index: LexicalIndex
+    clauses_index: LexicalIndex
+    """Its operative clauses, to rank them against a task."""
     arguments: frozenset[str]
     """Its argument names (every finding speaks of them: they tie a task to none in particular)."""
     use: UseNote | None
@@ -258,6 +260,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         findings_index=LexicalIndex([f.text.replace(f"`{node.tool}`", "") for f in findings]),
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
+        clauses_index=LexicalIndex([c.text for c in clauses]),
         arguments=frozenset(t for name in properties for t in terms(name)),
         use=_use(node, uses), feeds=feeds, objects=_objects(node),
     )

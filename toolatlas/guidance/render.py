@@ -28,7 +28,7 @@ from toolatlas.guidance.models import (
     TraceExemplar,
     UseNote,
 )
-from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
+from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something, relative_path
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
 from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
@@ -55,6 +55,8 @@ BOUNDARIES, CLAUSES, COMPOSITIONS = 2, 3, 2
 """Items per tool before the token budget trims further."""
 ABSOLUTE_RISKS = "absolute path outside allowed"
 """What a task naming an absolute path risks (it may lie outside what the server allows)."""
+RELATIVE_RISKS = "absolute relative path"
+"""What a task naming a relative path risks (a tool may need it absolute)."""
 NAMED_RISKS = "does not exist not found unknown missing"
 """What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
 RELATED_SHARE = 0.5
@@ -187,7 +189,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
         purpose=profile.purpose,
         relevance=round(relevance, 4),
         operations=list(dict.fromkeys(operations)),
-        documented=_documented(view, profile.clauses)[:CLAUSES],
+        documented=_documented(view, _clauses(profile, query))[:CLAUSES],
         when=[*([profile.use] if profile.use else []), *(_accepted(f) for f, _ in tolerances)],
         when_not=[_boundary(f, w) for f, w in boundaries],
         compositions=[
@@ -199,6 +201,15 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     )
 
 
+def _clauses(profile, query: str) -> list:
+    """A tool's operative clauses, those the task's words and risks meet first, then those the atlas
+    checked (verified or contradicted), then the description's order."""
+    scores = profile.clauses_index.scores(query) if query else {}
+    order = sorted(range(len(profile.clauses)),
+                   key=lambda i: (-scores.get(i, 0.0), profile.clauses[i].status == "documented", i))
+    return [profile.clauses[i] for i in order]
+
+
 def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[str]) -> str:
     """What a tool's findings are ranked against: the clauses it was planned for (the task, for a tool
     outside the plan) with the words for the kinds of their values, the risks of its operations, and
@@ -207,7 +218,7 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
     said = plan.clauses_of(key) if plan and operations else [task]
     return " ".join([*said, *(shape_words(text) for text in said),  # "9:15 am" risks what a 12-hour clock does
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
-                     ABSOLUTE_RISKS if absolute_path(task) else "",
+                     ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
                      NAMED_RISKS if names_something(task) else ""])
 
 
