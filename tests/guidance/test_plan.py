@@ -200,6 +200,9 @@ class TestQuotedAnswers:
             "no such table: …"
         assert answer_line("rename 'a/missing_3348.md' -> 'b/x.md'", {"files": [{"from": "a/missing_3348.md"}]}) == \
             "rename '<files[0].from>' -> 'b/x.md'"
+        assert answer_line("Entity with name No Such Entity b951 not found", {"names": ["No Such Entity b951"]}) == \
+            "Entity with name <names[0]> not found"
+        assert answer_line("Sheet not found: 'Sheet1' (of 2024)", {"sheet": "Sheet1"}) == "Sheet not found: 'Sheet1' (of 2024)"
 
 
 class TestDocumentation:

@@ -60,16 +60,15 @@ RELATIVE_RISKS = "absolute relative path"
 NAMED_RISKS = "does not exist not found unknown missing"
 """What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
 RELATED_SHARE = 0.5
+"""A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 PLAN_FLOOR = 1.0
 """Least score of a planned tool (see :func:`_chosen`)."""
-"""A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 NOTE_CHARS = 70
 """Characters of the server's answer shown beside a clause it verified."""
 DOCS_RATIO = 1.4
 """Guidance costs at most this many times the descriptions of the tools it serves (see :func:`compress`)."""
 MIN_TOKENS = 120
 """…but may always say this much (tools described in a few words still have boundaries worth saying)."""
-"""Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
 
 
 MIN_RELEVANCE = 1.0

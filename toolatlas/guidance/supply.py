@@ -25,8 +25,10 @@ __all__ = ["REFERENCE_FAMILIES", "RANDOM_NAME", "accepted_values", "leaves", "re
 ToolKey = tuple[str, str]
 
 _PLACEHOLDER = re.compile(r"\$\{\w+\}/?")
-RANDOM_NAME = re.compile(r"[\w.\-]*(?:_[0-9a-f]{4,}|[0-9a-f]{8,})[\w.\-]*")
-"""A name a probe made up or harvested with a random part (``missing_3f2a.md``, a made-up hash)."""
+RANDOM_NAME = re.compile(r"[\w.\-]*(?:_[0-9a-f]{4,}|[0-9a-f]{8,})[\w.\-]*"
+                         r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{4,}\b")
+"""A name a probe made up or harvested with a random part (``missing_3f2a.md``, a made-up hash, the
+``b951`` of "No Such Entity b951")."""
 MIN_CHARS, MAX_CHARS = 4, 200
 """A value shorter than this is found in any answer by chance; a longer one is a payload, not a name."""
 
