@@ -72,7 +72,8 @@ def notes_entries(*, rename_entries: int = 0) -> list[Entry]:
               excerpt="Input validation error: title must be a string"),
         *(entry("notes", "save_note", EntryKind.BOUNDARY, family="missing_parent", outcome=fail,
                 condition=f"`notebook` names a notebook that does not exist (`{name}`)",
-                error_signature=f"Notebook '{name}' not found", excerpt=f"Notebook '{name}' not found")
+                error_signature=f"Notebook '{name}' not found", excerpt=f"Notebook '{name}' not found",
+                arguments={"notebook": name, "title": "t", "body": "x"})
           for name in ("missing_b200", "missing_d9b9")),
         entry("notes", "create_notebook", EntryKind.AFFORDANCE, when="create a notebook", effect=Effect.MUTATING),
         entry("notes", "find_notes", EntryKind.AFFORDANCE, when="find notes by title", effect=Effect.READ_ONLY),

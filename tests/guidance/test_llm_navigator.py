@@ -257,7 +257,8 @@ class TestFailures:
     async def test_an_unreachable_endpoint_still_gives_guidance(self, endpoint, llm) -> None:
         """HTTP 500 on every request: recorded, and the offline traversal's guidance is served, tools and all."""
         endpoint.script.add(Fault.server_error())
-        result = await LlmNavigator(llm).navigate(view(), TASK, k_r=1, budget=8)
+        atlas = view()
+        result = await LlmNavigator(llm).navigate(atlas, TASK, k_r=1, budget=8)
         assert result.stopped == "llm_failure" and all("HTTP 500" in f for f in result.failures)
         assert "git_commit" in [t.tool for t in result.guidance.tools]
         assert result.guidance.navigator.startswith("offline (") and "HTTP 500" in result.guidance.navigator

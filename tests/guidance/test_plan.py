@@ -3,9 +3,14 @@ task-relevant boundaries, the documentation as knowledge, and no probe leftovers
 
 from __future__ import annotations
 
-from toolatlas.guidance import Atlas
+from toolatlas.graph.models import CoUsageRelation, EntryKind
+from toolatlas.guidance import Atlas, AtlasView
+from toolatlas.guidance.models import BoundaryNote, Guidance, ToolGuidance
+from toolatlas.guidance.profiles import answer_line
+from toolatlas.guidance.text import fit
+from toolatlas.models import OutcomeClass
 
-from .conftest import notes_atlas
+from .conftest import entry, node, notes_atlas, notes_entries, notes_tools
 
 
 def served(guidance) -> list[str]:
@@ -19,6 +24,31 @@ class TestToolSelection:
         steps = [(s.operation, s.tool) for s in guidance.plan]
         assert ("create", "notes.create_notebook") in steps and ("write", "notes.save_note") in steps
         assert steps.index(("create", "notes.create_notebook")) < steps.index(("write", "notes.save_note"))
+
+    def test_a_tool_named_for_the_instruction_does_it(self) -> None:
+        """A verb the operation vocabulary lacks but a tool's name starts with is an operation when the request
+        gives it as an instruction, not when it names a thing."""
+        tools = [*notes_tools(), node("notes", "archive_notebook", "Take a notebook out of the active list.",
+                                      ("name",), read_only=False)]
+        atlas = Atlas(AtlasView(tools, notes_entries(), [], []))
+        steps = [(s.operation, s.tool) for s in atlas.guide("Archive the notebook called trips").plan]
+        assert ("archiv", "notes.archive_notebook") in steps
+        noun = atlas.view.plan("Open the note about my archive in the work notebook")
+        assert "archiv" not in noun.operations
+
+    def test_numbers_and_sentence_ends_name_nothing(self) -> None:
+        """A decimal number or a word before a full stop is no exact name; a file name or a path is."""
+        from toolatlas.guidance.operations import names_something
+
+        assert not names_something("Evaluate rate * 12 where rate is 0.5.")
+        assert not names_something("What is 1500 * 1.04^10? I need it.")
+        assert names_something("Open notes.txt") and names_something("Read src/app")
+
+    def test_phrasal_verbs_and_plural_nouns(self) -> None:
+        """"Look up" asks for a search; "saves", a noun where an instruction has the bare verb, asks for nothing."""
+        view = notes_atlas()
+        assert "search" in view.plan("Look up the note about Lisbon").operations
+        assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
     def test_an_entry_count_does_not_lift_a_tool(self) -> None:
         """A tool with forty entries full of the task's words does not displace the tool that does the work."""
@@ -48,6 +78,28 @@ class TestToolSelection:
         guidance = Atlas(notes_atlas()).guide("Save a note titled ideas with the body more tests")
         assert guidance.plan[0].operation == "discover" and guidance.plan[0].tool == "notes.list_notebooks"
         assert guidance.plan[0].feeds == "notes.save_note"
+
+    def test_look_before_changing_what_the_request_does_not_name(self) -> None:
+        """Staging pending work names no file: the read-only tool whose verified answer listed a file the
+        stager was verified to take goes first; a request that names the file needs no look."""
+        def tool(name: str, required: tuple[str, ...], read_only: bool):
+            return node("repo", name, f"The {name} tool.", required, read_only=read_only)
+
+        tools = [tool("stage", ("repo", "files"), False), tool("status", ("repo",), True),
+                 tool("history", ("repo",), True)]
+        found = [entry("repo", "stage", EntryKind.AFFORDANCE, when="stage files", arguments={
+                     "repo": "${repo}", "files": ["${repo}/src/core.py"]}),
+                 entry("repo", "stage", EntryKind.BOUNDARY, family="nonexistent_reference",
+                       outcome=OutcomeClass.TOOL_ERROR, condition="`files[0]` names a file that does not exist",
+                       error_signature="pathspec did not match", excerpt="pathspec did not match"),
+                 entry("repo", "status", EntryKind.AFFORDANCE, when="show the status", arguments={"repo": "${repo}"},
+                       excerpt="On main. modified: src/core.py"),
+                 entry("repo", "history", EntryKind.AFFORDANCE, when="show the history", arguments={"repo": "${repo}"},
+                       excerpt="commit 1: initial import")]
+        view = AtlasView(tools, found, [], [])
+        plan = view.plan("Stage my pending work so it is ready.")
+        assert [(s.operation, s.tool[1]) for s in plan.steps] == [("inspect", "status"), ("stage", "stage")]
+        assert [s.tool[1] for s in view.plan("Stage src/core.py now").steps] == ["stage"]
 
     def test_the_right_server_first(self) -> None:
         """Among two servers, a calendar request is answered with calendar tools first."""
@@ -80,6 +132,78 @@ class TestBoundaries:
         assert save.when[0].text == "works with `notebook`, `title`, `body`; changes state"
         assert "probe_7b43" not in guidance.to_text()
 
+    def test_an_ordering_the_plan_must_respect_leads(self) -> None:
+        """A failure until another tool has changed the state is served first, ahead of a better supported
+        contrived misuse whose words happen to match what writing risks."""
+        found = [*notes_entries(),
+                 entry("notes", "save_note", EntryKind.BOUNDARY, family="path_escape", support=30,
+                       outcome=OutcomeClass.TOOL_ERROR, condition="`notebook` climbs out of the allowed folder",
+                       error_signature="Notebook path is outside the allowed directory",
+                       excerpt="Notebook path is outside the allowed directory"),
+                 entry("notes", "save_note", EntryKind.BOUNDARY, peer="create_notebook", support=1,
+                       relation=CoUsageRelation.STATE, outcome=OutcomeClass.TOOL_ERROR,
+                       condition="called on the unchanged snapshot (the same call succeeds once "
+                                 "`create_notebook` has changed the state)",
+                       error_signature="No notebook yet", excerpt="No notebook yet")]
+        guidance = Atlas(AtlasView(notes_tools(), found, [], [])).guide("Save a note titled ideas with the body more tests",
+                                                                  max_tokens=5000, docs_ratio=None)
+        errors = [b.error for b in next(t for t in guidance.tools if t.tool == "save_note").when_not]
+        assert "No notebook yet" in errors and "Notebook path is outside the allowed directory" not in errors
+
+    def test_a_planned_tool_says_its_telling_failure(self) -> None:
+        """When no finding matches the task's words, a planned tool still says its best-supported boundary —
+        never schema validation or a contrived value, however well supported."""
+        def failure(family: str | None, support: int, error: str):
+            return entry("calendar", "add_event", EntryKind.BOUNDARY, family=family, support=support,
+                         outcome=OutcomeClass.TOOL_ERROR, condition=f"a {family} case", error_signature=error,
+                         excerpt=error)
+
+        found = [*notes_entries(), failure("empty_value", 9, "Summary is blank"),
+                 failure("schema_validation", 8, "Input validation error"),
+                 failure("malformed_value", 2, "Unknown weekday")]
+        guidance = Atlas(AtlasView(notes_tools(), found, [], [])).guide("Add an event on Monday to the calendar: "
+                                                                         "dentist at nine")
+        event = next(t for t in guidance.tools if t.tool == "add_event")
+        assert [b.error for b in event.when_not] == ["Unknown weekday"]
+
+    def test_no_probe_leftovers_in_errors(self) -> None:
+        """The server's error is quoted with the name the probe invented replaced by its argument's name."""
+        guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there")
+        save = next(t for t in guidance.tools if t.tool == "save_note")
+        assert save.when_not[0].error == "Notebook '<notebook>' not found"
+        assert "missing_" not in guidance.to_text()
+
+
+    def test_the_clause_the_task_meets_comes_first(self) -> None:
+        """Of many operative clauses, the one a relative path in the request runs into is said first."""
+        reader = node("files", "get_contents", "Get the contents of text files. Returns the lines with hashes. "
+                      "Hashes must be passed back when editing. Ranges default to the whole file. "
+                      "File paths must be absolute.", ("file_path",), read_only=True)
+        guidance = Atlas(AtlasView([reader], [], [], [])).guide("Show me notes/todo.txt with line numbers")
+        assert guidance.tools[0].documented[0].text == "File paths must be absolute."
+
+
+class TestQuotedAnswers:
+    def test_the_first_line_that_says_something(self) -> None:
+        """A plain answer is quoted by its first line; an answer whose first line is a brace is quoted whole, on one line."""
+        assert answer_line("Invalid timezone: Mars/Olympus\nTraceback…") == "Invalid timezone: Mars/Olympus"
+        pretty = '{\n  "error": "Priority must be a single uppercase letter (A-Z)",\n  "priority": "b"\n}'
+        assert answer_line(pretty) == '{ "error": "Priority must be a single uppercase letter (A-Z)", "priority": "b" }'
+
+    def test_invented_names_are_not_carried(self) -> None:
+        """A probe's random value is named by the argument that carried it, other random names become an ellipsis,
+        and real names stay."""
+        said = "SHA b'402f38ff519c07d6cc5e4b603a7a64b356c48552' could not be resolved in notes_main"
+        assert (answer_line(said, {"revision": "402f38ff519c07d6cc5e4b603a7a64b356c48552"})
+                == "SHA b'<revision>' could not be resolved in notes_main")
+        assert answer_line("no such table: no_such_table_de45", {"query": "SELECT * FROM no_such_table_de45"}) == \
+            "no such table: …"
+        assert answer_line("rename 'a/missing_3348.md' -> 'b/x.md'", {"files": [{"from": "a/missing_3348.md"}]}) == \
+            "rename '<files[0].from>' -> 'b/x.md'"
+        assert answer_line("Entity with name No Such Entity b951 not found", {"names": ["No Such Entity b951"]}) == \
+            "Entity with name <names[0]> not found"
+        assert answer_line("Sheet not found: 'Sheet1' (of 2024)", {"sheet": "Sheet1"}) == "Sheet not found: 'Sheet1' (of 2024)"
+
 
 class TestDocumentation:
     def test_operative_clauses_are_kept_and_advice_dropped(self) -> None:
@@ -95,6 +219,17 @@ class TestDocumentation:
 
 
 class TestBudget:
+    def test_the_lightest_boundary_goes_first(self) -> None:
+        """Over budget, the boundary the task is least likely to hit is dropped, whichever tool it is on."""
+        def note(weight: float) -> BoundaryNote:
+            return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
+                                entry_id=f"e{weight}", weight=weight)
+
+        guidance = Guidance(task="t", tools=[ToolGuidance(server="s", tool="first", when_not=[note(0.5)]),
+                                             ToolGuidance(server="s", tool="second", when_not=[note(2.5)])])
+        kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[1:]}).to_text().__len__() // 4 + 12)
+        assert [b.weight for t in kept.tools for b in t.when_not] == [2.5]
+
     def test_guidance_pays_its_way(self) -> None:
         """By default guidance costs at most 1.4 times the served tools' descriptions (or the small floor);
         without that limit it says more."""

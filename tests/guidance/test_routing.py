@@ -82,6 +82,21 @@ class TestRouting:
         assert max(weights, key=weights.get) == "trips"
         assert weights["trips"] == 1.0 and all(w < 1.0 for s, w in weights.items() if s != "trips")
 
+    def test_text_a_probe_invented_routes_nowhere(self) -> None:
+        """A server that only took a probe's made-up sentence about a budget review does not outscore the
+        server whose answer held those words."""
+        view = catalogue()
+        tools = [*view.tool_nodes.values(),
+                 node("tasks", "add_task", "Add a task to the list.", ("title",), read_only=False),
+                 node("docs", "read_doc", "Read a document.", ("name",), read_only=True)]
+        entries = [*view.entries.values(),
+                   entry("tasks", "add_task", EntryKind.AFFORDANCE, when="add a task", effect=Effect.MUTATING,
+                         arguments={"title": "The budget review is ready for sign-off"}, excerpt="added task 3"),
+                   entry("docs", "read_doc", EntryKind.AFFORDANCE, when="read a document", effect=Effect.READ_ONLY,
+                         arguments={"name": "budget"}, excerpt="Budget review 2024: spending is on plan.")]
+        weights = AtlasView(tools, entries, [], []).route_weights("What does the budget review say?")
+        assert max(weights, key=weights.get) == "docs" and weights.get("tasks", 0.0) < weights["docs"]
+
     def test_a_routed_server_weighs_its_tools_by_its_score(self) -> None:
         """Among routed servers, the better-scoring one's tools weigh more; an unrouted one's least."""
         view = catalogue()

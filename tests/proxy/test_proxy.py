@@ -182,7 +182,8 @@ class TestGuidanceTool:
         result = await memory.proxy.call_raw(GUIDANCE_TOOL, {"task": "add an observation to an existing entity"})
         assert isinstance(result, dict) and not result.get("isError")
         text = result["content"][0]["text"]
-        assert text.startswith("Plan: add_observations") and "## memory.add_observations" in text
+        plan = text.splitlines()[0]
+        assert plan.startswith("Plan: ") and "add_observations (create)" in plan and "## memory.add_observations" in text
 
     async def test_guidance_is_read_only_and_described(self, memory: Pair) -> None:
         """It is listed once, read-only, with a required task."""

@@ -22,7 +22,7 @@ from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, 
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
-from toolatlas.guidance.operations import expanded
+from toolatlas.guidance.operations import OPERATIONS, expanded
 from toolatlas.guidance.plan import Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
 from toolatlas.guidance.routing import ServerRouter
@@ -123,6 +123,8 @@ class AtlasView:
         self.router = ServerRouter(self)
         self._routes: dict[str, dict[str, float]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
+        self.verbs = frozenset(op for p in self.profiles.values() for op in p.operations if op not in OPERATIONS)
+        """The catalogue's own verbs (the first words of tool names the operation vocabulary lacks: ``commit``)."""
         self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
         for (server, tool), node in self.tool_nodes.items():
             for peer, weight in node.neighbours.items():

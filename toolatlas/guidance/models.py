@@ -60,6 +60,9 @@ class BoundaryNote(Frozen):
     also: list[str] = Field(default_factory=list)
     """Other served tools (``server.tool``) with a boundary whose error differs from this one only in
     harvested or random names: said once, here, for all of them."""
+    weight: float = 0.0
+    """How likely the task is to hit it: its match with the task plus what any task using the tool meets
+    (a natural failure, an ordering); a budget drops the lightest first."""
 
 
 class CompositionNote(Frozen):

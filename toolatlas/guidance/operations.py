@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from toolatlas.guidance.index import terms
+from toolatlas.guidance.index import FILLER_TERMS, terms
 from toolatlas.guidance.shapes import shape_words
 
 __all__ = [
@@ -39,8 +39,10 @@ __all__ = [
     "many",
     "mentions",
     "name_search",
+    "name_verb",
     "names_something",
     "objects",
+    "relative_path",
     "operations_in",
     "tool_operations",
 ]
@@ -63,6 +65,8 @@ class Operation:
     """The verb as a sentence says it ("No tool *copies*")."""
     before: tuple[str, ...] = ()
     """Operations a plan does first (an edit of exact text reads it first)."""
+    task_forms: frozenset[str] = frozenset()
+    """The words of ``task_words`` as written."""
 
 
 def _stems(words: str) -> frozenset[str]:
@@ -71,7 +75,8 @@ def _stems(words: str) -> frozenset[str]:
 
 def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risks: str = "", says: str = "",
         before: tuple[str, ...] = ()) -> Operation:
-    return Operation(name, _stems(task), _stems(tool), composition, risks, says or f"{name}s", before)
+    return Operation(name, _stems(task), _stems(tool), composition, risks, says or f"{name}s", before,
+                     frozenset(task.split()))
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
@@ -114,7 +119,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("convert", "convert transform uppercase lowercase translate reformat", "convert transform translate",
         composition=("read", "write"), risks="invalid format unknown not valid", says="converts"),
     _op("export", "export import", "export import", composition=("read", "write"), says="exports"),
-    _op("count", "count number total calculate compute tally statistics sum", "count aggregate statistics",
+    _op("count", "count total calculate compute tally statistics sum", "count aggregate statistics",
         composition=("read",), says="counts"),
     _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp "
                    "metadata permissions newest oldest touched",
@@ -141,10 +146,12 @@ _INNER_WORDS = _stems("content contents text inside grep")
 """How a tool says it matches what is inside things."""
 
 
-_IDENTIFIER = re.compile(r"\S*[_./\\]\S*|`[^`]*`")
+_IDENTIFIER = re.compile(r"(?=[\w./\\-]*[A-Za-z_/\\])\S*(?:[_/\\]|\.(?=\w))\S*|`[^`]*`")
+"""File names, paths and identifiers: what a request acts on, never how (``large_file.txt`` is no "large");
+a full stop ends a sentence unless a name goes on after it ("it." is no identifier, "notes.txt" is), and a
+number is a value, not a name ("0.5", "1.04^10")."""
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
 """An absolute path in a request (``/etc/hostname``, ``~/notes``)."""
-"""File names, paths and identifiers: what a request acts on, never how (``large_file.txt`` is no "large")."""
 
 
 @lru_cache(maxsize=4096)
@@ -171,11 +178,24 @@ class Mention:
     """The object is named exactly (a path, a file name): a tool taking no argument can't be pointed at it."""
 
 
+_PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_forms if word.endswith("s"))
+"""Words ending in -s that ask for an operation as they are ("sizes", "duplicates", "contents")."""
+_PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"): "create",
+            ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit"}
+"""Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…")."""
+_IMPERATIVE_LEADS = frozenset({"to", "please", "and", "then"})
+"""Words after which a verb is an instruction ("please *commit*", "and then *approve*")."""
+
+
 @lru_cache(maxsize=4096)
-def mentions(text: str) -> tuple[Mention, ...]:
+def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, ...]:
     """Every operation a request asks for, in order, with the words that follow it. A past form
     ("someone deleted it", "she has moved") tells what happened, not what to do, and is skipped;
-    so are identifiers and paths (``large_file.txt`` asks for nothing)."""
+    so are identifiers and paths (``large_file.txt`` asks for nothing), and a form in -s, a noun or a
+    description where an instruction has the bare verb ("my pending *changes*", "it *records*"). ``verbs``: the catalogue's own
+    verbs, the first words of its tools' names (``commit``, ``approve``), each an operation of its own
+    when the request gives it as an instruction — first in the clause or after "to", "please", "and"
+    ("commit my changes", not "the details of commit e4b603a")."""
     tokens = text.split()
     absolute = bool(_ABSOLUTE.search(text))
     found = []
@@ -189,12 +209,19 @@ def mentions(text: str) -> tuple[Mention, ...]:
         lowered = word.lower()
         after = " ".join(tokens[position + 1:position + WINDOW])
         named = absolute or bool(_IDENTIFIER.search(after))
+        particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
         if lowered == "many" and previous == "how":
             found.append(Mention("count", after, named))
-        elif word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE):
+        elif (lowered, particle) in _PHRASES and position - negated > 2:
+            found.append(Mention(_PHRASES[lowered, particle], " ".join(tokens[position + 2:position + WINDOW + 1]),
+                                 named))
+        elif (word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE)
+              and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)):
             for stem in terms(word):
                 found += [Mention(op.name, after, named)
                           for op in OPERATIONS.values() if stem in op.task_words]
+                if stem in verbs and (position == 0 or previous in _IMPERATIVE_LEADS):
+                    found.append(Mention(stem, after, named))
         previous = lowered
     return tuple(found)
 
@@ -202,6 +229,7 @@ def mentions(text: str) -> tuple[Mention, ...]:
 _VERBS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words)
 
 
+@lru_cache(maxsize=4096)
 def objects(text: str) -> str:
     """``text`` without its operation words: what is acted on ("create a new directory" → "a directory"),
     so that matching it against tools measures the object, not the verb a tool's name repeats."""
@@ -222,6 +250,7 @@ _QUESTION = frozenset({"what", "which", "where", "how", "when", "who", "whose"})
 _HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}\b")
 
 
+@lru_cache(maxsize=4096)
 def names_something(text: str) -> bool:
     """Whether a request names an exact thing — a path, a file or identifier, a hash — which may not exist."""
     return bool(_IDENTIFIER.search(text) or _HEX.search(text) or _ABSOLUTE.search(text))
@@ -232,9 +261,20 @@ def asks_about_named(text: str) -> bool:
     return bool(_IDENTIFIER.search(text)) and any(w.lower().strip("?,.") in _QUESTION for w in text.split())
 
 
+@lru_cache(maxsize=4096)
 def absolute_path(text: str) -> bool:
     """Whether a request names an absolute path (a place that may lie outside what a server allows)."""
     return bool(_ABSOLUTE.search(text))
+
+
+_RELATIVE = re.compile(r"(?<![\w./~:])[\w.-]+/(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+
+
+@lru_cache(maxsize=4096)
+def relative_path(text: str) -> bool:
+    """Whether a request names a file by a relative path (``notes/todo.txt``; not a branch such as
+    ``feature/search``, a date or "and/or")."""
+    return bool(_RELATIVE.search(text))
 
 
 def expanded(text: str) -> str:
@@ -253,8 +293,23 @@ def content_search(text: str) -> bool:
     return any(stem in _CONTENT_WORDS for stem in _task_terms(text))
 
 
-def tool_operations(name: str, purpose: str) -> dict[str, float]:
-    """Operation → strength for a tool: 1.0 when its name says it, 0.5 when only its purpose does."""
+_ALL_WORDS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words | op.tool_words)
+
+
+def name_verb(name: str, server: str = "") -> str | None:
+    """The first word of a tool's name when the operation vocabulary does not know it (``git_commit`` →
+    ``commit``, ``approve_task_completion`` → ``approv``): the catalogue's own verb for what the tool does.
+    Words of the server's name are skipped; filler words ("all", "now") are no verb."""
+    skip = set(terms(server))
+    first = next((t for t in terms(name) if t not in skip and "_" not in t and "-" not in t), None)
+    if first is None or first in _ALL_WORDS or first in FILLER_TERMS or len(first) < 3 or not first.isalpha():
+        return None
+    return first
+
+
+def tool_operations(name: str, purpose: str, server: str = "") -> dict[str, float]:
+    """Operation → strength for a tool: 1.0 when its name says it (or its name's own verb, see
+    :func:`name_verb`), 0.5 when only its purpose does."""
     named, described = set(terms(name)), set(terms(purpose))
     found = {}
     for op in OPERATIONS.values():
@@ -262,6 +317,9 @@ def tool_operations(name: str, purpose: str) -> dict[str, float]:
             found[op.name] = 1.0
         elif described & op.tool_words:
             found[op.name] = 0.5
+    verb = name_verb(name, server)
+    if verb:
+        found[verb] = 1.0
     return found
 
 

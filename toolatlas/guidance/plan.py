@@ -11,7 +11,9 @@ chosen alike.
 An operation no tool performs is a gap: with a composition (copy = read + write) its steps are
 planned instead and the gap is said; a content search where the only search tool matches names
 is a gap of the same kind (read the things and look). A server's discovery tool goes first when
-its output supplies an argument the planned tools require (the allowed root before any path).
+its output supplies an argument the planned tools require (the allowed root before any path); a tool
+that changes something named by nothing in the request is preceded by the read-only tool whose answers
+show such names (the status before staging the pending changes).
 
 Routing: the servers the request is about (:mod:`toolatlas.guidance.routing`), each with a weight
 that grades its tools between routed servers; a caller's explicit server list replaces it.
@@ -217,7 +219,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
         return memo[text]
 
     for index, clause in enumerate(plan.clauses):
-        found_in = mentions(clause)
+        found_in = mentions(clause, view.verbs)
         if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?": read it
             found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True),)
         if not found_in:
@@ -243,7 +245,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
             if found is not None:
-                for first in OPERATIONS[op].before:
+                for first in (OPERATIONS[op].before if op in OPERATIONS else ()):
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
                                   mention.named, peers=view.co_usage(found[0]))
                     fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
@@ -251,12 +253,37 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
                 if all((s.operation, s.tool) != (op, found[0]) for s in plan.steps):
                     plan.steps.append(Step(operation=op, tool=found[0], score=found[1], clause=index))
-            elif OPERATIONS[op].composition:
+            elif op in OPERATIONS and OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
     _enable(view, plan)
+    if not names_something(task):
+        _inspect(view, plan)
     _discover(view, plan)
     return plan
+
+
+def _inspect(view: AtlasView, plan: Plan) -> None:
+    """Look before changing: a planned tool that changes state and needs a reference the request does not
+    name (the files to stage) gets, first, the read-only tool whose verified answers show such references
+    (:mod:`toolatlas.guidance.supply`) and that matches the task best — unless a tool already planned
+    before it, or the server's discovery tool, supplies them."""
+    index = 0
+    while index < len(plan.steps):
+        step = plan.steps[index]
+        server, tool = step.tool
+        profile = view.server_profiles[server]
+        discovered = {arg for supplied in profile.discovery.values() for arg in supplied}
+        earlier = {s.tool[1] for s in plan.steps[:index]}
+        for argument, tools in sorted(profile.suppliers.get(tool, {}).items()):
+            if argument in discovered or tools & earlier or not view.profiles[step.tool].mutating:
+                continue
+            look = max(sorted(tools), key=lambda name: plan.relevance.get((server, name), 0.0))
+            plan.steps.insert(index, Step(operation="inspect", tool=(server, look), score=step.score,
+                                          clause=step.clause))
+            index += 1
+            break
+        index += 1
 
 
 def _enable(view: AtlasView, plan: Plan) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, ToolNode
@@ -31,12 +32,13 @@ from toolatlas.guidance.clauses import (
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
+from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 
-__all__ = ["Finding", "ServerProfile", "ToolProfile", "masked", "server_profiles", "tool_profile"]
+__all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "masked", "server_profiles", "tool_profile"]
 
 ToolKey = tuple[str, str]
 
-_RANDOM = re.compile(r"[\w.\-]*(?:_[0-9a-f]{4,}|[0-9a-f]{8,})[\w.\-]*")
+_RANDOM = RANDOM_NAME
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|“[^”]*”")
 _PATH = re.compile(r"(?:\$\{\w+\}|<path>)?(?:/[^\s'\":,]+)+/?")
 _NUMBER = re.compile(r"\d+")
@@ -50,6 +52,39 @@ def masked(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+_WORDY = re.compile(r"[A-Za-z]{3,}")
+
+
+def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit: int = 240) -> str:
+    """A server's answer as guidance quotes it: its first line that says something (an answer whose first
+    line is only a brace, such as JSON, on one line), with the names a probe invented (random or
+    harvested-and-altered: ``missing_3f2a.md``, a made-up hash) never carried into guidance — a value of
+    the call's ``arguments`` is named by its argument (``<path>``), any other such name becomes ``…``."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first and not _WORDY.search(first):
+        first = " ".join(text.split())
+    for name, value in sorted(((n, v) for key, item in (arguments or {}).items() for n, v in leaves(item, key)),
+                              key=lambda pair: -len(pair[1])):
+        if len(value) >= 4 and _RANDOM.search(value) and value in first:
+            first = first.replace(value, f"<{name}>")
+    return _RANDOM.sub("…", first)[:limit]
+
+
+def condition_line(text: str) -> str:
+    """A finding's condition as guidance says it: a name the probe invented becomes ``…``, and a
+    parenthesis that only named it goes."""
+    return _RANDOM.sub("…", text).replace(" (`…`)", "")
+
+
+CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leading_dash"})
+"""Boundary families of values no task hands a tool (an empty string, 100 KB, a leading dash): a
+tool's answer to them is served when a task's words point there, never by default."""
+NATURAL_LEAD, STATE_LEAD, SOFT_LEAD = 1.5, 1.0, 1.0
+"""What a finding weighs for any task that uses its tool, before its words are matched: a valid call
+that failed on the real state, a failure until another tool changes the state (an ordering), and an
+error the server passes off as success."""
+
+
 @dataclass(frozen=True)
 class Finding:
     """A boundary (or a tolerance: a misuse the tool accepted) as guidance serves it."""
@@ -61,12 +96,33 @@ class Finding:
     schema: bool
     """Provoked only by violating the input schema (served at most once per tool)."""
 
-    @property
+    @cached_property
+    def lead(self) -> float:
+        """How much the finding weighs for any task that uses its tool (see :data:`NATURAL_LEAD`)."""
+        e = self.entry
+        if e.kind is not EntryKind.BOUNDARY or self.schema:
+            return 0.0
+        lead = NATURAL_LEAD if e.family is None else 0.0
+        if e.relation is CoUsageRelation.STATE and e.peer:
+            lead += STATE_LEAD
+        if e.reported_as_success and e.family not in CONTRIVED:
+            lead += SOFT_LEAD
+        return lead
+
+    @cached_property
     def signature(self) -> str:
         """Its error's first line with harvested and random names masked (its condition without an
         error): findings of different tools with one signature are said once in a guidance."""
         said = next((line for line in (self.error or "").splitlines() if line.strip()), "")
         return "error: " + masked(said) if said else "condition: " + masked(self.text)
+
+    @cached_property
+    def quoted(self) -> str:
+        """The server's answer behind it, as guidance quotes it (:func:`answer_line`)."""
+        e = self.entry
+        if e.evidence:
+            return answer_line(e.evidence[0].excerpt, e.evidence[0].arguments)
+        return answer_line(e.error_signature or "")
 
 
 @dataclass(frozen=True)
@@ -89,6 +145,8 @@ class ToolProfile:
     errors_index: LexicalIndex
     """The findings' errors (a weaker signal: a server's words, not the condition's)."""
     tolerances_index: LexicalIndex
+    clauses_index: LexicalIndex
+    """Its operative clauses, to rank them against a task."""
     arguments: frozenset[str]
     """Its argument names (every finding speaks of them: they tie a task to none in particular)."""
     use: UseNote | None
@@ -106,6 +164,9 @@ class ServerProfile:
     """Clauses most of its tools' descriptions repeat, said once."""
     discovery: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Discovery tool → the argument names its output supplies to the tools it feeds."""
+    suppliers: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    """Tool → required argument → the read-only tools whose verified answers hold values it was verified
+    to accept there (:mod:`toolatlas.guidance.supply`)."""
 
 
 def _dedup(entries: Iterable[Entry]) -> list[Entry]:
@@ -193,12 +254,13 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
-        operations=tool_operations(node.tool, purpose(node.description)), mutating=mutating,
+        operations=tool_operations(node.tool, purpose(node.description), node.server), mutating=mutating,
         deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
         findings=findings, tolerances=accepted,
-        findings_index=LexicalIndex([f.text for f in findings]),
+        findings_index=LexicalIndex([f.text.replace(f"`{node.tool}`", "") for f in findings]),
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
+        clauses_index=LexicalIndex([c.text for c in clauses]),
         arguments=frozenset(t for name in properties for t in terms(name)),
         use=_use(node, uses), feeds=feeds, objects=_objects(node),
     )
@@ -240,5 +302,6 @@ def server_profiles(
             supplied = frozenset(a for a, n in counts.items() if n >= min(2, len(fed)))
             if supplied:
                 discovery[key[1]] = supplied
-        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery)
+        supply = suppliers(keys, {k: tools[k].required for k in keys}, {k: tools[k].mutating for k in keys}, by_tool)
+        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery, suppliers=supply)
     return result, tools

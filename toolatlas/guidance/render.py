@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolatlas.graph.models import CoUsageRelation, EntryKind, StrategyNode, TraceNode
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
@@ -28,9 +28,10 @@ from toolatlas.guidance.models import (
     TraceExemplar,
     UseNote,
 )
-from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something
+from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something, relative_path
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
+from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
 from toolatlas.guidance.shapes import shape_words
 from toolatlas.guidance.text import fit, render_text
 
@@ -54,19 +55,20 @@ BOUNDARIES, CLAUSES, COMPOSITIONS = 2, 3, 2
 """Items per tool before the token budget trims further."""
 ABSOLUTE_RISKS = "absolute path outside allowed"
 """What a task naming an absolute path risks (it may lie outside what the server allows)."""
+RELATIVE_RISKS = "absolute relative path"
+"""What a task naming a relative path risks (a tool may need it absolute)."""
 NAMED_RISKS = "does not exist not found unknown missing"
 """What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
 RELATED_SHARE = 0.5
+"""A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 PLAN_FLOOR = 1.0
 """Least score of a planned tool (see :func:`_chosen`)."""
-"""A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 NOTE_CHARS = 70
 """Characters of the server's answer shown beside a clause it verified."""
 DOCS_RATIO = 1.4
 """Guidance costs at most this many times the descriptions of the tools it serves (see :func:`compress`)."""
 MIN_TOKENS = 120
 """…but may always say this much (tools described in a few words still have boundaries worth saying)."""
-"""Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
 
 
 MIN_RELEVANCE = 1.0
@@ -76,26 +78,29 @@ ERROR_WEIGHT = 0.4
 
 
 def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: int, *, natural: bool = True,
-              said: set[str] | frozenset[str] = frozenset(), repeats: list[Finding] | None = None) -> list[Finding]:
-    """The findings ``query`` is most likely to hit (by their condition, and less by their error), at
-    most one of them schema validation and one per :attr:`~Finding.signature`; with no query, the best
-    supported (schema validation last). A finding whose signature is in ``said`` (another served tool
-    says it already) is passed over and, when it would have been chosen, added to ``repeats``."""
+              said: set[str] | frozenset[str] = frozenset(),
+              repeats: list[Finding] | None = None) -> list[tuple[Finding, float]]:
+    """The findings ``query`` is most likely to hit (by their condition, less by their error, plus their
+    :attr:`~Finding.lead`), each with that weight, at most one of them schema validation and one per
+    :attr:`~Finding.signature`; with no query, the best supported (schema validation last). A finding whose
+    signature is in ``said`` (another served tool says it already) is passed over and, when it would have
+    been chosen, added to ``repeats``."""
     if query:
         conditions, errors = indexes
         scores = dict(conditions.scores(query))
         for i, score in (errors.scores(query).items() if errors is not None else ()):
             scores[i] = scores.get(i, 0.0) + ERROR_WEIGHT * score
         scores = {i: s * (0.2 if findings[i].schema else 1.0) for i, s in scores.items()}
-        for i, finding in enumerate(findings):
-            e = finding.entry  # a valid call that failed on the real state, or an error passed off as success:
-            if natural and e.kind is EntryKind.BOUNDARY and (e.family is None or e.reported_as_success):
-                scores[i] = scores.get(i, 0.0) + MIN_RELEVANCE  # always worth knowing, and first
+        if natural:  # what any task using the tool is likely to meet: a natural failure, an ordering…
+            for i, finding in enumerate(findings):
+                if finding.lead:
+                    scores[i] = scores.get(i, 0.0) + finding.lead
         order = sorted((i for i in scores if scores[i] >= MIN_RELEVANCE),
                        key=lambda i: (-scores[i], -findings[i].entry.support, i))
     else:
         order = sorted(range(len(findings)),
                        key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
+        scores = {i: findings[i].lead for i in order}
     chosen, schema, signatures = [], False, set()
     for i in order:
         signature = findings[i].signature
@@ -107,21 +112,23 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
             continue
         schema = schema or findings[i].schema
         signatures.add(signature)
-        chosen.append(findings[i])
+        chosen.append((findings[i], round(scores[i], 3)))
         if len(chosen) == limit:
             break
     return chosen
 
 
-def _first_line(text: str, limit: int = 240) -> str:
-    line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    return line[:limit]
+def _said(entry: Entry, limit: int = 240) -> str:
+    """The server's answer behind ``entry``, as guidance quotes it (:func:`~toolatlas.guidance.profiles.answer_line`)."""
+    if entry.evidence:
+        return answer_line(entry.evidence[0].excerpt, entry.evidence[0].arguments, limit)
+    return answer_line(entry.error_signature or "", None, limit)
 
 
-def _boundary(finding: Finding) -> BoundaryNote:
+def _boundary(finding: Finding, weight: float = 0.0) -> BoundaryNote:
     e = finding.entry
-    error = _first_line(e.evidence[0].excerpt if e.evidence else e.error_signature or "")
-    return BoundaryNote(condition=e.condition or "", error=error,
+    error = finding.quoted
+    return BoundaryNote(condition=condition_line(e.condition or ""), error=error, weight=weight,
                         outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
 
@@ -140,8 +147,7 @@ def _observed(view: AtlasView, clause) -> str:
     entry = view.entries[clause.entry_id]
     if entry.kind is not EntryKind.BOUNDARY:
         return clause.note
-    said = entry.evidence[0].excerpt if entry.evidence else entry.error_signature or ""
-    return _first_line(said, NOTE_CHARS)
+    return _said(entry, NOTE_CHARS)
 
 
 def _documented(view: AtlasView, clauses) -> list[DocumentedNote]:
@@ -153,7 +159,8 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
                   plan: Plan | None = None, detail: bool = True, said: set[str] | frozenset[str] = frozenset(),
                   repeats: list[Finding] | None = None) -> ToolGuidance:
     """What guidance says of one tool: for a planned tool the items its planned operations make
-    relevant; with no task (reading a tool directly) its best-supported items. Boundaries whose
+    relevant (when none is, its best-supported telling boundary — not schema validation, not a contrived
+    value); with no task (reading a tool directly) its best-supported items. Boundaries whose
     signature is in ``said`` are left to the tool that says them (and listed in ``repeats``)."""
     server, tool = key
     profile = view.profiles[key]
@@ -163,10 +170,13 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     indexes = (profile.findings_index, profile.errors_index)
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
-                            when_not=[_boundary(f) for f in _relevant(profile.findings, indexes, query, 1,
+                            when_not=[_boundary(f, w) for f, w in _relevant(profile.findings, indexes, query, 1,
                                                                        natural=False, said=said,
                                                                        repeats=repeats)] if query else [])
     boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats)
+    if task and not boundaries:  # nothing the task's words point at: the failure any use of it meets most
+        telling = tuple(f for f in profile.findings if not f.schema and f.entry.family not in CONTRIVED)
+        boundaries = [(f, 0.0) for f, _ in _relevant(telling, indexes, "", 1, said=said, repeats=repeats)]
     tolerances = _relevant(profile.tolerances, (profile.tolerances_index, None), query, 1) if query else []
     planned = set(plan.tools) if plan else set()
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
@@ -178,9 +188,9 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
         purpose=profile.purpose,
         relevance=round(relevance, 4),
         operations=list(dict.fromkeys(operations)),
-        documented=_documented(view, profile.clauses)[:CLAUSES],
-        when=[*([profile.use] if profile.use else []), *(_accepted(f) for f in tolerances)],
-        when_not=[_boundary(f) for f in boundaries],
+        documented=_documented(view, _clauses(profile, query))[:CLAUSES],
+        when=[*([profile.use] if profile.use else []), *(_accepted(f) for f, _ in tolerances)],
+        when_not=[_boundary(f, w) for f, w in boundaries],
         compositions=[
             CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data",
                             text=e.text,
@@ -188,6 +198,15 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
             for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool
         ],
     )
+
+
+def _clauses(profile, query: str) -> list:
+    """A tool's operative clauses, those the task's words and risks meet first, then those the atlas
+    checked (verified or contradicted), then the description's order."""
+    scores = profile.clauses_index.scores(query) if query else {}
+    order = sorted(range(len(profile.clauses)),
+                   key=lambda i: (-scores.get(i, 0.0), profile.clauses[i].status == "documented", i))
+    return [profile.clauses[i] for i in order]
 
 
 def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[str]) -> str:
@@ -198,7 +217,7 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
     said = plan.clauses_of(key) if plan and operations else [task]
     return " ".join([*said, *(shape_words(text) for text in said),  # "9:15 am" risks what a 12-hour clock does
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
-                     ABSOLUTE_RISKS if absolute_path(task) else "",
+                     ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
                      NAMED_RISKS if names_something(task) else ""])
 
 

@@ -6,10 +6,11 @@ and the two are averaged:
 * **its text** — BM25 over one document per server: its tools' names and descriptions, their
   verified vocabulary and its traces' tasks. A server that speaks a task's words often scores high.
 * **its vocabulary** — the distinct words the server was seen to speak: tool names, descriptions,
-  argument names and the schema's words for them, verified uses, the argument values that worked
-  and the words of the successful answers to them (the column names, records and units its state
-  holds) — not its traces' tasks, whose filler words ("what", "need") belong to no server — plus the *shapes* of those values (an arithmetic expression, a relative or absolute
-  file path, a file extension, a date, a time). Each word counts once, weighted by how few servers
+  argument names and the schema's words for them, verified uses, the words of the successful answers
+  (the column names, records and units its state holds) and those of the argument values that worked
+  which the server also said (not a probe's invented text) — not its traces' tasks, whose filler words
+  ("what", "need") belong to no server — plus the *shapes* of those values (an arithmetic expression,
+  a relative or absolute file path, a file extension, a date, a time). Each word counts once, weighted by how few servers
   share it: a word every server has routes nowhere, a shape only one server was verified to take
   routes there. A task about data ("how many nights per city") meets the server whose answers
   held those columns; "what is 1500 * 1.04^10?" meets the server verified on expressions.
@@ -101,6 +102,9 @@ class ServerRouter:
 
     @staticmethod
     def _vocabulary(view, server: str) -> set[str]:
+        """The server's words: its documentation's, its verified uses' and its answers' — an argument value
+        that worked adds its shape, and its words only as far as the server said them too (a probe's invented
+        text, "the quarterly report is ready for review", is no word of the server's)."""
         words: set[str] = set()
         for key in (k for k in view.tool_keys if k[0] == server):
             node = view.tool_nodes[key]
@@ -111,7 +115,7 @@ class ServerRouter:
                 words |= _words(entry.when or "")
                 for evidence in entry.evidence:
                     for value in _strings(evidence.arguments):
-                        words |= _words(value) | value_shapes(value)
+                        words |= value_shapes(value)
                     words |= _words(evidence.excerpt[:EXCERPT_CHARS])
         return words
 

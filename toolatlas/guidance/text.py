@@ -27,8 +27,10 @@ def _drop_last(field: str):
 def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
     compositions, accepted misuses, related tools, clauses beyond one per tool, the purposes of tools
-    that say nothing else, boundaries beyond one per tool, the use notes, then the rest of the clauses
-    and boundaries, then purposes, then whole tools from the last (the plan and the first tool stay)."""
+    that say nothing else, the use notes (a second boundary with the server's own words tells more than
+    the arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
+    clauses, the purposes (an agent has every tool's description already; what the atlas verified it
+    has only here), the last boundaries, then whole tools from the last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -37,11 +39,11 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _related(g),
         lambda g: _per_tool(g, "documented", 1),
         lambda g: _unsaid(g, bare=True),
-        lambda g: _per_tool(g, "when_not", 1),
         lambda g: _per_tool(g, "when", 0),
+        lambda g: _lightest(g, 1),
         lambda g: _per_tool(g, "documented", 0),
-        lambda g: _per_tool(g, "when_not", 0),
         lambda g: _unsaid(g),
+        lambda g: _lightest(g, 0),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
     ]
     tokens = _tokens(guidance)
@@ -75,6 +77,18 @@ def _related(guidance: Guidance) -> Guidance | None:
         if not guidance.tools[index].operations and guidance.plan:
             return guidance.model_copy(update={"tools": guidance.tools[:index] + guidance.tools[index + 1:]})
     return None
+
+
+def _lightest(guidance: Guidance, keep: int) -> Guidance | None:
+    """Drop the lightest last boundary among the tools that still have more than ``keep`` (the one the
+    task is least likely to hit; between equals, the least relevant tool's)."""
+    trimmable = [i for i, tool in enumerate(guidance.tools) if len(tool.when_not) > keep]
+    if not trimmable:
+        return None
+    index = min(trimmable, key=lambda i: (guidance.tools[i].when_not[-1].weight, -i))
+    tools = list(guidance.tools)
+    tools[index] = tools[index].model_copy(update={"when_not": tools[index].when_not[:-1]})
+    return guidance.model_copy(update={"tools": tools})
 
 
 def _per_tool(guidance: Guidance, field: str, keep: int) -> Guidance | None:
