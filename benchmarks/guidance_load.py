@@ -14,7 +14,7 @@ One run, one atlas (the demo catalogue's), one task mix (the tasks of
                    RAY_SERVE_ENABLE_HA_PROXY=0 ... --only ray --save-as guidance_load_serve_default``
                    to measure Serve's default proxy path instead).
 
-Each level runs N closed-loop clients on keep-alive connections (``benchmarks/_load.py``) in a
+Each level runs N closed-loop clients on keep-alive connections (:mod:`toolatlas.loadtest`) in a
 separate process, so the generator never steals the service's event loop; it does share the
 machine's cores (its CPU µs per request are reported). A level is measured in consecutive windows
 and reports the median window, so a burst of other work on the machine moves one window only.
@@ -44,22 +44,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
-from _load import LevelResult, LoadGenerator, Target  # noqa: E402
 
 from toolatlas.evaluation import DEMO_TASKS, load_tasks  # noqa: E402
 from toolatlas.guidance.atlas import CACHE_SIZE  # noqa: E402
+from toolatlas.loadtest import LevelResult, LoadGenerator, Target, http_target, mcp_target  # noqa: E402
 from toolatlas.serve import ReplicaSettings, load_atlas, write_snapshot  # noqa: E402
 from toolatlas.serve.process import ServiceProcess  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_EXPORT = REPO / ".toolatlas" / "atlas" / "demo" / "atlas.json"
 TARGET_RPS, TARGET_P99_MS = 500.0, 50.0
-MCP_PROTOCOL = "2026-07-28"
-MCP_META = {
-    "io.modelcontextprotocol/protocolVersion": MCP_PROTOCOL,
-    "io.modelcontextprotocol/clientInfo": {"name": "guidance-load", "version": "0.1.0"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 
 
 @dataclass
@@ -73,7 +67,7 @@ class Sweep:
 
     def best(self) -> LevelResult | None:
         """The level with the most requests/s among those with p99 within the target and no errors."""
-        fine = [lv for lv in self.levels if lv.p99_ms <= TARGET_P99_MS and lv.errors == 0]
+        fine = [lv for lv in self.levels if lv.p99_ms <= TARGET_P99_MS and lv.error_count == 0]
         return max(fine, key=lambda lv: lv.rps, default=None)
 
 
@@ -86,28 +80,6 @@ class Run:
     tasks: list[str]
     generator: LoadGenerator
     in_process: InProcess
-
-
-# -- what is sent ------------------------------------------------------------------------------
-
-
-def http_target(url: str, tasks: list[str]) -> Target:
-    bodies = [json.dumps({"task": task}).encode() for task in tasks]
-    return Target(url=f"{url}/v1/guidance", bodies=bodies, headers={"content-type": "application/json"},
-                  good_prefix=b'{"task":')
-
-
-def mcp_target(url: str, tasks: list[str]) -> Target:
-    """``tools/call get_guidance`` as the MCP SDK client (2.x, protocol 2026-07-28) puts it on the wire."""
-    bodies = [
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": {"name": "get_guidance", "arguments": {"task": task}, "_meta": MCP_META}}).encode()
-        for task in tasks
-    ]
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream",
-               "mcp-protocol-version": MCP_PROTOCOL, "mcp-method": "tools/call", "mcp-name": "get_guidance"}
-    return Target(url=f"{url}/mcp", bodies=bodies, headers=headers, good_prefix=b'{"jsonrpc":"2.0","id":1,"result":',
-                  bad_marker=b'"isError":true')
 
 
 # -- the baseline --------------------------------------------------------------------------------
@@ -155,7 +127,7 @@ def sweep(run: Run, name: str, cached: bool, target: Target) -> Sweep:
         levels.append(level)
         spread = f"{min(level.window_rps):.0f}-{max(level.window_rps):.0f}"
         print(f"{clients:7d} {level.rps:8.0f} {spread:>11} {level.p50_ms:7.2f} {level.p95_ms:7.2f} {level.p99_ms:7.2f} "
-              f"{level.errors:6d} {level.generator_cpu_us:10.0f} {level.load_average:5.1f}", flush=True)
+              f"{level.error_count:6d} {level.generator_cpu_us:10.0f} {level.load_average:5.1f}", flush=True)
     return Sweep(name=name, cached=cached, baseline=baseline, levels=levels)
 
 
@@ -255,7 +227,7 @@ def main() -> None:
         "ray_serve_environment": {k: v for k, v in os.environ.items() if k.startswith("RAY_SERVE_")},
         "summary": rows,
         "sweeps": [{"configuration": s.name, "cached": s.cached, "in_process": s.baseline,
-                    "levels": [lv.as_dict() for lv in s.levels]} for s in sweeps],
+                    "levels": [lv.model_dump() for lv in s.levels]} for s in sweeps],
     })
     print(f"\nsaved {path}")
 

@@ -681,11 +681,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     from toolatlas.lifecycle.commands import add_commands as add_lifecycle_commands
     from toolatlas.trust.commands import add_commands as add_trust_commands
+    from toolatlas.loadtest.commands import add_commands as add_loadtest_command
     from toolatlas.scaffold import add_commands as add_init_command
 
     add_lifecycle_commands(commands)
     add_trust_commands(commands)
     add_init_command(commands)
+    add_loadtest_command(commands)
 
     keygen = commands.add_parser("keygen", help="write an Ed25519 key pair for signing exports (KEY, KEY.pub)")
     keygen.add_argument("-o", "--output", required=True, metavar="KEY", help="the private key's file; KEY.pub beside it")
