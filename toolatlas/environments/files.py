@@ -1,8 +1,13 @@
 """Environment kinds whose whole state is one file or one folder: directory, SQLite, git, JSON file.
 
 They share one mechanism: the snapshot is a content-addressed copy of the state entry; an
-instance holds a private copy at ``<slot>/state/<entry>``; freezing *moves* that entry out
-(O(1)), and reset copies the snapshot back to the same path. They differ in how a source is
+instance holds a private copy at ``<slot>/state/<entry>``; freezing *moves* a folder out (O(1)),
+and reset copies the snapshot back to the same path. A single-file state (a database, a JSON
+document) is different: a server may hold it open across calls (a SQLite connection, a document
+loaded once), and a new file at the same path would leave it on the old one — writing to a file
+nobody digests, or refused outright (SQLite: "attempt to write a readonly database" once its file
+was replaced). So a single file is frozen by copy and reset *in place*: the snapshot's bytes
+written into the same file, which every open handle then reads. They differ in how a source is
 turned into a snapshot and in how a state is described item by item (:meth:`_items`).
 
 Describing a state can cost far more than reading it (a SQLite digest queries every table, a
@@ -99,6 +104,24 @@ class DigestMemo:
                 self._digests.popitem(last=False)
 
 
+def _rewrite(entry: Path, data: bytes, mode: int) -> bool:
+    """Write ``data`` over the plain file ``entry`` in place (same file: open handles see it) and
+    set its mode; False when the file cannot be opened for writing (the server made it read-only)."""
+    try:
+        fd = os.open(entry, os.O_WRONLY | os.O_NOFOLLOW)
+    except PermissionError:
+        return False
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return True
+
+
 def _bytes_fingerprint(paths: list[str]) -> str:
     """Hash of the files' bytes, each tagged with its position in ``paths`` (a missing file is skipped;
     a special file or one past the read cap contributes its description, never its content)."""
@@ -186,6 +209,11 @@ class FileStateEnvironment:
     def reset(self, instance: Instance) -> None:
         entry = instance.state / self.entry
         try:
+            if not self._is_dir and self._rewritable(entry):
+                with open(instance.snapshot.path, "rb") as source:
+                    data, mode = source.read(), stat.S_IMODE(os.fstat(source.fileno()).st_mode)
+                if _rewrite(entry, data, mode):
+                    return
             remove_tree(entry)
             _copy_entry(Path(instance.snapshot.path), entry)
         except OSError as exc:
@@ -195,7 +223,9 @@ class FileStateEnvironment:
         entry = instance.state / self.entry
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if entry.exists() or entry.is_symlink():
+            if not self._is_dir and self._rewritable(entry):  # the server may hold it open: it stays
+                shutil.copy2(entry, target, follow_symlinks=False)
+            elif entry.exists() or entry.is_symlink():
                 os.replace(entry, target)
             elif self._is_dir:
                 target.mkdir()
@@ -239,9 +269,9 @@ class FileStateEnvironment:
         return self._memo.get(_bytes_fingerprint(self._fingerprint_files(path)))
 
     def quick_reset(self, instance: Instance) -> bool:
-        """Restore a small single-file snapshot right away: its bytes (kept in memory: a snapshot
-        never changes) written to a sibling and renamed over the entry — a new file, as a reset
-        by copy gives, at a fraction of a copy's system calls."""
+        """Restore a small single-file snapshot right away from its bytes (kept in memory: a
+        snapshot never changes): written into the entry in place when it is still a plain file
+        (:meth:`_rewritable`), else to a sibling renamed over whatever the server left there."""
         if self._is_dir:
             return False
         pristine = _pristine(instance.snapshot.path)
@@ -251,6 +281,8 @@ class FileStateEnvironment:
         entry = instance.state / self.entry
         staging = entry.with_name(f".{entry.name}.restoring")
         try:
+            if self._rewritable(entry) and _rewrite(entry, data, mode):
+                return True
             fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
                 view = memoryview(data)
@@ -266,6 +298,18 @@ class FileStateEnvironment:
         except OSError as exc:
             raise SandboxError(f"cannot reset {self.kind} instance {instance.id}: {exc}") from exc
         return True
+
+    def _rewritable(self, entry: Path) -> bool:
+        """Whether a single-file state can be reset in place: still one plain file (not a symlink,
+        a folder or a second name of another file) with none of the files its engine writes beside
+        it (a journal to replay over the restored bytes, a write-ahead log read with them)."""
+        try:
+            info = os.lstat(entry)
+        except OSError:
+            return False
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            return False
+        return not any(os.path.lexists(p) for p in self._fingerprint_files(str(entry))[1:])
 
     def _entry_path(self, state: Snapshot | Instance | FrozenState) -> Path:
         return state.state / self.entry if isinstance(state, Instance) else Path(state.path)
