@@ -17,7 +17,9 @@ from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock, later_second
+from toolatlas.probing.evidence import promises_change
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
+from toolatlas.probing.own_state import OwnState
 from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
 from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
@@ -35,6 +37,11 @@ class Executor:
     changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
     is verified right here (:meth:`run_verified`), restored without keeping the changed state.
 
+    Where the environment holds no state, the server's own state is kept fresh instead
+    (:mod:`toolatlas.probing.own_state`): a server is restarted after a probe whose call of a tool
+    that says it changes state succeeded, or that changed what its argument-free readers answer —
+    every probe starts from what a fresh server holds, as far as can be seen.
+
     A replay whose output matched the original call is repeated once more, from the snapshot, in
     a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
     deterministic. The wait is paid once per batch at most: :meth:`run_verified` with
@@ -50,10 +57,29 @@ class Executor:
         self.snapshot_digest = None
         self._verifier: Verifier | None = None
         self._unsettled: list[tuple[Rollout, Verdict]] = []
+        self.own_state: OwnState | None = None
+        """The readers of the server's own state (an environment that holds no state only)."""
+        self.own_state_restarts = 0
 
     async def start(self) -> None:
         await self.sandbox.start()
         self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
+        if self.sandbox.environment.kind == "none":
+            self.own_state = await OwnState.read_fresh(self.sandbox)
+
+    async def _keep_own_state_fresh(self, probe: Probe, calls: list[tuple[str, dict, CallOutcome]]) -> None:
+        """Restart the server after ``calls`` (tool, planned arguments, outcome) when one of a tool
+        that says it changes state succeeded, or when they changed what its readers show."""
+        if self.own_state is None:
+            return
+        specs = self._specs()
+        said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
+                and not step_failed(outcome, arguments, specs.get(tool))[0]]
+        seen = [] if said else await self.own_state.changed(self.sandbox, [tool for tool, _, _ in calls])
+        if said or seen:
+            log.debug("own_state_changed", executor=self.name, probe=probe.id, changed_by=said, readers=seen)
+            await self.own_state.restart(self.sandbox)
+            self.own_state_restarts += 1
 
     def _specs(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.sandbox.tools}
@@ -79,7 +105,10 @@ class Executor:
         verdict = self.verifier.verify(rollout)
         if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
             # the server changed its own state, which no reset of the environment undoes: start it afresh
-            await self.sandbox.connection.restart()
+            if self.own_state is not None:
+                await self.own_state.restart(self.sandbox)
+            else:
+                await self.sandbox.connection.restart()
         if verdict.deterministic:
             if defer:
                 self._unsettled.append((rollout.for_induction(), verdict))
@@ -132,6 +161,7 @@ class Executor:
             outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
             if await self.sandbox.digest() != self.snapshot_digest:
                 await self.sandbox.restore()
+            await self._keep_own_state_fresh(rollout.probe, [(step.tool, step.arguments, outcome)])
         except (ServerStartError, SandboxError) as exc:
             log.warning(
                 "clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300]
@@ -178,6 +208,8 @@ class Executor:
             elif reset:
                 await self.sandbox.restore()
             self.resets += reset
+            await self._keep_own_state_fresh(probe, [(probe.steps[s.index].tool, probe.steps[s.index].arguments, s.outcome)
+                                                     for s in steps])
         except (ServerStartError, SandboxError) as exc:
             log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
             return Rollout(
