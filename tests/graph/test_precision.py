@@ -223,3 +223,47 @@ class TestOpposedObservations:
             induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Error: busy", StateDiff(), "")], n)
         assert [e.kind for e in graph.entries.values() if e.status is EntryStatus.ACTIVE] == [EntryKind.BOUNDARY]
         assert check_consistency(graph.entries.values()).ok
+
+
+COPY = ToolSpec(server="s", name="copy_range", description="Copy a range.", input_schema={
+    "type": "object", "properties": {"file": {"type": "string"}, "dest_start": {"type": "string"}},
+    "required": ["file", "dest_start"]})
+
+
+class TestMisuseAcceptedAndRejected:
+    ROW_ZERO = "`dest_start` names row 0, which does not exist"
+
+    def misuse(self, inducer: Inducer, file: str, outcome: OutcomeClass, n: int, **more: str) -> None:
+        step = ProbeStep(tool="copy_range", arguments={"file": file, "dest_start": "A0", **more}, mutation="malformed_value",
+                         condition=self.ROW_ZERO, expect="error")
+        excerpt = "Row or column values must be at least 1" if outcome is not OutcomeClass.OK else "Copied"
+        induce(inducer, [(step, outcome, excerpt, StateDiff(), "")], n)
+
+    def test_the_arguments_that_separate_the_outcomes_are_stated(self) -> None:
+        """One misuse refused on one file and tolerated on another is served under the file each was
+        seen with, so the check finds no contradiction; the planned condition stays in when/when_not."""
+        graph = ServerGraph("s", [COPY])
+        inducer = Inducer(graph)
+        self.misuse(inducer, "${root}/sales.xlsx", OutcomeClass.TOOL_ERROR, 1)
+        self.misuse(inducer, "${root}/sales.xlsx", OutcomeClass.TOOL_ERROR, 2)
+        self.misuse(inducer, "${root}/prices.csv", OutcomeClass.OK, 3)
+        [refused] = graph.entries_of("copy_range", EntryKind.BOUNDARY)
+        [tolerated] = graph.entries_of("copy_range", EntryKind.AFFORDANCE)
+        assert refused.condition == f'{self.ROW_ZERO}, with `file` = "${{root}}/sales.xlsx"'
+        assert tolerated.condition == f'{self.ROW_ZERO}, with `file` = "${{root}}/prices.csv"'
+        assert refused.when_not == self.ROW_ZERO and tolerated.when == f"{self.ROW_ZERO} (accepted)"
+        assert "sales.xlsx" in refused.text and refused.text.endswith("“Row or column values must be at least 1”.")
+        assert check_consistency(graph.entries.values()).contradictions == []
+
+    def test_outcomes_no_argument_separates_stay_a_contradiction(self) -> None:
+        """When the accepted and the refused calls overlap in every argument, nothing is qualified
+        (a qualifier made earlier is withdrawn) and the check reports the pair."""
+        graph = ServerGraph("s", [COPY])
+        inducer = Inducer(graph)
+        self.misuse(inducer, "${root}/sales.xlsx", OutcomeClass.TOOL_ERROR, 1)
+        self.misuse(inducer, "${root}/prices.csv", OutcomeClass.OK, 2)
+        self.misuse(inducer, "${root}/prices.csv", OutcomeClass.TOOL_ERROR, 3, sheet="Sheet1")
+        [refused] = graph.entries_of("copy_range", EntryKind.BOUNDARY)
+        [tolerated] = graph.entries_of("copy_range", EntryKind.AFFORDANCE)
+        assert refused.condition == self.ROW_ZERO and tolerated.condition is None
+        assert [c.kind for c in check_consistency(graph.entries.values()).contradictions] == ["outcome"]

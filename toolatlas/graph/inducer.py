@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
+from toolatlas.graph.misuses import separate_misuse
 from toolatlas.graph.models import (
     MAX_EVIDENCE,
     CoUsageRelation,
@@ -147,6 +148,7 @@ class Inducer:
                     self._count_contradiction(other)
             if entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES:
                 summarise_schema(self.graph, step.tool, probe.round)
+            separate_misuse(self.graph, self.graph.entries[entry.id])
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
             supported += 1
         for relation, source, target, witness in self._transitions(probe, rollout, verdict):
