@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from toolatlas.graph.families import is_schema_validation
-from toolatlas.graph.inducer import separated
+from toolatlas.graph.effects import separated
 from toolatlas.graph.misuses import misuse_condition
 from toolatlas.graph.models import Effect, Entry, EntryKind, EntryStatus
 from toolatlas.models import Frozen, OutcomeClass, canonical_json
