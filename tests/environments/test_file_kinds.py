@@ -220,6 +220,22 @@ class TestGit:
         assert env.digest(instance) == env.digest(snapshot)
         assert run_git(repo, "for-each-ref") == refs_before
 
+    def test_files_whose_work_tree_differs_from_the_index_are_items(self, repo: Path, tmp_path: Path) -> None:
+        """A tracked file changed (or deleted) in the work tree and not staged is an ``unstaged:`` item;
+        staging it removes the item, a clean or untracked file never has one."""
+        (repo / "b.txt").write_text("two\n")
+        run_git(repo, "add", "b.txt")
+        run_git(repo, "commit", "-q", "-m", "second")
+        (repo / "a.txt").write_text("changed\n")
+        (repo / "b.txt").unlink()
+        (repo / "new.txt").write_text("untracked\n")
+        env = GitEnvironment()
+        instance = env.prepare(env.materialise(repo, None, tmp_path / "snaps"), tmp_path / "i1")
+        items = env.digest(instance).items
+        assert {k: v for k, v in items.items() if k.startswith("unstaged:")} == {"unstaged:a.txt": "M", "unstaged:b.txt": "D"}
+        run_git(Path(instance.variables["repo"]), "add", "a.txt")
+        assert "unstaged:a.txt" not in env.digest(instance).items
+
     def test_non_repository_source(self, tmp_path: Path) -> None:
         """A folder without .git is refused."""
         (tmp_path / "plain").mkdir()

@@ -443,6 +443,23 @@ class GitEnvironment(FileStateEnvironment):
         for line in self._git(path, "ls-files", "--stage").splitlines():
             meta, _, file_name = line.partition("\t")
             items[f"index:{file_name}"] = meta
+        items.update(self._unstaged(path))
+        return items
+
+    def _unstaged(self, repo: Path) -> dict[str, str]:
+        """``unstaged:<path>`` for every tracked file whose work tree differs from the index (``M``
+        modified, ``D`` deleted): whether staging a file changes anything depends on it, and the
+        index and work-tree items alone cannot tell (their values are not comparable)."""
+        status = self._git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=no", check=False)
+        items: dict[str, str] = {}
+        records = iter(status.split("\0"))
+        for record in records:
+            if len(record) < 4:
+                continue
+            if record[0] in "RC":  # a rename or copy in the index: the next record is its source
+                next(records, None)
+            if record[1] not in " ?!":
+                items[f"unstaged:{record[3:]}"] = record[1]
         return items
 
     @staticmethod
