@@ -31,6 +31,7 @@ from toolatlas.graph.models import (
 )
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, utcnow
+from toolatlas.probing.conditions import joined
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders
 
@@ -114,6 +115,7 @@ class Inducer:
                 {"tool": probe.steps[r.index].tool, "arguments": probe.steps[r.index].arguments}
                 for r in rollout.steps[:position]
             ]
+            condition = self.condition(step.tool, step_verdict)
             evidence = Evidence(
                 probe_id=probe.id,
                 step=result.index,
@@ -122,7 +124,7 @@ class Inducer:
                 outcome=result.outcome.outcome,
                 excerpt=to_placeholders(result.outcome.excerpt, rollout.variables)[:EXCERPT_CHARS],
                 state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
-                condition=step_verdict.precondition,
+                condition=condition,
                 prefix=prefix,
                 round=probe.round,
             )
@@ -137,7 +139,7 @@ class Inducer:
             if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
                 change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
                 other_effect = observe_effect(self.graph, entry.id, entry.text, EffectObservation(
-                    effect=step_verdict.effect, condition=step_verdict.precondition, change=change))
+                    effect=step_verdict.effect, condition=condition, change=change))
                 if other_effect and outcome != "new":
                     outcome = "new"  # a use seen with an effect it had not shown is new knowledge
             if opposed:
@@ -162,6 +164,13 @@ class Inducer:
         return InductionDelta(
             new_entries=new, reinforced=reinforced, supported=supported, new_traces=traces, new_coverage=coverage
         )
+
+    def condition(self, tool: str, verdict: StepVerdict) -> str:
+        """The pre-state condition of a call as the atlas states it: only the parts about arguments
+        that name objects of the state (:attr:`ServerGraph.references`), and those about none."""
+        if not verdict.precondition_parts:
+            return verdict.precondition
+        return joined(verdict.precondition_parts, self.graph.references.get(tool))
 
     # -- entries ---------------------------------------------------------------------------------
 

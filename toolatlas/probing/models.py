@@ -173,6 +173,8 @@ class StepVerdict(Frozen):
     change: StateDiff = StateDiff()
     precondition: str = ""
     """What the call's arguments named in the state it was made in (:mod:`toolatlas.probing.conditions`)."""
+    precondition_parts: list[tuple[str, str]] = Field(default_factory=list)
+    """The same, part by part: ``(argument, phrase)``, ``""`` for a part about no argument."""
     observed_marker: bool | None = None
     output_changed: bool | None = None
     """For a step that ``compares``: whether its output differs from the earlier call's."""
