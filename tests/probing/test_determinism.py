@@ -5,6 +5,7 @@ catalogue's ``time`` server and the in-library reporting server."""
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,12 +24,18 @@ from toolatlas.workspace import Workspace
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def replay(executor: Executor, tool: str, *, defer: bool = False, **arguments) -> Verdict | None:
-    """The original call, then its replay (as the proposer plans one) with the original's output as reference."""
+async def replay(executor: Executor, tool: str, *, defer: bool = False, planned_before: float | None = None,
+                 **arguments) -> Verdict | None:
+    """The original call, then its replay (as the proposer plans one) with the original's output as
+    reference; ``planned_before``: the replay was planned right after the original and runs that many
+    seconds later."""
     step = ProbeStep(tool=tool, arguments=arguments, expect="ok")
     original, _ = await executor.run_verified(probe(step))
     reference = to_placeholders(original.steps[0].outcome.excerpt, original.variables)[:EXCERPT_CHARS]
     planned = probe(step, step, direction=Direction.REPLAY, replay_of="p0", reference_excerpt=reference)
+    if planned_before is not None:
+        planned = planned.model_copy(update={"planned_at": time.time()})
+        await asyncio.sleep(planned_before)
     verified = await executor.run_verified(planned, defer=defer)
     return None if verified is None else verified[1]
 
@@ -84,6 +91,25 @@ class TestAcrossASecond:
         assert [r.steps[0].outcome.excerpt for r, _ in ready] == ["10"]
         [(rollout, verdict)] = await executor.settle()
         assert rollout.steps[0].outcome.excerpt == "12" and verdict.deterministic is True
+
+    async def test_a_replay_planned_in_an_earlier_second_needs_no_repeat(self, executor: Executor) -> None:
+        """A replay that starts in a later second than it was planned in (so than its original call)
+        is settled at once: a pure tool is deterministic without being set aside, a time of day
+        differs from its original and is not."""
+        verdict = await replay(executor, "double", defer=True, planned_before=1.05, number=7)
+        assert verdict is not None and verdict.deterministic is True
+        clock = await replay(executor, "clock", defer=True, planned_before=1.05)
+        assert clock is not None and clock.deterministic is False
+        assert await executor.settle() == []
+
+    async def test_a_replay_planned_within_its_second_is_still_repeated(self, executor: Executor) -> None:
+        """A replay that starts in the second it was planned in is set aside for a later second."""
+        for _ in range(5):
+            if await replay(executor, "double", defer=True, planned_before=0.0, number=8) is None:
+                [(_, settled)] = await executor.settle()
+                assert settled.deterministic is True
+                return
+        pytest.fail("no replay started within the second it was planned in")
 
     async def test_one_wait_for_a_whole_batch(self, executor: Executor) -> None:
         """Replays set aside come back in order, after a single wait for the next second."""

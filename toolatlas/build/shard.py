@@ -10,6 +10,7 @@ resumed build needs to continue exactly where a round ended.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -160,7 +161,18 @@ class ServerShard:
         # cheap single calls and short chains: every tool's semantic boundaries and compositions
         saturation = self.proposer.saturation(round_, {p.id for p in chosen})
         chosen = chosen + [p for p in saturation if self._allowed(p)]
-        return self._within_cost(chosen)
+        return self._stamped(self._within_cost(chosen))
+
+    stamp_replays = True
+    """Whether replays carry their planning time (what a benchmark turns off to measure what it saves)."""
+
+    def _stamped(self, probes: list[Probe]) -> list[Probe]:
+        """Replays stamped with their planning time: one that runs in a later second needs no repeat to
+        show a clock in its output (:attr:`Probe.planned_at`)."""
+        if not self.stamp_replays:
+            return probes
+        now = time.time()
+        return [p.model_copy(update={"planned_at": now}) if p.direction is Direction.REPLAY else p for p in probes]
 
     def _within_cost(self, chosen: list[Probe]) -> list[Probe]:
         """At most :data:`SLOW_PROBES_PER_ROUND` probes per slow tool, and none while no call of it has

@@ -16,7 +16,7 @@ import structlog
 from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.clock import carries_clock, later_second
+from toolatlas.probing.clock import carries_clock, later_second, second_after
 from toolatlas.probing.evidence import promises_change
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.own_state import OwnState
@@ -44,10 +44,15 @@ class Executor:
 
     A replay whose output matched the original call is repeated once more, from the snapshot, in
     a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
-    deterministic. The wait is paid once per batch at most: :meth:`run_verified` with
+    deterministic — unless the replay itself began in a later second than it was planned in
+    (:attr:`Probe.planned_at`). The wait is paid once per batch at most: :meth:`run_verified` with
     ``defer=True`` sets such replays aside, ``settle(ready_only=True)`` between probes repeats
     those whose later second has come, and :meth:`settle` waits for the rest at the end.
     """
+
+    repeat_in_later_second = True
+    """Whether a deterministic-looking replay is repeated in a later second (what a benchmark turns off
+    to measure what the repeats cost)."""
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
         self.sandbox = sandbox
@@ -109,7 +114,7 @@ class Executor:
                 await self.own_state.restart(self.sandbox)
             else:
                 await self.sandbox.connection.restart()
-        if verdict.deterministic:
+        if verdict.deterministic and self.repeat_in_later_second and not _crossed_a_second(rollout):
             if defer:
                 self._unsettled.append((rollout.for_induction(), verdict))
                 return None
@@ -232,6 +237,15 @@ class Executor:
             variables=variables,
             duration_ms=(time.perf_counter() - t0) * 1000,
         )
+
+
+def _crossed_a_second(rollout: Rollout) -> bool:
+    """Whether a replay began in a later second of the clock than the one it was planned in (so than
+    the original call it is compared with): it needs no repeat."""
+    planned_at = rollout.probe.planned_at
+    if planned_at is None or not rollout.steps:
+        return False
+    return rollout.steps[0].outcome.started_at.timestamp() >= second_after(planned_at)
 
 
 def _normalised(outcome: CallOutcome, rollout: Rollout) -> str:

@@ -84,6 +84,9 @@ class Probe(Frozen):
     replay_of: str | None = None
     reference_excerpt: str | None = None
     """Replays: the normalised output the original call gave, for the determinism check."""
+    planned_at: float | None = None
+    """Replays: when the probe was planned (Unix time). The original call ran before that, so a replay
+    that starts in a later second of the clock has already crossed a second since it."""
     rollout: int = 0
     """Which of the N rollouts of a task this is."""
 
