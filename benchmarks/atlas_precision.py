@@ -16,8 +16,13 @@ and with a fresh store in a temporary folder (the catalogue's own atlas is left 
    outcome class, and, for a boundary, the same error signature; for an affordance, with a change of
    the environment exactly when the evidence recorded one.
 
+4. **determinism**: every served affordance marked deterministic, its first evidence call replayed
+   (with the calls before it) minutes after it was recorded: its output must be the recorded one
+   and show no clock reading of the call (:func:`toolatlas.probing.clock.carries_clock`).
+
 Goals (issue 15): replay agreement ≥ 0.99, contradictions 0, entries without evidence 0, schema-only
-share of served boundaries ≤ 0.25, on both catalogues.
+share of served boundaries ≤ 0.25, no output with a clock or randomness marked deterministic, on both
+catalogues.
 
     nice -n 10 .venv/bin/python benchmarks/atlas_precision.py [--config configs/demo.toml] [--server NAME]
         [--rounds R] [--sample 200] [--seed 0] [--disagreements]
@@ -42,9 +47,10 @@ from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.graph.consistency import check_consistency  # noqa: E402
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.probing.models import Direction, Probe, ProbeStep  # noqa: E402
-from toolatlas.probing.text import error_signature, to_placeholders  # noqa: E402
+from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,19 +97,40 @@ def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, st
     return True, ""
 
 
-async def replay_server(workspace: Workspace, server: str, items: list[tuple[Entry, Evidence]]) -> list[tuple[Entry, Evidence, bool, str]]:
+def same_output(evidence: Evidence, rollout) -> tuple[bool, str]:
+    """Whether a replay's last call answered exactly as the evidence recorded, without the clock."""
+    if rollout.infrastructure_error is not None or len(rollout.steps) < len(rollout.probe.steps):
+        return False, "the replay did not reach the call"
+    outcome = rollout.steps[-1].outcome
+    if carries_clock(outcome):
+        return False, f"shows the clock: {outcome.excerpt[:100]!r}"
+    replayed = to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
+    if replayed != evidence.excerpt[:EXCERPT_CHARS]:
+        return False, f"output {replayed[:80]!r}, evidence {evidence.excerpt[:80]!r}"
+    return True, ""
+
+
+async def replay_server(workspace: Workspace, server: str, items: list[tuple[Entry, Evidence]],
+                        deterministic: list[Entry]) -> tuple[list[tuple[Entry, Evidence, bool, str]], list[tuple[Entry, str]]]:
+    """The sample's replays (entry, evidence, agreed, why not); then the deterministic affordances
+    whose replayed output differs (entry, how)."""
     spec = workspace.catalogue.server(server)
     executor = Executor(workspace.sandbox(spec), f"{server}/replay")
-    results = []
+    results, differing = [], []
     try:
         await executor.start()
         for n, (entry, evidence) in enumerate(items):
             rollout, verdict = await executor.run_verified(replay_probe(server, evidence, n))
             ok, why = agrees(entry, evidence, rollout, verdict)
             results.append((entry, evidence, ok, why))
+        for n, entry in enumerate(deterministic):
+            rollout, _ = await executor.run_verified(replay_probe(server, entry.evidence[0], len(items) + n))
+            same, how = same_output(entry.evidence[0], rollout)
+            if not same:
+                differing.append((entry, how))
     finally:
         await executor.close()
-    return results
+    return results, differing
 
 
 async def measure(config: Path, servers: list[str] | None, rounds: int | None, size: int, seed: int,
@@ -124,9 +151,15 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         by_server: dict[str, list] = defaultdict(list)
         for entry, evidence in sample:
             by_server[entry.server].append((entry, evidence))
-        results = []
-        for server in sorted(by_server):
-            results += await replay_server(workspace, server, by_server[server])
+        marked: dict[str, list[Entry]] = defaultdict(list)
+        for entry in entries:
+            if entry.status is EntryStatus.ACTIVE and entry.kind is EntryKind.AFFORDANCE and entry.deterministic and entry.evidence:
+                marked[entry.server].append(entry)
+        results, wrongly_deterministic = [], []
+        for server in sorted(set(by_server) | set(marked)):
+            replayed, differing = await replay_server(workspace, server, by_server[server], marked[server])
+            results += replayed
+            wrongly_deterministic += differing
     agreed = sum(ok for *_x, ok, _w in results)
     per_server: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for entry, _e, ok, _w in results:
@@ -144,6 +177,10 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
     print(f"  schema-only share    {summary['schema_only_share']:.3f} of {summary['boundaries_served']} served boundaries "
           f"({consistency.schema_only_served} schema summaries; individual schema-only boundaries served: "
           f"{sum(1 for e in entries if e.status is EntryStatus.ACTIVE and e.kind is EntryKind.BOUNDARY and e.family not in (None, 'schema_validation') and e.family in _individual())})")
+    deterministic_total = sum(len(v) for v in marked.values())
+    print(f"  marked deterministic, output differs on replay {len(wrongly_deterministic)}/{deterministic_total}")
+    for entry, how in wrongly_deterministic:
+        print(f"    not deterministic {entry.server}.{entry.tool}: {how}")
     for contradiction in consistency.contradictions:
         print(f"    contradiction {contradiction.kind} {contradiction.server}.{contradiction.tool}: {contradiction.detail}")
     disagreements = [(e, ev, why) for e, ev, ok, why in results if not ok]
@@ -159,6 +196,10 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         "replay_agreement": round(agreed / len(results), 4) if results else None,
         "per_server": {s: {"agreed": a, "replayed": n} for s, (a, n) in sorted(per_server.items())},
         **summary,
+        "deterministic_marked": deterministic_total,
+        "deterministic_but_differs": len(wrongly_deterministic),
+        "deterministic_differences": [{"server": e.server, "tool": e.tool, "entry": e.id, "how": how}
+                                      for e, how in wrongly_deterministic],
         "contradiction_details": [c.model_dump() for c in consistency.contradictions],
         "disagreements": [
             {"server": e.server, "tool": e.tool, "kind": e.kind.value, "entry": e.id, "probe": ev.probe_id,
@@ -187,8 +228,9 @@ def main() -> None:
     figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements))
                for c in (args.config or DEFAULTS)]
     goals = all((f["replay_agreement"] or 0) >= 0.99 and f["contradictions"] == 0 and f["without_evidence"] == 0
-                and f["schema_only_share"] <= 0.25 for f in figures)
-    print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25): "
+                and f["schema_only_share"] <= 0.25 and f["deterministic_but_differs"] == 0 for f in figures)
+    print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25, "
+          f"no deterministic mark on a changing output): "
           f"{'met' if goals else 'not met'}")
     path = save("atlas_precision", {"sample": args.sample, "seed": args.seed, "catalogues": figures})
     print(f"results: {path}")
