@@ -2,23 +2,24 @@
 
 A real server that keeps tasks, settings and a history in its process
 (:mod:`toolatlas.testing.servers.inmemory`) over stdio: a probe that changed what its read tools show
-is followed by a restart, so the next probe — and a replay of its evidence — starts from what a fresh
-server holds; a probe that changed nothing costs no restart.
+is followed by its clearing tool when that brings the fresh answers back, else by a restart, so the
+next probe — and a replay of its evidence — starts from what a fresh server holds; a probe that
+changed nothing costs nothing.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from toolatlas.config import load_catalogue
+from toolatlas.config import parse_catalogue
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass, ToolAnnotations, ToolSpec
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep
-from toolatlas.probing.own_state import is_state_reader
-from toolatlas.testing.opaque import opaque_catalogue
+from toolatlas.probing.own_state import is_clearing, is_state_reader
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,7 +33,9 @@ def probe(n: int, *calls: tuple[str, dict]) -> Probe:
 
 @pytest.fixture()
 async def executor(tmp_path: Path):
-    catalogue = load_catalogue(opaque_catalogue(tmp_path / "opaque"))
+    server = {"name": "inmemory", "environment": {"kind": "none"}, "transport": {
+        "command": sys.executable, "args": ["-m", "toolatlas.testing.servers.inmemory", "--clearing"]}}
+    catalogue = parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
     running = Executor(Workspace(catalogue, Home(REPO / ".toolatlas")).sandbox(catalogue.server("inmemory")), "own")
     await running.start()
     try:
@@ -56,6 +59,8 @@ class TestReaders:
         assert is_state_reader(spec("get_test_cases", "Get all current test cases."))
         assert is_state_reader(spec("listTables", "Tables and views."))
         assert is_state_reader(spec("status", "Where things are.", read_only=True))
+        assert is_clearing(spec("clear_test_cases", "Clear all test cases."))
+        assert not is_clearing(spec("reset_row", "Reset one row.", ["id"]))
         assert not is_state_reader(spec("clear_test_cases", "Clear all test cases."))
         assert not is_state_reader(spec("get_row", "Get one row.", ["id"]))
         assert not is_state_reader(spec("list_and_prune", "List entries.", read_only=False))
@@ -65,15 +70,33 @@ class TestReaders:
 @pytest.mark.servers
 class TestFreshBetweenProbes:
     async def test_the_readers_of_a_fresh_server(self, executor: Executor) -> None:
-        """The argument-free read tools that answer quickly and alike twice are the readers (the tool
-        that sleeps for seconds and every writer are not)."""
+        """The argument-free read tools that answer alike twice are the readers (the first three by
+        name); the argument-free tool that says it clears is the clearing tool."""
         assert executor.own_state is not None
         assert executor.own_state.readers == ["get_history", "get_settings", "list_tasks"]
+        assert executor.own_state.clearing == "clear_history"
+
+    async def test_a_change_the_clearing_tool_undoes_costs_no_restart(self, executor: Executor) -> None:
+        """A calculation remembered is cleared by the server's own clearing tool: no restart, and the
+        next probe sees no history."""
+        assert executor.own_state is not None
+        await executor.run_verified(probe(1, ("add_numbers", {"a": 2, "b": 3})))
+        assert (executor.own_state.clearings, executor.own_state.restarts) == (1, 0)
+        rollout, _ = await executor.run_verified(probe(2, ("get_history", {})))
+        assert rollout.steps[0].outcome.excerpt == "(no calculations yet)"
+
+    async def test_a_change_the_clearing_tool_leaves_is_undone_by_a_restart(self, executor: Executor) -> None:
+        """A task added is not what the clearing tool clears: the readers still differ, the server is
+        restarted, and the clearing tool is not tried again."""
+        assert executor.own_state is not None
+        await executor.run_verified(probe(1, ("add_task", {"title": "water the plants"})))
+        assert (executor.own_state.clearings, executor.own_state.restarts) == (0, 1)
+        assert executor.own_state.clearing is None
 
     async def test_a_probe_that_changed_the_servers_state_is_followed_by_a_restart(self, executor: Executor) -> None:
         """After a probe added a task, the next probe lists no task: the server was restarted."""
         await executor.run_verified(probe(1, ("add_task", {"title": "water the plants"})))
-        assert executor.own_state_restarts == 1
+        assert executor.own_state is not None and executor.own_state.restarts == 1
         rollout, _ = await executor.run_verified(probe(2, ("list_tasks", {})))
         assert rollout.steps[0].outcome.structured == {"tasks": []}
 
@@ -92,12 +115,12 @@ class TestFreshBetweenProbes:
         assert executor.own_state is not None
         del executor.own_state.fresh["get_settings"]
         await executor.run_verified(probe(1, ("set_unit", {"unit": "imperial"})))
-        assert executor.own_state_restarts == 1
+        assert executor.own_state.restarts == 1
         rollout, _ = await executor.run_verified(probe(2, ("get_settings", {})))
         assert rollout.steps[0].outcome.structured == {"verbose": False, "unit": "metric"}
 
     async def test_a_probe_that_changed_nothing_costs_no_restart(self, executor: Executor) -> None:
-        """A refused write and a read leave the readers' answers as they were: no restart."""
+        """A refused write and a read leave the readers' answers as they were: no clearing, no restart."""
         await executor.run_verified(probe(1, ("add_task", {"title": " "}), ("complete_task", {"task_id": 7})))
         await executor.run_verified(probe(2, ("list_tasks", {"done_only": True})))
-        assert executor.own_state_restarts == 0
+        assert executor.own_state is not None and (executor.own_state.restarts, executor.own_state.clearings) == (0, 0)

@@ -17,7 +17,6 @@ from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock, later_second, second_after
-from toolatlas.probing.evidence import promises_change
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.own_state import OwnState
 from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
@@ -38,9 +37,10 @@ class Executor:
     is verified right here (:meth:`run_verified`), restored without keeping the changed state.
 
     Where the environment holds no state, the server's own state is kept fresh instead
-    (:mod:`toolatlas.probing.own_state`): a server is restarted after a probe whose call of a tool
-    that says it changes state succeeded, or that changed what its argument-free readers answer —
-    every probe starts from what a fresh server holds, as far as can be seen.
+    (:mod:`toolatlas.probing.own_state`): after a probe that changed what its argument-free readers
+    answer, or whose call of a tool that says it changes state succeeded, the server is cleared by
+    its own clearing tool or restarted — every probe starts from what a fresh server holds, as far
+    as can be seen.
 
     A replay whose output matched the original call is repeated once more, from the snapshot, in
     a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
@@ -64,7 +64,6 @@ class Executor:
         self._unsettled: list[tuple[Rollout, Verdict]] = []
         self.own_state: OwnState | None = None
         """The readers of the server's own state (an environment that holds no state only)."""
-        self.own_state_restarts = 0
 
     async def start(self) -> None:
         await self.sandbox.start()
@@ -73,18 +72,12 @@ class Executor:
             self.own_state = await OwnState.read_fresh(self.sandbox)
 
     async def _keep_own_state_fresh(self, probe: Probe, calls: list[tuple[str, dict, CallOutcome]]) -> None:
-        """Restart the server after ``calls`` (tool, planned arguments, outcome) when one of a tool
-        that says it changes state succeeded, or when they changed what its readers show."""
-        if self.own_state is None:
-            return
-        specs = self._specs()
-        said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
-                and not step_failed(outcome, arguments, specs.get(tool))[0]]
-        seen = [] if said else await self.own_state.changed(self.sandbox, [tool for tool, _, _ in calls])
-        if said or seen:
-            log.debug("own_state_changed", executor=self.name, probe=probe.id, changed_by=said, readers=seen)
-            await self.own_state.restart(self.sandbox)
-            self.own_state_restarts += 1
+        """Bring the server back to what a fresh one holds after ``calls`` (tool, planned arguments,
+        outcome) changed its own state (:meth:`OwnState.keep_fresh`)."""
+        if self.own_state is not None:
+            done = await self.own_state.keep_fresh(self.sandbox, calls)
+            if done:
+                log.debug("own_state_refreshed", executor=self.name, probe=probe.id, how=done)
 
     def _specs(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.sandbox.tools}
@@ -110,9 +103,7 @@ class Executor:
         verdict = self.verifier.verify(rollout)
         if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
             # the server changed its own state, which no reset of the environment undoes: start it afresh
-            if self.own_state is not None:
-                await self.own_state.restart(self.sandbox)
-            else:
+            if self.own_state is None:
                 await self.sandbox.connection.restart()
         if verdict.deterministic and self.repeat_in_later_second and not _crossed_a_second(rollout):
             if defer:

@@ -12,15 +12,19 @@ has, as far as the server's own reads show it:
 - **the fresh answer** of each reader is read twice on a freshly started server; a reader whose
   two answers differ, or that shows the clock of the call, shows nothing stable and is dropped (as
   is one that takes longer than :data:`QUICK_READ_MS`: it would be asked after every probe);
-- **after a probe** the server is restarted when a call of a tool that says it changes state
-  (:func:`~toolatlas.probing.evidence.promises_change`) succeeded — its readers may not show all it
-  changed (a row inserted where the readers list tables) — or when the readers, asked again after a
-  probe that called anything but readers, answer otherwise than the fresh server did (or no longer
-  answer): then a tool changed the server's state without saying so.
+- **after a probe** that called anything but readers the readers are asked again. An answer that
+  differs from the fresh one (or a reader that no longer answers) is a change the probe made: the
+  server's **clearing tool** — an argument-free tool that says it clears or resets — is called, and
+  when every reader then answers as fresh, the state is fresh again; otherwise the server is
+  restarted;
+- a call of a tool that says it changes state (:func:`~toolatlas.probing.evidence.promises_change`)
+  that succeeded while no reader shows a change may have changed what no reader shows (a row
+  inserted where the readers list tables): the server is restarted — unless that call was the
+  clearing tool's, whose effect is to leave what a fresh server has.
 
-A read costs a call (milliseconds); a restart costs a server start (about a second), paid only
-after a successful change or a change seen. What a tool that does not say it changes state changes
-where no reader shows it stays unseen.
+A read costs a call (milliseconds), a clearing a few; a restart costs a server start (about a
+second), paid only after a change the server's own tools cannot undo. What a tool that does not say
+it changes state changes where no reader shows it stays unseen.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ import structlog
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.evidence import promises_change
+from toolatlas.probing.verifier import step_failed
 
-__all__ = ["READ_TIMEOUT_S", "OwnState", "is_state_reader"]
+__all__ = ["READ_TIMEOUT_S", "OwnState", "is_clearing", "is_state_reader"]
 
 log = structlog.get_logger(__name__)
 
@@ -45,14 +50,15 @@ MAX_READERS = 3
 """Readers asked after a probe (the first by name): enough to see a server's few collections."""
 
 _READ_VERBS = frozenset("get list show read describe view count fetch find search display return".split())
+_CLEAR_VERBS = frozenset("clear reset erase wipe purge empty".split())
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
-def _reads(text: str) -> bool:
-    """Whether ``text`` (a description, a tool name) starts with a verb of reading."""
+def _starts_with(text: str, verbs: frozenset[str]) -> bool:
+    """Whether ``text`` (a description, a tool name) starts with one of ``verbs``."""
     match = _WORDS.search(text or "")
     word = match.group(0).lower() if match else ""
-    return word in _READ_VERBS or word.removesuffix("s") in _READ_VERBS
+    return word in verbs or word.removesuffix("s") in verbs
 
 
 def is_state_reader(spec: ToolSpec) -> bool:
@@ -61,7 +67,12 @@ def is_state_reader(spec: ToolSpec) -> bool:
     hints = spec.annotations
     if spec.required or promises_change(spec) or hints.read_only is False or hints.destructive:
         return False
-    return bool(hints.read_only) or _reads(spec.description) or _reads(spec.name)
+    return bool(hints.read_only) or _starts_with(spec.description, _READ_VERBS) or _starts_with(spec.name, _READ_VERBS)
+
+
+def is_clearing(spec: ToolSpec) -> bool:
+    """Whether a tool, with no argument, says it clears or resets what the server holds."""
+    return not spec.required and (_starts_with(spec.description, _CLEAR_VERBS) or _starts_with(spec.name, _CLEAR_VERBS))
 
 
 def _usable(outcome: CallOutcome) -> bool:
@@ -76,11 +87,16 @@ def _answer(outcome: CallOutcome) -> str:
 
 
 class OwnState:
-    """The readers of one server and their answers on a fresh server."""
+    """The readers of one server, their answers on a fresh server, and its clearing tool."""
 
-    def __init__(self, fresh: dict[str, str]) -> None:
+    def __init__(self, fresh: dict[str, str], clearing: str | None = None) -> None:
         self.fresh = fresh
         """Reader name → its answer on a freshly started server."""
+        self.clearing = clearing if fresh else None
+        """The argument-free tool that says it clears the server's state (None: restarts only). Without
+        readers nothing shows what it cleared."""
+        self.restarts = 0
+        self.clearings = 0
 
     @property
     def readers(self) -> list[str]:
@@ -99,8 +115,31 @@ class OwnState:
             second = await sandbox.call(spec.name, {}, timeout=READ_TIMEOUT_S)
             if _usable(second) and _answer(first) == _answer(second):
                 fresh[spec.name] = _answer(first)
-        log.debug("own_state_readers", server=sandbox.spec.name, readers=sorted(fresh))
-        return cls(fresh)
+        clearing = next((t.name for t in sorted(sandbox.tools, key=lambda t: t.name)
+                         if t.name not in fresh and is_clearing(t)), None)
+        log.debug("own_state_readers", server=sandbox.spec.name, readers=sorted(fresh), clearing=clearing)
+        return cls(fresh, clearing)
+
+    async def keep_fresh(self, sandbox, calls: list[tuple[str, dict, CallOutcome]]) -> str:
+        """After ``calls`` (tool, planned arguments, outcome) of a probe, bring the server back to what
+        a fresh one holds (see the module docstring): ``""`` when it had not changed, ``cleared`` or
+        ``restarted``."""
+        specs = {t.name: t for t in sandbox.tools}
+        said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
+                and not step_failed(outcome, arguments, specs.get(tool))[0]]
+        seen = await self.changed(sandbox, [tool for tool, _, _ in calls])
+        if seen and self.clearing is not None:
+            cleared = await sandbox.call(self.clearing, {}, timeout=READ_TIMEOUT_S)
+            if cleared.outcome is OutcomeClass.OK and not await self.changed(sandbox, [self.clearing]):
+                self.clearings += 1
+                return "cleared"
+            log.debug("own_state_not_cleared", server=sandbox.spec.name, clearing=self.clearing)
+            self.clearing = None  # it does not bring the fresh answers back: restarts from now on
+        elif not seen and (not said or said[-1] == self.clearing):
+            return ""
+        log.debug("own_state_changed", server=sandbox.spec.name, changed_by=said, readers=seen)
+        await self.restart(sandbox)
+        return "restarted"
 
     async def changed(self, sandbox, tools: list[str]) -> list[str]:
         """The readers whose answer now differs from the fresh server's (a failed read counts), after
@@ -119,5 +158,6 @@ class OwnState:
         may name the process: its id, its start). The old process's state is thrown away: it is
         stopped without an orderly exit."""
         await sandbox.connection.restart(graceful=False)
+        self.restarts += 1
         for name in list(self.fresh):
             self.fresh[name] = _answer(await sandbox.call(name, {}, timeout=READ_TIMEOUT_S))
