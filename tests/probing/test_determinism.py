@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from reporting_kit import probe
 
+from toolatlas.build.shard import ServerShard
 from toolatlas.config import load_catalogue
 from toolatlas.home import Home
 from toolatlas.models import CallOutcome, OutcomeClass
@@ -118,6 +119,16 @@ class TestAcrossASecond:
         settled = await executor.settle()
         assert [r.steps[0].outcome.excerpt for r, _ in settled] == ["2", "4", "6"]
         assert await executor.settle() == []
+
+
+class TestPlanningTime:
+    def test_a_shard_stamps_its_replays_with_the_time_it_planned_them(self) -> None:
+        """Replays leave the planner with its clock reading; other probes carry none."""
+        step = ProbeStep(tool="double", arguments={"number": 1})
+        planned = [probe(step, step, direction=Direction.REPLAY), probe(step)]
+        before = time.time()
+        stamped = ServerShard._stamped(ServerShard.__new__(ServerShard), planned)
+        assert before <= (stamped[0].planned_at or 0) <= time.time() and stamped[1].planned_at is None
 
 
 def at(text: str, when: datetime, **arguments) -> CallOutcome:
