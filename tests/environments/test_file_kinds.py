@@ -80,6 +80,29 @@ class TestDirectory:
         env.discard(frozen)
         assert not Path(frozen.path).exists()
 
+    @pytest.mark.parametrize("how", ["reset", "freeze"])
+    def test_the_folder_a_server_works_in_stays_the_same_folder(self, source_tree: Path, tmp_path: Path, how: str) -> None:
+        """A reset (alone or after a freeze) refills the same folder: a process holding it (its working
+        directory, an open descriptor) lists the snapshot's content afterwards, even if it had locked
+        the folder's mode."""
+        env = DirectoryEnvironment()
+        snapshot = env.materialise(source_tree, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        root = Path(instance.variables["root"])
+        held = os.open(root, os.O_RDONLY)
+        try:
+            (root / "added.txt").write_text("x")
+            (root / "docs" / "a.md").unlink()
+            os.chmod(root, 0o500)
+            if how == "freeze":
+                frozen = env.freeze(instance, tmp_path / "frozen" / "f1")
+                assert sorted(os.listdir(frozen.path)) == sorted(os.listdir(source_tree) + ["added.txt"])
+            env.reset(instance)
+            assert sorted(os.listdir(held)) == sorted(os.listdir(source_tree))
+        finally:
+            os.close(held)
+        assert env.digest(instance) == env.digest(snapshot)
+
     def test_materialise_is_content_addressed(self, source_tree: Path, tmp_path: Path) -> None:
         """The same source gives the same snapshot; a changed source gives a new one."""
         env = DirectoryEnvironment()

@@ -1,13 +1,15 @@
 """Environment kinds whose whole state is one file or one folder: directory, SQLite, git, JSON file.
 
 They share one mechanism: the snapshot is a content-addressed copy of the state entry; an
-instance holds a private copy at ``<slot>/state/<entry>``; freezing *moves* a folder out (O(1)),
-and reset copies the snapshot back to the same path. A single-file state (a database, a JSON
-document) is different: a server may hold it open across calls (a SQLite connection, a document
-loaded once), and a new file at the same path would leave it on the old one — writing to a file
-nobody digests, or refused outright (SQLite: "attempt to write a readonly database" once its file
-was replaced). So a single file is frozen by copy and reset *in place*: the snapshot's bytes
-written into the same file, which every open handle then reads. They differ in how a source is
+instance holds a private copy at ``<slot>/state/<entry>``; freezing moves the state out and reset
+copies the snapshot back. The entry itself keeps its identity: a server may hold it across calls
+— a SQLite connection or a document loaded once holds the file, a server started in the folder
+holds it as its working directory — and a new entry at the same path would leave the server on the
+old one: writing to a file nobody digests, refused outright (SQLite: "attempt to write a readonly
+database" once its file was replaced), or listing a folder that is gone. So a folder's *content*
+moves out (one rename per child) and the snapshot's content is copied into the same folder; a
+single file is frozen by copy and reset in place: the snapshot's bytes written into the same file,
+which every open handle then reads. They differ in how a source is
 turned into a snapshot and in how a state is described item by item (:meth:`_items`).
 
 Describing a state can cost far more than reading it (a SQLite digest queries every table, a
@@ -102,6 +104,27 @@ class DigestMemo:
             self._digests.move_to_end(fingerprint)
             while len(self._digests) > self.size:
                 self._digests.popitem(last=False)
+
+
+def _plain_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself (not a symlink to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _copy_children(source: Path, dest: Path) -> None:
+    """Copy what the folder ``source`` holds into the existing empty folder ``dest`` (like ``cp -a
+    source/. dest``), then give ``dest`` the modes and times of ``source``."""
+    os.chmod(dest, stat.S_IMODE(os.lstat(dest).st_mode) | stat.S_IRWXU)  # the server may have locked it
+    for child in os.scandir(source):
+        target = dest / child.name
+        if child.is_dir(follow_symlinks=False):
+            shutil.copytree(child.path, target, symlinks=True)
+        else:
+            shutil.copy2(child.path, target, follow_symlinks=False)
+    shutil.copystat(source, dest, follow_symlinks=False)
 
 
 def _rewrite(entry: Path, data: bytes, mode: int) -> bool:
@@ -214,6 +237,11 @@ class FileStateEnvironment:
                     data, mode = source.read(), stat.S_IMODE(os.fstat(source.fileno()).st_mode)
                 if _rewrite(entry, data, mode):
                     return
+            if self._is_dir and _plain_folder(entry):  # the same folder: a server working in it stays there
+                for child in os.scandir(entry):
+                    remove_tree(Path(child.path))
+                _copy_children(Path(instance.snapshot.path), entry)
+                return
             remove_tree(entry)
             _copy_entry(Path(instance.snapshot.path), entry)
         except OSError as exc:
@@ -225,6 +253,11 @@ class FileStateEnvironment:
         try:
             if not self._is_dir and self._rewritable(entry):  # the server may hold it open: it stays
                 shutil.copy2(entry, target, follow_symlinks=False)
+            elif self._is_dir and _plain_folder(entry):  # its content moves out, the folder stays
+                target.mkdir()
+                for child in os.scandir(entry):
+                    os.replace(child.path, target / child.name)
+                shutil.copystat(entry, target, follow_symlinks=False)
             elif entry.exists() or entry.is_symlink():
                 os.replace(entry, target)
             elif self._is_dir:
