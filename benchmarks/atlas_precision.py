@@ -87,7 +87,8 @@ def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, st
     if last.outcome is not evidence.outcome:
         return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
     if expected_failed:
-        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)) or last.outcome.value
+        # the signature of what the build keeps: the excerpt cut where evidence is cut
+        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]) or last.outcome.value
         recorded = error_signature(evidence.excerpt) or evidence.outcome.value
         if replayed != recorded:
             return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"

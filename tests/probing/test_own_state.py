@@ -9,7 +9,9 @@ changed nothing costs nothing.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,8 @@ from toolatlas.home import Home
 from toolatlas.models import OutcomeClass, ToolAnnotations, ToolSpec
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep
-from toolatlas.probing.own_state import is_clearing, is_state_reader
+from toolatlas.probing.own_state import TRUSTED_AFTER, is_clearing, is_state_reader
+from toolatlas.testing import reporting_server_command
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -124,3 +127,57 @@ class TestFreshBetweenProbes:
         await executor.run_verified(probe(1, ("add_task", {"title": " "}), ("complete_task", {"task_id": 7})))
         await executor.run_verified(probe(2, ("list_tasks", {"done_only": True})))
         assert executor.own_state is not None and (executor.own_state.restarts, executor.own_state.clearings) == (0, 0)
+
+
+
+@contextlib.asynccontextmanager
+async def reporting(tmp_path: Path, *flags: str) -> AsyncIterator[Executor]:
+    """An executor of the reporting server over a JSON file (``{"colour": "blue"}``), started with ``flags``."""
+    seed = tmp_path / "seed.json"
+    seed.write_text('{"colour": "blue"}')
+    command, args = reporting_server_command("--state", "${file}", *flags)
+    server = {"name": "reporting", "transport": {"command": command, "args": args},
+              "environment": {"kind": "json_file", "snapshot": str(seed)}}
+    catalogue = parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
+    executor = Executor(Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("reporting")), "r")
+    await executor.start()
+    try:
+        yield executor
+    finally:
+        await executor.close()
+
+
+def call(n: int, tool: str, **arguments: str) -> Probe:
+    step = ProbeStep(tool=tool, arguments=arguments, expect="any")
+    return Probe(id=f"p{n}", server="reporting", round=0, direction=Direction.AFFORDANCE, target=tool, task="t", steps=[step])
+
+
+@pytest.mark.servers
+class TestAfterARestore:
+    async def test_a_server_that_keeps_its_file_in_memory_is_reloaded(self, tmp_path: Path) -> None:
+        """After a write the restore of the file undid, a server that cached the file still lists the
+        key: its reload tool brings the fresh answers back, and the next probe does not see the key."""
+        async with reporting(tmp_path, "--cache", "--reload") as executor:
+            assert executor.own_state is not None and executor.own_state.clearing == "reload_values"
+            rollout, _ = await executor.run_verified(call(1, "store", key="size", value="L"))
+            assert rollout.reset and (executor.own_state.clearings, executor.own_state.restarts) == (1, 0)
+            rollout, _ = await executor.run_verified(call(2, "lookup", key="size"))
+            assert rollout.steps[0].outcome.excerpt == "Error: no entry named 'size'"
+
+    async def test_without_a_reload_tool_it_is_restarted(self, tmp_path: Path) -> None:
+        """The same server without a way to reload is restarted after the restore."""
+        async with reporting(tmp_path, "--cache") as executor:
+            assert executor.own_state is not None and executor.own_state.clearing is None
+            await executor.run_verified(call(1, "store", key="size", value="L"))
+            assert executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(call(2, "list_keys"))
+            assert rollout.steps[0].outcome.excerpt == "colour"
+
+    async def test_a_server_that_reads_its_file_afresh_is_trusted_after_some_restores(self, tmp_path: Path) -> None:
+        """A server that reads the file on every call answers as fresh after every restore: after
+        TRUSTED_AFTER of them its readers are no longer asked, and it is never restarted."""
+        async with reporting(tmp_path) as executor:
+            assert executor.own_state is not None and executor.own_state.readers == ["list_keys", "log_tail"]
+            for n in range(TRUSTED_AFTER + 2):
+                await executor.run_verified(call(n, "store", key=f"k{n}", value="v"))
+            assert executor.own_state.fresh_after_restores == TRUSTED_AFTER and executor.own_state.restarts == 0

@@ -36,11 +36,11 @@ class Executor:
     changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
     is verified right here (:meth:`run_verified`), restored without keeping the changed state.
 
-    Where the environment holds no state, the server's own state is kept fresh instead
-    (:mod:`toolatlas.probing.own_state`): after a probe that changed what its argument-free readers
-    answer, or whose call of a tool that says it changes state succeeded, the server is cleared by
-    its own clearing tool or restarted — every probe starts from what a fresh server holds, as far
-    as can be seen.
+    What the server keeps in its own memory is kept fresh too (:mod:`toolatlas.probing.own_state`):
+    after a probe that left its argument-free readers answering otherwise than a fresh server (where
+    the environment holds no state: or whose call of a tool that says it changes state succeeded), the
+    server is cleared by its own clearing tool or restarted — every probe starts from what a fresh
+    server holds, as far as can be seen.
 
     A replay whose output matched the original call is repeated once more, from the snapshot, in
     a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
@@ -63,19 +63,19 @@ class Executor:
         self._verifier: Verifier | None = None
         self._unsettled: list[tuple[Rollout, Verdict]] = []
         self.own_state: OwnState | None = None
-        """The readers of the server's own state (an environment that holds no state only)."""
+        """The readers of the server's own state, and what keeps it fresh between probes."""
 
     async def start(self) -> None:
         await self.sandbox.start()
         self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
-        if self.sandbox.environment.kind == "none":
-            self.own_state = await OwnState.read_fresh(self.sandbox)
+        self.own_state = await OwnState.read_fresh(self.sandbox)
 
-    async def _keep_own_state_fresh(self, probe: Probe, calls: list[tuple[str, dict, CallOutcome]]) -> None:
+    async def _keep_own_state_fresh(self, probe: Probe, calls: list[tuple[str, dict, CallOutcome]], *,
+                                    restored: bool) -> None:
         """Bring the server back to what a fresh one holds after ``calls`` (tool, planned arguments,
         outcome) changed its own state (:meth:`OwnState.keep_fresh`)."""
         if self.own_state is not None:
-            done = await self.own_state.keep_fresh(self.sandbox, calls)
+            done = await self.own_state.keep_fresh(self.sandbox, calls, restored=restored)
             if done:
                 log.debug("own_state_refreshed", executor=self.name, probe=probe.id, how=done)
 
@@ -103,7 +103,8 @@ class Executor:
         verdict = self.verifier.verify(rollout)
         if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
             # the server changed its own state, which no reset of the environment undoes: start it afresh
-            if self.own_state is None:
+            # (where the environment holds no state, the probe's own-state check has done so already)
+            if self.own_state is None or self.own_state.environment_holds_state:
                 await self.sandbox.connection.restart()
         if verdict.deterministic and self.repeat_in_later_second and not _crossed_a_second(rollout):
             if defer:
@@ -155,9 +156,10 @@ class Executor:
         try:
             arguments = render_value(step.arguments, self.sandbox.variables())
             outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
-            if await self.sandbox.digest() != self.snapshot_digest:
+            restored = await self.sandbox.digest() != self.snapshot_digest
+            if restored:
                 await self.sandbox.restore()
-            await self._keep_own_state_fresh(rollout.probe, [(step.tool, step.arguments, outcome)])
+            await self._keep_own_state_fresh(rollout.probe, [(step.tool, step.arguments, outcome)], restored=restored)
         except (ServerStartError, SandboxError) as exc:
             log.warning(
                 "clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300]
@@ -204,8 +206,8 @@ class Executor:
             elif reset:
                 await self.sandbox.restore()
             self.resets += reset
-            await self._keep_own_state_fresh(probe, [(probe.steps[s.index].tool, probe.steps[s.index].arguments, s.outcome)
-                                                     for s in steps])
+            calls = [(probe.steps[s.index].tool, probe.steps[s.index].arguments, s.outcome) for s in steps]
+            await self._keep_own_state_fresh(probe, calls, restored=reset)
         except (ServerStartError, SandboxError) as exc:
             log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
             return Rollout(
