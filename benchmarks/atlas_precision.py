@@ -10,7 +10,8 @@ and with a fresh store in a temporary folder (the catalogue's own atlas is left 
    the share of schema-only boundaries among served boundaries (a tool's schema summary counts as
    one);
 3. **replay agreement**: a random sample of served affordances and boundaries (``--sample`` per
-   catalogue, seeded), one evidence call of each, replayed on a fresh sandbox of its server — the
+   catalogue, seeded), one evidence call of each (``--every-call``: every evidence call of every
+   served affordance and boundary), replayed on a fresh sandbox of its server — the
    calls that preceded it in its probe first, then the call itself — and verified the same way the
    build verifies. A replay agrees when it fails or succeeds as the evidence did, with the same
    outcome class, and, for a boundary, the same error signature; for an affordance, with a change of
@@ -25,7 +26,7 @@ share of served boundaries ≤ 0.25, no output with a clock or randomness marked
 catalogues.
 
     nice -n 10 .venv/bin/python benchmarks/atlas_precision.py [--config configs/demo.toml] [--server NAME]
-        [--rounds R] [--sample 200] [--seed 0] [--disagreements]
+        [--rounds R] [--sample 200] [--seed 0] [--disagreements] [--every-call]
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULTS = [REPO / "configs" / "demo.toml", REPO / "configs" / "wild.toml"]
 
 
-def sample_evidence(entries: list[Entry], size: int, rng: random.Random) -> list[tuple[Entry, Evidence]]:
-    """``size`` served affordances and boundaries (all when fewer), one evidence call of each."""
+def sample_evidence(entries: list[Entry], size: int, rng: random.Random, *, every_call: bool = False) -> list[tuple[Entry, Evidence]]:
+    """``size`` served affordances and boundaries (all when fewer), one evidence call of each; with
+    ``every_call``, every evidence call of every served affordance and boundary."""
     served = sorted((e for e in entries if e.status is EntryStatus.ACTIVE and e.kind is not EntryKind.CO_USAGE
                      and e.evidence), key=lambda e: e.id)
+    if every_call:
+        return [(entry, evidence) for entry in served for evidence in entry.evidence]
     chosen = rng.sample(served, min(size, len(served)))
     return [(entry, rng.choice(entry.evidence)) for entry in chosen]
 
@@ -135,7 +139,7 @@ async def replay_server(workspace: Workspace, server: str, items: list[tuple[Ent
 
 
 async def measure(config: Path, servers: list[str] | None, rounds: int | None, size: int, seed: int,
-                  show: bool) -> dict:
+                  show: bool, every_call: bool = False) -> dict:
     base = load_catalogue(config)
     with tempfile.TemporaryDirectory(prefix="atlas-precision-") as tmp:
         catalogue = base.model_copy(update={"store": StoreSettings(backend="edge", path=tmp)})
@@ -148,7 +152,7 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         finally:
             store.close()
         consistency = check_consistency(entries)
-        sample = sample_evidence(entries, size, random.Random(seed))
+        sample = sample_evidence(entries, size, random.Random(seed), every_call=every_call)
         by_server: dict[str, list] = defaultdict(list)
         for entry, evidence in sample:
             by_server[entry.server].append((entry, evidence))
@@ -224,10 +228,12 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200, help="served entries replayed per catalogue")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--disagreements", action="store_true", help="print every replay that differed")
+    parser.add_argument("--every-call", action="store_true",
+                        help="replay every evidence call of every served entry instead of a sample")
     args = parser.parse_args()
     configure_logging("warning")
-    figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements))
-               for c in (args.config or DEFAULTS)]
+    figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements,
+                                   args.every_call)) for c in (args.config or DEFAULTS)]
     goals = all((f["replay_agreement"] or 0) >= 0.99 and f["contradictions"] == 0 and f["without_evidence"] == 0
                 and f["schema_only_share"] <= 0.25 and f["deterministic_but_differs"] == 0 for f in figures)
     print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25, "
