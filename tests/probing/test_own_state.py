@@ -34,17 +34,24 @@ def probe(n: int, *calls: tuple[str, dict]) -> Probe:
                  task="t", steps=steps)
 
 
+@contextlib.asynccontextmanager
+async def started(tmp_path: Path, server: dict) -> AsyncIterator[Executor]:
+    """An executor of the one ``server`` of a catalogue written under ``tmp_path``, started."""
+    catalogue = parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
+    executor = Executor(Workspace(catalogue, Home(REPO / ".toolatlas")).sandbox(catalogue.server(server["name"])), "own")
+    await executor.start()
+    try:
+        yield executor
+    finally:
+        await executor.close()
+
+
 @pytest.fixture()
 async def executor(tmp_path: Path):
     server = {"name": "inmemory", "environment": {"kind": "none"}, "transport": {
         "command": sys.executable, "args": ["-m", "toolatlas.testing.servers.inmemory", "--clearing"]}}
-    catalogue = parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
-    running = Executor(Workspace(catalogue, Home(REPO / ".toolatlas")).sandbox(catalogue.server("inmemory")), "own")
-    await running.start()
-    try:
+    async with started(tmp_path, server) as running:
         yield running
-    finally:
-        await running.close()
 
 
 class TestReaders:
@@ -138,13 +145,8 @@ async def reporting(tmp_path: Path, *flags: str) -> AsyncIterator[Executor]:
     command, args = reporting_server_command("--state", "${file}", *flags)
     server = {"name": "reporting", "transport": {"command": command, "args": args},
               "environment": {"kind": "json_file", "snapshot": str(seed)}}
-    catalogue = parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
-    executor = Executor(Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("reporting")), "r")
-    await executor.start()
-    try:
+    async with started(tmp_path, server) as executor:
         yield executor
-    finally:
-        await executor.close()
 
 
 def call(n: int, tool: str, **arguments: str) -> Probe:
