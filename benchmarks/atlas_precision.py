@@ -10,17 +10,23 @@ and with a fresh store in a temporary folder (the catalogue's own atlas is left 
    the share of schema-only boundaries among served boundaries (a tool's schema summary counts as
    one);
 3. **replay agreement**: a random sample of served affordances and boundaries (``--sample`` per
-   catalogue, seeded), one evidence call of each, replayed on a fresh sandbox of its server — the
+   catalogue, seeded), one evidence call of each (``--every-call``: every evidence call of every
+   served affordance and boundary), replayed on a fresh sandbox of its server — the
    calls that preceded it in its probe first, then the call itself — and verified the same way the
    build verifies. A replay agrees when it fails or succeeds as the evidence did, with the same
    outcome class, and, for a boundary, the same error signature; for an affordance, with a change of
    the environment exactly when the evidence recorded one.
 
+4. **determinism**: every served affordance marked deterministic, its first evidence call replayed
+   (with the calls before it) minutes after it was recorded: its output must be the recorded one
+   and show no clock reading of the call (:func:`toolatlas.probing.clock.carries_clock`).
+
 Goals (issue 15): replay agreement ≥ 0.99, contradictions 0, entries without evidence 0, schema-only
-share of served boundaries ≤ 0.25, on both catalogues.
+share of served boundaries ≤ 0.25, no output with a clock or randomness marked deterministic, on both
+catalogues.
 
     nice -n 10 .venv/bin/python benchmarks/atlas_precision.py [--config configs/demo.toml] [--server NAME]
-        [--rounds R] [--sample 200] [--seed 0] [--disagreements]
+        [--rounds R] [--sample 200] [--seed 0] [--disagreements] [--every-call]
 """
 
 from __future__ import annotations
@@ -42,19 +48,23 @@ from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.graph.consistency import check_consistency  # noqa: E402
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.probing.models import Direction, Probe, ProbeStep  # noqa: E402
-from toolatlas.probing.text import error_signature, to_placeholders  # noqa: E402
+from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULTS = [REPO / "configs" / "demo.toml", REPO / "configs" / "wild.toml"]
 
 
-def sample_evidence(entries: list[Entry], size: int, rng: random.Random) -> list[tuple[Entry, Evidence]]:
-    """``size`` served affordances and boundaries (all when fewer), one evidence call of each."""
+def sample_evidence(entries: list[Entry], size: int, rng: random.Random, *, every_call: bool = False) -> list[tuple[Entry, Evidence]]:
+    """``size`` served affordances and boundaries (all when fewer), one evidence call of each; with
+    ``every_call``, every evidence call of every served affordance and boundary."""
     served = sorted((e for e in entries if e.status is EntryStatus.ACTIVE and e.kind is not EntryKind.CO_USAGE
                      and e.evidence), key=lambda e: e.id)
+    if every_call:
+        return [(entry, evidence) for entry in served for evidence in entry.evidence]
     chosen = rng.sample(served, min(size, len(served)))
     return [(entry, rng.choice(entry.evidence)) for entry in chosen]
 
@@ -81,7 +91,8 @@ def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, st
     if last.outcome is not evidence.outcome:
         return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
     if expected_failed:
-        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)) or last.outcome.value
+        # the signature of what the build keeps: the excerpt cut where evidence is cut
+        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]) or last.outcome.value
         recorded = error_signature(evidence.excerpt) or evidence.outcome.value
         if replayed != recorded:
             return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"
@@ -91,23 +102,44 @@ def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, st
     return True, ""
 
 
-async def replay_server(workspace: Workspace, server: str, items: list[tuple[Entry, Evidence]]) -> list[tuple[Entry, Evidence, bool, str]]:
+def same_output(evidence: Evidence, rollout) -> tuple[bool, str]:
+    """Whether a replay's last call answered exactly as the evidence recorded, without the clock."""
+    if rollout.infrastructure_error is not None or len(rollout.steps) < len(rollout.probe.steps):
+        return False, "the replay did not reach the call"
+    outcome = rollout.steps[-1].outcome
+    if carries_clock(outcome):
+        return False, f"shows the clock: {outcome.excerpt[:100]!r}"
+    replayed = to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
+    if replayed != evidence.excerpt[:EXCERPT_CHARS]:
+        return False, f"output {replayed[:80]!r}, evidence {evidence.excerpt[:80]!r}"
+    return True, ""
+
+
+async def replay_server(workspace: Workspace, server: str, items: list[tuple[Entry, Evidence]],
+                        deterministic: list[Entry]) -> tuple[list[tuple[Entry, Evidence, bool, str]], list[tuple[Entry, str]]]:
+    """The sample's replays (entry, evidence, agreed, why not); then the deterministic affordances
+    whose replayed output differs (entry, how)."""
     spec = workspace.catalogue.server(server)
     executor = Executor(workspace.sandbox(spec), f"{server}/replay")
-    results = []
+    results, differing = [], []
     try:
         await executor.start()
         for n, (entry, evidence) in enumerate(items):
             rollout, verdict = await executor.run_verified(replay_probe(server, evidence, n))
             ok, why = agrees(entry, evidence, rollout, verdict)
             results.append((entry, evidence, ok, why))
+        for n, entry in enumerate(deterministic):
+            rollout, _ = await executor.run_verified(replay_probe(server, entry.evidence[0], len(items) + n))
+            same, how = same_output(entry.evidence[0], rollout)
+            if not same:
+                differing.append((entry, how))
     finally:
         await executor.close()
-    return results
+    return results, differing
 
 
 async def measure(config: Path, servers: list[str] | None, rounds: int | None, size: int, seed: int,
-                  show: bool) -> dict:
+                  show: bool, every_call: bool = False) -> dict:
     base = load_catalogue(config)
     with tempfile.TemporaryDirectory(prefix="atlas-precision-") as tmp:
         catalogue = base.model_copy(update={"store": StoreSettings(backend="edge", path=tmp)})
@@ -120,13 +152,19 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         finally:
             store.close()
         consistency = check_consistency(entries)
-        sample = sample_evidence(entries, size, random.Random(seed))
+        sample = sample_evidence(entries, size, random.Random(seed), every_call=every_call)
         by_server: dict[str, list] = defaultdict(list)
         for entry, evidence in sample:
             by_server[entry.server].append((entry, evidence))
-        results = []
-        for server in sorted(by_server):
-            results += await replay_server(workspace, server, by_server[server])
+        marked: dict[str, list[Entry]] = defaultdict(list)
+        for entry in entries:
+            if entry.status is EntryStatus.ACTIVE and entry.kind is EntryKind.AFFORDANCE and entry.deterministic and entry.evidence:
+                marked[entry.server].append(entry)
+        results, wrongly_deterministic = [], []
+        for server in sorted(set(by_server) | set(marked)):
+            replayed, differing = await replay_server(workspace, server, by_server[server], marked[server])
+            results += replayed
+            wrongly_deterministic += differing
     agreed = sum(ok for *_x, ok, _w in results)
     per_server: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for entry, _e, ok, _w in results:
@@ -144,6 +182,10 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
     print(f"  schema-only share    {summary['schema_only_share']:.3f} of {summary['boundaries_served']} served boundaries "
           f"({consistency.schema_only_served} schema summaries; individual schema-only boundaries served: "
           f"{sum(1 for e in entries if e.status is EntryStatus.ACTIVE and e.kind is EntryKind.BOUNDARY and e.family not in (None, 'schema_validation') and e.family in _individual())})")
+    deterministic_total = sum(len(v) for v in marked.values())
+    print(f"  marked deterministic, output differs on replay {len(wrongly_deterministic)}/{deterministic_total}")
+    for entry, how in wrongly_deterministic:
+        print(f"    not deterministic {entry.server}.{entry.tool}: {how}")
     for contradiction in consistency.contradictions:
         print(f"    contradiction {contradiction.kind} {contradiction.server}.{contradiction.tool}: {contradiction.detail}")
     disagreements = [(e, ev, why) for e, ev, ok, why in results if not ok]
@@ -159,6 +201,10 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         "replay_agreement": round(agreed / len(results), 4) if results else None,
         "per_server": {s: {"agreed": a, "replayed": n} for s, (a, n) in sorted(per_server.items())},
         **summary,
+        "deterministic_marked": deterministic_total,
+        "deterministic_but_differs": len(wrongly_deterministic),
+        "deterministic_differences": [{"server": e.server, "tool": e.tool, "entry": e.id, "how": how}
+                                      for e, how in wrongly_deterministic],
         "contradiction_details": [c.model_dump() for c in consistency.contradictions],
         "disagreements": [
             {"server": e.server, "tool": e.tool, "kind": e.kind.value, "entry": e.id, "probe": ev.probe_id,
@@ -182,13 +228,16 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200, help="served entries replayed per catalogue")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--disagreements", action="store_true", help="print every replay that differed")
+    parser.add_argument("--every-call", action="store_true",
+                        help="replay every evidence call of every served entry instead of a sample")
     args = parser.parse_args()
     configure_logging("warning")
-    figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements))
-               for c in (args.config or DEFAULTS)]
+    figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements,
+                                   args.every_call)) for c in (args.config or DEFAULTS)]
     goals = all((f["replay_agreement"] or 0) >= 0.99 and f["contradictions"] == 0 and f["without_evidence"] == 0
-                and f["schema_only_share"] <= 0.25 for f in figures)
-    print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25): "
+                and f["schema_only_share"] <= 0.25 and f["deterministic_but_differs"] == 0 for f in figures)
+    print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25, "
+          f"no deterministic mark on a changing output): "
           f"{'met' if goals else 'not met'}")
     path = save("atlas_precision", {"sample": args.sample, "seed": args.seed, "catalogues": figures})
     print(f"results: {path}")

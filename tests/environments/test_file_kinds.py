@@ -80,6 +80,29 @@ class TestDirectory:
         env.discard(frozen)
         assert not Path(frozen.path).exists()
 
+    @pytest.mark.parametrize("how", ["reset", "freeze"])
+    def test_the_folder_a_server_works_in_stays_the_same_folder(self, source_tree: Path, tmp_path: Path, how: str) -> None:
+        """A reset (alone or after a freeze) refills the same folder: a process holding it (its working
+        directory, an open descriptor) lists the snapshot's content afterwards, even if it had locked
+        the folder's mode."""
+        env = DirectoryEnvironment()
+        snapshot = env.materialise(source_tree, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        root = Path(instance.variables["root"])
+        held = os.open(root, os.O_RDONLY)
+        try:
+            (root / "added.txt").write_text("x")
+            (root / "docs" / "a.md").unlink()
+            os.chmod(root, 0o500)
+            if how == "freeze":
+                frozen = env.freeze(instance, tmp_path / "frozen" / "f1")
+                assert sorted(os.listdir(frozen.path)) == sorted(os.listdir(source_tree) + ["added.txt"])
+            env.reset(instance)
+            assert sorted(os.listdir(held)) == sorted(os.listdir(source_tree))
+        finally:
+            os.close(held)
+        assert env.digest(instance) == env.digest(snapshot)
+
     def test_materialise_is_content_addressed(self, source_tree: Path, tmp_path: Path) -> None:
         """The same source gives the same snapshot; a changed source gives a new one."""
         env = DirectoryEnvironment()
@@ -143,6 +166,31 @@ class TestSqlite:
         assert self.rows(instance.variables["db_path"]) == [(1, "a"), (2, "b"), (3, "c")]
         assert env.digest(instance) == env.digest(snapshot)
 
+    @pytest.mark.parametrize("how", ["quick_reset", "reset", "freeze"])
+    def test_a_connection_held_open_sees_the_reset(self, db: Path, tmp_path: Path, how: str) -> None:
+        """A server's connection kept open across a reset (by the small-file route, the general one,
+        or a freeze) reads the snapshot's rows afterwards and can still write: the file it holds is
+        reset in place, never replaced by a new one (SQLite refuses writes to a replaced file)."""
+        env = SqliteEnvironment()
+        snapshot = env.materialise(db, None, tmp_path / "snaps")
+        instance = env.prepare(snapshot, tmp_path / "i1")
+        server = sqlite3.connect(instance.variables["db_path"], isolation_level=None)
+        try:
+            server.execute("INSERT INTO items(name) VALUES ('d')")
+            if how == "quick_reset":
+                assert env.quick_reset(instance)
+            elif how == "reset":
+                env.reset(instance)
+            else:
+                frozen = env.freeze(instance, tmp_path / "frozen" / "f1")
+                assert self.rows(frozen.path)[-1] == (4, "d")
+                env.reset(instance)
+            assert server.execute("SELECT * FROM items ORDER BY id").fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+            server.execute("INSERT INTO items(name) VALUES ('e')")
+        finally:
+            server.close()
+        assert self.rows(instance.variables["db_path"])[-1] == (4, "e")
+
     def test_sql_script_source(self, tmp_path: Path) -> None:
         """A .sql source is executed into a fresh database; a broken one is a SnapshotError."""
         script = tmp_path / "s.sql"
@@ -195,6 +243,22 @@ class TestGit:
         assert env.digest(instance) == env.digest(snapshot)
         assert run_git(repo, "for-each-ref") == refs_before
 
+    def test_files_whose_work_tree_differs_from_the_index_are_items(self, repo: Path, tmp_path: Path) -> None:
+        """A tracked file changed (or deleted) in the work tree and not staged is an ``unstaged:`` item;
+        staging it removes the item, a clean or untracked file never has one."""
+        (repo / "b.txt").write_text("two\n")
+        run_git(repo, "add", "b.txt")
+        run_git(repo, "commit", "-q", "-m", "second")
+        (repo / "a.txt").write_text("changed\n")
+        (repo / "b.txt").unlink()
+        (repo / "new.txt").write_text("untracked\n")
+        env = GitEnvironment()
+        instance = env.prepare(env.materialise(repo, None, tmp_path / "snaps"), tmp_path / "i1")
+        items = env.digest(instance).items
+        assert {k: v for k, v in items.items() if k.startswith("unstaged:")} == {"unstaged:a.txt": "M", "unstaged:b.txt": "D"}
+        run_git(Path(instance.variables["repo"]), "add", "a.txt")
+        assert "unstaged:a.txt" not in env.digest(instance).items
+
     def test_non_repository_source(self, tmp_path: Path) -> None:
         """A folder without .git is refused."""
         (tmp_path / "plain").mkdir()
@@ -217,10 +281,11 @@ class TestJsonFile:
         env.reset(instance)
         assert Path(instance.variables["file"]).read_bytes() == source.read_bytes()
 
-    def test_quick_reset_gives_a_new_file_with_the_snapshots_bytes_and_mode(self, tmp_path: Path) -> None:
-        """The in-place reset of a small file: the snapshot's bytes and mode bits in a new file (a
-        server holding the old one open keeps its own), whatever the server did to the entry —
-        rewrote it, made it read-only, deleted it or put a folder in its place; no staging file left."""
+    def test_quick_reset_restores_the_snapshots_bytes_and_mode(self, tmp_path: Path) -> None:
+        """The quick reset of a small file: the snapshot's bytes and mode bits — in the same file when
+        the server only rewrote it (a handle it holds sees the reset), else in a new one — whatever
+        the server did to the entry: rewrote it, made it read-only, deleted it or put a folder in
+        its place; no staging file left."""
         source = tmp_path / "state.json"
         source.write_text('{"users": [1, 2]}')
         os.chmod(source, 0o640)
@@ -240,7 +305,7 @@ class TestJsonFile:
 
         before = os.stat(entry).st_ino
         damaged_then_reset(lambda: entry.write_text('{"users": []}'))
-        assert os.stat(entry).st_ino != before
+        assert os.stat(entry).st_ino == before
         damaged_then_reset(lambda: os.chmod(entry, 0o400))
         damaged_then_reset(entry.unlink)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from toolatlas.environments import StateDiff
 from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.inducer import Inducer, confidence
@@ -74,6 +76,18 @@ class TestMerging:
         inducer.induce(*rollout([step], [(OutcomeClass.TOOL_ERROR, "ENOENT: no such file")], n=1))
         inducer.induce(*rollout([step], [(OutcomeClass.TOOL_ERROR, "EISDIR: is a directory")], n=2))
         assert len(graph.entries_of("read_file", EntryKind.BOUNDARY)) == 2
+
+    def test_json_failures_cut_short_keep_their_reasons_apart(self) -> None:
+        """Two JSON answers failing for different reasons, each longer than an evidence excerpt, are two
+        boundaries whose signatures are the reasons (not the ``{`` the cut-off text starts with)."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        step = ProbeStep(tool="read_file", arguments={"path": "x"}, expect="error")
+        for n, reason in enumerate(["Hash mismatch - file has been modified", "range_hash is required"]):
+            answer = json.dumps({"${root}/x": {"result": "error", "reason": reason, "content": "y" * 600}}, indent=2)
+            inducer.induce(*rollout([step], [(OutcomeClass.TOOL_ERROR, answer)], n=n))
+        signatures = sorted(e.error_signature for e in graph.entries_of("read_file", EntryKind.BOUNDARY))
+        assert signatures == ["Hash mismatch - file has been modified", "range_hash is required"]
 
     def test_error_signature_masks_the_incidental(self) -> None:
         """Paths, numbers and quoted names are masked; the words of the error remain."""

@@ -10,7 +10,8 @@ from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.models import Effect, EffectObservation, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.conditions import precondition
+from toolatlas.build.shard import state_references
+from toolatlas.probing.conditions import joined, precondition, precondition_parts
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 
 WRITE = ToolSpec(server="s", name="write_file", description="Write a file.", input_schema={
@@ -64,6 +65,36 @@ class TestPrecondition:
     def test_no_digest_no_condition(self) -> None:
         """A stateless environment has no pre-state: nothing is claimed about it."""
         assert precondition({"path": "x.txt"}, None, None, "t") == ""
+
+
+class TestConditionsSpeakOfReferences:
+    COMMIT = ToolSpec(server="s", name="commit", description="Record staged changes.", input_schema={
+        "type": "object", "properties": {"repo_path": {"type": "string"}, "message": {"type": "string"}},
+        "required": ["repo_path", "message"]})
+
+    def test_the_arguments_that_name_state_objects(self) -> None:
+        """Paths, branches, entities and tables are references; a message, a SQL text or a glob is not."""
+        assert state_references(WRITE) == {"path"}
+        assert state_references(self.COMMIT) == {"repo_path"}
+
+    def test_a_served_condition_leaves_out_other_arguments(self) -> None:
+        """A call's condition as served speaks of its reference arguments only: "`content` names nothing
+        that exists yet" is recorded with the call's verdict but neither in the evidence nor the effect."""
+        parts = precondition_parts({"path": "${root}/notes.txt", "content": "a note"}, SNAPSHOT, None, "write_file", SNAPSHOT)
+        assert [a for a, _ in parts] == ["content", "path"]
+        assert joined(parts, {"path"}) == "`path` names nothing that exists yet"
+        graph = ServerGraph("s", [WRITE])
+        graph.references = {"write_file": frozenset({"path"})}
+        step = ProbeStep(tool="write_file", arguments={"path": "${root}/notes.txt", "content": "a note"})
+        probe = Probe(id="p1", server="s", round=1, direction=Direction.SEED, target="write_file", task="t", steps=[step])
+        outcome = CallOutcome(server="s", tool="write_file", arguments=step.arguments, outcome=OutcomeClass.OK, excerpt="Wrote")
+        verdict = StepVerdict(index=0, tool="write_file", outcome=OutcomeClass.OK, failed=False, effect=Effect.MUTATING,
+                              change=StateDiff(added=["notes.txt"]), precondition=joined(parts), precondition_parts=parts)
+        Inducer(graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                              Verdict(probe_id="p1", server="s", resolved=True, steps=[verdict]))
+        [use] = graph.entries_of("write_file", EntryKind.AFFORDANCE)
+        assert [o.condition for o in use.effects] == ["`path` names nothing that exists yet"]
+        assert use.evidence[0].condition == "`path` names nothing that exists yet" and "`content` names" not in use.text
 
 
 class TestConditionedEffects:
@@ -223,3 +254,47 @@ class TestOpposedObservations:
             induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Error: busy", StateDiff(), "")], n)
         assert [e.kind for e in graph.entries.values() if e.status is EntryStatus.ACTIVE] == [EntryKind.BOUNDARY]
         assert check_consistency(graph.entries.values()).ok
+
+
+COPY = ToolSpec(server="s", name="copy_range", description="Copy a range.", input_schema={
+    "type": "object", "properties": {"file": {"type": "string"}, "dest_start": {"type": "string"}},
+    "required": ["file", "dest_start"]})
+
+
+class TestMisuseAcceptedAndRejected:
+    ROW_ZERO = "`dest_start` names row 0, which does not exist"
+
+    def misuse(self, inducer: Inducer, file: str, outcome: OutcomeClass, n: int, **more: str) -> None:
+        step = ProbeStep(tool="copy_range", arguments={"file": file, "dest_start": "A0", **more}, mutation="malformed_value",
+                         condition=self.ROW_ZERO, expect="error")
+        excerpt = "Row or column values must be at least 1" if outcome is not OutcomeClass.OK else "Copied"
+        induce(inducer, [(step, outcome, excerpt, StateDiff(), "")], n)
+
+    def test_the_arguments_that_separate_the_outcomes_are_stated(self) -> None:
+        """One misuse refused on one file and tolerated on another is served under the file each was
+        seen with, so the check finds no contradiction; the planned condition stays in when/when_not."""
+        graph = ServerGraph("s", [COPY])
+        inducer = Inducer(graph)
+        self.misuse(inducer, "${root}/sales.xlsx", OutcomeClass.TOOL_ERROR, 1)
+        self.misuse(inducer, "${root}/sales.xlsx", OutcomeClass.TOOL_ERROR, 2)
+        self.misuse(inducer, "${root}/prices.csv", OutcomeClass.OK, 3)
+        [refused] = graph.entries_of("copy_range", EntryKind.BOUNDARY)
+        [tolerated] = graph.entries_of("copy_range", EntryKind.AFFORDANCE)
+        assert refused.condition == f'{self.ROW_ZERO}, with `file` = "${{root}}/sales.xlsx"'
+        assert tolerated.condition == f'{self.ROW_ZERO}, with `file` = "${{root}}/prices.csv"'
+        assert refused.when_not == self.ROW_ZERO and tolerated.when == f"{self.ROW_ZERO} (accepted)"
+        assert "sales.xlsx" in refused.text and refused.text.endswith("“Row or column values must be at least 1”.")
+        assert check_consistency(graph.entries.values()).contradictions == []
+
+    def test_outcomes_no_argument_separates_stay_a_contradiction(self) -> None:
+        """When the accepted and the refused calls overlap in every argument, nothing is qualified
+        (a qualifier made earlier is withdrawn) and the check reports the pair."""
+        graph = ServerGraph("s", [COPY])
+        inducer = Inducer(graph)
+        self.misuse(inducer, "${root}/sales.xlsx", OutcomeClass.TOOL_ERROR, 1)
+        self.misuse(inducer, "${root}/prices.csv", OutcomeClass.OK, 2)
+        self.misuse(inducer, "${root}/prices.csv", OutcomeClass.TOOL_ERROR, 3, sheet="Sheet1")
+        [refused] = graph.entries_of("copy_range", EntryKind.BOUNDARY)
+        [tolerated] = graph.entries_of("copy_range", EntryKind.AFFORDANCE)
+        assert refused.condition == self.ROW_ZERO and tolerated.condition is None
+        assert [c.kind for c in check_consistency(graph.entries.values()).contradictions] == ["outcome"]

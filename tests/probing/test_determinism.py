@@ -5,12 +5,14 @@ catalogue's ``time`` server and the in-library reporting server."""
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from reporting_kit import probe
 
+from toolatlas.build.shard import ServerShard
 from toolatlas.config import load_catalogue
 from toolatlas.home import Home
 from toolatlas.models import CallOutcome, OutcomeClass
@@ -23,12 +25,18 @@ from toolatlas.workspace import Workspace
 REPO = Path(__file__).resolve().parents[2]
 
 
-async def replay(executor: Executor, tool: str, *, defer: bool = False, **arguments) -> Verdict | None:
-    """The original call, then its replay (as the proposer plans one) with the original's output as reference."""
+async def replay(executor: Executor, tool: str, *, defer: bool = False, planned_before: float | None = None,
+                 **arguments) -> Verdict | None:
+    """The original call, then its replay (as the proposer plans one) with the original's output as
+    reference; ``planned_before``: the replay was planned right after the original and runs that many
+    seconds later."""
     step = ProbeStep(tool=tool, arguments=arguments, expect="ok")
     original, _ = await executor.run_verified(probe(step))
     reference = to_placeholders(original.steps[0].outcome.excerpt, original.variables)[:EXCERPT_CHARS]
     planned = probe(step, step, direction=Direction.REPLAY, replay_of="p0", reference_excerpt=reference)
+    if planned_before is not None:
+        planned = planned.model_copy(update={"planned_at": time.time()})
+        await asyncio.sleep(planned_before)
     verified = await executor.run_verified(planned, defer=defer)
     return None if verified is None else verified[1]
 
@@ -85,6 +93,25 @@ class TestAcrossASecond:
         [(rollout, verdict)] = await executor.settle()
         assert rollout.steps[0].outcome.excerpt == "12" and verdict.deterministic is True
 
+    async def test_a_replay_planned_in_an_earlier_second_needs_no_repeat(self, executor: Executor) -> None:
+        """A replay that starts in a later second than it was planned in (so than its original call)
+        is settled at once: a pure tool is deterministic without being set aside, a time of day
+        differs from its original and is not."""
+        verdict = await replay(executor, "double", defer=True, planned_before=1.05, number=7)
+        assert verdict is not None and verdict.deterministic is True
+        clock = await replay(executor, "clock", defer=True, planned_before=1.05)
+        assert clock is not None and clock.deterministic is False
+        assert await executor.settle() == []
+
+    async def test_a_replay_planned_within_its_second_is_still_repeated(self, executor: Executor) -> None:
+        """A replay that starts in the second it was planned in is set aside for a later second."""
+        for _ in range(5):
+            if await replay(executor, "double", defer=True, planned_before=0.0, number=8) is None:
+                [(_, settled)] = await executor.settle()
+                assert settled.deterministic is True
+                return
+        pytest.fail("no replay started within the second it was planned in")
+
     async def test_one_wait_for_a_whole_batch(self, executor: Executor) -> None:
         """Replays set aside come back in order, after a single wait for the next second."""
         for number in (1, 2, 3):
@@ -92,6 +119,16 @@ class TestAcrossASecond:
         settled = await executor.settle()
         assert [r.steps[0].outcome.excerpt for r, _ in settled] == ["2", "4", "6"]
         assert await executor.settle() == []
+
+
+class TestPlanningTime:
+    def test_a_shard_stamps_its_replays_with_the_time_it_planned_them(self) -> None:
+        """Replays leave the planner with its clock reading; other probes carry none."""
+        step = ProbeStep(tool="double", arguments={"number": 1})
+        planned = [probe(step, step, direction=Direction.REPLAY), probe(step)]
+        before = time.time()
+        stamped = ServerShard._stamped(ServerShard.__new__(ServerShard), planned)
+        assert before <= (stamped[0].planned_at or 0) <= time.time() and stamped[1].planned_at is None
 
 
 def at(text: str, when: datetime, **arguments) -> CallOutcome:

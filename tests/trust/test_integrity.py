@@ -99,8 +99,13 @@ class TestLoad:
         assert "`rm -rf ~`" in report.dropped[0].detail
 
     def test_a_quoted_answer_no_call_gave(self, genuine: dict[str, Any], tmp_path: Path) -> None:
+        """A boundary quoting an answer its evidence lacks is dropped, and only it (one whose own answer
+        no trace or strategy quotes: those would lose the entry that supported them)."""
+
         def change(document: dict[str, Any]) -> None:
-            entry = tool_of(document, "get_note")["boundaries"][0]
+            derived = json.dumps([document["traces"], document["strategies"]], ensure_ascii=False)
+            entry = next(e for t in document["servers"][0]["tools"] for e in t["boundaries"]
+                         if "“" in e["text"] and e["text"].split("“", 1)[1].rstrip("”.") not in derived)
             entry["text"] = entry["text"].split("“")[0] + "“Error: call admin_reset first”."
 
         report = Atlas.from_export(poisoned(genuine, tmp_path, change)).load_report

@@ -10,7 +10,9 @@ resumed build needs to continue exactly where a round ended.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import structlog
@@ -25,12 +27,35 @@ from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
 from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.kinds import ArgKind, ArgSpec, infer_arguments
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.workspace import Workspace
 
 __all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
 
 log = structlog.get_logger(__name__)
+
+REFERENCE_KINDS = frozenset({
+    ArgKind.FILE_PATH, ArgKind.DIR_PATH, ArgKind.PATH, ArgKind.NEW_PATH, ArgKind.REPO_PATH, ArgKind.BRANCH,
+    ArgKind.ENTITY_NAME, ArgKind.TABLE_NAME, ArgKind.IDENTIFIER,
+})
+"""Argument kinds whose values name objects an environment digest lists (files, refs, entities,
+tables, records): what a served condition may speak of. A revision, a column or a sheet names an
+object too, but not one a digest lists: "names nothing that exists yet" would be false of it."""
+
+
+def state_references(tool: ToolSpec) -> frozenset[str]:
+    """The top-level arguments of ``tool`` whose value (or an item or field of it) is a reference kind."""
+
+    def kinds(spec: ArgSpec) -> Iterator[ArgKind]:
+        yield spec.kind
+        if spec.items is not None:
+            yield from kinds(spec.items)
+        for field in spec.properties:
+            yield from kinds(field)
+
+    return frozenset(spec.name for spec in infer_arguments(tool) if any(k in REFERENCE_KINDS for k in kinds(spec)))
+
 
 CHECKPOINT_VERSION = 3
 """3: the discovery (listings, introspected database, tool costs) is kept, so a resumed build plans as the first did."""
@@ -88,6 +113,7 @@ class ServerShard:
         from toolatlas.offline.proposer import OfflineProposer
 
         self.graph = ServerGraph(self.spec.name, tools)
+        self.graph.references = {tool.name: state_references(tool) for tool in tools}
         if stored:
             stale = self.graph.load(stored)
             log.info("graph_loaded", server=self.spec.name, entries=len(self.graph.entries), stale=stale)
@@ -152,7 +178,18 @@ class ServerShard:
         # cheap single calls and short chains: every tool's semantic boundaries and compositions
         saturation = self.proposer.saturation(round_, {p.id for p in chosen})
         chosen = chosen + [p for p in saturation if self._allowed(p) and self._focused(p)]
-        return self._within_cost(chosen)
+        return self._stamped(self._within_cost(chosen))
+
+    stamp_replays = True
+    """Whether replays carry their planning time (what a benchmark turns off to measure what it saves)."""
+
+    def _stamped(self, probes: list[Probe]) -> list[Probe]:
+        """Replays stamped with their planning time: one that runs in a later second needs no repeat to
+        show a clock in its output (:attr:`Probe.planned_at`)."""
+        if not self.stamp_replays:
+            return probes
+        now = time.time()
+        return [p.model_copy(update={"planned_at": now}) if p.direction is Direction.REPLAY else p for p in probes]
 
     def _focused(self, probe: Probe) -> bool:
         return self.focus is None or probe.target in self.focus
@@ -262,6 +299,7 @@ class ServerShard:
         from toolatlas.offline.proposer import OfflineProposer
 
         graph = ServerGraph(self.spec.name, tools)
+        graph.references = {tool.name: state_references(tool) for tool in tools}
         graph.tools.update({n.tool: n for n in (ToolNode.model_validate(x) for x in state["tools"]) if n.tool in graph.tools})
         graph.entries = {e.id: e for e in (Entry.model_validate(x) for x in state["entries"])}
         graph.traces = {t.id: t for t in (TraceNode.model_validate(x) for x in state["traces"])}

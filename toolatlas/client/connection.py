@@ -151,10 +151,12 @@ class ServerConnection:
         """Start the server and list its tools (no-op when already running)."""
         await self._ensure_session()
 
-    async def restart(self) -> None:
-        """Stop the running server, if any, and start a fresh one."""
+    async def restart(self, *, graceful: bool = True) -> None:
+        """Stop the running server, if any, and start a fresh one (``graceful``: as :meth:`close`)."""
         async with self._lock:
             if self._session is not None:
+                if self._session.process is not None:
+                    self._session.process.graceful = graceful
                 await self._close_session(self._session)
                 self.restarts += 1
             await self._start_with_retries()

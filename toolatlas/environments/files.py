@@ -1,8 +1,15 @@
 """Environment kinds whose whole state is one file or one folder: directory, SQLite, git, JSON file.
 
 They share one mechanism: the snapshot is a content-addressed copy of the state entry; an
-instance holds a private copy at ``<slot>/state/<entry>``; freezing *moves* that entry out
-(O(1)), and reset copies the snapshot back to the same path. They differ in how a source is
+instance holds a private copy at ``<slot>/state/<entry>``; freezing moves the state out and reset
+copies the snapshot back. The entry itself keeps its identity: a server may hold it across calls
+— a SQLite connection or a document loaded once holds the file, a server started in the folder
+holds it as its working directory — and a new entry at the same path would leave the server on the
+old one: writing to a file nobody digests, refused outright (SQLite: "attempt to write a readonly
+database" once its file was replaced), or listing a folder that is gone. So a folder's *content*
+moves out (one rename per child) and the snapshot's content is copied into the same folder; a
+single file is frozen by copy and reset in place: the snapshot's bytes written into the same file,
+which every open handle then reads. They differ in how a source is
 turned into a snapshot and in how a state is described item by item (:meth:`_items`).
 
 Describing a state can cost far more than reading it (a SQLite digest queries every table, a
@@ -99,6 +106,45 @@ class DigestMemo:
                 self._digests.popitem(last=False)
 
 
+def _plain_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself (not a symlink to one)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _copy_children(source: Path, dest: Path) -> None:
+    """Copy what the folder ``source`` holds into the existing empty folder ``dest`` (like ``cp -a
+    source/. dest``), then give ``dest`` the modes and times of ``source``."""
+    os.chmod(dest, stat.S_IMODE(os.lstat(dest).st_mode) | stat.S_IRWXU)  # the server may have locked it
+    for child in os.scandir(source):
+        target = dest / child.name
+        if child.is_dir(follow_symlinks=False):
+            shutil.copytree(child.path, target, symlinks=True)
+        else:
+            shutil.copy2(child.path, target, follow_symlinks=False)
+    shutil.copystat(source, dest, follow_symlinks=False)
+
+
+def _rewrite(entry: Path, data: bytes, mode: int) -> bool:
+    """Write ``data`` over the plain file ``entry`` in place (same file: open handles see it) and
+    set its mode; False when the file cannot be opened for writing (the server made it read-only)."""
+    try:
+        fd = os.open(entry, os.O_WRONLY | os.O_NOFOLLOW)
+    except PermissionError:
+        return False
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.ftruncate(fd, len(data))
+        os.fchmod(fd, mode)
+    finally:
+        os.close(fd)
+    return True
+
+
 def _bytes_fingerprint(paths: list[str]) -> str:
     """Hash of the files' bytes, each tagged with its position in ``paths`` (a missing file is skipped;
     a special file or one past the read cap contributes its description, never its content)."""
@@ -186,6 +232,16 @@ class FileStateEnvironment:
     def reset(self, instance: Instance) -> None:
         entry = instance.state / self.entry
         try:
+            if not self._is_dir and self._rewritable(entry):
+                with open(instance.snapshot.path, "rb") as source:
+                    data, mode = source.read(), stat.S_IMODE(os.fstat(source.fileno()).st_mode)
+                if _rewrite(entry, data, mode):
+                    return
+            if self._is_dir and _plain_folder(entry):  # the same folder: a server working in it stays there
+                for child in os.scandir(entry):
+                    remove_tree(Path(child.path))
+                _copy_children(Path(instance.snapshot.path), entry)
+                return
             remove_tree(entry)
             _copy_entry(Path(instance.snapshot.path), entry)
         except OSError as exc:
@@ -195,7 +251,14 @@ class FileStateEnvironment:
         entry = instance.state / self.entry
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if entry.exists() or entry.is_symlink():
+            if not self._is_dir and self._rewritable(entry):  # the server may hold it open: it stays
+                shutil.copy2(entry, target, follow_symlinks=False)
+            elif self._is_dir and _plain_folder(entry):  # its content moves out, the folder stays
+                target.mkdir()
+                for child in os.scandir(entry):
+                    os.replace(child.path, target / child.name)
+                shutil.copystat(entry, target, follow_symlinks=False)
+            elif entry.exists() or entry.is_symlink():
                 os.replace(entry, target)
             elif self._is_dir:
                 target.mkdir()
@@ -239,9 +302,9 @@ class FileStateEnvironment:
         return self._memo.get(_bytes_fingerprint(self._fingerprint_files(path)))
 
     def quick_reset(self, instance: Instance) -> bool:
-        """Restore a small single-file snapshot right away: its bytes (kept in memory: a snapshot
-        never changes) written to a sibling and renamed over the entry — a new file, as a reset
-        by copy gives, at a fraction of a copy's system calls."""
+        """Restore a small single-file snapshot right away from its bytes (kept in memory: a
+        snapshot never changes): written into the entry in place when it is still a plain file
+        (:meth:`_rewritable`), else to a sibling renamed over whatever the server left there."""
         if self._is_dir:
             return False
         pristine = _pristine(instance.snapshot.path)
@@ -251,6 +314,8 @@ class FileStateEnvironment:
         entry = instance.state / self.entry
         staging = entry.with_name(f".{entry.name}.restoring")
         try:
+            if self._rewritable(entry) and _rewrite(entry, data, mode):
+                return True
             fd = os.open(staging, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
                 view = memoryview(data)
@@ -266,6 +331,18 @@ class FileStateEnvironment:
         except OSError as exc:
             raise SandboxError(f"cannot reset {self.kind} instance {instance.id}: {exc}") from exc
         return True
+
+    def _rewritable(self, entry: Path) -> bool:
+        """Whether a single-file state can be reset in place: still one plain file (not a symlink,
+        a folder or a second name of another file) with none of the files its engine writes beside
+        it (a journal to replay over the restored bytes, a write-ahead log read with them)."""
+        try:
+            info = os.lstat(entry)
+        except OSError:
+            return False
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            return False
+        return not any(os.path.lexists(p) for p in self._fingerprint_files(str(entry))[1:])
 
     def _entry_path(self, state: Snapshot | Instance | FrozenState) -> Path:
         return state.state / self.entry if isinstance(state, Instance) else Path(state.path)
@@ -399,6 +476,23 @@ class GitEnvironment(FileStateEnvironment):
         for line in self._git(path, "ls-files", "--stage").splitlines():
             meta, _, file_name = line.partition("\t")
             items[f"index:{file_name}"] = meta
+        items.update(self._unstaged(path))
+        return items
+
+    def _unstaged(self, repo: Path) -> dict[str, str]:
+        """``unstaged:<path>`` for every tracked file whose work tree differs from the index (``M``
+        modified, ``D`` deleted): whether staging a file changes anything depends on it, and the
+        index and work-tree items alone cannot tell (their values are not comparable)."""
+        status = self._git(repo, "status", "--porcelain=v1", "-z", "--untracked-files=no", check=False)
+        items: dict[str, str] = {}
+        records = iter(status.split("\0"))
+        for record in records:
+            if len(record) < 4:
+                continue
+            if record[0] in "RC":  # a rename or copy in the index: the next record is its source
+                next(records, None)
+            if record[1] not in " ?!":
+                items[f"unstaged:{record[3:]}"] = record[1]
         return items
 
     @staticmethod

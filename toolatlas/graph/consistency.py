@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from toolatlas.graph.families import is_schema_validation
-from toolatlas.graph.inducer import separated
+from toolatlas.graph.effects import separated
+from toolatlas.graph.misuses import misuse_condition
 from toolatlas.graph.models import Effect, Entry, EntryKind, EntryStatus
 from toolatlas.models import Frozen, OutcomeClass, canonical_json
 
@@ -101,9 +102,9 @@ def check_consistency(entries: Iterable[Entry]) -> ConsistencyReport:
                     if entry.id not in calls[key][failed]:
                         calls[key][failed].append(entry.id)
         if entry.family is not None and not is_schema_validation(entry):
-            condition = entry.condition if entry.kind is EntryKind.BOUNDARY else (entry.when or "").removesuffix(" (accepted)")
             if entry.kind is EntryKind.BOUNDARY or entry.signature.startswith("tolerates:"):
-                misuses[(entry.server, entry.tool, entry.family, condition)][entry.kind is EntryKind.BOUNDARY].append(entry.id)
+                key = (entry.server, entry.tool, entry.family, misuse_condition(entry))
+                misuses[key][entry.kind is EntryKind.BOUNDARY].append(entry.id)
     for (server, tool, _hash, use), group in uses.items():
         effects = {effect for e in group for effect in _stated_effects(e)}
         if len(group) > 1 and len(effects) > 1:

@@ -14,11 +14,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from toolatlas.graph.effects import observe_effect
 from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
+from toolatlas.graph.misuses import separate_misuse
 from toolatlas.graph.models import (
     MAX_EVIDENCE,
     CoUsageRelation,
-    Effect,
     EffectObservation,
     Entry,
     EntryKind,
@@ -30,6 +31,7 @@ from toolatlas.graph.models import (
 )
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, utcnow
+from toolatlas.probing.conditions import joined
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders
 
@@ -39,12 +41,9 @@ __all__ = [
     "InductionDelta",
     "argument_shape",
     "confidence",
-    "effect_clause",
     "link_trace",
     "merge_entry",
-    "observe_effect",
     "record_transition",
-    "separated",
     "summarise_schema",
 ]
 
@@ -116,6 +115,7 @@ class Inducer:
                 {"tool": probe.steps[r.index].tool, "arguments": probe.steps[r.index].arguments}
                 for r in rollout.steps[:position]
             ]
+            condition = self.condition(step.tool, step_verdict)
             evidence = Evidence(
                 probe_id=probe.id,
                 step=result.index,
@@ -124,7 +124,7 @@ class Inducer:
                 outcome=result.outcome.outcome,
                 excerpt=to_placeholders(result.outcome.excerpt, rollout.variables)[:EXCERPT_CHARS],
                 state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
-                condition=step_verdict.precondition,
+                condition=condition,
                 prefix=prefix,
                 round=probe.round,
             )
@@ -139,7 +139,7 @@ class Inducer:
             if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
                 change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
                 other_effect = observe_effect(self.graph, entry.id, entry.text, EffectObservation(
-                    effect=step_verdict.effect, condition=step_verdict.precondition, change=change))
+                    effect=step_verdict.effect, condition=condition, change=change))
                 if other_effect and outcome != "new":
                     outcome = "new"  # a use seen with an effect it had not shown is new knowledge
             if opposed:
@@ -147,6 +147,7 @@ class Inducer:
                     self._count_contradiction(other)
             if entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES:
                 summarise_schema(self.graph, step.tool, probe.round)
+            separate_misuse(self.graph, self.graph.entries[entry.id])
             (new if outcome == "new" else reinforced if outcome == "reinforced" else []).append(entry.id)
             supported += 1
         for relation, source, target, witness in self._transitions(probe, rollout, verdict):
@@ -163,6 +164,13 @@ class Inducer:
         return InductionDelta(
             new_entries=new, reinforced=reinforced, supported=supported, new_traces=traces, new_coverage=coverage
         )
+
+    def condition(self, tool: str, verdict: StepVerdict) -> str:
+        """The pre-state condition of a call as the atlas states it: only the parts about arguments
+        that name objects of the state (:attr:`ServerGraph.references`), and those about none."""
+        if not verdict.precondition_parts:
+            return verdict.precondition
+        return joined(verdict.precondition_parts, self.graph.references.get(tool))
 
     # -- entries ---------------------------------------------------------------------------------
 
@@ -552,77 +560,6 @@ def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | 
     summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
     graph.put_entry(summary)
     return summary
-
-
-MAX_EFFECTS = 6
-"""Distinct (effect, condition) observations an affordance keeps (the most supported)."""
-
-
-def observe_effect(graph: ServerGraph, entry_id: str, use: str, observation: EffectObservation) -> bool:
-    """Record one observed effect of an affordance under its pre-state condition, then restate the
-    entry: its aggregate :attr:`~Entry.effect` and its sentence ``use`` + the conditioned effects.
-
-    Observations of one use that differ in effect are one entry with both outcomes and their
-    conditions — never two entries saying "changes nothing" and "changes the environment". Returns
-    whether the entry had not shown this effect before (while it had shown another)."""
-    entry = graph.entries[entry_id]
-    effects = list(entry.effects)
-    other = bool(effects) and all(o.effect is not observation.effect for o in effects)
-    for i, known in enumerate(effects):
-        if known.effect is observation.effect and known.condition == observation.condition:
-            effects[i] = known.model_copy(update={"support": known.support + 1})
-            break
-    else:
-        effects.append(observation)
-    effects = sorted(effects, key=lambda o: -o.support)[:MAX_EFFECTS]
-    known = {o.effect for o in effects if o.effect is not Effect.UNKNOWN}
-    effect = Effect.UNKNOWN if not known else known.pop() if len(known) == 1 else Effect.MUTATING
-    clause = effect_clause(effects)
-    text = use + (f"; {clause}." if clause else ".")
-    graph.put_entry(entry.model_copy(update={"effects": effects, "effect": effect, "text": text}))
-    return other
-
-
-def _what(observation: EffectObservation) -> str:
-    if observation.effect is Effect.READ_ONLY:
-        return "changes nothing"
-    if observation.change:
-        return f"changes the environment ({observation.change})"
-    return "changes the server's own state (its read tools show it; the environment does not)"
-
-
-def separated(effects: list[EffectObservation]) -> bool:
-    """Whether the recorded conditions tell the observed effects apart: no condition (the empty one
-    included) is seen with two different known effects."""
-    by_condition: dict[str, set[Effect]] = {}
-    for o in effects:
-        if o.effect is not Effect.UNKNOWN:
-            by_condition.setdefault(o.condition, set()).add(o.effect)
-    return all(len(v) == 1 for v in by_condition.values())
-
-
-def effect_clause(effects: list[EffectObservation]) -> str:
-    """``it changes the environment (…) when …; it changes nothing when …`` (no trailing period)."""
-    known = [o for o in effects if o.effect is not Effect.UNKNOWN]
-    if not known:
-        return ""
-    kinds = list(dict.fromkeys(o.effect for o in known))
-    if len(kinds) == 1:
-        first = known[0]
-        conditions = {o.condition for o in known}
-        when = f" when {first.condition}" if len(conditions) == 1 and first.condition else ""
-        return f"it {_what(first)}{when}"
-    parts = []
-    for kind in kinds:
-        group = [o for o in known if o.effect is kind]
-        calls = sum(o.support for o in group)
-        conditions = [o.condition for o in group if o.condition]
-        when = f" when {' or when '.join(conditions[:2])}" if conditions else ""
-        parts.append(f"it {_what(group[0])}{when} ({calls}x)")
-    clause = "; ".join(parts)
-    if not separated(known):
-        clause += " — no recorded condition separates these outcomes"
-    return clause
 
 
 def _cited(entry: Entry, evidence: Evidence) -> bool:

@@ -91,6 +91,9 @@ class ServerGraph:
         self.transition_opportunities: Counter[str] = Counter()
         self.covered: set[str] = set()
         """Coverage keys some probe has exercised (``tool:prop``, ``tool:mutation:arg``, ``pair:a>b``...)."""
+        self.references: dict[str, frozenset[str]] = {}
+        """Per tool, the arguments that name objects of the state (paths, branches, entities, tables…):
+        the only ones a served condition speaks of. A tool not listed: every argument."""
         self.dirty: set[tuple[str, str]] = {("tools", node.id) for node in self.tools.values()}
         """(layer, id) records changed since the last persist: at first every tool node, so that a tool
         no probe has reached yet (or ever reaches) is in the atlas all the same."""

@@ -9,7 +9,9 @@ the same second, or from a fresh process. Two mechanisms make "deterministic" a 
   and not an argument's value): non-deterministic at once, no wait needed;
 - :func:`later_second` — when a replay has to run again in another second of the clock (the
   executor waits for it once for a whole batch of replays, then repeats each call from the
-  snapshot: a timestamp, a random id or a counter then shows as a different output).
+  snapshot: a timestamp, a random id or a counter then shows as a different output). A replay
+  that itself began in a second later than the one it was planned in needs no repeat: the call it
+  is compared with ran before the planning, so the two already lie in different seconds.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from toolatlas.models import CallOutcome
 
-__all__ = ["CLOCK_WINDOW_S", "SECOND_MARGIN_S", "carries_clock", "later_second"]
+__all__ = ["CLOCK_WINDOW_S", "SECOND_MARGIN_S", "carries_clock", "later_second", "second_after"]
 
 CLOCK_WINDOW_S = 300.0
 """A time this close to the call (either way) is the call's own clock reading."""
@@ -85,5 +87,9 @@ def _given(when: datetime, arguments: str) -> bool:
 def later_second(outcomes: Iterable[CallOutcome]) -> float:
     """The Unix time by which a second has begun that is later than every second these calls ran in."""
     ends = [o.started_at.timestamp() + o.latency_ms / 1000 for o in outcomes]
-    latest = max(ends, default=0.0)
-    return math.floor(latest) + 1 + SECOND_MARGIN_S
+    return second_after(max(ends, default=0.0))
+
+
+def second_after(moment: float) -> float:
+    """The Unix time by which a second of the clock later than ``moment``'s has begun."""
+    return math.floor(moment) + 1 + SECOND_MARGIN_S

@@ -15,17 +15,25 @@ short condition derived from two sources and nothing else:
 
 Arguments that carry no names (free text, numbers, flags) say nothing about the state and are left
 out. A stateless environment has no digest: its calls carry no condition.
+
+The condition comes as parts, each tied to the argument it speaks of (or to none: a repeat, an
+earlier change), so that what is served speaks only of the arguments that reference objects
+(:func:`joined`): a commit message or a search query is matched against the state like any value,
+and "`message` names nothing that exists yet" is true but says nothing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from toolatlas.environments import StateDigest
 
-__all__ = ["MAX_NAMES", "Named", "named_items", "precondition"]
+__all__ = ["MAX_NAMES", "ConditionPart", "Named", "joined", "named_items", "precondition", "precondition_parts"]
+
+ConditionPart = tuple[str, str]
+"""``(argument, phrase)`` of a condition; the argument is ``""`` for a part about no argument."""
 
 MAX_NAMES = 16
 """A name matching more state items than this names a collection, not a target: it is ignored."""
@@ -127,17 +135,31 @@ def _shown(kinds: list[str]) -> str:
 
 def precondition(arguments: dict[str, Any], before: StateDigest | None, previous: tuple[str, dict] | None,
                  tool: str, snapshot: StateDigest | None = None) -> str:
-    """The condition a call was made under, as a short phrase ("" when nothing is known).
+    """The condition a call was made under, as a short phrase ("" when nothing is known): every part
+    of :func:`precondition_parts`."""
+    return joined(precondition_parts(arguments, before, previous, tool, snapshot))
+
+
+def joined(parts: Iterable[ConditionPart], references: Collection[str] | None = None) -> str:
+    """The phrase of ``parts``, keeping of the parts about an argument only those whose argument is
+    in ``references`` (all of them when None)."""
+    return " and ".join(text for argument, text in parts if not argument or references is None or argument in references)
+
+
+def precondition_parts(arguments: dict[str, Any], before: StateDigest | None, previous: tuple[str, dict] | None,
+                       tool: str, snapshot: StateDigest | None = None) -> list[ConditionPart]:
+    """The condition a call was made under, part by part (see :func:`precondition`).
 
     ``previous`` is the (tool, arguments) of the call just before it in the same chain, if any;
     ``snapshot`` the state the chain started from (named items that differ from it were changed by
     an earlier call of the chain).
     """
-    parts: list[str] = []
+    parts: list[ConditionPart] = []
     if previous is not None and previous == (tool, arguments):
-        parts.append("repeating the call just made")
+        parts.append(("", "repeating the call just made"))
     if before is None:
-        return " and ".join(parts)
+        return parts
+    changed_earlier = False
     for argument in sorted(arguments):
         named = named_items(arguments[argument], before)
         if not named.groups:
@@ -153,10 +175,11 @@ def precondition(arguments: dict[str, Any], before: StateDigest | None, previous
             if touched:
                 kinds = [k for k in dict.fromkeys(touched) if k != "…"]
                 part += f", {', '.join(kinds[:3]) + ' ' if kinds else ''}changed by an earlier call"
+                changed_earlier = True
         if named.holders:
             part += f", already what {', '.join(named.holders[:2])} holds"
-        parts.append(part)
-    if snapshot is not None and before is not snapshot and not any("changed by an earlier call" in p for p in parts):
+        parts.append((argument, part))
+    if snapshot is not None and before is not snapshot and not changed_earlier:
         if before.items != snapshot.items:
-            parts.append("after an earlier call changed the state")
-    return " and ".join(parts)
+            parts.append(("", "after an earlier call changed the state"))
+    return parts

@@ -16,8 +16,9 @@ import structlog
 from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.clock import carries_clock, later_second
+from toolatlas.probing.clock import carries_clock, later_second, second_after
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
+from toolatlas.probing.own_state import OwnState
 from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
 from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
@@ -35,12 +36,23 @@ class Executor:
     changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
     is verified right here (:meth:`run_verified`), restored without keeping the changed state.
 
+    What the server keeps in its own memory is kept fresh too (:mod:`toolatlas.probing.own_state`):
+    after a probe that left its argument-free readers answering otherwise than a fresh server (where
+    the environment holds no state: or whose call of a tool that says it changes state succeeded), the
+    server is cleared by its own clearing tool or restarted — every probe starts from what a fresh
+    server holds, as far as can be seen.
+
     A replay whose output matched the original call is repeated once more, from the snapshot, in
     a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
-    deterministic. The wait is paid once per batch at most: :meth:`run_verified` with
+    deterministic — unless the replay itself began in a later second than it was planned in
+    (:attr:`Probe.planned_at`). The wait is paid once per batch at most: :meth:`run_verified` with
     ``defer=True`` sets such replays aside, ``settle(ready_only=True)`` between probes repeats
     those whose later second has come, and :meth:`settle` waits for the rest at the end.
     """
+
+    repeat_in_later_second = True
+    """Whether a deterministic-looking replay is repeated in a later second (what a benchmark turns off
+    to measure what the repeats cost)."""
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
         self.sandbox = sandbox
@@ -50,10 +62,22 @@ class Executor:
         self.snapshot_digest = None
         self._verifier: Verifier | None = None
         self._unsettled: list[tuple[Rollout, Verdict]] = []
+        self.own_state: OwnState | None = None
+        """The readers of the server's own state, and what keeps it fresh between probes."""
 
     async def start(self) -> None:
         await self.sandbox.start()
         self.snapshot_digest = await self.sandbox.digest(self.sandbox.snapshot)
+        self.own_state = await OwnState.read_fresh(self.sandbox)
+
+    async def _keep_own_state_fresh(self, probe: Probe, calls: list[tuple[str, dict, CallOutcome]], *,
+                                    restored: bool) -> None:
+        """Bring the server back to what a fresh one holds after ``calls`` (tool, planned arguments,
+        outcome) changed its own state (:meth:`OwnState.keep_fresh`)."""
+        if self.own_state is not None:
+            done = await self.own_state.keep_fresh(self.sandbox, calls, restored=restored)
+            if done:
+                log.debug("own_state_refreshed", executor=self.name, probe=probe.id, how=done)
 
     def _specs(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.sandbox.tools}
@@ -79,8 +103,10 @@ class Executor:
         verdict = self.verifier.verify(rollout)
         if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
             # the server changed its own state, which no reset of the environment undoes: start it afresh
-            await self.sandbox.connection.restart()
-        if verdict.deterministic:
+            # (where the environment holds no state, the probe's own-state check has done so already)
+            if self.own_state is None or self.own_state.environment_holds_state:
+                await self.sandbox.connection.restart()
+        if verdict.deterministic and self.repeat_in_later_second and not _crossed_a_second(rollout):
             if defer:
                 self._unsettled.append((rollout.for_induction(), verdict))
                 return None
@@ -130,8 +156,10 @@ class Executor:
         try:
             arguments = render_value(step.arguments, self.sandbox.variables())
             outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
-            if await self.sandbox.digest() != self.snapshot_digest:
+            restored = await self.sandbox.digest() != self.snapshot_digest
+            if restored:
                 await self.sandbox.restore()
+            await self._keep_own_state_fresh(rollout.probe, [(step.tool, step.arguments, outcome)], restored=restored)
         except (ServerStartError, SandboxError) as exc:
             log.warning(
                 "clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300]
@@ -178,6 +206,8 @@ class Executor:
             elif reset:
                 await self.sandbox.restore()
             self.resets += reset
+            calls = [(probe.steps[s.index].tool, probe.steps[s.index].arguments, s.outcome) for s in steps]
+            await self._keep_own_state_fresh(probe, calls, restored=reset)
         except (ServerStartError, SandboxError) as exc:
             log.warning("probe_infrastructure_error", server=probe.server, probe=probe.id, error=str(exc)[:300])
             return Rollout(
@@ -200,6 +230,15 @@ class Executor:
             variables=variables,
             duration_ms=(time.perf_counter() - t0) * 1000,
         )
+
+
+def _crossed_a_second(rollout: Rollout) -> bool:
+    """Whether a replay began in a later second of the clock than the one it was planned in (so than
+    the original call it is compared with): it needs no repeat."""
+    planned_at = rollout.probe.planned_at
+    if planned_at is None or not rollout.steps:
+        return False
+    return rollout.steps[0].outcome.started_at.timestamp() >= second_after(planned_at)
 
 
 def _normalised(outcome: CallOutcome, rollout: Rollout) -> str:

@@ -84,6 +84,9 @@ class Probe(Frozen):
     replay_of: str | None = None
     reference_excerpt: str | None = None
     """Replays: the normalised output the original call gave, for the determinism check."""
+    planned_at: float | None = None
+    """Replays: when the probe was planned (Unix time). The original call ran before that, so a replay
+    that starts in a later second of the clock has already crossed a second since it."""
     rollout: int = 0
     """Which of the N rollouts of a task this is."""
 
@@ -173,6 +176,8 @@ class StepVerdict(Frozen):
     change: StateDiff = StateDiff()
     precondition: str = ""
     """What the call's arguments named in the state it was made in (:mod:`toolatlas.probing.conditions`)."""
+    precondition_parts: list[tuple[str, str]] = Field(default_factory=list)
+    """The same, part by part: ``(argument, phrase)``, ``""`` for a part about no argument."""
     observed_marker: bool | None = None
     output_changed: bool | None = None
     """For a step that ``compares``: whether its output differs from the earlier call's."""

@@ -110,12 +110,27 @@ _FAILED = frozenset({"error", "failed", "failure", "fail"})
 _REASON_KEYS = ("reason", "message", "error", "detail", "details", "msg")
 
 
+_CUT_VERDICT = re.compile(r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail)"', re.IGNORECASE)
+_CUT_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+_CUT_REACH = 300
+"""How far after a failed verdict the reason of a cut-off JSON result is looked for."""
+
+
 def json_error_reason(text: str) -> str | None:
-    """The reason a JSON result that failed gives (``Hash mismatch - file has been modified``)."""
+    """The reason a JSON result that failed gives (``Hash mismatch - file has been modified``) — also
+    when the text is a JSON result cut short (an evidence excerpt): the first reason after its
+    failed verdict, so a boundary's signature is the same from its evidence as from a full answer."""
     try:
         value = json.loads(text)
     except ValueError:
-        return None
+        verdict = _CUT_VERDICT.search(text)
+        reason = _CUT_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
+        if reason is None:
+            return None
+        try:
+            return json.loads(reason.group(1)) or None
+        except ValueError:
+            return None
     return _json_error(value, depth=0) or None
 
 

@@ -22,7 +22,7 @@ from toolatlas.environments import Environment, StateDiff, StateDigest, render_v
 from toolatlas.errors import ConfigError
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.conditions import precondition
+from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.evidence import error_evidence
@@ -97,9 +97,9 @@ class Verifier:
             after = result.digest_after if not last else final
             change = before.diff(after) if after is not None else StateDiff()
             previous = probe.steps[rollout.steps[position - 1].index] if position else None
-            condition = precondition(step.arguments, None if stateless else before,
-                                     (previous.tool, previous.arguments) if previous else None, step.tool,
-                                     None if stateless else self.snapshot_digest)
+            parts = precondition_parts(step.arguments, None if stateless else before,
+                                       (previous.tool, previous.arguments) if previous else None, step.tool,
+                                       None if stateless else self.snapshot_digest)
             if after is not None:
                 before = after
             spec = self.tools.get(step.tool)
@@ -135,7 +135,8 @@ class Verifier:
                     schema_error=schema_error,
                     effect=Effect.MUTATING if not change.empty else (Effect.READ_ONLY if after is not None else Effect.UNKNOWN),
                     change=change,
-                    precondition=condition,
+                    precondition=joined(parts),
+                    precondition_parts=parts,
                     observed_marker=observed,
                     output_changed=changed,
                     expectation_met=met,

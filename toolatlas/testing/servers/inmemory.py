@@ -1,8 +1,9 @@
 """A real MCP server whose whole state lives in its own process: tasks, settings, a history — and one slow tool.
 
-Run: ``python -m toolatlas.testing.servers.inmemory``. Nothing is written to disk, so an
-environment digest never sees a change: only the server's read tools show what a call did (a task
-added, a setting switched, a calculation remembered). One tool sleeps ``seconds`` (10 by default),
+Run: ``python -m toolatlas.testing.servers.inmemory [--clearing]``. Nothing is written to disk, so
+an environment digest never sees a change: only the server's read tools show what a call did (a task
+added, a setting switched, a calculation remembered). With ``--clearing`` one more tool clears the
+history of calculations. One tool sleeps ``seconds`` (10 by default),
 as long-running tools do. Refusals are MCP tool errors whose text says why: a task id that does
 not exist, two mutually exclusive filters together, an empty title, an unknown operation.
 """
@@ -17,7 +18,7 @@ from pydantic import Field
 __all__ = ["build_server", "main"]
 
 
-def build_server() -> Any:
+def build_server(*, clearing: bool = False) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp_types import ToolAnnotations
@@ -73,6 +74,13 @@ def build_server() -> Any:
     def get_history() -> str:
         return "\n".join(history) if history else "(no calculations yet)"
 
+    if clearing:
+
+        @server.tool(description="Clear the calculation history.", annotations=writing)
+        def clear_history() -> str:
+            history.clear()
+            return "history cleared"
+
     @server.tool(description="Wait, then say so: a long-running operation.", annotations=reading)
     async def wait(
         seconds: Annotated[float, Field(ge=0, le=60, description="How long to wait, in seconds.")] = 10.0,
@@ -84,7 +92,11 @@ def build_server() -> Any:
 
 
 def main() -> None:
-    build_server().run("stdio")
+    import argparse
+
+    parser = argparse.ArgumentParser(description="An MCP server whose state lives in its process.")
+    parser.add_argument("--clearing", action="store_true", help="add a tool that clears the history")
+    build_server(clearing=parser.parse_args().clearing).run("stdio")
 
 
 if __name__ == "__main__":

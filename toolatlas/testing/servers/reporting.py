@@ -14,7 +14,12 @@ log_tail           the server's log: lines that start with ``ERROR`` — content
 now                the current time (ISO 8601, seconds) and a fresh random request id
 clock              the time of day only (``HH:MM:SS``): no date a reader could recognise as now
 double             twice a number: a pure function
+list_keys          the stored keys
 =================  ===========================================================================
+
+With ``--cache`` the values are read from the file once and kept in memory (written through on
+``store``): a server whose memory outlives a restore of its file. ``--reload`` adds ``reload_values``,
+which reads the file again.
 """
 
 from __future__ import annotations
@@ -29,13 +34,19 @@ from mcp.server.mcpserver import MCPServer
 
 server = MCPServer("reporting", version="1.0.0")
 STATE: Path = Path("state.json")
+CACHE: dict[str, str] | None = None
+"""The values kept in memory (``--cache``); None: read from the file on every call."""
 
 
-def _load() -> dict[str, str]:
+def _read() -> dict[str, str]:
     try:
         return json.loads(STATE.read_text())
     except (OSError, ValueError):
         return {}
+
+
+def _load() -> dict[str, str]:
+    return _read() if CACHE is None else CACHE
 
 
 @server.tool(description="Echo the message back.")
@@ -72,6 +83,18 @@ def store(key: str, value: str) -> str:
     return f"Stored {key}"
 
 
+@server.tool(description="List the stored keys.")
+def list_keys() -> str:
+    return ", ".join(sorted(_load())) or "(no keys)"
+
+
+def reload_values() -> str:
+    """Read the values from the state file again."""
+    global CACHE
+    CACHE = _read()
+    return f"Reloaded {len(CACHE)} values"
+
+
 @server.tool(description="Show the last lines of the server's log.")
 def log_tail() -> str:
     return "\n".join(
@@ -96,10 +119,17 @@ def double(number: int) -> str:
 
 
 def main() -> None:
-    global STATE
+    global STATE, CACHE
     parser = argparse.ArgumentParser()
     parser.add_argument("--state", required=True, help="the JSON object file the values live in")
-    STATE = Path(parser.parse_args().state)
+    parser.add_argument("--cache", action="store_true", help="read the file once and keep the values in memory")
+    parser.add_argument("--reload", action="store_true", help="add reload_values, which reads the file again")
+    args = parser.parse_args()
+    STATE = Path(args.state)
+    if args.cache:
+        CACHE = _read()
+    if args.reload:
+        server.tool(description="Reload the values from the state file.")(reload_values)
     server.run("stdio")
 
 

@@ -1,0 +1,185 @@
+"""The server's own state kept fresh between probes where the environment holds no state.
+
+A real server that keeps tasks, settings and a history in its process
+(:mod:`toolatlas.testing.servers.inmemory`) over stdio: a probe that changed what its read tools show
+is followed by its clearing tool when that brings the fresh answers back, else by a restart, so the
+next probe — and a replay of its evidence — starts from what a fresh server holds; a probe that
+changed nothing costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from toolatlas.config import parse_catalogue
+from toolatlas.home import Home
+from toolatlas.models import OutcomeClass, ToolAnnotations, ToolSpec
+from toolatlas.probing.executor import Executor
+from toolatlas.probing.models import Direction, Probe, ProbeStep
+from toolatlas.probing.own_state import TRUSTED_AFTER, is_clearing, is_state_reader
+from toolatlas.testing import reporting_server_command
+from toolatlas.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def probe(n: int, *calls: tuple[str, dict]) -> Probe:
+    steps = [ProbeStep(tool=tool, arguments=arguments, expect="any") for tool, arguments in calls]
+    return Probe(id=f"p{n}", server="inmemory", round=0, direction=Direction.AFFORDANCE, target=steps[-1].tool,
+                 task="t", steps=steps)
+
+
+@contextlib.asynccontextmanager
+async def started(tmp_path: Path, server: dict) -> AsyncIterator[Executor]:
+    """An executor of the one ``server`` of a catalogue written under ``tmp_path``, started."""
+    catalogue = parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
+    executor = Executor(Workspace(catalogue, Home(REPO / ".toolatlas")).sandbox(catalogue.server(server["name"])), "own")
+    await executor.start()
+    try:
+        yield executor
+    finally:
+        await executor.close()
+
+
+@pytest.fixture()
+async def executor(tmp_path: Path):
+    server = {"name": "inmemory", "environment": {"kind": "none"}, "transport": {
+        "command": sys.executable, "args": ["-m", "toolatlas.testing.servers.inmemory", "--clearing"]}}
+    async with started(tmp_path, server) as running:
+        yield running
+
+
+class TestReaders:
+    def test_readers_are_argument_free_reads_that_change_nothing(self) -> None:
+        """Argument-free tools annotated read-only, or described or named by a verb of reading, are
+        readers; a tool with a required argument, one annotated as changing state, or one whose
+        description starts with a verb of change is not."""
+
+        def spec(name: str, description: str, required: list[str] | None = None, **hints) -> ToolSpec:
+            schema = {"type": "object", "properties": {r: {"type": "string"} for r in required or []},
+                      "required": required or []}
+            return ToolSpec(server="s", name=name, description=description, input_schema=schema,
+                            annotations=ToolAnnotations(**hints))
+
+        assert is_state_reader(spec("get_test_cases", "Get all current test cases."))
+        assert is_state_reader(spec("listTables", "Tables and views."))
+        assert is_state_reader(spec("status", "Where things are.", read_only=True))
+        assert is_clearing(spec("clear_test_cases", "Clear all test cases."))
+        assert not is_clearing(spec("reset_row", "Reset one row.", ["id"]))
+        assert not is_state_reader(spec("clear_test_cases", "Clear all test cases."))
+        assert not is_state_reader(spec("get_row", "Get one row.", ["id"]))
+        assert not is_state_reader(spec("list_and_prune", "List entries.", read_only=False))
+        assert not is_state_reader(spec("info", "Discovery / health-check entrypoint."))
+
+
+@pytest.mark.servers
+class TestFreshBetweenProbes:
+    async def test_the_readers_of_a_fresh_server(self, executor: Executor) -> None:
+        """The argument-free read tools that answer alike twice are the readers (the first three by
+        name); the argument-free tool that says it clears is the clearing tool."""
+        assert executor.own_state is not None
+        assert executor.own_state.readers == ["get_history", "get_settings", "list_tasks"]
+        assert executor.own_state.clearing == "clear_history"
+
+    async def test_a_change_the_clearing_tool_undoes_costs_no_restart(self, executor: Executor) -> None:
+        """A calculation remembered is cleared by the server's own clearing tool: no restart, and the
+        next probe sees no history."""
+        assert executor.own_state is not None
+        await executor.run_verified(probe(1, ("add_numbers", {"a": 2, "b": 3})))
+        assert (executor.own_state.clearings, executor.own_state.restarts) == (1, 0)
+        rollout, _ = await executor.run_verified(probe(2, ("get_history", {})))
+        assert rollout.steps[0].outcome.excerpt == "(no calculations yet)"
+
+    async def test_a_change_the_clearing_tool_leaves_is_undone_by_a_restart(self, executor: Executor) -> None:
+        """A task added is not what the clearing tool clears: the readers still differ, the server is
+        restarted, and the clearing tool is not tried again."""
+        assert executor.own_state is not None
+        await executor.run_verified(probe(1, ("add_task", {"title": "water the plants"})))
+        assert (executor.own_state.clearings, executor.own_state.restarts) == (0, 1)
+        assert executor.own_state.clearing is None
+
+    async def test_a_probe_that_changed_the_servers_state_is_followed_by_a_restart(self, executor: Executor) -> None:
+        """After a probe added a task, the next probe lists no task: the server was restarted."""
+        await executor.run_verified(probe(1, ("add_task", {"title": "water the plants"})))
+        assert executor.own_state is not None and executor.own_state.restarts == 1
+        rollout, _ = await executor.run_verified(probe(2, ("list_tasks", {})))
+        assert rollout.steps[0].outcome.structured == {"tasks": []}
+
+    async def test_evidence_replays_on_a_fresh_server(self, executor: Executor) -> None:
+        """A chain's later call sees what its own earlier calls made, and nothing earlier probes made:
+        the same chain run twice gives the same answers (task 1 both times)."""
+        chain = (("add_task", {"title": "a"}), ("complete_task", {"task_id": 1}))
+        first, _ = await executor.run_verified(probe(1, *chain))
+        second, _ = await executor.run_verified(probe(2, *chain))
+        assert [s.outcome.excerpt for s in first.steps] == [s.outcome.excerpt for s in second.steps]
+        assert all(s.outcome.outcome is OutcomeClass.OK for s in second.steps)
+
+    async def test_a_successful_change_restarts_even_where_no_reader_sees_it(self, executor: Executor) -> None:
+        """A tool that says it changes state and succeeded restarts the server although no reader
+        watches what it changed (the settings reader left out here)."""
+        assert executor.own_state is not None
+        del executor.own_state.fresh["get_settings"]
+        await executor.run_verified(probe(1, ("set_unit", {"unit": "imperial"})))
+        assert executor.own_state.restarts == 1
+        rollout, _ = await executor.run_verified(probe(2, ("get_settings", {})))
+        assert rollout.steps[0].outcome.structured == {"verbose": False, "unit": "metric"}
+
+    async def test_a_probe_that_changed_nothing_costs_no_restart(self, executor: Executor) -> None:
+        """A refused write and a read leave the readers' answers as they were: no clearing, no restart."""
+        await executor.run_verified(probe(1, ("add_task", {"title": " "}), ("complete_task", {"task_id": 7})))
+        await executor.run_verified(probe(2, ("list_tasks", {"done_only": True})))
+        assert executor.own_state is not None and (executor.own_state.restarts, executor.own_state.clearings) == (0, 0)
+
+
+
+@contextlib.asynccontextmanager
+async def reporting(tmp_path: Path, *flags: str) -> AsyncIterator[Executor]:
+    """An executor of the reporting server over a JSON file (``{"colour": "blue"}``), started with ``flags``."""
+    seed = tmp_path / "seed.json"
+    seed.write_text('{"colour": "blue"}')
+    command, args = reporting_server_command("--state", "${file}", *flags)
+    server = {"name": "reporting", "transport": {"command": command, "args": args},
+              "environment": {"kind": "json_file", "snapshot": str(seed)}}
+    async with started(tmp_path, server) as executor:
+        yield executor
+
+
+def call(n: int, tool: str, **arguments: str) -> Probe:
+    step = ProbeStep(tool=tool, arguments=arguments, expect="any")
+    return Probe(id=f"p{n}", server="reporting", round=0, direction=Direction.AFFORDANCE, target=tool, task="t", steps=[step])
+
+
+@pytest.mark.servers
+class TestAfterARestore:
+    async def test_a_server_that_keeps_its_file_in_memory_is_reloaded(self, tmp_path: Path) -> None:
+        """After a write the restore of the file undid, a server that cached the file still lists the
+        key: its reload tool brings the fresh answers back, and the next probe does not see the key."""
+        async with reporting(tmp_path, "--cache", "--reload") as executor:
+            assert executor.own_state is not None and executor.own_state.clearing == "reload_values"
+            rollout, _ = await executor.run_verified(call(1, "store", key="size", value="L"))
+            assert rollout.reset and (executor.own_state.clearings, executor.own_state.restarts) == (1, 0)
+            rollout, _ = await executor.run_verified(call(2, "lookup", key="size"))
+            assert rollout.steps[0].outcome.excerpt == "Error: no entry named 'size'"
+
+    async def test_without_a_reload_tool_it_is_restarted(self, tmp_path: Path) -> None:
+        """The same server without a way to reload is restarted after the restore."""
+        async with reporting(tmp_path, "--cache") as executor:
+            assert executor.own_state is not None and executor.own_state.clearing is None
+            await executor.run_verified(call(1, "store", key="size", value="L"))
+            assert executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(call(2, "list_keys"))
+            assert rollout.steps[0].outcome.excerpt == "colour"
+
+    async def test_a_server_that_reads_its_file_afresh_is_trusted_after_some_restores(self, tmp_path: Path) -> None:
+        """A server that reads the file on every call answers as fresh after every restore: after
+        TRUSTED_AFTER of them its readers are no longer asked, and it is never restarted."""
+        async with reporting(tmp_path) as executor:
+            assert executor.own_state is not None and executor.own_state.readers == ["list_keys", "log_tail"]
+            for n in range(TRUSTED_AFTER + 2):
+                await executor.run_verified(call(n, "store", key=f"k{n}", value="v"))
+            assert executor.own_state.fresh_after_restores == TRUSTED_AFTER and executor.own_state.restarts == 0

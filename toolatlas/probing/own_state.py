@@ -1,0 +1,177 @@
+"""The server's own state: what a server keeps in memory between calls, read through its own tools.
+
+A server process lives across many probes, and what it remembers is not always what its environment
+holds. Where the environment holds no state (kind ``none``) no digest sees it at all — the test cases
+a regex server was given, the tables an in-memory database was asked to create. Where it does, a
+server may still keep a copy in memory (a todo list loaded once): after the instance is restored the
+copy is stale. Either way one probe's calls would decide what the next one sees, and the next one's
+evidence (its own calls before the one recorded) would not replay on a fresh sandbox. The executor
+therefore keeps every probe on the state a fresh server has, as far as the server's own reads show:
+
+- **readers** are the server's argument-free read tools — no required argument, annotated
+  read-only or described (or named) by a verb of reading, and not saying they change state;
+- **the fresh answer** of each reader is read twice on a freshly started server; a reader whose
+  two answers differ, or that shows the clock of the call, shows nothing stable and is dropped (as
+  is one that does not answer within :data:`READ_TIMEOUT_S`, a margin wide enough that the choice
+  does not depend on the machine's speed or load: the atlas must not);
+- **when to ask**: where the environment holds no state, after every probe that called anything but
+  readers; where it does, after every probe whose changes were undone by restoring the instance —
+  until :data:`TRUSTED_AFTER` such restores in a row found the fresh answers (the server reads its
+  state from the environment: asking further would cost calls and show nothing);
+- an answer that differs from the fresh one (or a reader that no longer answers) is a change the
+  restore did not undo: the server's **clearing tool** — an argument-free tool that says it clears,
+  resets or reloads — is called, and when every reader then answers as fresh, the state is fresh
+  again; otherwise (or at once, without a clearing tool) the server is restarted;
+- where the environment holds no state, a call of a tool that says it changes state
+  (:func:`~toolatlas.probing.evidence.promises_change`) that succeeded while no reader shows a change
+  may have changed what no reader shows (a row inserted where the readers list tables): the server is
+  restarted — unless that call was the clearing tool's, whose effect is to leave what a fresh server has.
+
+A read costs a call (milliseconds), a clearing a few; a restart costs a server start (about a
+second), paid only after a change the server's own tools cannot undo. What a tool that does not say
+it changes state changes where no reader shows it stays unseen.
+"""
+
+from __future__ import annotations
+
+import re
+
+import structlog
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.clock import carries_clock
+from toolatlas.probing.evidence import promises_change
+from toolatlas.probing.verifier import step_failed
+
+__all__ = ["READ_TIMEOUT_S", "OwnState", "is_clearing", "is_state_reader"]
+
+log = structlog.get_logger(__name__)
+
+READ_TIMEOUT_S = 2.0
+"""Longest wait for one reader's answer (an ordinary read takes milliseconds)."""
+MAX_READERS = 3
+"""Readers asked after a probe (the first by name): enough to see a server's few collections."""
+TRUSTED_AFTER = 8
+"""Restores of an instance in a row after which the readers answered as fresh: from then on the
+server is taken to read its state from the environment, and is no longer asked."""
+
+_READ_VERBS = frozenset("get list show read describe view count fetch find search display return".split())
+_CLEAR_VERBS = frozenset("clear reset erase wipe purge empty reload refresh resync".split())
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _starts_with(text: str, verbs: frozenset[str]) -> bool:
+    """Whether ``text`` (a description, a tool name) starts with one of ``verbs``."""
+    match = _WORDS.search(text or "")
+    word = match.group(0).lower() if match else ""
+    return word in verbs or word.removesuffix("s") in verbs
+
+
+def is_state_reader(spec: ToolSpec) -> bool:
+    """Whether a tool can be asked at any time, with no argument, what the server holds: no required
+    argument, and annotated read-only or described (or named) by a verb of reading, never a change."""
+    hints = spec.annotations
+    if spec.required or promises_change(spec) or hints.read_only is False or hints.destructive:
+        return False
+    return bool(hints.read_only) or _starts_with(spec.description, _READ_VERBS) or _starts_with(spec.name, _READ_VERBS)
+
+
+def is_clearing(spec: ToolSpec) -> bool:
+    """Whether a tool, with no argument, says it clears, resets or reloads what the server holds."""
+    return not spec.required and (_starts_with(spec.description, _CLEAR_VERBS) or _starts_with(spec.name, _CLEAR_VERBS))
+
+
+def _usable(outcome: CallOutcome) -> bool:
+    """An answer a reader can be judged by: it came, and does not show the clock."""
+    return outcome.outcome not in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) and not carries_clock(outcome)
+
+
+def _answer(outcome: CallOutcome) -> str:
+    return f"{outcome.outcome.value}:{outcome.excerpt}"
+
+
+class OwnState:
+    """The readers of one server, their answers on a fresh server, and its clearing tool."""
+
+    def __init__(self, fresh: dict[str, str], clearing: str | None = None, *, environment_holds_state: bool = False) -> None:
+        self.fresh = fresh
+        """Reader name → its answer on a freshly started server."""
+        self.clearing = clearing if fresh else None
+        """The argument-free tool that says it clears the server's state (None: restarts only). Without
+        readers nothing shows what it cleared."""
+        self.environment_holds_state = environment_holds_state
+        self.fresh_after_restores = 0
+        """Restores in a row after which the readers answered as fresh (see :data:`TRUSTED_AFTER`)."""
+        self.restarts = 0
+        self.clearings = 0
+
+    @property
+    def readers(self) -> list[str]:
+        return sorted(self.fresh)
+
+    @classmethod
+    async def read_fresh(cls, sandbox) -> OwnState:
+        """Choose the readers of a freshly started server (``sandbox``) and keep their answers; its
+        environment's kind says whether a restore undoes what a probe changed."""
+        fresh: dict[str, str] = {}
+        for spec in sorted(sandbox.tools, key=lambda t: t.name):
+            if len(fresh) >= MAX_READERS or not is_state_reader(spec):
+                continue
+            first = await sandbox.call(spec.name, {}, timeout=READ_TIMEOUT_S)
+            if not _usable(first):
+                continue
+            second = await sandbox.call(spec.name, {}, timeout=READ_TIMEOUT_S)
+            if _usable(second) and _answer(first) == _answer(second):
+                fresh[spec.name] = _answer(first)
+        clearing = next((t.name for t in sorted(sandbox.tools, key=lambda t: t.name)
+                         if t.name not in fresh and is_clearing(t)), None)
+        log.debug("own_state_readers", server=sandbox.spec.name, readers=sorted(fresh), clearing=clearing)
+        return cls(fresh, clearing, environment_holds_state=sandbox.environment.kind != "none")
+
+    async def keep_fresh(self, sandbox, calls: list[tuple[str, dict, CallOutcome]], *, restored: bool) -> str:
+        """After ``calls`` (tool, planned arguments, outcome) of a probe — ``restored``: the instance was
+        restored after them — bring the server back to what a fresh one holds (see the module
+        docstring): ``""`` when it had not changed, ``cleared`` or ``restarted``."""
+        if self.environment_holds_state:
+            if not restored or not self.fresh or self.fresh_after_restores >= TRUSTED_AFTER:
+                return ""
+            seen, said = await self.changed(sandbox, []), []
+            self.fresh_after_restores = 0 if seen else self.fresh_after_restores + 1
+        else:
+            specs = {t.name: t for t in sandbox.tools}
+            said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
+                    and not step_failed(outcome, arguments, specs.get(tool))[0]]
+            seen = await self.changed(sandbox, [tool for tool, _, _ in calls])
+        if seen and self.clearing is not None:
+            cleared = await sandbox.call(self.clearing, {}, timeout=READ_TIMEOUT_S)
+            if cleared.outcome is OutcomeClass.OK and not await self.changed(sandbox, [self.clearing]):
+                self.clearings += 1
+                return "cleared"
+            log.debug("own_state_not_cleared", server=sandbox.spec.name, clearing=self.clearing)
+            self.clearing = None  # it does not bring the fresh answers back: restarts from now on
+        elif not seen and (not said or said[-1] == self.clearing):
+            return ""
+        log.debug("own_state_changed", server=sandbox.spec.name, changed_by=said, readers=seen)
+        await self.restart(sandbox)
+        return "restarted"
+
+    async def changed(self, sandbox, tools: list[str]) -> list[str]:
+        """The readers whose answer now differs from the fresh server's (a failed read counts), after
+        calls of ``tools`` (none is asked after calls of readers alone; ``[]``: ask)."""
+        differ: list[str] = []
+        if tools and all(tool in self.fresh for tool in tools):
+            return differ
+        for name, answer in self.fresh.items():
+            outcome = await sandbox.call(name, {}, timeout=READ_TIMEOUT_S)
+            if _answer(outcome) != answer:
+                differ.append(name)
+        return differ
+
+    async def restart(self, sandbox) -> None:
+        """Start the server afresh and take the new process's answers as the fresh ones (an answer
+        may name the process: its id, its start). The old process's state is thrown away: it is
+        stopped without an orderly exit."""
+        await sandbox.connection.restart(graceful=False)
+        self.restarts += 1
+        for name in list(self.fresh):
+            self.fresh[name] = _answer(await sandbox.call(name, {}, timeout=READ_TIMEOUT_S))
