@@ -1,8 +1,11 @@
-"""Shared fixtures: a throwaway ToolAtlas home per test session, the demo catalogue, and the wild
-catalogue's fast subset built once for every test that reads it."""
+"""Shared fixtures: a throwaway ToolAtlas home per test session, the demo catalogue, the wild
+catalogue's fast subset built once for every test that reads it, and the releases of the
+``versioned`` test server built once and copied to each test that changes them."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -32,3 +35,24 @@ def wild_fast_subset(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[
     from toolatlas.testing.wild import FAST_SUBSET, build_wild
 
     return build_wild(tmp_path_factory.mktemp("wild") / "atlas", FAST_SUBSET)
+
+
+@pytest.fixture(scope="session")
+def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """``built_release(dest, release=1, rounds=1)``: the catalogue of the ``versioned`` server at
+    ``release`` with its atlas built (offline), copied into ``dest``; each (release, rounds) is built
+    once per test session, so tests that refresh, verify or export it do not build it again."""
+    from toolatlas.cli import main
+    from toolatlas.testing.releases import release_catalogue
+
+    built: dict[tuple[int, int], Path] = {}
+
+    def copy(dest: Path, release: int = 1, rounds: int = 1) -> Path:
+        if (release, rounds) not in built:
+            folder = tmp_path_factory.mktemp(f"release{release}-rounds{rounds}")
+            assert main(["build", str(release_catalogue(folder, release, rounds=rounds)), "--engine", "asyncio"]) == 0
+            built[(release, rounds)] = folder
+        shutil.copytree(built[(release, rounds)], dest, dirs_exist_ok=True)
+        return dest / "releases.toml"
+
+    return copy

@@ -12,7 +12,6 @@ import pytest
 from toolatlas.cli import main
 from toolatlas.testing.openai_script import Fault, Script
 from toolatlas.testing.openai_server import ScriptedOpenAIServer
-from toolatlas.testing.releases import release_catalogue
 
 pytestmark = pytest.mark.servers
 
@@ -20,10 +19,8 @@ TASK = "shout a greeting in capitals"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    config = release_catalogue(tmp_path_factory.mktemp("navigators"), 1, rounds=1)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
-    return config
+def built(tmp_path_factory: pytest.TempPathFactory, built_release) -> Path:  # type: ignore[no-untyped-def]
+    return built_release(tmp_path_factory.mktemp("navigators"))
 
 
 def with_llm(config: Path, base_url: str) -> Path:

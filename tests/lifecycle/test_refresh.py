@@ -31,11 +31,11 @@ def probes_of(output: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def pipeline(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def pipeline(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict:  # type: ignore[no-untyped-def]
     """Release 1 built and exported; refreshed unchanged; the catalogue moved to release 2, refreshed,
     verified and exported. What each step printed and returned."""
     folder = tmp_path_factory.mktemp("pipeline")
-    config = release_catalogue(folder, 1)
+    config = built_release(folder)
     found: dict = {"config": config}
 
     def run(name: str, *argv: str) -> None:
@@ -44,7 +44,6 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory) -> dict:
             found[f"{name}_status"] = main(list(argv))
         found[name] = out.getvalue()
 
-    run("build", "build", str(config), "--engine", "asyncio")
     found["v1"] = folder / "v1.json"
     run("export1", "export", str(config), "-o", str(found["v1"]))
     run("unchanged", "refresh", str(config))

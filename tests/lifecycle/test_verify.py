@@ -35,11 +35,9 @@ def statuses(config: Path) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory, built_release) -> Path:  # type: ignore[no-untyped-def]
     """A catalogue whose atlas was built at release 1."""
-    config = release_catalogue(tmp_path_factory.mktemp("verify"), 1)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
-    return config
+    return built_release(tmp_path_factory.mktemp("verify"))
 
 
 class TestTheSameRelease:
@@ -70,12 +68,11 @@ class TestTheSameRelease:
 
 
 @pytest.fixture(scope="module")
-def verified(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, dict, dict]:
+def verified(tmp_path_factory: pytest.TempPathFactory, built_release) -> tuple[Path, int, dict, dict]:  # type: ignore[no-untyped-def]
     """Built at release 1, then verified with the catalogue pointing at release 2: the catalogue, the
     exit status, and the statuses before and after."""
     folder = tmp_path_factory.mktemp("next")
-    config = release_catalogue(folder, 1)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
+    config = built_release(folder)
     before = statuses(config)
     release_catalogue(folder, 2)  # the same catalogue and atlas, the server's next release
     status = main(["verify", str(config)])

@@ -15,17 +15,15 @@ from toolatlas.export import AtlasExport
 from toolatlas.graph.models import EntryStatus
 from toolatlas.guidance import Atlas
 from toolatlas.lifecycle import load_export
-from toolatlas.testing.releases import release_catalogue
 from toolatlas.trust import admit
 
 pytestmark = pytest.mark.servers
 
 
 @pytest.fixture(scope="module")
-def genuine(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def genuine(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("genuine")
-    config = release_catalogue(folder, 1)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
+    config = built_release(folder)
     assert main(["export", str(config), "-o", str(folder / "atlas.json")]) == 0
     return json.loads((folder / "atlas.json").read_text())
 

@@ -13,17 +13,15 @@ from toolatlas.cli import main
 from toolatlas.errors import TrustError
 from toolatlas.guidance import Atlas
 from toolatlas.serve.runner import shared_snapshot
-from toolatlas.testing.releases import release_catalogue
 from toolatlas.trust import generate_keys, sign_document, verify_document
 
 pytestmark = pytest.mark.servers
 
 
 @pytest.fixture(scope="module")
-def signed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def signed(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict[str, Path]:  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("signed")
-    config = release_catalogue(folder, 1, rounds=0)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
+    config = built_release(folder, rounds=0)
     assert main(["keygen", "-o", str(folder / "provider")]) == 0
     assert main(["keygen", "-o", str(folder / "stranger")]) == 0
     assert main(["export", str(config), "-o", str(folder / "signed.json"), "--sign", str(folder / "provider")]) == 0

@@ -15,7 +15,6 @@ from toolatlas.build.catalogue import open_store
 from toolatlas.cli import main
 from toolatlas.config import load_catalogue
 from toolatlas.serve.process import ServiceProcess
-from toolatlas.testing.releases import release_catalogue
 from toolatlas.trust.outcomes import OutcomeReport, RateLimiter
 
 pytestmark = pytest.mark.servers
@@ -40,11 +39,10 @@ def shout_support(config: Path) -> tuple[int, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def session(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict:  # type: ignore[no-untyped-def]
     """An atlas, served with write-back on; reports sent over HTTP; the service stopped; the queue."""
     folder = tmp_path_factory.mktemp("writeback")
-    config = release_catalogue(folder, 1, rounds=0)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
+    config = built_release(folder, rounds=0)
     tokens = folder / "write-tokens"
     tokens.write_text(f"# one per agent\n{AGENT_A}\n{AGENT_B}\n")
     before = shout_support(config)
