@@ -226,7 +226,7 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
 
 
 def _objects(node: ToolNode) -> frozenset[str]:
-    verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words}
+    verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words | op.name_words}
     server = set(terms(node.server))
     return frozenset(t for t in terms(node.tool)
                      if t not in verbs and t not in server and "_" not in t and len(t) > 2)

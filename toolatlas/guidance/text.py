@@ -8,7 +8,7 @@ exemplar last. When the text is over budget the least useful items go first (see
 
 from __future__ import annotations
 
-from toolatlas.guidance.models import DocumentedNote, Guidance
+from toolatlas.guidance.models import DocumentedNote, Guidance, ToolGuidance
 
 __all__ = ["ERROR_CHARS", "fit", "render_text"]
 
@@ -16,8 +16,10 @@ ERROR_CHARS = 110
 """Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
 
 
-def _tokens(guidance: Guidance) -> int:
-    return len(render_text(guidance)) // 4 + 1
+def _tokens(guidance: Guidance, *, also: bool = True) -> int:
+    """What the text rendering costs (4 characters a token); ``also=False``: without the line of related
+    tools served by name only."""
+    return len(render_text(guidance, also=also)) // 4 + 1
 
 
 def _drop_last(field: str):
@@ -36,7 +38,7 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         _drop_last("strategies"),
         lambda g: _per_tool(g, "compositions", 0),
         lambda g: _per_tool(g, "when", 1),
-        lambda g: _related(g),
+        lambda g: _related(g, named=True),
         lambda g: _per_tool(g, "documented", 1),
         lambda g: _unsaid(g, bare=True),
         lambda g: _per_tool(g, "when", 0),
@@ -44,16 +46,17 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _per_tool(g, "documented", 0),
         lambda g: _unsaid(g),
         lambda g: _lightest(g, 0),
+        lambda g: _related(g),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
     ]
-    tokens = _tokens(guidance)
+    tokens = _tokens(guidance, also=False)
     for trim in trims:
         while tokens > max_tokens:
             smaller = trim(guidance)
             if smaller is None:
                 break
-            guidance, tokens = smaller, _tokens(smaller)
-    return guidance.model_copy(update={"tokens": tokens})
+            guidance, tokens = smaller, _tokens(smaller, also=False)
+    return guidance.model_copy(update={"tokens": _tokens(guidance)})
 
 
 def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
@@ -71,12 +74,25 @@ def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
     return None
 
 
-def _related(guidance: Guidance) -> Guidance | None:
-    """Drop the last tool outside the plan."""
+def _related(guidance: Guidance, *, named: bool = False) -> Guidance | None:
+    """Drop the last tool outside the plan; ``named``: only what it says (it stays served by name, on the
+    one line of related tools: an agent holds its description already, and a name costs a few tokens)."""
     for index in range(len(guidance.tools) - 1, -1, -1):
-        if not guidance.tools[index].operations and guidance.plan:
+        tool = guidance.tools[index]
+        if tool.operations or not guidance.plan or (named and _bare(tool)):
+            continue
+        if not named:
             return guidance.model_copy(update={"tools": guidance.tools[:index] + guidance.tools[index + 1:]})
+        tools = list(guidance.tools)
+        tools[index] = tool.model_copy(update={"purpose": "", "documented": [], "when": [], "when_not": [],
+                                               "compositions": []})
+        return guidance.model_copy(update={"tools": tools})
     return None
+
+
+def _bare(tool: ToolGuidance) -> bool:
+    """Whether a tool says nothing but its name."""
+    return not (tool.purpose or tool.documented or tool.when or tool.when_not or tool.compositions)
 
 
 def _lightest(guidance: Guidance, keep: int) -> Guidance | None:
@@ -127,8 +143,9 @@ def _marked(note: DocumentedNote) -> str:
     return note.text
 
 
-def render_text(guidance: Guidance) -> str:
-    """The guidance as a compact prompt: plan, gaps, server notes, then tools, strategies, example."""
+def render_text(guidance: Guidance, *, also: bool = True) -> str:
+    """The guidance as a compact prompt: plan, gaps, server notes, then tools, the related tools served by
+    name only on one line (``also=False``: not), strategies, example."""
     servers = {step.tool.split(".", 1)[0] for step in guidance.plan}
     short = len(servers) <= 1
 
@@ -142,7 +159,10 @@ def render_text(guidance: Guidance) -> str:
         lines.append("Plan: " + " → ".join(steps))
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
+    bare = [tool for tool in guidance.tools if _bare(tool)]
     for tool in guidance.tools:
+        if _bare(tool):
+            continue
         lines.append(f"## {tool.server}.{tool.tool}" + (f" — {tool.purpose}" if tool.purpose else ""))
         lines += [f"- documented: {_marked(note)}" for note in tool.documented]
         lines += [f"- verified: {use.text}" for use in tool.when]
@@ -155,6 +175,8 @@ def render_text(guidance: Guidance) -> str:
             lines.append(f"- avoid{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
+    if bare and also:
+        lines.append("## Also: " + ", ".join(f"{tool.server}.{tool.tool}" for tool in bare))
     for strategy in guidance.strategies:
         lines.append(f"## Strategy: {strategy.title} (when {strategy.when})")
         lines += [f"{i}. {step}" for i, step in enumerate(strategy.steps, 1)]
