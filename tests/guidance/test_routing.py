@@ -83,15 +83,16 @@ class TestRouting:
         assert weights["trips"] == 1.0 and all(w < 1.0 for s, w in weights.items() if s != "trips")
 
     def test_text_a_probe_invented_routes_nowhere(self) -> None:
-        """A server that only took a probe's made-up sentence about a budget review does not outscore the
-        server whose answer held those words."""
+        """A server that only took a probe's made-up sentence about a budget review, and echoed it back, does
+        not outscore the server whose answer held those words."""
         view = catalogue()
         tools = [*view.tool_nodes.values(),
                  node("tasks", "add_task", "Add a task to the list.", ("title",), read_only=False),
                  node("docs", "read_doc", "Read a document.", ("name",), read_only=True)]
         entries = [*view.entries.values(),
                    entry("tasks", "add_task", EntryKind.AFFORDANCE, when="add a task", effect=Effect.MUTATING,
-                         arguments={"title": "The budget review is ready for sign-off"}, excerpt="added task 3"),
+                         arguments={"title": "The budget review is ready for sign-off"},
+                         excerpt="added task 3: The budget review is ready for sign-off"),  # an echo
                    entry("docs", "read_doc", EntryKind.AFFORDANCE, when="read a document", effect=Effect.READ_ONLY,
                          arguments={"name": "budget"}, excerpt="Budget review 2024: spending is on plan.")]
         weights = AtlasView(tools, entries, [], []).route_weights("What does the budget review say?")
@@ -142,3 +143,33 @@ class TestValueRisks:
         guidance = Atlas(AtlasView(tools, entries, [], [])).guide("A client in Paris says 9:15 am; what is that in Tokyo?")
         [tool] = guidance.tools
         assert tool.when_not and tool.when_not[0].error.startswith("Invalid time format")
+
+
+class TestServerWords:
+    def test_a_word_only_the_lexicon_holds_routes(self) -> None:
+        """A task word that no tool text or evidence excerpt of any server holds, but one server's answers
+        said past the excerpt (its lexicon), routes the task there."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+
+        view = catalogue()
+        task = "Anything about Porto?"
+        assert view.route(task) == set(view.servers)  # nothing matches: every server
+        fingerprint = Fingerprint(runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")
+        nodes = [ServerNode(id="t", server="trips", fingerprint=fingerprint, lexicon=["lisbon", "porto"]),
+                 ServerNode(id="e", server="editor", fingerprint=fingerprint, lexicon=["plan", "notes"])]
+        told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
+        assert told.route(task) == {"trips"}
+
+    def test_what_the_catalogue_says_a_server_is_for_routes(self) -> None:
+        """The catalogue's description of a server is part of the text a task is routed by."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+
+        view = catalogue()
+        fingerprint = Fingerprint(runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")
+        nodes = [ServerNode(id="p", server="patterns", fingerprint=fingerprint,
+                            description="Regular expressions: collect sample strings, then test patterns on them.")]
+        told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
+        task = "Which sample strings do my regular expressions run against?"
+        assert max(told.router.scores(task)[0].items(), key=lambda kv: kv[1])[0] == "patterns"
+        assert max(view.router.scores(task)[0].items(), key=lambda kv: kv[1], default=("", 0))[0] != "patterns"
+
