@@ -58,11 +58,39 @@ class TestShapes:
         assert value_shapes("write to max@example.de") == {"shape:email"}
         assert value_shapes("see https://example.org/a.html") == set()
 
+    def test_an_expression_over_a_name(self) -> None:
+        """A name and a number joined by a spaced operator is an expression over a variable; a glob or "C++"
+        is none."""
+        assert value_shapes("Evaluate rate * 12 where rate is 0.5.") == {"shape:expression", "shape:named_expression"}
+        assert value_shapes("Find *.txt files written in C++") == set()
+
+    def test_an_extension_says_its_format(self) -> None:
+        """A file's extension says what it abbreviates (a text, a Word document), not that it is a file."""
+        assert shape_words("Open notes/todo.txt") == "text"
+        assert shape_words("Outline report.docx") == "word document"
+
+    def test_an_unknown_name_in_an_expression_is_warned(self) -> None:
+        """An expression over a name meets the evaluator's finding that an unknown name fails."""
+        view = catalogue()
+        finding = entry("maths", "evaluate", EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR,
+                        family="malformed_value", condition="`expression` calls a function that does not exist",
+                        error_signature="Unknown identifier: no_such_function",
+                        excerpt="Unknown identifier: no_such_function",
+                        arguments={"expression": "no_such_function(1)"})
+        rounding = entry("maths", "evaluate", EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR, support=5,
+                         condition="`expression` divides by zero", error_signature="division by zero",
+                         excerpt="division by zero", arguments={"expression": "1 / 0"})
+        atlas = Atlas(AtlasView(view.tool_nodes.values(), [*view.entries.values(), finding, rounding], [], []))
+        guidance = atlas.guide("Evaluate rate * 12 where rate is the monthly rate of 0.5.")
+        assert boundary_included(guidance, "Unknown identifier", ["maths.evaluate"])
+
     def test_a_request_gains_the_words_for_its_values(self) -> None:
-        """An expression in a request adds the word a calculator's documentation uses; a path adds nothing."""
+        """An expression in a request adds the word a calculator's documentation uses; a path adds no word
+        of a file or a path, only what its extension abbreviates."""
         assert shape_words("What is 1500 * 1.04^10?") == "expression"
         assert "expression" in expanded("What is 1500 * 1.04^10?")
-        assert shape_words("Write the bio into notes/team.md") == ""
+        assert shape_words("Write the bio into notes/team.md") == "markdown text"
+        assert shape_words("Write the bio into notes/team.cfg") == ""
 
 
 class TestRouting:
