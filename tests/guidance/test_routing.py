@@ -65,9 +65,11 @@ class TestShapes:
         assert value_shapes("Find *.txt files written in C++") == set()
 
     def test_an_extension_says_its_format(self) -> None:
-        """A file's extension says what it abbreviates (a text, a Word document), not that it is a file."""
+        """A file's extension says what it abbreviates (a text, a Word document), not that it is a file, and
+        only where tools are matched: a format is no risk to rank findings by."""
         assert shape_words("Open notes/todo.txt") == "text"
         assert shape_words("Outline report.docx") == "word document"
+        assert shape_words("Outline report.docx at 9:15 am", formats=False) == "12-hour clock time"
 
     def test_an_unknown_name_in_an_expression_is_warned(self) -> None:
         """An expression over a name meets the evaluator's finding that an unknown name fails."""

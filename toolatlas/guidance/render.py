@@ -217,7 +217,7 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
     what naming a path or an exact thing risks."""
     risky = operations or (plan.operations if plan else [])
     said = plan.clauses_of(key) if plan and operations else [task]
-    return " ".join([*said, *(shape_words(text) for text in said),  # "9:15 am" risks what a 12-hour clock does
+    return " ".join([*said, *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
                      NAMED_RISKS if names_something(task) else "",

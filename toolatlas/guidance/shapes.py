@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["SHAPE_WORDS", "shape_words", "value_shapes"]
+__all__ = ["FORMAT_WORDS", "SHAPE_WORDS", "shape_words", "value_shapes"]
 
 _TOKEN = re.compile(r"[^\s,;?!()\[\]{}\"'`<>|]+")
 _EXPRESSION = re.compile(r"\d[\d.]*\s*[+*^%×]\s*[\d.(]|\d[\d.]*\s+[-/÷]\s+[\d.(]")
@@ -34,6 +34,10 @@ SHAPE_WORDS = {
     "shape:time": "time",
     "shape:time_12h": "12-hour clock",
     "shape:email": "email",
+}
+"""How a tool's documentation names a value of each shape. A path says itself ("notes/team.md" has
+its folder, name and extension as words): naming it a *file* as well would pull every file tool in."""
+FORMAT_WORDS = {
     "shape:ext_txt": "text",
     "shape:ext_md": "markdown text",
     "shape:ext_docx": "word document",
@@ -42,15 +46,16 @@ SHAPE_WORDS = {
     "shape:ext_js": "javascript",
     "shape:ext_py": "python",
 }
-"""How a tool's documentation names a value of each shape. A path says itself ("notes/team.md" has
-its folder, name and extension as words): naming it a *file* as well would pull every file tool in;
-what a format's extension abbreviates (``.txt`` a text, ``.docx`` a Word document) is said."""
+"""What a file's extension abbreviates (``.txt`` a text, ``.docx`` a Word document): the tool that reads
+that format says so, though a request names only the file."""
 
 
 @lru_cache(maxsize=1 << 14)
-def shape_words(text: str) -> str:
-    """The documentation's words for the shapes of the values in ``text`` ("" when it has none)."""
-    return " ".join(sorted({SHAPE_WORDS[shape] for shape in value_shapes(text) if shape in SHAPE_WORDS}))
+def shape_words(text: str, *, formats: bool = True) -> str:
+    """The documentation's words for the shapes of the values in ``text`` ("" when it has none); without
+    ``formats``, not the words for the formats of its files (they say what a tool reads, not what risks)."""
+    said = {**SHAPE_WORDS, **FORMAT_WORDS} if formats else SHAPE_WORDS
+    return " ".join(sorted({said[shape] for shape in value_shapes(text) if shape in said}))
 
 
 def value_shapes(text: str) -> frozenset[str]:
