@@ -52,6 +52,8 @@ class ServerExport(Frozen):
     """When ``toolatlas verify`` last replayed entries of this server."""
     description: str = ""
     """What the catalogue says the server is for."""
+    instructions: str = ""
+    """What the server says of itself when a client connects (the MCP ``instructions``)."""
     lexicon: list[str] = Field(default_factory=list)
     """The words its answers said during builds (a routing aid, :mod:`toolatlas.graph.lexicon`)."""
     tools: list[ToolExport] = Field(default_factory=list)
@@ -62,7 +64,7 @@ class ServerExport(Frozen):
             return None
         return ServerNode(id=ServerNode.make_id(self.name), server=self.name, fingerprint=self.fingerprint,
                           built_at=self.built_at or utcnow(), verified_at=self.verified_at,
-                          description=self.description, lexicon=self.lexicon)
+                          description=self.description, instructions=self.instructions, lexicon=self.lexicon)
 
 
 class Conflict(Frozen):
@@ -178,6 +180,7 @@ def assemble(
                 built_at=node_of[n].built_at if n in node_of else None,
                 verified_at=node_of[n].verified_at if n in node_of else None,
                 description=node_of[n].description if n in node_of else "",
+                instructions=node_of[n].instructions if n in node_of else "",
                 lexicon=node_of[n].lexicon if n in node_of else [],
             )
             for n in names

@@ -150,6 +150,11 @@ class TestLexicon:
         assert {"customers", "products"} <= set(node.lexicon)
         assert [w for w in node.lexicon if w not in excerpts]
 
+    def test_the_server_node_keeps_what_the_server_says_of_itself(self, built: dict) -> None:
+        """The MCP instructions a server gives when a client connects are kept on its node."""
+        [node] = [n for n in built["records"]["servers"] if n.server == "inmemory"]
+        assert node.instructions == "Tasks, settings and a history kept in memory."
+
     def test_a_whole_build_hears_every_answer_again(self, workspace: Workspace) -> None:
         """A build of every tool starts its lexicon afresh; a focused build (a refresh) keeps the stored one."""
         from toolatlas.graph.models import Fingerprint, ServerNode

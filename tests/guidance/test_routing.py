@@ -190,16 +190,18 @@ class TestServerWords:
         told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
         assert told.route(task) == {"trips"}
 
-    def test_what_the_catalogue_says_a_server_is_for_routes(self) -> None:
-        """The catalogue's description of a server is part of the text a task is routed by."""
+    def test_what_the_catalogue_and_the_server_say_it_is_for_routes(self) -> None:
+        """The catalogue's description of a server, and the instructions the server gives of itself, are
+        part of the text a task is routed by."""
         from toolatlas.graph.models import Fingerprint, ServerNode
 
         view = catalogue()
         fingerprint = Fingerprint(runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")
-        nodes = [ServerNode(id="p", server="patterns", fingerprint=fingerprint,
-                            description="Regular expressions: collect sample strings, then test patterns on them.")]
-        told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
+        said = "Regular expressions: collect sample strings, then test patterns on them."
         task = "Which sample strings do my regular expressions run against?"
-        assert max(told.router.scores(task)[0].items(), key=lambda kv: kv[1])[0] == "patterns"
         assert max(view.router.scores(task)[0].items(), key=lambda kv: kv[1], default=("", 0))[0] != "patterns"
+        for field in ("description", "instructions"):
+            nodes = [ServerNode(id="p", server="patterns", fingerprint=fingerprint, **{field: said})]
+            told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
+            assert max(told.router.scores(task)[0].items(), key=lambda kv: kv[1])[0] == "patterns"
 

@@ -100,7 +100,9 @@ class ServerShard:
                                          description=self.spec.description))
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
-        self.proposer.discover(self.settings.seed)
+        found = self.proposer.discover(self.settings.seed)
+        if found.instructions and self.graph.node is not None:
+            self.graph.put_server(self.graph.node.model_copy(update={"instructions": found.instructions}))
 
     def open(
         self,

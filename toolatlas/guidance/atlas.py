@@ -115,16 +115,18 @@ class AtlasView:
         """Each tool's verified vocabulary, every word once: an entry count cannot lift a tool."""
         self.servers = sorted({k[0] for k in self.tool_keys})
         self.server_nodes: dict[str, ServerNode] = {n.server: n for n in servers if n.server in self.servers}
-        """Each server's node: what the catalogue says it is for, and its lexicon (when the atlas holds them)."""
+        """Each server's node: what the catalogue and the server say it is for, and its lexicon (when the atlas
+        holds them)."""
         knowledge = [self._knowledge_text(k) for k in self.tool_keys]
         self.server_index = LexicalIndex([
             " ".join([*(f"{record_text(self.tool_nodes[k])} {text}" for k, text in zip(self.tool_keys, knowledge, strict=True)
                         if k[0] == server),
                       *(self.traces[t].task for t in self.trace_ids if self.traces[t].server == server),
-                      self.server_nodes[server].description if server in self.server_nodes else ""])
+                      *((self.server_nodes[server].description, self.server_nodes[server].instructions)
+                        if server in self.server_nodes else ())])
             for server in self.servers])
-        """Each server as one document of its tools' texts, its traces' tasks and what the catalogue says it is
-        for: what routes a task to a server."""
+        """Each server as one document of its tools' texts, its traces' tasks and what the catalogue and the
+        server itself say it is for: what routes a task to a server."""
         self.router = ServerRouter(self)
         self._routes: dict[str, dict[str, float]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)

@@ -4,19 +4,21 @@ Each server is scored against the task two ways, each normalised so that the bes
 and the two are averaged:
 
 * **its text** — BM25 over one document per server: its tools' names and descriptions, their
-  verified vocabulary, its traces' tasks and what the catalogue says the server is for. A server that
-  speaks a task's words often scores high.
-* **its vocabulary** — the distinct words the server was seen to speak: what the catalogue says it is
-  for, tool names, descriptions, argument names and the schema's words for them, verified uses, the
-  words of the successful answers (the column names, records and units its state holds) that the probe
-  did not send itself (an echo of its own sentence is no word of the server's), its lexicon (every word
-  its answers said during the build, read in full: :mod:`toolatlas.graph.lexicon`) and the words of the
-  argument values that worked which the server also said (not a probe's invented text) — not its traces' tasks, whose filler words
-  ("what", "need") belong to no server — plus the *shapes* of those values (an arithmetic expression,
-  a relative or absolute file path, a file extension, a date, a time). Each word counts once, weighted by how few servers
-  share it: a word every server has routes nowhere, a shape only one server was verified to take
-  routes there. A task about data ("how many nights per city") meets the server whose answers
-  held those columns; "what is 1500 * 1.04^10?" meets the server verified on expressions.
+  verified vocabulary, its traces' tasks and what the catalogue and the server itself (its MCP
+  ``instructions``) say it is for. A server that speaks a task's words often scores high.
+* **its vocabulary** — the distinct words the server was seen to speak: what the catalogue and the
+  server say it is for, tool names, descriptions, argument names and the schema's words for them,
+  verified uses, the words of the successful answers (the column names, records and units its state
+  holds) that the probe did not send itself (an echo of its own sentence is no word of the server's),
+  its lexicon (every word its answers said during the build, read in full:
+  :mod:`toolatlas.graph.lexicon`) and the words of the argument values that worked which the server
+  also said (not a probe's invented text) — not its traces' tasks, whose filler words ("what",
+  "need") belong to no server — plus the *shapes* of those values (an arithmetic expression, a
+  relative or absolute file path, a file extension, a date, a time). Each word counts once, weighted
+  by how few servers share it: a word every server has routes nowhere, a shape only one server was
+  verified to take routes there. A task about data ("how many nights per city") meets the server
+  whose answers held those columns; "what is 1500 * 1.04^10?" meets the server verified on
+  expressions.
 
 The route is every server scoring at least :data:`ROUTE_SHARE` of the best (the margin rule: a
 server clearly ahead is routed to alone), widened to every server scoring :data:`UNSURE_SHARE`
@@ -111,7 +113,7 @@ class ServerRouter:
         words: set[str] = set()
         node = view.server_nodes.get(server)
         if node is not None:
-            words |= _words(f"{node.description} {' '.join(node.lexicon)}")
+            words |= _words(f"{node.description} {node.instructions} {' '.join(node.lexicon)}")
         for key in (k for k in view.tool_keys if k[0] == server):
             node = view.tool_nodes[key]
             words |= _words(f"{node.tool.replace('_', ' ')} {node.description} {_schema_text(node.input_schema)}")
