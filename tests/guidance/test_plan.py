@@ -82,6 +82,16 @@ class TestToolSelection:
         assert not [g for g in guidance.gaps if g.operation == "export"]
         assert "convert_to_pdf" in served(guidance)[:2]
 
+    def test_how_a_request_is_asked_matches_no_tool(self) -> None:
+        """Words of how a request is asked ("about", "any more") lift no tool whose description has them:
+        a request about a note meets the note tools, not a tool "about" a day."""
+        tools = [*notes_tools(), node("calendar", "describe_day", "Everything about a day, and more.", ("day",),
+                                      read_only=True)]
+        view = AtlasView(tools, notes_entries(), [], [])
+        assert view.tool_relevance("about any more", None) == {}
+        relevance = view.tool_relevance("Drop the note about groceries, I don't need it any more", None)
+        assert ("calendar", "describe_day") not in relevance
+
     def test_an_entry_count_does_not_lift_a_tool(self) -> None:
         """A tool with forty entries full of the task's words does not displace the tool that does the work."""
         task = "Put buy milk into my todo note in the work notebook"

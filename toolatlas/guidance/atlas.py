@@ -19,7 +19,7 @@ import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
-from toolatlas.guidance.index import LexicalIndex, terms
+from toolatlas.guidance.index import LexicalIndex, content_terms, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.operations import OPERATIONS, expanded
@@ -175,8 +175,8 @@ class AtlasView:
         """Tools matching ``task`` (best = 1): its documentation weighs ``DOCS_WEIGHT``, its verified
         vocabulary the rest. Routed (the default, when no servers are named), the tools of servers whose
         best tool matches under half as well as the best overall count ``OFF_ROUTE`` as much."""
-        text = expanded(task)
-        docs, knowledge = self.docs_index.scores(text), self.knowledge_index.scores(text)
+        query = content_terms(expanded(task))  # "about", "more": how a request is asked, not what it is about
+        docs, knowledge = self.docs_index.scores_of(query), self.knowledge_index.scores_of(query)
         top_d, top_k = max(docs.values(), default=0.0), max(knowledge.values(), default=0.0)
         combined: dict[int, float] = {}
         for doc in set(docs) | set(knowledge):
