@@ -16,10 +16,9 @@ ERROR_CHARS = 110
 """Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
 
 
-def _tokens(guidance: Guidance, *, also: bool = True) -> int:
-    """What the text rendering costs (4 characters a token); ``also=False``: without the line of related
-    tools served by name only."""
-    return len(render_text(guidance, also=also)) // 4 + 1
+def _tokens(characters: int) -> int:
+    """What a text of so many characters costs (4 characters a token)."""
+    return characters // 4 + 1
 
 
 def _drop_last(field: str):
@@ -28,11 +27,13 @@ def _drop_last(field: str):
 
 def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
-    compositions, accepted misuses, related tools, clauses beyond one per tool, the purposes of tools
-    that say nothing else, the use notes (a second boundary with the server's own words tells more than
-    the arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
+    compositions, accepted misuses, what related tools say (their names stay, on the one line of related
+    tools, which the budget does not count), clauses beyond one per tool, the purposes of tools that say
+    nothing else, the use notes (a second boundary with the server's own words tells more than the
+    arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
     clauses, the purposes (an agent has every tool's description already; what the atlas verified it
-    has only here), the last boundaries, then whole tools from the last (the plan and the first tool stay)."""
+    has only here), the last boundaries, the related tools' names, then whole tools from the last (the
+    plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -49,14 +50,17 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _related(g),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
     ]
-    tokens = _tokens(guidance, also=False)
+    characters = len(render_text(guidance, also=False))
     for trim in trims:
-        while tokens > max_tokens:
+        while _tokens(characters) > max_tokens:
             smaller = trim(guidance)
             if smaller is None:
                 break
-            guidance, tokens = smaller, _tokens(smaller, also=False)
-    return guidance.model_copy(update={"tokens": _tokens(guidance)})
+            guidance, characters = smaller, len(render_text(smaller, also=False))
+    line = _also_line(guidance)
+    if line:  # the rendering puts it on a line of its own
+        characters += len(line) + (1 if characters else 0)
+    return guidance.model_copy(update={"tokens": _tokens(characters)})
 
 
 def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
@@ -88,6 +92,12 @@ def _related(guidance: Guidance, *, named: bool = False) -> Guidance | None:
                                                "compositions": []})
         return guidance.model_copy(update={"tools": tools})
     return None
+
+
+def _also_line(guidance: Guidance) -> str:
+    """The one line of the tools served by name only ("" when there are none)."""
+    bare = [f"{tool.server}.{tool.tool}" for tool in guidance.tools if _bare(tool)]
+    return "## Also: " + ", ".join(bare) if bare else ""
 
 
 def _bare(tool: ToolGuidance) -> bool:
@@ -159,7 +169,6 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
         lines.append("Plan: " + " → ".join(steps))
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
-    bare = [tool for tool in guidance.tools if _bare(tool)]
     for tool in guidance.tools:
         if _bare(tool):
             continue
@@ -175,8 +184,8 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
             lines.append(f"- avoid{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
-    if bare and also:
-        lines.append("## Also: " + ", ".join(f"{tool.server}.{tool.tool}" for tool in bare))
+    if also and (line := _also_line(guidance)):
+        lines.append(line)
     for strategy in guidance.strategies:
         lines.append(f"## Strategy: {strategy.title} (when {strategy.when})")
         lines += [f"{i}. {step}" for i, step in enumerate(strategy.steps, 1)]
