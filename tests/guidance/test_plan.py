@@ -159,6 +159,25 @@ class TestBoundaries:
         assert save.when_not and "does not exist" in save.when_not[0].condition
         assert sum(1 for b in save.when_not if "Input validation" in b.error) <= 1
 
+    def test_an_argument_the_task_gives_a_value_meets_its_finding(self) -> None:
+        """"A level 10 heading called Plan": the finding about `level` = 10 comes before one that only shares
+        a word with the heading's text ("plan.txt"), though both are natural failures passed off as success."""
+        tools = [*notes_tools(), node("notes", "add_heading", "Add a heading to a note.", ("title", "text"),
+                                      optional=("level",), read_only=False)]
+        fail = OutcomeClass.TOOL_ERROR
+        findings = [
+            entry("notes", "add_heading", EntryKind.BOUNDARY, outcome=fail, reported_as_success=True, support=3,
+                  condition='called with `title` = "plan.txt" (the error names it)',
+                  error_signature="Note plan.txt.note does not exist", excerpt="Note plan.txt.note does not exist"),
+            entry("notes", "add_heading", EntryKind.BOUNDARY, outcome=fail, reported_as_success=True,
+                  condition="called with `level` = 10 (the error names it)",
+                  error_signature="Invalid heading level: 10", excerpt="Invalid heading level: 10"),
+        ]
+        atlas = Atlas(AtlasView(tools, [*notes_entries(), *findings], [], []))
+        guidance = atlas.guide("Add a level 10 heading called Plan to the todo note", servers=["notes"])
+        heading = next(t for t in guidance.tools if t.tool == "add_heading")
+        assert heading.when_not and "`level` = 10" in heading.when_not[0].condition
+
     def test_findings_that_differ_only_in_random_names_are_one(self) -> None:
         """Two missing-notebook findings with different harvested names are served once."""
         guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there",

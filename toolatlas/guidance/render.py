@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -168,7 +167,6 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     profile = view.profiles[key]
     operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
     query = _query(plan, key, task, operations) if task else ""
-    query = " ".join(w for w in query.split() if not set(terms(w)) & profile.arguments)
     indexes = (profile.findings_index, profile.errors_index)
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
