@@ -50,7 +50,21 @@ class ServerExport(Frozen):
     built_at: datetime | None = None
     verified_at: datetime | None = None
     """When ``toolatlas verify`` last replayed entries of this server."""
+    description: str = ""
+    """What the catalogue says the server is for."""
+    instructions: str = ""
+    """What the server says of itself when a client connects (the MCP ``instructions``)."""
+    lexicon: list[str] = Field(default_factory=list)
+    """The words its answers said during builds (a routing aid, :mod:`toolatlas.graph.lexicon`)."""
     tools: list[ToolExport] = Field(default_factory=list)
+
+    def node(self) -> ServerNode | None:
+        """The server's node as a store holds it (None without a fingerprint: nothing identifies its build)."""
+        if self.fingerprint is None:
+            return None
+        return ServerNode(id=ServerNode.make_id(self.name), server=self.name, fingerprint=self.fingerprint,
+                          built_at=self.built_at or utcnow(), verified_at=self.verified_at,
+                          description=self.description, instructions=self.instructions, lexicon=self.lexicon)
 
 
 class Conflict(Frozen):
@@ -165,6 +179,9 @@ def assemble(
                 fingerprint=node_of[n].fingerprint if n in node_of else None,
                 built_at=node_of[n].built_at if n in node_of else None,
                 verified_at=node_of[n].verified_at if n in node_of else None,
+                description=node_of[n].description if n in node_of else "",
+                instructions=node_of[n].instructions if n in node_of else "",
+                lexicon=node_of[n].lexicon if n in node_of else [],
             )
             for n in names
         ],

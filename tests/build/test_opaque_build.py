@@ -137,3 +137,36 @@ class TestInProcessState:
         assert any(e.kind is EntryKind.AFFORDANCE and str(e.example_arguments.get("query", "")).startswith("INSERT")
                    for e in mine)
         assert any(e.kind is EntryKind.BOUNDARY and e.family == "constraint_violation" for e in mine)
+
+
+class TestLexicon:
+    def test_the_server_node_keeps_what_its_answers_said(self, built: dict) -> None:
+        """The shop database's node keeps the catalogue's description and words of the server's answers that
+        no evidence excerpt holds (what lies past the first characters of an answer)."""
+        [node] = [n for n in built["records"]["servers"] if n.server == "shopdb"]
+        excerpts = " ".join(ev.excerpt.lower() for e in built["records"]["entries"] if e.server == "shopdb"
+                            for ev in e.evidence)
+        assert node.description.startswith("A shop's customers")
+        assert {"customers", "products"} <= set(node.lexicon)
+        assert [w for w in node.lexicon if w not in excerpts]
+
+    def test_the_server_node_keeps_what_the_server_says_of_itself(self, built: dict) -> None:
+        """The MCP instructions a server gives when a client connects are kept on its node."""
+        [node] = [n for n in built["records"]["servers"] if n.server == "inmemory"]
+        assert node.instructions == "Tasks, settings and a history kept in memory."
+
+    def test_a_whole_build_hears_every_answer_again(self, workspace: Workspace) -> None:
+        """A build of every tool starts its lexicon afresh; a focused build (a refresh) keeps the stored one."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+
+        spec = workspace.catalogue.server("shopdb")
+        tools = shard_of(workspace, "shopdb").graph.specs.values()
+        stored = {"servers": [ServerNode(id="n", server="shopdb", lexicon=["zebra"], fingerprint=Fingerprint(
+            runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m"))]}
+        whole = ServerShard(workspace, spec, workspace.catalogue.build)
+        whole.prepare(list(tools), stored)
+        focused = ServerShard(workspace, spec, workspace.catalogue.build)
+        focused.focus = frozenset({"read_query"})
+        focused.prepare(list(tools), stored)
+        assert "zebra" not in whole.graph.lexicon.words() and "zebra" in focused.graph.lexicon.words()
+

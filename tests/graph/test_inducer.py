@@ -144,3 +144,31 @@ class TestStale:
         assert new.entries == {}
         persisted = new.take_dirty()["entries"]
         assert persisted and all(e.status is EntryStatus.STALE for e in persisted)
+
+
+class TestLexicon:
+    def test_answers_are_heard_in_full_without_the_probe_s_words(self) -> None:
+        """The words of an answer past the evidence's excerpt are kept; the probe's own words, ids and
+        numbers are not; camelCase names are split."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+        from toolatlas.probing.text import EXCERPT_CHARS
+
+        graph = ServerGraph("s", [READ])
+        graph.put_server(ServerNode(id="n", server="s", fingerprint=Fingerprint(
+            runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")))
+        step = ProbeStep(tool="read_file", arguments={"path": "${root}/ledger.txt", "note": "banana split"}, expect="ok")
+        answer = "x" * EXCERPT_CHARS + " unitPrice of the banana at row 3f2a9c 42 in /tmp/inst/state/root/ledger.txt"
+        Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, answer)], direction=Direction.SEED))
+        [node] = graph.take_dirty()["servers"]
+        assert {"unit", "price", "row"} <= set(node.lexicon)
+        assert not {"banana", "ledger", "txt", "root", "3f2a9c", "42"} & set(node.lexicon)
+
+    def test_a_whole_build_hears_again_and_a_refresh_keeps(self) -> None:
+        """Loading what a previous build stored keeps its lexicon (a refresh re-probes only some tools)."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+
+        stored = ServerNode(id="n", server="s", lexicon=["ledger"], fingerprint=Fingerprint(
+            runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m"))
+        graph = ServerGraph("s", [READ])
+        graph.load({"servers": [stored]})
+        assert graph.lexicon.words() == ["ledger"]

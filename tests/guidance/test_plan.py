@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
-from toolatlas.guidance.models import BoundaryNote, Guidance, ToolGuidance
+from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance
 from toolatlas.guidance.profiles import answer_line
 from toolatlas.guidance.text import fit
 from toolatlas.models import OutcomeClass
@@ -49,6 +49,48 @@ class TestToolSelection:
         view = notes_atlas()
         assert "search" in view.plan("Look up the note about Lisbon").operations
         assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
+
+    def test_a_getter_reads_and_a_description_that_gets_does_not(self) -> None:
+        """A tool named ``get_…`` reads; "Get …" in a description alone says nothing of what a tool does."""
+        from toolatlas.guidance.operations import tool_operations
+
+        assert tool_operations("get_document_text", "Extract all text from a document.")["read"] == 1.0
+        assert "read" not in tool_operations("describe_table", "Get the schema of a table.")
+
+    def test_the_object_of_an_operation(self) -> None:
+        """"Show *me* the …" acts on what follows whom it is for; a verb last in its clause acts on what
+        precedes it ("what does the report *say*?")."""
+        from toolatlas.guidance.operations import mentions
+
+        [show] = mentions("Show me the details of commit e4b603a")
+        assert show.operation == "read" and show.words.startswith("the details of commit")
+        say = [m for m in mentions("What does the quarterly report say?") if m.operation == "read"]
+        assert say and "quarterly report" in say[0].words
+
+    def test_a_question_about_a_named_thing(self) -> None:
+        """A question about a named file reads it; "when" inside a statement asks nothing."""
+        from toolatlas.guidance.operations import asks_about_named
+
+        assert asks_about_named("What does `src/app.py` return?") and asks_about_named("When was notes.txt made")
+        assert not asks_about_named("`save_note` fails when `body` is null: Input validation error.")
+
+    def test_an_export_a_converter_does_is_no_gap(self) -> None:
+        """A tool that converts a document to another format exports it: no "No tool exports" is said."""
+        tools = [*notes_tools(), node("notes", "convert_to_pdf", "Convert a note to a PDF file.", ("notebook", "title"),
+                                      read_only=False)]
+        guidance = Atlas(AtlasView(tools, notes_entries(), [], [])).guide("Export the groceries note as a PDF")
+        assert not [g for g in guidance.gaps if g.operation == "export"]
+        assert "convert_to_pdf" in served(guidance)[:2]
+
+    def test_how_a_request_is_asked_matches_no_tool(self) -> None:
+        """Words of how a request is asked ("about", "any more") lift no tool whose description has them:
+        a request about a note meets the note tools, not a tool "about" a day."""
+        tools = [*notes_tools(), node("calendar", "describe_day", "Everything about a day, and more.", ("day",),
+                                      read_only=True)]
+        view = AtlasView(tools, notes_entries(), [], [])
+        assert view.tool_relevance("about any more", None) == {}
+        relevance = view.tool_relevance("Drop the note about groceries, I don't need it any more", None)
+        assert ("calendar", "describe_day") not in relevance
 
     def test_an_entry_count_does_not_lift_a_tool(self) -> None:
         """A tool with forty entries full of the task's words does not displace the tool that does the work."""
@@ -116,6 +158,25 @@ class TestBoundaries:
         save = next(t for t in guidance.tools if t.tool == "save_note")
         assert save.when_not and "does not exist" in save.when_not[0].condition
         assert sum(1 for b in save.when_not if "Input validation" in b.error) <= 1
+
+    def test_an_argument_the_task_gives_a_value_meets_its_finding(self) -> None:
+        """"A level 10 heading called Plan": the finding about `level` = 10 comes before one that only shares
+        a word with the heading's text ("plan.txt"), though both are natural failures passed off as success."""
+        tools = [*notes_tools(), node("notes", "add_heading", "Add a heading to a note.", ("title", "text"),
+                                      optional=("level",), read_only=False)]
+        fail = OutcomeClass.TOOL_ERROR
+        findings = [
+            entry("notes", "add_heading", EntryKind.BOUNDARY, outcome=fail, reported_as_success=True, support=3,
+                  condition='called with `title` = "plan.txt" (the error names it)',
+                  error_signature="Note plan.txt.note does not exist", excerpt="Note plan.txt.note does not exist"),
+            entry("notes", "add_heading", EntryKind.BOUNDARY, outcome=fail, reported_as_success=True,
+                  condition="called with `level` = 10 (the error names it)",
+                  error_signature="Invalid heading level: 10", excerpt="Invalid heading level: 10"),
+        ]
+        atlas = Atlas(AtlasView(tools, [*notes_entries(), *findings], [], []))
+        guidance = atlas.guide("Add a level 10 heading called Plan to the todo note", servers=["notes"])
+        heading = next(t for t in guidance.tools if t.tool == "add_heading")
+        assert heading.when_not and "`level` = 10" in heading.when_not[0].condition
 
     def test_findings_that_differ_only_in_random_names_are_one(self) -> None:
         """Two missing-notebook findings with different harvested names are served once."""
@@ -229,6 +290,24 @@ class TestBudget:
                                              ToolGuidance(server="s", tool="second", when_not=[note(2.5)])])
         kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[1:]}).to_text().__len__() // 4 + 12)
         assert [b.weight for t in kept.tools for b in t.when_not] == [2.5]
+
+    def test_related_tools_are_named_before_details_go(self) -> None:
+        """Over budget, a tool outside the plan keeps its name on the one line of related tools, paid for
+        apart from the budget, while the planned tool keeps its second boundary."""
+        def note(weight: float) -> BoundaryNote:
+            return BoundaryNote(condition=f"case {weight} of a long condition the task may meet", entry_id=f"e{weight}",
+                                error="it failed in some way that the server explains at length", outcome="tool_error",
+                                weight=weight)
+
+        planned = ToolGuidance(server="s", tool="planned", operations=["read"], when_not=[note(2.5), note(1.5)])
+        related = [ToolGuidance(server="s", tool=f"related_{i}", purpose="Do another thing to the same records.")
+                   for i in range(4)]
+        guidance = Guidance(task="t", plan=[PlanStep(operation="read", tool="s.planned")], tools=[planned, *related])
+        budget = len(guidance.model_copy(update={"tools": [planned]}).to_text()) // 4 + 2
+        kept = fit(guidance, budget)
+        assert [t.tool for t in kept.tools] == ["planned", *(t.tool for t in related)]
+        assert len(kept.tools[0].when_not) == 2 and not any(t.purpose for t in kept.tools[1:])
+        assert "## Also: s.related_0, s.related_1" in kept.to_text()
 
     def test_guidance_pays_its_way(self) -> None:
         """By default guidance costs at most 1.4 times the served tools' descriptions (or the small floor);

@@ -58,11 +58,41 @@ class TestShapes:
         assert value_shapes("write to max@example.de") == {"shape:email"}
         assert value_shapes("see https://example.org/a.html") == set()
 
+    def test_an_expression_over_a_name(self) -> None:
+        """A name and a number joined by a spaced operator is an expression over a variable; a glob or "C++"
+        is none."""
+        assert value_shapes("Evaluate rate * 12 where rate is 0.5.") == {"shape:expression", "shape:named_expression"}
+        assert value_shapes("Find *.txt files written in C++") == set()
+
+    def test_an_extension_says_its_format(self) -> None:
+        """A file's extension says what it abbreviates (a text, a Word document), not that it is a file, and
+        only where tools are matched: a format is no risk to rank findings by."""
+        assert shape_words("Open notes/todo.txt") == "text"
+        assert shape_words("Outline report.docx") == "word document"
+        assert shape_words("Outline report.docx at 9:15 am", formats=False) == "12-hour clock time"
+
+    def test_an_unknown_name_in_an_expression_is_warned(self) -> None:
+        """An expression over a name meets the evaluator's finding that an unknown name fails."""
+        view = catalogue()
+        finding = entry("maths", "evaluate", EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR,
+                        family="malformed_value", condition="`expression` calls a function that does not exist",
+                        error_signature="Unknown identifier: no_such_function",
+                        excerpt="Unknown identifier: no_such_function",
+                        arguments={"expression": "no_such_function(1)"})
+        rounding = entry("maths", "evaluate", EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR, support=5,
+                         condition="`expression` divides by zero", error_signature="division by zero",
+                         excerpt="division by zero", arguments={"expression": "1 / 0"})
+        atlas = Atlas(AtlasView(view.tool_nodes.values(), [*view.entries.values(), finding, rounding], [], []))
+        guidance = atlas.guide("Evaluate rate * 12 where rate is the monthly rate of 0.5.")
+        assert boundary_included(guidance, "Unknown identifier", ["maths.evaluate"])
+
     def test_a_request_gains_the_words_for_its_values(self) -> None:
-        """An expression in a request adds the word a calculator's documentation uses; a path adds nothing."""
+        """An expression in a request adds the word a calculator's documentation uses; a path adds no word
+        of a file or a path, only what its extension abbreviates."""
         assert shape_words("What is 1500 * 1.04^10?") == "expression"
         assert "expression" in expanded("What is 1500 * 1.04^10?")
-        assert shape_words("Write the bio into notes/team.md") == ""
+        assert shape_words("Write the bio into notes/team.md") == "markdown text"
+        assert shape_words("Write the bio into notes/team.cfg") == ""
 
 
 class TestRouting:
@@ -83,15 +113,16 @@ class TestRouting:
         assert weights["trips"] == 1.0 and all(w < 1.0 for s, w in weights.items() if s != "trips")
 
     def test_text_a_probe_invented_routes_nowhere(self) -> None:
-        """A server that only took a probe's made-up sentence about a budget review does not outscore the
-        server whose answer held those words."""
+        """A server that only took a probe's made-up sentence about a budget review, and echoed it back, does
+        not outscore the server whose answer held those words."""
         view = catalogue()
         tools = [*view.tool_nodes.values(),
                  node("tasks", "add_task", "Add a task to the list.", ("title",), read_only=False),
                  node("docs", "read_doc", "Read a document.", ("name",), read_only=True)]
         entries = [*view.entries.values(),
                    entry("tasks", "add_task", EntryKind.AFFORDANCE, when="add a task", effect=Effect.MUTATING,
-                         arguments={"title": "The budget review is ready for sign-off"}, excerpt="added task 3"),
+                         arguments={"title": "The budget review is ready for sign-off"},
+                         excerpt="added task 3: The budget review is ready for sign-off"),  # an echo
                    entry("docs", "read_doc", EntryKind.AFFORDANCE, when="read a document", effect=Effect.READ_ONLY,
                          arguments={"name": "budget"}, excerpt="Budget review 2024: spending is on plan.")]
         weights = AtlasView(tools, entries, [], []).route_weights("What does the budget review say?")
@@ -142,3 +173,35 @@ class TestValueRisks:
         guidance = Atlas(AtlasView(tools, entries, [], [])).guide("A client in Paris says 9:15 am; what is that in Tokyo?")
         [tool] = guidance.tools
         assert tool.when_not and tool.when_not[0].error.startswith("Invalid time format")
+
+
+class TestServerWords:
+    def test_a_word_only_the_lexicon_holds_routes(self) -> None:
+        """A task word that no tool text or evidence excerpt of any server holds, but one server's answers
+        said past the excerpt (its lexicon), routes the task there."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+
+        view = catalogue()
+        task = "Anything about Porto?"
+        assert view.route(task) == set(view.servers)  # nothing matches: every server
+        fingerprint = Fingerprint(runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")
+        nodes = [ServerNode(id="t", server="trips", fingerprint=fingerprint, lexicon=["lisbon", "porto"]),
+                 ServerNode(id="e", server="editor", fingerprint=fingerprint, lexicon=["plan", "notes"])]
+        told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
+        assert told.route(task) == {"trips"}
+
+    def test_what_the_catalogue_and_the_server_say_it_is_for_routes(self) -> None:
+        """The catalogue's description of a server, and the instructions the server gives of itself, are
+        part of the text a task is routed by."""
+        from toolatlas.graph.models import Fingerprint, ServerNode
+
+        view = catalogue()
+        fingerprint = Fingerprint(runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")
+        said = "Regular expressions: collect sample strings, then test patterns on them."
+        task = "Which sample strings do my regular expressions run against?"
+        assert max(view.router.scores(task)[0].items(), key=lambda kv: kv[1], default=("", 0))[0] != "patterns"
+        for field in ("description", "instructions"):
+            nodes = [ServerNode(id="p", server="patterns", fingerprint=fingerprint, **{field: said})]
+            told = AtlasView(view.tool_nodes.values(), view.entries.values(), [], [], servers=nodes)
+            assert max(told.router.scores(task)[0].items(), key=lambda kv: kv[1])[0] == "patterns"
+

@@ -85,6 +85,17 @@ class TestMerge:
         assert boundary not in Atlas.from_export(merged).view.entries
         assert boundary in Atlas.from_export(merged, include_conflicted=True).view.entries
 
+    def test_the_servers_lexicons_are_united(self, builders: dict, merged: Path) -> None:
+        """A merged server's lexicon holds every word either builder's answers said, and its description."""
+        def servers(path: Path) -> dict[str, dict]:
+            return {s["name"]: s for s in json.loads(path.read_text())["servers"]}
+
+        a, b, out = servers(builders["seed0"]), servers(builders["seed1"]), servers(merged)
+        for name, server in out.items():
+            assert set(server["lexicon"]) == set(a[name]["lexicon"]) | set(b[name]["lexicon"])
+            assert server["description"] == a[name]["description"]
+        assert any(server["lexicon"] for server in out.values())
+
     def test_an_unchanged_merge_of_one_build_with_itself_has_no_conflict(self, builders: dict) -> None:
         export = AtlasExport.model_validate_json(builders["seed0"].read_text())
         merged = merge_atlases([("one", export), ("two", export)])

@@ -75,6 +75,13 @@ class TestRedaction:
         assert [value for value in PRIVATE.values() if value in text] == []
         assert "<redacted:email:1>" in text and "<redacted:private:1>" in text
 
+    def test_a_server_s_lexicon_goes_whole(self, exported: dict[str, Path]) -> None:
+        """The words the server's answers said are in the plain export and none of them in the redacted one."""
+        def lexicon(name: str) -> list[str]:
+            return json.loads(exported[name].read_text())["servers"][0]["lexicon"]
+
+        assert "falcon" in lexicon("plain") and lexicon("redacted") == []
+
     def test_it_still_loads_whole_and_serves_the_same_entries(self, exported: dict[str, Path]) -> None:
         plain, redacted = Atlas.from_export(exported["plain"]), Atlas.from_export(exported["redacted"])
         assert redacted.load_report is not None and redacted.load_report.dropped == []

@@ -22,6 +22,7 @@ from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.graph.distil import distil_strategies, link_similar_traces
 from toolatlas.graph.fingerprint import fingerprint
 from toolatlas.graph.inducer import InductionDelta, Inducer
+from toolatlas.graph.lexicon import Lexicon
 from toolatlas.graph.models import Entry, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
@@ -117,12 +118,17 @@ class ServerShard:
         if stored:
             stale = self.graph.load(stored)
             log.info("graph_loaded", server=self.spec.name, entries=len(self.graph.entries), stale=stale)
+            if self.focus is None:  # a whole build hears every answer again; a refresh keeps what it does not re-probe
+                self.graph.lexicon = Lexicon()
         snapshot = self.workspace.snapshot(self.spec).content_hash
         self.graph.put_server(ServerNode(id=ServerNode.make_id(self.spec.name), server=self.spec.name,
-                                         fingerprint=fingerprint(self.spec, tools, self.settings, snapshot)))
+                                         fingerprint=fingerprint(self.spec, tools, self.settings, snapshot),
+                                         description=self.spec.description))
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
-        self.proposer.discover(self.settings.seed)
+        found = self.proposer.discover(self.settings.seed)
+        if found.instructions and self.graph.node is not None:
+            self.graph.put_server(self.graph.node.model_copy(update={"instructions": found.instructions}))
 
     def open(
         self,
@@ -286,6 +292,8 @@ class ServerShard:
             "exploration": self.proposer.exploration_state(),
             "transitions": dict(graph.transition_opportunities),
             "covered": sorted(graph.covered),
+            "lexicon": dict(graph.lexicon.counts),
+            "server": graph.node.model_dump(mode="json") if graph.node is not None else None,
             "tools": [n.model_dump(mode="json") for n in graph.tools.values()],
             "entries": [e.model_dump(mode="json") for e in graph.entries.values()],
             "traces": [t.model_dump(mode="json") for t in graph.traces.values()],
@@ -306,6 +314,8 @@ class ServerShard:
         graph.strategies = {s.id: s for s in (StrategyNode.model_validate(x) for x in state["strategies"])}
         graph.transition_opportunities.update(state["transitions"])
         graph.covered = set(state["covered"])
+        graph.lexicon.update(state.get("lexicon") or {})
+        graph.node = ServerNode.model_validate(state["server"]) if state.get("server") else None
         self.graph = graph
         self.focus = frozenset(state["focus"]) if state.get("focus") is not None else None
         version, internal, gauss = state["rng"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from toolatlas.graph.effects import observe_effect
 from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
+from toolatlas.graph.lexicon import argument_words
 from toolatlas.graph.misuses import separate_misuse
 from toolatlas.graph.models import (
     MAX_EVIDENCE,
@@ -106,6 +107,7 @@ class Inducer:
         supported = 0
         coverage: list[str] = []
         by_index = {v.index: v for v in verdict.steps}
+        said = argument_words(step.arguments for step in probe.steps)
         for position, result in enumerate(rollout.steps):
             step = probe.steps[result.index]
             step_verdict = by_index[result.index]
@@ -129,6 +131,8 @@ class Inducer:
                 round=probe.round,
             )
             self._count_call(step.tool, result.outcome.outcome)
+            if result.outcome.outcome in (OutcomeClass.OK, OutcomeClass.TOOL_ERROR):
+                self.graph.lexicon.hear(to_placeholders(result.outcome.excerpt, rollout.variables), said)
             opposed = self._opposed(evidence, step_verdict.failed) if not prefix else []
             if step_verdict.failed:
                 entry = self._boundary(probe, step, step_verdict, evidence)

@@ -289,7 +289,8 @@ class Fingerprint(Frozen):
 
 
 class ServerNode(Frozen):
-    """One server of the atlas: the fingerprint of the build its knowledge comes from."""
+    """One server of the atlas: the fingerprint of the build its knowledge comes from, and what routes a
+    task to it besides its tools — what the catalogue and the server itself say it is for, and its lexicon."""
 
     id: str
     server: str
@@ -298,6 +299,13 @@ class ServerNode(Frozen):
     """When the knowledge was last built or refreshed."""
     verified_at: datetime | None = None
     """When ``toolatlas verify`` last replayed entries of this server."""
+    description: str = ""
+    """What the catalogue says the server is for."""
+    instructions: str = ""
+    """What the server says of itself when a client connects (the MCP ``instructions``)."""
+    lexicon: list[str] = Field(default_factory=list)
+    """The words its answers said during builds, beyond the evidence's excerpts (:mod:`toolatlas.graph.lexicon`):
+    a routing aid, never served as a claim."""
 
     @staticmethod
     def make_id(server: str) -> str:

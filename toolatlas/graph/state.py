@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pydantic import Field
 
 from toolatlas.graph.families import SCHEMA_SUMMARY
+from toolatlas.graph.lexicon import Lexicon
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.models import Frozen, ToolSpec, utcnow
 
@@ -102,6 +103,8 @@ class ServerGraph:
         not kept in the graph."""
         self.node: ServerNode | None = None
         """The server itself: the fingerprint of the build of its knowledge."""
+        self.lexicon = Lexicon()
+        """The words its answers said (kept on :attr:`node` when the graph is persisted)."""
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -188,6 +191,8 @@ class ServerGraph:
         (``uses:<shape>|<effect>``) marked stale: a use is one entry whose effects carry their
         conditions, and the build re-observes it as such.
         """
+        for server in records.get("servers", []):
+            self.lexicon.update(dict.fromkeys(server.lexicon, 1))
         live = {node.id for node in self.tools.values()}
         for node in records.get("tools", []):
             if node.id in live:
@@ -234,6 +239,8 @@ class ServerGraph:
             opportunities = self.transition_opportunities[node.tool]
             if covered != node.covered or opportunities != node.transitions_out:
                 self.put_tool(node.model_copy(update={"covered": covered, "transitions_out": opportunities}))
+        if self.node is not None and self.node.lexicon != (words := self.lexicon.words()):
+            self.put_server(self.node.model_copy(update={"lexicon": words}))
         layers: dict[str, list] = {"servers": [], "tools": [], "entries": [], "traces": [], "strategies": []}
         by_id = {
             "servers": {self.node.id: self.node} if self.node is not None else {},

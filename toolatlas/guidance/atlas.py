@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
-from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, ToolNode, TraceNode
-from toolatlas.guidance.index import LexicalIndex, terms
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
+from toolatlas.guidance.index import LexicalIndex, content_terms, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.operations import OPERATIONS, expanded
@@ -87,6 +87,7 @@ class AtlasView:
         strategies: Iterable[StrategyNode],
         *,
         include_stale: bool = False,
+        servers: Iterable[ServerNode] = (),
     ) -> None:
         def live(record) -> bool:  # a quarantined record failed an integrity check: never read
             if record.status is EntryStatus.QUARANTINED:
@@ -113,13 +114,19 @@ class AtlasView:
         self.knowledge_index = LexicalIndex([self._knowledge_text(k) for k in self.tool_keys])
         """Each tool's verified vocabulary, every word once: an entry count cannot lift a tool."""
         self.servers = sorted({k[0] for k in self.tool_keys})
+        self.server_nodes: dict[str, ServerNode] = {n.server: n for n in servers if n.server in self.servers}
+        """Each server's node: what the catalogue and the server say it is for, and its lexicon (when the atlas
+        holds them)."""
         knowledge = [self._knowledge_text(k) for k in self.tool_keys]
         self.server_index = LexicalIndex([
             " ".join([*(f"{record_text(self.tool_nodes[k])} {text}" for k, text in zip(self.tool_keys, knowledge, strict=True)
                         if k[0] == server),
-                      *(self.traces[t].task for t in self.trace_ids if self.traces[t].server == server)])
+                      *(self.traces[t].task for t in self.trace_ids if self.traces[t].server == server),
+                      *((self.server_nodes[server].description, self.server_nodes[server].instructions)
+                        if server in self.server_nodes else ())])
             for server in self.servers])
-        """Each server as one document of its tools' texts and its traces' tasks: what routes a task to a server."""
+        """Each server as one document of its tools' texts, its traces' tasks and what the catalogue and the
+        server itself say it is for: what routes a task to a server."""
         self.router = ServerRouter(self)
         self._routes: dict[str, dict[str, float]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
@@ -168,8 +175,8 @@ class AtlasView:
         """Tools matching ``task`` (best = 1): its documentation weighs ``DOCS_WEIGHT``, its verified
         vocabulary the rest. Routed (the default, when no servers are named), the tools of servers whose
         best tool matches under half as well as the best overall count ``OFF_ROUTE`` as much."""
-        text = expanded(task)
-        docs, knowledge = self.docs_index.scores(text), self.knowledge_index.scores(text)
+        query = content_terms(expanded(task))  # "about", "more": how a request is asked, not what it is about
+        docs, knowledge = self.docs_index.scores_of(query), self.knowledge_index.scores_of(query)
         top_d, top_k = max(docs.values(), default=0.0), max(knowledge.values(), default=0.0)
         combined: dict[int, float] = {}
         for doc in set(docs) | set(knowledge):
@@ -252,6 +259,7 @@ class Atlas:
             records["traces"],
             records["strategies"] if ablation.strategy_layer else [],
             include_stale=include_stale,
+            servers=records["servers"],
         )
         navigator = None if ablation.traversal else StaticNavigator()
         return cls(view, navigator=navigator, name=catalogue.name, cache_size=cache_size)
@@ -286,7 +294,9 @@ class Atlas:
                     server=server.name, tool=tool.name, schema_hash=tool.schema_hash,
                     description=tool.description, input_schema=tool.input_schema, neighbours=tool.neighbours,
                 ))
-        atlas = cls(AtlasView(tools, entries, export.traces, export.strategies, include_stale=include_stale),
+        nodes = [node for server in export.servers if (node := server.node()) is not None]
+        atlas = cls(AtlasView(tools, entries, export.traces, export.strategies, include_stale=include_stale,
+                              servers=nodes),
                     name=export.catalogue, cache_size=cache_size)
         atlas.load_report = report
         return atlas

@@ -67,6 +67,9 @@ class Operation:
     """Operations a plan does first (an edit of exact text reads it first)."""
     task_forms: frozenset[str] = frozenset()
     """The words of ``task_words`` as written."""
+    name_words: frozenset[str] = frozenset()
+    """Stems that say it only as the verb of a tool's name (``get_document_text``): in a description
+    ("Get the schema of a table") they say little of what a tool does."""
 
 
 def _stems(words: str) -> frozenset[str]:
@@ -74,14 +77,14 @@ def _stems(words: str) -> frozenset[str]:
 
 
 def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risks: str = "", says: str = "",
-        before: tuple[str, ...] = ()) -> Operation:
+        before: tuple[str, ...] = (), name_only: str = "") -> Operation:
     return Operation(name, _stems(task), _stems(tool), composition, risks, says or f"{name}s", before,
-                     frozenset(task.split()))
+                     frozenset(task.split()), _stems(name_only))
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    _op("read", "read open examine inspect gist contents extract scan parse",
-        "read show open fetch cat load dump",
+    _op("read", "read open examine inspect gist contents extract scan parse show display view print say",
+        "read show open fetch cat load dump extract retrieve", name_only="get",
         risks="does not exist missing directory where a file is expected both head tail together lines"),
     _op("write", "write save record store generate produce output put answer report summary document compile",
         "write save put store set output append record",
@@ -118,7 +121,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         risks="parent folder directory containing it does not exist", says="splits"),
     _op("convert", "convert transform uppercase lowercase translate reformat", "convert transform translate",
         composition=("read", "write"), risks="invalid format unknown not valid", says="converts"),
-    _op("export", "export import", "export import", composition=("read", "write"), says="exports"),
+    _op("export", "export import", "export import convert", composition=("read", "write"), says="exports"),
     _op("count", "count total calculate compute tally statistics sum", "count aggregate statistics",
         composition=("read",), says="counts"),
     _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp "
@@ -164,6 +167,8 @@ WINDOW = 5
 """Words of a mention: the operation's word and what follows (its object: "create a new *directory*")."""
 _NEGATIONS = frozenset({"not", "don't", "dont", "never", "no", "without", "avoid", "nor"})
 """Words after which an operation is one *not* to do ("do not add anything else")."""
+_RECIPIENTS = frozenset({"me", "us"})
+"""Whom an operation is for, between its verb and its object ("show *me* the headings")."""
 _DESCRIPTIVE = frozenset({"organised", "organized", "modified", "touched"})
 """Words ending in -ed that still ask for an operation (a folder "organised" how, a file "created" when)."""
 
@@ -207,7 +212,12 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
             continue
         word = "" if _IDENTIFIER.fullmatch(token) else next(iter(_WORD.findall(token)), "")
         lowered = word.lower()
-        after = " ".join(tokens[position + 1:position + WINDOW])
+        start = position + 1
+        while start < len(tokens) and tokens[start].lower().strip(".,;:") in _RECIPIENTS:
+            start += 1  # "show *me* the details of …": the object comes after whom it is for
+        after = " ".join(tokens[start:start + WINDOW - 1])
+        if not after.strip(" ?.!,;:"):  # last in its clause ("what does the report *say*?"): what precedes it
+            after = " ".join(tokens[max(0, position - WINDOW + 1):position])
         named = absolute or bool(_IDENTIFIER.search(after))
         particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
         if lowered == "many" and previous == "how":
@@ -257,8 +267,12 @@ def names_something(text: str) -> bool:
 
 
 def asks_about_named(text: str) -> bool:
-    """Whether a request asks a question about an exactly named thing (what a named file says: read it)."""
-    return bool(_IDENTIFIER.search(text)) and any(w.lower().strip("?,.") in _QUESTION for w in text.split())
+    """Whether a request asks a question about an exactly named thing (what a named file says: read it): a
+    clause that ends in a question mark or opens with a question word ("when" inside a statement is no
+    question: "it fails when `x` is empty")."""
+    words = text.split()
+    question = text.rstrip().endswith("?") or bool(words and words[0].lower().strip("?,.") in _QUESTION)
+    return question and bool(_IDENTIFIER.search(text))
 
 
 @lru_cache(maxsize=4096)
@@ -293,7 +307,7 @@ def content_search(text: str) -> bool:
     return any(stem in _CONTENT_WORDS for stem in _task_terms(text))
 
 
-_ALL_WORDS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words | op.tool_words)
+_ALL_WORDS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words | op.tool_words | op.name_words)
 
 
 def name_verb(name: str, server: str = "") -> str | None:
@@ -313,7 +327,7 @@ def tool_operations(name: str, purpose: str, server: str = "") -> dict[str, floa
     named, described = set(terms(name)), set(terms(purpose))
     found = {}
     for op in OPERATIONS.values():
-        if named & op.tool_words:
+        if named & (op.tool_words | op.name_words):
             found[op.name] = 1.0
         elif described & op.tool_words:
             found[op.name] = 0.5

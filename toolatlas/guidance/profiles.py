@@ -147,8 +147,6 @@ class ToolProfile:
     tolerances_index: LexicalIndex
     clauses_index: LexicalIndex
     """Its operative clauses, to rank them against a task."""
-    arguments: frozenset[str]
-    """Its argument names (every finding speaks of them: they tie a task to none in particular)."""
     use: UseNote | None
     feeds: Mapping[str, float]
     """Peers its output was verified to feed (data co-usage), with the edge weight."""
@@ -226,7 +224,7 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
 
 
 def _objects(node: ToolNode) -> frozenset[str]:
-    verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words}
+    verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words | op.name_words}
     server = set(terms(node.server))
     return frozenset(t for t in terms(node.tool)
                      if t not in verbs and t not in server and "_" not in t and len(t) > 2)
@@ -261,7 +259,6 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
-        arguments=frozenset(t for name in properties for t in terms(name)),
         use=_use(node, uses), feeds=feeds, objects=_objects(node),
     )
 

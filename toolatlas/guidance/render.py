@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -32,7 +31,7 @@ from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_somet
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
 from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
-from toolatlas.guidance.shapes import shape_words
+from toolatlas.guidance.shapes import shape_words, value_shapes
 from toolatlas.guidance.text import fit, render_text
 
 if TYPE_CHECKING:
@@ -59,6 +58,8 @@ RELATIVE_RISKS = "absolute relative path"
 """What a task naming a relative path risks (a tool may need it absolute)."""
 NAMED_RISKS = "does not exist not found unknown missing"
 """What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
+VARIABLE_RISKS = "unknown identifier name not defined undefined function does not exist"
+"""What an expression over a name risks ("rate * 12"): that the evaluator knows no such name."""
 RELATED_SHARE = 0.5
 """A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 PLAN_FLOOR = 1.0
@@ -166,7 +167,6 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     profile = view.profiles[key]
     operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
     query = _query(plan, key, task, operations) if task else ""
-    query = " ".join(w for w in query.split() if not set(terms(w)) & profile.arguments)
     indexes = (profile.findings_index, profile.errors_index)
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
@@ -215,10 +215,11 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
     what naming a path or an exact thing risks."""
     risky = operations or (plan.operations if plan else [])
     said = plan.clauses_of(key) if plan and operations else [task]
-    return " ".join([*said, *(shape_words(text) for text in said),  # "9:15 am" risks what a 12-hour clock does
+    return " ".join([*said, *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
-                     NAMED_RISKS if names_something(task) else ""])
+                     NAMED_RISKS if names_something(task) else "",
+                     VARIABLE_RISKS if "shape:named_expression" in value_shapes(task) else ""])
 
 
 def strategy_guidance(strategy: StrategyNode) -> StrategyGuidance:

@@ -4,16 +4,21 @@ Each server is scored against the task two ways, each normalised so that the bes
 and the two are averaged:
 
 * **its text** — BM25 over one document per server: its tools' names and descriptions, their
-  verified vocabulary and its traces' tasks. A server that speaks a task's words often scores high.
-* **its vocabulary** — the distinct words the server was seen to speak: tool names, descriptions,
-  argument names and the schema's words for them, verified uses, the words of the successful answers
-  (the column names, records and units its state holds) and those of the argument values that worked
-  which the server also said (not a probe's invented text) — not its traces' tasks, whose filler words
-  ("what", "need") belong to no server — plus the *shapes* of those values (an arithmetic expression,
-  a relative or absolute file path, a file extension, a date, a time). Each word counts once, weighted by how few servers
-  share it: a word every server has routes nowhere, a shape only one server was verified to take
-  routes there. A task about data ("how many nights per city") meets the server whose answers
-  held those columns; "what is 1500 * 1.04^10?" meets the server verified on expressions.
+  verified vocabulary, its traces' tasks and what the catalogue and the server itself (its MCP
+  ``instructions``) say it is for. A server that speaks a task's words often scores high.
+* **its vocabulary** — the distinct words the server was seen to speak: what the catalogue and the
+  server say it is for, tool names, descriptions, argument names and the schema's words for them,
+  verified uses, the words of the successful answers (the column names, records and units its state
+  holds) that the probe did not send itself (an echo of its own sentence is no word of the server's),
+  its lexicon (every word its answers said during the build, read in full:
+  :mod:`toolatlas.graph.lexicon`) and the words of the argument values that worked which the server
+  also said (not a probe's invented text) — not its traces' tasks, whose filler words ("what",
+  "need") belong to no server — plus the *shapes* of those values (an arithmetic expression, a
+  relative or absolute file path, a file extension, a date, a time). Each word counts once, weighted
+  by how few servers share it: a word every server has routes nowhere, a shape only one server was
+  verified to take routes there. A task about data ("how many nights per city") meets the server
+  whose answers held those columns; "what is 1500 * 1.04^10?" meets the server verified on
+  expressions.
 
 The route is every server scoring at least :data:`ROUTE_SHARE` of the best (the margin rule: a
 server clearly ahead is routed to alone), widened to every server scoring :data:`UNSURE_SHARE`
@@ -106,6 +111,9 @@ class ServerRouter:
         that worked adds its shape, and its words only as far as the server said them too (a probe's invented
         text, "the quarterly report is ready for review", is no word of the server's)."""
         words: set[str] = set()
+        node = view.server_nodes.get(server)
+        if node is not None:
+            words |= _words(f"{node.description} {node.instructions} {' '.join(node.lexicon)}")
         for key in (k for k in view.tool_keys if k[0] == server):
             node = view.tool_nodes[key]
             words |= _words(f"{node.tool.replace('_', ' ')} {node.description} {_schema_text(node.input_schema)}")
@@ -114,9 +122,11 @@ class ServerRouter:
                     continue  # a misuse it survived says nothing of what it is for
                 words |= _words(entry.when or "")
                 for evidence in entry.evidence:
+                    sent = " ".join([*_strings(evidence.arguments), *(v for call in evidence.prefix
+                                                                     for v in _strings(call.get("arguments")))])
                     for value in _strings(evidence.arguments):
                         words |= value_shapes(value)
-                    words |= _words(evidence.excerpt[:EXCERPT_CHARS])
+                    words |= _words(evidence.excerpt[:EXCERPT_CHARS]) - _words(sent)  # not what the probe said
         return words
 
     def scores(self, task: str) -> tuple[dict[str, float], float]:

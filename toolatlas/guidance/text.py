@@ -8,7 +8,7 @@ exemplar last. When the text is over budget the least useful items go first (see
 
 from __future__ import annotations
 
-from toolatlas.guidance.models import DocumentedNote, Guidance
+from toolatlas.guidance.models import DocumentedNote, Guidance, ToolGuidance
 
 __all__ = ["ERROR_CHARS", "fit", "render_text"]
 
@@ -16,8 +16,9 @@ ERROR_CHARS = 110
 """Characters of a server's error shown in the text rendering (the typed field keeps the first line)."""
 
 
-def _tokens(guidance: Guidance) -> int:
-    return len(render_text(guidance)) // 4 + 1
+def _tokens(characters: int) -> int:
+    """What a text of so many characters costs (4 characters a token)."""
+    return characters // 4 + 1
 
 
 def _drop_last(field: str):
@@ -26,17 +27,19 @@ def _drop_last(field: str):
 
 def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     """Drop the least useful items until the text rendering fits: the exemplar, strategies,
-    compositions, accepted misuses, related tools, clauses beyond one per tool, the purposes of tools
-    that say nothing else, the use notes (a second boundary with the server's own words tells more than
-    the arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
+    compositions, accepted misuses, what related tools say (their names stay, on the one line of related
+    tools, which the budget does not count), clauses beyond one per tool, the purposes of tools that say
+    nothing else, the use notes (a second boundary with the server's own words tells more than the
+    arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
     clauses, the purposes (an agent has every tool's description already; what the atlas verified it
-    has only here), the last boundaries, then whole tools from the last (the plan and the first tool stay)."""
+    has only here), the last boundaries, the related tools' names, then whole tools from the last (the
+    plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
         lambda g: _per_tool(g, "compositions", 0),
         lambda g: _per_tool(g, "when", 1),
-        lambda g: _related(g),
+        lambda g: _related(g, named=True),
         lambda g: _per_tool(g, "documented", 1),
         lambda g: _unsaid(g, bare=True),
         lambda g: _per_tool(g, "when", 0),
@@ -44,16 +47,20 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _per_tool(g, "documented", 0),
         lambda g: _unsaid(g),
         lambda g: _lightest(g, 0),
+        lambda g: _related(g),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
     ]
-    tokens = _tokens(guidance)
+    characters = len(render_text(guidance, also=False))
     for trim in trims:
-        while tokens > max_tokens:
+        while _tokens(characters) > max_tokens:
             smaller = trim(guidance)
             if smaller is None:
                 break
-            guidance, tokens = smaller, _tokens(smaller)
-    return guidance.model_copy(update={"tokens": tokens})
+            guidance, characters = smaller, len(render_text(smaller, also=False))
+    line = _also_line(guidance)
+    if line:  # the rendering puts it on a line of its own
+        characters += len(line) + (1 if characters else 0)
+    return guidance.model_copy(update={"tokens": _tokens(characters)})
 
 
 def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
@@ -71,12 +78,31 @@ def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
     return None
 
 
-def _related(guidance: Guidance) -> Guidance | None:
-    """Drop the last tool outside the plan."""
+def _related(guidance: Guidance, *, named: bool = False) -> Guidance | None:
+    """Drop the last tool outside the plan; ``named``: only what it says (it stays served by name, on the
+    one line of related tools: an agent holds its description already, and a name costs a few tokens)."""
     for index in range(len(guidance.tools) - 1, -1, -1):
-        if not guidance.tools[index].operations and guidance.plan:
+        tool = guidance.tools[index]
+        if tool.operations or not guidance.plan or (named and _bare(tool)):
+            continue
+        if not named:
             return guidance.model_copy(update={"tools": guidance.tools[:index] + guidance.tools[index + 1:]})
+        tools = list(guidance.tools)
+        tools[index] = tool.model_copy(update={"purpose": "", "documented": [], "when": [], "when_not": [],
+                                               "compositions": []})
+        return guidance.model_copy(update={"tools": tools})
     return None
+
+
+def _also_line(guidance: Guidance) -> str:
+    """The one line of the tools served by name only ("" when there are none)."""
+    bare = [f"{tool.server}.{tool.tool}" for tool in guidance.tools if _bare(tool)]
+    return "## Also: " + ", ".join(bare) if bare else ""
+
+
+def _bare(tool: ToolGuidance) -> bool:
+    """Whether a tool says nothing but its name."""
+    return not (tool.purpose or tool.documented or tool.when or tool.when_not or tool.compositions)
 
 
 def _lightest(guidance: Guidance, keep: int) -> Guidance | None:
@@ -127,8 +153,9 @@ def _marked(note: DocumentedNote) -> str:
     return note.text
 
 
-def render_text(guidance: Guidance) -> str:
-    """The guidance as a compact prompt: plan, gaps, server notes, then tools, strategies, example."""
+def render_text(guidance: Guidance, *, also: bool = True) -> str:
+    """The guidance as a compact prompt: plan, gaps, server notes, then tools, the related tools served by
+    name only on one line (``also=False``: not), strategies, example."""
     servers = {step.tool.split(".", 1)[0] for step in guidance.plan}
     short = len(servers) <= 1
 
@@ -143,6 +170,8 @@ def render_text(guidance: Guidance) -> str:
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
     for tool in guidance.tools:
+        if _bare(tool):
+            continue
         lines.append(f"## {tool.server}.{tool.tool}" + (f" — {tool.purpose}" if tool.purpose else ""))
         lines += [f"- documented: {_marked(note)}" for note in tool.documented]
         lines += [f"- verified: {use.text}" for use in tool.when]
@@ -155,6 +184,8 @@ def render_text(guidance: Guidance) -> str:
             lines.append(f"- avoid{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
+    if also and (line := _also_line(guidance)):
+        lines.append(line)
     for strategy in guidance.strategies:
         lines.append(f"## Strategy: {strategy.title} (when {strategy.when})")
         lines += [f"{i}. {step}" for i, step in enumerate(strategy.steps, 1)]

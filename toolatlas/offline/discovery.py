@@ -93,6 +93,8 @@ class Discovery(Frozen):
     costs: dict[str, ToolCost] = Field(default_factory=dict)
     error: str = ""
     """Why discovery stopped early (the server would not start…); what it found until then is kept."""
+    instructions: str = ""
+    """What the server says of itself when a client connects (the MCP ``instructions``)."""
 
     @property
     def slow(self) -> list[str]:
@@ -200,9 +202,10 @@ async def discover(
     """Discover in ``sandbox`` (started and closed here). A server that fails part-way still
     yields what was found until then, with the reason in :attr:`Discovery.error`."""
     session = _Session(sandbox, synth, listings=listings, introspect=introspect)
-    error = ""
+    error = instructions = ""
     try:
         await sandbox.start()
+        instructions = (sandbox.connection.instructions if sandbox.connection is not None else None) or ""
         outputs, database, costs = await session.run(sandbox.tools)
     except Exception as exc:  # noqa: BLE001 - a server that breaks discovery is probed all the same
         log.warning("discovery_failed", server=sandbox.spec.name, error=str(exc)[:300])
@@ -211,7 +214,7 @@ async def discover(
         await sandbox.close()
     slow = sorted(n for n, c in costs.items() if c.slow)
     log.info("discovered", server=sandbox.spec.name, listings=len(outputs), database=database is not None, slow=slow)
-    return Discovery(outputs=outputs, database=database, costs=costs, error=error)
+    return Discovery(outputs=outputs, database=database, costs=costs, error=error, instructions=instructions)
 
 
 def run_blocking(factory: Callable[[], Coroutine[Any, Any, Discovery]]) -> Discovery:

@@ -76,7 +76,8 @@ def write_snapshot(atlas: Atlas, path: str | Path) -> Path:
 
     view = atlas.view
     export = assemble(atlas.name, list(view.tool_nodes.values()), list(view.entries.values()),
-                      list(view.traces.values()), list(view.strategies.values()), [])
+                      list(view.traces.values()), list(view.strategies.values()), [],
+                      nodes=list(view.server_nodes.values()))
     path = Path(path)
     path.write_text(export.model_dump_json(by_alias=True))
     return path

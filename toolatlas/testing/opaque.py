@@ -31,6 +31,7 @@ path = "atlas"
 
 [[servers]]
 name = "shopdb"
+description = "A shop's customers, products and orders in SQLite."
 runtime = {{ kind = "pypi", package = "mcp-server-sqlite", version = "2025.4.25", requirements = ["mcp<2"] }}
 transport = {{ args = ["--db-path", "${{root}}/shop.db"] }}
 environment = {{ kind = "command", snapshot = "shop.db", prepare = "cp ${{snapshot}} ${{root}}/shop.db", digest = "sha256sum ${{root}}/shop.db | sed 's/ .*//; s/^/shop.db\\t/'" }}

@@ -102,6 +102,9 @@ def _merge_server(name: str, held: list[tuple[str, ServerExport]], conflicts: li
         fingerprint=next(iter(prints.values()), None),
         built_at=max((s.built_at for _b, s in held if s.built_at), default=None),
         verified_at=max((s.verified_at for _b, s in held if s.verified_at), default=None),
+        description=next((s.description for _b, s in held if s.description), ""),
+        instructions=next((s.instructions for _b, s in held if s.instructions), ""),
+        lexicon=sorted({word for _b, s in held for word in s.lexicon}),
         tools=tools,
     )
 

@@ -9,7 +9,8 @@ strategies, coverage details), by a placeholder of its kind — ``<redacted:path
 always by the same placeholder, so an entry's text still quotes its evidence (the load-time integrity
 check holds) and two mentions of one path still read as one. Sandbox paths are already written as
 ``${root}``-style placeholders and are left alone, as are the tools' own names, descriptions and
-schemas (the server's public interface).
+schemas (the server's public interface). A server's lexicon (the words its answers said, one by one)
+is dropped: no pattern finds a private value in separate words.
 """
 
 from __future__ import annotations
@@ -87,9 +88,12 @@ class Redactor:
         return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
 
     def value(self, value: Any, key: str | None = None) -> Any:
-        """A JSON value with its strings redacted (keys and public fields left as they are)."""
+        """A JSON value with its strings redacted (keys and public fields left as they are). A server's
+        lexicon goes whole: its words, each apart, are no value a pattern or a listed phrase finds."""
         if key in _KEEP:
             return value
+        if key == "lexicon":
+            return []
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
