@@ -11,7 +11,7 @@ from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgKind, infer_arguments
 from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.operations import described_operations
-from toolatlas.offline.retries import stated_enablers
+from toolatlas.offline.retries import counterpart, stated_enablers
 from toolatlas.offline.saturation import token_arguments, value_classes
 from toolatlas.offline.scalars import domain_words
 from toolatlas.offline.values import ValueSynth
@@ -104,6 +104,22 @@ class TestWordsOfTheTools:
         tools = {n: tool(n, {}) for n in ("approve_task", "mark_task_done", "delete_task", "list_tasks")}
         assert stated_enablers("approve_task", "Task not done yet.", tools) == ["mark_task_done"]
         assert stated_enablers("approve_task", "Permission denied", tools) == []
+
+    def test_an_error_saying_the_object_is_missing_points_to_its_creator(self) -> None:
+        """"No footnotes in document" from delete_footnote points to add_footnote, not to another deleter
+        or a read; an error saying nothing is missing does not."""
+        tools = {n: tool(n, {}) for n in ("delete_footnote", "add_footnote", "remove_footnote", "get_footnotes")}
+        assert stated_enablers("delete_footnote", "No footnotes in document", tools) == ["add_footnote"]
+        assert stated_enablers("delete_footnote", "Footnote text too long", tools) == []
+
+    def test_undoing_points_to_the_tool_it_undoes(self) -> None:
+        """unprotect_document's failure points to protect_document, whatever its words."""
+        tools = {n: tool(n, {}) for n in ("unprotect_document", "protect_document", "get_document")}
+        assert stated_enablers("unprotect_document", "module has no attribute 'InvalidFormatError'", tools) == [
+            "protect_document"
+        ]
+        assert counterpart("disable_rule", {n: tool(n, {}) for n in ("disable_rule", "enable_rule")}) == "enable_rule"
+        assert counterpart("update_rule", {n: tool(n, {}) for n in ("update_rule", "date_rule")}) is None
 
     def test_a_search_with_no_data_uses_its_domain(self) -> None:
         """A unit search looks for unit names; a tool naming no known domain gets none."""

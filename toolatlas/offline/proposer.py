@@ -30,6 +30,7 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
@@ -39,6 +40,7 @@ from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.retries import hinted_retries, stated_enablers
 from toolatlas.offline.saturation import saturation_probes, value_classes
+from toolatlas.offline.schemas import conforms
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.probing.text import error_signature
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
@@ -49,6 +51,8 @@ __all__ = ["OfflineProposer"]
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
+MAX_ENABLERS = 4
+"""Tools tried first, per round, for a tool that fails on the untouched snapshot."""
 SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
 """Longest wait for one call of a slow tool: as long as its pilot was given."""
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
@@ -78,6 +82,17 @@ def _markers(call: PlannedCall) -> list[str]:
             if isinstance(value, str) and value:
                 found.append(value.rstrip("/").rsplit("/", 1)[-1] if "/" in value else value)
     return found
+
+
+def _shared_arguments(arguments: dict[str, Any], other: ToolSpec) -> dict[str, Any]:
+    """The values of ``arguments`` another tool takes under the same name and type (the file, the
+    request id, the password): what makes its call act on the same things."""
+    shared = {}
+    for name, value in arguments.items():
+        schema = other.properties.get(name)
+        if isinstance(schema, dict) and conforms(value, schema):
+            shared[name] = value
+    return shared
 
 
 def _strings(value: Any) -> list[str]:
@@ -115,7 +130,8 @@ class OfflineProposer:
         self.saturated: set[tuple[str, ...]] = set()
         self.unplanned_failures: dict[str, list[tuple[list[ProbeStep], ProbeStep, str]]] = {}
         """tool → (the steps before it, the step, its error) of calls that failed where success was expected."""
-        """Saturation boundaries already planned: (tool, family, argument, condition, base call)."""
+        self.alternatives: dict[str, list[Alternatives]] = {}
+        """tool → the groups of its optional arguments its errors said are given one at a time."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -485,30 +501,39 @@ class OfflineProposer:
         planned = self.synth.valid_arguments(tool, self.args[name], 0)
         if planned is None:
             return []
-        alone = [ev for e in unplanned for ev in e.evidence if ev.step == 0]  # the call failing on its own
-        same = alone[0].arguments if alone else None
-        errors = " ".join(ev.excerpt for ev in alone)
-        mentioned = [t for t in self.graph.specs if t != name and t in errors] + stated_enablers(
-            name, errors, self.graph.specs
-        )
+        failures = [  # per boundary, one call failing on its own, with its error
+            next((ev.arguments, ev.excerpt) for ev in e.evidence if ev.step == 0) for e in unplanned
+        ]
+        pairs: list[tuple[str, dict[str, Any]]] = []
+        for arguments, error in failures:  # the tools each error points to, for the very call that failed
+            named = [t for t in self.graph.specs if t != name and t in error] + stated_enablers(name, error, self.graph.specs)
+            pairs.extend((enabler, arguments) for enabler in named)
         related = [
             t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
             if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
             and tool_object(t) is tool_object(tool)
         ]
+        pairs.extend((enabler, failures[0][0]) for enabler in related)
+        chosen: dict[str, dict[str, Any]] = {}
+        for enabler, arguments in pairs:
+            if len(chosen) < MAX_ENABLERS:
+                chosen.setdefault(enabler, arguments)
         probes = []
-        for enabler in list(dict.fromkeys(mentioned + related))[:3]:
-            prepared = self.synth.valid_arguments(self.graph.specs[enabler], self.args[enabler], 0)
+        for enabler, same in chosen.items():
+            spec = self.graph.specs[enabler]
+            prepared = self.synth.valid_arguments(spec, self.args[enabler], 0)
             if prepared is None:
                 continue
-            first = self._step(self.graph.specs[enabler], prepared, expect="ok")
-            then = self._step(tool, planned, expect="ok").model_copy(
-                update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
-            )
-            if same is not None:  # the very call that failed: its success proves the state was the cause
-                then = then.model_copy(
-                    update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)}
-                )
+            shared = _shared_arguments(same, spec)  # it prepares the very things the failing call names
+            first = self._step(spec, prepared, expect="ok")
+            if shared:
+                arguments = {**prepared.arguments, **shared}
+                first = first.model_copy(update={"arguments": arguments, "exercised": _exercised(arguments, spec)})
+            # the very call that failed: its success proves the state was the cause
+            then = self._step(tool, planned, expect="ok").model_copy(update={
+                "enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state",
+                "arguments": same, "harvested": [], "exercised": _exercised(same, tool),
+            })
             steps = [first, then]
             if self.stateless:  # no digest sees the server's own state: the same call, failing before, shows it
                 before = then.model_copy(
@@ -531,8 +556,7 @@ class OfflineProposer:
                 prepared = self.synth.valid_arguments(spec, self.args[enabler], 0)
                 if prepared is None:
                     continue
-                shared = {k: v for k, v in failing.arguments.items() if k in spec.properties}
-                arguments = {**prepared.arguments, **shared}
+                arguments = {**prepared.arguments, **_shared_arguments(failing.arguments, spec)}
                 first = self._step(spec, prepared, expect="ok").model_copy(
                     update={"arguments": arguments, "exercised": _exercised(arguments, spec),
                             "intent": f"{spec.purpose} (what the error of `{name}` asks for first)"}
@@ -661,6 +685,7 @@ class OfflineProposer:
         """What saturation and chained preconditions remember between rounds, JSON-able (for checkpoints)."""
         return {
             "saturated": sorted(list(key) for key in self.saturated),
+            "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in prefix], step.model_dump(mode="json"), error]
                        for prefix, step, error in failures]
@@ -671,6 +696,14 @@ class OfflineProposer:
     def restore_exploration_state(self, state: dict[str, Any]) -> None:
         """Continue from :meth:`exploration_state` (an empty one from a checkpoint without it)."""
         self.saturated = {tuple(key) for key in state.get("saturated", [])}
+        self.alternatives = {}
+        for tool, groups in state.get("alternatives", {}).items():
+            for names, needed in groups:
+                if tool not in self.args:
+                    continue
+                found = Alternatives(tuple(names), bool(needed))
+                self.alternatives.setdefault(tool, []).append(found)
+                self.args[tool] = with_alternatives(self.args[tool], found)
         self.unplanned_failures = {
             tool: [([ProbeStep.model_validate(s) for s in prefix], ProbeStep.model_validate(step), error)
                    for prefix, step, error in failures]
@@ -748,6 +781,8 @@ class OfflineProposer:
                 signature = error_signature(result.outcome.excerpt)
                 if len(known) < 6 and all(error_signature(k[2]) != signature for k in known):
                     known.append((chain, step, result.outcome.excerpt))
+            if result.index in failed:
+                self._learn_alternatives(tool, result.outcome.excerpt)
             if result.index in failed:  # an error may name the values that would have worked
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
@@ -763,6 +798,16 @@ class OfflineProposer:
                 rollout.probe.id,
                 arguments=step.arguments,
             )
+
+    def _learn_alternatives(self, tool: ToolSpec, error: str) -> None:
+        """Plan ``tool``'s calls with one of the arguments its error says are alternatives."""
+        found = stated_alternatives(tool, error)
+        known = self.alternatives.setdefault(tool.name, [])
+        if found is None or found in known:
+            return
+        known.append(found)
+        self.args[tool.name] = with_alternatives(self.args[tool.name], found)
+        log.debug("alternatives_learned", server=self.spec.name, tool=tool.name, names=found.names, needed=found.needed)
 
     # -- building blocks -------------------------------------------------------------------------
 

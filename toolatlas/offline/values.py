@@ -104,6 +104,10 @@ def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     order = [
         s for s in optional if s.kind in SQL_KINDS and s not in order
     ] + order  # a statement is the point
+    needed = [s for s in optional if s.alternative_needed]
+    if needed:  # one of a group the server needs: the variant's member first, before what it excludes
+        first = needed[variant % len(needed)]
+        order = [first, *(s for s in order if s is not first)]
     kept: list[str] = []
     for spec in order:
         if not any(other in kept for other in spec.excludes):
