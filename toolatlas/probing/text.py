@@ -103,7 +103,7 @@ def looks_like_error(text: str) -> bool:
 
 
 _MISSING_LINE = re.compile(
-    r"[A-Z][\w ]{0,40}\S{0,200}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
+    r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
 )
 """A one-line answer that says the thing it was asked about is not there."""
 _FAILED = frozenset({"error", "failed", "failure", "fail"})
