@@ -15,8 +15,6 @@ Each candidate carries coverage keys (``tool:...``) so the frontier can prefer w
 
 from __future__ import annotations
 
-import json
-import posixpath
 import random
 import re
 import tempfile
@@ -38,11 +36,12 @@ from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
-from toolatlas.offline.retries import hinted_retries, stated_enablers
+from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
+from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
-from toolatlas.offline.schemas import conforms
 from toolatlas.offline.values import PlannedCall, ValueSynth
-from toolatlas.probing.text import error_signature
+from toolatlas.offline.workflows import chained_preconditions, exercised_keys, preconditions, record_chains
+from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
 
@@ -51,27 +50,11 @@ __all__ = ["OfflineProposer"]
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
-MAX_ENABLERS = 4
-"""Tools tried first, per round, for a tool that fails on the untouched snapshot."""
 SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
 """Longest wait for one call of a slow tool: as long as its pilot was given."""
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
 """Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
-
-
-def _exercised(planned: dict[str, Any], tool: ToolSpec) -> list[str]:
-    keys = []
-    for name, value in planned.items():
-        if name not in tool.properties:
-            continue
-        keys.append(name)
-        schema = tool.properties[name] if isinstance(tool.properties[name], dict) else {}
-        if schema.get("enum") and isinstance(value, str | int):
-            keys.append(f"{name}={value}")
-        if isinstance(value, bool):
-            keys.append(f"{name}={str(value).lower()}")
-    return keys
 
 
 def _markers(call: PlannedCall) -> list[str]:
@@ -82,17 +65,6 @@ def _markers(call: PlannedCall) -> list[str]:
             if isinstance(value, str) and value:
                 found.append(value.rstrip("/").rsplit("/", 1)[-1] if "/" in value else value)
     return found
-
-
-def _shared_arguments(arguments: dict[str, Any], other: ToolSpec) -> dict[str, Any]:
-    """The values of ``arguments`` another tool takes under the same name and type (the file, the
-    request id, the password): what makes its call act on the same things."""
-    shared = {}
-    for name, value in arguments.items():
-        schema = other.properties.get(name)
-        if isinstance(schema, dict) and conforms(value, schema):
-            shared[name] = value
-    return shared
 
 
 def _strings(value: Any) -> list[str]:
@@ -130,6 +102,8 @@ class OfflineProposer:
         self.saturated: set[tuple[str, ...]] = set()
         self.unplanned_failures: dict[str, list[tuple[list[ProbeStep], ProbeStep, str]]] = {}
         """tool → (the steps before it, the step, its error) of calls that failed where success was expected."""
+        self.records = ReadRecords()
+        """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.alternatives: dict[str, list[Alternatives]] = {}
         """tool → the groups of its optional arguments its errors said are given one at a time."""
 
@@ -212,7 +186,7 @@ class OfflineProposer:
                 if steps is None:
                     continue
                 for rollout in range(1 if slow else rollouts):
-                    probes.append(self._probe(0, Direction.SEED, name, steps, rollout=rollout))
+                    probes.append(self.new_probe(0, Direction.SEED, name, steps, rollout=rollout))
             if slow and (default := self._default_cost_probe(name)) is not None:
                 probes.append(default)
         return probes
@@ -228,22 +202,22 @@ class OfflineProposer:
             return None
         defaults = {k: v for k, v in planned.arguments.items() if k not in costly}
         named = ", ".join(f"`{a}`" for a in costly)
-        step = self._step(tool, planned, expect="any").model_copy(
+        step = self.planned_step(tool, planned, expect="any").model_copy(
             update={
                 "arguments": defaults,
                 "mutation": "default_cost",
                 "condition": f"called with its default {named} (the work it does when not asked for less)",
-                "exercised": _exercised(defaults, tool),
+                "exercised": exercised_keys(defaults, tool),
             }
         )
-        return self._probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
+        return self.new_probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
 
     def _seed_steps(self, name: str, variant: int) -> list[ProbeStep] | None:
         tool = self.graph.specs[name]
         planned = self.synth.valid_arguments(tool, self.args[name], variant)
         if planned is None:
             return None
-        first = self._step(tool, planned, expect="ok")
+        first = self.planned_step(tool, planned, expect="ok")
         if tool_effect(tool) is ToolEffect.READ:
             return [first]
         found = self._read_back(tool, planned)
@@ -260,7 +234,7 @@ class OfflineProposer:
             planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
             if planned is None:
                 continue
-            look = self._step(candidate, planned, expect="ok").model_copy(
+            look = self.planned_step(candidate, planned, expect="ok").model_copy(
                 update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})"}
             )
             return [
@@ -316,7 +290,7 @@ class OfflineProposer:
             whole = not reader.required and tool_object(reader) is obj  # e.g. a listing of every branch
             marker = marker_for(written, call.arguments)
             if (targets_it or whole) and marker is not None:
-                step = self._step(reader, call, expect="ok")
+                step = self.planned_step(reader, call, expect="ok")
                 intent = f"read back what `{writer.name}` changed ({reader.purpose})"
                 shows_text = marker in written["texts"] and bool(
                     _CONTENT_WORDS.search(f"{reader.name.replace('_', ' ')} {reader.purpose}")
@@ -354,7 +328,7 @@ class OfflineProposer:
                 arguments=arguments,
                 intent=f"read back the row `{writer.name}` inserted ({reader.purpose})",
                 expect="ok",
-                exercised=_exercised(arguments, reader),
+                exercised=exercised_keys(arguments, reader),
                 observes=0,
             )
             return step, marker
@@ -377,6 +351,7 @@ class OfflineProposer:
             probes = [
                 *self._variants(round_, name),
                 *self._compositions(round_, name),
+                *self._record_chains(round_, name),
                 *self._retries(round_, name),
                 *self._hinted_retries(round_, name),
                 *self._preconditions(round_, name),
@@ -396,7 +371,7 @@ class OfflineProposer:
         for variant in range(VARIANTS):
             steps = self._seed_steps(name, variant)
             if steps is not None:
-                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps))
+                probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps))
         return probes
 
     def _compositions(self, round_: int, name: str) -> list[Probe]:
@@ -423,10 +398,10 @@ class OfflineProposer:
             first = ProbeStep(
                 tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok"
             )
-            second = self._step(tool, call, expect="ok").model_copy(
+            second = self.planned_step(tool, call, expect="ok").model_copy(
                 update={"intent": f"use what `{source}` returned to {tool.purpose}"}
             )
-            probe = self._probe(
+            probe = self.new_probe(
                 round_, Direction.AFFORDANCE, name, [first, second], keys=[f"{name}:data<{source}"]
             )
             probes.append(probe)
@@ -449,14 +424,14 @@ class OfflineProposer:
                 expect="error",
                 condition=entry.condition,
             )
-            fixed = self._step(tool, planned, expect="ok").model_copy(
+            fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
                     "retry_of": 0,
                     "intent": f"retry with corrected arguments so that it does not fail when {entry.condition}",
                 }
             )
             probes.append(
-                self._probe(
+                self.new_probe(
                     round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[f"{name}:retry:{entry.id}"]
                 )
             )
@@ -479,96 +454,17 @@ class OfflineProposer:
                 intent=f"retry with `{retry.locator}` = {retry.value!r}, a value the error named",
                 expect="ok",
                 retry_of=0,
-                exercised=_exercised(retry.fixed, tool),
+                exercised=exercised_keys(retry.fixed, tool),
             )
             key = f"{name}:retry:named:{retry.ref.argument}"
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
+            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
         return probes
 
     def _preconditions(self, round_: int, name: str) -> list[Probe]:
-        """For a tool that fails on the untouched snapshot, try a state-changing tool first.
+        return [*preconditions(self, round_, name), *chained_preconditions(self, round_, name)]
 
-        Enablers are the tools its error message names (``Use git_add to stage changes first``),
-        then the mutating tools acting on the same kind of object.
-        """
-        tool = self.graph.specs[name]
-        unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
-            e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.family is None and any(ev.step == 0 for ev in e.evidence)
-        ]
-        if not unplanned:
-            return []
-        planned = self.synth.valid_arguments(tool, self.args[name], 0)
-        if planned is None:
-            return []
-        failures = [  # per boundary, one call failing on its own, with its error
-            next((ev.arguments, ev.excerpt) for ev in e.evidence if ev.step == 0) for e in unplanned
-        ]
-        pairs: list[tuple[str, dict[str, Any]]] = []
-        for arguments, error in failures:  # the tools each error points to, for the very call that failed
-            named = [t for t in self.graph.specs if t != name and t in error] + stated_enablers(name, error, self.graph.specs)
-            pairs.extend((enabler, arguments) for enabler in named)
-        related = [
-            t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
-            if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
-            and tool_object(t) is tool_object(tool)
-        ]
-        pairs.extend((enabler, failures[0][0]) for enabler in related)
-        chosen: dict[str, dict[str, Any]] = {}
-        for enabler, arguments in pairs:
-            if len(chosen) < MAX_ENABLERS:
-                chosen.setdefault(enabler, arguments)
-        probes = []
-        for enabler, same in chosen.items():
-            spec = self.graph.specs[enabler]
-            prepared = self.synth.valid_arguments(spec, self.args[enabler], 0)
-            if prepared is None:
-                continue
-            shared = _shared_arguments(same, spec)  # it prepares the very things the failing call names
-            first = self._step(spec, prepared, expect="ok")
-            if shared:
-                arguments = {**prepared.arguments, **shared}
-                first = first.model_copy(update={"arguments": arguments, "exercised": _exercised(arguments, spec)})
-            # the very call that failed: its success proves the state was the cause
-            then = self._step(tool, planned, expect="ok").model_copy(update={
-                "enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state",
-                "arguments": same, "harvested": [], "exercised": _exercised(same, tool),
-            })
-            steps = [first, then]
-            if self.stateless:  # no digest sees the server's own state: the same call, failing before, shows it
-                before = then.model_copy(
-                    update={"expect": "any", "enabled_by": None, "intent": f"{tool.purpose} before `{enabler}` (it fails)"}
-                )
-                steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
-        probes.extend(self._chained_preconditions(round_, name))
-        return probes
-
-    def _chained_preconditions(self, round_: int, name: str) -> list[Probe]:
-        """A call that failed inside a chain, retried in the same chain after the tool its error points
-        to, called on the same things (the arguments it shares with the failing call): ``plan → approve``
-        failed with "not done yet", so ``plan → mark done → approve``."""
-        probes = []
-        failures = sorted(self.unplanned_failures.get(name, []), key=lambda f: -len(f[0]))  # chains first
-        for prefix, failing, error in failures[:3]:
-            for enabler in stated_enablers(name, error, self.graph.specs)[:2]:
-                spec = self.graph.specs[enabler]
-                prepared = self.synth.valid_arguments(spec, self.args[enabler], 0)
-                if prepared is None:
-                    continue
-                arguments = {**prepared.arguments, **_shared_arguments(failing.arguments, spec)}
-                first = self._step(spec, prepared, expect="ok").model_copy(
-                    update={"arguments": arguments, "exercised": _exercised(arguments, spec),
-                            "intent": f"{spec.purpose} (what the error of `{name}` asks for first)"}
-                )
-                again = failing.model_copy(update={
-                    "expect": "ok", "enabled_by": len(prefix), "mutation": None, "condition": None,
-                    "intent": f"{self.graph.specs[name].purpose} once `{enabler}` has prepared the state",
-                })
-                steps = [*prefix, first, again]
-                key = f"{name}:after:{enabler}:in-chain"
-                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[key]))
-        return probes
+    def _record_chains(self, round_: int, name: str) -> list[Probe]:
+        return record_chains(self, round_, name)
 
     def _lifecycles(self, round_: int, name: str) -> list[Probe]:
         """Create → read back → modify what was created → verify the change, for a creating tool."""
@@ -593,7 +489,7 @@ class OfflineProposer:
             call = synth.valid_arguments(modifier, self.args[modifier.name], 0)
             if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
                 continue
-            change = self._step(modifier, call, expect="ok").model_copy(
+            change = self.planned_step(modifier, call, expect="ok").model_copy(
                 update={"intent": f"change what `{name}` created ({modifier.purpose})"}
             )
             after = self._read_back(modifier, call)  # e.g. read the destination of a move
@@ -602,9 +498,9 @@ class OfflineProposer:
             verify = (after[0] if after else read.model_copy(update={"expect": "any"})).model_copy(
                 update={"observes": 2 if after is not None else None, "intent": f"verify the change `{modifier.name}` made"}
             )
-            first = self._step(tool, planned, expect="ok").model_copy(update={"marker": marker})
+            first = self.planned_step(tool, planned, expect="ok").model_copy(update={"marker": marker})
             steps = [first, read, change, verify]
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
+            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
             if len(probes) == 2:
                 break
         return probes
@@ -617,12 +513,12 @@ class OfflineProposer:
         planned = self.synth.valid_arguments(tool, self.args[name], 1)
         if planned is None:
             return []
-        call = self._step(tool, planned, expect="ok")
+        call = self.planned_step(tool, planned, expect="ok")
         probes = []
         for reader in self._state_readers(tool)[:3]:
             steps = self._observed(tool, call, reader)
             if steps is not None:
-                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
+                probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
         return probes
 
     def _replays(self, round_: int, name: str) -> list[Probe]:
@@ -637,7 +533,7 @@ class OfflineProposer:
             step = ProbeStep(
                 tool=name, arguments=entry.example_arguments, intent="repeat the same call", expect="ok"
             )
-            probe = self._probe(
+            probe = self.new_probe(
                 round_, Direction.REPLAY, name, [step, step], keys=[f"{name}:replay:{entry.id}"]
             )
             probes.append(
@@ -659,9 +555,9 @@ class OfflineProposer:
             ):
                 step = mutation.step(name)
                 key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
-                probes.append(self._probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
+                probes.append(self.new_probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
             if tool_effect(tool) is ToolEffect.CREATE:
-                first = self._step(tool, planned, expect="ok")
+                first = self.planned_step(tool, planned, expect="ok")
                 again = first.model_copy(
                     update={
                         "expect": "any",
@@ -671,7 +567,7 @@ class OfflineProposer:
                     }
                 )
                 probes.append(
-                    self._probe(
+                    self.new_probe(
                         round_,
                         Direction.BOUNDARY,
                         name,
@@ -730,7 +626,7 @@ class OfflineProposer:
         if not markers:
             return {}
         synth = self._created_synth(tool, planned)
-        first = self._step(tool, planned, expect="ok")
+        first = self.planned_step(tool, planned, expect="ok")
         found: dict[str, Probe] = {}
         for reader in sorted(self.graph.specs.values(), key=lambda t: t.name):
             if reader.name == name or tool_effect(reader) is not ToolEffect.READ or reader.name in self.slow:
@@ -745,25 +641,26 @@ class OfflineProposer:
             marker = marker_for(written, arguments)
             if marker is None:
                 continue
-            read = self._step(reader, call, expect="ok").model_copy(
-                update={"arguments": arguments, "observes": 0, "exercised": _exercised(arguments, reader),
+            read = self.planned_step(reader, call, expect="ok").model_copy(
+                update={"arguments": arguments, "observes": 0, "exercised": exercised_keys(arguments, reader),
                         "intent": f"read back what `{name}` wrote ({reader.purpose})"}
             )
             steps = [first.model_copy(update={"marker": marker}), read]
-            found[reader.name] = self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:state>{reader.name}"])
+            found[reader.name] = self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:state>{reader.name}"])
         return found
 
     def composition_probes(self, round_: int, name: str) -> list[Probe]:
         """The data-flow, precondition and named-value retry chains of ``name`` (for saturation)."""
         return [
             *self._compositions(round_, name),
+            *self._record_chains(round_, name),
             *self._preconditions(round_, name),
             *self._hinted_retries(round_, name),
         ]
 
     def boundary_probe(self, round_: int, target: str, steps: list[ProbeStep], *, key: str) -> Probe:
         """A boundary probe of ``target`` made of ``steps``, covering ``key``."""
-        return self._probe(round_, Direction.BOUNDARY, target, steps, keys=[key])
+        return self.new_probe(round_, Direction.BOUNDARY, target, steps, keys=[key])
 
     # -- feedback --------------------------------------------------------------------------------
 
@@ -790,6 +687,11 @@ class OfflineProposer:
                 )
                 continue
             self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
+            if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
+                document = document_of(result.outcome.structured, result.outcome.excerpt)
+                if document is not None:
+                    self.records.add(ReadRecord(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                                                rollout.probe.id))
             self.pool.harvest(
                 tool,
                 result.outcome.excerpt,
@@ -826,17 +728,17 @@ class OfflineProposer:
         arguments = cheap
         return step.model_copy(update={"timeout_s": SLOW_TIMEOUT_S, "arguments": arguments})
 
-    def _step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
+    def planned_step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
         return ProbeStep(
             tool=tool.name,
             arguments=planned.arguments,
             intent=tool.purpose,
             expect=expect,  # type: ignore[arg-type]
             harvested=[ref for ref in planned.used_values if not ref.created and ref.tool != tool.name],
-            exercised=_exercised(planned.arguments, tool) + value_classes(self.args[tool.name], planned.arguments),
+            exercised=exercised_keys(planned.arguments, tool) + value_classes(self.args[tool.name], planned.arguments),
         )
 
-    def _probe(
+    def new_probe(
         self,
         round_: int,
         direction: Direction,
