@@ -114,8 +114,9 @@ class TestTheEvidence:
         search, or once the state changed, it is an answer."""
         replace = ToolSpec(server="s", name="search_and_replace", description="Search for text and replace all occurrences.")
         search = ToolSpec(server="s", name="search_notes", description="Search the notes.")
-        text = "No occurrences of 'zzz' found."
+        sentence = "Alice sent Bob 3 apples on Monday. Bob returned 2 of them on Friday, as agreed by both."
+        text = f"No occurrences of '{sentence}' found."
         assert promises_change(replace) and not promises_change(search)
-        assert error_evidence(ok(text, find_text="zzz"), spec=replace, changed=False) is not None
-        assert error_evidence(ok(text, find_text="zzz"), spec=replace, changed=True) is None
-        assert error_evidence(ok(text, find_text="zzz"), spec=search, changed=False) is None
+        assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=False) is not None
+        assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=True) is None
+        assert error_evidence(ok(text, find_text=sentence), spec=search, changed=False) is None

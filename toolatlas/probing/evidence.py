@@ -144,13 +144,13 @@ def error_evidence(
     if outcome.outcome is not OutcomeClass.OK:
         return None
     text = outcome.excerpt or ""
+    values = _values(arguments, rendered, outcome.arguments)
     if not looks_like_error(text):
-        if changed is False and _NOTHING_DONE.match(text) and promises_change(spec):
+        if changed is False and promises_change(spec) and _NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
         return None
     if json_error_reason(text):  # {"status": "error", "message": ...}: the result itself says it failed
         return "the result says it failed"
-    values = _values(arguments, rendered, outcome.arguments)
     remainder, echoed = without_echoes(text, values)
     if not looks_like_error(remainder.strip()):
         return None
