@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
@@ -22,7 +22,9 @@ from toolatlas.offline.operations import described_operations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
-from toolatlas.probing.models import ProbeStep
+
+if TYPE_CHECKING:  # probing.models imports offline.harvest: the step's model is imported where it is made
+    from toolatlas.probing.models import ProbeStep
 
 __all__ = ["EXCLUSIVE_WORDS", "SEMANTIC_FAMILIES", "Mutation", "MutationKind", "boundary_mutations"]
 
@@ -107,6 +109,8 @@ class Mutation(Frozen):
 
     def step(self, tool: str) -> ProbeStep:
         """The probe step that makes this call of ``tool``."""
+        from toolatlas.probing.models import ProbeStep
+
         return ProbeStep(
             tool=tool,
             arguments=self.arguments,
