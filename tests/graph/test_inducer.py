@@ -88,6 +88,28 @@ class TestMerging:
         assert entry.evidence[0].excerpt == "read ${root}/a"
 
 
+    def test_each_kind_of_answer_keeps_its_proof(self) -> None:
+        """Repeats of one call add support, not evidence; an answer of another shape (a JSON result with
+        other fields) is kept however many plain ones came before it."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        plain = ProbeStep(tool="read_file", arguments={"path": "a.js"}, expect="ok")
+        for n in range(6):
+            inducer.induce(*rollout([plain], [(OutcomeClass.OK, '{"filePath": "a.js", "messages": []}')], n=n,
+                                    direction=Direction.SEED))
+        for n, name in enumerate(("b.js", "c.js", "d.js"), start=10):
+            step = ProbeStep(tool="read_file", arguments={"path": name}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, f'{{"filePath": "{name}", "messages": []}}')], n=n,
+                                    direction=Direction.SEED))
+        flagged = ProbeStep(tool="read_file", arguments={"path": "cart.js"}, expect="ok")
+        answer = '{"filePath": "cart.js", "messages": [{"ruleId": "no-unused-vars", "line": 3}]}'
+        inducer.induce(*rollout([flagged], [(OutcomeClass.OK, answer)], n=20, direction=Direction.SEED))
+        [use] = graph.entries_of("read_file", EntryKind.AFFORDANCE)
+        assert use.support == 10
+        assert [e.arguments["path"] for e in use.evidence].count("a.js") == 1
+        assert any("ruleId" in e.excerpt for e in use.evidence)
+
+
 class TestCoUsage:
     def test_data_edge_weight_is_a_witnessed_ratio(self) -> None:
         """A harvested value that works gives a data edge with weight N_ij / N_i."""
