@@ -149,3 +149,29 @@ class TestLetters:
         found = [m for m in boundary_mutations(add, specs, {"text": "x", "priority": "B"}, planner, cap=80)
                  if m.name is MutationKind.MALFORMED_VALUE and m.target_arg == "priority"]
         assert sorted(m.arguments["priority"] for m in found) == ["BB", "b"]
+
+
+class TestTargetSweep:
+    def test_a_reading_tool_is_pointed_at_each_file_once(self, seed_facts: dict) -> None:
+        """A linter of unknown verb meets every text file of the snapshot, three new ones a round, until
+        none is left; a tool that writes is not swept."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        lint = tool("lint-files", {"filePaths": {"type": "array", "items": {"type": "string"},
+                                                "description": "Absolute paths of the files to lint"}})
+        write = tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}})
+        proposer = OfflineProposer(ServerGraph("s", [lint, write]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        proposer.facts = seed_facts["filesystem"]
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        files = {f.path for f in proposer.facts.tree.files if f.text}
+        linted: set[str] = set()
+        for round_ in range(1, 20):
+            probes = [p for p in proposer.saturation(round_, set()) if any(":target:" in k for k in p.coverage_keys)]
+            assert all(p.target == "lint-files" for p in probes) and len(probes) <= 3
+            linted |= {path for p in probes for path in p.steps[0].arguments["filePaths"]}
+            if not probes:
+                break
+        assert linted == files

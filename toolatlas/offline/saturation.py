@@ -45,6 +45,8 @@ SATURATION_BUDGET = 120
 """Probes per server and round beyond the frontier's choice (single calls or short chains), at least;
 a server of many tools gets :data:`PER_TOOL_SHARE` a tool (a fifty-tool server is not starved)."""
 PER_TOOL_SHARE = 6
+TARGETS_PER_ROUND = 3
+"""Existing files a reading tool is newly pointed at per round (:func:`_target_sweep`)."""
 PER_TOOL = 12
 """At most this many new saturation probes per tool and round: a tool of many arguments does not
 take the whole budget from the others."""
@@ -144,6 +146,42 @@ def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> l
     return out
 
 
+def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A reading tool's call on each existing text file it has not been pointed at yet (:data:`TARGETS_PER_ROUND` a
+    round): what a linter, a parser or a viewer answers depends on what the file holds (a clean file,
+    one that breaks rules, one that does not parse), which no argument's name tells."""
+    tool = proposer.graph.specs[name]
+    effect = tool_effect(tool)
+    if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
+        return []  # a tool of no known verb (``lint``, ``parse``) reads too, unless it says it destroys
+    specs = proposer.args[name]
+    spec = next((s for s in specs if _file_kind(s) or (s.items is not None and _file_kind(s.items))), None)
+    planned = proposer.synth.valid_arguments(tool, specs, 0) if spec is not None else None
+    if spec is None or planned is None:
+        return []
+    found: list[tuple[tuple[str, ...], Probe]] = []
+    targets = proposer.synth.targets
+    for candidate in targets.files():
+        fact = targets.file_fact(candidate.value)
+        if fact is not None and not fact.text:
+            continue
+        key = (name, "target", candidate.value)
+        coverage = f"{name}:target:{candidate.value}"
+        if key in proposer.saturated or coverage in proposer.graph.covered:
+            continue
+        value: Any = [candidate.value] if spec.items is not None and not _file_kind(spec) else candidate.value
+        arguments = {**planned.arguments, spec.name: value}
+        step = ProbeStep(tool=name, arguments=arguments, intent=f"{tool.purpose} ({candidate.value})", expect="any")
+        found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[coverage])))
+        if len(found) == TARGETS_PER_ROUND:
+            break
+    return found
+
+
+def _file_kind(spec: ArgSpec) -> bool:
+    return spec.kind is ArgKind.FILE_PATH and not spec.fresh
+
+
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
     """This round's saturation probes: per tool, semantic boundaries of its verified calls not yet
     tried (:attr:`OfflineProposer.saturated`), at most :data:`PER_TOOL` a tool, the round's saturation budget in all."""
@@ -181,6 +219,8 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
+        for key, probe in reversed(_target_sweep(proposer, round_, name)):
+            probes.insert(0, (key, probe))
         compositions = [*proposer.read_back_probes(round_, name).values(), *proposer.composition_probes(round_, name)]
         for probe in reversed(compositions):  # compositions first: each kind of edge once
             edges = tuple(k for k in probe.coverage_keys if ":arg:" not in k and ":shape:" not in k)
