@@ -175,3 +175,67 @@ class TestTargetSweep:
             if not probes:
                 break
         assert linted == files
+
+
+def _proposer(*tools: ToolSpec):
+    from toolatlas.config import ServerSpec
+    from toolatlas.graph.state import ServerGraph
+    from toolatlas.offline.proposer import OfflineProposer
+
+    return OfflineProposer(ServerGraph("s", list(tools)), None, ServerSpec(name="s", transport={"command": "x"}),
+                           random.Random(0))
+
+
+def _verified(proposer, steps: list, *, n: int = 0) -> None:
+    """Induce one successful chain of ``steps`` into the proposer's graph."""
+    from toolatlas.environments import StateDiff
+    from toolatlas.graph.inducer import Inducer
+    from toolatlas.models import CallOutcome, OutcomeClass
+    from toolatlas.probing.models import Direction, Probe, Rollout, StepResult, StepVerdict, Verdict
+
+    probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.AFFORDANCE, target=steps[-1].tool, task="t",
+                  steps=steps)
+    results = [StepResult(index=i, outcome=CallOutcome(server="s", tool=s.tool, arguments=s.arguments,
+                                                       outcome=OutcomeClass.OK, excerpt="done"))
+               for i, s in enumerate(steps)]
+    verdicts = [StepVerdict(index=i, tool=s.tool, outcome=OutcomeClass.OK, failed=False, change=StateDiff())
+                for i, s in enumerate(steps)]
+    Inducer(proposer.graph).induce(Rollout(probe=probe, steps=results),
+                                   Verdict(probe_id=probe.id, server="s", resolved=True, steps=verdicts))
+
+
+class TestBoundariesBehindWorkflows:
+    def test_a_tool_that_only_works_after_another_is_broken_inside_that_chain(self) -> None:
+        """A test run verified only after cases were added: its mutations run after the same adding call."""
+        from toolatlas.probing.models import ProbeStep
+
+        add = tool("add_test_case", {"input_string": {"type": "string"}})
+        test = tool("test_regex", {"pattern": {"type": "string", "description": "Regular expression to test"}})
+        proposer = _proposer(add, test)
+        adding = ProbeStep(tool="add_test_case", arguments={"input_string": "abc"}, expect="ok")
+        _verified(proposer, [adding, ProbeStep(tool="test_regex", arguments={"pattern": "a+"}, expect="ok")])
+        probes = [p for p in proposer.saturation(1, set()) if p.target == "test_regex" and p.steps[-1].mutation]
+        assert probes and all((p.steps[0].tool, p.steps[0].arguments) == (adding.tool, adding.arguments) for p in probes)
+        assert any(p.steps[-1].arguments["pattern"] != "a+" for p in probes)
+
+    def test_a_call_is_tried_after_a_tool_that_changes_the_same_thing(self) -> None:
+        """update_task's verified call runs after mark_task_done and delete_task on the same request and
+        task (two shared arguments); a tool sharing nothing, or a read, does not come first."""
+        from toolatlas.probing.models import ProbeStep
+
+        ids = {"requestId": {"type": "string"}, "taskId": {"type": "string"}}
+        update = tool("update_task", {**ids, "title": {"type": "string"}}, required=["requestId", "taskId"])
+        done = tool("mark_task_done", ids)
+        delete = tool("delete_task", ids)
+        read = tool("open_task_details", {"taskId": {"type": "string"}})
+        other = tool("delete_request", {"name": {"type": "string"}})
+        proposer = _proposer(update, done, delete, read, other)
+        call = ProbeStep(tool="update_task", arguments={"requestId": "req-1", "taskId": "task-3", "title": "x"},
+                         expect="ok")
+        _verified(proposer, [call])
+        probes = [p for p in proposer.saturation(1, set())
+                  if p.target == "update_task" and p.steps[-1].mutation == "after_change"]
+        assert {p.steps[0].tool for p in probes} == {"mark_task_done", "delete_task"}
+        for probe in probes:
+            first, last = probe.steps
+            assert first.arguments == {"requestId": "req-1", "taskId": "task-3"} and last.arguments == call.arguments

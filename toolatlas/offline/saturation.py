@@ -9,17 +9,22 @@ saturated or the round's :data:`SATURATION_BUDGET` is spent.
 
 A mutation is only as true as the call it breaks: the bases are the tool's *verified* calls
 (the example arguments of its active affordances that succeeded on their own), so "fails when
-`x` is negative" is never the failure of an already invalid call. A tool with no verified call
-yet is mutated from its planned call, as the frontier would. Bases of different value classes
+`x` is negative" is never the failure of an already invalid call. A tool that only ever succeeded
+once other tools had prepared the state (a regex test after its cases were added) is broken inside
+that chain: the enabling calls first, then the mutated one. A tool with no verified call yet is
+mutated from its planned call, as the frontier would. Bases of different value classes
 (:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
 
-Two boundaries need more than one changed value:
+Three boundaries need more than one changed value:
 
 - a **stale token**: a call that carries a hash, version or etag of content is repeated after
   it ran once (the content it describes has changed), and sent with a well-formed digest of
   other content;
-- a **repeat** of a state-changing call on what it already changed (done twice, deleted twice).
+- a **repeat** of a state-changing call on what it already changed (done twice, deleted twice);
+- a call **after another tool changed** what it acts on (:func:`_after_change`): a task marked done,
+  then edited; a row deleted, then read.
 
+Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`).
 Each writing tool's call is also read back by every read tool that can show what it wrote
 (:meth:`OfflineProposer.read_back_probes`): write → read, create → list, create → search.
 """
@@ -29,11 +34,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.offline.kinds import ArgKind, ArgSpec, ToolEffect, tool_effect
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
+from toolatlas.offline.workflows import shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 
 if TYPE_CHECKING:
@@ -51,7 +57,9 @@ PER_TOOL = 12
 """At most this many new saturation probes per tool and round: a tool of many arguments does not
 take the whole budget from the others."""
 BASES_PER_TOOL = 3
-SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change"}
+AFTER_CHANGE_PEERS = 4
+"""Tools that update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
+SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change", "after_change"}
 """The semantic families plus the two emptiness/sign boundaries a description implies (``cases``
 needs items, an ``amount`` is positive) and the multi-step ones of this module."""
 _TOKEN_NAME = re.compile(r"hash|etag|checksum|digest|(^|_)version(_|$)|revision_token|(^|_)token$", re.IGNORECASE)
@@ -84,8 +92,17 @@ def value_classes(specs: list[ArgSpec], arguments: dict[str, Any]) -> list[str]:
     return classes
 
 
-def _verified_bases(proposer: OfflineProposer, name: str) -> list[dict[str, Any]]:
-    """The tool's verified calls (successful on their own), one per argument shape, most supported first."""
+class Base(NamedTuple):
+    """A verified call to break, and the calls that enabled it (none: it works on the untouched snapshot)."""
+
+    arguments: dict[str, Any]
+    prefix: tuple[ProbeStep, ...] = ()
+
+
+def _verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
+    """The tool's verified calls, one per argument shape, most supported first: those that succeeded on
+    their own; for a tool that only ever succeeded once other tools had prepared the state (a test run
+    after its cases were added), those calls with the steps of the other tools before them."""
     entries = [
         e
         for e in proposer.graph.entries_of(name, EntryKind.AFFORDANCE)
@@ -93,19 +110,56 @@ def _verified_bases(proposer: OfflineProposer, name: str) -> list[dict[str, Any]
         and e.signature.startswith("uses:")
         and e.example_arguments is not None
         and e.evidence
-        and e.evidence[0].step == 0
     ]
     entries.sort(key=lambda e: (-e.support, e.id))
-    bases: list[dict[str, Any]] = []
+    alone = [e for e in entries if e.evidence[0].step == 0]
+    bases: list[Base] = []
     seen: set[str] = set()
-    for entry in entries:
-        key = json.dumps(entry.example_arguments, sort_keys=True, default=str)
+    for entry in alone or entries:
+        evidence = entry.evidence[0]
+        prefix = tuple(
+            ProbeStep(tool=p["tool"], arguments=p["arguments"], intent=f"prepare what `{name}` needs", expect="ok")
+            for p in evidence.prefix if p["tool"] != name  # the same tool before: the control that failed
+        ) if not alone else ()
+        key = json.dumps([evidence.arguments, [(s.tool, s.arguments) for s in prefix]], sort_keys=True, default=str)
         if key not in seen:
             seen.add(key)
-            bases.append(dict(entry.example_arguments or {}))
+            bases.append(Base(dict(evidence.arguments), prefix))
         if len(bases) == BASES_PER_TOOL:
             break
     return bases
+
+
+def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tuple[str, str, list[ProbeStep]]]:
+    """``(family, condition, steps)``: the verified call right after a tool that updates or deletes acts on
+    the same thing — the arguments it takes under the same name (two of them, or an id) — first: a task
+    marked done can no longer be edited, a deleted row no longer read."""
+    tool = proposer.graph.specs[name]
+    kinds = {s.name: s.kind for s in proposer.args[name]}
+    ranked = []
+    for peer, spec in proposer.graph.specs.items():
+        if peer == name or peer in proposer.slow or tool_effect(spec) not in (ToolEffect.UPDATE, ToolEffect.DELETE):
+            continue
+        shared = {
+            k: v for k, v in shared_arguments(base.arguments, spec).items()
+            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()
+        }
+        if len(shared) >= 2 or any(kinds.get(k) is ArgKind.IDENTIFIER for k in shared):
+            ranked.append((-len(shared), peer, shared))
+    out: list[tuple[str, str, list[ProbeStep]]] = []
+    for _count, peer, shared in sorted(ranked)[:AFTER_CHANGE_PEERS]:
+        spec = proposer.graph.specs[peer]
+        planned = proposer.synth.valid_arguments(spec, proposer.args[peer], 0)
+        if planned is None:
+            continue
+        named = ", ".join(f"`{k}`" for k in sorted(shared))
+        condition = f"`{peer}` acted just before on the same {named}"
+        change = ProbeStep(tool=peer, arguments={**planned.arguments, **shared}, expect="ok",
+                           intent=f"{spec.purpose} (what `{name}` acts on next)")
+        call = ProbeStep(tool=name, arguments=base.arguments, intent=f"check how `{name}` handles {condition}",
+                         expect="any", mutation="after_change", condition=condition)
+        out.append(("after_change", condition, [*base.prefix, change, call]))
+    return out
 
 
 def _stale_digest(value: Any) -> str:
@@ -117,8 +171,9 @@ def _stale_digest(value: Any) -> str:
     return full[:64]
 
 
-def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> list[tuple[str, str, list[ProbeStep]]]:
+def _multi_step(proposer: OfflineProposer, name: str, verified: Base) -> list[tuple[str, str, list[ProbeStep]]]:
     """``(family, condition, steps)`` of the boundaries that need a call before the broken one."""
+    base = verified.arguments
     tool = proposer.graph.specs[name]
     specs = proposer.args[name]
     effect = tool_effect(tool)
@@ -132,17 +187,17 @@ def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> l
             condition = f"{arg} carries the fingerprint of content that changed since it was read (the same call ran just before)"
             again = first.model_copy(update={"expect": "any", "mutation": "stale_token", "condition": condition,
                                              "intent": f"repeat the call with the now stale {arg}"})
-            out.append(("stale_token", condition, [first, again]))
+            out.append(("stale_token", condition, [*verified.prefix, first, again]))
         condition = f"{arg} is a well-formed fingerprint of other content (stale or mistyped)"
         wrong = {**base, spec.name: _stale_digest(base[spec.name])}
-        out.append(("stale_token", condition, [first.model_copy(update={
+        out.append(("stale_token", condition, [*verified.prefix, first.model_copy(update={
             "arguments": wrong, "expect": "any", "mutation": "stale_token", "condition": condition,
             "intent": f"check how `{name}` handles {condition}"})]))
     if effect in (ToolEffect.UPDATE, ToolEffect.DELETE) and not token_arguments(specs):
         condition = "the change it makes was already made (the same call ran just before)"
         again = first.model_copy(update={"expect": "any", "mutation": "repeat_change", "condition": condition,
                                          "intent": "make the same change again"})
-        out.append(("repeat_change", condition, [first, again]))
+        out.append(("repeat_change", condition, [*verified.prefix, first, again]))
     return out
 
 
@@ -194,18 +249,21 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
         bases = _verified_bases(proposer, name)
         if not bases:
             planned = proposer.synth.valid_arguments(tool, specs, 0)
-            bases = [planned.arguments] if planned is not None else []
+            bases = [Base(planned.arguments)] if planned is not None else []
         probes: list[tuple[tuple[str, ...], Probe]] = []
         planned_keys: set[tuple[str, ...]] = set()
-        for base in bases:
+        for position, base in enumerate(bases):
             found: list[tuple[str, str | None, str, list[ProbeStep]]] = []
-            base_key = json.dumps(base, sort_keys=True, default=str)
-            for mutation in boundary_mutations(tool, specs, base, proposer.synth, cap=10_000):
+            base_key = json.dumps([base.arguments, [(s.tool, s.arguments) for s in base.prefix]], sort_keys=True,
+                                  default=str)
+            for mutation in boundary_mutations(tool, specs, base.arguments, proposer.synth, cap=10_000):
                 if mutation.name.value not in SATURATING_FAMILIES:
                     continue
                 step = mutation.step(name)
-                found.append((mutation.name.value, mutation.target_arg, mutation.condition, [step]))
+                found.append((mutation.name.value, mutation.target_arg, mutation.condition, [*base.prefix, step]))
             found.extend((family, "*", condition, steps) for family, condition, steps in _multi_step(proposer, name, base))
+            if position == 0:  # the state other tools leave it in: from its most supported call
+                found.extend((f, "*", c, steps) for f, c, steps in _after_change(proposer, name, base))
             for family, target, condition, steps in found:
                 key = (name, family, target or "*", condition, base_key)
                 if key in proposer.saturated or key in planned_keys:
