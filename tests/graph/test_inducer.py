@@ -79,6 +79,15 @@ class TestMerging:
         """Paths, numbers and quoted names are masked; the words of the error remain."""
         assert error_signature("Access denied - /a/b/c.txt not in /root (code 13)") == "Access denied - <path> not in <path> (code <n>)"
 
+    def test_a_json_body_after_a_lead_signs_by_its_reason(self) -> None:
+        """``Error calling tool 'q': {...}`` signs by the reason its JSON gives, so a missing table and a
+        broken constraint are two boundaries; a name a probe made up is masked."""
+        lead = "Error calling tool 'execute_query': {\n  \"success\": false,\n  \"error\": \"%s\"\n}"
+        missing = error_signature(lead % "Catalog Error: Table with name no_such_table_7a3a does not exist!")
+        assert missing == "Error calling tool <s>: Catalog Error: Table with name <new> does not exist!"
+        assert missing == error_signature(lead % "Catalog Error: Table with name no_such_table_b393 does not exist!")
+        assert missing != error_signature(lead % "Constraint Error: NOT NULL constraint failed: cities.name")
+
     def test_evidence_is_normalised_to_placeholders(self) -> None:
         """Evidence excerpts name the instance by placeholders, not by its temporary path."""
         graph = ServerGraph("s", [READ])
