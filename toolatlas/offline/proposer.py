@@ -456,7 +456,7 @@ class OfflineProposer:
                 retry_of=0,
                 exercised=exercised_keys(retry.fixed, tool),
             )
-            key = f"{name}:retry:named:{retry.ref.argument}"
+            key = f"{name}:retry:named:{retry.ref.argument}={retry.value}"  # each value an error named: another retry
             probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
         return probes
 
@@ -650,12 +650,14 @@ class OfflineProposer:
         return found
 
     def composition_probes(self, round_: int, name: str) -> list[Probe]:
-        """The data-flow, precondition and named-value retry chains of ``name`` (for saturation)."""
+        """The named-value retry, precondition and data-flow chains of ``name`` (for saturation), the
+        chains an answer of the server pointed to first: an error that named the fix, a failure whose
+        cause another tool may remove, a record a read returned."""
         return [
-            *self._compositions(round_, name),
-            *self._record_chains(round_, name),
-            *self._preconditions(round_, name),
             *self._hinted_retries(round_, name),
+            *self._preconditions(round_, name),
+            *self._record_chains(round_, name),
+            *self._compositions(round_, name),
         ]
 
     def boundary_probe(self, round_: int, target: str, steps: list[ProbeStep], *, key: str) -> Probe:

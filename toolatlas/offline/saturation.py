@@ -279,7 +279,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                 break
         for key, probe in reversed(_target_sweep(proposer, round_, name)):
             probes.insert(0, (key, probe))
-        compositions = [*proposer.read_back_probes(round_, name).values(), *proposer.composition_probes(round_, name)]
+        compositions = [*proposer.composition_probes(round_, name), *proposer.read_back_probes(round_, name).values()]
         for probe in reversed(compositions):  # compositions first: each kind of edge once
             edges = tuple(k for k in probe.coverage_keys if ":arg:" not in k and ":shape:" not in k)
             key = (name, "composition", *edges)
