@@ -245,6 +245,24 @@ class TestHintedRetries:
         assert [r.fixed for r in retries] == [{**failing, "table_index": 0}]
         assert pool.values(ArgKind.TABLE_NAME) == []
 
+    def test_the_proposer_runs_each_named_value_first(self) -> None:
+        """Each value errors named is its own retry probe (its own coverage key), ahead of the tool's other chains."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        tool = make("rename_sheet", {"sheet": string("Sheet to rename"), "new_name": string("New sheet name")})
+        proposer = OfflineProposer(ServerGraph("s", [tool]), None, ServerSpec(name="s", transport={"command": "x"}),
+                                   random.Random(0))
+        proposer.pool.harvest_error(tool, "Sheet not found: 'Sheet1'. Available: ['Sales', 'Targets']", {}, "p1",
+                                    arguments={"sheet": "Sheet1", "new_name": "Report"})
+        proposer.pool.harvest_error(tool, "Sheet not found: 'Sheet2'. Available: ['Summary']", {},
+                                    "p2", arguments={"sheet": "Sheet2", "new_name": "Report"})
+        chains = proposer.composition_probes(1, "rename_sheet")
+        retries = [p for p in chains if any(":retry:named:" in k for k in p.coverage_keys)]
+        assert len(retries) == 2 and chains[: len(retries)] == retries
+        assert len({k for p in retries for k in p.coverage_keys if ":retry:named:" in k}) == 2
+
     def test_a_path_is_retried_with_a_real_file_of_a_named_format(self, seed_facts: dict) -> None:
         """After ``Supported: .csv``, the retry picks an existing file of that format from the snapshot."""
         tool = make("read_table", {"path": string("File to read")}, description="Read a table from a file")
