@@ -82,6 +82,16 @@ class TestAlignment:
                                                     "range_hash": "24cf6a55"}
         assert merged["files"][0]["path"] == "${root}/CHANGELOG.md"
 
+    def test_the_bare_id_of_a_nested_record_is_that_records_id(self) -> None:
+        """A plan's answer ``{requestId, tasks: [{id}]}`` fills ``requestId`` and ``taskId`` of a task tool."""
+        mark = ToolSpec(server="s", name="mark_task_done", description="", input_schema={
+            "type": "object", "properties": {"requestId": {"type": "string"}, "taskId": {"type": "string"},
+                                             "completedDetails": {"type": "string"}}})
+        answer = {"status": "planned", "requestId": "req-4", "tasks": [{"id": "task-9", "title": "Write the draft"}]}
+        assert aligned_arguments(infer_arguments(mark), answer) == {"requestId": "req-4", "taskId": "task-9"}
+        assert aligned_arguments(infer_arguments(mark), {"task": {"id": "task-3"}, "requestId": "req-1"}) == {
+            "requestId": "req-1", "taskId": "task-3"}
+
     def test_an_unrelated_answer_fills_nothing(self) -> None:
         """A record whose fields share no words with the arguments aligns to nothing."""
         assert aligned_arguments(infer_arguments(EDIT), {"status": "ok", "count": 3}) == {}

@@ -105,6 +105,14 @@ class TestWordsOfTheTools:
         assert stated_enablers("approve_task", "Task not done yet.", tools) == ["mark_task_done"]
         assert stated_enablers("approve_task", "Permission denied", tools) == []
 
+    def test_a_participle_meets_the_verb_it_comes_from(self) -> None:
+        """"Not all done tasks are approved." from approve_request: mark_task_done (done, task), then
+        approve_task (task, and approve, a word of the failing tool too), before the other task tools."""
+        names = ("approve_request", "mark_task_done", "approve_task", "add_tasks_to_request", "delete_task")
+        tools = {n: tool(n, {}) for n in names}
+        assert stated_enablers("approve_request", "Not all done tasks are approved.", tools)[:2] == [
+            "mark_task_done", "approve_task"]
+
     def test_an_error_saying_the_object_is_missing_points_to_its_creator(self) -> None:
         """"No footnotes in document" from delete_footnote points to add_footnote, not to another deleter
         or a read; an error saying nothing is missing does not."""

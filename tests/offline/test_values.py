@@ -450,3 +450,21 @@ class TestIdentityHarvest:
         assert {("n-001", "list_notes", "p1"), ("7", "list_notes", "p1"), ("alpha", "list_notes", "p1"),
                 ("beta", "list_notes", "p1")} <= found
         assert not any(r.value in ("True", "a") for r in pool.values(ArgKind.IDENTIFIER))
+
+    def test_an_id_knows_what_it_names_and_goes_to_its_kind_of_argument(self) -> None:
+        """``requestId`` names a request and a task's bare ``id`` a task; a ``taskId`` argument then gets
+        a task id, never a request id harvested before it."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.kinds import ArgKind
+
+        plan = ToolSpec(server="s", name="request_planning", description="Plan a request.", input_schema={"type": "object"})
+        mark = ToolSpec(server="s", name="mark_task_done", description="Mark a task done.", input_schema={
+            "type": "object", "properties": {"requestId": {"type": "string"}, "taskId": {"type": "string"}},
+            "required": ["requestId", "taskId"]})
+        pool = ValuePool()
+        pool.harvest(plan, '{"requestId": "req-4", "tasks": [{"id": "task-9", "title": "Write it"}]}', None, {}, "p1")
+        assert {(r.value, r.context) for r in pool.values(ArgKind.IDENTIFIER)} == {("req-4", "request"), ("task-9", "task")}
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        for variant in range(3):
+            call = synth.valid_arguments(mark, None, variant)
+            assert call is not None and call.arguments == {"requestId": "req-4", "taskId": "task-9"}

@@ -40,7 +40,13 @@ from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
 from toolatlas.offline.values import PlannedCall, ValueSynth
-from toolatlas.offline.workflows import chained_preconditions, exercised_keys, preconditions, record_chains
+from toolatlas.offline.workflows import (
+    UnplannedFailure,
+    chained_preconditions,
+    exercised_keys,
+    preconditions,
+    record_chains,
+)
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
@@ -55,6 +61,8 @@ SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
 """Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
+MAX_UNPLANNED = 8
+"""Calls that failed where success was expected, kept per tool (one per error and chain of tools)."""
 
 
 def _markers(call: PlannedCall) -> list[str]:
@@ -100,8 +108,8 @@ class OfflineProposer:
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
         self.saturated: set[tuple[str, ...]] = set()
-        self.unplanned_failures: dict[str, list[tuple[list[ProbeStep], ProbeStep, str]]] = {}
-        """tool → (the steps before it, the step, its error) of calls that failed where success was expected."""
+        self.unplanned_failures: dict[str, list[UnplannedFailure]] = {}
+        """tool → calls that failed where success was expected (at most :data:`MAX_UNPLANNED` a tool)."""
         self.records = ReadRecords()
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.alternatives: dict[str, list[Alternatives]] = {}
@@ -583,8 +591,8 @@ class OfflineProposer:
             "saturated": sorted(list(key) for key in self.saturated),
             "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
             "unplanned_failures": {
-                tool: [[[s.model_dump(mode="json") for s in prefix], step.model_dump(mode="json"), error]
-                       for prefix, step, error in failures]
+                tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
+                       for f in failures]
                 for tool, failures in self.unplanned_failures.items()
             },
         }
@@ -601,8 +609,9 @@ class OfflineProposer:
                 self.alternatives.setdefault(tool, []).append(found)
                 self.args[tool] = with_alternatives(self.args[tool], found)
         self.unplanned_failures = {
-            tool: [([ProbeStep.model_validate(s) for s in prefix], ProbeStep.model_validate(step), error)
-                   for prefix, step, error in failures]
+            tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
+                                    saved[2], saved[3] if len(saved) > 3 else [])
+                   for saved in failures]
             for tool, failures in state.get("unplanned_failures", {}).items()
         }
 
@@ -675,11 +684,7 @@ class OfflineProposer:
             if tool is None:
                 continue
             if result.index in failed and step.expect == "ok" and not step.mutation:  # an unplanned failure
-                chain = [s for s in rollout.probe.steps[: result.index] if s.expect != "error"]
-                known = self.unplanned_failures.setdefault(step.tool, [])
-                signature = error_signature(result.outcome.excerpt)
-                if len(known) < 6 and all(error_signature(k[2]) != signature for k in known):
-                    known.append((chain, step, result.outcome.excerpt))
+                self._keep_unplanned(rollout, step, result.index, failed)
             if result.index in failed:
                 self._learn_alternatives(tool, result.outcome.excerpt)
             if result.index in failed:  # an error may name the values that would have worked
@@ -702,6 +707,25 @@ class OfflineProposer:
                 rollout.probe.id,
                 arguments=step.arguments,
             )
+
+    def _keep_unplanned(self, rollout: Rollout, step: ProbeStep, index: int, failed: set[int]) -> None:
+        """Keep a call that failed where success was expected: the steps before it, its error, and the
+        answers of the steps before it that worked (what an enabler of it may take back: the task a plan
+        created). One per error and chain of tools."""
+        chain = [s for s in rollout.probe.steps[:index] if s.expect != "error"]
+        records = [
+            to_placeholders(document, rollout.variables)
+            for r in rollout.steps
+            if r.index < index and r.index not in failed
+            and (document := document_of(r.outcome.structured, r.outcome.excerpt)) is not None
+        ]
+        known = self.unplanned_failures.setdefault(step.tool, [])
+        signature = (error_signature(rollout.steps[[r.index for r in rollout.steps].index(index)].outcome.excerpt),
+                     [s.tool for s in chain])
+        if len(known) < MAX_UNPLANNED and all((error_signature(k.error), [s.tool for s in k.prefix]) != signature
+                                              for k in known):
+            error = next(r.outcome.excerpt for r in rollout.steps if r.index == index)
+            known.append(UnplannedFailure(chain, step, error, records))
 
     def _learn_alternatives(self, tool: ToolSpec, error: str) -> None:
         """Plan ``tool``'s calls with one of the arguments its error says are alternatives."""

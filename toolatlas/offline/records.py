@@ -32,6 +32,7 @@ __all__ = ["ReadRecord", "ReadRecords", "aligned_arguments", "document_of", "lea
 
 MAX_RECORDS_PER_TOOL = 3
 MAX_IDENTIFIER_CHARS = 200
+_ID_WORDS = frozenset({"id", "uuid", "key"})
 
 
 class ReadRecord(NamedTuple):
@@ -88,6 +89,9 @@ class _Frame(NamedTuple):
     record: dict[str, Any]
     key: str | None
     """The key the record sits under in a keyed answer (``/a.md`` in ``{"/a.md": {...}}``)."""
+    noun: str | None = None
+    """What the record is, from the list it is an item of (``task`` in ``tasks: [...]``): its bare
+    ``id`` is a ``taskId``."""
 
 
 def _lists(frame: _Frame) -> list[tuple[str, list[_Frame]]]:
@@ -99,7 +103,9 @@ def _lists(frame: _Frame) -> list[tuple[str, list[_Frame]]]:
         found.append(("", [_Frame(v, k) for k, v in record.items()]))
     for key, value in record.items():
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            found.append((key, [_Frame(v, None) for v in value]))
+            found.append((key, [_Frame(v, None, parent_singular(key).lower()) for v in value]))
+        elif isinstance(value, dict) and value:  # one nested record (``task: {...}``)
+            found.append((key, [_Frame(value, None, key.lower())]))
     return found
 
 
@@ -107,14 +113,32 @@ def _fields(frames: list[_Frame]) -> set[frozenset[str]]:
     return {_words(k) for f in frames for k in f.record}
 
 
+def _field(frame: _Frame, wanted: frozenset[str]) -> Any:
+    """The value of the field of ``frame`` named ``wanted`` (the bare ``id`` of a task record is a
+    ``taskId``), if it is an identifier."""
+    for key, value in frame.record.items():
+        words = _words(key)
+        named = words == wanted or (words <= _ID_WORDS and frame.noun is not None and wanted == {frame.noun, *words})
+        if named and _identifier(value):
+            return value
+    return None
+
+
 def _scalar(spec: ArgSpec, chain: list[_Frame]) -> Any:
+    """The nearest field named like ``spec``: in the records of the chain, innermost first, then the
+    id of a record nested in the innermost one (a plan's first task, for a ``taskId``)."""
     wanted = _words(spec.name)
     for frame in reversed(chain):
-        for key, value in frame.record.items():
-            if _words(key) == wanted and _identifier(value):
-                return value
+        value = _field(frame, wanted)
+        if value is not None:
+            return value
         if spec.kind in PATH_KINDS and frame.key is not None and "/" in frame.key and _identifier(frame.key):
             return frame.key
+    for _key, frames in _lists(chain[-1]):
+        if frames[0].noun is not None and frames[0].noun in wanted:
+            value = _field(frames[0], wanted)
+            if value is not None:
+                return value
     return None
 
 

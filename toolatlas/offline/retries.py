@@ -134,7 +134,15 @@ _INVERSE_VERBS = {
 
 
 def _words(text: str) -> set[str]:
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in re.findall(r"[a-z]+", text.lower())}
+    """The words of a text with their plain forms (``tasks`` → ``task``; ``approved`` → ``approve``,
+    ``marked`` → ``mark``), so an error's participle meets a tool's verb."""
+    found: set[str] = set()
+    for word in re.findall(r"[a-z]+", text.lower()):
+        word = word[:-1] if word.endswith("s") and len(word) > 3 else word
+        found.add(word)
+        if word.endswith("ed") and len(word) > 4:
+            found.update((word[:-1], word[:-2]))
+    return found
 
 
 def _name_words(name: str) -> list[str]:
@@ -163,7 +171,9 @@ def stated_enablers(name: str, error: str, tools: Mapping[str, ToolSpec]) -> lis
 
     1. the tool whose state the failing one undoes (``unprotect`` → ``protect``, :func:`counterpart`);
     2. those whose name holds a word of the error that the failing tool's own name lacks (``not done
-       yet`` → ``mark_done``; ``add … first`` → ``add_case``), most shared words first;
+       yet`` → ``mark_done``; ``add … first`` → ``add_case``), most shared words first, then most
+       words of the error shared with the failing tool too (``Not all done tasks are approved`` from
+       ``approve_request``: ``approve_task`` before ``add_tasks``);
     3. when the error says something is not there (``No footnotes in document``) and it is what the
        failing tool itself acts on, the tools that create it (``add_footnote``), most shared words first.
     """
@@ -173,9 +183,10 @@ def stated_enablers(name: str, error: str, tools: Mapping[str, ToolSpec]) -> lis
     for other in tools:
         if other == name:
             continue
-        shared = (_words(other.replace("_", " ").replace("-", " ")) - own - _GENERIC_WORDS) & said
+        words = _words(other.replace("_", " ").replace("-", " ")) - _GENERIC_WORDS
+        shared = (words - own) & said
         if shared and tool_effect(tools[other]) is not ToolEffect.READ:  # a read prepares nothing
-            scored.append((-len(shared), other))
+            scored.append((-(2 * len(shared) + len(words & own & said)), other))  # its own words break ties
     undone = counterpart(name, tools)
     found = [undone] if undone is not None and tool_effect(tools[undone]) is not ToolEffect.READ else []
     found += [other for _score, other in sorted(scored) if other not in found]

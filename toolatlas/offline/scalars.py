@@ -14,6 +14,7 @@ import re
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
@@ -145,6 +146,11 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             if spec.fresh:
                 return synth.fresh_value(kind)
             pooled = targets.pooled(kind)
+            noun = id_noun(spec.name)
+            if noun is not None:  # a task id for ``taskId``: of its own kind, else of no known kind
+                pooled = [c for c in pooled if c.ref is not None and c.ref.context == noun] or [
+                    c for c in pooled if c.ref is None or c.ref.context is None
+                ] or pooled
             if pooled:
                 return draft.pick(kind, pooled)
             return _string(spec, synth, v)

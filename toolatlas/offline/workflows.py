@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind
 from toolatlas.models import ToolSpec
@@ -31,7 +31,20 @@ from toolatlas.probing.models import Direction, Probe, ProbeStep
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer
 
-__all__ = ["chained_preconditions", "exercised_keys", "preconditions", "record_chains", "shared_arguments"]
+__all__ = [
+    "UnplannedFailure",
+    "chained_preconditions", "exercised_keys", "preconditions", "record_chains", "shared_arguments"]
+
+class UnplannedFailure(NamedTuple):
+    """A call that failed where success was expected, with what came before it."""
+
+    prefix: list[ProbeStep]
+    """The steps before it (those expected to succeed)."""
+    step: ProbeStep
+    error: str
+    records: list[Any]
+    """The JSON answers of the steps before it that worked, oldest first (placeholders for paths)."""
+
 
 MAX_ENABLERS = 4
 """Tools tried first, per round, for a tool that fails on the untouched snapshot."""
@@ -126,29 +139,37 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
 
 def chained_preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
     """A call that failed inside a chain, retried in the same chain after the tool its error points
-    to, called on the same things (the arguments it shares with the failing call): ``plan → approve``
-    failed with "not done yet", so ``plan → mark done → approve``."""
+    to, called on the same things: the arguments it shares with the failing call, and what the steps
+    before it answered (the task a plan created) — ``plan → approve`` failed with "not done yet", so
+    ``plan → mark done → approve``; one more enabler a round makes a deeper workflow."""
     probes = []
-    failures = sorted(proposer.unplanned_failures.get(name, []), key=lambda f: -len(f[0]))  # chains first
-    for prefix, failing, error in failures[:3]:
-        for enabler in stated_enablers(name, error, proposer.graph.specs)[:2]:
+    failures = sorted(proposer.unplanned_failures.get(name, []), key=lambda f: -len(f.prefix))  # chains first
+    for failure in failures[:3]:
+        for enabler in stated_enablers(name, failure.error, proposer.graph.specs)[:2]:
             spec = proposer.graph.specs[enabler]
             prepared = proposer.synth.valid_arguments(spec, proposer.args[enabler], 0)
             if prepared is None:
                 continue
-            arguments = {**prepared.arguments, **shared_arguments(failing.arguments, spec)}
+            arguments = dict(prepared.arguments)
+            for document in reversed(failure.records):  # the latest answer that names what it acts on
+                aligned = aligned_arguments(proposer.args[enabler], document)
+                if leaves(aligned):
+                    arguments = merged_arguments(arguments, aligned)
+                    break
+            arguments = {**arguments, **shared_arguments(failure.step.arguments, spec)}
             first = proposer.planned_step(spec, prepared, expect="ok").model_copy(
                 update={"arguments": arguments, "exercised": exercised_keys(arguments, spec),
                         "intent": f"{spec.purpose} (what the error of `{name}` asks for first)"}
             )
-            again = failing.model_copy(update={
-                "expect": "ok", "enabled_by": len(prefix), "mutation": None, "condition": None,
+            again = failure.step.model_copy(update={
+                "expect": "ok", "enabled_by": len(failure.prefix), "mutation": None, "condition": None,
                 "intent": f"{proposer.graph.specs[name].purpose} once `{enabler}` has prepared the state",
             })
-            steps = [*prefix, first, again]
-            key = f"{name}:after:{enabler}:in-chain"
+            steps = [*failure.prefix, first, again]
+            key = f"{name}:after:{'>'.join([*(s.tool for s in failure.prefix), enabler])}"
             probes.append(proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[key]))
     return probes
+
 
 def record_chains(proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
     """``read → write`` where the write takes back fields of the record the read returned (the hash of
