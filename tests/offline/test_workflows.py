@@ -70,3 +70,31 @@ class TestChainedPreconditions:
                                 ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
         fresh.restore_exploration_state(json.loads(json.dumps(proposer.exploration_state())))
         assert fresh.unplanned_failures == proposer.unplanned_failures
+
+
+class TestPreconditionsOnInProcessState:
+    def test_the_failing_call_is_read_twice_before_its_enabler(self) -> None:
+        """On a server whose state lives in its process, the call that failed runs twice before the enabler
+        (failing, or answering the same from what earlier probes left) and once after it, compared: its
+        changed answer witnesses the enabler whatever the process held."""
+        test = make("test_regex", {"pattern": {"type": "string"}}, ["pattern"])
+        add = make("add_test_case", {"input_string": {"type": "string"}}, ["input_string"])
+        proposer = OfflineProposer(ServerGraph("s", [test, add]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        assert proposer.stateless
+        call = ProbeStep(tool="test_regex", arguments={"pattern": "a+"}, expect="ok")
+        needs = "No test cases defined. Please add test cases first using add_test_case."
+        from toolatlas.graph.inducer import Inducer
+
+        probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="test_regex", task="t", steps=[call])
+        outcome = CallOutcome(server="s", tool="test_regex", arguments=call.arguments, outcome=OutcomeClass.OK,
+                              excerpt=needs)
+        verdict = StepVerdict(index=0, tool="test_regex", outcome=OutcomeClass.OK, failed=True, reported_as_success=True,
+                              error_text=needs)
+        Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                                       Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+        [probe] = [p for p in proposer.composition_probes(1, "test_regex") if "test_regex:after:add_test_case" in p.coverage_keys]
+        before, again, enabler, after = probe.steps
+        assert [s.tool for s in probe.steps] == ["test_regex", "test_regex", "add_test_case", "test_regex"]
+        assert again.compares == 0 and after.compares == 1 and after.enabled_by == 2
+        assert before.arguments == again.arguments == after.arguments == call.arguments

@@ -6,7 +6,8 @@
   their names, what the error says is missing, the tool whose state it undoes), then the tools that
   create or update its kind of object. The enabler acts on the same things as the failing call (the
   arguments it takes under the same name and type: the file, the request id, the password). On an
-  in-process state no digest sees, the failing call runs first too, so its changed answer shows it.
+  in-process state no digest sees, the failing call runs twice first too (failing, or answering the
+  same from what earlier probes left in the process), so its changed answer shows it.
 - **Chained preconditions** (:func:`chained_preconditions`): a call that failed inside a chain is
   retried in the same chain after the tool its error points to — ``plan → approve`` failed with "not
   done yet", so ``plan → mark done → approve``; a deeper workflow grows one enabler per round.
@@ -129,11 +130,14 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
             "arguments": same, "harvested": [], "exercised": exercised_keys(same, tool),
         })
         steps = [first, then]
-        if proposer.stateless:  # no digest sees the server's own state: the same call, failing before, shows it
+        if proposer.stateless:
+            # no digest sees the server's own state: the same call twice before the enabler (it fails, or
+            # answers the same: what earlier probes left in the process), then once more after it
             before = then.model_copy(
-                update={"expect": "any", "enabled_by": None, "intent": f"{tool.purpose} before `{enabler}` (it fails)"}
+                update={"expect": "any", "enabled_by": None, "intent": f"{tool.purpose} before `{enabler}`"}
             )
-            steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
+            again = before.model_copy(update={"compares": 0, "intent": "the same call again: its answer is stable"})
+            steps = [before, again, first, then.model_copy(update={"enabled_by": 2, "compares": 1})]
         probes.append(proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
     return probes
 
