@@ -98,24 +98,22 @@ class TestMerging:
 
 
     def test_each_kind_of_answer_keeps_its_proof(self) -> None:
-        """Repeats of one call add support, not evidence; an answer of another shape (a JSON result with
-        other fields) is kept however many plain ones came before it."""
+        """An answer of another shape (a JSON result with other fields) keeps its evidence however many
+        answers of the plain shape come before and after it."""
         graph = ServerGraph("s", [READ])
         inducer = Inducer(graph)
-        plain = ProbeStep(tool="read_file", arguments={"path": "a.js"}, expect="ok")
-        for n in range(6):
-            inducer.induce(*rollout([plain], [(OutcomeClass.OK, '{"filePath": "a.js", "messages": []}')], n=n,
-                                    direction=Direction.SEED))
-        for n, name in enumerate(("b.js", "c.js", "d.js"), start=10):
+
+        def read(name: str, n: int, answer: str) -> None:
             step = ProbeStep(tool="read_file", arguments={"path": name}, expect="ok")
-            inducer.induce(*rollout([step], [(OutcomeClass.OK, f'{{"filePath": "{name}", "messages": []}}')], n=n,
-                                    direction=Direction.SEED))
-        flagged = ProbeStep(tool="read_file", arguments={"path": "cart.js"}, expect="ok")
-        answer = '{"filePath": "cart.js", "messages": [{"ruleId": "no-unused-vars", "line": 3}]}'
-        inducer.induce(*rollout([flagged], [(OutcomeClass.OK, answer)], n=20, direction=Direction.SEED))
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+
+        for n in range(6):
+            read(f"f{n}.js", n, f'{{"filePath": "f{n}.js", "messages": []}}')
+        read("cart.js", 10, '{"filePath": "cart.js", "messages": [{"ruleId": "no-unused-vars", "line": 3}]}')
+        for n in range(20, 26):
+            read(f"g{n}.js", n, f'{{"filePath": "g{n}.js", "messages": []}}')
         [use] = graph.entries_of("read_file", EntryKind.AFFORDANCE)
-        assert use.support == 10
-        assert [e.arguments["path"] for e in use.evidence].count("a.js") == 1
+        assert use.support == 13 and len(use.evidence) == 5
         assert any("ruleId" in e.excerpt for e in use.evidence)
 
 

@@ -644,16 +644,10 @@ def _evidence_kind(evidence: Evidence) -> tuple:
     return evidence.outcome, bool(evidence.state_change), frozenset(_ANSWER_KEY.findall(evidence.excerpt))
 
 
-def _same_call(a: Evidence, b: Evidence) -> bool:
-    return a.tool == b.tool and a.arguments == b.arguments and a.prefix == b.prefix
-
-
 def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:
     """The first items, then the latest — but never the last item of one kind of observation
     (outcome, whether the state changed, the shape of the answer): every outcome an entry states
-    keeps its proof. The same call seen again the same way adds support, not evidence."""
-    if any(_same_call(e, evidence) and _evidence_kind(e) == _evidence_kind(evidence) for e in kept):
-        return kept
+    keeps its proof."""
     if len(kept) < MAX_EVIDENCE:
         return [*kept, evidence]
     kinds = [_evidence_kind(e) for e in [*kept, evidence]]
