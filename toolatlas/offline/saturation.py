@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.offline.kinds import ArgKind, ArgSpec, ToolEffect, tool_effect
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
+from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.workflows import shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 
@@ -202,7 +203,8 @@ def _multi_step(proposer: OfflineProposer, name: str, verified: Base) -> list[tu
 
 
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
-    """A reading tool's call on each existing text file it has not been pointed at yet (:data:`TARGETS_PER_ROUND` a
+    """A reading tool's call on each existing file of its kind (text; media for a media reader) it has
+    not been pointed at yet (:data:`TARGETS_PER_ROUND` a
     round): what a linter, a parser or a viewer answers depends on what the file holds (a clean file,
     one that breaks rules, one that does not parse), which no argument's name tells."""
     tool = proposer.graph.specs[name]
@@ -216,9 +218,10 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         return []
     found: list[tuple[tuple[str, ...], Probe]] = []
     targets = proposer.synth.targets
-    for candidate in targets.files():
+    binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
+    for candidate in targets.files(binary=binary):
         fact = targets.file_fact(candidate.value)
-        if fact is not None and not fact.text:
+        if fact is not None and fact.text == binary:
             continue
         key = (name, "target", candidate.value)
         coverage = f"{name}:target:{candidate.value}"

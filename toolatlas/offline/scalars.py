@@ -14,6 +14,7 @@ import re
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
@@ -23,12 +24,17 @@ from toolatlas.offline.targets import Candidate
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth
 
-__all__ = ["Unsatisfiable", "scalar_value"]
+__all__ = ["Unsatisfiable", "reads_media", "scalar_value"]
 
 
 _TIMES = ("14:30", "09:05", "23:45", "00:00")
 _COUNTS = (3, 1, 10, 5)
 _MEDIA = re.compile(r"\b(image|media|audio|video|binary|base64)\b")
+
+
+def reads_media(tool: ToolSpec) -> bool:
+    """Whether a tool's name or description says it works on images, audio or other binary files."""
+    return bool(_MEDIA.search(f"{tool.name.replace('_', ' ')} {tool.description}".lower()))
 
 
 def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
@@ -186,7 +192,7 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     if spec.kind is ArgKind.FILE_PATH or (
         spec.kind is ArgKind.PATH and spec.target is not ToolObject.DIRECTORY
     ):
-        binary = bool(_MEDIA.search(draft.text))
+        binary = reads_media(draft.tool)
         files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
         named = _extensions(spec, draft, synth)
         if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
