@@ -182,9 +182,6 @@ def record_chains(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
     tool = proposer.graph.specs[name]
     if tool_effect(tool) is ToolEffect.READ:
         return []
-    planned = proposer.synth.valid_arguments(tool, proposer.args[name], 0)
-    if planned is None:
-        return []
     scored = []
     for record in proposer.records.all():
         if record.tool == name or record.tool not in proposer.graph.specs:
@@ -194,6 +191,10 @@ def record_chains(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
         if len(filled) >= MIN_RECORD_FIELDS:
             named = record.tool in (tool.description or "")
             scored.append((not named, -len(filled), record.tool, record, aligned))
+    # planned only when a record fills it: a plan draws from the build's random stream
+    planned = proposer.synth.valid_arguments(tool, proposer.args[name], 0) if scored else None
+    if planned is None:
+        return []
     probes = []
     for _named, _filled, reader, record, aligned in sorted(scored, key=lambda s: s[:3])[:MAX_RECORD_CHAINS]:
         arguments = merged_arguments(planned.arguments, aligned)
