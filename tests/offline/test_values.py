@@ -468,3 +468,26 @@ class TestIdentityHarvest:
         for variant in range(3):
             call = synth.valid_arguments(mark, None, variant)
             assert call is not None and call.arguments == {"requestId": "req-4", "taskId": "task-9"}
+
+
+class TestBoundParameters:
+    def test_a_statement_beside_a_parameters_object_binds_its_value(self, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """Where the description shows ``WHERE id = :id`` with params, a call with the parameters object
+        passes the filter's value as ``:column`` and ``{column: value}``; without it, the literal stays."""
+        from toolatlas.models import ToolSpec
+
+        tool = ToolSpec(server="s", name="execute_query", description=(
+            "Execute a SQL query. You MUST use the params parameter for query parameter substitution "
+            "(e.g. 'WHERE id = :id' with params={'id': 123})."), input_schema={
+            "type": "object", "properties": {"query": {"type": "string"},
+                                             "params": {"type": "object", "additionalProperties": True, "default": {}}},
+            "required": ["query"]})
+        synth = ValueSynth(seed_facts["sqlite"], ValuePool(), random.Random(0))
+        plain = synth.valid_arguments(tool, None, 0)
+        bound = synth.valid_arguments(tool, None, 1)
+        assert plain is not None and "params" not in plain.arguments
+        assert bound is not None and bound.arguments["params"]
+        [(name, value)] = bound.arguments["params"].items()
+        assert f":{name}" in bound.arguments["query"] and isinstance(value, int | float)
+        silent = tool.model_copy(update={"description": "Execute a SQL query."})
+        assert synth.valid_arguments(silent, None, 1).arguments.get("params") == {}
