@@ -61,8 +61,10 @@ SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
 """Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
-MAX_UNPLANNED = 8
-"""Calls that failed where success was expected, kept per tool (one per error and chain of tools)."""
+MAX_UNPLANNED = 12
+CHAINS_PER_ERROR = 2
+"""Calls that failed where success was expected, kept per tool: one per error and chain of tools, at most
+two chains for one error (a deeper workflow's new error is never crowded out by one error's many chains)."""
 
 
 def _markers(call: PlannedCall) -> list[str]:
@@ -720,11 +722,12 @@ class OfflineProposer:
             and (document := document_of(r.outcome.structured, r.outcome.excerpt)) is not None
         ]
         known = self.unplanned_failures.setdefault(step.tool, [])
-        signature = (error_signature(rollout.steps[[r.index for r in rollout.steps].index(index)].outcome.excerpt),
-                     [s.tool for s in chain])
-        if len(known) < MAX_UNPLANNED and all((error_signature(k.error), [s.tool for s in k.prefix]) != signature
-                                              for k in known):
-            error = next(r.outcome.excerpt for r in rollout.steps if r.index == index)
+        error = next(r.outcome.excerpt for r in rollout.steps if r.index == index)
+        signature = error_signature(error)
+        same_error = [k for k in known if error_signature(k.error) == signature]
+        tools = [s.tool for s in chain]
+        if (len(known) < MAX_UNPLANNED and len(same_error) < CHAINS_PER_ERROR
+                and all([s.tool for s in k.prefix] != tools for k in same_error)):
             known.append(UnplannedFailure(chain, step, error, records))
 
     def _learn_alternatives(self, tool: ToolSpec, error: str) -> None:
