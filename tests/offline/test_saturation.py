@@ -247,3 +247,32 @@ class TestBoundariesBehindWorkflows:
         for probe in probes:
             first, last = probe.steps
             assert first.arguments == {"requestId": "req-1", "taskId": "task-3"} and last.arguments == call.arguments
+
+
+class TestConditionsOfOtherBases:
+    def test_a_misuse_of_another_call_names_what_differs(self) -> None:
+        """Broken on a call other than the tool's first, a misuse's condition names the arguments that
+        differ (not the one it breaks); on the first call, or when nothing differs, it is unchanged."""
+        from toolatlas.offline.saturation import with_context
+        from toolatlas.probing.models import ProbeStep
+
+        step = ProbeStep(tool="write_cell", arguments={"file": "${root}/sales.xlsx", "cell": "A0"},
+                         mutation="malformed_value", condition="`cell` names row 0, which does not exist")
+        first = {"file": "${root}/prices.csv", "cell": "B2"}
+        other = {"file": "${root}/sales.xlsx", "cell": "A1"}
+        assert with_context(step, other, first).condition == (
+            '`cell` names row 0, which does not exist (with `file` = "${root}/sales.xlsx")')
+        assert with_context(step, other, None).condition == step.condition
+        assert with_context(step, {"file": "${root}/prices.csv", "cell": "C3"}, first).condition == step.condition
+
+    def test_boundaries_of_other_calls_carry_their_context(self) -> None:
+        """Once the seed planned a tool's first call, the frontier's boundary probes of its other planned
+        call name what differs from it; those of the same call do not."""
+        sheet = tool("read_sheet", {"sheet": {"type": "string", "enum": ["Sales", "Targets"]},
+                                    "row": {"type": "integer", "minimum": 1}}, required=["sheet", "row"])
+        proposer = _proposer(sheet)
+        proposer.seed_probes(3, 1)
+        assert proposer.reference_call("read_sheet") is not None
+        probes = proposer.candidates(1, ["read_sheet"])["read_sheet"]
+        conditions = {p.steps[-1].condition for p in probes if p.steps[-1].mutation}
+        assert any("(with `sheet` = " in c for c in conditions) and any("(with" not in c for c in conditions)

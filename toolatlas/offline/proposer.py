@@ -38,7 +38,7 @@ from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
-from toolatlas.offline.saturation import saturation_probes, value_classes
+from toolatlas.offline.saturation import saturation_probes, value_classes, with_context
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.offline.workflows import (
     UnplannedFailure,
@@ -112,6 +112,8 @@ class OfflineProposer:
         self.saturated: set[tuple[str, ...]] = set()
         self.unplanned_failures: dict[str, list[UnplannedFailure]] = {}
         """tool → calls that failed where success was expected (at most :data:`MAX_UNPLANNED` a tool)."""
+        self.reference_calls: dict[str, dict[str, Any]] = {}
+        """tool → the arguments of its first seed call (see :meth:`reference_call`)."""
         self.records = ReadRecords()
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.alternatives: dict[str, list[Alternatives]] = {}
@@ -222,11 +224,18 @@ class OfflineProposer:
         )
         return self.new_probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
 
+    def reference_call(self, name: str) -> dict[str, Any] | None:
+        """The arguments of the tool's first seed call: the call a misuse's condition is stated against
+        (a misuse of another call names what differs, :func:`~toolatlas.offline.saturation.with_context`)."""
+        return self.reference_calls.get(name)
+
     def _seed_steps(self, name: str, variant: int) -> list[ProbeStep] | None:
         tool = self.graph.specs[name]
         planned = self.synth.valid_arguments(tool, self.args[name], variant)
         if planned is None:
             return None
+        if variant == 0:
+            self.reference_calls.setdefault(name, planned.arguments)
         first = self.planned_step(tool, planned, expect="ok")
         if tool_effect(tool) is ToolEffect.READ:
             return [first]
@@ -556,6 +565,7 @@ class OfflineProposer:
     def _boundaries(self, round_: int, name: str) -> list[Probe]:
         tool = self.graph.specs[name]
         probes = []
+        reference = self.reference_call(name)
         for variant in range(2):
             planned = self.synth.valid_arguments(tool, self.args[name], variant)
             if planned is None:
@@ -563,7 +573,7 @@ class OfflineProposer:
             for mutation in boundary_mutations(
                 tool, self.args[name], planned.arguments, self.synth, cap=MUTATIONS_PER_CALL
             ):
-                step = mutation.step(name)
+                step = with_context(mutation.step(name), planned.arguments, reference, self.args[name])
                 key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
                 probes.append(self.new_probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
             if tool_effect(tool) is ToolEffect.CREATE:
@@ -591,6 +601,7 @@ class OfflineProposer:
         """What saturation and chained preconditions remember between rounds, JSON-able (for checkpoints)."""
         return {
             "saturated": sorted(list(key) for key in self.saturated),
+            "reference_calls": self.reference_calls,
             "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
@@ -602,6 +613,7 @@ class OfflineProposer:
     def restore_exploration_state(self, state: dict[str, Any]) -> None:
         """Continue from :meth:`exploration_state` (an empty one from a checkpoint without it)."""
         self.saturated = {tuple(key) for key in state.get("saturated", [])}
+        self.reference_calls = dict(state.get("reference_calls", {}))
         self.alternatives = {}
         for tool, groups in state.get("alternatives", {}).items():
             for names, needed in groups:

@@ -46,7 +46,7 @@ from toolatlas.probing.models import Direction, Probe, ProbeStep
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer
 
-__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments"]
+__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments", "with_context"]
 
 SATURATION_BUDGET = 120
 """Probes per server and round beyond the frontier's choice (single calls or short chains), at least;
@@ -129,6 +129,27 @@ def _verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
         if len(bases) == BASES_PER_TOOL:
             break
     return bases
+
+
+def with_context(
+    step: ProbeStep, arguments: dict[str, Any], reference: dict[str, Any] | None, specs: list[ArgSpec] = ()
+) -> ProbeStep:
+    """A mutated step whose condition also names the arguments its call differs in from ``reference``
+    (the tool's seed call, :meth:`OfflineProposer.reference_call`): broken on another call, the same
+    misuse may be answered otherwise (row 0 accepted in a CSV file, refused in a workbook), and the
+    condition is what tells them apart. New names a call makes up (``specs`` marks them) are no context."""
+    if reference is None or step.condition is None:
+        return step
+    target = re.split(r"[.\[]", step.condition.split("`")[1])[0] if "`" in step.condition else None
+    made_up = {s.name for s in specs if s.fresh or s.kind is ArgKind.NEW_PATH}
+    differing = [
+        f"`{name}` = {json.dumps(value, ensure_ascii=False, default=str)[:60]}"
+        for name, value in sorted(arguments.items())
+        if name != target and name not in made_up and reference.get(name) != value
+    ]
+    if not differing:
+        return step
+    return step.model_copy(update={"condition": f"{step.condition} (with {', '.join(differing[:3])})"})
 
 
 def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tuple[str, str, list[ProbeStep]]]:
@@ -259,11 +280,12 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
             found: list[tuple[str, str | None, str, list[ProbeStep]]] = []
             base_key = json.dumps([base.arguments, [(s.tool, s.arguments) for s in base.prefix]], sort_keys=True,
                                   default=str)
+            reference = proposer.reference_call(name)
             for mutation in boundary_mutations(tool, specs, base.arguments, proposer.synth, cap=10_000):
                 if mutation.name.value not in SATURATING_FAMILIES:
                     continue
-                step = mutation.step(name)
-                found.append((mutation.name.value, mutation.target_arg, mutation.condition, [*base.prefix, step]))
+                step = with_context(mutation.step(name), base.arguments, reference, specs)
+                found.append((mutation.name.value, mutation.target_arg, step.condition or "", [*base.prefix, step]))
             found.extend((family, "*", condition, steps) for family, condition, steps in _multi_step(proposer, name, base))
             if position == 0:  # the state other tools leave it in: from its most supported call
                 found.extend((f, "*", c, steps) for f, c, steps in _after_change(proposer, name, base))
