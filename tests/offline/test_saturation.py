@@ -251,8 +251,9 @@ class TestBoundariesBehindWorkflows:
 
 class TestConditionsOfOtherBases:
     def test_a_misuse_of_another_call_names_what_differs(self) -> None:
-        """Broken on a call other than the tool's first, a misuse's condition names the arguments that
-        differ (not the one it breaks); on the first call, or when nothing differs, it is unchanged."""
+        """Broken on a call other than the tool's seed call, a misuse's condition says how it differs
+        (an argument given, the kind of file), never by a value that changes from build to build; on
+        the seed call, or when nothing stable differs, it is unchanged."""
         from toolatlas.offline.saturation import with_context
         from toolatlas.probing.models import ProbeStep
 
@@ -261,18 +262,32 @@ class TestConditionsOfOtherBases:
         first = {"file": "${root}/prices.csv", "cell": "B2"}
         other = {"file": "${root}/sales.xlsx", "cell": "A1"}
         assert with_context(step, other, first).condition == (
-            '`cell` names row 0, which does not exist (with `file` = "${root}/sales.xlsx")')
+            "`cell` names row 0, which does not exist (with `file` a .xlsx file)")
         assert with_context(step, other, None).condition == step.condition
         assert with_context(step, {"file": "${root}/prices.csv", "cell": "C3"}, first).condition == step.condition
+        assert with_context(step, {"file": "${root}/other.csv", "cell": "A1", "sheet": "S"}, first).condition == (
+            "`cell` names row 0, which does not exist (with `sheet` given)")  # a name, a count: never said
 
-    def test_boundaries_of_other_calls_carry_their_context(self) -> None:
-        """Once the seed planned a tool's first call, the frontier's boundary probes of its other planned
-        call name what differs from it; those of the same call do not."""
+    def test_the_frontier_breaks_one_call_per_misuse(self) -> None:
+        """The frontier's boundary probes of a tool's two planned calls hold each misuse (family, argument)
+        once: one condition, one call's answer."""
         sheet = tool("read_sheet", {"sheet": {"type": "string", "enum": ["Sales", "Targets"]},
                                     "row": {"type": "integer", "minimum": 1}}, required=["sheet", "row"])
         proposer = _proposer(sheet)
-        proposer.seed_probes(3, 1)
-        assert proposer.reference_call("read_sheet") is not None
-        probes = proposer.candidates(1, ["read_sheet"])["read_sheet"]
-        conditions = {p.steps[-1].condition for p in probes if p.steps[-1].mutation}
-        assert any("(with `sheet` = " in c for c in conditions) and any("(with" not in c for c in conditions)
+        probes = [p for p in proposer.candidates(1, ["read_sheet"])["read_sheet"] if p.steps[-1].mutation
+                  and p.direction.value == "boundary" and len(p.steps) == 1]
+        keys = [k for p in probes for k in p.coverage_keys if ":mut:" in k]
+        assert keys and len(keys) == len(set(keys))
+
+    def test_saturation_names_how_another_base_differs(self) -> None:
+        """Saturation's misuse of a verified call other than the seed call says how that call differs."""
+        from toolatlas.probing.models import ProbeStep
+
+        sheet = tool("read_sheet", {"sheet": {"type": "string", "enum": ["Sales", "Targets"]},
+                                    "row": {"type": "integer", "minimum": 1}}, required=["sheet", "row"])
+        proposer = _proposer(sheet)
+        proposer.reference_calls["read_sheet"] = {"sheet": "Sales", "row": 1}
+        _verified(proposer, [ProbeStep(tool="read_sheet", arguments={"sheet": "Targets", "row": 2}, expect="ok")])
+        conditions = {p.steps[-1].condition for p in proposer.saturation(1, set()) if p.steps[-1].mutation}
+        assert '`row` is negative (with `sheet` = "Targets")' in conditions
+        assert "`sheet` is not one of: Sales, Targets" in conditions  # the argument it breaks is no context

@@ -38,7 +38,7 @@ from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
-from toolatlas.offline.saturation import saturation_probes, value_classes, with_context
+from toolatlas.offline.saturation import saturation_probes, value_classes
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.offline.workflows import (
     UnplannedFailure,
@@ -565,7 +565,7 @@ class OfflineProposer:
     def _boundaries(self, round_: int, name: str) -> list[Probe]:
         tool = self.graph.specs[name]
         probes = []
-        reference = self.reference_call(name)
+        planned_keys: set[str] = set()
         for variant in range(2):
             planned = self.synth.valid_arguments(tool, self.args[name], variant)
             if planned is None:
@@ -573,9 +573,11 @@ class OfflineProposer:
             for mutation in boundary_mutations(
                 tool, self.args[name], planned.arguments, self.synth, cap=MUTATIONS_PER_CALL
             ):
-                step = with_context(mutation.step(name), planned.arguments, reference, self.args[name])
                 key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
-                probes.append(self.new_probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
+                if key in planned_keys:  # one call per misuse: under one condition, one call's answer
+                    continue
+                planned_keys.add(key)
+                probes.append(self.new_probe(round_, Direction.BOUNDARY, name, [mutation.step(name)], keys=[key]))
             if tool_effect(tool) is ToolEffect.CREATE:
                 first = self.planned_step(tool, planned, expect="ok")
                 again = first.model_copy(

@@ -134,22 +134,42 @@ def _verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
 def with_context(
     step: ProbeStep, arguments: dict[str, Any], reference: dict[str, Any] | None, specs: list[ArgSpec] = ()
 ) -> ProbeStep:
-    """A mutated step whose condition also names the arguments its call differs in from ``reference``
-    (the tool's seed call, :meth:`OfflineProposer.reference_call`): broken on another call, the same
-    misuse may be answered otherwise (row 0 accepted in a CSV file, refused in a workbook), and the
-    condition is what tells them apart. New names a call makes up (``specs`` marks them) are no context."""
+    """A mutated step whose condition also says how its call differs from ``reference`` (the tool's seed
+    call, :meth:`OfflineProposer.reference_call`): broken on another call, the same misuse may be answered
+    otherwise (row 0 accepted in a CSV file, refused in a workbook; a footnote placed by text or by
+    index), and the condition is what tells them apart. Only what stays the same from build to build
+    is said: arguments given or left out, an enum member or a flag, the kind of file a path names —
+    never a made-up name or a count."""
     if reference is None or step.condition is None:
         return step
     target = re.split(r"[.\[]", step.condition.split("`")[1])[0] if "`" in step.condition else None
-    made_up = {s.name for s in specs if s.fresh or s.kind is ArgKind.NEW_PATH}
-    differing = [
-        f"`{name}` = {json.dumps(value, ensure_ascii=False, default=str)[:60]}"
-        for name, value in sorted(arguments.items())
-        if name != target and name not in made_up and reference.get(name) != value
-    ]
-    if not differing:
+    by_name = {s.name: s for s in specs}
+    said = []
+    for name in sorted(set(arguments) | set(reference)):
+        spec = by_name.get(name)
+        if name == target or (spec is not None and (spec.fresh or spec.kind is ArgKind.NEW_PATH)):
+            continue
+        if name not in reference:
+            said.append(f"`{name}` given")
+        elif name not in arguments:
+            said.append(f"no `{name}`")
+        elif arguments[name] != reference[name]:
+            value, before = arguments[name], reference[name]
+            if isinstance(value, bool) or (spec is not None and spec.enum and value in spec.enum):
+                said.append(f"`{name}` = {json.dumps(value)}")
+            elif isinstance(value, str) and isinstance(before, str) and _file_class(value) != _file_class(before):
+                said.append(f"`{name}` {_file_class(value)}")
+    if not said:
         return step
-    return step.model_copy(update={"condition": f"{step.condition} (with {', '.join(differing[:3])})"})
+    return step.model_copy(update={"condition": f"{step.condition} (with {', '.join(said[:3])})"})
+
+
+def _file_class(value: str) -> str:
+    """What kind of file a path names (``a .xlsx file``), or ``""`` for a value that is no path."""
+    name = value.rstrip("/").rsplit("/", 1)[-1]
+    if "/" not in value or not name:
+        return ""
+    return f"a {name[name.rindex('.'):].lower()} file" if "." in name[1:] else "a file without an extension"
 
 
 def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tuple[str, str, list[ProbeStep]]]:
