@@ -96,8 +96,13 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
     planned = proposer.synth.valid_arguments(tool, proposer.args[name], 0)
     if planned is None:
         return []
-    failures = [  # per boundary, one call failing on its own, with its error
-        next((ev.arguments, ev.excerpt) for ev in e.evidence if ev.step == 0) for e in unplanned
+    reference = proposer.reference_call(name)
+    failures = [  # per boundary, one call that failed (the tool's seed call if it is one), with its error
+        next(
+            ((ev.arguments, ev.excerpt) for ev in e.evidence if ev.arguments == reference),
+            next((ev.arguments, ev.excerpt) for ev in e.evidence if ev.step == 0),
+        )
+        for e in unplanned
     ]
     pairs: list[tuple[str, dict[str, Any]]] = []
     for arguments, error in failures:  # the tools each error points to, for the very call that failed
