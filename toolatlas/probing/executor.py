@@ -17,6 +17,7 @@ from toolatlas.environments import render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock, later_second
+from toolatlas.probing.evidence import promises_change
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
 from toolatlas.probing.verifier import Verifier, step_failed
@@ -40,6 +41,10 @@ class Executor:
     deterministic. The wait is paid once per batch at most: :meth:`run_verified` with
     ``defer=True`` sets such replays aside, ``settle(ready_only=True)`` between probes repeats
     those whose later second has come, and :meth:`settle` waits for the rest at the end.
+
+    A server with no environment state keeps what it has in its process (notes, test cases, an
+    in-memory database): after a probe that may have changed it, the next probe starts on a fresh
+    process, as a probe on a file-backed server starts on the restored snapshot.
     """
 
     def __init__(self, sandbox: Sandbox, name: str) -> None:
@@ -50,6 +55,8 @@ class Executor:
         self.snapshot_digest = None
         self._verifier: Verifier | None = None
         self._unsettled: list[tuple[Rollout, Verdict]] = []
+        self._own_state_changed = False
+        """The last probe may have changed what the server keeps in its own process (see :meth:`run`)."""
 
     async def start(self) -> None:
         await self.sandbox.start()
@@ -147,6 +154,21 @@ class Executor:
     async def close(self) -> None:
         await self.sandbox.close()
 
+    def _changed_own_state(self, probe: Probe, steps: list[StepResult]) -> bool:
+        """Whether a probe may have changed what the server keeps in its own process, which no reset of
+        an environment reaches: the server has no environment state, and a call of a tool that says it
+        changes state (:func:`~toolatlas.probing.evidence.promises_change`) succeeded. The next probe
+        then starts on a fresh server process, so every probe meets the same state."""
+        if self.sandbox.environment.kind != "none":
+            return False
+        specs = self._specs()
+        for result in steps:
+            step = probe.steps[result.index]
+            spec = specs.get(step.tool)
+            if promises_change(spec) and not step_failed(result.outcome, step.arguments, spec)[0]:
+                return True
+        return False
+
     async def run(self, probe: Probe, *, keep_post_state: bool = True) -> Rollout:
         """Run a probe's steps; a changed (or broken) instance is then frozen for a verifier or a
         judge to inspect and reset — or, without ``keep_post_state``, just restored (:meth:`Sandbox.restore`)."""
@@ -155,6 +177,9 @@ class Executor:
         steps: list[StepResult] = []
         aborted_at: int | None = None
         try:
+            if self._own_state_changed and self.sandbox.connection is not None:
+                await self.sandbox.connection.restart()  # this probe meets the snapshot, not what the last one left
+            self._own_state_changed = False
             for index, step in enumerate(probe.steps):
                 arguments = render_value(step.arguments, variables)
                 outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
@@ -170,6 +195,7 @@ class Executor:
                         aborted_at = index
                         break
             final = await self.sandbox.digest()
+            self._own_state_changed = self._changed_own_state(probe, steps)
             broke = any(s.outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) for s in steps)
             frozen = None
             reset = broke or final != self.snapshot_digest
