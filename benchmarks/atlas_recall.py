@@ -137,11 +137,10 @@ async def measure(
     outcomes = recall_facts(fact_sets, entries)
     for entry in sorted(entries, key=lambda e: (e.tool, e.kind.value)):
         if show_tools and entry.tool in show_tools:
-            first = entry.evidence[0] if entry.evidence else None
             print(f"  {entry.status.value:<6} {entry.kind.value:<10} {entry.tool}: {entry.signature[:90]}"
                   f" | {entry.peer or ''} | {(entry.condition or '')[:90]}")
-            if first is not None:
-                print(f"      {first.arguments!s:.160} -> {first.excerpt[:160]!r}")
+            for item in entry.evidence:
+                print(f"      {item.arguments!s:.160} -> {item.excerpt[:160]!r}")
     rows = []
     for spec in chosen:
         name = spec.name

@@ -93,6 +93,15 @@ class TestMerging:
         """Paths, numbers and quoted names are masked; the words of the error remain."""
         assert error_signature("Access denied - /a/b/c.txt not in /root (code 13)") == "Access denied - <path> not in <path> (code <n>)"
 
+    def test_a_json_body_after_a_lead_signs_by_its_reason(self) -> None:
+        """``Error calling tool 'q': {...}`` signs by the reason its JSON gives, so a missing table and a
+        broken constraint are two boundaries; a name a probe made up is masked."""
+        lead = "Error calling tool 'execute_query': {\n  \"success\": false,\n  \"error\": \"%s\"\n}"
+        missing = error_signature(lead % "Catalog Error: Table with name no_such_table_7a3a does not exist!")
+        assert missing == "Error calling tool <s>: Catalog Error: Table with name <new> does not exist!"
+        assert missing == error_signature(lead % "Catalog Error: Table with name no_such_table_b393 does not exist!")
+        assert missing != error_signature(lead % "Constraint Error: NOT NULL constraint failed: cities.name")
+
     def test_evidence_is_normalised_to_placeholders(self) -> None:
         """Evidence excerpts name the instance by placeholders, not by its temporary path."""
         graph = ServerGraph("s", [READ])
@@ -100,6 +109,26 @@ class TestMerging:
         Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, "read /tmp/inst/state/root/a")], direction=Direction.SEED))
         entry = graph.entries_of("read_file", EntryKind.AFFORDANCE)[0]
         assert entry.evidence[0].excerpt == "read ${root}/a"
+
+
+    def test_each_kind_of_answer_keeps_its_proof(self) -> None:
+        """An answer of another shape (a JSON result with other fields) keeps its evidence however many
+        answers of the plain shape come before and after it."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+
+        def read(name: str, n: int, answer: str) -> None:
+            step = ProbeStep(tool="read_file", arguments={"path": name}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+
+        for n in range(6):
+            read(f"f{n}.js", n, f'{{"filePath": "f{n}.js", "messages": []}}')
+        read("cart.js", 10, '{"filePath": "cart.js", "messages": [{"ruleId": "no-unused-vars", "line": 3}]}')
+        for n in range(20, 26):
+            read(f"g{n}.js", n, f'{{"filePath": "g{n}.js", "messages": []}}')
+        [use] = graph.entries_of("read_file", EntryKind.AFFORDANCE)
+        assert use.support == 13 and len(use.evidence) == 5
+        assert any("ruleId" in e.excerpt for e in use.evidence)
 
 
 class TestCoUsage:

@@ -132,6 +132,25 @@ class TestErrors:
         assert found[0].values == values and found[0].argument == argument
 
 
+    @pytest.mark.parametrize(
+        ("text", "values", "noun"),
+        [
+            ("Invalid table index. Document has 1 tables (0-0).", ["0"], "tables"),
+            ("Invalid paragraph index. Document has 7 paragraphs (0-6).", ["0", "6"], "paragraphs"),
+            ("page must be between 1 and 10", ["1", "10"], "page"),
+            ("Invalid table index. Document has 0 tables (0--1).", None, None),
+            ("Released on (2024-03-14)", None, None),
+        ],
+    )
+    def test_a_stated_span_names_its_ends(self, text: str, values: list[str] | None, noun: str | None) -> None:
+        """A span of valid positions names its two ends and the noun before it; an empty span names nothing."""
+        found = error_values(text)
+        if values is None:
+            assert found == []
+            return
+        assert found[-1].values == values and found[-1].noun.endswith(noun) and not found[-1].complete
+
+
 class TestHarvestFromAnswers:
     def test_an_error_feeds_the_argument_it_is_about(self) -> None:
         """``Available sheets`` after a refused sheet: pooled for that argument, typed as sheets."""
@@ -215,6 +234,34 @@ class TestHintedRetries:
         retries = hinted_retries(tool, pool)
         assert len(retries) == 1
         assert retries[0].failing == failing and retries[0].fixed == {"value": 3, "unit": "furlong"}
+
+    def test_a_position_is_retried_inside_the_stated_span(self) -> None:
+        """``Document has 1 tables (0-0)`` after index 2: the same call with index 0, kept a number (no table name)."""
+        tool = make("set_table_width", {"filename": string(), "table_index": {"type": "integer"}, "width": {"type": "number"}})
+        pool = ValuePool()
+        failing = {"filename": "${root}/report.docx", "table_index": 2, "width": 10}
+        pool.harvest_error(tool, "Invalid table index. Document has 1 tables (0-0).", {}, "p1", arguments=failing)
+        retries = hinted_retries(tool, pool)
+        assert [r.fixed for r in retries] == [{**failing, "table_index": 0}]
+        assert pool.values(ArgKind.TABLE_NAME) == []
+
+    def test_the_proposer_runs_each_named_value_first(self) -> None:
+        """Each value errors named is its own retry probe (its own coverage key), ahead of the tool's other chains."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        tool = make("rename_sheet", {"sheet": string("Sheet to rename"), "new_name": string("New sheet name")})
+        proposer = OfflineProposer(ServerGraph("s", [tool]), None, ServerSpec(name="s", transport={"command": "x"}),
+                                   random.Random(0))
+        proposer.pool.harvest_error(tool, "Sheet not found: 'Sheet1'. Available: ['Sales', 'Targets']", {}, "p1",
+                                    arguments={"sheet": "Sheet1", "new_name": "Report"})
+        proposer.pool.harvest_error(tool, "Sheet not found: 'Sheet2'. Available: ['Summary']", {},
+                                    "p2", arguments={"sheet": "Sheet2", "new_name": "Report"})
+        chains = proposer.composition_probes(1, "rename_sheet")
+        retries = [p for p in chains if any(":retry:named:" in k for k in p.coverage_keys)]
+        assert len(retries) == 2 and chains[: len(retries)] == retries
+        assert len({k for p in retries for k in p.coverage_keys if ":retry:named:" in k}) == 2
 
     def test_a_path_is_retried_with_a_real_file_of_a_named_format(self, seed_facts: dict) -> None:
         """After ``Supported: .csv``, the retry picks an existing file of that format from the snapshot."""

@@ -11,7 +11,7 @@ from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgKind, infer_arguments
 from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.operations import described_operations
-from toolatlas.offline.retries import stated_enablers
+from toolatlas.offline.retries import counterpart, stated_enablers
 from toolatlas.offline.saturation import token_arguments, value_classes
 from toolatlas.offline.scalars import domain_words
 from toolatlas.offline.values import ValueSynth
@@ -105,6 +105,30 @@ class TestWordsOfTheTools:
         assert stated_enablers("approve_task", "Task not done yet.", tools) == ["mark_task_done"]
         assert stated_enablers("approve_task", "Permission denied", tools) == []
 
+    def test_a_participle_meets_the_verb_it_comes_from(self) -> None:
+        """"Not all done tasks are approved." from approve_request: mark_task_done (done, task), then
+        approve_task (task, and approve, a word of the failing tool too), before the other task tools."""
+        names = ("approve_request", "mark_task_done", "approve_task", "add_tasks_to_request", "delete_task")
+        tools = {n: tool(n, {}) for n in names}
+        assert stated_enablers("approve_request", "Not all done tasks are approved.", tools)[:2] == [
+            "mark_task_done", "approve_task"]
+
+    def test_an_error_saying_the_object_is_missing_points_to_its_creator(self) -> None:
+        """"No footnotes in document" from delete_footnote points to add_footnote, not to another deleter
+        or a read; an error saying nothing is missing does not."""
+        tools = {n: tool(n, {}) for n in ("delete_footnote", "add_footnote", "remove_footnote", "get_footnotes")}
+        assert stated_enablers("delete_footnote", "No footnotes in document", tools) == ["add_footnote"]
+        assert stated_enablers("delete_footnote", "Footnote text too long", tools) == []
+
+    def test_undoing_points_to_the_tool_it_undoes(self) -> None:
+        """unprotect_document's failure points to protect_document, whatever its words."""
+        tools = {n: tool(n, {}) for n in ("unprotect_document", "protect_document", "get_document")}
+        assert stated_enablers("unprotect_document", "module has no attribute 'InvalidFormatError'", tools) == [
+            "protect_document"
+        ]
+        assert counterpart("disable_rule", {n: tool(n, {}) for n in ("disable_rule", "enable_rule")}) == "enable_rule"
+        assert counterpart("update_rule", {n: tool(n, {}) for n in ("update_rule", "date_rule")}) is None
+
     def test_a_search_with_no_data_uses_its_domain(self) -> None:
         """A unit search looks for unit names; a tool naming no known domain gets none."""
         assert "meter" in domain_words("find_units search units by name")
@@ -133,3 +157,137 @@ class TestLetters:
         found = [m for m in boundary_mutations(add, specs, {"text": "x", "priority": "B"}, planner, cap=80)
                  if m.name is MutationKind.MALFORMED_VALUE and m.target_arg == "priority"]
         assert sorted(m.arguments["priority"] for m in found) == ["BB", "b"]
+
+
+class TestTargetSweep:
+    def test_a_reading_tool_is_pointed_at_each_file_once(self, seed_facts: dict) -> None:
+        """A linter of unknown verb meets every text file of the snapshot, three new ones a round, until
+        none is left; a tool that writes is not swept."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        lint = tool("lint-files", {"filePaths": {"type": "array", "items": {"type": "string"},
+                                                "description": "Absolute paths of the files to lint"}})
+        write = tool("write_file", {"path": {"type": "string"}, "content": {"type": "string"}})
+        proposer = OfflineProposer(ServerGraph("s", [lint, write]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        proposer.facts = seed_facts["filesystem"]
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        files = {f.path for f in proposer.facts.tree.files if f.text}
+        linted: set[str] = set()
+        for round_ in range(1, 20):
+            probes = [p for p in proposer.saturation(round_, set()) if any(":target:" in k for k in p.coverage_keys)]
+            assert all(p.target == "lint-files" for p in probes) and len(probes) <= 3
+            linted |= {path for p in probes for path in p.steps[0].arguments["filePaths"]}
+            if not probes:
+                break
+        assert linted == files
+
+
+def _proposer(*tools: ToolSpec):
+    from toolatlas.config import ServerSpec
+    from toolatlas.graph.state import ServerGraph
+    from toolatlas.offline.proposer import OfflineProposer
+
+    return OfflineProposer(ServerGraph("s", list(tools)), None, ServerSpec(name="s", transport={"command": "x"}),
+                           random.Random(0))
+
+
+def _verified(proposer, steps: list, *, n: int = 0) -> None:
+    """Induce one successful chain of ``steps`` into the proposer's graph."""
+    from toolatlas.environments import StateDiff
+    from toolatlas.graph.inducer import Inducer
+    from toolatlas.models import CallOutcome, OutcomeClass
+    from toolatlas.probing.models import Direction, Probe, Rollout, StepResult, StepVerdict, Verdict
+
+    probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.AFFORDANCE, target=steps[-1].tool, task="t",
+                  steps=steps)
+    results = [StepResult(index=i, outcome=CallOutcome(server="s", tool=s.tool, arguments=s.arguments,
+                                                       outcome=OutcomeClass.OK, excerpt="done"))
+               for i, s in enumerate(steps)]
+    verdicts = [StepVerdict(index=i, tool=s.tool, outcome=OutcomeClass.OK, failed=False, change=StateDiff())
+                for i, s in enumerate(steps)]
+    Inducer(proposer.graph).induce(Rollout(probe=probe, steps=results),
+                                   Verdict(probe_id=probe.id, server="s", resolved=True, steps=verdicts))
+
+
+class TestBoundariesBehindWorkflows:
+    def test_a_tool_that_only_works_after_another_is_broken_inside_that_chain(self) -> None:
+        """A test run verified only after cases were added: its mutations run after the same adding call."""
+        from toolatlas.probing.models import ProbeStep
+
+        add = tool("add_test_case", {"input_string": {"type": "string"}})
+        test = tool("test_regex", {"pattern": {"type": "string", "description": "Regular expression to test"}})
+        proposer = _proposer(add, test)
+        adding = ProbeStep(tool="add_test_case", arguments={"input_string": "abc"}, expect="ok")
+        _verified(proposer, [adding, ProbeStep(tool="test_regex", arguments={"pattern": "a+"}, expect="ok")])
+        probes = [p for p in proposer.saturation(1, set()) if p.target == "test_regex" and p.steps[-1].mutation]
+        assert probes and all((p.steps[0].tool, p.steps[0].arguments) == (adding.tool, adding.arguments) for p in probes)
+        assert any(p.steps[-1].arguments["pattern"] != "a+" for p in probes)
+
+    def test_a_call_is_tried_after_a_tool_that_changes_the_same_thing(self) -> None:
+        """update_task's verified call runs after mark_task_done and delete_task on the same request and
+        task (two shared arguments); a tool sharing nothing, or a read, does not come first."""
+        from toolatlas.probing.models import ProbeStep
+
+        ids = {"requestId": {"type": "string"}, "taskId": {"type": "string"}}
+        update = tool("update_task", {**ids, "title": {"type": "string"}}, required=["requestId", "taskId"])
+        done = tool("mark_task_done", ids)
+        delete = tool("delete_task", ids)
+        read = tool("open_task_details", {"taskId": {"type": "string"}})
+        other = tool("delete_request", {"name": {"type": "string"}})
+        proposer = _proposer(update, done, delete, read, other)
+        call = ProbeStep(tool="update_task", arguments={"requestId": "req-1", "taskId": "task-3", "title": "x"},
+                         expect="ok")
+        _verified(proposer, [call])
+        probes = [p for p in proposer.saturation(1, set())
+                  if p.target == "update_task" and p.steps[-1].mutation == "after_change"]
+        assert {p.steps[0].tool for p in probes} == {"mark_task_done", "delete_task"}
+        for probe in probes:
+            first, last = probe.steps
+            assert first.arguments == {"requestId": "req-1", "taskId": "task-3"} and last.arguments == call.arguments
+
+
+class TestConditionsOfOtherBases:
+    def test_a_misuse_of_another_call_names_what_differs(self) -> None:
+        """Broken on a call other than the tool's seed call, a misuse's condition says how it differs
+        (an argument given, the kind of file), never by a value that changes from build to build; on
+        the seed call, or when nothing stable differs, it is unchanged."""
+        from toolatlas.offline.saturation import with_context
+        from toolatlas.probing.models import ProbeStep
+
+        step = ProbeStep(tool="write_cell", arguments={"file": "${root}/sales.xlsx", "cell": "A0"},
+                         mutation="malformed_value", condition="`cell` names row 0, which does not exist")
+        first = {"file": "${root}/prices.csv", "cell": "B2"}
+        other = {"file": "${root}/sales.xlsx", "cell": "A1"}
+        assert with_context(step, other, first).condition == (
+            "`cell` names row 0, which does not exist (with `file` a .xlsx file)")
+        assert with_context(step, other, None).condition == step.condition
+        assert with_context(step, {"file": "${root}/prices.csv", "cell": "C3"}, first).condition == step.condition
+        assert with_context(step, {"file": "${root}/other.csv", "cell": "A1", "sheet": "S"}, first).condition == (
+            "`cell` names row 0, which does not exist (with `sheet` given)")  # a name, a count: never said
+
+    def test_the_frontier_breaks_one_call_per_misuse(self) -> None:
+        """The frontier's boundary probes of a tool's two planned calls hold each misuse (family, argument)
+        once: one condition, one call's answer."""
+        sheet = tool("read_sheet", {"sheet": {"type": "string", "enum": ["Sales", "Targets"]},
+                                    "row": {"type": "integer", "minimum": 1}}, required=["sheet", "row"])
+        proposer = _proposer(sheet)
+        probes = [p for p in proposer.candidates(1, ["read_sheet"])["read_sheet"] if p.steps[-1].mutation
+                  and p.direction.value == "boundary" and len(p.steps) == 1]
+        keys = [k for p in probes for k in p.coverage_keys if ":mut:" in k]
+        assert keys and len(keys) == len(set(keys))
+
+    def test_saturation_names_how_another_base_differs(self) -> None:
+        """Saturation's misuse of a verified call other than the seed call says how that call differs."""
+        from toolatlas.probing.models import ProbeStep
+
+        sheet = tool("read_sheet", {"sheet": {"type": "string", "enum": ["Sales", "Targets"]},
+                                    "row": {"type": "integer", "minimum": 1}}, required=["sheet", "row"])
+        proposer = _proposer(sheet)
+        proposer.reference_calls["read_sheet"] = {"sheet": "Sales", "row": 1}
+        _verified(proposer, [ProbeStep(tool="read_sheet", arguments={"sheet": "Targets", "row": 2}, expect="ok")])
+        conditions = {p.steps[-1].condition for p in proposer.saturation(1, set()) if p.steps[-1].mutation}
+        assert '`row` is negative (with `sheet` = "Targets")' in conditions
+        assert "`sheet` is not one of: Sales, Targets" in conditions  # the argument it breaks is no context

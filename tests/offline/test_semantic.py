@@ -249,3 +249,39 @@ class TestSemanticKinds:
         """A string of unknown meaning gets a plain word, not ``probe-xxxx``."""
         tool = make("lookup", {"word": string("A word")})
         assert {a["word"] for a in calls(tool)} <= {"example", "sample", "demo", "test"}
+
+
+class TestPositions:
+    def test_an_index_counts_from_zero(self) -> None:
+        """An index argument is tried first at 0, the first item of a list (``Document has 1 tables (0-0)``)."""
+        tool = make("format_table", {"table_index": {"type": "integer"}, "row_index": {"type": "integer"}})
+        first = calls(tool)[0]
+        assert first == {"table_index": 0, "row_index": 0}
+
+    def test_a_described_base_wins(self) -> None:
+        """``1-based`` in the description makes an index start at 1; ``0-based`` makes a row start at 0."""
+        tool = make(
+            "rows",
+            {
+                "row": {"type": "integer", "description": "1-based index of the first row"},
+                "line": {"type": "integer", "description": "Line number (0-based)"},
+            },
+        )
+        first = calls(tool)[0]
+        assert first == {"row": 1, "line": 0}
+
+    def test_lines_and_pages_count_from_one(self) -> None:
+        """A line or page number with nothing said counts from 1, as people number them."""
+        tool = make("read_page", {"page": {"type": "integer"}, "line": {"type": "integer"}})
+        assert calls(tool)[0] == {"page": 1, "line": 1}
+
+    def test_the_end_of_a_span_comes_after_its_start(self) -> None:
+        """``end_col`` is past ``start_col`` in every variant: an empty span is no valid use."""
+        tool = make(
+            "merge_cells",
+            {"start_col": {"type": "integer"}, "end_col": {"type": "integer"}, "fromLine": {"type": "integer"},
+             "toLine": {"type": "integer"}},
+        )
+        for arguments in calls(tool):
+            assert arguments["end_col"] > arguments["start_col"]
+            assert arguments["toLine"] > arguments["fromLine"]

@@ -450,3 +450,44 @@ class TestIdentityHarvest:
         assert {("n-001", "list_notes", "p1"), ("7", "list_notes", "p1"), ("alpha", "list_notes", "p1"),
                 ("beta", "list_notes", "p1")} <= found
         assert not any(r.value in ("True", "a") for r in pool.values(ArgKind.IDENTIFIER))
+
+    def test_an_id_knows_what_it_names_and_goes_to_its_kind_of_argument(self) -> None:
+        """``requestId`` names a request and a task's bare ``id`` a task; a ``taskId`` argument then gets
+        a task id, never a request id harvested before it."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.kinds import ArgKind
+
+        plan = ToolSpec(server="s", name="request_planning", description="Plan a request.", input_schema={"type": "object"})
+        mark = ToolSpec(server="s", name="mark_task_done", description="Mark a task done.", input_schema={
+            "type": "object", "properties": {"requestId": {"type": "string"}, "taskId": {"type": "string"}},
+            "required": ["requestId", "taskId"]})
+        pool = ValuePool()
+        pool.harvest(plan, '{"requestId": "req-4", "tasks": [{"id": "task-9", "title": "Write it"}]}', None, {}, "p1")
+        assert {(r.value, r.context) for r in pool.values(ArgKind.IDENTIFIER)} == {("req-4", "request"), ("task-9", "task")}
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        for variant in range(3):
+            call = synth.valid_arguments(mark, None, variant)
+            assert call is not None and call.arguments == {"requestId": "req-4", "taskId": "task-9"}
+
+
+class TestBoundParameters:
+    def test_a_statement_beside_a_parameters_object_binds_its_value(self, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """Where the description shows ``WHERE id = :id`` with params, a call with the parameters object
+        passes the filter's value as ``:column`` and ``{column: value}``; without it, the literal stays."""
+        from toolatlas.models import ToolSpec
+
+        tool = ToolSpec(server="s", name="execute_query", description=(
+            "Execute a SQL query. You MUST use the params parameter for query parameter substitution "
+            "(e.g. 'WHERE id = :id' with params={'id': 123})."), input_schema={
+            "type": "object", "properties": {"query": {"type": "string"},
+                                             "params": {"type": "object", "additionalProperties": True, "default": {}}},
+            "required": ["query"]})
+        synth = ValueSynth(seed_facts["sqlite"], ValuePool(), random.Random(0))
+        plain = synth.valid_arguments(tool, None, 0)
+        bound = synth.valid_arguments(tool, None, 1)
+        assert plain is not None and "params" not in plain.arguments
+        assert bound is not None and bound.arguments["params"]
+        [(name, value)] = bound.arguments["params"].items()
+        assert f":{name}" in bound.arguments["query"] and isinstance(value, int | float)
+        silent = tool.model_copy(update={"description": "Execute a SQL query."})
+        assert synth.valid_arguments(silent, None, 1).arguments.get("params") == {}

@@ -89,3 +89,34 @@ class TestTheEvidence:
         assert error_evidence(ok(LONG_REPORT), spec=writer, changed=False).startswith("no change")
         assert error_evidence(ok(LONG_REPORT), spec=writer, changed=True) is None
         assert error_evidence(ok(LONG_REPORT)) is None
+
+    def test_a_missing_thing_with_a_long_name_reads_as_an_error(self) -> None:
+        """``Document <a 300-character path> does not exist`` is an error however long the name it quotes."""
+        path = "/work/state/root/" + "a" * 300 + ".txt"
+        assert looks_like_error(f"Document {path}.docx does not exist")
+        assert error_evidence(ok(f"Document {path}.docx does not exist", filename=path)) is not None
+
+    def test_a_step_that_must_come_first_is_evidence(self) -> None:
+        """A long answer whose first line asks for a step first is an error; the same words later are not."""
+        text = "No test cases defined. Please add test cases first using add_test_case.\n" + "detail " * 80
+        assert error_evidence(ok(text)) == "it asks for a step that must come first"
+        assert error_evidence(ok("Error report\n" + "detail " * 80 + "\nPlease add cases first")) is None
+
+    def test_a_failure_of_the_tools_own_action_is_evidence(self) -> None:
+        """``Failed to convert document to PDF ...`` from convert_to_pdf is an error; from another tool it is not."""
+        text = "Failed to convert document to PDF using all available methods.\n" + "Recorded: x\n" * 30
+        convert = ToolSpec(server="s", name="convert_to_pdf", description="Convert a Word document to PDF format.")
+        assert error_evidence(ok(text), spec=convert) == "the failure names the tool's own action"
+        assert error_evidence(ok(text), spec=ToolSpec(server="s", name="read_log", description="Read the log.")) is None
+
+    def test_nothing_found_to_change_is_an_error_only_where_a_change_is_promised(self) -> None:
+        """``No occurrences of 'x' found.`` from a replacing tool that changed nothing is an error; from a
+        search, or once the state changed, it is an answer."""
+        replace = ToolSpec(server="s", name="search_and_replace", description="Search for text and replace all occurrences.")
+        search = ToolSpec(server="s", name="search_notes", description="Search the notes.")
+        sentence = "Alice sent Bob 3 apples on Monday. Bob returned 2 of them on Friday, as agreed by both."
+        text = f"No occurrences of '{sentence}' found."
+        assert promises_change(replace) and not promises_change(search)
+        assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=False) is not None
+        assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=True) is None
+        assert error_evidence(ok(text, find_text=sentence), spec=search, changed=False) is None

@@ -576,13 +576,19 @@ def _cited(entry: Entry, evidence: Evidence) -> bool:
         e.probe_id != evidence.probe_id for e in entry.evidence)
 
 
+_ANSWER_KEY = re.compile(r'"([A-Za-z_][\w-]{0,40})"\s*:')
+
+
 def _evidence_kind(evidence: Evidence) -> tuple:
-    return evidence.outcome, bool(evidence.state_change)
+    """What an evidence call shows: its outcome, whether it changed the state, and the shape of its
+    answer (the field names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``)."""
+    return evidence.outcome, bool(evidence.state_change), frozenset(_ANSWER_KEY.findall(evidence.excerpt))
 
 
 def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:
     """The first items, then the latest — but never the last item of one kind of observation
-    (outcome, whether the state changed): every outcome an entry states keeps its proof."""
+    (outcome, whether the state changed, the shape of the answer): every outcome an entry states
+    keeps its proof."""
     if len(kept) < MAX_EVIDENCE:
         return [*kept, evidence]
     kinds = [_evidence_kind(e) for e in [*kept, evidence]]

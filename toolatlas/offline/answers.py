@@ -232,7 +232,7 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         if spec.kind in SQL_KINDS:
             continue  # about a statement: nothing to substitute
         kind = spec.kind
-        if kind in GENERIC_KINDS:
+        if kind in GENERIC_KINDS and spec.json_type not in ("integer", "number"):  # a count is no name
             kind = noun_kind(sorted(noun)) or kind
         for value in named.values:
             if value == str(sent) or not conforms(_typed(value, spec), spec.json_schema):

@@ -25,9 +25,11 @@ from toolatlas.offline.kinds import (
     ToolEffect,
     ToolObject,
     infer_arguments,
+    parent_singular,
     tool_effect,
     tool_object,
 )
+from toolatlas.offline.words import tokens
 from toolatlas.probing.text import looks_like_error, to_placeholders
 
 __all__ = ["HarvestRef", "ValuePool", "is_zone", "looks_like_error", "normalise"]
@@ -218,8 +220,10 @@ class ValuePool:
         base: str | None,
         found: list,
         key: str | None = None,
+        noun: str | None = None,
     ) -> None:
-        """``key``: the key ``node`` sits under (``""`` for the whole output, ``None`` inside a list)."""
+        """``key``: the key ``node`` sits under (``""`` for the whole output, ``None`` inside a list);
+        ``noun``: what the records here are (``task`` under ``tasks``), the kind of a bare ``id``."""
         if isinstance(node, list):
             listed = typed_listing(node, key, tool)
             if listed:
@@ -230,7 +234,7 @@ class ValuePool:
                 found.extend((kind, str(n["name"]), None, False) for n in node)
                 return
             for item in node:
-                self._walk(item, tool, args, base, found)
+                self._walk(item, tool, args, base, found, noun=parent_singular(key).lower() if key else noun)
             return
         if not isinstance(node, dict):
             return
@@ -260,9 +264,9 @@ class ValuePool:
         owner = key  # the key this object sits under: in ``{"/a.txt": {...}}``, the thing it describes
         for key, value in node.items():
             if _id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-                found.append((ArgKind.IDENTIFIER, str(value), None, False))
+                found.append((ArgKind.IDENTIFIER, str(value), id_noun(key) or noun, False))
             elif _ids_like(key) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                found.extend((ArgKind.IDENTIFIER, v, None, False) for v in value if v)
+                found.extend((ArgKind.IDENTIFIER, v, id_noun(key) or noun, False) for v in value if v)
             if isinstance(value, str) and key.lower() in ("timezone", "tz", "time_zone") and is_zone(value):
                 found.append((ArgKind.TIMEZONE, value, None, False))
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
@@ -274,7 +278,7 @@ class ValuePool:
                 )
                 found.append((ArgKind.HASH, value, described, False))
             elif isinstance(value, dict | list):
-                self._walk(value, tool, args, base, found, key)
+                self._walk(value, tool, args, base, found, key, noun=parent_singular(key).lower())
 
     def _tree(self, node: dict[str, Any], base: str, found: list) -> None:
         path = f"{base.rstrip('/')}/{node['name']}"
@@ -385,6 +389,13 @@ def _id_like(key: str) -> bool:
     """A key naming a record's identity: ``id``, ``sku``, ``note_id``, ``taskId``…"""
     lowered = key.lower()
     return lowered in _ID_KEYS or lowered.endswith("_id") or (key.endswith("Id") and len(key) > 2)
+
+
+def id_noun(name: str) -> str | None:
+    """What an id names, from its key or argument name: ``taskId`` → ``task``, ``note_ids`` → ``note``;
+    None for a bare ``id``."""
+    words = [w for w in tokens(name) if w not in ("id", "ids", "uuid", "key", "keys")]
+    return parent_singular(words[-1]) if words else None
 
 
 def _ids_like(key: str) -> bool:

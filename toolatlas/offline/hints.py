@@ -18,6 +18,7 @@ __all__ = [
     "NamedValues",
     "description_values",
     "documented_arguments",
+    "error_ranges",
     "error_values",
     "letter_range",
     "listed_items",
@@ -265,8 +266,36 @@ _ECHO = re.compile(r"\[type=[^\]]*\]|\binput_value=.*?(?=, input_type=|\]|$)", r
 """Pydantic's echo of the refused input (``[type=missing, input_value={...}]``): it names no fix."""
 
 
+_RANGE = re.compile(
+    r"(?:\(\s*|\[\s*|\bbetween\s+|\bfrom\s+|\brange\s+(?:is\s+)?)"
+    r"(?P<low>-?\d+)\s*(?:-|–|\.\.|,|\bto\b|\band\b)\s*(?P<high>-?\d+)\s*[)\]]?",
+    re.IGNORECASE,
+)
+"""A span of valid positions an error states: ``(0-4)``, ``[1, 10]``, ``between 1 and 10``, ``from 0 to 3``."""
+_RANGE_FILLERS = frozenset(
+    "a an the has have had is are be must should it its of in within valid value values only "
+    "document file there contains total range index between from out not number".split()
+)
+
+
+def error_ranges(text: str) -> list[NamedValues]:
+    """Numeric spans an error states as valid, each as its two ends (``Document has 1 tables (0-0)``:
+    ``0``), with the noun just before it (``tables``); an empty span (``(0--1)``, nothing valid) names
+    nothing."""
+    found: list[NamedValues] = []
+    for match in _RANGE.finditer(text):
+        low, high = int(match.group("low")), int(match.group("high"))
+        if high < low:
+            continue
+        before = re.findall(r"[A-Za-z_]+", text[max(0, match.start() - 60) : match.start()])
+        nouns = [w for w in before if w.lower() not in _RANGE_FILLERS][-2:]
+        found.append(NamedValues(list(dict.fromkeys([str(low), str(high)])), " ".join(nouns).lower(), False))
+    return found
+
+
 def error_values(text: str) -> list[NamedValues]:
-    """Every list of values an error text names, most explicit phrasing first."""
+    """Every list of values an error text names, most explicit phrasing first; then the numeric spans
+    it states as valid (:func:`error_ranges`)."""
     found: list[NamedValues] = []
     text = _ECHO.sub(" ", text)
     received = {m.group(1) for m in _RECEIVED.finditer(text)}
@@ -285,4 +314,4 @@ def error_values(text: str) -> list[NamedValues]:
             if noun in _NOT_NOUNS or noun.startswith(("unknown", "invalid")):
                 continue
             found.append(NamedValues(values, noun, complete, argument))
-    return found
+    return found + [r for r in error_ranges(text) if tuple(r.values) not in seen]

@@ -231,6 +231,8 @@ class ArgSpec(Frozen):
     """Statement kinds an SQL argument accepts: ``select``, ``insert``, ``update``, ``delete``, ``ddl``."""
     excludes: list[str] = Field(default_factory=list)
     """Sibling arguments that must not be given together with this one."""
+    alternative_needed: bool = False
+    """One of this argument and the siblings it excludes must be given (the server said so)."""
     additional_properties: bool = True
     items: ArgSpec | None = None
     properties: list[ArgSpec] = Field(default_factory=list)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import re
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
@@ -22,9 +22,11 @@ from toolatlas.offline.operations import described_operations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
-from toolatlas.probing.models import ProbeStep
 
-__all__ = ["SEMANTIC_FAMILIES", "Mutation", "MutationKind", "boundary_mutations"]
+if TYPE_CHECKING:  # probing.models imports offline.harvest: the step's model is imported where it is made
+    from toolatlas.probing.models import ProbeStep
+
+__all__ = ["EXCLUSIVE_WORDS", "SEMANTIC_FAMILIES", "Mutation", "MutationKind", "boundary_mutations"]
 
 
 class MutationKind(StrEnum):
@@ -107,6 +109,8 @@ class Mutation(Frozen):
 
     def step(self, tool: str) -> ProbeStep:
         """The probe step that makes this call of ``tool``."""
+        from toolatlas.probing.models import ProbeStep
+
         return ProbeStep(
             tool=tool,
             arguments=self.arguments,
@@ -285,7 +289,7 @@ def _sql_mutations(spec: ArgSpec, locator: str, valid: str, synth: ValueSynth) -
     return out
 
 
-_EXCLUSIVE = re.compile(
+EXCLUSIVE_WORDS = re.compile(
     r"mutually exclusive|cannot be (?:used|combined|given|specified|passed) (?:together )?with|"
     r"not (?:be )?(?:used |given |specified )?together|(?:but )?not both|only one of|exactly one of|"
     r"either\b.{0,60}\bor\b|instead of|do not (?:use|pass|combine) (?:it )?with|conflicts? with|overrides?",
@@ -302,7 +306,7 @@ def exclusive_pairs(tool: ToolSpec, specs: list[ArgSpec]) -> set[frozenset[str]]
     texts = [tool.description, *(s.description for s in specs)]
     sentences = [part for text in texts for part in re.split(r"(?<=[.;!?])\s+|\n", text or "") if part]
     for sentence in sentences:
-        if not _EXCLUSIVE.search(sentence):
+        if not EXCLUSIVE_WORDS.search(sentence):
             continue
         named = [s.name for s in optional if re.search(rf"(?<![\w-]){re.escape(s.name)}(?![\w-])", sentence)]
         for i, first in enumerate(named):

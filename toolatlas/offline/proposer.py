@@ -15,8 +15,6 @@ Each candidate carries coverage keys (``tool:...``) so the frontier can prefer w
 
 from __future__ import annotations
 
-import json
-import posixpath
 import random
 import re
 import tempfile
@@ -30,6 +28,7 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
@@ -37,10 +36,18 @@ from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
-from toolatlas.offline.retries import hinted_retries, stated_enablers
+from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
+from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
 from toolatlas.offline.values import PlannedCall, ValueSynth
-from toolatlas.probing.text import error_signature
+from toolatlas.offline.workflows import (
+    UnplannedFailure,
+    chained_preconditions,
+    exercised_keys,
+    preconditions,
+    record_chains,
+)
+from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.workspace import Workspace
 
@@ -54,20 +61,10 @@ SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
 """Words of a reader that shows what a thing holds (not only that it exists)."""
 VARIANTS = 4
-
-
-def _exercised(planned: dict[str, Any], tool: ToolSpec) -> list[str]:
-    keys = []
-    for name, value in planned.items():
-        if name not in tool.properties:
-            continue
-        keys.append(name)
-        schema = tool.properties[name] if isinstance(tool.properties[name], dict) else {}
-        if schema.get("enum") and isinstance(value, str | int):
-            keys.append(f"{name}={value}")
-        if isinstance(value, bool):
-            keys.append(f"{name}={str(value).lower()}")
-    return keys
+MAX_UNPLANNED = 12
+CHAINS_PER_ERROR = 2
+"""Calls that failed where success was expected, kept per tool: one per error and chain of tools, at most
+two chains for one error (a deeper workflow's new error is never crowded out by one error's many chains)."""
 
 
 def _markers(call: PlannedCall) -> list[str]:
@@ -113,9 +110,14 @@ class OfflineProposer:
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""
         self.saturated: set[tuple[str, ...]] = set()
-        self.unplanned_failures: dict[str, list[tuple[list[ProbeStep], ProbeStep, str]]] = {}
-        """tool → (the steps before it, the step, its error) of calls that failed where success was expected."""
-        """Saturation boundaries already planned: (tool, family, argument, condition, base call)."""
+        self.unplanned_failures: dict[str, list[UnplannedFailure]] = {}
+        """tool → calls that failed where success was expected (at most :data:`MAX_UNPLANNED` a tool)."""
+        self.reference_calls: dict[str, dict[str, Any]] = {}
+        """tool → the arguments of its first seed call (see :meth:`reference_call`)."""
+        self.records = ReadRecords()
+        """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
+        self.alternatives: dict[str, list[Alternatives]] = {}
+        """tool → the groups of its optional arguments its errors said are given one at a time."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -196,7 +198,7 @@ class OfflineProposer:
                 if steps is None:
                     continue
                 for rollout in range(1 if slow else rollouts):
-                    probes.append(self._probe(0, Direction.SEED, name, steps, rollout=rollout))
+                    probes.append(self.new_probe(0, Direction.SEED, name, steps, rollout=rollout))
             if slow and (default := self._default_cost_probe(name)) is not None:
                 probes.append(default)
         return probes
@@ -212,22 +214,29 @@ class OfflineProposer:
             return None
         defaults = {k: v for k, v in planned.arguments.items() if k not in costly}
         named = ", ".join(f"`{a}`" for a in costly)
-        step = self._step(tool, planned, expect="any").model_copy(
+        step = self.planned_step(tool, planned, expect="any").model_copy(
             update={
                 "arguments": defaults,
                 "mutation": "default_cost",
                 "condition": f"called with its default {named} (the work it does when not asked for less)",
-                "exercised": _exercised(defaults, tool),
+                "exercised": exercised_keys(defaults, tool),
             }
         )
-        return self._probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
+        return self.new_probe(0, Direction.BOUNDARY, name, [step], keys=[f"{name}:mut:default_cost"])
+
+    def reference_call(self, name: str) -> dict[str, Any] | None:
+        """The arguments of the tool's first seed call: the call a misuse's condition is stated against
+        (a misuse of another call names what differs, :func:`~toolatlas.offline.saturation.with_context`)."""
+        return self.reference_calls.get(name)
 
     def _seed_steps(self, name: str, variant: int) -> list[ProbeStep] | None:
         tool = self.graph.specs[name]
         planned = self.synth.valid_arguments(tool, self.args[name], variant)
         if planned is None:
             return None
-        first = self._step(tool, planned, expect="ok")
+        if variant == 0:
+            self.reference_calls.setdefault(name, planned.arguments)
+        first = self.planned_step(tool, planned, expect="ok")
         if tool_effect(tool) is ToolEffect.READ:
             return [first]
         found = self._read_back(tool, planned)
@@ -244,7 +253,7 @@ class OfflineProposer:
             planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
             if planned is None:
                 continue
-            look = self._step(candidate, planned, expect="ok").model_copy(
+            look = self.planned_step(candidate, planned, expect="ok").model_copy(
                 update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})"}
             )
             return [
@@ -300,7 +309,7 @@ class OfflineProposer:
             whole = not reader.required and tool_object(reader) is obj  # e.g. a listing of every branch
             marker = marker_for(written, call.arguments)
             if (targets_it or whole) and marker is not None:
-                step = self._step(reader, call, expect="ok")
+                step = self.planned_step(reader, call, expect="ok")
                 intent = f"read back what `{writer.name}` changed ({reader.purpose})"
                 shows_text = marker in written["texts"] and bool(
                     _CONTENT_WORDS.search(f"{reader.name.replace('_', ' ')} {reader.purpose}")
@@ -338,7 +347,7 @@ class OfflineProposer:
                 arguments=arguments,
                 intent=f"read back the row `{writer.name}` inserted ({reader.purpose})",
                 expect="ok",
-                exercised=_exercised(arguments, reader),
+                exercised=exercised_keys(arguments, reader),
                 observes=0,
             )
             return step, marker
@@ -361,6 +370,7 @@ class OfflineProposer:
             probes = [
                 *self._variants(round_, name),
                 *self._compositions(round_, name),
+                *self._record_chains(round_, name),
                 *self._retries(round_, name),
                 *self._hinted_retries(round_, name),
                 *self._preconditions(round_, name),
@@ -380,7 +390,7 @@ class OfflineProposer:
         for variant in range(VARIANTS):
             steps = self._seed_steps(name, variant)
             if steps is not None:
-                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps))
+                probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps))
         return probes
 
     def _compositions(self, round_: int, name: str) -> list[Probe]:
@@ -407,10 +417,10 @@ class OfflineProposer:
             first = ProbeStep(
                 tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok"
             )
-            second = self._step(tool, call, expect="ok").model_copy(
+            second = self.planned_step(tool, call, expect="ok").model_copy(
                 update={"intent": f"use what `{source}` returned to {tool.purpose}"}
             )
-            probe = self._probe(
+            probe = self.new_probe(
                 round_, Direction.AFFORDANCE, name, [first, second], keys=[f"{name}:data<{source}"]
             )
             probes.append(probe)
@@ -433,14 +443,14 @@ class OfflineProposer:
                 expect="error",
                 condition=entry.condition,
             )
-            fixed = self._step(tool, planned, expect="ok").model_copy(
+            fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
                     "retry_of": 0,
                     "intent": f"retry with corrected arguments so that it does not fail when {entry.condition}",
                 }
             )
             probes.append(
-                self._probe(
+                self.new_probe(
                     round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[f"{name}:retry:{entry.id}"]
                 )
             )
@@ -463,88 +473,17 @@ class OfflineProposer:
                 intent=f"retry with `{retry.locator}` = {retry.value!r}, a value the error named",
                 expect="ok",
                 retry_of=0,
-                exercised=_exercised(retry.fixed, tool),
+                exercised=exercised_keys(retry.fixed, tool),
             )
-            key = f"{name}:retry:named:{retry.ref.argument}"
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
+            key = f"{name}:retry:named:{retry.ref.argument}={retry.value}"  # each value an error named: another retry
+            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
         return probes
 
     def _preconditions(self, round_: int, name: str) -> list[Probe]:
-        """For a tool that fails on the untouched snapshot, try a state-changing tool first.
+        return [*preconditions(self, round_, name), *chained_preconditions(self, round_, name)]
 
-        Enablers are the tools its error message names (``Use git_add to stage changes first``),
-        then the mutating tools acting on the same kind of object.
-        """
-        tool = self.graph.specs[name]
-        unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
-            e for e in self.graph.entries_of(name, EntryKind.BOUNDARY)
-            if e.family is None and any(ev.step == 0 for ev in e.evidence)
-        ]
-        if not unplanned:
-            return []
-        planned = self.synth.valid_arguments(tool, self.args[name], 0)
-        if planned is None:
-            return []
-        alone = [ev for e in unplanned for ev in e.evidence if ev.step == 0]  # the call failing on its own
-        same = alone[0].arguments if alone else None
-        errors = " ".join(ev.excerpt for ev in alone)
-        mentioned = [t for t in self.graph.specs if t != name and t in errors] + stated_enablers(
-            name, errors, self.graph.specs
-        )
-        related = [
-            t.name for t in sorted(self.graph.specs.values(), key=lambda t: t.name)
-            if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
-            and tool_object(t) is tool_object(tool)
-        ]
-        probes = []
-        for enabler in list(dict.fromkeys(mentioned + related))[:3]:
-            prepared = self.synth.valid_arguments(self.graph.specs[enabler], self.args[enabler], 0)
-            if prepared is None:
-                continue
-            first = self._step(self.graph.specs[enabler], prepared, expect="ok")
-            then = self._step(tool, planned, expect="ok").model_copy(
-                update={"enabled_by": 0, "intent": f"{tool.purpose} once `{enabler}` has prepared the state"}
-            )
-            if same is not None:  # the very call that failed: its success proves the state was the cause
-                then = then.model_copy(
-                    update={"arguments": same, "harvested": [], "exercised": _exercised(same, tool)}
-                )
-            steps = [first, then]
-            if self.stateless:  # no digest sees the server's own state: the same call, failing before, shows it
-                before = then.model_copy(
-                    update={"expect": "any", "enabled_by": None, "intent": f"{tool.purpose} before `{enabler}` (it fails)"}
-                )
-                steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
-        probes.extend(self._chained_preconditions(round_, name))
-        return probes
-
-    def _chained_preconditions(self, round_: int, name: str) -> list[Probe]:
-        """A call that failed inside a chain, retried in the same chain after the tool its error points
-        to, called on the same things (the arguments it shares with the failing call): ``plan → approve``
-        failed with "not done yet", so ``plan → mark done → approve``."""
-        probes = []
-        failures = sorted(self.unplanned_failures.get(name, []), key=lambda f: -len(f[0]))  # chains first
-        for prefix, failing, error in failures[:3]:
-            for enabler in stated_enablers(name, error, self.graph.specs)[:2]:
-                spec = self.graph.specs[enabler]
-                prepared = self.synth.valid_arguments(spec, self.args[enabler], 0)
-                if prepared is None:
-                    continue
-                shared = {k: v for k, v in failing.arguments.items() if k in spec.properties}
-                arguments = {**prepared.arguments, **shared}
-                first = self._step(spec, prepared, expect="ok").model_copy(
-                    update={"arguments": arguments, "exercised": _exercised(arguments, spec),
-                            "intent": f"{spec.purpose} (what the error of `{name}` asks for first)"}
-                )
-                again = failing.model_copy(update={
-                    "expect": "ok", "enabled_by": len(prefix), "mutation": None, "condition": None,
-                    "intent": f"{self.graph.specs[name].purpose} once `{enabler}` has prepared the state",
-                })
-                steps = [*prefix, first, again]
-                key = f"{name}:after:{enabler}:in-chain"
-                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[key]))
-        return probes
+    def _record_chains(self, round_: int, name: str) -> list[Probe]:
+        return record_chains(self, round_, name)
 
     def _lifecycles(self, round_: int, name: str) -> list[Probe]:
         """Create → read back → modify what was created → verify the change, for a creating tool."""
@@ -569,7 +508,7 @@ class OfflineProposer:
             call = synth.valid_arguments(modifier, self.args[modifier.name], 0)
             if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
                 continue
-            change = self._step(modifier, call, expect="ok").model_copy(
+            change = self.planned_step(modifier, call, expect="ok").model_copy(
                 update={"intent": f"change what `{name}` created ({modifier.purpose})"}
             )
             after = self._read_back(modifier, call)  # e.g. read the destination of a move
@@ -578,9 +517,9 @@ class OfflineProposer:
             verify = (after[0] if after else read.model_copy(update={"expect": "any"})).model_copy(
                 update={"observes": 2 if after is not None else None, "intent": f"verify the change `{modifier.name}` made"}
             )
-            first = self._step(tool, planned, expect="ok").model_copy(update={"marker": marker})
+            first = self.planned_step(tool, planned, expect="ok").model_copy(update={"marker": marker})
             steps = [first, read, change, verify]
-            probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
+            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:lifecycle:{modifier.name}"]))
             if len(probes) == 2:
                 break
         return probes
@@ -593,12 +532,12 @@ class OfflineProposer:
         planned = self.synth.valid_arguments(tool, self.args[name], 1)
         if planned is None:
             return []
-        call = self._step(tool, planned, expect="ok")
+        call = self.planned_step(tool, planned, expect="ok")
         probes = []
         for reader in self._state_readers(tool)[:3]:
             steps = self._observed(tool, call, reader)
             if steps is not None:
-                probes.append(self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
+                probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
         return probes
 
     def _replays(self, round_: int, name: str) -> list[Probe]:
@@ -613,7 +552,7 @@ class OfflineProposer:
             step = ProbeStep(
                 tool=name, arguments=entry.example_arguments, intent="repeat the same call", expect="ok"
             )
-            probe = self._probe(
+            probe = self.new_probe(
                 round_, Direction.REPLAY, name, [step, step], keys=[f"{name}:replay:{entry.id}"]
             )
             probes.append(
@@ -626,6 +565,7 @@ class OfflineProposer:
     def _boundaries(self, round_: int, name: str) -> list[Probe]:
         tool = self.graph.specs[name]
         probes = []
+        planned_keys: set[str] = set()
         for variant in range(2):
             planned = self.synth.valid_arguments(tool, self.args[name], variant)
             if planned is None:
@@ -633,11 +573,13 @@ class OfflineProposer:
             for mutation in boundary_mutations(
                 tool, self.args[name], planned.arguments, self.synth, cap=MUTATIONS_PER_CALL
             ):
-                step = mutation.step(name)
                 key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
-                probes.append(self._probe(round_, Direction.BOUNDARY, name, [step], keys=[key]))
+                if key in planned_keys:  # one call per misuse: under one condition, one call's answer
+                    continue
+                planned_keys.add(key)
+                probes.append(self.new_probe(round_, Direction.BOUNDARY, name, [mutation.step(name)], keys=[key]))
             if tool_effect(tool) is ToolEffect.CREATE:
-                first = self._step(tool, planned, expect="ok")
+                first = self.planned_step(tool, planned, expect="ok")
                 again = first.model_copy(
                     update={
                         "expect": "any",
@@ -647,7 +589,7 @@ class OfflineProposer:
                     }
                 )
                 probes.append(
-                    self._probe(
+                    self.new_probe(
                         round_,
                         Direction.BOUNDARY,
                         name,
@@ -661,9 +603,11 @@ class OfflineProposer:
         """What saturation and chained preconditions remember between rounds, JSON-able (for checkpoints)."""
         return {
             "saturated": sorted(list(key) for key in self.saturated),
+            "reference_calls": self.reference_calls,
+            "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
             "unplanned_failures": {
-                tool: [[[s.model_dump(mode="json") for s in prefix], step.model_dump(mode="json"), error]
-                       for prefix, step, error in failures]
+                tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
+                       for f in failures]
                 for tool, failures in self.unplanned_failures.items()
             },
         }
@@ -671,9 +615,19 @@ class OfflineProposer:
     def restore_exploration_state(self, state: dict[str, Any]) -> None:
         """Continue from :meth:`exploration_state` (an empty one from a checkpoint without it)."""
         self.saturated = {tuple(key) for key in state.get("saturated", [])}
+        self.reference_calls = dict(state.get("reference_calls", {}))
+        self.alternatives = {}
+        for tool, groups in state.get("alternatives", {}).items():
+            for names, needed in groups:
+                if tool not in self.args:
+                    continue
+                found = Alternatives(tuple(names), bool(needed))
+                self.alternatives.setdefault(tool, []).append(found)
+                self.args[tool] = with_alternatives(self.args[tool], found)
         self.unplanned_failures = {
-            tool: [([ProbeStep.model_validate(s) for s in prefix], ProbeStep.model_validate(step), error)
-                   for prefix, step, error in failures]
+            tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
+                                    saved[2], saved[3] if len(saved) > 3 else [])
+                   for saved in failures]
             for tool, failures in state.get("unplanned_failures", {}).items()
         }
 
@@ -697,7 +651,7 @@ class OfflineProposer:
         if not markers:
             return {}
         synth = self._created_synth(tool, planned)
-        first = self._step(tool, planned, expect="ok")
+        first = self.planned_step(tool, planned, expect="ok")
         found: dict[str, Probe] = {}
         for reader in sorted(self.graph.specs.values(), key=lambda t: t.name):
             if reader.name == name or tool_effect(reader) is not ToolEffect.READ or reader.name in self.slow:
@@ -712,25 +666,28 @@ class OfflineProposer:
             marker = marker_for(written, arguments)
             if marker is None:
                 continue
-            read = self._step(reader, call, expect="ok").model_copy(
-                update={"arguments": arguments, "observes": 0, "exercised": _exercised(arguments, reader),
+            read = self.planned_step(reader, call, expect="ok").model_copy(
+                update={"arguments": arguments, "observes": 0, "exercised": exercised_keys(arguments, reader),
                         "intent": f"read back what `{name}` wrote ({reader.purpose})"}
             )
             steps = [first.model_copy(update={"marker": marker}), read]
-            found[reader.name] = self._probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:state>{reader.name}"])
+            found[reader.name] = self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:state>{reader.name}"])
         return found
 
     def composition_probes(self, round_: int, name: str) -> list[Probe]:
-        """The data-flow, precondition and named-value retry chains of ``name`` (for saturation)."""
+        """The named-value retry, precondition and data-flow chains of ``name`` (for saturation), the
+        chains an answer of the server pointed to first: an error that named the fix, a failure whose
+        cause another tool may remove, a record a read returned."""
         return [
-            *self._compositions(round_, name),
-            *self._preconditions(round_, name),
             *self._hinted_retries(round_, name),
+            *self._preconditions(round_, name),
+            *self._record_chains(round_, name),
+            *self._compositions(round_, name),
         ]
 
     def boundary_probe(self, round_: int, target: str, steps: list[ProbeStep], *, key: str) -> Probe:
         """A boundary probe of ``target`` made of ``steps``, covering ``key``."""
-        return self._probe(round_, Direction.BOUNDARY, target, steps, keys=[key])
+        return self.new_probe(round_, Direction.BOUNDARY, target, steps, keys=[key])
 
     # -- feedback --------------------------------------------------------------------------------
 
@@ -743,11 +700,9 @@ class OfflineProposer:
             if tool is None:
                 continue
             if result.index in failed and step.expect == "ok" and not step.mutation:  # an unplanned failure
-                chain = [s for s in rollout.probe.steps[: result.index] if s.expect != "error"]
-                known = self.unplanned_failures.setdefault(step.tool, [])
-                signature = error_signature(result.outcome.excerpt)
-                if len(known) < 6 and all(error_signature(k[2]) != signature for k in known):
-                    known.append((chain, step, result.outcome.excerpt))
+                self._keep_unplanned(rollout, step, result.index, failed)
+            if result.index in failed:
+                self._learn_alternatives(tool, result.outcome.excerpt)
             if result.index in failed:  # an error may name the values that would have worked
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
@@ -755,6 +710,11 @@ class OfflineProposer:
                 )
                 continue
             self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
+            if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
+                document = document_of(result.outcome.structured, result.outcome.excerpt)
+                if document is not None:
+                    self.records.add(ReadRecord(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                                                rollout.probe.id))
             self.pool.harvest(
                 tool,
                 result.outcome.excerpt,
@@ -763,6 +723,36 @@ class OfflineProposer:
                 rollout.probe.id,
                 arguments=step.arguments,
             )
+
+    def _keep_unplanned(self, rollout: Rollout, step: ProbeStep, index: int, failed: set[int]) -> None:
+        """Keep a call that failed where success was expected: the steps before it, its error, and the
+        answers of the steps before it that worked (what an enabler of it may take back: the task a plan
+        created). One per error and chain of tools."""
+        chain = [s for s in rollout.probe.steps[:index] if s.expect != "error"]
+        records = [
+            to_placeholders(document, rollout.variables)
+            for r in rollout.steps
+            if r.index < index and r.index not in failed
+            and (document := document_of(r.outcome.structured, r.outcome.excerpt)) is not None
+        ]
+        known = self.unplanned_failures.setdefault(step.tool, [])
+        error = next(r.outcome.excerpt for r in rollout.steps if r.index == index)
+        signature = error_signature(error)
+        same_error = [k for k in known if error_signature(k.error) == signature]
+        tools = [s.tool for s in chain]
+        if (len(known) < MAX_UNPLANNED and len(same_error) < CHAINS_PER_ERROR
+                and all([s.tool for s in k.prefix] != tools for k in same_error)):
+            known.append(UnplannedFailure(chain, step, error, records))
+
+    def _learn_alternatives(self, tool: ToolSpec, error: str) -> None:
+        """Plan ``tool``'s calls with one of the arguments its error says are alternatives."""
+        found = stated_alternatives(tool, error)
+        known = self.alternatives.setdefault(tool.name, [])
+        if found is None or found in known:
+            return
+        known.append(found)
+        self.args[tool.name] = with_alternatives(self.args[tool.name], found)
+        log.debug("alternatives_learned", server=self.spec.name, tool=tool.name, names=found.names, needed=found.needed)
 
     # -- building blocks -------------------------------------------------------------------------
 
@@ -781,17 +771,17 @@ class OfflineProposer:
         arguments = cheap
         return step.model_copy(update={"timeout_s": SLOW_TIMEOUT_S, "arguments": arguments})
 
-    def _step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
+    def planned_step(self, tool: ToolSpec, planned: PlannedCall, *, expect: str) -> ProbeStep:
         return ProbeStep(
             tool=tool.name,
             arguments=planned.arguments,
             intent=tool.purpose,
             expect=expect,  # type: ignore[arg-type]
             harvested=[ref for ref in planned.used_values if not ref.created and ref.tool != tool.name],
-            exercised=_exercised(planned.arguments, tool) + value_classes(self.args[tool.name], planned.arguments),
+            exercised=exercised_keys(planned.arguments, tool) + value_classes(self.args[tool.name], planned.arguments),
         )
 
-    def _probe(
+    def new_probe(
         self,
         round_: int,
         direction: Direction,

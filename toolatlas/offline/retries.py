@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import HarvestRef, ValuePool
-from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, infer_arguments
+from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.values import ValueSynth
 
-__all__ = ["HintedRetry", "hinted_retries", "spec_at"]
+__all__ = ["HintedRetry", "counterpart", "hinted_retries", "spec_at", "stated_enablers"]
 
 MAX_RETRIES = 3
 
@@ -122,23 +122,78 @@ def hinted_retries(
 
 
 _GENERIC_WORDS = frozenset({"get", "set", "list", "the", "a", "an", "to", "of", "for", "and", "by", "all", "new", "item", "items"})
+_MISSING = re.compile(
+    r"\b(?:no|none|not found|empty|does not exist|doesn't exist|missing|nothing|first|not (?:yet )?(?:defined|created))\b",
+    re.IGNORECASE,
+)
+"""Words of an error that says something the call needs is not there."""
+_INVERSE_VERBS = {
+    "remove": "add", "delete": "create", "disable": "enable", "close": "open", "stop": "start", "hide": "show",
+    "deactivate": "activate", "resume": "pause", "unlock": "lock", "detach": "attach", "disconnect": "connect",
+}
 
 
 def _words(text: str) -> set[str]:
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in re.findall(r"[a-z]+", text.lower())}
+    """The words of a text with their plain forms (``tasks`` → ``task``; ``approved`` → ``approve``,
+    ``marked`` → ``mark``), so an error's participle meets a tool's verb."""
+    found: set[str] = set()
+    for word in re.findall(r"[a-z]+", text.lower()):
+        word = word[:-1] if word.endswith("s") and len(word) > 3 else word
+        found.add(word)
+        if word.endswith("ed") and len(word) > 4:
+            found.update((word[:-1], word[:-2]))
+    return found
+
+
+def _name_words(name: str) -> list[str]:
+    return re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower())
+
+
+def counterpart(name: str, tools: Mapping[str, ToolSpec]) -> str | None:
+    """The tool whose state ``name`` undoes, by its verb: ``unprotect_document`` → ``protect_document``,
+    ``disable_rule`` → ``enable_rule`` (undoing needs what it undoes to be there)."""
+    words = _name_words(name)
+    for i, word in enumerate(words):
+        inverse = _INVERSE_VERBS.get(word) or next(
+            (word[len(p):] for p in ("un", "dis", "de") if word.startswith(p) and len(word) > len(p) + 3), None
+        )
+        if inverse is None:
+            continue
+        wanted = [*words[:i], inverse, *words[i + 1:]]
+        found = next((t for t in tools if t != name and _name_words(t) == wanted), None)
+        if found is not None:
+            return found
+    return None
 
 
 def stated_enablers(name: str, error: str, tools: Mapping[str, ToolSpec]) -> list[str]:
-    """Tools an error points to without naming them: those whose name holds a word of the error that the
-    failing tool's own name lacks (``not done yet`` → ``mark_done``; ``add … first`` → ``add_case``),
-    most shared words first."""
+    """Tools an error points to without naming them, in three tiers:
+
+    1. the tool whose state the failing one undoes (``unprotect`` → ``protect``, :func:`counterpart`);
+    2. those whose name holds a word of the error that the failing tool's own name lacks (``not done
+       yet`` → ``mark_done``; ``add … first`` → ``add_case``), most shared words first, then most
+       words of the error shared with the failing tool too (``Not all done tasks are approved`` from
+       ``approve_request``: ``approve_task`` before ``add_tasks``);
+    3. when the error says something is not there (``No footnotes in document``) and it is what the
+       failing tool itself acts on, the tools that create it (``add_footnote``), most shared words first.
+    """
     said = _words(error) - _GENERIC_WORDS
     own = _words(name.replace("_", " ").replace("-", " "))
     scored = []
     for other in tools:
         if other == name:
             continue
-        shared = (_words(other.replace("_", " ").replace("-", " ")) - own - _GENERIC_WORDS) & said
-        if shared:
-            scored.append((-len(shared), other))
-    return [other for _score, other in sorted(scored)]
+        words = _words(other.replace("_", " ").replace("-", " ")) - _GENERIC_WORDS
+        shared = (words - own) & said
+        if shared and tool_effect(tools[other]) is not ToolEffect.READ:  # a read prepares nothing
+            scored.append((-(2 * len(shared) + len(words & own & said)), other))  # its own words break ties
+    undone = counterpart(name, tools)
+    found = [undone] if undone is not None and tool_effect(tools[undone]) is not ToolEffect.READ else []
+    found += [other for _score, other in sorted(scored) if other not in found]
+    missing = said & own - _GENERIC_WORDS if _MISSING.search(error) else set()
+    creators = []
+    for other, spec in tools.items():
+        words = _words(other.replace("_", " ").replace("-", " "))
+        if other != name and other not in found and words & missing and tool_effect(spec) is ToolEffect.CREATE:
+            creators.append((-len(words & said), other))
+    return found + [other for _score, other in sorted(creators)]

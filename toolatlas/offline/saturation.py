@@ -9,17 +9,22 @@ saturated or the round's :data:`SATURATION_BUDGET` is spent.
 
 A mutation is only as true as the call it breaks: the bases are the tool's *verified* calls
 (the example arguments of its active affordances that succeeded on their own), so "fails when
-`x` is negative" is never the failure of an already invalid call. A tool with no verified call
-yet is mutated from its planned call, as the frontier would. Bases of different value classes
+`x` is negative" is never the failure of an already invalid call. A tool that only ever succeeded
+once other tools had prepared the state (a regex test after its cases were added) is broken inside
+that chain: the enabling calls first, then the mutated one. A tool with no verified call yet is
+mutated from its planned call, as the frontier would. Bases of different value classes
 (:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
 
-Two boundaries need more than one changed value:
+Three boundaries need more than one changed value:
 
 - a **stale token**: a call that carries a hash, version or etag of content is repeated after
   it ran once (the content it describes has changed), and sent with a well-formed digest of
   other content;
-- a **repeat** of a state-changing call on what it already changed (done twice, deleted twice).
+- a **repeat** of a state-changing call on what it already changed (done twice, deleted twice);
+- a call **after another tool changed** what it acts on (:func:`_after_change`): a task marked done,
+  then edited; a row deleted, then read.
 
+Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`).
 Each writing tool's call is also read back by every read tool that can show what it wrote
 (:meth:`OfflineProposer.read_back_probes`): write → read, create → list, create → search.
 """
@@ -29,27 +34,33 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.offline.kinds import ArgKind, ArgSpec, ToolEffect, tool_effect
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
+from toolatlas.offline.scalars import reads_media
+from toolatlas.offline.workflows import shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer
 
-__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments"]
+__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments", "with_context"]
 
 SATURATION_BUDGET = 120
 """Probes per server and round beyond the frontier's choice (single calls or short chains), at least;
 a server of many tools gets :data:`PER_TOOL_SHARE` a tool (a fifty-tool server is not starved)."""
 PER_TOOL_SHARE = 6
+TARGETS_PER_ROUND = 3
+"""Existing files a reading tool is newly pointed at per round (:func:`_target_sweep`)."""
 PER_TOOL = 12
 """At most this many new saturation probes per tool and round: a tool of many arguments does not
 take the whole budget from the others."""
 BASES_PER_TOOL = 3
-SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change"}
+AFTER_CHANGE_PEERS = 4
+"""Tools that update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
+SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change", "after_change"}
 """The semantic families plus the two emptiness/sign boundaries a description implies (``cases``
 needs items, an ``amount`` is positive) and the multi-step ones of this module."""
 _TOKEN_NAME = re.compile(r"hash|etag|checksum|digest|(^|_)version(_|$)|revision_token|(^|_)token$", re.IGNORECASE)
@@ -82,8 +93,17 @@ def value_classes(specs: list[ArgSpec], arguments: dict[str, Any]) -> list[str]:
     return classes
 
 
-def _verified_bases(proposer: OfflineProposer, name: str) -> list[dict[str, Any]]:
-    """The tool's verified calls (successful on their own), one per argument shape, most supported first."""
+class Base(NamedTuple):
+    """A verified call to break, and the calls that enabled it (none: it works on the untouched snapshot)."""
+
+    arguments: dict[str, Any]
+    prefix: tuple[ProbeStep, ...] = ()
+
+
+def _verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
+    """The tool's verified calls, one per argument shape, most supported first: those that succeeded on
+    their own; for a tool that only ever succeeded once other tools had prepared the state (a test run
+    after its cases were added), those calls with the steps of the other tools before them."""
     entries = [
         e
         for e in proposer.graph.entries_of(name, EntryKind.AFFORDANCE)
@@ -91,19 +111,97 @@ def _verified_bases(proposer: OfflineProposer, name: str) -> list[dict[str, Any]
         and e.signature.startswith("uses:")
         and e.example_arguments is not None
         and e.evidence
-        and e.evidence[0].step == 0
     ]
     entries.sort(key=lambda e: (-e.support, e.id))
-    bases: list[dict[str, Any]] = []
+    alone = [e for e in entries if e.evidence[0].step == 0]
+    bases: list[Base] = []
     seen: set[str] = set()
-    for entry in entries:
-        key = json.dumps(entry.example_arguments, sort_keys=True, default=str)
+    for entry in alone or entries:
+        evidence = entry.evidence[0]
+        prefix = tuple(
+            ProbeStep(tool=p["tool"], arguments=p["arguments"], intent=f"prepare what `{name}` needs", expect="ok")
+            for p in evidence.prefix if p["tool"] != name  # the same tool before: the control that failed
+        ) if not alone else ()
+        key = json.dumps([evidence.arguments, [(s.tool, s.arguments) for s in prefix]], sort_keys=True, default=str)
         if key not in seen:
             seen.add(key)
-            bases.append(dict(entry.example_arguments or {}))
+            bases.append(Base(dict(evidence.arguments), prefix))
         if len(bases) == BASES_PER_TOOL:
             break
     return bases
+
+
+def with_context(
+    step: ProbeStep, arguments: dict[str, Any], reference: dict[str, Any] | None, specs: list[ArgSpec] = ()
+) -> ProbeStep:
+    """A mutated step whose condition also says how its call differs from ``reference`` (the tool's seed
+    call, :meth:`OfflineProposer.reference_call`): broken on another call, the same misuse may be answered
+    otherwise (row 0 accepted in a CSV file, refused in a workbook; a footnote placed by text or by
+    index), and the condition is what tells them apart. Only what stays the same from build to build
+    is said: arguments given or left out, an enum member or a flag, the kind of file a path names —
+    never a made-up name or a count."""
+    if reference is None or step.condition is None:
+        return step
+    target = re.split(r"[.\[]", step.condition.split("`")[1])[0] if "`" in step.condition else None
+    by_name = {s.name: s for s in specs}
+    said = []
+    for name in sorted(set(arguments) | set(reference)):
+        spec = by_name.get(name)
+        if name == target or (spec is not None and (spec.fresh or spec.kind is ArgKind.NEW_PATH)):
+            continue
+        if name not in reference:
+            said.append(f"`{name}` given")
+        elif name not in arguments:
+            said.append(f"no `{name}`")
+        elif arguments[name] != reference[name]:
+            value, before = arguments[name], reference[name]
+            if isinstance(value, bool) or (spec is not None and spec.enum and value in spec.enum):
+                said.append(f"`{name}` = {json.dumps(value)}")
+            elif isinstance(value, str) and isinstance(before, str) and _file_class(value) != _file_class(before):
+                said.append(f"`{name}` {_file_class(value)}")
+    if not said:
+        return step
+    return step.model_copy(update={"condition": f"{step.condition} (with {', '.join(said[:3])})"})
+
+
+def _file_class(value: str) -> str:
+    """What kind of file a path names (``a .xlsx file``), or ``""`` for a value that is no path."""
+    name = value.rstrip("/").rsplit("/", 1)[-1]
+    if "/" not in value or not name:
+        return ""
+    return f"a {name[name.rindex('.'):].lower()} file" if "." in name[1:] else "a file without an extension"
+
+
+def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tuple[str, str, list[ProbeStep]]]:
+    """``(family, condition, steps)``: the verified call right after a tool that updates or deletes acts on
+    the same thing — the arguments it takes under the same name (two of them, or an id) — first: a task
+    marked done can no longer be edited, a deleted row no longer read."""
+    tool = proposer.graph.specs[name]
+    kinds = {s.name: s.kind for s in proposer.args[name]}
+    ranked = []
+    for peer, spec in proposer.graph.specs.items():
+        if peer == name or peer in proposer.slow or tool_effect(spec) not in (ToolEffect.UPDATE, ToolEffect.DELETE):
+            continue
+        shared = {
+            k: v for k, v in shared_arguments(base.arguments, spec).items()
+            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()
+        }
+        if len(shared) >= 2 or any(kinds.get(k) is ArgKind.IDENTIFIER for k in shared):
+            ranked.append((-len(shared), peer, shared))
+    out: list[tuple[str, str, list[ProbeStep]]] = []
+    for _count, peer, shared in sorted(ranked)[:AFTER_CHANGE_PEERS]:
+        spec = proposer.graph.specs[peer]
+        planned = proposer.synth.valid_arguments(spec, proposer.args[peer], 0)
+        if planned is None:
+            continue
+        named = ", ".join(f"`{k}`" for k in sorted(shared))
+        condition = f"`{peer}` acted just before on the same {named}"
+        change = ProbeStep(tool=peer, arguments={**planned.arguments, **shared}, expect="ok",
+                           intent=f"{spec.purpose} (what `{name}` acts on next)")
+        call = ProbeStep(tool=name, arguments=base.arguments, intent=f"check how `{name}` handles {condition}",
+                         expect="any", mutation="after_change", condition=condition)
+        out.append(("after_change", condition, [*base.prefix, change, call]))
+    return out
 
 
 def _stale_digest(value: Any) -> str:
@@ -115,8 +213,9 @@ def _stale_digest(value: Any) -> str:
     return full[:64]
 
 
-def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> list[tuple[str, str, list[ProbeStep]]]:
+def _multi_step(proposer: OfflineProposer, name: str, verified: Base) -> list[tuple[str, str, list[ProbeStep]]]:
     """``(family, condition, steps)`` of the boundaries that need a call before the broken one."""
+    base = verified.arguments
     tool = proposer.graph.specs[name]
     specs = proposer.args[name]
     effect = tool_effect(tool)
@@ -130,18 +229,56 @@ def _multi_step(proposer: OfflineProposer, name: str, base: dict[str, Any]) -> l
             condition = f"{arg} carries the fingerprint of content that changed since it was read (the same call ran just before)"
             again = first.model_copy(update={"expect": "any", "mutation": "stale_token", "condition": condition,
                                              "intent": f"repeat the call with the now stale {arg}"})
-            out.append(("stale_token", condition, [first, again]))
+            out.append(("stale_token", condition, [*verified.prefix, first, again]))
         condition = f"{arg} is a well-formed fingerprint of other content (stale or mistyped)"
         wrong = {**base, spec.name: _stale_digest(base[spec.name])}
-        out.append(("stale_token", condition, [first.model_copy(update={
+        out.append(("stale_token", condition, [*verified.prefix, first.model_copy(update={
             "arguments": wrong, "expect": "any", "mutation": "stale_token", "condition": condition,
             "intent": f"check how `{name}` handles {condition}"})]))
     if effect in (ToolEffect.UPDATE, ToolEffect.DELETE) and not token_arguments(specs):
         condition = "the change it makes was already made (the same call ran just before)"
         again = first.model_copy(update={"expect": "any", "mutation": "repeat_change", "condition": condition,
                                          "intent": "make the same change again"})
-        out.append(("repeat_change", condition, [first, again]))
+        out.append(("repeat_change", condition, [*verified.prefix, first, again]))
     return out
+
+
+def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A reading tool's call on each existing file of its kind (text; media for a media reader) it has
+    not been pointed at yet (:data:`TARGETS_PER_ROUND` a
+    round): what a linter, a parser or a viewer answers depends on what the file holds (a clean file,
+    one that breaks rules, one that does not parse), which no argument's name tells."""
+    tool = proposer.graph.specs[name]
+    effect = tool_effect(tool)
+    if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
+        return []  # a tool of no known verb (``lint``, ``parse``) reads too, unless it says it destroys
+    specs = proposer.args[name]
+    spec = next((s for s in specs if _file_kind(s) or (s.items is not None and _file_kind(s.items))), None)
+    planned = proposer.synth.valid_arguments(tool, specs, 0) if spec is not None else None
+    if spec is None or planned is None:
+        return []
+    found: list[tuple[tuple[str, ...], Probe]] = []
+    targets = proposer.synth.targets
+    binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
+    for candidate in targets.files(binary=binary):
+        fact = targets.file_fact(candidate.value)
+        if fact is not None and fact.text == binary:
+            continue
+        key = (name, "target", candidate.value)
+        coverage = f"{name}:target:{candidate.value}"
+        if key in proposer.saturated or coverage in proposer.graph.covered:
+            continue
+        value: Any = [candidate.value] if spec.items is not None and not _file_kind(spec) else candidate.value
+        arguments = {**planned.arguments, spec.name: value}
+        step = ProbeStep(tool=name, arguments=arguments, intent=f"{tool.purpose} ({candidate.value})", expect="any")
+        found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[coverage])))
+        if len(found) == TARGETS_PER_ROUND:
+            break
+    return found
+
+
+def _file_kind(spec: ArgSpec) -> bool:
+    return spec.kind is ArgKind.FILE_PATH and not spec.fresh
 
 
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
@@ -156,18 +293,22 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
         bases = _verified_bases(proposer, name)
         if not bases:
             planned = proposer.synth.valid_arguments(tool, specs, 0)
-            bases = [planned.arguments] if planned is not None else []
+            bases = [Base(planned.arguments)] if planned is not None else []
         probes: list[tuple[tuple[str, ...], Probe]] = []
         planned_keys: set[tuple[str, ...]] = set()
-        for base in bases:
+        for position, base in enumerate(bases):
             found: list[tuple[str, str | None, str, list[ProbeStep]]] = []
-            base_key = json.dumps(base, sort_keys=True, default=str)
-            for mutation in boundary_mutations(tool, specs, base, proposer.synth, cap=10_000):
+            base_key = json.dumps([base.arguments, [(s.tool, s.arguments) for s in base.prefix]], sort_keys=True,
+                                  default=str)
+            reference = proposer.reference_call(name)
+            for mutation in boundary_mutations(tool, specs, base.arguments, proposer.synth, cap=10_000):
                 if mutation.name.value not in SATURATING_FAMILIES:
                     continue
-                step = mutation.step(name)
-                found.append((mutation.name.value, mutation.target_arg, mutation.condition, [step]))
+                step = with_context(mutation.step(name), base.arguments, reference, specs)
+                found.append((mutation.name.value, mutation.target_arg, step.condition or "", [*base.prefix, step]))
             found.extend((family, "*", condition, steps) for family, condition, steps in _multi_step(proposer, name, base))
+            if position == 0:  # the state other tools leave it in: from its most supported call
+                found.extend((f, "*", c, steps) for f, c, steps in _after_change(proposer, name, base))
             for family, target, condition, steps in found:
                 key = (name, family, target or "*", condition, base_key)
                 if key in proposer.saturated or key in planned_keys:
@@ -181,7 +322,9 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        compositions = [*proposer.read_back_probes(round_, name).values(), *proposer.composition_probes(round_, name)]
+        for key, probe in reversed(_target_sweep(proposer, round_, name)):
+            probes.insert(0, (key, probe))
+        compositions = [*proposer.composition_probes(round_, name), *proposer.read_back_probes(round_, name).values()]
         for probe in reversed(compositions):  # compositions first: each kind of edge once
             edges = tuple(k for k in probe.coverage_keys if ":arg:" not in k and ":shape:" not in k)
             key = (name, "composition", *edges)

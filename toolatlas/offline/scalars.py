@@ -14,6 +14,8 @@ import re
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from toolatlas.models import ToolSpec
+from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
@@ -22,12 +24,17 @@ from toolatlas.offline.targets import Candidate
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth
 
-__all__ = ["Unsatisfiable", "scalar_value"]
+__all__ = ["Unsatisfiable", "reads_media", "scalar_value"]
 
 
 _TIMES = ("14:30", "09:05", "23:45", "00:00")
 _COUNTS = (3, 1, 10, 5)
 _MEDIA = re.compile(r"\b(image|media|audio|video|binary|base64)\b")
+
+
+def reads_media(tool: ToolSpec) -> bool:
+    """Whether a tool's name or description says it works on images, audio or other binary files."""
+    return bool(_MEDIA.search(f"{tool.name.replace('_', ' ')} {tool.description}".lower()))
 
 
 def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
@@ -61,7 +68,7 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             default = bool(spec.default) if spec.has_default else False
             return (not default) if v % 2 == 1 or not spec.has_default else default
         case ArgKind.INTEGER | ArgKind.NUMBER:
-            return _number(spec, v)
+            return _ordered_bound(spec, _number(spec, v), draft)
         case ArgKind.BRANCH:
             if spec.fresh:
                 return synth.fresh_value(ArgKind.BRANCH)
@@ -145,6 +152,11 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             if spec.fresh:
                 return synth.fresh_value(kind)
             pooled = targets.pooled(kind)
+            noun = id_noun(spec.name)
+            if noun is not None:  # a task id for ``taskId``: of its own kind, else of no known kind
+                pooled = [c for c in pooled if c.ref is not None and c.ref.context == noun] or [
+                    c for c in pooled if c.ref is None or c.ref.context is None
+                ] or pooled
             if pooled:
                 return draft.pick(kind, pooled)
             return _string(spec, synth, v)
@@ -180,7 +192,7 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     if spec.kind is ArgKind.FILE_PATH or (
         spec.kind is ArgKind.PATH and spec.target is not ToolObject.DIRECTORY
     ):
-        binary = bool(_MEDIA.search(draft.text))
+        binary = reads_media(draft.tool)
         files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
         named = _extensions(spec, draft, synth)
         if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
@@ -271,14 +283,32 @@ _NAMED_NUMBERS: tuple[tuple[frozenset[str], tuple[int | float, ...]], ...] = (
     (frozenset({"latitude", "lat"}), (48.8566, 35.6762, 40.7128, -33.8688)),
     (frozenset({"longitude", "lon", "lng"}), (2.3522, 139.6503, -74.006, 151.2093)),
     (frozenset({"precision", "decimals", "digits", "places"}), (2, 4, 0, 6)),
-    (frozenset({"row", "column", "col", "line", "index", "page"}), (1, 2, 3, 5)),
+    (frozenset({"row", "column", "col", "line", "page"}), (1, 2, 1, 2)),
 )
+_POSITIONS = frozenset({"index", "idx", "row", "column", "col", "line", "page", "position", "offset"})
+_ZERO_BASED = re.compile(r"\b(?:0|zero)[- ]?(?:based|indexed)\b|\bstart(?:s|ing)? (?:at|from) 0\b", re.IGNORECASE)
+_ONE_BASED = re.compile(r"\b(?:1|one)[- ]?(?:based|indexed)\b|\bstart(?:s|ing)? (?:at|from) 1\b", re.IGNORECASE)
+
+
+def _position_base(words: set[str], description: str) -> int | None:
+    """Where a position argument counts from: what its description says (``1-based``, ``zero-based``),
+    else 0 for an index (``table_index``: the first item of a list is item 0), else None."""
+    if not words & _POSITIONS:
+        return None
+    if _ONE_BASED.search(description):
+        return 1
+    if _ZERO_BASED.search(description) or words & {"index", "idx", "offset"}:
+        return 0
+    return None
 
 
 def _number(spec: ArgSpec, variant: int) -> int | float:
     value: float = _COUNTS[variant % len(_COUNTS)] if spec.count_like or spec.json_type == "integer" else 7
     words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", spec.name).lower()))
     named = next((values for names, values in _NAMED_NUMBERS if names & words), None)
+    base = _position_base(words, spec.description)
+    if base is not None:  # the first items: every list that has any has them (a larger one is a boundary)
+        named = (base, base + 1, base, base + 1)
     if named is not None:
         value = named[variant % len(named)]
     if spec.examples and all(isinstance(e, int | float) and not isinstance(e, bool) for e in spec.examples):
@@ -306,6 +336,44 @@ def _number(spec: ArgSpec, variant: int) -> int | float:
             value -= step
         value = round(value, 10)
     return int(value) if integer or float(value).is_integer() else value
+
+
+_LOWER_BOUNDS = ("start", "from", "first", "begin", "min", "lower", "low")
+_UPPER_BOUNDS = ("end", "to", "last", "stop", "max", "upper", "high", "until")
+
+
+def _bound_words(name: str) -> tuple[str, tuple[str, ...]] | None:
+    """``("end", ("col",))`` for ``end_col``/``endCol``: which bound of a span a name is, and of what."""
+    words = re.findall(r"[a-z]+|\d+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower())
+    for word in words:
+        if word in _LOWER_BOUNDS or word in _UPPER_BOUNDS:
+            return word, tuple(w for w in words if w != word)
+    return None
+
+
+def _ordered_bound(spec: ArgSpec, value: int | float, draft: CallDraft) -> int | float:
+    """A bound of a span past its sibling bound chosen already (``end_col`` after ``start_col``): an
+    empty or reversed span is no valid use (``cannot merge a single cell with itself``)."""
+    own = _bound_words(spec.name)
+    if own is None:
+        return value
+    upper = own[0] in _UPPER_BOUNDS
+    for name, other in draft.scope.items():
+        sibling = _bound_words(name)
+        if (
+            name == spec.name
+            or sibling is None
+            or sibling[1] != own[1]
+            or (sibling[0] in _UPPER_BOUNDS) == upper
+            or not isinstance(other, int | float)
+            or isinstance(other, bool)
+        ):
+            continue
+        if upper and value <= other and (spec.maximum is None or other + 1 <= spec.maximum):
+            return other + 1
+        if not upper and value >= other and (spec.minimum is None or other - 1 >= spec.minimum):
+            return other - 1
+    return value
 
 
 def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:

@@ -10,6 +10,8 @@ a dangling foreign key.
 
 from __future__ import annotations
 
+import json
+
 import random
 import re
 from typing import Any
@@ -103,6 +105,19 @@ class SqlWriter:
                 f"WHERE {m} > {literal(threshold)} ORDER BY {m} LIMIT 5"
             )
         return None
+
+    def bound_select(self, style: str) -> tuple[str, dict[str, Any] | list[Any]] | None:
+        """The filtered SELECT with its threshold passed as a bound parameter, in the placeholder
+        ``style`` the server documents (``:name``, ``%(name)s``, ``?``), and the parameters to send."""
+        statement = self._filtered([t for t in self.facts.tables if t.columns])
+        found = re.search(r"WHERE (\S+) > (\S+) ORDER", statement or "")
+        if statement is None or found is None:
+            return None
+        column, value = found.group(1).strip('"'), json.loads(found.group(2))
+        name = re.sub(r"\W+", "_", column).lower()
+        placeholder = {"named": f":{name}", "pyformat": f"%({name})s", "qmark": "?"}[style]
+        bound = statement.replace(f"> {found.group(2)} ORDER", f"> {placeholder} ORDER")
+        return bound, ([value] if style == "qmark" else {name: value})
 
     def _grouped(self, tables: list[TableFact]) -> str | None:
         for table in tables:

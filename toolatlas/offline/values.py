@@ -104,6 +104,10 @@ def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     order = [
         s for s in optional if s.kind in SQL_KINDS and s not in order
     ] + order  # a statement is the point
+    needed = [s for s in optional if s.alternative_needed]
+    if needed:  # one of a group the server needs: the variant's member first, before what it excludes
+        first = needed[variant % len(needed)]
+        order = [first, *(s for s in order if s is not first)]
     kept: list[str] = []
     for spec in order:
         if not any(other in kept for other in spec.excludes):
@@ -226,9 +230,24 @@ class ValueSynth:
                 except Unsatisfiable:
                     if spec.required:
                         raise
+            self._bind_parameters(chosen, draft)
             return {s.name: draft.scope[s.name] for s in chosen if s.name in draft.scope}
         finally:
             draft.scope, draft.scope_specs, draft.entity = outer_scope, outer_specs, outer_entity
+
+    def _bind_parameters(self, chosen: list[ArgSpec], draft: CallDraft) -> None:
+        """A statement given beside a parameters object, for a tool whose description shows bound
+        parameters (``WHERE id = :id`` with ``params={'id': 123}``): its value passed as a parameter."""
+        style = _placeholder_style(draft.tool.description)
+        params = next((s for s in chosen if s.kind is ArgKind.OBJECT and not s.properties
+                       and _PARAMETERS.fullmatch(s.name) and s.name in draft.scope), None)
+        statement = next((s for s in chosen if s.kind in (ArgKind.SQL, ArgKind.SQL_QUERY_READ)
+                          and isinstance(draft.scope.get(s.name), str)), None)
+        if style is None or params is None or statement is None or self.sql is None:
+            return
+        bound = self.sql.bound_select(style)
+        if bound is not None:
+            draft.scope[statement.name], draft.scope[params.name] = bound
 
     def _relation_object(self, specs: list[ArgSpec], draft: CallDraft) -> bool:
         """``{from, to, relationType}``: an existing relation to delete or read, else a new one."""
@@ -402,6 +421,21 @@ def _sql_candidates(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
         found += [Candidate(f'SELECT * FROM "{c.value}" LIMIT 5', c.ref) for c in tables]
         found.append(Candidate("SELECT 1 AS probe"))
     return found
+
+
+_PARAMETERS = re.compile(r"(?i)params|parameters|bindings|binds|bind_params|query_params|variables")
+_STYLES = (
+    ("named", re.compile(r"(?<![\w:]):[A-Za-z_]\w*\b")),
+    ("pyformat", re.compile(r"%\([A-Za-z_]\w*\)s")),
+    ("qmark", re.compile(r"(?:=|IN \(|VALUES \()\s*\?")),
+)
+
+
+def _placeholder_style(description: str) -> str | None:
+    """The bound-parameter style a description shows next to the word parameter (``:id``, ``%(id)s``, ``?``)."""
+    if not re.search(r"(?i)\bparam", description):
+        return None
+    return next((style for style, pattern in _STYLES if pattern.search(description)), None)
 
 
 def _key(relation: tuple[str, str, str]) -> str:

@@ -13,8 +13,16 @@ normal answer: an echo of an input that itself reads like an error, a log that s
    - *a bare message*: the whole result is a short message (a line or two), not content;
    - *not the verified shape*: the tool declares an output schema and this result carries no
      structured content (a conforming result has the shape its successes have);
-   - *no effect where one is promised*: the tool says it changes state (its annotations, or a
-     description that starts with a verb of change) and the state did not change.
+   - *no effect where one is promised*: the tool says it changes state (its annotations, a
+     description that starts with a verb of change, or such a verb in its name) and the state did
+     not change;
+   - *a step that must come first*: the first line asks for one (``Please add test cases first``,
+     ``No project selected``);
+   - *the tool's own action failed*: the first line names every word of the tool's name
+     (``Failed to convert document to PDF`` from ``convert_to_pdf``).
+
+A result that reports it found nothing to act on (``No occurrences of 'x' found.``) does not start
+like an error; from a tool that promises a change and made none, it is one.
 """
 
 from __future__ import annotations
@@ -42,6 +50,22 @@ _CHANGE_VERBS = frozenset(
     "stage store tag unstage update upload upsert write".split()
 )
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
+_NAME_WORD = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
+_FIRST_STEP = re.compile(
+    r"\b(?:add|create|define|set ?up|initiali[sz]e|call|run|open|load|select|register|configure|connect|start|"
+    r"make|provide|upload|install)\b[^.\n]{0,60}\b(?:first|beforehand|before (?:calling|using|running))\b"
+    r"|\bno\b[^.\n]{0,40}\b(?:defined|created|loaded|configured|selected|registered|initiali[sz]ed|opened|set up)"
+    r"(?: yet)?\b",
+    re.IGNORECASE,
+)
+"""Words that ask for a step before the call (what the server needs done first)."""
+_NOTHING_DONE = re.compile(
+    r"^\s*(?:no\b[^\n.]{0,80}?\b(?:found|matched|to (?:replace|update|delete|change|remove))\b"
+    r"|nothing (?:to|was)\b|0 (?:occurrences|matches|items|rows)\b[^\n]{0,40}\b(?:replaced|updated|changed|deleted|removed))",
+    re.IGNORECASE,
+)
+"""A report that the call found nothing to act on."""
+_NAME_FILLERS = frozenset({"to", "of", "and", "or", "the", "a", "an", "by", "for", "from", "in", "on", "with", "as"})
 
 
 def _strings(value: Any) -> Iterable[str]:
@@ -87,8 +111,20 @@ def promises_change(spec: ToolSpec | None) -> bool:
     if hints.destructive is True or hints.read_only is False:
         return True
     match = _FIRST_WORD.search(spec.description or "")
-    word = match.group(0).lower() if match else ""
-    return any(form in _CHANGE_VERBS for form in (word, word.removesuffix("s"), word.removesuffix("es")))
+    words = [match.group(0).lower() if match else "", *_name_words(spec.name)]
+    return any(form in _CHANGE_VERBS for word in words for form in (word, word.removesuffix("s"), word.removesuffix("es")))
+
+
+def _name_words(name: str) -> list[str]:
+    return [w.lower() for w in _NAME_WORD.findall(name) if w.lower() not in _NAME_FILLERS]
+
+
+def _names_own_action(line: str, spec: ToolSpec | None) -> bool:
+    """Whether ``line`` names every word of the tool's name (``convert``, ``pdf`` for ``convert_to_pdf``)."""
+    words = [w for w in _name_words(spec.name) if len(w) >= 3] if spec is not None else []
+    return bool(words) and all(
+        re.search(rf"\b{re.escape(w[: max(4, len(w) - 2)])}", line, re.IGNORECASE) for w in words
+    )
 
 
 def error_evidence(
@@ -108,11 +144,13 @@ def error_evidence(
     if outcome.outcome is not OutcomeClass.OK:
         return None
     text = outcome.excerpt or ""
+    values = _values(arguments, rendered, outcome.arguments)
     if not looks_like_error(text):
+        if changed is False and promises_change(spec) and _NOTHING_DONE.match(without_echoes(text, values)[0]):
+            return "found nothing to change where the tool promises a change"
         return None
     if json_error_reason(text):  # {"status": "error", "message": ...}: the result itself says it failed
         return "the result says it failed"
-    values = _values(arguments, rendered, outcome.arguments)
     remainder, echoed = without_echoes(text, values)
     if not looks_like_error(remainder.strip()):
         return None
@@ -127,4 +165,9 @@ def error_evidence(
         return "not the shape of the tool's successful results (no structured content)"
     if changed is False and promises_change(spec):
         return "no change although the tool says it changes state"
+    first = next((line for line in remainder.strip().splitlines() if line.strip()), "")
+    if _FIRST_STEP.search(first):
+        return "it asks for a step that must come first"
+    if _names_own_action(first, spec):
+        return "the failure names the tool's own action"
     return None

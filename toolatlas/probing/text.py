@@ -28,6 +28,7 @@ not one). On an ok result it is a failure only with evidence besides: :mod:`tool
 
 _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bprobe[\w.-]*", re.IGNORECASE), "<new>"),
+    (re.compile(r"\b[\w.]*[-_](?=[0-9a-f]{0,3}\d)[0-9a-f]{4}\b"), "<new>"),  # a name a probe made up (``no_such_table_7a3a``)
     (re.compile(r"\$\{[a-z_]+\}(?:/[^\s'\"`,;:)\]}]*)?"), "<path>"),
     (re.compile(r"(?<![\w.])/(?:[\w.@+-]+/)*[\w.@+-]+"), "<path>"),
     (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
@@ -80,6 +81,11 @@ def error_signature(text: str, *, limit: int = 160) -> str:
     first = text.strip().splitlines()[0] if text.strip() else ""
     if first in ("{", "[") or first.startswith(('{"', "[{")):  # a JSON result: the reason it gives
         first = json_error_reason(text) or first
+    elif first.rstrip().endswith(("{", "[")):  # "Error calling tool 'x': {" and a JSON body: its reason too
+        lead = first.rstrip()[:-1]
+        reason = json_error_reason(text.strip()[len(lead):])
+        if reason:
+            first = f"{lead.rstrip()} {reason}"
     for pattern, mask in _MASKS:
         first = pattern.sub(mask, first)
     return first.strip()[:limit]
@@ -103,7 +109,7 @@ def looks_like_error(text: str) -> bool:
 
 
 _MISSING_LINE = re.compile(
-    r"[A-Z][\w ]{0,40}\S{0,200}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
+    r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
 )
 """A one-line answer that says the thing it was asked about is not there."""
 _FAILED = frozenset({"error", "failed", "failure", "fail"})

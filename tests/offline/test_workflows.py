@@ -1,0 +1,100 @@
+"""Workflows the proposer plans from what failed: the enabler a failure points to, on the things the
+steps before it made."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from toolatlas.config import ServerSpec
+from toolatlas.graph.state import ServerGraph
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.offline.proposer import OfflineProposer
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
+
+IDS = {"requestId": {"type": "string"}, "taskId": {"type": "string"}}
+
+
+def make(name: str, properties: dict, required: list[str]) -> ToolSpec:
+    return ToolSpec(server="s", name=name, description="", input_schema={
+        "type": "object", "properties": properties, "required": required})
+
+
+PLAN = make("request_planning", {"originalRequest": {"type": "string"}}, ["originalRequest"])
+MARK = make("mark_task_done", IDS, ["requestId", "taskId"])
+APPROVE = make("approve_request_completion", {"requestId": {"type": "string"}}, ["requestId"])
+
+
+def observed(proposer: OfflineProposer, steps: list[ProbeStep], answers: list[tuple[bool, str]]) -> None:
+    """Feed the proposer one rollout of ``steps`` whose calls answered ``(failed, text)``."""
+    probe = Probe(id=f"p{len(steps)}", server="s", round=1, direction=Direction.AFFORDANCE, target=steps[-1].tool, task="t",
+                  steps=steps)
+    results = [StepResult(index=i, outcome=CallOutcome(server="s", tool=s.tool, arguments=s.arguments,
+                                                       outcome=OutcomeClass.OK, excerpt=text))
+               for i, (s, (_failed, text)) in enumerate(zip(steps, answers, strict=True))]
+    verdicts = [StepVerdict(index=i, tool=s.tool, outcome=OutcomeClass.OK, failed=failed,
+                            reported_as_success=failed, error_text=text if failed else "")
+                for i, (s, (failed, text)) in enumerate(zip(steps, answers, strict=True))]
+    proposer.observe(Rollout(probe=probe, steps=results),
+                     Verdict(probe_id=probe.id, server="s", resolved=False, steps=verdicts))
+
+
+class TestChainedPreconditions:
+    def test_the_enabler_acts_on_what_the_chain_made(self) -> None:
+        """``plan → approve`` failed "Not all tasks are done.": the retry marks the very task the plan
+        created done (its id from the plan's answer), on the request the failing call named."""
+        proposer = OfflineProposer(ServerGraph("s", [PLAN, MARK, APPROVE]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        plan = ProbeStep(tool="request_planning", arguments={"originalRequest": "Write"}, expect="ok")
+        approve = ProbeStep(tool="approve_request_completion", arguments={"requestId": "req-4"}, expect="ok")
+        answer = json.dumps({"status": "planned", "requestId": "req-4", "tasks": [{"id": "task-9", "title": "Draft it"}]})
+        error = json.dumps({"status": "error", "message": "Not all tasks are done."})
+        listing = ProbeStep(tool="request_planning", arguments={"originalRequest": "List"}, expect="ok")
+        observed(proposer, [listing], [(False, '{"requestId": "req-1", "tasks": [{"id": "task-1"}, {"id": "task-2"}]}')])
+        observed(proposer, [plan, approve], [(False, answer), (True, error)])
+        chains = proposer.composition_probes(2, "approve_request_completion")
+        [retry] = [p for p in chains if [s.tool for s in p.steps] == ["request_planning", "mark_task_done",
+                                                                     "approve_request_completion"]]
+        assert retry.steps[1].arguments == {"requestId": "req-4", "taskId": "task-9"}
+        assert retry.steps[2].arguments == approve.arguments and retry.steps[2].enabled_by == 1
+
+    def test_the_lesson_survives_a_checkpoint(self) -> None:
+        """The failure and the answers before it come back from the proposer's exploration state."""
+        proposer = OfflineProposer(ServerGraph("s", [PLAN, MARK, APPROVE]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        plan = ProbeStep(tool="request_planning", arguments={"originalRequest": "Write"}, expect="ok")
+        approve = ProbeStep(tool="approve_request_completion", arguments={"requestId": "req-4"}, expect="ok")
+        observed(proposer, [plan, approve], [(False, '{"requestId": "req-4", "tasks": [{"id": "task-9"}]}'),
+                                             (True, '{"status": "error", "message": "Not all tasks are done."}')])
+        fresh = OfflineProposer(ServerGraph("s", [PLAN, MARK, APPROVE]), None,
+                                ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        fresh.restore_exploration_state(json.loads(json.dumps(proposer.exploration_state())))
+        assert fresh.unplanned_failures == proposer.unplanned_failures
+
+
+class TestPreconditionsOnInProcessState:
+    def test_the_failing_call_is_read_twice_before_its_enabler(self) -> None:
+        """On a server whose state lives in its process, the call that failed runs twice before the enabler
+        (failing, or answering the same from what earlier probes left) and once after it, compared: its
+        changed answer witnesses the enabler whatever the process held."""
+        test = make("test_regex", {"pattern": {"type": "string"}}, ["pattern"])
+        add = make("add_test_case", {"input_string": {"type": "string"}}, ["input_string"])
+        proposer = OfflineProposer(ServerGraph("s", [test, add]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        assert proposer.stateless
+        call = ProbeStep(tool="test_regex", arguments={"pattern": "a+"}, expect="ok")
+        needs = "No test cases defined. Please add test cases first using add_test_case."
+        from toolatlas.graph.inducer import Inducer
+
+        probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="test_regex", task="t", steps=[call])
+        outcome = CallOutcome(server="s", tool="test_regex", arguments=call.arguments, outcome=OutcomeClass.OK,
+                              excerpt=needs)
+        verdict = StepVerdict(index=0, tool="test_regex", outcome=OutcomeClass.OK, failed=True, reported_as_success=True,
+                              error_text=needs)
+        Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                                       Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+        [probe] = [p for p in proposer.composition_probes(1, "test_regex") if "test_regex:after:add_test_case" in p.coverage_keys]
+        before, again, enabler, after = probe.steps
+        assert [s.tool for s in probe.steps] == ["test_regex", "test_regex", "add_test_case", "test_regex"]
+        assert again.compares == 0 and after.compares == 1 and after.enabled_by == 2
+        assert before.arguments == again.arguments == after.arguments == call.arguments
