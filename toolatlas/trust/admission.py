@@ -18,7 +18,7 @@ import asyncio
 import json
 import threading
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import structlog
@@ -36,7 +36,7 @@ from toolatlas.store.atlas import AtlasStore
 from toolatlas.trust.outcomes import OutcomeQueue, QueuedOutcome
 from toolatlas.workspace import Workspace
 
-__all__ = ["Admission", "admit_outcomes", "queue_path"]
+__all__ = ["AdmitServer", "Admission", "admit_outcomes", "admit_server", "queue_path"]
 
 log = structlog.get_logger(__name__)
 
@@ -73,8 +73,10 @@ def _probe(item: QueuedOutcome) -> Probe:
                  task=f"an agent's report ({item.token}): {report.tool} {report.outcome}", steps=steps)
 
 
-async def _admit_server(workspace: Workspace, store: AtlasStore, server: str,
-                        items: list[QueuedOutcome]) -> tuple[list[Admission], dict[str, list]]:
+async def admit_server(workspace: Workspace, records: dict[str, list], server: str,
+                       items: list[QueuedOutcome]) -> tuple[list[Admission], dict[str, list]]:
+    """Replay ``items`` (all of ``server``) on one fresh sandbox and induce what agrees into the graph
+    ``records`` hold; the fate of each, and the records the admissions changed."""
     def rejected(item: QueuedOutcome, detail: str, **seen: str) -> Admission:
         return Admission(id=item.id, server=server, tool=item.report.tool, verdict="rejected", detail=detail, **seen)
 
@@ -89,7 +91,7 @@ async def _admit_server(workspace: Workspace, store: AtlasStore, server: str,
     try:
         tools = executor.sandbox.tools
         graph = ServerGraph(server, tools)
-        graph.load(await asyncio.to_thread(store.server_records, server))
+        graph.load(records)
         listed = {tool.name for tool in tools}
         results = []
         for item in items:
@@ -122,8 +124,13 @@ async def _admit_server(workspace: Workspace, store: AtlasStore, server: str,
         await executor.close()
 
 
+AdmitServer = Callable[[dict[str, list], str, list[QueuedOutcome]], Awaitable[tuple[list[Admission], dict[str, list]]]]
+"""Where a server's reports are replayed: in this process (:func:`admit_server`) or on a cluster
+(``actors/admission.py``)."""
+
+
 async def admit_outcomes(workspace: Workspace, store: AtlasStore, queue: OutcomeQueue,
-                         *, jobs: int = 4) -> list[Admission]:
+                         *, jobs: int = 4, admit: AdmitServer | None = None) -> list[Admission]:
     """Drain ``queue``: replay every report, admit what agrees into ``store``; the fate of each.
     The admitted and rejected reports are appended beside the queue (see the module's docstring)."""
     taken = queue.take()
@@ -131,10 +138,12 @@ async def admit_outcomes(workspace: Workspace, store: AtlasStore, queue: Outcome
     for item in taken:
         by_server[item.report.server].append(item)
     gate = asyncio.Semaphore(jobs)
+    place = admit or (lambda records, server, items: admit_server(workspace, records, server, items))
 
     async def one(server: str) -> list[Admission]:
+        records = await asyncio.to_thread(store.server_records, server)
         async with gate:
-            results, dirty = await _admit_server(workspace, store, server, by_server[server])
+            results, dirty = await place(records, server, by_server[server])
         if dirty:
             await asyncio.to_thread(_save, store, dirty)
         return results

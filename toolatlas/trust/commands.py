@@ -39,6 +39,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     outcomes.add_argument("config", type=Path)
     outcomes.add_argument("--queue", type=Path, metavar="FILE",
                           help="the queue file (default: outcomes.jsonl in the catalogue's atlas folder)")
+    outcomes.add_argument("--engine", choices=("asyncio", "ray"), default="asyncio",
+                          help="asyncio: replay here (default); ray: a task per server on a cluster or local Ray")
+    outcomes.add_argument("--address", default=None, help="Ray cluster for --engine ray (default $RAY_ADDRESS, else local)")
     outcomes.set_defaults(func=cmd_outcomes)
 
 
@@ -88,7 +91,15 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
         return 0
     store = _built_store(catalogue)
     try:
-        admissions = asyncio.run(admit_outcomes(Workspace(catalogue), store, queue))
+        if args.engine == "ray":
+            from actors.admission import ray_admitter
+            from toolatlas.cli import ray_session
+
+            with ray_session(args.address):
+                admissions = asyncio.run(admit_outcomes(Workspace(catalogue), store, queue,
+                                                        admit=ray_admitter(str(args.config))))
+        else:
+            admissions = asyncio.run(admit_outcomes(Workspace(catalogue), store, queue))
         export, _page = _write_outputs(catalogue, store)
     finally:
         store.close()
