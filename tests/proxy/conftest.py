@@ -88,6 +88,11 @@ limits = {{ call_timeout_s = 1.5, start_timeout_s = 30, max_restarts = 1 }}
 name = "paged"
 runtime = {{ kind = "command" }}
 transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.paged", "--tools", "7", "--page-size", "3"] }}
+
+[[servers]]
+name = "unmapped"
+runtime = {{ kind = "command" }}
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.paged", "--tools", "2", "--page-size", "5"] }}
 """
 
 PAGED_SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
@@ -103,7 +108,7 @@ def _note(server: str, tool: str, schema_hash: str, kind: EntryKind, text: str, 
 
 @pytest.fixture(scope="session")
 def fault_catalogue(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """``(catalogue.toml, atlas.json)`` for the faulty and paged servers."""
+    """``(catalogue.toml, atlas.json)`` for the faulty and paged servers (and ``unmapped``, which the atlas lacks)."""
     folder = tmp_path_factory.mktemp("proxy-faults")
     config = folder / "faults.toml"
     config.write_text(FAULT_CATALOGUE.format(python=sys.executable))

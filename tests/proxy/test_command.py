@@ -20,7 +20,7 @@ class TestCommandLine:
     def test_unknown_server(self, demo_atlas: BuiltAtlas, capsys: pytest.CaptureFixture[str]) -> None:
         """A server the catalogue does not have is a clear error listing the ones it has."""
         assert main(["proxy", str(demo_atlas.config), "--server", "nope", "--atlas", str(demo_atlas.export)]) == 2
-        assert "knows nothing of server 'nope'" in capsys.readouterr().err
+        assert "no server 'nope' in the catalogue (it has: filesystem, memory" in capsys.readouterr().err
 
     def test_placeholder_without_value(self, demo_atlas: BuiltAtlas, capsys: pytest.CaptureFixture[str]) -> None:
         """In front of a real deployment, a launch placeholder without a value names the --var to give."""

@@ -97,6 +97,18 @@ async def paged(fault_catalogue: tuple[Path, Path]) -> AsyncIterator[Pair]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def unmapped(fault_catalogue: tuple[Path, Path]) -> AsyncIterator[Pair]:
+    """A server of the catalogue that the atlas knows nothing of, direct and proxied."""
+    config, export = fault_catalogue
+    catalogue = load_catalogue(config)
+    async with (
+        open_upstream(catalogue, "unmapped") as upstream,
+        connected(proxy_command(str(config), "--server", "unmapped", "--atlas", str(export))) as proxy,
+    ):
+        yield Pair(upstream.connection, proxy, upstream.variables)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def faulty(fault_catalogue: tuple[Path, Path]) -> AsyncIterator[ServerConnection]:
     """The proxy in front of the server that crashes and hangs on request (1.5 s call timeout)."""
     config, export = fault_catalogue
@@ -287,6 +299,58 @@ class TestCalls:
         assert result.content == expected.content
         assert result.structured_content == expected.structured_content and result.is_error == expected.is_error
         assert GUIDANCE_TOOL in {t.name for t in tools.tools}
+
+
+class TestForwarded:
+    @pytest.mark.parametrize(("method", "params"), [
+        ("resources/list", None),
+        ("resources/list", {"cursor": "3"}),
+        ("resources/templates/list", None),
+        ("resources/read", {"uri": "note://4"}),
+        ("resources/read", {"uri": "note://99"}),
+        ("prompts/list", None),
+        ("prompts/get", {"name": "summarise", "arguments": {"topic": "stock"}}),
+        ("prompts/get", {"name": "nope"}),
+        ("completion/complete", {"ref": {"type": "ref/prompt", "name": "summarise"}, "argument": {"name": "topic", "value": "st"}}),
+    ])
+    async def test_answers_are_the_servers(self, paged: Pair, method: str, params: dict | None) -> None:
+        """Resources (every page, by cursor), templates, prompts and completion: the proxy answers as the server did, errors included."""
+        direct = await paged.direct.request_raw(method, params)
+        proxied = await paged.proxy.request_raw(method, params)
+        assert dumped(proxied) == dumped(direct)
+        if method == "resources/read" and params == {"uri": "note://99"}:
+            assert isinstance(proxied, types.ErrorData) and proxied.data == {"uri": "note://99"}
+
+    async def test_capabilities_are_the_servers(self, paged: Pair, memory: Pair) -> None:
+        """The proxy declares resources, prompts and completion exactly when the server it fronts does."""
+        for pair in (paged, memory):
+            direct, proxied = pair.direct.capabilities, pair.proxy.capabilities
+            assert direct is not None and proxied is not None
+            for capability in ("resources", "prompts", "completions"):
+                assert (getattr(proxied, capability) is None) == (getattr(direct, capability) is None), capability
+        assert paged.proxy.capabilities.resources is not None and memory.proxy.capabilities.prompts is None
+
+    async def test_a_2026_client_reads_resources_and_prompts(self, paged: Pair, fault_catalogue: tuple[Path, Path]) -> None:
+        """A client of the 2026-07-28 protocol gets the server's resources and prompts through the SDK's handlers."""
+        config, export = fault_catalogue
+        direct = await paged.direct.request_raw("resources/read", {"uri": "note://1"})
+        async with sdk_client(str(config), "--server", "paged", "--atlas", str(export)) as client:
+            listed_resources = await client.list_resources()
+            read = await client.read_resource("note://1")
+            prompt = await client.get_prompt("summarise", {"topic": "staff"})
+        assert [str(r.uri) for r in listed_resources.resources] == ["note://0", "note://1", "note://2"]
+        assert listed_resources.next_cursor == "3"
+        assert read.contents == types.ReadResourceResult.model_validate(direct, by_name=False).contents
+        assert prompt.messages[0].content.text == "Summarise the notes on staff."
+
+
+class TestUnknownServer:
+    async def test_passed_through_without_notes(self, unmapped: Pair) -> None:
+        """A catalogue server the atlas knows nothing of is served as it is: same tools, no guidance tool, same results."""
+        assert dumped(await listed(unmapped.proxy)) == dumped(await listed(unmapped.direct))
+        assert GUIDANCE_TOOL not in {tool["name"] for tool in await listed(unmapped.proxy)}
+        direct, proxied = await both(unmapped, "tool_01", {"text": "as is"})
+        assert proxied == direct and "as is" in proxied
 
 
 class TestUpstreamFaults:

@@ -48,7 +48,7 @@ from toolatlas.config.servers import Limits
 from toolatlas.errors import ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec, canonical_json, utcnow
 
-__all__ = ["HttpEndpoint", "RawReply", "ServerConnection"]
+__all__ = ["FORWARDED_REQUESTS", "HttpEndpoint", "RawReply", "ServerConnection"]
 
 log = structlog.get_logger(__name__)
 
@@ -65,6 +65,17 @@ _SHARED_VALIDATORS: dict[str, Any] = {}
 _SHARED_VALIDATORS_MAX = 4096
 """A result kept as the JSON object the server sent (the SDK still checks it against the protocol)."""
 _ResultT = TypeVar("_ResultT")
+
+FORWARDED_REQUESTS: dict[str, type[types.ClientRequest]] = {
+    "resources/list": types.ListResourcesRequest,
+    "resources/templates/list": types.ListResourceTemplatesRequest,
+    "resources/read": types.ReadResourceRequest,
+    "prompts/list": types.ListPromptsRequest,
+    "prompts/get": types.GetPromptRequest,
+    "completion/complete": types.CompleteRequest,
+}
+"""Requests besides ``tools/*`` that :meth:`ServerConnection.request_raw` sends (resources, prompts,
+argument completion): what a proxy in front of a server passes on."""
 
 RawReply = dict[str, Any] | types.ErrorData | CallOutcome
 """What a raw request ended with: the server's result as it sent it, the JSON-RPC error it sent,
@@ -124,6 +135,7 @@ class ServerConnection:
         self.server_info: types.Implementation | None = None
         self.protocol_version: str | None = None
         self.instructions: str | None = None
+        self.capabilities: types.ServerCapabilities | None = None
         self.starts = 0
         self.restarts = 0
         self._session: _Session | None = None
@@ -219,6 +231,15 @@ class ServerConnection:
         """
         request = types.CallToolRequest(params=types.CallToolRequestParams(name=tool, arguments=arguments))
         return await self._raw(request, tool, arguments or {}, timeout)
+
+    async def request_raw(self, method: str, params: dict[str, Any] | None = None) -> RawReply:
+        """Send one of the requests a proxy forwards besides tools (:data:`FORWARDED_REQUESTS`) and
+        hand back the server's answer untouched; ``params`` are sent as the client gave them."""
+        kind = FORWARDED_REQUESTS.get(method)
+        if kind is None:
+            raise ValueError(f"{method!r} is not a request that is forwarded (one of {', '.join(FORWARDED_REQUESTS)})")
+        request = kind.model_validate({"method": method, **({"params": params} if params is not None else {})})
+        return await self._raw(request, method, params or {}, self.limits.list_timeout_s)
 
     async def list_tools_raw(self) -> list[dict[str, Any]] | types.ErrorData | CallOutcome:
         """Every page of ``tools/list``, each tool the JSON object the server sent; or what ended a page."""
@@ -410,6 +431,7 @@ class ServerConnection:
         self.server_info = client.server_info
         self.protocol_version = client.protocol_version
         self.instructions = client.instructions
+        self.capabilities = client.server_capabilities
         try:
             self.tools = await self._fetch_tools(session)
         except (MCPError, TimeoutError, RuntimeError, ValueError) as exc:

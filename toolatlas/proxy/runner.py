@@ -20,7 +20,7 @@ from toolatlas.config import load_catalogue
 from toolatlas.errors import ToolAtlasError
 from toolatlas.guidance import Atlas
 from toolatlas.home import Home
-from toolatlas.proxy.notes import DESCRIPTION_BUDGET, GuidanceTool, Placeholders, ToolNotes, require_server
+from toolatlas.proxy.notes import DESCRIPTION_BUDGET, GuidanceTool, Placeholders, ToolNotes
 from toolatlas.proxy.server import AtlasProxy
 from toolatlas.proxy.stdio import pipe_stdio
 from toolatlas.proxy.upstream import open_upstream
@@ -87,17 +87,21 @@ async def _until_terminated(serving: Coroutine[Any, Any, None]) -> None:
 async def serve_proxy(settings: ProxySettings) -> None:
     catalogue = load_catalogue(settings.config)
     atlas = _load_atlas(settings)
-    require_server(atlas, settings.server)
+    known = settings.server in atlas.servers
+    if not known:
+        log.warning("proxy_pass_through", server=settings.server, atlas=atlas.name, atlas_servers=sorted(atlas.servers),
+                    reason="the atlas knows nothing of this server: its tools are served without notes or guidance")
     upstream_at = open_upstream(catalogue, settings.server, sandbox=settings.sandbox, variables=settings.variables,
                                 home=settings.home)
     async with upstream_at as upstream:
         placeholders = Placeholders(upstream.variables)
-        notes = ToolNotes(atlas, settings.server, placeholders, budget=settings.budget)
+        notes = ToolNotes(atlas, settings.server, placeholders, budget=settings.budget) if known else None
         taken = [tool.name for tool in upstream.connection.tools]
-        guidance = GuidanceTool(atlas, settings.server, placeholders, taken)
+        guidance = GuidanceTool(atlas, settings.server, placeholders, taken) if known else None
         proxy = AtlasProxy(upstream.connection, notes, guidance)
         log.info("proxy_serving", server=settings.server, transport=settings.transport, where=upstream.where,
-                 annotated=len(notes.blocks), guidance_tool=guidance.name)
+                 annotated=len(notes.blocks) if notes else 0, guidance_tool=guidance.name if guidance else None,
+                 forwarded=sorted(proxy.forwarded))
         if settings.transport == "stdio":
             await _serve_stdio(proxy)
         else:

@@ -4,7 +4,12 @@ Every ``tools/call`` is forwarded with its name and arguments as given, and the 
 comes back as the server sent it — ``content``, ``structuredContent``, ``isError``, ``_meta`` —
 or, when the server answered with a JSON-RPC error, as that same error. Only two things differ
 from the server: each tool's ``description`` ends with its ``Atlas:`` block, and one more tool
-(``atlas_guidance``) gives task-conditioned guidance.
+(``atlas_guidance``) gives task-conditioned guidance. A server the atlas does not know is passed
+through without either.
+
+Resources, resource templates, prompts and argument completion are forwarded the same way, each
+offered only when the server declares the capability: the requests as the client sent them
+(cursors included), the answers as the server sent them. Subscriptions are not forwarded.
 
 =================================  ===============================================================
 the server                          the proxy's client gets
@@ -30,7 +35,7 @@ hints, ``serverInfo``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -40,13 +45,15 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
 
 from toolatlas.client import ServerConnection
+from toolatlas.client.connection import FORWARDED_REQUESTS
 from toolatlas.errors import ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.proxy.notes import GuidanceTool, ToolNotes
 
-__all__ = ["AtlasProxy"]
+__all__ = ["AtlasProxy", "forwarded_requests"]
 
 log = structlog.get_logger(__name__)
 
@@ -62,19 +69,24 @@ ATLAS_INSTRUCTIONS = (
 class AtlasProxy:
     """The proxy's MCP server (:attr:`server`, an SDK low-level ``Server``) over one upstream connection."""
 
-    def __init__(self, upstream: ServerConnection, notes: ToolNotes, guidance: GuidanceTool) -> None:
+    def __init__(self, upstream: ServerConnection, notes: ToolNotes | None, guidance: GuidanceTool | None) -> None:
+        """``notes`` and ``guidance`` are None for a server the atlas does not know (a plain pass-through)."""
         self.upstream = upstream
         self.notes = notes
         self.guidance = guidance
+        self.forwarded = forwarded_requests(upstream.capabilities)
         info = upstream.server_info
-        instructions = ATLAS_INSTRUCTIONS.format(tool=guidance.name)
+        instructions = ATLAS_INSTRUCTIONS.format(tool=guidance.name) if guidance else None
+        handlers = {keyword: self._forwarding_handler(method, result)
+                    for method, (keyword, result) in _SDK_HANDLERS.items() if method in self.forwarded}
         self.server: Server[Any] = Server(
             info.name if info else upstream.name,
             version=info.version if info else "",
             title=info.title if info else None,
-            instructions="\n\n".join(filter(None, [upstream.instructions, instructions])),
+            instructions="\n\n".join(filter(None, [upstream.instructions, instructions])) or None,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
+            **handlers,
         )
         self.server.middleware.append(self._pass_through)
         self._log = log.bind(server=upstream.name)
@@ -87,17 +99,27 @@ class AtlasProxy:
             tools = await self.upstream.list_tools_raw()
         if not isinstance(tools, list):
             raise self._error("tools/list", tools)
+        if self.notes is None or self.guidance is None:
+            return {"tools": tools}
         return {"tools": [*map(self.notes.annotate, tools), self.guidance.definition()]}
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
         """The server's result for the call, as it sent it (the guidance tool is answered here)."""
-        if name == self.guidance.name:
+        if self.guidance is not None and name == self.guidance.name:
             return await self.guidance.call(arguments)
         with _start_failures():
             reply = await self.upstream.call_raw(name, arguments)
         if isinstance(reply, dict):
             return reply
         raise self._error(f"tools/call {name!r}", reply)
+
+    async def forward(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The server's answer to a resources, prompts or completion request, as it sent it."""
+        with _start_failures():
+            reply = await self.upstream.request_raw(method, dict(params) if params is not None else None)
+        if isinstance(reply, dict):
+            return reply
+        raise self._error(method, reply)
 
     def _error(self, request: str, reply: types.ErrorData | CallOutcome) -> MCPError:
         if isinstance(reply, types.ErrorData):
@@ -127,6 +149,15 @@ class AtlasProxy:
         result = await self.call_tool(params.name, params.arguments)
         return types.CallToolResult.model_validate(result, by_name=False)
 
+    def _forwarding_handler(self, method: str, result: type[BaseModel]) -> Callable[..., Awaitable[Any]]:
+        async def handle(ctx: ServerRequestContext[Any], params: BaseModel | None) -> Any:
+            # the request's _meta carries the 2026 envelope, which the handshake-era session does not take
+            sent = (params.model_dump(by_alias=True, exclude_none=True, exclude={"meta"}, mode="json")
+                    if params is not None else None)
+            return result.model_validate(await self.forward(method, sent), by_name=False)
+
+        return handle
+
     # -- the pass-through: handshake-era clients get the server's JSON as it came ----------------
 
     async def _pass_through(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -140,7 +171,29 @@ class AtlasProxy:
         elif ctx.method == "tools/list" and (params is None or isinstance(params, Mapping)):
             _no_cursor((params or {}).get("cursor"))
             return await self.list_tools()
+        elif ctx.method in self.forwarded and (params is None or isinstance(params, Mapping)):
+            return await self.forward(ctx.method, params)
         return await call_next(ctx)  # malformed params: the SDK's validation answers
+
+
+_SDK_HANDLERS: dict[str, tuple[str, type[BaseModel]]] = {
+    "resources/list": ("on_list_resources", types.ListResourcesResult),
+    "resources/templates/list": ("on_list_resource_templates", types.ListResourceTemplatesResult),
+    "resources/read": ("on_read_resource", types.ReadResourceResult),
+    "prompts/list": ("on_list_prompts", types.ListPromptsResult),
+    "prompts/get": ("on_get_prompt", types.GetPromptResult),
+    "completion/complete": ("on_completion", types.CompleteResult),
+}
+"""Each forwarded request's handler keyword of the SDK's ``Server`` and the result type it returns."""
+
+
+def forwarded_requests(capabilities: types.ServerCapabilities | None) -> frozenset[str]:
+    """The requests besides tools the proxy forwards: those of the capabilities the server declared."""
+    if capabilities is None:
+        return frozenset()
+    declared = {"resources": capabilities.resources, "prompts": capabilities.prompts,
+                "completion": capabilities.completions}
+    return frozenset(method for method in FORWARDED_REQUESTS if declared[method.split("/")[0]] is not None)
 
 
 @contextmanager
