@@ -483,6 +483,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         if args.engine != "uvicorn":
             raise ToolAtlasError("--engine ray-serve serves over HTTP: add --transport http")
+        if args.mcp_sessions:
+            raise ToolAtlasError("--mcp-sessions is for the HTTP endpoint: add --transport http")
         write_tokens, outcomes = _write_back(args)
         writeback = None
         if write_tokens:
@@ -493,6 +495,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     if args.engine == "uvicorn" and args.replicas != 1:
         raise ToolAtlasError("--replicas is for --engine ray-serve; uvicorn runs --workers processes")
+    if args.mcp_sessions and (args.engine != "uvicorn" or args.workers != 1):
+        raise ToolAtlasError("--mcp-sessions needs --engine uvicorn --workers 1: an MCP session lives in the "
+                             "process that opened it")
     token = _service_token(args, os.environ.get(TOKEN_ENV))
     processes = f"{args.replicas} Ray Serve replica(s)" if args.engine == "ray-serve" else f"{args.workers} worker(s)"
     write_tokens, outcomes = _write_back(args)
@@ -500,7 +505,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         settings = ReplicaSettings(snapshot=str(snapshot), token=token, host=args.host, cache_size=args.cache_size,
                                    log_level=args.log_level, log_json=args.log_json or None,
                                    write_tokens=write_tokens, outcomes=outcomes,
-                                   reports_per_minute=args.reports_per_minute)
+                                   reports_per_minute=args.reports_per_minute, mcp_sessions=args.mcp_sessions)
         print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
               f"{'bearer token required' if token else 'no token'}", file=sys.stderr, flush=True)
         if args.engine == "ray-serve":
@@ -741,6 +746,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the queue file of reports (default: outcomes.jsonl in the catalogue's atlas folder)")
     serve.add_argument("--reports-per-minute", type=whole_number(1), default=60,
                        help="reports a minute each write token may send, per serving process (default 60)")
+    serve.add_argument("--mcp-sessions", action="store_true",
+                       help="/mcp keeps sessions with server-sent event streams (one worker); default: stateless "
+                            "JSON answers any worker can give")
     serve.add_argument("--cache-size", type=int, default=None,
                        help="guidance answers cached per process (default 4096; 0 computes every answer)")
     serve.set_defaults(func=cmd_serve)

@@ -322,13 +322,21 @@ class TestForwarded:
             assert isinstance(proxied, types.ErrorData) and proxied.data == {"uri": "note://99"}
 
     async def test_capabilities_are_the_servers(self, paged: Pair, memory: Pair) -> None:
-        """The proxy declares resources, prompts and completion exactly when the server it fronts does."""
+        """The proxy declares completion exactly when the server does; resources and prompts always."""
         for pair in (paged, memory):
             direct, proxied = pair.direct.capabilities, pair.proxy.capabilities
             assert direct is not None and proxied is not None
-            for capability in ("resources", "prompts", "completions"):
-                assert (getattr(proxied, capability) is None) == (getattr(direct, capability) is None), capability
-        assert paged.proxy.capabilities.resources is not None and memory.proxy.capabilities.prompts is None
+            assert (proxied.completions is None) == (direct.completions is None)
+            assert proxied.resources is not None and proxied.prompts is not None
+        assert memory.direct.capabilities.prompts is None and paged.direct.capabilities.completions is not None
+
+    async def test_a_server_without_prompts_lists_none(self, memory: Pair) -> None:
+        """In front of a server without prompts, they list empty and a get says there are none; its resources are its own."""
+        assert dumped(await memory.proxy.request_raw("resources/list")) == dumped(await memory.direct.request_raw("resources/list"))
+        assert await memory.proxy.request_raw("prompts/list") == {"prompts": []}
+        error = await memory.proxy.request_raw("prompts/get", {"name": "summarise"})
+        assert isinstance(error, types.ErrorData) and error.code == types.INVALID_PARAMS
+        assert "has no prompts" in error.message
 
     async def test_a_2026_client_reads_resources_and_prompts(self, paged: Pair, fault_catalogue: tuple[Path, Path]) -> None:
         """A client of the 2026-07-28 protocol gets the server's resources and prompts through the SDK's handlers."""

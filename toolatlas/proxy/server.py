@@ -7,9 +7,11 @@ from the server: each tool's ``description`` ends with its ``Atlas:`` block, and
 (``atlas_guidance``) gives task-conditioned guidance. A server the atlas does not know is passed
 through without either.
 
-Resources, resource templates, prompts and argument completion are forwarded the same way, each
-offered only when the server declares the capability: the requests as the client sent them
-(cursors included), the answers as the server sent them. Subscriptions are not forwarded.
+Resources, resource templates, prompts and argument completion are forwarded the same way when
+the server declares the capability: the requests as the client sent them (cursors included), the
+answers as the server sent them. A server without resources or prompts has none to list: the proxy
+answers their lists empty and a read or get with an invalid-params error saying so (argument
+completion stays undeclared). Subscriptions are not forwarded.
 
 =================================  ===============================================================
 the server                          the proxy's client gets
@@ -77,8 +79,9 @@ class AtlasProxy:
         self.forwarded = forwarded_requests(upstream.capabilities)
         info = upstream.server_info
         instructions = ATLAS_INSTRUCTIONS.format(tool=guidance.name) if guidance else None
+        self.answered = self.forwarded | _ANSWERED_ANYWAY
         handlers = {keyword: self._forwarding_handler(method, result)
-                    for method, (keyword, result) in _SDK_HANDLERS.items() if method in self.forwarded}
+                    for method, (keyword, result) in _SDK_HANDLERS.items() if method in self.answered}
         self.server: Server[Any] = Server(
             info.name if info else upstream.name,
             version=info.version if info else "",
@@ -114,7 +117,13 @@ class AtlasProxy:
         raise self._error(f"tools/call {name!r}", reply)
 
     async def forward(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
-        """The server's answer to a resources, prompts or completion request, as it sent it."""
+        """The server's answer to a resources, prompts or completion request, as it sent it (a
+        resources or prompts request to a server without them: no items, or an error saying so)."""
+        if method not in self.forwarded:
+            if method in _NONE_LISTED:
+                return {_NONE_LISTED[method]: []}
+            what = method.split("/")[0]
+            raise MCPError(types.INVALID_PARAMS, f"server {self.upstream.name!r} has no {what}")
         with _start_failures():
             reply = await self.upstream.request_raw(method, dict(params) if params is not None else None)
         if isinstance(reply, dict):
@@ -171,7 +180,7 @@ class AtlasProxy:
         elif ctx.method == "tools/list" and (params is None or isinstance(params, Mapping)):
             _no_cursor((params or {}).get("cursor"))
             return await self.list_tools()
-        elif ctx.method in self.forwarded and (params is None or isinstance(params, Mapping)):
+        elif ctx.method in self.answered and (params is None or isinstance(params, Mapping)):
             return await self.forward(ctx.method, params)
         return await call_next(ctx)  # malformed params: the SDK's validation answers
 
@@ -185,6 +194,11 @@ _SDK_HANDLERS: dict[str, tuple[str, type[BaseModel]]] = {
     "completion/complete": ("on_completion", types.CompleteResult),
 }
 """Each forwarded request's handler keyword of the SDK's ``Server`` and the result type it returns."""
+
+
+_NONE_LISTED = {"resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts"}
+"""The list requests answered without items when the server does not declare the capability."""
+_ANSWERED_ANYWAY = frozenset({*_NONE_LISTED, "resources/read", "prompts/get"})
 
 
 def forwarded_requests(capabilities: types.ServerCapabilities | None) -> frozenset[str]:

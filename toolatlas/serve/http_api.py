@@ -13,7 +13,8 @@ GET      ``/v1/traces/{id}/strategies``      :class:`StrategyList`
 GET      ``/v1/health``                      :class:`Health` (never needs the token)
 GET      ``/metrics``                        Prometheus text exposition (:mod:`toolatlas.serve.metrics`)
 POST     ``/v1/outcomes``                    an agent's report of a call (a write token, see below)
-POST     ``/mcp``                            MCP streamable HTTP (stateless, JSON responses)
+POST     ``/mcp``                            MCP streamable HTTP (stateless, JSON responses;
+                                             with sessions: also GET and DELETE, SSE streams)
 =======  ==================================  ==================================================
 
 ``/v1/outcomes`` exists when the service takes reports (:class:`~toolatlas.trust.outcomes.WriteBack`):
@@ -249,9 +250,14 @@ def create_app(
     mcp: bool = True,
     host: str = "127.0.0.1",
     writeback: WriteBack | None = None,
+    mcp_sessions: bool = False,
 ) -> ASGIApp:
     """The HTTP API over ``reader``; with ``mcp``, the MCP streamable-HTTP endpoint at ``/mcp`` too;
     with ``writeback``, ``/v1/outcomes`` and the ``report_outcome`` tool.
+
+    ``/mcp`` is stateless with JSON answers unless ``mcp_sessions``: then each client gets a session
+    (``mcp-session-id``) and answers come as server-sent event streams, as clients that open several
+    streams of one session expect — one serving process only, since a session lives in its process.
 
     ``host`` is where the service listens: on a loopback address the MCP endpoint only accepts
     loopback ``Host`` headers (the SDK's DNS-rebinding protection).
@@ -269,16 +275,17 @@ def create_app(
     mcp_server = None
     if mcp:
         mcp_server = create_mcp_server(reader, writeback=writeback)
-        # Stateless with JSON answers: any worker or replica can answer any request, and a read-only
-        # service never needs to push messages to a client.
+        # Stateless with JSON answers by default: any worker or replica can answer any request, and a
+        # read-only service never needs to push messages to a client.
         mcp_app = mcp_server.streamable_http_app(
-            streamable_http_path="/mcp", stateless_http=True, json_response=True, host=host
+            streamable_http_path="/mcp", stateless_http=not mcp_sessions, json_response=not mcp_sessions, host=host
         )
         routes.extend(mcp_app.routes)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        log.info("guidance_service_started", atlas=reader.name, mcp=mcp, auth=token is not None, pid=reader.health.pid)
+        log.info("guidance_service_started", atlas=reader.name, mcp=mcp, mcp_sessions=mcp_sessions,
+                 auth=token is not None, pid=reader.health.pid)
         if mcp_server is None:
             yield
             return

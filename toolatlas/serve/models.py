@@ -146,3 +146,6 @@ class ReplicaSettings(Frozen):
     """The queue file reports are appended to (:mod:`toolatlas.trust.outcomes`)."""
     reports_per_minute: int = Field(60, ge=1)
     """Reports a minute each write token may send (per serving process)."""
+    mcp_sessions: bool = False
+    """``/mcp`` keeps sessions (an ``mcp-session-id``, server-sent event streams, GET and DELETE);
+    ``False``: stateless with JSON answers, so any process can answer any request."""

@@ -112,7 +112,8 @@ def app_from_settings(settings: ReplicaSettings) -> ASGIApp:
         if settings.outcomes is None:
             raise ServeError("write tokens need a queue file for the reports (outcomes)")
         writeback = WriteBack(OutcomeQueue(Path(settings.outcomes)), settings.write_tokens, settings.reports_per_minute)
-    return create_app(reader, token=settings.token, host=settings.host, writeback=writeback)
+    return create_app(reader, token=settings.token, host=settings.host, writeback=writeback,
+                      mcp_sessions=settings.mcp_sessions)
 
 
 def app_from_environment() -> ASGIApp:
@@ -135,6 +136,8 @@ def serve_http(settings: ReplicaSettings, *, port: int = 8600, workers: int = 1)
 
     if workers < 1:
         raise ServeError("--workers must be at least 1")
+    if settings.mcp_sessions and workers != 1:
+        raise ServeError("--mcp-sessions needs --workers 1: an MCP session lives in the process that opened it")
     options = dict(host=settings.host, port=port, log_level="warning", access_log=False, http="auto", loop="auto",
                    timeout_keep_alive=KEEP_ALIVE_S, timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
     log.info("serving_http", snapshot=settings.snapshot, host=settings.host, port=port, workers=workers)
