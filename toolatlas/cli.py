@@ -487,7 +487,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise ToolAtlasError("--mcp-sessions is for the HTTP endpoint: add --transport http")
         write_tokens, outcomes = _write_back(args)
         writeback = None
-        if write_tokens:
+        if write_tokens and outcomes is not None:
             from toolatlas.trust.outcomes import OutcomeQueue, WriteBack
 
             writeback = WriteBack(OutcomeQueue(Path(outcomes)), write_tokens, args.reports_per_minute)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import structlog
 
-from toolatlas.config import CommandRuntime, NpmRuntime, PypiRuntime, ServerSpec, parse_catalogue
+from toolatlas.config import CommandRuntime, NpmRuntime, PypiRuntime, ServerSpec, StdioTransport, parse_catalogue
 from toolatlas.errors import ConfigError, ToolAtlasError
 from toolatlas.home import Home
 from toolatlas.models import ToolSpec
@@ -77,7 +77,7 @@ class Scaffold:
                     extra = ", requirements = [" + ", ".join(f'"{r}"' for r in runtime.requirements) + "]"
                 lines.append(f'runtime = {{ kind = "pypi", package = "{runtime.package}", '
                              f'version = "{runtime.version}"{extra} }}')
-            case CommandRuntime():
+            case CommandRuntime() if isinstance(self.spec.transport, StdioTransport):
                 command, args = self.spec.transport.command, self.spec.transport.args
                 quoted = ", ".join(f'"{a}"' for a in args)
                 lines.append(f'transport = {{ command = "{command}", args = [{quoted}] }}')

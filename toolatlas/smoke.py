@@ -48,8 +48,8 @@ def pick_smoke_call(spec: ServerSpec, tools: Sequence[ToolSpec]) -> tuple[str, d
         return spec.smoke.tool, dict(spec.smoke.arguments)
     no_args = [t for t in tools if not t.required]
     read_only = [t for t in no_args if t.annotations.read_only]
-    chosen = (read_only or no_args or [None])[0]
-    return (chosen.name, {}) if chosen else None
+    candidates = read_only or no_args
+    return (candidates[0].name, {}) if candidates else None
 
 
 async def smoke_check(workspace: Workspace, spec: ServerSpec) -> SmokeReport:

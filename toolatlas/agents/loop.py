@@ -243,6 +243,7 @@ class _Episode:
 
     async def _turns(self, max_turns: int) -> None:
         for index in range(max_turns):
+            reply: LlmReply[Any]
             try:
                 reply = await self.llm.complete(
                     self.messages,

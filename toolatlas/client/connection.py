@@ -263,7 +263,8 @@ class ServerConnection:
             session = await self._ensure_session()
             started_at, t0 = utcnow(), time.perf_counter()
             result, failure = await self._request(
-                session, timeout, lambda: session.client.session.send_request(request, _RAW_RESULT)
+                # the result as raw JSON: a TypeAdapter of a dict, where the SDK's annotation expects a model
+                session, timeout, lambda: session.client.session.send_request(request, _RAW_RESULT)  # type: ignore[type-var]
             )
             if failure is None:
                 assert result is not None
@@ -348,7 +349,7 @@ class ServerConnection:
     def _first_fault(session: _Session) -> TransportFault | None:
         exited = [f for f in session.faults if f.kind == "exited"]
         others = [f for f in session.faults if f.kind != "exited"]
-        return (others or exited or [None])[0]
+        return (others or exited)[0] if others or exited else None
 
     # -- session management ------------------------------------------------------------------
 

@@ -530,7 +530,7 @@ class JsonFileEnvironment(FileStateEnvironment):
 
     def __init__(self, filename: str = "state.json") -> None:
         super().__init__()
-        self.entry = filename  # type: ignore[misc] - per-instance override of the class default
+        self.entry = filename  # type: ignore[misc]  # a per-instance override of the class default
 
     def _items(self, path: Path) -> dict[str, str]:
         """Top-level keys of a JSON object, items of a JSON array, records of JSON lines (by name), else lines."""

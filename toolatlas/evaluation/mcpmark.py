@@ -175,7 +175,7 @@ def _load_annotations(path: Path) -> _Annotations:
         raise ConfigError(str(path), [("", f"cannot read the annotations: {exc}")]) from exc
     server = data.get("server")
     rows = data.get("tasks")
-    problems = []
+    problems: list[tuple[str, str]] = []
     if not isinstance(server, str) or not server:
         problems.append(("server", "required: the catalogue name of the server the tasks use"))
     if not isinstance(rows, list) or not all(isinstance(r, dict) and isinstance(r.get("key"), str)
@@ -183,6 +183,7 @@ def _load_annotations(path: Path) -> _Annotations:
         problems.append(("tasks", "a list of tables, each with a 'key'"))
     if problems:
         raise ConfigError(str(path), problems)
+    assert isinstance(server, str) and isinstance(rows, list)  # checked above
     return _Annotations(server=server, tasks={row["key"]: row for row in rows})
 
 
@@ -200,7 +201,9 @@ def evaluation_tasks(
     """The annotated, complete tasks as :class:`EvalTask` (their instruction as the request), and the
     rest with the reasons they cannot be evaluated. A malformed annotation is a :class:`ConfigError`."""
     notes = _load_annotations(Path(annotations))
-    ready, unavailable, problems = [], [], []
+    ready: list[EvalTask] = []
+    unavailable: list[Unavailable] = []
+    problems: list[tuple[str, str]] = []
     for task in tasks:
         reasons = [f"missing {name}" for name in task.missing]
         row = notes.tasks.get(task.key)
@@ -209,7 +212,7 @@ def evaluation_tasks(
         if task.state is None and not task.tree:
             reasons.append(f"no initial state (no test environment for {task.instance!r} "
                            "and no tree in meta.json)")
-        if reasons:
+        if reasons or row is None:
             unavailable.append(Unavailable(key=task.key, reasons=tuple(reasons)))
             continue
         raw = {name: value for name, value in row.items() if name != "key"}

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import openai
 import structlog
-from openai.types.chat import ChatCompletion, ChatCompletionMessage
+from openai.types.chat import ChatCompletion, ChatCompletionMessage, ChatCompletionMessageFunctionToolCall
 from pydantic import BaseModel
 
 from toolatlas.config.catalogue import LlmSettings
@@ -235,7 +235,7 @@ class LlmClient:
     ) -> _Answer:
         """Ask, and while a structured answer fails validation, show the error and ask again."""
         attempts = 1 + (self.settings.structured_output_retries if response_model else 0)
-        error = ""
+        error: str | None = None
         for attempt in range(attempts):
             completion = await self._request(state, {**body, "messages": conversation})
             answer = _answer_of(completion)
@@ -253,7 +253,7 @@ class LlmClient:
                     {"role": "user", "content": repair_prompt(error or "")},
                 ]
         failure = StructuredOutputFailure(
-            schema_name=response_model.__name__, attempts=attempts, error=error or "", last_text=answer.text
+            schema_name=response_model.__name__ if response_model else "", attempts=attempts, error=error or "", last_text=answer.text
         )
         log.warning("llm_structured_output_failed", **_fields(state), attempts=attempts, error=error)
         return _Answer(answer.text, answer.tool_calls, answer.finish_reason, failure=failure)
@@ -388,7 +388,7 @@ def _answer_of(completion: ChatCompletion) -> _Answer:
     calls = tuple(
         ToolCall.decode(call.id, call.function.name, call.function.arguments)
         for call in message.tool_calls or ()
-        if getattr(call, "function", None) is not None
+        if isinstance(call, ChatCompletionMessageFunctionToolCall)
     )
     return _Answer(message.content, calls, choice.finish_reason)
 

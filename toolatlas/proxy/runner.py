@@ -29,7 +29,7 @@ __all__ = ["ProxySettings", "run_proxy", "serve_proxy"]
 
 log = structlog.get_logger(__name__)
 
-GRACEFUL_SHUTDOWN_S = 5.0
+GRACEFUL_SHUTDOWN_S = 5
 """Seconds open HTTP connections get to finish when the proxy stops."""
 
 

@@ -80,8 +80,6 @@ class AtlasProxy:
         info = upstream.server_info
         instructions = ATLAS_INSTRUCTIONS.format(tool=guidance.name) if guidance else None
         self.answered = self.forwarded | _ANSWERED_ANYWAY
-        handlers = {keyword: self._forwarding_handler(method, result)
-                    for method, (keyword, result) in _SDK_HANDLERS.items() if method in self.answered}
         self.server: Server[Any] = Server(
             info.name if info else upstream.name,
             version=info.version if info else "",
@@ -89,7 +87,13 @@ class AtlasProxy:
             instructions="\n\n".join(filter(None, [upstream.instructions, instructions])) or None,
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
-            **handlers,
+            on_list_resources=self._forwarding_handler("resources/list", types.ListResourcesResult),
+            on_list_resource_templates=self._forwarding_handler("resources/templates/list",
+                                                                types.ListResourceTemplatesResult),
+            on_read_resource=self._forwarding_handler("resources/read", types.ReadResourceResult),
+            on_list_prompts=self._forwarding_handler("prompts/list", types.ListPromptsResult),
+            on_get_prompt=self._forwarding_handler("prompts/get", types.GetPromptResult),
+            on_completion=self._forwarding_handler("completion/complete", types.CompleteResult),
         )
         self.server.middleware.append(self._pass_through)
         self._log = log.bind(server=upstream.name)
@@ -158,7 +162,11 @@ class AtlasProxy:
         result = await self.call_tool(params.name, params.arguments)
         return types.CallToolResult.model_validate(result, by_name=False)
 
-    def _forwarding_handler(self, method: str, result: type[BaseModel]) -> Callable[..., Awaitable[Any]]:
+    def _forwarding_handler(self, method: str, result: type[BaseModel]) -> Callable[..., Awaitable[Any]] | None:
+        """The SDK handler of a forwarded request (None when the proxy does not answer it)."""
+        if method not in self.answered:
+            return None
+
         async def handle(ctx: ServerRequestContext[Any], params: BaseModel | None) -> Any:
             # the request's _meta carries the 2026 envelope, which the handshake-era session does not take
             sent = (params.model_dump(by_alias=True, exclude_none=True, exclude={"meta"}, mode="json")
@@ -185,15 +193,6 @@ class AtlasProxy:
         return await call_next(ctx)  # malformed params: the SDK's validation answers
 
 
-_SDK_HANDLERS: dict[str, tuple[str, type[BaseModel]]] = {
-    "resources/list": ("on_list_resources", types.ListResourcesResult),
-    "resources/templates/list": ("on_list_resource_templates", types.ListResourceTemplatesResult),
-    "resources/read": ("on_read_resource", types.ReadResourceResult),
-    "prompts/list": ("on_list_prompts", types.ListPromptsResult),
-    "prompts/get": ("on_get_prompt", types.GetPromptResult),
-    "completion/complete": ("on_completion", types.CompleteResult),
-}
-"""Each forwarded request's handler keyword of the SDK's ``Server`` and the result type it returns."""
 
 
 _NONE_LISTED = {"resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts"}

@@ -37,7 +37,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -47,7 +47,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolatlas.serve.mcp_server import create_mcp_server
@@ -70,12 +70,12 @@ JSON = "application/json"
 T = TypeVar("T", bound=BaseModel)
 
 
-def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def _json(payload: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
     body = payload.model_dump_json() if hasattr(payload, "model_dump_json") else json.dumps(payload)
     return Response(body, status_code=status, media_type=JSON, headers=headers)
 
 
-def _error(status: int, message: str, detail: list | None = None, headers: dict[str, str] | None = None) -> Response:
+def _error(status: int, message: str, detail: list | None = None, headers: Mapping[str, str] | None = None) -> Response:
     return _json({"error": message, "detail": detail or []}, status, headers)
 
 
@@ -239,7 +239,8 @@ async def _invalid_request(request: Request, exc: Exception) -> Response:
     return _error(422, str(exc))
 
 
-async def _http_error(request: Request, exc: HTTPException) -> Response:
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)  # registered for HTTPException only
     return _error(exc.status_code, str(exc.detail), headers=exc.headers)
 
 
@@ -269,7 +270,7 @@ def create_app(
         metrics.cache = (reader.atlas.cache_hits, reader.atlas.cache_misses)
         return Response(metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    routes = [*_routes(reader), Route("/metrics", exposition, methods=["GET"])]
+    routes: list[BaseRoute] = [*_routes(reader), Route("/metrics", exposition, methods=["GET"])]
     if writeback is not None:
         routes.append(_outcome_route(writeback, metrics))
     mcp_server = None

@@ -45,7 +45,7 @@ class Metrics:
         self._lock = threading.Lock()
         self.requests: Counter[tuple[str, str, int]] = Counter()
         self.buckets: dict[str, list[int]] = defaultdict(lambda: [0] * len(BUCKETS))
-        self.seconds: Counter[str] = Counter()
+        self.seconds: defaultdict[str, float] = defaultdict(float)
         self.counts: Counter[str] = Counter()
         self.reports: Counter[str] = Counter()
         self.cache = (0, 0)
@@ -94,8 +94,8 @@ class Metrics:
                       f'toolatlas_guidance_cache_misses_total{{pid="{pid}"}} {misses}',
                       "# HELP toolatlas_atlas_records Records of the loaded atlas, by layer and status.",
                       "# TYPE toolatlas_atlas_records gauge"]
-            for (layer, status), count in sorted(self.records.items()):
-                lines.append(f'toolatlas_atlas_records{{layer="{layer}",status="{status}",pid="{pid}"}} {count}')
+            for (layer, state), count in sorted(self.records.items()):
+                lines.append(f'toolatlas_atlas_records{{layer="{layer}",status="{state}",pid="{pid}"}} {count}')
             if self.reports:
                 lines += ["# HELP toolatlas_reports_total Agents' reports of calls, queued or refused.",
                           "# TYPE toolatlas_reports_total counter"]

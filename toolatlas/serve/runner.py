@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import structlog
 from pydantic import ValidationError
@@ -47,7 +48,7 @@ SETTINGS_ENV = "TOOLATLAS_SERVE_SETTINGS"
 """:class:`ReplicaSettings` as JSON, for uvicorn worker processes."""
 TOKEN_ENV = "TOOLATLAS_TOKEN"
 """Bearer token the HTTP service requires when ``--token`` is not given (unset: no token)."""
-GRACEFUL_SHUTDOWN_S = 5.0
+GRACEFUL_SHUTDOWN_S = 5
 """Seconds open HTTP connections get to finish when the service stops."""
 KEEP_ALIVE_S = 30
 """Seconds an idle keep-alive connection stays open (agents ask again and again)."""
@@ -138,8 +139,9 @@ def serve_http(settings: ReplicaSettings, *, port: int = 8600, workers: int = 1)
         raise ServeError("--workers must be at least 1")
     if settings.mcp_sessions and workers != 1:
         raise ServeError("--mcp-sessions needs --workers 1: an MCP session lives in the process that opened it")
-    options = dict(host=settings.host, port=port, log_level="warning", access_log=False, http="auto", loop="auto",
-                   timeout_keep_alive=KEEP_ALIVE_S, timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
+    options: dict[str, Any] = dict(host=settings.host, port=port, log_level="warning", access_log=False, http="auto",
+                                   loop="auto", timeout_keep_alive=KEEP_ALIVE_S,
+                                   timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S)
     log.info("serving_http", snapshot=settings.snapshot, host=settings.host, port=port, workers=workers)
     if workers == 1:
         uvicorn.run(app_from_settings(settings), **options)

@@ -9,7 +9,7 @@ same record twice replaces it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ class AtlasStore:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def save(self, layers: dict[str, Sequence[BaseModel]]) -> int:
+    def save(self, layers: Mapping[str, Sequence[BaseModel]]) -> int:
         """Upsert records by layer; returns how many were written."""
         written = 0
         for layer, records in layers.items():

@@ -313,7 +313,8 @@ def _filter(filter: Filter | None) -> qe.Filter | None:
     return qe.Filter(must=_conditions(filter.must) or None, must_not=_conditions(filter.must_not) or None)
 
 
-def _conditions(conditions: dict[str, Any]) -> list[qe.FieldCondition]:
+def _conditions(conditions: dict[str, Any]) -> list[Any]:
+    """Field conditions (typed ``list[Any]``: the engine's filters take a list of any condition kind)."""
     return [
         qe.FieldCondition(
             key=key, match=qe.MatchAny(any=value) if isinstance(value, list) else qe.MatchValue(value=value)

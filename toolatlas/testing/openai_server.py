@@ -344,7 +344,7 @@ class ScriptedOpenAIServer:
     def _reply(self, record: RecordedRequest, reply: Reply, *, outcome: str | None = None) -> Response:
         chat = record.chat
         assert chat is not None
-        calls = [
+        calls: list[dict[str, Any]] = [
             {
                 "id": call.id or f"call_{record.index}_{position}",
                 "type": "function",

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 __all__ = ["PATTERNS", "Redactor", "redact_document"]
@@ -64,6 +65,9 @@ class Redactor:
     seen: dict[str, str] = field(default_factory=dict)
     counts: Counter[str] = field(default_factory=Counter)
 
+    def _matched(self, kind: str, match: re.Match[str]) -> str:
+        return self._placeholder(kind, match.group(0))
+
     def _placeholder(self, kind: str, value: str) -> str:
         if value not in self.seen:
             self.counts[kind] += 1
@@ -84,7 +88,7 @@ class Redactor:
                 text = text.replace(value, self._placeholder("private", value))
         text = _KEYED_SECRET.sub(lambda m: m.group(1) + self._placeholder("secret", m.group(2)), text)
         for kind, pattern in PATTERNS:
-            text = pattern.sub(lambda m, kind=kind: self._placeholder(kind, m.group(0)), text)
+            text = pattern.sub(partial(self._matched, kind), text)
         return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
 
     def value(self, value: Any, key: str | None = None) -> Any:

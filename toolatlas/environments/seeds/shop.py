@@ -123,8 +123,8 @@ def _data_sql() -> str:
         email = name.lower().replace("'", "").split()[0] + f".{number}@example.com"
         created = _timestamp(-200 * 86_400 + number * 7 * 86_400 + draw.between(0, 86_399))
         statements.append(_insert("customers", number, email, name, country, created))
-    for number, product in enumerate(PRODUCTS, start=1):
-        statements.append(_insert("products", number, *product))
+    for number, row in enumerate(PRODUCTS, start=1):
+        statements.append(_insert("products", number, *row))
     seconds = 3 * 86_400
     for order_id in range(1, 41):
         seconds += draw.between(2 * 3_600, 9 * 86_400 // 2)

@@ -40,7 +40,7 @@ def add(a: int, b: int) -> Sum:
 
 @server.tool(description="Claim to add two integers, but answer with a result its output schema forbids.")
 def misshapen(a: int, b: int) -> Sum:
-    return Sum.model_construct(total=f"{a} plus {b}")  # unvalidated: `total` must be an integer
+    return Sum.model_construct(total=f"{a} plus {b}")  # type: ignore[arg-type]  # unvalidated on purpose: `total` must be an integer
 
 
 @server.tool(description="Always fails with a tool error.")

@@ -50,8 +50,9 @@ def build_server(version: int) -> Any:
         def add_note(title: Annotated[str, Field(description="The note's title.")]) -> dict[str, Any]:
             if not title.strip():
                 raise ToolError("title must not be empty")
-            note = {"id": len(notes) + 1, "title": title}
-            notes[note["id"]] = note
+            number = len(notes) + 1
+            note = {"id": number, "title": title}
+            notes[number] = note
             return note
 
     else:
@@ -63,8 +64,9 @@ def build_server(version: int) -> Any:
         ) -> dict[str, Any]:
             if not title.strip():
                 raise ToolError("title must not be empty")
-            note = {"id": len(notes) + 1, "title": title, "tags": list(tags or [])}
-            notes[note["id"]] = note
+            number = len(notes) + 1
+            note = {"id": number, "title": title, "tags": list(tags or [])}
+            notes[number] = note
             return note
 
     if version == 2:

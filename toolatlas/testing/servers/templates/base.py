@@ -148,7 +148,7 @@ class Deleted(BaseModel):
 def text_arg(variant: Variant, description: str, max_length: int, *, min_length: int = 1) -> Any:
     """A string with a length range: in the schema when the variant is strict, else only described."""
     span = f"{min_length}-{max_length} characters" if min_length else f"at most {max_length} characters"
-    bounds = {"min_length": min_length, "max_length": max_length} if variant.strict_schema else {}
+    bounds: dict[str, Any] = {"min_length": min_length, "max_length": max_length} if variant.strict_schema else {}
     return Annotated[str, Field(description=f"{description} ({span}).", **bounds)]
 
 

@@ -65,7 +65,8 @@ def tools(v: Variant) -> list[ToolDef]:
     levels = _priorities(v)
     default_level = levels[1]
     priority_type = Annotated[
-        Literal[levels], Field(description=f"How urgent the {noun} is: {', '.join(levels)}.")
+        Literal[levels],  # type: ignore[valid-type]  # the variant's own levels, drawn at run time
+        Field(description=f"How urgent the {noun} is: {', '.join(levels)}."),
     ]
     due_type = Annotated[
         date,
