@@ -465,6 +465,17 @@ class TestCoverage:
         assert table.count("<tr>") == 1 + 3
         assert '<td class="num">10 (83%)</td>' in table and "tool_error 2" in table
 
+    def test_legend_carries_each_lines_last_value_and_lines_nest(self) -> None:
+        """Two shares on the same value stay readable: the legend says each last value, the lines nest by width."""
+        rows = [RoundCoverage(server="s", round=r, tools=4, tools_with_affordance=4, tools_with_boundary=r,
+                              argument_coverage=1.0, entries=3 * r) for r in range(3)]
+        atlas = AtlasExport(catalogue="c", generated_at=WHEN, servers=[ServerExport(name="s")], coverage=rows)
+        chart = _svgs(render_report(atlas), "coverage-chart shares")[0]
+        texts = {t.text for t in chart.iter(f"{SVG}text")}
+        assert {"tools with ≥1 affordance: 100%", "tools with ≥1 boundary: 50%", "argument coverage: 100%"} <= texts
+        widths = [float(line.get("stroke-width")) for line in chart.findall(f".//{SVG}polyline")]
+        assert widths == sorted(widths, reverse=True) and len(set(widths)) == 3
+
     @pytest.mark.parametrize("rounds", [1, 60])
     def test_one_round_and_many_rounds(self, rounds: int) -> None:
         """A single round draws a point; sixty rounds keep the x axis to at most eleven labels."""
@@ -506,8 +517,24 @@ class TestGraph:
         stale = [p for p in graph.iter(f"{SVG}path") if "stale" in p.get("class", "").split()]
         assert len(stale) == 1 and stale[0].get("stroke-dasharray")
 
+    def test_compositions_read_downwards(self) -> None:
+        """A chain of compositions puts each tool a row below the one composing into it; a cycle's closing
+        edge runs back up; tools composed with nothing share the last row."""
+        chain = ["create", "write", "read"]
+        tools = [ToolExport(name=n, schema_hash="h", co_usage=[_co("s", n, chain[i + 1], CoUsageRelation.DATA, 0.5)]
+                            if i < 2 else [_co("s", n, "create", CoUsageRelation.STATE, 0.2)])
+                 for i, n in enumerate(chain)]
+        tools.append(ToolExport(name="alone", schema_hash="h"))
+        atlas = AtlasExport(catalogue="c", generated_at=WHEN, servers=[ServerExport(name="s", tools=tools)])
+        graph = _svgs(render_report(atlas), "co-usage-graph")[0]
+        y = {node.find(f".//{SVG}text").text: float(node.find(f".//{SVG}circle").get("cy"))
+             for node in graph.findall(f".//{SVG}g[@class='node']")}
+        assert y["create"] < y["write"] < y["read"] < y["alone"]
+        edges = [p for p in graph.iter(f"{SVG}path") if "edge" in p.get("class", "").split()]
+        assert len(edges) == 3
+
     def test_thirty_tools_stay_well_formed(self) -> None:
-        """A thirty-tool server renders every node and edge, with labels along the radius (no collisions)."""
+        """A thirty-tool ring renders every node and edge in rows that wrap at the page's width."""
         names = [f"tool_{i:02d}_with_a_longish_name" for i in range(30)]
         tools = [
             ToolExport(
@@ -522,8 +549,9 @@ class TestGraph:
         nodes = graph.findall(f".//{SVG}g[@class='node']")
         assert len(nodes) == 30
         assert len([p for p in graph.iter(f"{SVG}path") if "edge" in p.get("class", "")]) == 30
-        labels = [node.find(f".//{SVG}text") for node in nodes]
-        assert all(label.get("transform", "").startswith("rotate(") for label in labels)
+        assert float(graph.get("width")) <= 1100 + 200
+        rows = {float(node.find(f".//{SVG}circle").get("cy")) for node in nodes}
+        assert len(rows) > 30 / 4
 
 
 class TestCards:

@@ -4,7 +4,9 @@ The *shares* chart plots, per round, the share of tools with at least one afford
 with at least one boundary, and argument coverage (0-100 %). The *entries* chart plots the total
 number of entries after each round as a line over bars of the entries new in that round. Rounds
 where the server failed get a red marker carrying the failure detail. One round is drawn as
-points in the middle; many rounds thin the axis labels and the point markers.
+points in the middle; many rounds thin the axis labels and the point markers. Each legend entry
+ends with its line's last value, and lines are drawn widest first, so a line lying on another
+(two shares at 100 %) still shows as the stripe around it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from toolatlas.report.svg import element, esc, legend_row, nice_ceiling, num, sv
 
 __all__ = ["coverage_charts", "last_per_round"]
 
-WIDTH, HEIGHT = 284.0, 220.0
+WIDTH, HEIGHT = 400.0, 236.0
 LEFT, RIGHT, BOTTOM = 46.0, 14.0, 34.0
 INSET = 12.0
 """Room between the y axis and the first round (so bars and markers clear the axis)."""
@@ -161,7 +163,11 @@ def _bars(frame: _Frame, bars: Series) -> list[str]:
     return out
 
 
-def _line(frame: _Frame, s: Series) -> list[str]:
+LINE_WIDTHS = (4.2, 2.6, 1.6)
+"""Stroke widths of a chart's lines in drawing order (later lines on top, narrower)."""
+
+
+def _line(frame: _Frame, s: Series, width: float = LINE_WIDTHS[0]) -> list[str]:
     points = list(zip(frame.rounds, s.values, strict=True))
     path = " ".join(f"{num(frame.x(r))},{num(frame.y(v))}" for r, v in points)
     out = [
@@ -171,7 +177,7 @@ def _line(frame: _Frame, s: Series) -> list[str]:
             points=path,
             fill="none",
             stroke=s.colour,
-            stroke_width="2.2",
+            stroke_width=width,
             stroke_dasharray=s.dash,
             stroke_linejoin="round",
         )
@@ -198,16 +204,16 @@ def _line(frame: _Frame, s: Series) -> list[str]:
 
 
 def _draw(uid: str, chart: Chart, rounds: list[int], failed: Sequence[RoundCoverage]) -> str:
-    items = [(s.label, s.colour, "dash" if s.dash else "line") for s in chart.lines]
+    items = [(_with_last(s), s.colour, "dash" if s.dash else "line") for s in chart.lines]
     if chart.bars is not None:
-        items.append((chart.bars.label, chart.bars.colour, "bar"))
+        items.append((_with_last(chart.bars), chart.bars.colour, "bar"))
     legend, legend_height = legend_row(LEFT, 12, items, WIDTH - LEFT - RIGHT)
     frame = _Frame(rounds, chart.y_top, legend_height)
     body = [legend, *_axes(frame, chart), *_failures(frame, failed)]
     if chart.bars is not None:
         body += _bars(frame, chart.bars)
-    for s in chart.lines:
-        body += _line(frame, s)
+    for i, s in enumerate(chart.lines):
+        body += _line(frame, s, LINE_WIDTHS[min(i, len(LINE_WIDTHS) - 1)] if len(chart.lines) > 1 else 2.4)
     return svg_document(
         f"{uid}-{chart.kind}",
         WIDTH,
@@ -217,6 +223,10 @@ def _draw(uid: str, chart: Chart, rounds: list[int], failed: Sequence[RoundCover
         body,
         cls=f"coverage-chart {chart.kind}",
     )
+
+
+def _with_last(s: Series) -> str:
+    return f"{s.label}: {s.show(s.values[-1])}" if s.values else s.label
 
 
 def line_chart(

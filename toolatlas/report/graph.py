@@ -1,12 +1,14 @@
-"""The co-usage graph of one server drawn as inline SVG.
+"""The co-usage graph of one server drawn as inline SVG, in layers from top to bottom.
 
-Tools sit on a circle in a deterministic order that keeps composed tools next to each other
-(breadth-first from the best-connected tool, strongest edges first; isolated tools last, by
-name). Every co-usage entry is one directed, curved edge coloured by relation and as wide as its
-weight; edges between the same two tools bend apart; a tool composed with itself (a retry with
-corrected arguments) gets an outward loop and its label moves past it. Labels are horizontal in
-small graphs and run along the radius from ``RADIAL_FROM`` tools on, where they cannot collide.
-Node size grows with the tool's number of entries; each node links to the tool's card.
+A composition reads downwards: a tool sits one row below the lowest tool that composes into it
+(cycles are broken where a depth-first walk meets a tool on its own path; those edges, and edges
+within a row, run back up on the left). Rows are ordered to keep composed tools above each other
+(barycentre sweeps from a breadth-first order, strongest edges first), a row wider than
+``MAX_ROW_WIDTH`` wraps, and tools composed with nothing share the last row. Every co-usage entry is
+one directed edge coloured by relation and as wide as its weight; edges between the same two tools
+bend apart; a tool composed with itself (a retry with corrected arguments) gets a loop at its upper
+left. Labels are horizontal, right of their node. Node size grows with the tool's number of entries;
+each node links to the tool's card.
 """
 
 from __future__ import annotations
@@ -23,13 +25,22 @@ from toolatlas.report.svg import CHAR_WIDTH, element, esc, legend_row, num, svg_
 
 __all__ = ["co_usage_graph"]
 
-LABEL_CHARS = 26
+LABEL_CHARS = 30
 LABEL_SIZE = 12.5
-RADIAL_FROM = 13
-NODE_SPACING = 50.0
-MIN_RADIUS = 120.0
+ROW_GAP = 92.0
+"""Vertical distance between two rows of tools."""
+NODE_GAP = 30.0
+"""Room between the end of a label and the next node of its row."""
+MAX_ROW_WIDTH = 1100.0
+"""A row wider than this wraps (the page's column is ~1260 px)."""
+MARGIN = 24.0
+BACK_REACH = 46.0
+"""How far left of the tools an edge that runs back up bends."""
+SWEEPS = 4
 ARROW_REACH = 8.0
 """How far the arrowhead reaches beyond the end of its path (marker ``refX`` is 2 of 10)."""
+LOOP_OUT = (-0.6, -0.8)
+"""Where a tool's self-loops point: up and left, clear of its label and of edges arriving from above."""
 LABEL_STYLE = {
     "fill": "#0f172a",
     "stroke": "#ffffff",
@@ -105,74 +116,130 @@ def _at(p: Point, u: Point, distance: float) -> str:
     return f"{num(p[0] + u[0] * distance)},{num(p[1] + u[1] * distance)}"
 
 
-def _edge_path(s: Point, t: Point, rs: float, rt: float, bend: float) -> str:
-    """A quadratic curve from the rim of ``s`` to just before the rim of ``t`` (room for the arrowhead)."""
-    ux, uy = _unit(t[0] - s[0], t[1] - s[1])
-    c = ((s[0] + t[0]) / 2 - uy * bend * 2, (s[1] + t[1]) / 2 + ux * bend * 2)
-    leave = _unit(c[0] - s[0], c[1] - s[1])
-    arrive = _unit(c[0] - t[0], c[1] - t[1])
-    return f"M{_at(s, leave, rs)} Q{num(c[0])},{num(c[1])} {_at(t, arrive, rt + ARROW_REACH + 1)}"
-
-
-def _loop_reach(r: float, k: int) -> float:
-    return r + 34 + 12 * k
-
-
 def _loop_path(p: Point, out: Point, r: float, k: int) -> str:
-    reach = _loop_reach(r, k)
+    reach = r + 34 + 12 * k
     c1, c2 = _at(p, _rotate(out, -42), reach), _at(p, _rotate(out, 42), reach)
     return f"M{_at(p, _rotate(out, -28), r)} C{c1} {c2} {_at(p, _rotate(out, 28), r + ARROW_REACH)}"
 
 
-def _loop_extent(r: float, loops: int) -> float:
-    """How far the outermost of ``loops`` self-loops reaches beyond the node's rim (labels go past it)."""
-    if not loops:
-        return 0.0
-    outer = 0.75 * _loop_reach(r, loops - 1) * math.cos(math.radians(42))
-    return 0.25 * r * math.cos(math.radians(28)) + outer - r
+def _depths(names: list[str], edges: list[Edge]) -> dict[str, int]:
+    """Each tool's layer: one below the deepest tool composing into it, over the edges left once the
+    cycles are broken. A depth-first walk drops each edge into its own path; it starts from the tools
+    that compose into others more than others into them (by weight), so a cycle breaks at its
+    weakest way in, and follows the strongest edges first."""
+    succ: dict[str, dict[str, float]] = {n: defaultdict(float) for n in names}
+    balance: dict[str, float] = defaultdict(float)
+    for e in edges:
+        if e.source != e.target:
+            succ[e.source][e.target] += max(e.weight, 0.01)
+            balance[e.source] -= max(e.weight, 0.01)
+            balance[e.target] += max(e.weight, 0.01)
+    children = {n: sorted(succ[n], key=lambda t: (-succ[n][t], names.index(t))) for n in names}
+    forward: set[tuple[str, str]] = set()
+    state: dict[str, int] = {}  # 1: on the walk's path, 2: done
+    for root in sorted(names, key=lambda n: (balance[n], names.index(n))):
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(children[root]))]
+        while stack:
+            node, pending = stack[-1]
+            child = next(pending, None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(child) != 1:
+                forward.add((node, child))
+                if child not in state:
+                    state[child] = 1
+                    stack.append((child, iter(children[child])))
+    depth = dict.fromkeys(names, 0)
+    for _ in names:  # longest path over the acyclic edges (at most len(names) relaxations)
+        changed = False
+        for u, v in forward:
+            if depth[v] < depth[u] + 1:
+                depth[v], changed = depth[u] + 1, True
+        if not changed:
+            break
+    return depth
 
 
 class _Layout:
     """Where every node sits, how big it is, and the size of the drawing."""
 
-    def __init__(self, names: list[str], counts: Mapping[str, int], loops: Mapping[str, int]) -> None:
-        n = self.n = len(names)
-        self.radius = 0.0 if n == 1 else max(MIN_RADIUS, n * NODE_SPACING / (2 * math.pi))
-        label_px = max(len(truncate(name, LABEL_CHARS)) for name in names) * CHAR_WIDTH * LABEL_SIZE / 11
-        pad_x = 54 + label_px
-        self.pad_y = pad_x if n >= RADIAL_FROM else 60.0 if n > 1 else 80.0
-        self.width = max(2 * (self.radius + pad_x), 520.0)
-        centre = (self.width / 2, self.radius + self.pad_y)
+    def __init__(self, names: list[str], counts: Mapping[str, int], edges: list[Edge]) -> None:
         self.r = {name: min(22.0, 7 + 3 * math.sqrt(counts.get(name, 0))) for name in names}
-        self.angle = {name: -math.pi / 2 + 2 * math.pi * i / n for i, name in enumerate(names)}
-        self.pos = {
-            name: (centre[0] + self.radius * math.cos(a), centre[1] + self.radius * math.sin(a))
-            for name, a in self.angle.items()
-        }
-        self.label_offset = {n: self.r[n] + 6 + _loop_extent(self.r[n], loops[n]) for n in names}
-        self.bottom = centre[1] + self.radius + self.pad_y - 8
+        self.slot = {n: 2 * self.r[n] + 6 + len(truncate(n, LABEL_CHARS)) * CHAR_WIDTH * LABEL_SIZE / 11 + NODE_GAP
+                     for n in names}
+        linked = {e.source for e in edges if e.source != e.target} | {e.target for e in edges if e.source != e.target}
+        depth = _depths([n for n in names if n in linked], edges)
+        layers: list[list[str]] = [[] for _ in range(max(depth.values(), default=-1) + 1)]
+        for name in names:  # ``names`` is the breadth-first order: the sweeps' starting point
+            if name in depth:
+                layers[depth[name]].append(name)
+        self.rows = [row for layer in _ordered(layers, edges) for row in self._wrap(layer)]
+        self.rows += self._wrap([n for n in names if n not in linked])
+        self.width = max([sum(self.slot[n] for n in row) for row in self.rows] + [480.0]) + 2 * MARGIN
+        self.pos: dict[str, Point] = {}
+        self.row_of: dict[str, int] = {}
+        top = MARGIN + 44.0  # room for the loops and the back edges' arcs above the first row
+        for i, row in enumerate(self.rows):
+            x = MARGIN + BACK_REACH + (self.width - 2 * MARGIN - BACK_REACH - sum(self.slot[n] for n in row)) / 2
+            for name in row:
+                self.pos[name] = (x + self.r[name], top + i * ROW_GAP)
+                self.row_of[name] = i
+                x += self.slot[name]
+        self.bottom = top + (len(self.rows) - 1) * ROW_GAP + 56.0
 
-    def outward(self, name: str) -> Point:
-        return (math.cos(self.angle[name]), math.sin(self.angle[name])) if self.n > 1 else (0.0, -1.0)
+    def _wrap(self, names: list[str]) -> list[list[str]]:
+        rows: list[list[str]] = [[]]
+        for name in names:
+            if rows[-1] and sum(self.slot[n] for n in rows[-1]) + self.slot[name] > MAX_ROW_WIDTH:
+                rows.append([])
+            rows[-1].append(name)
+        return [row for row in rows if row]
+
+    def edge_path(self, e: Edge, k: int) -> str:
+        """Downwards from the bottom of the source to the top of the target; back up (or along a row)
+        on the left; ``k`` parallel edges of the same pair bend apart."""
+        (sx, sy), (tx, ty) = self.pos[e.source], self.pos[e.target]
+        rs, rt = self.r[e.source], self.r[e.target]
+        if self.row_of[e.target] > self.row_of[e.source]:
+            bend = (ty - sy) / 2
+            shift = 14.0 * k * (1 if k % 2 else -1)
+            return (f"M{num(sx)},{num(sy + rs)} C{num(sx + shift)},{num(sy + rs + bend)} "
+                    f"{num(tx + shift)},{num(ty - rt - bend)} {num(tx)},{num(ty - rt - ARROW_REACH - 1)}")
+        reach = BACK_REACH + 14.0 * k
+        left = min(sx - rs, tx - rt) - reach
+        return (f"M{num(sx - rs)},{num(sy)} C{num(left)},{num(sy)} {num(left)},{num(ty)} "
+                f"{num(tx - rt - ARROW_REACH - 1)},{num(ty)}")
 
     def label(self, name: str) -> str:
-        dx, dy = math.cos(self.angle[name]), math.sin(self.angle[name])
-        x0, y0 = self.pos[name]
-        offset = self.label_offset[name]
-        x, y = x0 + dx * offset, y0 + dy * offset
-        shown = truncate(name, LABEL_CHARS)
-        if self.n == 1:
-            return text(x0, y0 + offset + LABEL_SIZE - 2, shown, text_anchor="middle", **LABEL_STYLE)
-        if self.n >= RADIAL_FROM:
-            turn = f"rotate({num(math.degrees(self.angle[name]) + (180 if dx < 0 else 0))} {num(x)} {num(y)})"
-            anchor = "end" if dx < 0 else "start"
-            return text(
-                x, y, shown, text_anchor=anchor, dominant_baseline="central", transform=turn, **LABEL_STYLE
-            )
-        if abs(dx) < 0.08:
-            y = y + LABEL_SIZE - 2 if dy > 0 else y - 4
-            return text(x, y, shown, text_anchor="middle", **LABEL_STYLE)
-        return text(x, y + 4, shown, text_anchor="start" if dx > 0 else "end", **LABEL_STYLE)
+        x, y = self.pos[name]
+        return text(x + self.r[name] + 6, y + 4, truncate(name, LABEL_CHARS), text_anchor="start", **LABEL_STYLE)
+
+
+def _ordered(layers: list[list[str]], edges: list[Edge]) -> list[list[str]]:
+    """Rows reordered by barycentre sweeps (down, then up) so composed tools sit above each other."""
+    peers: dict[str, set[str]] = defaultdict(set)
+    for e in edges:
+        if e.source != e.target:
+            peers[e.source].add(e.target)
+            peers[e.target].add(e.source)
+    layers = [list(layer) for layer in layers]
+    for sweep in range(SWEEPS):
+        indices = range(1, len(layers)) if sweep % 2 == 0 else range(len(layers) - 2, -1, -1)
+        for i in indices:
+            fixed = layers[i - 1] if sweep % 2 == 0 else layers[i + 1]
+            where = {n: j / max(len(fixed) - 1, 1) for j, n in enumerate(fixed)}
+            current = {n: j / max(len(layers[i]) - 1, 1) for j, n in enumerate(layers[i])}
+
+            def centre(name: str) -> float:
+                known = [where[p] for p in peers[name] if p in where]
+                return sum(known) / len(known) if known else current[name]
+
+            layers[i].sort(key=lambda n: (centre(n), current[n]))
+    return layers
 
 
 def _markers(uid: str) -> str:
@@ -243,17 +310,16 @@ def co_usage_graph(server: str, tools: Sequence[ToolExport], uid: str, anchors: 
     if not names:
         body = [text(160, 40, "no tools listed", text_anchor="middle", fill="#64748b")]
         return svg_document(f"{uid}-graph", 320, 70, title, desc, body, cls="co-usage-graph")
-    layout = _Layout(names, counts, Counter(e.source for e in edges if e.source == e.target))
+    layout = _Layout(names, counts, edges)
     body = [_markers(uid)]
     parallel: Counter[tuple[str, str]] = Counter()
     for e in sorted(edges, key=lambda e: (e.source, e.target, e.relation)):
         k = parallel[(e.source, e.target)]
         parallel[(e.source, e.target)] += 1
-        s, t = layout.pos[e.source], layout.pos[e.target]
         if e.source == e.target:
-            d = _loop_path(s, layout.outward(e.source), layout.r[e.source], k)
+            d = _loop_path(layout.pos[e.source], LOOP_OUT, layout.r[e.source], k)
         else:
-            d = _edge_path(s, t, layout.r[e.source], layout.r[e.target], 14 + 14 * k)
+            d = layout.edge_path(e, k)
         body.append(_edge(e, d, uid))
     body += [_node(name, layout, counts.get(name), anchors.get(name)) for name in names]
     items = [(relation, colour, "line") for relation, colour in RELATION_COLOURS.items()]
