@@ -572,11 +572,23 @@ class TestCards:
             "<dt>reported as success</dt>" in page
             and "<dt>weight</dt><dd>0.80 (3 transition(s))</dd>" in page
         )
-        assert "<dt>idempotent</dt><dd>yes</dd>" in page and "<dt>when not</dt>" in page
+        assert "<dt>idempotent</dt><dd>yes</dd>" in page
+        # the condition once: its `when not` twin is not repeated
+        assert "<dt>condition</dt><dd>the path escapes the allowed directory</dd>" in page
+        assert "<dt>when not</dt>" not in page
         arguments = json.dumps({"path": "../../etc/passwd"}, indent=2).replace('"', "&quot;")
         assert f"<pre>{arguments}</pre>" in page
         assert "<pre>Error: Access denied - path outside allowed directories: /etc/passwd</pre>" in page
         assert '<details class="evidence"><summary>evidence (1)</summary>' in page
+
+    def test_a_condition_the_sentence_states_is_not_repeated(self) -> None:
+        """A boundary whose sentence already says its condition lists no condition field."""
+        said = _entry("s", "t", EntryKind.BOUNDARY, "`t` fails (tool_error) when `path` is a directory: “EISDIR”.",
+                      condition="`path` is a directory", when_not="`path` is a directory", outcome=OutcomeClass.TOOL_ERROR)
+        atlas = AtlasExport(catalogue="c", generated_at=WHEN, servers=[ServerExport(
+            name="s", tools=[ToolExport(name="t", schema_hash="ht", boundaries=[said])])])
+        page = render_report(atlas)
+        assert "<dt>condition</dt>" not in page and "<dt>when not</dt>" not in page
 
     def test_argument_coverage_lists_exercised_and_missing(self, atlas: AtlasExport) -> None:
         """Argument coverage names exercised and unexercised arguments."""

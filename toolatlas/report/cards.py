@@ -65,13 +65,17 @@ def outcome_mix(counts: Mapping[str, int]) -> str:
 
 
 def _fields(entry: Entry) -> str:
-    """The typed fields that are set, as ``name value`` pairs (values already escaped)."""
+    """The typed fields that are set, as ``name value`` pairs (values already escaped); a condition the
+    entry's sentence already states is not repeated."""
     relation = entry.relation.value if entry.relation else None
     weight = None if entry.weight is None else f"{entry.weight:.2f} ({entry.transitions} transition(s))"
+    def unsaid(condition: str | None) -> str | None:  # each condition is stated once
+        return inline(condition) if condition and condition not in entry.text else None
+
     fields: list[tuple[str, str | None]] = [
-        ("when", entry.when and inline(entry.when)),
-        ("when not", entry.when_not and inline(entry.when_not)),
-        ("condition", entry.condition and inline(entry.condition)),
+        ("when", unsaid(entry.when)),
+        ("when not", unsaid(entry.when_not) if entry.when_not != entry.condition else None),
+        ("condition", unsaid(entry.condition)),
         ("error signature", entry.error_signature and _code(entry.error_signature)),
         ("outcome", entry.outcome and f'<span class="outcome">{esc(entry.outcome.value)}</span>'),
         ("effect", entry.effect and esc(entry.effect.value)),
