@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.toolatlas-installed
 
-.PHONY: demo test setup sandbox servers test-servers bench clean
+.PHONY: demo test lint setup sandbox servers test-servers bench clean
 
 demo: servers
 	$(BIN)/toolatlas servers check configs/demo.toml
@@ -15,6 +15,11 @@ demo: servers
 
 test: test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The rule set and the type checker's settings are in pyproject.toml ([tool.ruff], [tool.mypy]).
+lint: $(STAMP)
+	$(BIN)/ruff check toolatlas actors tests benchmarks cluster
+	$(BIN)/mypy
 
 setup: $(STAMP) sandbox
 

@@ -30,7 +30,6 @@ the target (>= 500 req/s there).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -145,10 +144,10 @@ def uvicorn_sweeps(run: Run) -> list[Sweep]:
 
 
 def ray_sweeps(run: Run) -> list[Sweep]:
-    from actors.serve import free_serve_port, start_serve  # first: it sets Serve's environment for ray.serve
-
     import ray
     from ray import serve
+
+    from actors.serve import free_serve_port, start_serve  # first: it sets Serve's environment for ray.serve
 
     ray.init(address="local", include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     sweeps = []

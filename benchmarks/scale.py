@@ -155,7 +155,7 @@ async def physical_limit(
             calls = resets = 0
             deadline = time.perf_counter() + seconds
 
-            async def loop(sandbox) -> None:
+            async def loop(sandbox, loop_name: str = loop_name, deadline: float = deadline) -> None:
                 nonlocal calls, resets
                 spec = sandbox.spec
                 variables = sandbox.variables()

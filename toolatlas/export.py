@@ -14,7 +14,16 @@ from typing import Any
 
 from pydantic import Field
 
-from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Fingerprint, ServerNode, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import (
+    Entry,
+    EntryKind,
+    EntryStatus,
+    Fingerprint,
+    ServerNode,
+    StrategyNode,
+    ToolNode,
+    TraceNode,
+)
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import Frozen, utcnow
 

@@ -3,6 +3,7 @@ summarised per tool, and the consistency check that finds contradictions."""
 
 from __future__ import annotations
 
+from toolatlas.build.shard import state_references
 from toolatlas.environments import StateDiff, StateDigest
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, error_shape, is_schema_validation
@@ -10,7 +11,6 @@ from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.models import Effect, EffectObservation, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.build.shard import state_references
 from toolatlas.probing.conditions import joined, precondition, precondition_parts
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 

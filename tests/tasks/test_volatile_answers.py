@@ -10,7 +10,6 @@ from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, Verdict
 from toolatlas.tasks.chains import chain_evidence
 
-
 NO_STATE = Snapshot(kind="none", path="", content_hash="empty")
 
 

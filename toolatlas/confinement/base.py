@@ -11,8 +11,8 @@ import structlog
 
 from toolatlas.client import StdioLaunch
 from toolatlas.config.servers import Limits, Network, ServerSpec
-from toolatlas.errors import ConfigError
 from toolatlas.confinement.view import runtime_view
+from toolatlas.errors import ConfigError
 from toolatlas.models import Frozen
 from toolatlas.runtimes import ResolvedRuntime
 

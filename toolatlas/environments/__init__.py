@@ -82,8 +82,8 @@ def environment_for(
             return CommandEnvironment(spec, base_dir)
         case PostgresEnv():
             from toolatlas.config.catalogue import PostgresSettings
-            from toolatlas.environments.postgres import PostgresEnvironment
             from toolatlas.environments.pgcluster import PostgresCluster
+            from toolatlas.environments.postgres import PostgresEnvironment
 
             cluster = PostgresCluster.for_settings(postgres or PostgresSettings(), home)
             return PostgresEnvironment(cluster)

@@ -218,7 +218,7 @@ def _tool_changes(server: str, old: ToolExport, new: ToolExport) -> list[Change]
     gone_limits = {s: old_limits[s] for s in old_limits.keys() - new_limits.keys()}
     came_limits = {s: new_limits[s] for s in new_limits.keys() - old_limits.keys()}
     reported_failures = {c.after for c in changes if c.kind is ChangeKind.VALID_USE_FAILS}
-    for signature, entry in sorted(gone_limits.items()):
+    for _signature, entry in sorted(gone_limits.items()):
         same = next((s for s, e in sorted(came_limits.items()) if e.condition and e.condition == entry.condition), None)
         if same is not None:
             moved = came_limits.pop(same)
@@ -226,7 +226,7 @@ def _tool_changes(server: str, old: ToolExport, new: ToolExport) -> list[Change]
                 before=entry.error_signature or entry.text, after=moved.error_signature or moved.text)
         else:
             add(ChangeKind.BOUNDARY_DISAPPEARED, entry.text)
-    for signature, entry in sorted(came_limits.items()):
+    for _signature, entry in sorted(came_limits.items()):
         if (entry.error_signature or entry.text) in reported_failures:
             continue
         add(ChangeKind.BOUNDARY_APPEARED, entry.text)

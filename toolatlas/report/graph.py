@@ -234,11 +234,11 @@ def _ordered(layers: list[list[str]], edges: list[Edge]) -> list[list[str]]:
             where = {n: j / max(len(fixed) - 1, 1) for j, n in enumerate(fixed)}
             current = {n: j / max(len(layers[i]) - 1, 1) for j, n in enumerate(layers[i])}
 
-            def centre(name: str) -> float:
+            def centre(name: str, where: dict[str, float] = where, current: dict[str, float] = current) -> float:
                 known = [where[p] for p in peers[name] if p in where]
                 return sum(known) / len(known) if known else current[name]
 
-            layers[i].sort(key=lambda n: (centre(n), current[n]))
+            layers[i].sort(key=lambda n, current=current: (centre(n), current[n]))
     return layers
 
 

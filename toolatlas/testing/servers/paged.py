@@ -21,7 +21,6 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-
 NOTES = 5
 """Resources the server lists (``note://0`` …)."""
 TOPICS = ("stock", "shipping", "staff")
