@@ -131,6 +131,23 @@ class TestMerging:
         assert any("ruleId" in e.excerpt for e in use.evidence)
 
 
+class TestPortableEvidence:
+    def test_a_path_carried_from_an_answer_is_kept_as_a_placeholder(self) -> None:
+        """A call carrying the instance's concrete path (taken from a listing) is recorded with ``${root}``:
+        its evidence, the calls before it and its example replay in any instance."""
+        graph = ServerGraph("s", [READ, LIST])
+        inducer = Inducer(graph)
+        listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"})
+        carried = ProbeStep(tool="read_file", arguments={"path": "/tmp/inst/state/root/notes/a.txt", "head": 2})
+        inducer.induce(*rollout([listing, carried], [(OutcomeClass.OK, "[FILE] a.txt"), (OutcomeClass.OK, "hello")],
+                                direction=Direction.AFFORDANCE))
+        [use] = graph.entries_of("read_file", EntryKind.AFFORDANCE)
+        assert use.example_arguments == {"path": "${root}/notes/a.txt", "head": 2}
+        assert use.evidence[0].arguments == {"path": "${root}/notes/a.txt", "head": 2}
+        assert use.evidence[0].prefix == [{"tool": "list_dir", "arguments": {"path": "${root}"}}]
+        assert "/tmp/inst" not in json.dumps([e.model_dump(mode="json") for e in graph.entries.values()])
+
+
 class TestCoUsage:
     def test_data_edge_weight_is_a_witnessed_ratio(self) -> None:
         """A harvested value that works gives a data edge with weight N_ij / N_i."""

@@ -40,6 +40,7 @@ __all__ = [
     "STATE_CAUSE",
     "Inducer",
     "InductionDelta",
+    "portable",
     "argument_shape",
     "confidence",
     "link_trace",
@@ -75,6 +76,18 @@ def confidence(support: int, contradictions: int = 0) -> float:
     return round((support + 1) / (support + contradictions + 2), 3)
 
 
+
+def portable(probe: Probe, variables: dict[str, str]) -> Probe:
+    """The probe with its instance's concrete paths written as placeholders in every step's arguments.
+
+    A value carried from an answer (a path a listing returned) names the instance the probe ran in;
+    evidence, examples and traces keep it as ``${root}/…`` so that a replay, an agent or a later round
+    in another instance calls the same thing."""
+    steps = [step.model_copy(update={"arguments": to_placeholders(step.arguments, variables)}) for step in probe.steps]
+    if all(new.arguments == old.arguments for new, old in zip(steps, probe.steps, strict=True)):
+        return probe
+    return probe.model_copy(update={"steps": steps})
+
 class InductionDelta(Frozen):
     """What one rollout added to the graph: the bandit's reward and the round's counts."""
 
@@ -99,7 +112,7 @@ class Inducer:
     def induce(self, rollout: Rollout, verdict: Verdict, *, trace: bool = True) -> InductionDelta:
         """Merge one verified rollout; ``trace=False`` leaves the trace layer to another inducer
         (an agent rollout's trace is the LLM's reflection over all rollouts of its task)."""
-        probe = rollout.probe
+        probe = portable(rollout.probe, rollout.variables)
         if rollout.infrastructure_error is not None or not verdict.steps:
             return InductionDelta()
         new: list[str] = []
