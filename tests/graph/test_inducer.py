@@ -180,13 +180,14 @@ class TestLexicon:
         """The words of an answer past the evidence's excerpt are kept; the probe's own words, ids and
         numbers are not; camelCase names are split."""
         from toolatlas.graph.models import Fingerprint, ServerNode
-        from toolatlas.probing.text import EXCERPT_CHARS
+        from toolatlas.probing.text import EXCERPT_CHARS, TAIL_CHARS
 
         graph = ServerGraph("s", [READ])
         graph.put_server(ServerNode(id="n", server="s", fingerprint=Fingerprint(
             runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")))
         step = ProbeStep(tool="read_file", arguments={"path": "${root}/ledger.txt", "note": "banana split"}, expect="ok")
-        answer = "x" * EXCERPT_CHARS + " unitPrice of the banana at row 3f2a9c 42 in /tmp/inst/state/root/ledger.txt"
+        said = " unitPrice of the banana at row 3f2a9c 42 in /tmp/inst/state/root/ledger.txt "
+        answer = "x" * EXCERPT_CHARS + said + "y" * TAIL_CHARS  # the words stand where evidence leaves out
         Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, answer)], direction=Direction.SEED))
         [node] = graph.take_dirty()["servers"]
         assert {"unit", "price", "row"} <= set(node.lexicon)
