@@ -92,7 +92,8 @@ def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, st
         return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
     if expected_failed:
         # the signature of what the build keeps: the excerpt cut where evidence is cut
-        replayed = error_signature(evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))) or last.outcome.value
+        kept = evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))
+        replayed = error_signature(kept) or last.outcome.value
         recorded = error_signature(evidence.excerpt) or evidence.outcome.value
         if replayed != recorded:
             return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"

@@ -202,3 +202,17 @@ class TestLexicon:
         graph = ServerGraph("s", [READ])
         graph.load({"servers": [stored]})
         assert graph.lexicon.words() == ["ledger"]
+
+
+class TestEvidenceOfAnEntry:
+    def test_an_affordance_shows_the_end_of_a_long_answer(self) -> None:
+        """The evidence of a use keeps the count a long listing states at its end."""
+        listing = ToolSpec(server="s", name="list_todos", description="List the todos.", input_schema={
+            "type": "object", "properties": {"priority": {"type": "string"}}})
+        todos = [{"id": str(n), "text": f"Todo number {n} of the list", "priority": "A"} for n in range(12)]
+        answer = json.dumps({"todos": todos, "count": 12, "priority": "A"}, indent=2)
+        graph = ServerGraph("s", [listing])
+        step = ProbeStep(tool="list_todos", arguments={"priority": "A"}, expect="ok")
+        Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, answer)], direction=Direction.SEED))
+        [entry] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert '"count": 12' in entry.evidence[0].excerpt

@@ -97,17 +97,15 @@ class TestADatabaseInsideAFile:
     def test_the_query_tool_joins_two_sheets_of_the_workbook_it_was_read_through(self, built):
         """A verified SELECT joins the workbook's two sheets on the column they share."""
         graph, _ = built
-        joins = [
-            evidence.arguments for e in graph.entries_of("sql_query", EntryKind.AFFORDANCE) for evidence in e.evidence
-            if " JOIN " in str(evidence.arguments.get("sql"))
-        ]
+        calls = [evidence.arguments for e in graph.entries_of("sql_query", EntryKind.AFFORDANCE) for evidence in e.evidence]
+        joins = [arguments for arguments in calls if " JOIN " in str(arguments.get("sql"))]
         assert joins and all(arguments["file"] == "${root}/sales.xlsx" for arguments in joins)
 
     def test_rows_written_by_statement_are_read_back(self, built):
         """The writing tool's INSERT into a sheet is verified and then seen by the query tool."""
         graph, _ = built
-        writes = [evidence for e in graph.entries_of("sql_execute", EntryKind.AFFORDANCE) for evidence in e.evidence
-                  if str(evidence.arguments.get("sql", "")).startswith("INSERT INTO")]
+        calls = [evidence.arguments for e in graph.entries_of("sql_execute", EntryKind.AFFORDANCE) for evidence in e.evidence]
+        writes = [arguments for arguments in calls if str(arguments.get("sql", "")).startswith("INSERT INTO")]
         assert writes
         assert any(e.peer == "sql_query" and e.relation is CoUsageRelation.STATE
                    for e in graph.entries_of("sql_execute", EntryKind.CO_USAGE))

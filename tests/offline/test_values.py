@@ -500,9 +500,10 @@ class TestADatabaseInAFile:
     def sheets(scope: dict | None = None) -> EnvironmentFacts:
         from toolatlas.offline.dbfacts import ColumnFact, DatabaseFacts, TableFact
 
-        sales = TableFact(name="Sales", columns=[ColumnFact(name="Region", type="VARCHAR"), ColumnFact(name="Units", type="BIGINT")],
+        region = ColumnFact(name="Region", type="VARCHAR")
+        sales = TableFact(name="Sales", columns=[region, ColumnFact(name="Units", type="BIGINT")],
                           sample_rows=[{"Region": "North", "Units": 120}, {"Region": "East", "Units": 143}])
-        targets = TableFact(name="Targets", columns=[ColumnFact(name="Region", type="VARCHAR"), ColumnFact(name="Target", type="BIGINT")],
+        targets = TableFact(name="Targets", columns=[region, ColumnFact(name="Target", type="BIGINT")],
                             sample_rows=[{"Region": "North", "Target": 250}])
         database = DatabaseFacts(dialect="information_schema", tables=[sales, targets], scope=scope or {})
         return EnvironmentFacts(kind="directory", database=database)

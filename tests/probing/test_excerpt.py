@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import json
 
-from toolatlas.graph.inducer import Inducer
-from toolatlas.graph.models import EntryKind
-from toolatlas.graph.state import ServerGraph
-from toolatlas.models import OutcomeClass, ToolSpec
-from toolatlas.probing.models import Direction, ProbeStep
 from toolatlas.probing.text import ELISION, EXCERPT_CHARS, TAIL_CHARS, evidence_excerpt, excerpts_agree
-
-LISTING = ToolSpec(server="s", name="list_todos", description="List the todos.", input_schema={
-    "type": "object", "properties": {"priority": {"type": "string"}}})
 
 
 def long_listing(count: int) -> str:
@@ -41,14 +33,3 @@ class TestEvidenceExcerpt:
         assert not excerpts_agree(long_listing(11), evidence_excerpt(long_listing(12)))
         assert excerpts_agree(long_listing(11), long_listing(12)[:EXCERPT_CHARS])
 
-
-class TestEvidenceOfAnEntry:
-    def test_an_affordance_shows_the_end_of_a_long_answer(self) -> None:
-        """The evidence of a use keeps the count a long listing states at its end."""
-        from tests.graph.test_inducer import rollout
-
-        graph = ServerGraph("s", [LISTING])
-        step = ProbeStep(tool="list_todos", arguments={"priority": "A"}, expect="ok")
-        Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, long_listing(12))], direction=Direction.SEED))
-        [entry] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
-        assert '"count": 12' in entry.evidence[0].excerpt

@@ -212,7 +212,7 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         for spec, locator, sent in leaves:
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
-            score += 2 * _names_the_argument(spec.name, said)  # "Invalid unit. Valid options: points, percent"
+            score += 2 * _names_the_argument(spec.name, said)  # "Invalid unit. Valid options: points"
             refused = str(sent) not in named.values and (
                 _quoted(sent, text) or _names_part_of_path(spec, sent, text)
             )

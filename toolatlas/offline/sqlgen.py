@@ -167,7 +167,9 @@ class SqlWriter:
                     continue
                 for column in table.columns:
                     shared = next((c for c in other.columns if c.name == column.name), None)
-                    if shared is None or column.name.lower() == "id" or (column.primary_key and shared.primary_key):
+                    if shared is None or column.name.lower() == "id":
+                        continue
+                    if column.primary_key and shared.primary_key:
                         continue
                     mine = {_join_value(row.get(column.name)) for row in table.sample_rows} - {None}
                     theirs = {_join_value(row.get(shared.name)) for row in other.sample_rows} - {None}
@@ -177,7 +179,8 @@ class SqlWriter:
                     label = next((c for c in other.columns if c.name != shared.name), shared)
                     on = quote_ident(column.name)
                     return (
-                        f"SELECT t.{quote_ident(first.name)}, p.{quote_ident(label.name)} FROM {quote_ident(table.name)} AS t "
+                        f"SELECT t.{quote_ident(first.name)}, p.{quote_ident(label.name)} "
+                        f"FROM {quote_ident(table.name)} AS t "
                         f"JOIN {quote_ident(other.name)} AS p ON p.{on} = t.{on} LIMIT 5"
                     )
         return None

@@ -259,7 +259,9 @@ class ValueSynth:
         optional argument may change what the tool shows of them (another header row). The arguments
         to fill, and the values the scope fixes."""
         database = self.facts.database
-        if database is None or not database.scope or self.sql is None or not any(s.kind in SQL_KINDS for s in chosen):
+        if database is None or not database.scope or self.sql is None:
+            return chosen, {}
+        if not any(s.kind in SQL_KINDS for s in chosen):
             return chosen, {}
         kept = [s for s in chosen if s.required or s.kind in SQL_KINDS or s.name in database.scope]
         return kept, {s.name: database.scope[s.name] for s in kept if s.name in database.scope}

@@ -93,7 +93,8 @@ def reads_only(arguments: dict) -> bool:
     statement change something (``INSERT``, ``INTO``, ``SET``, ``nextval``…, a second statement's
     verb included) — whatever the tool says of itself, such a call changed nothing."""
     texts = [value for value in arguments.values() if isinstance(value, str)]
-    return any(_READ_STATEMENT.match(text) for text in texts) and not any(_WORDS_OF_CHANGE.search(t) for t in texts)
+    reads = any(_READ_STATEMENT.match(text) for text in texts)
+    return reads and not any(_WORDS_OF_CHANGE.search(text) for text in texts)
 
 
 def is_clearing(spec: ToolSpec) -> bool:
