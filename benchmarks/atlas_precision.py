@@ -51,7 +51,7 @@ from toolatlas.logs import configure_logging  # noqa: E402
 from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.probing.models import Direction, Probe, ProbeStep  # noqa: E402
-from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders  # noqa: E402
+from toolatlas.probing.text import error_signature, evidence_excerpt, excerpts_agree, to_placeholders  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -92,7 +92,8 @@ def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, st
         return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
     if expected_failed:
         # the signature of what the build keeps: the excerpt cut where evidence is cut
-        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]) or last.outcome.value
+        kept = evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))
+        replayed = error_signature(kept) or last.outcome.value
         recorded = error_signature(evidence.excerpt) or evidence.outcome.value
         if replayed != recorded:
             return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"
@@ -109,8 +110,8 @@ def same_output(evidence: Evidence, rollout) -> tuple[bool, str]:
     outcome = rollout.steps[-1].outcome
     if carries_clock(outcome):
         return False, f"shows the clock: {outcome.excerpt[:100]!r}"
-    replayed = to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
-    if replayed != evidence.excerpt[:EXCERPT_CHARS]:
+    replayed = to_placeholders(outcome.excerpt, rollout.variables)
+    if not excerpts_agree(replayed, evidence.excerpt):
         return False, f"output {replayed[:80]!r}, evidence {evidence.excerpt[:80]!r}"
     return True, ""
 

@@ -197,13 +197,14 @@ class TestLexicon:
         """The words of an answer past the evidence's excerpt are kept; the probe's own words, ids and
         numbers are not; camelCase names are split."""
         from toolatlas.graph.models import Fingerprint, ServerNode
-        from toolatlas.probing.text import EXCERPT_CHARS
+        from toolatlas.probing.text import EXCERPT_CHARS, TAIL_CHARS
 
         graph = ServerGraph("s", [READ])
         graph.put_server(ServerNode(id="n", server="s", fingerprint=Fingerprint(
             runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m")))
         step = ProbeStep(tool="read_file", arguments={"path": "${root}/ledger.txt", "note": "banana split"}, expect="ok")
-        answer = "x" * EXCERPT_CHARS + " unitPrice of the banana at row 3f2a9c 42 in /tmp/inst/state/root/ledger.txt"
+        said = " unitPrice of the banana at row 3f2a9c 42 in /tmp/inst/state/root/ledger.txt "
+        answer = "x" * EXCERPT_CHARS + said + "y" * TAIL_CHARS  # the words stand where evidence leaves out
         Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, answer)], direction=Direction.SEED))
         [node] = graph.take_dirty()["servers"]
         assert {"unit", "price", "row"} <= set(node.lexicon)
@@ -218,3 +219,17 @@ class TestLexicon:
         graph = ServerGraph("s", [READ])
         graph.load({"servers": [stored]})
         assert graph.lexicon.words() == ["ledger"]
+
+
+class TestEvidenceOfAnEntry:
+    def test_an_affordance_shows_the_end_of_a_long_answer(self) -> None:
+        """The evidence of a use keeps the count a long listing states at its end."""
+        listing = ToolSpec(server="s", name="list_todos", description="List the todos.", input_schema={
+            "type": "object", "properties": {"priority": {"type": "string"}}})
+        todos = [{"id": str(n), "text": f"Todo number {n} of the list", "priority": "A"} for n in range(12)]
+        answer = json.dumps({"todos": todos, "count": 12, "priority": "A"}, indent=2)
+        graph = ServerGraph("s", [listing])
+        step = ProbeStep(tool="list_todos", arguments={"priority": "A"}, expect="ok")
+        Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, answer)], direction=Direction.SEED))
+        [entry] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert '"count": 12' in entry.evidence[0].excerpt

@@ -204,6 +204,17 @@ class TestHarvestFromAnswers:
         assert [r.value for r in pool.named_for("list_sheets:file")] == [".csv", ".ods", ".xlsx"]
         assert pool.named_for("list_sheets:sheet") == []
 
+    def test_an_error_that_names_the_argument_ties_its_values_to_it(self) -> None:
+        """``Invalid unit. Valid options: …`` names the argument by its name: the options are for `unit`
+        alone, though the refused value is not quoted and the noun is only ``options``."""
+        tool = make("set_padding", {"left": {"type": "number"}, "right": {"type": "number"},
+                                    "unit": {"type": "string", "default": "points"}})
+        pool = ValuePool()
+        error = "Invalid unit. Valid options: points, percent"
+        pool.harvest_error(tool, error, {}, "p1", arguments={"left": 7, "right": 7, "unit": "m"})
+        assert [r.value for r in pool.named_for("set_padding:unit")] == ["points", "percent"]
+        assert pool.named_for("set_padding:left") == pool.named_for("set_padding:right") == []
+
     def test_nothing_is_guessed_without_evidence(self) -> None:
         """A list with nothing tying it to one of several arguments is not harvested."""
         tool = make("combine", {"left": string(), "right": string()})

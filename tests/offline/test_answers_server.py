@@ -4,7 +4,10 @@
 ``Sheet not found: 'X'. Available: ['Sales', 'Targets']`` and a text file with ``Unsupported file
 format: '.txt'. Supported: .csv, .ods, .xlsx``. A short offline build of it must turn those answers
 into verified retries — the failed call, then the same call with a named sheet or a file of a named
-format — recorded as a ``retry`` co-usage, and into affordances that use the named sheets.
+format — recorded as a ``retry`` co-usage, and into affordances that use the named sheets. Its SQL
+tools open a workbook each call: the workbook whose catalogue shows the most tables is read through
+them, and statements written from its tables go with that workbook — a join of two sheets, rows
+written and then read back.
 """
 
 from __future__ import annotations
@@ -88,3 +91,21 @@ class TestLearningFromAnswers:
             and any("probe" in str(v).lower() for k, v in e.example_arguments.items() if "sheet" in k)
         ]
         assert not invented
+
+
+class TestADatabaseInsideAFile:
+    def test_the_query_tool_joins_two_sheets_of_the_workbook_it_was_read_through(self, built):
+        """A verified SELECT joins the workbook's two sheets on the column they share."""
+        graph, _ = built
+        calls = [evidence.arguments for e in graph.entries_of("sql_query", EntryKind.AFFORDANCE) for evidence in e.evidence]
+        joins = [arguments for arguments in calls if " JOIN " in str(arguments.get("sql"))]
+        assert joins and all(arguments["file"] == "${root}/sales.xlsx" for arguments in joins)
+
+    def test_rows_written_by_statement_are_read_back(self, built):
+        """The writing tool's INSERT into a sheet is verified and then seen by the query tool."""
+        graph, _ = built
+        calls = [evidence.arguments for e in graph.entries_of("sql_execute", EntryKind.AFFORDANCE) for evidence in e.evidence]
+        writes = [arguments for arguments in calls if str(arguments.get("sql", "")).startswith("INSERT INTO")]
+        assert writes
+        assert any(e.peer == "sql_query" and e.relation is CoUsageRelation.STATE
+                   for e in graph.entries_of("sql_execute", EntryKind.CO_USAGE))

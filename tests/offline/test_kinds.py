@@ -205,6 +205,16 @@ class TestEffectsAndObjects:
 
 
 class TestUnseenSchemas:
+    def test_a_tool_that_adds_to_a_document_takes_an_existing_one(self) -> None:
+        """``add_footnote_to_document`` makes a footnote in a document that exists; ``create_document``
+        makes the document."""
+        properties = {"filename": {"type": "string"}, "text": {"type": "string"}}
+        adds = make("add_footnote_to_document", properties, ["filename", "text"], "Add a footnote to a paragraph.")
+        creates = make("create_document", properties, ["filename"], "Create a new Word document.")
+        assert arg(infer_arguments(adds), "filename").kind is ArgKind.FILE_PATH
+        assert not arg(infer_arguments(adds), "filename").fresh
+        assert arg(infer_arguments(creates), "filename").kind is ArgKind.NEW_PATH
+
     def test_fetch_url_with_bounds(self) -> None:
         """A ``uri`` format is a URL; numeric bounds, defaults and exclusive minimums are kept."""
         spec = make(

@@ -491,3 +491,59 @@ class TestBoundParameters:
         assert f":{name}" in bound.arguments["query"] and isinstance(value, int | float)
         silent = tool.model_copy(update={"description": "Execute a SQL query."})
         assert synth.valid_arguments(silent, None, 1).arguments.get("params") == {}
+
+
+class TestADatabaseInAFile:
+    """Tables a query tool showed of one file (two sheets that share a column, no foreign key)."""
+
+    @staticmethod
+    def sheets(scope: dict | None = None) -> EnvironmentFacts:
+        from toolatlas.offline.dbfacts import ColumnFact, DatabaseFacts, TableFact
+
+        region = ColumnFact(name="Region", type="VARCHAR")
+        sales = TableFact(name="Sales", columns=[region, ColumnFact(name="Units", type="BIGINT")],
+                          sample_rows=[{"Region": "North", "Units": 120}, {"Region": "East", "Units": 143}])
+        targets = TableFact(name="Targets", columns=[region, ColumnFact(name="Target", type="BIGINT")],
+                            sample_rows=[{"Region": "North", "Target": 250}])
+        database = DatabaseFacts(dialect="information_schema", tables=[sales, targets], scope=scope or {})
+        return EnvironmentFacts(kind="directory", database=database)
+
+    QUERY = {"server": "s", "name": "sql_query", "description": "Run a SELECT over the workbook's sheets.",
+             "input_schema": {"type": "object", "required": ["file", "sql"], "properties": {
+                 "file": {"type": "string", "description": "Path to the spreadsheet file"},
+                 "sql": {"type": "string", "description": "SQL SELECT statement to execute"},
+                 "header_row": {"type": "integer", "default": 1}}}}
+
+    def test_tables_without_a_foreign_key_join_on_a_shared_column(self) -> None:
+        """Two tables whose same-named column holds the same values are joined on it."""
+        writer = SqlWriter(self.sheets().database, random.Random(0))
+        assert writer.select(2) == (
+            'SELECT t."Units", p."Target" FROM "Sales" AS t JOIN "Targets" AS p ON p."Region" = t."Region" LIMIT 5'
+        )
+
+    def test_an_insert_names_every_column_when_none_needs_a_value(self) -> None:
+        """A table of nullable columns still gets an INSERT that names its columns."""
+        statement = SqlWriter(self.sheets().database, random.Random(0)).insert(0)
+        assert statement is not None and statement.startswith('INSERT INTO "Sales" ("Region", "Units") VALUES (')
+
+    def test_statements_go_with_the_scope_they_were_read_through(self) -> None:
+        """A statement from facts read through a file is sent with that file and no other optional argument."""
+        from toolatlas.models import ToolSpec
+
+        tool = ToolSpec(**self.QUERY)
+        synth = ValueSynth(self.sheets({"file": "${root}/sales.xlsx"}), ValuePool(), random.Random(0))
+        for variant in range(4):
+            call = synth.valid_arguments(tool, None, variant)
+            assert call is not None and set(call.arguments) == {"file", "sql"}
+            assert call.arguments["file"] == "${root}/sales.xlsx"
+            assert '"Sales"' in call.arguments["sql"] or '"Targets"' in call.arguments["sql"]
+
+
+class TestSqlExamples:
+    def test_an_example_stands_within_one_sentence(self) -> None:
+        """Prose that starts with SELECT and a later sentence's FROM make no statement; the example does."""
+        from toolatlas.offline.hints import sql_examples
+
+        described = ("SQL SELECT statement to execute. Each sheet is a table. Example: "
+                     "SELECT name, revenue FROM Sales WHERE status = 'Active' LIMIT 20")
+        assert sql_examples(described) == ["SELECT name, revenue FROM Sales WHERE status = 'Active' LIMIT 20"]

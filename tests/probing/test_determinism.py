@@ -19,7 +19,7 @@ from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.probing.clock import carries_clock, later_second
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, ProbeStep, Verdict
-from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
+from toolatlas.probing.text import evidence_excerpt, to_placeholders
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ async def replay(executor: Executor, tool: str, *, defer: bool = False, planned_
     seconds later."""
     step = ProbeStep(tool=tool, arguments=arguments, expect="ok")
     original, _ = await executor.run_verified(probe(step))
-    reference = to_placeholders(original.steps[0].outcome.excerpt, original.variables)[:EXCERPT_CHARS]
+    reference = evidence_excerpt(to_placeholders(original.steps[0].outcome.excerpt, original.variables))
     planned = probe(step, step, direction=Direction.REPLAY, replay_of="p0", reference_excerpt=reference)
     if planned_before is not None:
         planned = planned.model_copy(update={"planned_at": time.time()})

@@ -10,6 +10,7 @@ changed nothing costs nothing.
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -183,3 +184,44 @@ class TestAfterARestore:
             for n in range(TRUSTED_AFTER + 2):
                 await executor.run_verified(call(n, "store", key=f"k{n}", value="v"))
             assert executor.own_state.fresh_after_restores == TRUSTED_AFTER and executor.own_state.restarts == 0
+
+
+class TestStatementsThatOnlyRead:
+    """The wild catalogue's in-memory DuckDB server (``mcp-server-motherduck``), whose query tool runs any SQL."""
+
+    @pytest.fixture()
+    async def duckdb(self):
+        from toolatlas.config import load_catalogue
+
+        wild = load_catalogue(REPO / "configs" / "wild.toml")
+        executor = Executor(Workspace(wild, Home(REPO / ".toolatlas")).sandbox(wild.server("duckdb")), "own")
+        try:
+            await executor.start()
+        except Exception as exc:  # pragma: no cover - the wild servers are installed by make test-servers
+            pytest.skip(f"the wild duckdb server is not installed here: {exc}")
+        try:
+            yield executor
+        finally:
+            await executor.close()
+
+    async def test_a_select_costs_no_restart_and_an_insert_does(self, duckdb: Executor) -> None:
+        """A SELECT through the query tool leaves the server as it was; an INSERT through the same tool
+        is followed by a restart, and the next probe does not see its row."""
+        query = lambda n, sql: Probe(id=f"p{n}", server="duckdb", round=0, direction=Direction.AFFORDANCE,  # noqa: E731
+                                     target="execute_query", task="t",
+                                     steps=[ProbeStep(tool="execute_query", arguments={"sql": sql}, expect="ok")])
+        await duckdb.run_verified(query(1, "SELECT count(*) AS n FROM cities"))
+        assert duckdb.own_state is not None and duckdb.own_state.restarts == 0
+        await duckdb.run_verified(query(2, "INSERT INTO cities VALUES (9, 'Faro', 'PT', 60000)"))
+        assert duckdb.own_state.restarts == 1
+        rollout, _ = await duckdb.run_verified(query(3, "SELECT count(*) AS n FROM cities"))
+        assert json.loads(rollout.steps[0].outcome.excerpt)["rows"] == [[4]]
+
+    def test_what_reads_only(self) -> None:
+        """A statement that starts like a read and holds no word of change reads only."""
+        from toolatlas.probing.own_state import reads_only
+
+        assert reads_only({"sql": "WITH a AS (SELECT 1) SELECT * FROM a"})
+        assert not reads_only({"sql": "SELECT 1; DROP TABLE cities"})
+        assert not reads_only({"sql": "SELECT * INTO copy FROM cities"})
+        assert not reads_only({"title": "a colour"})

@@ -34,7 +34,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, utcnow
 from toolatlas.probing.conditions import joined
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import EXCERPT_CHARS, error_signature, to_placeholders
+from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders
 
 __all__ = [
     "STATE_CAUSE",
@@ -137,7 +137,7 @@ class Inducer:
                 tool=step.tool,
                 arguments=step.arguments,
                 outcome=result.outcome.outcome,
-                excerpt=to_placeholders(result.outcome.excerpt, rollout.variables)[:EXCERPT_CHARS],
+                excerpt=evidence_excerpt(to_placeholders(result.outcome.excerpt, rollout.variables)),
                 state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
                 condition=condition,
                 prefix=prefix,

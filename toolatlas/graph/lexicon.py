@@ -1,8 +1,8 @@
 """A server's lexicon: the words its answers said during a build, read in full.
 
-Evidence keeps the first characters of an answer (``EXCERPT_CHARS``); what a server holds is often
-further in — the people of a knowledge graph after its first entity, a table's columns after the fifth,
-a document's text after its title. Routing a task among many servers needs those words: "the products
+Evidence keeps the beginning and the end of a long answer (``evidence_excerpt``); what a server holds
+is often in between — the people of a knowledge graph after its first entity, a table's columns after
+the fifth, a document's text after its title. Routing a task among many servers needs those words: "the products
 with fewer than five items in stock" is about the server whose answers said ``stock``. The lexicon
 keeps, per server, the distinct words of its answers (successful ones and its own error messages),
 each with how many answers said it, the most said kept.

@@ -18,7 +18,7 @@ from typing import Any
 from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.models import Evidence
 from toolatlas.models import CallOutcome, OutcomeClass
-from toolatlas.probing.text import EXCERPT_CHARS, looks_like_error, to_placeholders
+from toolatlas.probing.text import evidence_excerpt, looks_like_error, to_placeholders
 from toolatlas.tasks.models import AgentRollout, AgentStep, TaskSpec, TaskVerdict
 
 __all__ = ["CallRecord", "TaskRollouts", "compact", "rollout_variables"]
@@ -79,7 +79,7 @@ class CallRecord:
             tool=self.tool,
             arguments=self.arguments,
             outcome=self.outcome,
-            excerpt=self.text[:EXCERPT_CHARS],
+            excerpt=evidence_excerpt(self.text),
             round=self.round,
         )
 

@@ -37,7 +37,7 @@ from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, 
 from toolatlas.models import Frozen, utcnow
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
-from toolatlas.probing.text import error_signature, to_placeholders
+from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.workspace import Workspace
 
@@ -56,10 +56,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger(__name__)
-
-EXCERPT_CHARS = 400
-"""Characters of a replay's answer kept as the new observation of a contradicted entry."""
-
 
 class Replay(Frozen):
     """One entry's evidence replayed, and what it showed."""
@@ -177,7 +173,7 @@ def _observed(evidence: Evidence, rollout: Rollout, verdict: Verdict) -> Evidenc
     return evidence.model_copy(update={
         "probe_id": f"verify:{evidence.probe_id}",
         "outcome": outcome.outcome,
-        "excerpt": to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS],
+        "excerpt": evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables)),
         "state_change": change,
     })
 

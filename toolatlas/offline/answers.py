@@ -185,6 +185,12 @@ def _typed(value: str, spec: ArgSpec) -> Any:
     return value
 
 
+def _names_the_argument(name: str, said: set[str]) -> bool:
+    """Whether an error's words (besides the values it offers) name the argument, every word of it."""
+    words = {parent_singular(w) for w in tokens(name)}
+    return bool(words) and words <= said
+
+
 def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fix]:
     """The values ``text`` (a failed call's error) names, each tied to the argument it is for."""
     leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
@@ -201,10 +207,12 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
             "valid",
             "allowed",
         }
+        said = {parent_singular(w) for w in tokens(text)} - {parent_singular(v) for v in named.values}
         scored = []
         for spec, locator, sent in leaves:
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
+            score += 2 * _names_the_argument(spec.name, said)  # "Invalid unit. Valid options: points"
             refused = str(sent) not in named.values and (
                 _quoted(sent, text) or _names_part_of_path(spec, sent, text)
             )

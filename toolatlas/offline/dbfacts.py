@@ -94,6 +94,10 @@ class DatabaseFacts(Frozen):
     tables: list[TableFact] = Field(default_factory=list)
     """In creation order."""
     views: list[str] = Field(default_factory=list)
+    scope: dict[str, Any] = Field(default_factory=dict)
+    """The arguments beside the statement that reached this database through a server's query tool
+    (the file it opens, ``{"file": "${root}/sales.xlsx"}``): statements written from these facts go
+    with them, as another file holds other tables."""
 
     def table(self, name: str) -> TableFact | None:
         return next((t for t in self.tables if t.name == name), None)

@@ -63,6 +63,8 @@ PILOT_TIMEOUT_S = 2.0
 """Longest wait for one pilot (or discovery) call."""
 MAX_LISTINGS = 12
 """Listing and describing calls per server."""
+SCOPE_CHOICES = 4
+"""Choices of a query tool's other required arguments (the file it opens) tried for introspection."""
 DISCOVERY_TIMEOUT_S = 300.0
 """Longest the whole discovery of one server may take (starting the server included)."""
 
@@ -179,20 +181,32 @@ class _Session:
         return self.outputs, database, self.costs
 
     async def _introspect(self, readers: list[ToolSpec]) -> DatabaseFacts | None:
+        """Facts from the first query tool that answers the catalogue questions; a tool whose other
+        required arguments choose what it queries (a file) is asked with each of a few choices, and the
+        choice that shows the most tables is kept as the facts' scope."""
         for tool in readers + [t for t in self.sandbox.tools if t not in readers]:
             spec = sql_select_spec(infer_arguments(tool))
             if spec is None:
                 continue
-            planned = self.synth.valid_arguments(tool, infer_arguments(tool), 0)
-            base = planned.arguments if planned is not None else {}
+            required = [s for s in infer_arguments(tool) if s.required and s.name != spec.name]
+            bases: list[dict[str, Any]] = []
+            for variant in range(SCOPE_CHOICES if required else 1):
+                planned = self.synth.valid_arguments(tool, required, variant)
+                base = planned.arguments if planned is not None else {}
+                if base not in bases:
+                    bases.append(base)
+            best: DatabaseFacts | None = None
+            for base in bases:
 
-            async def ask(sql: str, tool: ToolSpec = tool, name: str = spec.name, base: dict = base):
-                outcome = await self.call(tool, {**base, name: sql})
-                return parse_rows(outcome.excerpt, outcome.structured) if _answered(outcome) else None
+                async def ask(sql: str, tool: ToolSpec = tool, name: str = spec.name, base: dict = base):
+                    outcome = await self.call(tool, {**base, name: sql})
+                    return parse_rows(outcome.excerpt, outcome.structured) if _answered(outcome) else None
 
-            found = await SqlIntrospection(ask).facts()
-            if found is not None:
-                return found
+                found = await SqlIntrospection(ask).facts()
+                if found is not None and (best is None or len(found.tables) > len(best.tables)):
+                    best = found.model_copy(update={"scope": base}) if required else found
+            if best is not None:
+                return best
         return None
 
 

@@ -196,12 +196,14 @@ _SQL_EXAMPLE = re.compile(
 
 
 def sql_examples(description: str) -> list[str]:
-    """Whole SQL statements a description shows (``Example: UPDATE Sales SET x = 1 WHERE id = 2``)."""
+    """Whole SQL statements a description shows (``Example: UPDATE Sales SET x = 1 WHERE id = 2``), each
+    within one sentence (``SQL SELECT statement to execute. … FROM Sales`` is prose, not a statement)."""
     found = []
-    for match in _SQL_EXAMPLE.finditer(description):
-        statement = re.split(r"(?<=[\w')\]])\.\s", match.group(0))[0].strip().rstrip(".")
-        if statement.count("'") % 2 == 0 and statement.count("(") == statement.count(")"):
-            found.append(statement)  # a statement cut short in the description is no example
+    for sentence in re.split(r"(?<=[\w')\]])\.\s", description):
+        for match in _SQL_EXAMPLE.finditer(sentence):
+            statement = match.group(0).strip().rstrip(".")
+            if statement.count("'") % 2 == 0 and statement.count("(") == statement.count(")"):
+                found.append(statement)  # a statement cut short in the description is no example
     return found
 
 

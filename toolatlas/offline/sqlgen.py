@@ -58,6 +58,11 @@ def literal(value: Any) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+def _join_value(value: Any) -> Any:
+    """A sample value as a join compares it (lists and objects compare as nothing)."""
+    return value if isinstance(value, str | int | float) and not isinstance(value, bool) else None
+
+
 def _numeric(column: ColumnFact) -> bool:
     return bool(_NUMERIC.search(column.type))
 
@@ -150,6 +155,34 @@ class SqlWriter:
                     f"SELECT t.{first}, p.{quote_ident(label.name)} FROM {quote_ident(table.name)} AS t "
                     f"JOIN {quote_ident(parent.name)} AS p ON {on} LIMIT 5"
                 )
+        return self._joined_on_shared_column(tables)
+
+    @staticmethod
+    def _joined_on_shared_column(tables: list[TableFact]) -> str | None:
+        """Two tables no foreign key links, joined on a column both have whose sample values meet
+        (``Sales.Region = Targets.Region``); never on two primary keys or a bare ``id``."""
+        for table in tables:
+            for other in tables:
+                if other is table:
+                    continue
+                for column in table.columns:
+                    shared = next((c for c in other.columns if c.name == column.name), None)
+                    if shared is None or column.name.lower() == "id":
+                        continue
+                    if column.primary_key and shared.primary_key:
+                        continue
+                    mine = {_join_value(row.get(column.name)) for row in table.sample_rows} - {None}
+                    theirs = {_join_value(row.get(shared.name)) for row in other.sample_rows} - {None}
+                    if not mine & theirs:
+                        continue
+                    first = next((c for c in table.columns if c.name != column.name), column)
+                    label = next((c for c in other.columns if c.name != shared.name), shared)
+                    on = quote_ident(column.name)
+                    return (
+                        f"SELECT t.{quote_ident(first.name)}, p.{quote_ident(label.name)} "
+                        f"FROM {quote_ident(table.name)} AS t "
+                        f"JOIN {quote_ident(other.name)} AS p ON p.{on} = t.{on} LIMIT 5"
+                    )
         return None
 
     def _view(self, _tables: list[TableFact]) -> str | None:
@@ -176,7 +209,9 @@ class SqlWriter:
             return None
         table = tables[variant % len(tables)]
         values = self.row_values(table, full=variant > 0, tag=tag)
-        if values is None:
+        if values == {}:  # no column needs a value: name them all (``INSERT INTO t () VALUES ()`` is no SQL)
+            values = self.row_values(table, full=True, tag=tag)
+        if not values:
             return None
         columns = ", ".join(quote_ident(c) for c in values)
         rendered = ", ".join(literal(v) for v in values.values())

@@ -224,7 +224,11 @@ class ValueSynth:
         try:
             if self._relation_object(chosen, draft):
                 return {s.name: draft.scope[s.name] for s in chosen if s.name in draft.scope}
+            chosen, scoped = self._database_scope(chosen)
+            draft.scope.update(scoped)
             for spec in sorted(chosen, key=lambda s: _ORDER.get(s.kind, 1)):
+                if spec.name in scoped:
+                    continue
                 try:
                     draft.scope[spec.name] = self.value(spec, draft)
                 except Unsatisfiable:
@@ -248,6 +252,19 @@ class ValueSynth:
         bound = self.sql.bound_select(style)
         if bound is not None:
             draft.scope[statement.name], draft.scope[params.name] = bound
+
+    def _database_scope(self, chosen: list[ArgSpec]) -> tuple[list[ArgSpec], dict[str, Any]]:
+        """A statement written from database facts read through a scope (the file a query tool opened)
+        goes with that scope's arguments, and with no other: another file holds other tables, and an
+        optional argument may change what the tool shows of them (another header row). The arguments
+        to fill, and the values the scope fixes."""
+        database = self.facts.database
+        if database is None or not database.scope or self.sql is None:
+            return chosen, {}
+        if not any(s.kind in SQL_KINDS for s in chosen):
+            return chosen, {}
+        kept = [s for s in chosen if s.required or s.kind in SQL_KINDS or s.name in database.scope]
+        return kept, {s.name: database.scope[s.name] for s in kept if s.name in database.scope}
 
     def _relation_object(self, specs: list[ArgSpec], draft: CallDraft) -> bool:
         """``{from, to, relationType}``: an existing relation to delete or read, else a new one."""

@@ -277,6 +277,17 @@ def kind_for_string(
     return Meaning("string")
 
 
+_PLACE_WORDS = frozenset({"to", "into", "in", "on", "inside"})
+"""Words of a tool's name after which an object is where the tool acts, not what it makes."""
+
+
+def _names_what_it_creates(tool_words: list[str], named_object: str) -> bool:
+    """Whether the tool's name names the object before any place word: ``create_document`` makes a
+    document, ``add_footnote_to_document`` makes a footnote in a document that exists."""
+    cut = next((i for i, word in enumerate(tool_words) if word in _PLACE_WORDS), len(tool_words))
+    return any(OBJECT_WORDS.get(word) == named_object for word in tool_words[:cut])
+
+
 def _path_meaning(
     w: set[str], tool_words: list[str], tool_text: str, creates: bool, obj: str, named_object: str | None
 ) -> Meaning:
@@ -294,7 +305,8 @@ def _path_meaning(
         target = None
     if w & _NEW_WORDS:
         return Meaning("new_path", target=target if w & (_DIR_WORDS | _FILE_WORDS) else None, fresh=True)
-    if not w & {"source", "src", "old", "from"} and creates and named_object in ("file", "directory"):
+    if (not w & {"source", "src", "old", "from"} and creates and named_object in ("file", "directory")
+            and _names_what_it_creates(tool_words, named_object)):
         return Meaning("new_path", target=named_object, fresh=True)
     kind = {"directory": "dir_path", "file": "file_path"}.get(target or "", "path")
     return Meaning(kind, target=target)

@@ -34,7 +34,7 @@ from typing import Any
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.text import json_error_reason, looks_like_error
 
-__all__ = ["error_evidence", "promises_change", "without_echoes"]
+__all__ = ["error_evidence", "names_a_change", "promises_change", "without_echoes"]
 
 BARE_MESSAGE_CHARS = 300
 """A result this short (and of at most :data:`BARE_MESSAGE_LINES` lines) is a message, not content."""
@@ -113,6 +113,12 @@ def promises_change(spec: ToolSpec | None) -> bool:
     match = _FIRST_WORD.search(spec.description or "")
     words = [match.group(0).lower() if match else "", *_name_words(spec.name)]
     return any(form in _CHANGE_VERBS for word in words for form in (word, word.removesuffix("s"), word.removesuffix("es")))
+
+
+def names_a_change(spec: ToolSpec) -> bool:
+    """Whether a tool's own name holds a verb of change (``create_view``, ``save_query``)."""
+    return any(form in _CHANGE_VERBS for word in _name_words(spec.name)
+               for form in (word, word.removesuffix("s"), word.removesuffix("es")))
 
 
 def _name_words(name: str) -> list[str]:

@@ -19,7 +19,7 @@ from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock, later_second, second_after
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.own_state import OwnState
-from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
+from toolatlas.probing.text import evidence_excerpt, to_placeholders
 from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
 
@@ -242,7 +242,7 @@ def _crossed_a_second(rollout: Rollout) -> bool:
 
 
 def _normalised(outcome: CallOutcome, rollout: Rollout) -> str:
-    return to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
+    return evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))
 
 
 def _with_determinism(verdict: Verdict, deterministic: bool, detail: str) -> Verdict:

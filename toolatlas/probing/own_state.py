@@ -25,7 +25,9 @@ therefore keeps every probe on the state a fresh server has, as far as the serve
 - where the environment holds no state, a call of a tool that says it changes state
   (:func:`~toolatlas.probing.evidence.promises_change`) that succeeded while no reader shows a change
   may have changed what no reader shows (a row inserted where the readers list tables): the server is
-  restarted — unless that call was the clearing tool's, whose effect is to leave what a fresh server has.
+  restarted — unless that call was the clearing tool's, whose effect is to leave what a fresh server has,
+  or its statement only read (:func:`reads_only`: a SELECT through a tool that runs any SQL, whose
+  name holds no verb of change — ``create_view`` given a SELECT makes a view).
 
 A read costs a call (milliseconds), a clearing a few; a restart costs a server start (about a
 second), paid only after a change the server's own tools cannot undo. What a tool that does not say
@@ -40,10 +42,10 @@ import structlog
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock
-from toolatlas.probing.evidence import promises_change
+from toolatlas.probing.evidence import names_a_change, promises_change
 from toolatlas.probing.verifier import step_failed
 
-__all__ = ["READ_TIMEOUT_S", "OwnState", "is_clearing", "is_state_reader"]
+__all__ = ["READ_TIMEOUT_S", "OwnState", "is_clearing", "is_state_reader", "reads_only"]
 
 log = structlog.get_logger(__name__)
 
@@ -74,6 +76,25 @@ def is_state_reader(spec: ToolSpec) -> bool:
     if spec.required or promises_change(spec) or hints.read_only is False or hints.destructive:
         return False
     return bool(hints.read_only) or _starts_with(spec.description, _READ_VERBS) or _starts_with(spec.name, _READ_VERBS)
+
+
+_READ_STATEMENT = re.compile(r"^\s*\(*\s*(?:select|with|show|describe|explain|values)\b", re.IGNORECASE)
+_WORDS_OF_CHANGE = re.compile(
+    r"\b(?:insert|update|delete|merge|upsert|create|drop|alter|truncate|replace|rename|attach|detach|copy|"
+    r"into|set|call|exec|execute|vacuum|analy[sz]e|install|load|import|export|checkpoint|pragma|begin|commit|"
+    r"rollback|grant|revoke|lock|nextval|setval|setseed)\b",
+    re.IGNORECASE,
+)
+
+
+def reads_only(arguments: dict) -> bool:
+    """Whether a call's statement only reads: one of its arguments is an SQL statement that starts
+    like a read (``SELECT``, ``WITH``, ``SHOW``…) and no argument holds a word that could make any
+    statement change something (``INSERT``, ``INTO``, ``SET``, ``nextval``…, a second statement's
+    verb included) — whatever the tool says of itself, such a call changed nothing."""
+    texts = [value for value in arguments.values() if isinstance(value, str)]
+    reads = any(_READ_STATEMENT.match(text) for text in texts)
+    return reads and not any(_WORDS_OF_CHANGE.search(text) for text in texts)
 
 
 def is_clearing(spec: ToolSpec) -> bool:
@@ -140,7 +161,8 @@ class OwnState:
         else:
             specs = {t.name: t for t in sandbox.tools}
             said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
-                    and not step_failed(outcome, arguments, specs.get(tool))[0]]
+                    and not step_failed(outcome, arguments, specs.get(tool))[0]
+                    and not (reads_only(arguments) and not names_a_change(specs[tool]))]
             seen = await self.changed(sandbox, [tool for tool, _, _ in calls])
         if seen and self.clearing is not None:
             cleared = await sandbox.call(self.clearing, {}, timeout=READ_TIMEOUT_S)

@@ -11,10 +11,41 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ERROR_TEXT", "EXCERPT_CHARS", "error_signature", "looks_like_error", "to_placeholders"]
+__all__ = [
+    "ERROR_TEXT",
+    "ELISION",
+    "EXCERPT_CHARS",
+    "TAIL_CHARS",
+    "error_signature",
+    "evidence_excerpt",
+    "excerpts_agree",
+    "looks_like_error",
+    "to_placeholders",
+]
 
 EXCERPT_CHARS = 400
-"""Characters of an output kept verbatim as evidence (and compared by replays)."""
+"""Characters of the beginning of an output kept verbatim as evidence (and compared by replays)."""
+TAIL_CHARS = 120
+"""Characters of the end of a longer output kept beside its beginning."""
+ELISION = "\n…\n"
+"""What stands between the beginning and the end of an output too long to keep whole."""
+
+
+def evidence_excerpt(text: str) -> str:
+    """What of an answer is kept as evidence: all of it when it fits, else its beginning and its end
+    (verbatim, joined by :data:`ELISION`). The end is where a long JSON document states its sums
+    (``"count": 1``, ``"viewCount": 1``) and a traceback its exception."""
+    if len(text) <= EXCERPT_CHARS + TAIL_CHARS + len(ELISION):
+        return text
+    return text[:EXCERPT_CHARS] + ELISION + text[-TAIL_CHARS:]
+
+
+def excerpts_agree(text: str, kept: str) -> bool:
+    """Whether an answer shows what an excerpt kept of another: the same :func:`evidence_excerpt`, or,
+    against an excerpt that kept only a beginning cut at :data:`EXCERPT_CHARS`, the same beginning."""
+    if evidence_excerpt(text) == kept:
+        return True
+    return len(kept) == EXCERPT_CHARS and ELISION not in kept and text[:EXCERPT_CHARS] == kept
 
 ERROR_TEXT = re.compile(
     r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"

@@ -26,7 +26,7 @@ from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.evidence import error_evidence
-from toolatlas.probing.text import EXCERPT_CHARS, to_placeholders
+from toolatlas.probing.text import excerpts_agree, to_placeholders
 
 __all__ = ["Verifier", "step_failed"]
 
@@ -173,8 +173,8 @@ class Verifier:
             return None, None
         deterministic = None
         if probe.reference_excerpt is not None:
-            first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]
-            deterministic = first == probe.reference_excerpt[:EXCERPT_CHARS]
+            first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)
+            deterministic = excerpts_agree(first, probe.reference_excerpt)
             detail = "same output" if deterministic else "output differs"
             if deterministic and any(carries_clock(step.outcome) for step in rollout.steps):
                 deterministic, detail = False, "output carries the time of the call"

@@ -31,7 +31,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep
-from toolatlas.probing.text import to_placeholders
+from toolatlas.probing.text import evidence_excerpt, to_placeholders
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.trust.outcomes import OutcomeQueue, QueuedOutcome
 from toolatlas.workspace import Workspace
@@ -39,9 +39,6 @@ from toolatlas.workspace import Workspace
 __all__ = ["AdmitServer", "Admission", "admit_outcomes", "admit_server", "queue_path"]
 
 log = structlog.get_logger(__name__)
-
-EXCERPT_CHARS = 400
-
 
 class Admission(Frozen):
     """What became of one report."""
@@ -109,7 +106,7 @@ async def admit_server(workspace: Workspace, records: dict[str, list], server: s
                 continue
             outcome = rollout.steps[-1].outcome
             seen = {"replayed_outcome": last.outcome.value,
-                    "replayed_excerpt": to_placeholders(outcome.excerpt, rollout.variables)[:EXCERPT_CHARS]}
+                    "replayed_excerpt": evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))}
             said_failed = item.report.outcome == "error"
             if last.failed != said_failed:
                 results.append(rejected(item, f"reported {item.report.outcome}, the replay "
