@@ -178,6 +178,17 @@ class TestBoundaries:
         heading = next(t for t in guidance.tools if t.tool == "add_heading")
         assert heading.when_not and "`level` = 10" in heading.when_not[0].condition
 
+    def test_findings_that_differ_only_in_what_the_state_listed_are_one(self) -> None:
+        """Two answers naming a missing sheet that list different sheets available are one finding."""
+        reader = node("sheets", "read_sheet", "Read a sheet of a workbook.", ("file", "sheet"), read_only=True)
+        fail = OutcomeClass.TOOL_ERROR
+        findings = [entry("sheets", "read_sheet", EntryKind.BOUNDARY, outcome=fail,
+                          condition='called with `sheet` = "Sheet1" (the error names it)',
+                          error_signature=f"Sheet not found: <s>. Available: [{listed}]",
+                          excerpt=f"Sheet not found: 'Sheet1'. Available: [{listed}]")
+                    for listed in ("<s>, <s>", "<s>, <s>, <s>")]
+        assert len(AtlasView([reader], findings, [], []).profiles[("sheets", "read_sheet")].findings) == 1
+
     def test_findings_that_differ_only_in_random_names_are_one(self) -> None:
         """Two missing-notebook findings with different harvested names are served once."""
         guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there",
@@ -250,6 +261,30 @@ class TestQuotedAnswers:
         assert answer_line("Invalid timezone: Mars/Olympus\nTraceback…") == "Invalid timezone: Mars/Olympus"
         pretty = '{\n  "error": "Priority must be a single uppercase letter (A-Z)",\n  "priority": "b"\n}'
         assert answer_line(pretty) == '{ "error": "Priority must be a single uppercase letter (A-Z)", "priority": "b" }'
+
+    def test_a_line_that_opens_a_structure_is_said_with_it(self) -> None:
+        """A prefix ending in a brace ("Error calling tool 'x': {") is quoted with the JSON body that says what
+        went wrong."""
+        said = 'Error calling tool \'run\': {\n  "success": false,\n  "error": "Constraint Error: Duplicate key"\n}'
+        assert answer_line(said) == ('Error calling tool \'run\': { "success": false, "error": '
+                                     '"Constraint Error: Duplicate key" }')
+
+    def test_findings_behind_an_opening_line_are_told_apart(self) -> None:
+        """Two failures whose error signatures are the same opening line ("… : {") are two findings, each
+        said and ranked by its answer: a task that writes meets the constraint one."""
+        runner = node("db", "run_sql", "Run a SQL statement.", ("sql",), read_only=False)
+        fail = OutcomeClass.TOOL_ERROR
+        findings = [entry("db", "run_sql", EntryKind.BOUNDARY, outcome=fail, condition=condition, support=support,
+                          error_signature="Error calling tool <s>: {",
+                          excerpt=f'Error calling tool \'run_sql\': {{\n  "error": "{error}"\n}}')
+                    for condition, error, support in (
+                        ("`sql` deletes from a view", "Binder Error: Can only delete from base table", 5),
+                        ("`sql` inserts a row twice", "Constraint Error: Duplicate key violates unique constraint", 1))]
+        atlas = Atlas(AtlasView([runner], findings, [], []))
+        profile = atlas.view.profiles[("db", "run_sql")]
+        assert len({f.signature for f in profile.findings}) == 2
+        guidance = atlas.guide("Run SQL for a new trip, the key must stay unique", max_tokens=5000, docs_ratio=None)
+        assert "Constraint Error" in guidance.tools[0].when_not[0].error
 
     def test_invented_names_are_not_carried(self) -> None:
         """A probe's random value is named by the argument that carried it, other random names become an ellipsis,
