@@ -97,6 +97,7 @@ class ServerRouter:
     def __init__(self, view) -> None:
         self.servers: list[str] = list(view.servers)
         self.text_index: LexicalIndex = view.server_index
+        self.blends = view.blends
         self.vocabulary: list[set[str]] = [self._vocabulary(view, server) for server in self.servers]
         counts: dict[str, int] = {}
         for words in self.vocabulary:
@@ -133,6 +134,7 @@ class ServerRouter:
         """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF). Numbers
         in the task are values, not words: they count only through their shapes."""
         query = [t for t in content_terms(expanded(task)) if not t.replace(".", "").isdigit()]
+        query += self.blends.of(task)
         bm25 = self.text_index.scores_of(query)
         top_text = max(bm25.values(), default=0.0)
         asked = set(query) | value_shapes(task)
