@@ -222,6 +222,21 @@ class TestBoundaries:
         errors = [b.error for b in next(t for t in guidance.tools if t.tool == "save_note").when_not]
         assert "No notebook yet" in errors and "Notebook path is outside the allowed directory" not in errors
 
+    def test_a_related_tool_says_the_failure_any_use_meets(self) -> None:
+        """A tool served beside the plan says its ordering (it fails until the planned tool has acted), though
+        the task's words never point at it."""
+        tools = [node("patterns", "add_case", "Add a case the pattern must match.", ("text",), read_only=False),
+                 node("patterns", "check_pattern", "Check a pattern against every case.", ("pattern",),
+                      read_only=True)]
+        ordering = entry("patterns", "check_pattern", EntryKind.BOUNDARY, peer="add_case",
+                         relation=CoUsageRelation.STATE, outcome=OutcomeClass.TOOL_ERROR,
+                         condition="called on the unchanged snapshot (the same call succeeds once `add_case` has "
+                                   "changed the state)", error_signature="No cases defined", excerpt="No cases defined")
+        guidance = Atlas(AtlasView(tools, [ordering], [], [])).guide("Add a case for the pattern a+ with the text aaa",
+                                                                    max_tokens=5000, docs_ratio=None)
+        check = next(t for t in guidance.tools if t.tool == "check_pattern")
+        assert not check.operations and [b.error for b in check.when_not] == ["No cases defined"]
+
     def test_a_planned_tool_says_its_telling_failure(self) -> None:
         """When no finding matches the task's words, a planned tool still says its best-supported boundary —
         never schema validation or a contrived value, however well supported."""
