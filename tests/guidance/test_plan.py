@@ -3,7 +3,7 @@ task-relevant boundaries, the documentation as knowledge, and no probe leftovers
 
 from __future__ import annotations
 
-from toolatlas.graph.models import CoUsageRelation, EntryKind
+from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance
 from toolatlas.guidance.profiles import answer_line
@@ -142,6 +142,19 @@ class TestToolSelection:
         plan = view.plan("Stage my pending work so it is ready.")
         assert [(s.operation, s.tool[1]) for s in plan.steps] == [("inspect", "status"), ("stage", "stage")]
         assert [s.tool[1] for s in view.plan("Stage src/core.py now").steps] == ["stage"]
+
+    def test_an_executor_stands_in_for_a_change_no_tool_is_named_for(self) -> None:
+        """"Record a trip" on a server whose only changing tool executes statements plans that tool for the
+        write; a tool named for writing, where there is one, does it instead."""
+        tools = [node("trips", "list_tables", "List the tables.", read_only=True),
+                 node("trips", "execute_statement", "Execute a statement on the database.", ("sql",), read_only=False)]
+        used = [entry("trips", "execute_statement", EntryKind.AFFORDANCE, when="execute a statement",
+                      effect=Effect.MUTATING, arguments={"sql": "INSERT INTO trips VALUES ('Ada', 3)"})]
+        plan = AtlasView(tools, used, [], []).plan("Record a 4-night trip by Chen in the trips table.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("write", ("trips", "execute_statement"))]
+        writer = node("trips", "write_trip", "Write a trip to the trips table.", ("traveller",), read_only=False)
+        plan = AtlasView([*tools, writer], used, [], []).plan("Record a 4-night trip by Chen in the trips table.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("write", ("trips", "write_trip"))]
 
     def test_the_right_server_first(self) -> None:
         """Among two servers, a calendar request is answered with calendar tools first."""

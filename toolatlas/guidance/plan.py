@@ -64,6 +64,10 @@ ALTERNATIVE_SHARE = 0.9
 is not one)."""
 _GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
 """Operations that change state: what the task is for (kept first when a plan has too many tools)."""
+_CHANGES = frozenset({"write", "create", "edit", "delete"})
+"""Changes a server's executor makes when none of its tools is named for them (see :func:`_stand_ins`)."""
+STAND_IN = 0.5
+"""How strongly an executor does a change it is not named for (as a description that only mentions it)."""
 _CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|(?:^|\s)\*\s+|\s+\d+\.\s+)")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*")
 
@@ -161,13 +165,14 @@ def clauses_of(task: str) -> list[str]:
 def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates: list[ToolKey],
           batch: bool, routed: set[str] | dict[str, float], whole: dict[ToolKey, float], named: bool = False,
           near: frozenset[str] = frozenset(), peers: dict[ToolKey, float] | None = None,
-          task_words: frozenset[str] = frozenset()) -> tuple[ToolKey, float] | None:
+          task_words: frozenset[str] = frozenset(), stand_in: bool = False) -> tuple[ToolKey, float] | None:
     """The tool that best does ``op`` here; ``peers``: tools a verified composition ties to the step this
-    one serves (the reader an edit was verified with), favoured by the edge's weight."""
+    one serves (the reader an edit was verified with), favoured by the edge's weight; ``stand_in``: the
+    candidates are executors standing in for a change no tool is named for (:func:`_stand_ins`)."""
     best = None
     for key in candidates:
         profile = view.profiles[key]
-        strength = profile.operations.get(op, 0.0)
+        strength = STAND_IN if stand_in else profile.operations.get(op, 0.0)
         if not strength or (key[0] not in routed and whole.get(key, 0.0) < OFF_ROUTE_MATCH):
             continue
         score = (0.5 + 0.5 * strength) * (0.2 + relevance.get(key, 0.0))
@@ -189,11 +194,13 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
             best = (key, score)
     if best is None:
         return None
-    only = [k for k in candidates if k[0] in routed and view.profiles[k].operations.get(op, 0.0) >= 1.0]
+    only = [k for k in candidates
+            if k[0] in routed and (stand_in or view.profiles[k].operations.get(op, 0.0) >= 1.0)]
     objects = view.profiles[best[0]].objects
     # the one tool of the task's servers named for the operation does it, however little the words near the
-    # operation match it — unless its name says it acts on something the task never mentions
-    sole = (only == [best[0]] and (not objects or bool(objects & task_words))
+    # operation match it — unless its name says it acts on something the task never mentions; so does the one
+    # executor standing in (its name says how it acts, not on what)
+    sole = (only == [best[0]] and (stand_in or not objects or bool(objects & task_words))
             and whole.get(best[0], 0.0) >= SOLE_MATCH)
     return best if best[1] >= MIN_STEP or sole else None
 
@@ -244,6 +251,9 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             words = frozenset(terms(expanded(mention.words)))
             found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
+            if found is None and op in _CHANGES:
+                found = _best(view, op, relevance, _stand_ins(view, op, candidates, plan.servers), batch,
+                              plan.route, whole, mention.named, words, task_words=task_words, stand_in=True)
             if found is not None:
                 for first in (OPERATIONS[op].before if op in OPERATIONS else ()):
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
@@ -261,6 +271,15 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
         _inspect(view, plan)
     _discover(view, plan)
     return plan
+
+
+def _stand_ins(view: AtlasView, op: str, candidates: list[ToolKey], servers: set[str]) -> list[ToolKey]:
+    """The tools that make a change ``op`` on the task's servers none of whose tools is named for it: a
+    server's executors — tools that change state (declared or verified) and are named for no change at
+    all (``execute_query``: its statements insert, update and delete)."""
+    named = {k[0] for k in candidates if view.profiles[k].operations.get(op, 0.0)}
+    return [k for k in candidates if k[0] in servers and k[0] not in named and view.profiles[k].mutating
+            and not _CHANGES & set(view.profiles[k].operations)]
 
 
 def _inspect(view: AtlasView, plan: Plan) -> None:
