@@ -143,6 +143,18 @@ class TestToolSelection:
         assert [(s.operation, s.tool[1]) for s in plan.steps] == [("inspect", "status"), ("stage", "stage")]
         assert [s.tool[1] for s in view.plan("Stage src/core.py now").steps] == ["stage"]
 
+    def test_one_operation_over_several_new_things(self) -> None:
+        """"Add a heading … with a paragraph under it" plans the heading adder and the paragraph adder; a
+        paragraph the request only refers to ("above the first paragraph") adds none."""
+        tools = [node("docs", "add_heading", "Add a heading to a document.", ("name", "text"), read_only=False),
+                 node("docs", "add_paragraph", "Add a paragraph to a document.", ("name", "text"), read_only=False),
+                 node("docs", "add_table", "Add a table to a document.", ("name", "rows"), read_only=False)]
+        view = AtlasView(tools, [], [], [])
+        plan = view.plan("Add a 'Risks' heading to the report with a paragraph under it saying delays are the risk.")
+        assert [s.tool[1] for s in plan.steps] == ["add_heading", "add_paragraph"]
+        plan = view.plan("Add a 'Risks' heading to the report above the first paragraph.")
+        assert [s.tool[1] for s in plan.steps] == ["add_heading"]
+
     def test_an_executor_stands_in_for_a_change_no_tool_is_named_for(self) -> None:
         """"Record a trip" on a server whose only changing tool executes statements plans that tool for the
         write; a tool named for writing, where there is one, does it instead."""

@@ -232,6 +232,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
         if not found_in:
             continue
         in_clause = matching(objects(clause))
+        introduced = _introduced(clause)
         for mention in found_in:
             op = mention.operation
             near = matching(objects(mention.words))
@@ -261,8 +262,9 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                     fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
                     if fresh and ahead[0][0] == found[0][0]:
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
-                if all((s.operation, s.tool) != (op, found[0]) for s in plan.steps):
-                    plan.steps.append(Step(operation=op, tool=found[0], score=found[1], clause=index))
+                for key in (found[0], *_siblings(view, op, found[0], candidates_here, introduced)):
+                    if all((s.operation, s.tool) != (op, key) for s in plan.steps):
+                        plan.steps.append(Step(operation=op, tool=key, score=found[1], clause=index))
             elif op in OPERATIONS and OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
@@ -271,6 +273,29 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
         _inspect(view, plan)
     _discover(view, plan)
     return plan
+
+
+_INDEFINITE = frozenset({"a", "an", "another"})
+
+
+def _introduced(clause: str) -> frozenset[str]:
+    """The stems of the things a clause introduces with an indefinite article ("with *a paragraph*"), not
+    those it refers to ("in *the* test directory")."""
+    words = [w.strip(".,;:!?'\"()`*").lower() for w in clause.split()]
+    return frozenset(stem for before, word in zip(words, words[1:], strict=False) if before in _INDEFINITE
+                     for stem in terms(word))
+
+
+def _siblings(view: AtlasView, op: str, chosen: ToolKey, candidates: list[ToolKey],
+              introduced: frozenset[str]) -> list[ToolKey]:
+    """The other tools of ``chosen``'s server named for ``op`` whose names say they act on things the clause
+    also introduces ("add a heading *with a paragraph* under it": the heading adder and the paragraph
+    adder) — one operation over several new things needs a tool for each."""
+    done = view.profiles[chosen].objects
+    return [key for key in candidates
+            if key[0] == chosen[0] and key != chosen and view.profiles[key].operations.get(op, 0.0) >= 1.0
+            and view.profiles[key].objects and view.profiles[key].objects <= introduced
+            and not view.profiles[key].objects & done]
 
 
 def _stand_ins(view: AtlasView, op: str, candidates: list[ToolKey], servers: set[str]) -> list[ToolKey]:
