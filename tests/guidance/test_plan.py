@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
-from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance
+from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance, UseNote
 from toolatlas.guidance.profiles import answer_line
 from toolatlas.guidance.text import fit
 from toolatlas.models import OutcomeClass
@@ -114,6 +114,14 @@ class TestToolSelection:
         [gap] = [g for g in guidance.gaps if g.operation == "search"]
         assert "`find_notes` matches names" in gap.text and "glob-style pattern" in gap.text
         assert "notes.open_note" in gap.tools and "open_note" in served(guidance)
+
+    def test_a_request_with_no_operation_discovers_for_its_answer(self) -> None:
+        """"My todo note, please" asks for no operation: the discovery tool that supplies the notebook the
+        best-matching reader needs comes first; a request naming its note exactly needs none."""
+        atlas = Atlas(notes_atlas())
+        assert atlas.view.plan("My todo note, please").discovery == [("notes", "list_notebooks")]
+        assert served(atlas.guide("My todo note, please"))[:2] == ["list_notebooks", "open_note"]
+        assert atlas.view.plan("My work/todo.note, please").discovery == []
 
     def test_the_discovery_tool_comes_first(self) -> None:
         """The tool that needs nothing and was verified to feed the others' arguments is the first step."""
@@ -383,6 +391,19 @@ class TestBudget:
         assert [t.tool for t in kept.tools] == ["planned", *(t.tool for t in related)]
         assert len(kept.tools[0].when_not) == 2 and not any(t.purpose for t in kept.tools[1:])
         assert "## Also: s.related_0, s.related_1" in kept.to_text()
+
+    def test_a_plan_that_only_discovers_leaves_the_answering_tools_their_say(self) -> None:
+        """A plan made only of the discovery step asks for no operation: over budget, the tools that answer
+        the request keep their boundary, the discovery tool's use note goes first."""
+        boundary = BoundaryNote(condition="`query` names a table that does not exist", entry_id="e1",
+                                error="no such table: invoices", outcome="tool_error", weight=1.5)
+        finder = ToolGuidance(server="s", tool="list_tables", operations=["discover"],
+                              when=[UseNote(text="works with no arguments; changes nothing", entry_id="e0")])
+        reader = ToolGuidance(server="s", tool="read_query", purpose="Run a SELECT query.", when_not=[boundary])
+        guidance = Guidance(task="t", plan=[PlanStep(operation="discover", tool="s.list_tables")],
+                            tools=[finder, reader])
+        kept = fit(guidance, len(guidance.to_text()) // 4 - 2)
+        assert kept.tools[1].when_not == [boundary] and not kept.tools[0].when
 
     def test_guidance_pays_its_way(self) -> None:
         """By default guidance costs at most 1.4 times the served tools' descriptions (or the small floor);

@@ -271,8 +271,16 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     _enable(view, plan)
     if not names_something(task):
         _inspect(view, plan)
-    _discover(view, plan)
+    _discover(view, plan, () if plan.steps or names_something(task) else _answering(view, plan))
     return plan
+
+
+def _answering(view: AtlasView, plan: Plan) -> tuple[ToolKey, ...]:
+    """For a request that asks for no operation ("what should I work on next?"): the tool of the task's
+    servers that matches it best, the one an agent calls to answer it."""
+    routed = view.routed(plan.relevance, plan.route)
+    best = max((k for k in routed if k[0] in plan.servers), key=lambda k: (routed[k], k), default=None)
+    return (best,) if best is not None else ()
 
 
 _INDEFINITE = frozenset({"a", "an", "another"})
@@ -371,9 +379,10 @@ def _compose(view: AtlasView, plan: Plan, clause: int, op: str, parts: tuple[str
         plan.gaps.append(Gap(operation=op, tools=tuple(key for _, key, _ in chosen), because=because))
 
 
-def _discover(view: AtlasView, plan: Plan) -> None:
-    """Put a server's discovery tool first when its output supplies what a planned tool requires."""
-    planned = {step.tool for step in plan.kept()}
+def _discover(view: AtlasView, plan: Plan, answering: tuple[ToolKey, ...] = ()) -> None:
+    """Put a server's discovery tool first when its output supplies what a planned tool requires (or the
+    tool ``answering`` a request with no operation: "the next task" needs the request it belongs to)."""
+    planned = {step.tool for step in plan.kept()} | set(answering)
     for server in sorted({key[0] for key in planned}):
         for tool, supplied in sorted(view.server_profiles[server].discovery.items()):
             key = (server, tool)
