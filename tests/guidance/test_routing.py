@@ -138,6 +138,18 @@ class TestRouting:
         assert routed[("trips", "run_query")] > routed[("editor", "get_contents")] > routed[("maths", "evaluate")]
 
 
+class TestNamedFiles:
+    def test_a_file_name_routes_by_its_kind_not_its_words(self) -> None:
+        """"Open notes/todo.txt" goes to the server verified on text files, not to the one named for todo
+        items; "the todo notes" said in words still goes there."""
+        tools = [*catalogue().tool_nodes.values(),
+                 node("todo", "add_todo", "Add a todo item to the todo list.", ("text",), read_only=False),
+                 node("todo", "list_todos", "List the todo items, with their notes.", (), read_only=True)]
+        view = AtlasView(tools, list(catalogue().entries.values()), [], [])
+        assert view.route_weights("Open notes/todo.txt and show it to me.") == {"editor": 1.0}
+        assert view.route_weights("Show me the todo notes") == {"todo": 1.0}
+
+
 class TestBlends:
     def test_a_catalogue_word_that_blends_two_words_of_the_request(self) -> None:
         """"regular expression" meets a catalogue's ``regex`` and "time zone" its ``timezone``; two words that

@@ -157,6 +157,12 @@ _ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
 """An absolute path in a request (``/etc/hostname``, ``~/notes``)."""
 
 
+def named_apart(text: str) -> str:
+    """``text`` with the names of exact things (paths, file names, identifiers) replaced by their shapes'
+    words: which file a request names says nothing of what kind of server reads it, its extension does."""
+    return _IDENTIFIER.sub(lambda m: f" {shape_words(m.group())} ", text)
+
+
 @lru_cache(maxsize=4096)
 def _task_terms(text: str) -> tuple[str, ...]:
     return tuple(terms(_IDENTIFIER.sub(" ", text)))
