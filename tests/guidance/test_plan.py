@@ -151,6 +151,18 @@ class TestToolSelection:
         assert [(s.operation, s.tool[1]) for s in plan.steps] == [("inspect", "status"), ("stage", "stage")]
         assert [s.tool[1] for s in view.plan("Stage src/core.py now").steps] == ["stage"]
 
+    def test_a_listing_no_list_tool_names_is_a_read(self) -> None:
+        """"List the products with little stock" on a server whose only lister lists tables is read by its
+        query reader; "list the tables" is still the lister's."""
+        tools = [node("shop", "list_tables", "List all tables in the database.", read_only=True),
+                 node("shop", "read_query", "Execute a SELECT query on the database.", ("query",), read_only=True)]
+        used = [entry("shop", "read_query", EntryKind.AFFORDANCE, when="read the products", effect=Effect.READ_ONLY,
+                      arguments={"query": "SELECT name, stock FROM products"}, excerpt="[('Lamp', 4)]")]
+        view = AtlasView(tools, used, [], [])
+        plan = view.plan("List the products that have fewer than five items in stock.")
+        assert [(s.operation, s.tool[1], s.composes) for s in plan.steps] == [("read", "read_query", "list")]
+        assert [s.tool[1] for s in view.plan("List the tables in the database.").steps] == ["list_tables"]
+
     def test_one_operation_over_several_new_things(self) -> None:
         """"Add a heading … with a paragraph under it" plans the heading adder and the paragraph adder; a
         paragraph the request only refers to ("above the first paragraph") adds none."""

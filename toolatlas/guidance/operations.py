@@ -108,7 +108,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("copy", "copy clone backup replicate", "copy clone duplicate", composition=("read", "write"),
         risks="already exists overwrite parent does not exist", says="copies"),
     _op("list", "list listing enumerate browse organised organized overview explore",
-        "list listing tree enumerate browse",
+        "list listing tree enumerate browse", composition=("read",),
         risks="does not exist missing"),
     _op("search", "find search locate identify filter discover", "search find query match glob grep lookup",
         risks="pattern glob match name path", says="searches"),
