@@ -163,6 +163,15 @@ class TestToolSelection:
         assert [(s.operation, s.tool[1], s.composes) for s in plan.steps] == [("read", "read_query", "list")]
         assert [s.tool[1] for s in view.plan("List the tables in the database.").steps] == ["list_tables"]
 
+    def test_reading_properties_is_inspecting(self) -> None:
+        """"Read the metadata of all files" plans the inspector only; "read all files" the reader."""
+        tools = [node("files", "read_files", "Read the contents of several files.", ("paths",), read_only=True),
+                 node("files", "get_file_info", "Get metadata of a file: its size and times.", ("path",),
+                      read_only=True)]
+        view = AtlasView(tools, [], [], [])
+        assert [s.tool[1] for s in view.plan("Read the metadata of all files in the folder.").steps] == ["get_file_info"]
+        assert [s.tool[1] for s in view.plan("Read all files in the folder.").steps] == ["read_files"]
+
     def test_one_operation_over_several_new_things(self) -> None:
         """"Add a heading … with a paragraph under it" plans the heading adder and the paragraph adder; a
         paragraph the request only refers to ("above the first paragraph") adds none."""

@@ -235,6 +235,8 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
         introduced = _introduced(clause)
         for mention in found_in:
             op = mention.operation
+            if op == "read" and _of_properties(mention.words):
+                continue  # "read the metadata of all files": the inspection its object asks for does it
             near = matching(objects(mention.words))
             relevance = {k: 0.6 * near.get(k, 0.0) + 0.4 * in_clause.get(k, 0.0)
                          for k in set(near) | set(in_clause)}
@@ -292,6 +294,16 @@ def _introduced(clause: str) -> frozenset[str]:
     words = [w.strip(".,;:!?'\"()`*").lower() for w in clause.split()]
     return frozenset(stem for before, word in zip(words, words[1:], strict=False) if before in _INDEFINITE
                      for stem in terms(word))
+
+
+_ARTICLES = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your"})
+
+
+def _of_properties(words: str) -> bool:
+    """Whether an operation's object is a thing's properties ("metadata of all files", "the sizes"): what
+    an inspection reads, not the thing's contents."""
+    first = next((w for w in words.lower().split() if w.strip("*`'\"") not in _ARTICLES), "")
+    return bool(set(terms(first)) & OPERATIONS["inspect"].task_words)
 
 
 def _siblings(view: AtlasView, op: str, chosen: ToolKey, candidates: list[ToolKey],
