@@ -74,6 +74,11 @@ class TestToolSelection:
         assert asks_about_named("What does `src/app.py` return?") and asks_about_named("When was notes.txt made")
         assert not asks_about_named("`save_note` fails when `body` is null: Input validation error.")
 
+    def test_a_question_about_a_named_thing_reads_it_beside_other_operations(self) -> None:
+        """"What is the output of … in `work/todo.note`?" reads the note, though "output" also asks to write."""
+        plan = notes_atlas().plan("What is the output returned at line 3 of `work/todo.note`?")
+        assert ("read", ("notes", "open_note")) in [(s.operation, s.tool) for s in plan.steps]
+
     def test_an_export_a_converter_does_is_no_gap(self) -> None:
         """A tool that converts a document to another format exports it: no "No tool exports" is said."""
         tools = [*notes_tools(), node("notes", "convert_to_pdf", "Convert a note to a PDF file.", ("notebook", "title"),

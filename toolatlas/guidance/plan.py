@@ -227,8 +227,9 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
 
     for index, clause in enumerate(plan.clauses):
         found_in = mentions(clause, view.verbs)
-        if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?": read it
-            found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True),)
+        if all(m.operation != "read" for m in found_in) and asks_about_named(clause):
+            # "what does line 137 of `a/b.py` return?", "what is the output of … in `a/b.py`?": read it
+            found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True), *found_in)
         if not found_in:
             continue
         in_clause = matching(objects(clause))
