@@ -50,6 +50,10 @@ class TestToolSelection:
         assert "search" in view.plan("Look up the note about Lisbon").operations
         assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
+    def test_give_me_asks_for_a_read(self) -> None:
+        """"Give me its full text", like "show me", asks to read what follows whom it is for."""
+        assert notes_atlas().plan("Give me the full text of the todo note").operations == ["read"]
+
     def test_a_getter_reads_and_a_description_that_gets_does_not(self) -> None:
         """A tool named ``get_…`` reads; "Get …" in a description alone says nothing of what a tool does."""
         from toolatlas.guidance.operations import tool_operations

@@ -83,7 +83,7 @@ def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risk
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    _op("read", "read open examine inspect gist contents extract scan parse show display view print say",
+    _op("read", "read open examine inspect gist contents extract scan parse show display view print say give",
         "read show open fetch cat load dump extract retrieve", name_only="get",
         risks="does not exist missing directory where a file is expected both head tail together lines"),
     _op("write", "write save record store generate produce output put answer report summary document compile",
