@@ -32,23 +32,23 @@ class Blends:
     """The blended words of a catalogue, and the ones a request spells out."""
 
     def __init__(self, words: Iterable[str]) -> None:
-        self.by_start: dict[str, frozenset[str]] = {}
         grouped: dict[str, set[str]] = {}
         for word in words:
             if word.isalpha() and MIN_BLEND <= len(word) <= MAX_BLEND:
                 grouped.setdefault(word[:MIN_FIRST], set()).add(word)
-        self.by_start = {start: frozenset(found) for start, found in grouped.items()}
+        self.by_start: dict[str, frozenset[str]] = {start: frozenset(found) for start, found in grouped.items()}
+        """The catalogue's words that may be blends, by their first letters."""
         self.of = lru_cache(maxsize=4096)(self._of)
 
     def _of(self, text: str) -> tuple[str, ...]:
         """The catalogue words that blend two adjacent words of ``text`` (none that ``text`` says as it is)."""
-        words = [w for w in _WORD.findall(text.lower())]
+        words = _WORD.findall(text.lower())
         said = set(words)
         found: dict[str, None] = {}
         for first, second in zip(words, words[1:], strict=False):
             if len(first) < MIN_FIRST or len(second) < MIN_SECOND or first in FILLER or second in FILLER:
                 continue
-            for word in self.by_start.get(first[:MIN_FIRST], ()):
+            for word in sorted(self.by_start.get(first[:MIN_FIRST], ())):
                 if word not in said and _blends(word, first, second):
                     found[word] = None
         return tuple(found)
