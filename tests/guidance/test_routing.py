@@ -149,6 +149,11 @@ class TestNamedFiles:
         assert view.route_weights("Open notes/todo.txt and show it to me.") == {"editor": 1.0}
         assert view.route_weights("Show me the todo notes") == {"todo": 1.0}
 
+    def test_a_quoted_name_that_is_no_file_still_routes(self) -> None:
+        """A backticked column name is the server's own word: "what is in `traveller`?" goes to the trips
+        data whose answers hold that column."""
+        assert catalogue().route_weights("What is in `traveller`?") == {"trips": 1.0}
+
 
 class TestBlends:
     def test_a_catalogue_word_that_blends_two_words_of_the_request(self) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from toolatlas.guidance.index import FILLER_TERMS, terms
-from toolatlas.guidance.shapes import shape_words
+from toolatlas.guidance.shapes import shape_words, value_shapes
 
 __all__ = [
     "OPERATIONS",
@@ -158,9 +158,14 @@ _ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
 
 
 def named_apart(text: str) -> str:
-    """``text`` with the names of exact things (paths, file names, identifiers) replaced by their shapes'
-    words: which file a request names says nothing of what kind of server reads it, its extension does."""
-    return _IDENTIFIER.sub(lambda m: f" {shape_words(m.group())} ", text)
+    """``text`` with the names of files and paths in it replaced by their shapes' words: which file a
+    request names says nothing of what kind of server reads it, its extension does. Other identifiers
+    (a table name, quoted code) stay: they are the server's own words."""
+    return _IDENTIFIER.sub(lambda m: f" {shape_words(m.group())} " if _FILE_SHAPES & value_shapes(m.group())
+                           else m.group(), text)
+
+
+_FILE_SHAPES = frozenset({"shape:file", "shape:relative_path", "shape:absolute_path"})
 
 
 @lru_cache(maxsize=4096)
