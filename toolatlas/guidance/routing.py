@@ -21,9 +21,9 @@ and the two are averaged:
   expressions.
 
 A request is matched by its words and by the catalogue's words it blends ("regular expression" →
-``regex``, :mod:`toolatlas.guidance.blends`); the names of exact things in it (paths, file names,
-identifiers) count by their shapes and formats only — which file a request names ("notes/todo.txt")
-says nothing of the server that reads it, its extension does.
+``regex``, :mod:`toolatlas.guidance.blends`); the names of files and paths in it count by their shapes
+and formats only — which file a request names ("notes/todo.txt") says nothing of the server that reads
+it, its extension does (a quoted table or column name is the server's own word and counts as one).
 
 The route is every server scoring at least :data:`ROUTE_SHARE` of the best (the margin rule: a
 server clearly ahead is routed to alone), widened to every server scoring :data:`UNSURE_SHARE`
