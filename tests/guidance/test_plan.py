@@ -3,9 +3,9 @@ task-relevant boundaries, the documentation as knowledge, and no probe leftovers
 
 from __future__ import annotations
 
-from toolatlas.graph.models import CoUsageRelation, EntryKind
+from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
-from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance
+from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance, UseNote
 from toolatlas.guidance.profiles import answer_line
 from toolatlas.guidance.text import fit
 from toolatlas.models import OutcomeClass
@@ -50,6 +50,10 @@ class TestToolSelection:
         assert "search" in view.plan("Look up the note about Lisbon").operations
         assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
+    def test_give_me_asks_for_a_read(self) -> None:
+        """"Give me its full text", like "show me", asks to read what follows whom it is for."""
+        assert notes_atlas().plan("Give me the full text of the todo note").operations == ["read"]
+
     def test_a_getter_reads_and_a_description_that_gets_does_not(self) -> None:
         """A tool named ``get_…`` reads; "Get …" in a description alone says nothing of what a tool does."""
         from toolatlas.guidance.operations import tool_operations
@@ -73,6 +77,11 @@ class TestToolSelection:
 
         assert asks_about_named("What does `src/app.py` return?") and asks_about_named("When was notes.txt made")
         assert not asks_about_named("`save_note` fails when `body` is null: Input validation error.")
+
+    def test_a_question_about_a_named_thing_reads_it_beside_other_operations(self) -> None:
+        """"What is the output of … in `work/todo.note`?" reads the note, though "output" also asks to write."""
+        plan = notes_atlas().plan("What is the output returned at line 3 of `work/todo.note`?")
+        assert ("read", ("notes", "open_note")) in [(s.operation, s.tool) for s in plan.steps]
 
     def test_an_export_a_converter_does_is_no_gap(self) -> None:
         """A tool that converts a document to another format exports it: no "No tool exports" is said."""
@@ -115,6 +124,14 @@ class TestToolSelection:
         assert "`find_notes` matches names" in gap.text and "glob-style pattern" in gap.text
         assert "notes.open_note" in gap.tools and "open_note" in served(guidance)
 
+    def test_a_request_with_no_operation_discovers_for_its_answer(self) -> None:
+        """"My todo note, please" asks for no operation: the discovery tool that supplies the notebook the
+        best-matching reader needs comes first; a request naming its note exactly needs none."""
+        atlas = Atlas(notes_atlas())
+        assert atlas.view.plan("My todo note, please").discovery == [("notes", "list_notebooks")]
+        assert served(atlas.guide("My todo note, please"))[:2] == ["list_notebooks", "open_note"]
+        assert atlas.view.plan("My work/todo.note, please").discovery == []
+
     def test_the_discovery_tool_comes_first(self) -> None:
         """The tool that needs nothing and was verified to feed the others' arguments is the first step."""
         guidance = Atlas(notes_atlas()).guide("Save a note titled ideas with the body more tests")
@@ -142,6 +159,52 @@ class TestToolSelection:
         plan = view.plan("Stage my pending work so it is ready.")
         assert [(s.operation, s.tool[1]) for s in plan.steps] == [("inspect", "status"), ("stage", "stage")]
         assert [s.tool[1] for s in view.plan("Stage src/core.py now").steps] == ["stage"]
+
+    def test_a_listing_no_list_tool_names_is_a_read(self) -> None:
+        """"List the products with little stock" on a server whose only lister lists tables is read by its
+        query reader; "list the tables" is still the lister's."""
+        tools = [node("shop", "list_tables", "List all tables in the database.", read_only=True),
+                 node("shop", "read_query", "Execute a SELECT query on the database.", ("query",), read_only=True)]
+        used = [entry("shop", "read_query", EntryKind.AFFORDANCE, when="read the products", effect=Effect.READ_ONLY,
+                      arguments={"query": "SELECT name, stock FROM products"}, excerpt="[('Lamp', 4)]")]
+        view = AtlasView(tools, used, [], [])
+        plan = view.plan("List the products that have fewer than five items in stock.")
+        assert [(s.operation, s.tool[1], s.composes) for s in plan.steps] == [("read", "read_query", "list")]
+        assert [s.tool[1] for s in view.plan("List the tables in the database.").steps] == ["list_tables"]
+
+    def test_reading_properties_is_inspecting(self) -> None:
+        """"Read the metadata of all files" plans the inspector only; "read all files" the reader."""
+        tools = [node("files", "read_files", "Read the contents of several files.", ("paths",), read_only=True),
+                 node("files", "get_file_info", "Get metadata of a file: its size and times.", ("path",),
+                      read_only=True)]
+        view = AtlasView(tools, [], [], [])
+        assert [s.tool[1] for s in view.plan("Read the metadata of all files in the folder.").steps] == ["get_file_info"]
+        assert [s.tool[1] for s in view.plan("Read all files in the folder.").steps] == ["read_files"]
+
+    def test_one_operation_over_several_new_things(self) -> None:
+        """"Add a heading … with a paragraph under it" plans the heading adder and the paragraph adder; a
+        paragraph the request only refers to ("above the first paragraph") adds none."""
+        tools = [node("docs", "add_heading", "Add a heading to a document.", ("name", "text"), read_only=False),
+                 node("docs", "add_paragraph", "Add a paragraph to a document.", ("name", "text"), read_only=False),
+                 node("docs", "add_table", "Add a table to a document.", ("name", "rows"), read_only=False)]
+        view = AtlasView(tools, [], [], [])
+        plan = view.plan("Add a 'Risks' heading to the report with a paragraph under it saying delays are the risk.")
+        assert [s.tool[1] for s in plan.steps] == ["add_heading", "add_paragraph"]
+        plan = view.plan("Add a 'Risks' heading to the report above the first paragraph.")
+        assert [s.tool[1] for s in plan.steps] == ["add_heading"]
+
+    def test_an_executor_stands_in_for_a_change_no_tool_is_named_for(self) -> None:
+        """"Record a trip" on a server whose only changing tool executes statements plans that tool for the
+        write; a tool named for writing, where there is one, does it instead."""
+        tools = [node("trips", "list_tables", "List the tables.", read_only=True),
+                 node("trips", "execute_statement", "Execute a statement on the database.", ("sql",), read_only=False)]
+        used = [entry("trips", "execute_statement", EntryKind.AFFORDANCE, when="execute a statement",
+                      effect=Effect.MUTATING, arguments={"sql": "INSERT INTO trips VALUES ('Ada', 3)"})]
+        plan = AtlasView(tools, used, [], []).plan("Record a 4-night trip by Chen in the trips table.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("write", ("trips", "execute_statement"))]
+        writer = node("trips", "write_trip", "Write a trip to the trips table.", ("traveller",), read_only=False)
+        plan = AtlasView([*tools, writer], used, [], []).plan("Record a 4-night trip by Chen in the trips table.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("write", ("trips", "write_trip"))]
 
     def test_the_right_server_first(self) -> None:
         """Among two servers, a calendar request is answered with calendar tools first."""
@@ -178,6 +241,17 @@ class TestBoundaries:
         heading = next(t for t in guidance.tools if t.tool == "add_heading")
         assert heading.when_not and "`level` = 10" in heading.when_not[0].condition
 
+    def test_findings_that_differ_only_in_what_the_state_listed_are_one(self) -> None:
+        """Two answers naming a missing sheet that list different sheets available are one finding."""
+        reader = node("sheets", "read_sheet", "Read a sheet of a workbook.", ("file", "sheet"), read_only=True)
+        fail = OutcomeClass.TOOL_ERROR
+        findings = [entry("sheets", "read_sheet", EntryKind.BOUNDARY, outcome=fail,
+                          condition='called with `sheet` = "Sheet1" (the error names it)',
+                          error_signature=f"Sheet not found: <s>. Available: [{listed}]",
+                          excerpt=f"Sheet not found: 'Sheet1'. Available: [{listed}]")
+                    for listed in ("<s>, <s>", "<s>, <s>, <s>")]
+        assert len(AtlasView([reader], findings, [], []).profiles[("sheets", "read_sheet")].findings) == 1
+
     def test_findings_that_differ_only_in_random_names_are_one(self) -> None:
         """Two missing-notebook findings with different harvested names are served once."""
         guidance = Atlas(notes_atlas()).guide("Make a new notebook named archive and save the note there",
@@ -210,6 +284,21 @@ class TestBoundaries:
                                                                   max_tokens=5000, docs_ratio=None)
         errors = [b.error for b in next(t for t in guidance.tools if t.tool == "save_note").when_not]
         assert "No notebook yet" in errors and "Notebook path is outside the allowed directory" not in errors
+
+    def test_a_related_tool_says_the_failure_any_use_meets(self) -> None:
+        """A tool served beside the plan says its ordering (it fails until the planned tool has acted), though
+        the task's words never point at it."""
+        tools = [node("patterns", "add_case", "Add a case the pattern must match.", ("text",), read_only=False),
+                 node("patterns", "check_pattern", "Check a pattern against every case.", ("pattern",),
+                      read_only=True)]
+        ordering = entry("patterns", "check_pattern", EntryKind.BOUNDARY, peer="add_case",
+                         relation=CoUsageRelation.STATE, outcome=OutcomeClass.TOOL_ERROR,
+                         condition="called on the unchanged snapshot (the same call succeeds once `add_case` has "
+                                   "changed the state)", error_signature="No cases defined", excerpt="No cases defined")
+        guidance = Atlas(AtlasView(tools, [ordering], [], [])).guide("Add a case for the pattern a+ with the text aaa",
+                                                                    max_tokens=5000, docs_ratio=None)
+        check = next(t for t in guidance.tools if t.tool == "check_pattern")
+        assert not check.operations and [b.error for b in check.when_not] == ["No cases defined"]
 
     def test_a_planned_tool_says_its_telling_failure(self) -> None:
         """When no finding matches the task's words, a planned tool still says its best-supported boundary —
@@ -250,6 +339,30 @@ class TestQuotedAnswers:
         assert answer_line("Invalid timezone: Mars/Olympus\nTraceback…") == "Invalid timezone: Mars/Olympus"
         pretty = '{\n  "error": "Priority must be a single uppercase letter (A-Z)",\n  "priority": "b"\n}'
         assert answer_line(pretty) == '{ "error": "Priority must be a single uppercase letter (A-Z)", "priority": "b" }'
+
+    def test_a_line_that_opens_a_structure_is_said_with_it(self) -> None:
+        """A prefix ending in a brace ("Error calling tool 'x': {") is quoted with the JSON body that says what
+        went wrong."""
+        said = 'Error calling tool \'run\': {\n  "success": false,\n  "error": "Constraint Error: Duplicate key"\n}'
+        assert answer_line(said) == ('Error calling tool \'run\': { "success": false, "error": '
+                                     '"Constraint Error: Duplicate key" }')
+
+    def test_findings_behind_an_opening_line_are_told_apart(self) -> None:
+        """Two failures whose error signatures are the same opening line ("… : {") are two findings, each
+        said and ranked by its answer: a task that writes meets the constraint one."""
+        runner = node("db", "run_sql", "Run a SQL statement.", ("sql",), read_only=False)
+        fail = OutcomeClass.TOOL_ERROR
+        findings = [entry("db", "run_sql", EntryKind.BOUNDARY, outcome=fail, condition=condition, support=support,
+                          error_signature="Error calling tool <s>: {",
+                          excerpt=f'Error calling tool \'run_sql\': {{\n  "error": "{error}"\n}}')
+                    for condition, error, support in (
+                        ("`sql` deletes from a view", "Binder Error: Can only delete from base table", 5),
+                        ("`sql` inserts a row twice", "Constraint Error: Duplicate key violates unique constraint", 1))]
+        atlas = Atlas(AtlasView([runner], findings, [], []))
+        profile = atlas.view.profiles[("db", "run_sql")]
+        assert len({f.signature for f in profile.findings}) == 2
+        guidance = atlas.guide("Run SQL for a new trip, the key must stay unique", max_tokens=5000, docs_ratio=None)
+        assert "Constraint Error" in guidance.tools[0].when_not[0].error
 
     def test_invented_names_are_not_carried(self) -> None:
         """A probe's random value is named by the argument that carried it, other random names become an ellipsis,
@@ -308,6 +421,19 @@ class TestBudget:
         assert [t.tool for t in kept.tools] == ["planned", *(t.tool for t in related)]
         assert len(kept.tools[0].when_not) == 2 and not any(t.purpose for t in kept.tools[1:])
         assert "## Also: s.related_0, s.related_1" in kept.to_text()
+
+    def test_a_plan_that_only_discovers_leaves_the_answering_tools_their_say(self) -> None:
+        """A plan made only of the discovery step asks for no operation: over budget, the tools that answer
+        the request keep their boundary, the discovery tool's use note goes first."""
+        boundary = BoundaryNote(condition="`query` names a table that does not exist", entry_id="e1",
+                                error="no such table: invoices", outcome="tool_error", weight=1.5)
+        finder = ToolGuidance(server="s", tool="list_tables", operations=["discover"],
+                              when=[UseNote(text="works with no arguments; changes nothing", entry_id="e0")])
+        reader = ToolGuidance(server="s", tool="read_query", purpose="Run a SELECT query.", when_not=[boundary])
+        guidance = Guidance(task="t", plan=[PlanStep(operation="discover", tool="s.list_tables")],
+                            tools=[finder, reader])
+        kept = fit(guidance, len(guidance.to_text()) // 4 - 2)
+        assert kept.tools[1].when_not == [boundary] and not kept.tools[0].when
 
     def test_guidance_pays_its_way(self) -> None:
         """By default guidance costs at most 1.4 times the served tools' descriptions (or the small floor);

@@ -9,6 +9,7 @@ from __future__ import annotations
 from toolatlas.evaluation.metrics import boundary_included
 from toolatlas.graph.models import Effect, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
+from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.operations import expanded
 from toolatlas.guidance.shapes import shape_words, value_shapes
 from toolatlas.models import OutcomeClass
@@ -135,6 +136,45 @@ class TestRouting:
         relevance = {("trips", "run_query"): 1.0, ("editor", "get_contents"): 1.0, ("maths", "evaluate"): 1.0}
         routed = view.routed(relevance, weights)
         assert routed[("trips", "run_query")] > routed[("editor", "get_contents")] > routed[("maths", "evaluate")]
+
+
+class TestNamedFiles:
+    def test_a_file_name_routes_by_its_kind_not_its_words(self) -> None:
+        """"Open notes/todo.txt" goes to the server verified on text files, not to the one named for todo
+        items; "the todo notes" said in words still goes there."""
+        tools = [*catalogue().tool_nodes.values(),
+                 node("todo", "add_todo", "Add a todo item to the todo list.", ("text",), read_only=False),
+                 node("todo", "list_todos", "List the todo items, with their notes.", (), read_only=True)]
+        view = AtlasView(tools, list(catalogue().entries.values()), [], [])
+        assert view.route_weights("Open notes/todo.txt and show it to me.") == {"editor": 1.0}
+        assert view.route_weights("Show me the todo notes") == {"todo": 1.0}
+
+    def test_a_quoted_name_that_is_no_file_still_routes(self) -> None:
+        """A backticked column name is the server's own word: "what is in `traveller`?" goes to the trips
+        data whose answers hold that column."""
+        assert catalogue().route_weights("What is in `traveller`?") == {"trips": 1.0}
+
+
+class TestBlends:
+    def test_a_catalogue_word_that_blends_two_words_of_the_request(self) -> None:
+        """"regular expression" meets a catalogue's ``regex`` and "time zone" its ``timezone``; two words that
+        only start alike ("a regular meeting", "time zones" said in full) add nothing."""
+        blends = Blends(["regex", "timezone", "meet", "zone"])
+        assert blends.of("Write a regular expression for order lines") == ("regex",)
+        assert blends.of("Which time zone is Tokyo in?") == ("timezone",)
+        assert blends.of("Book a regular meeting") == ()
+        assert blends.of("Set the timezone to Tokyo") == ()
+
+    def test_a_blend_routes_to_the_server_named_by_it(self) -> None:
+        """A request for "a regular expression" goes to the pattern tester whose tools say ``regex``, not to
+        the calculator whose descriptions say "expression"."""
+        tools = [*catalogue().tool_nodes.values(),
+                 node("patterns", "test_regex", "Test a regex against the cases.", ("regex",), read_only=True)]
+        view = AtlasView(tools, list(catalogue().entries.values()), [], [])
+        task = "Check a regular expression against a few lines"
+        weights = view.route_weights(task)
+        assert max(weights, key=weights.get) == "patterns"
+        assert Atlas(view).guide(task).tools[0].tool == "test_regex"
 
 
 class TestSaidOnce:

@@ -19,6 +19,7 @@ import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
+from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.index import LexicalIndex, content_terms, terms
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
@@ -114,6 +115,8 @@ class AtlasView:
         self.knowledge_index = LexicalIndex([self._knowledge_text(k) for k in self.tool_keys])
         """Each tool's verified vocabulary, every word once: an entry count cannot lift a tool."""
         self.servers = sorted({k[0] for k in self.tool_keys})
+        self.blends = Blends([*self.docs_index.postings, *(t for server in self.servers for t in terms(server))])
+        """The catalogue's blended words ("regular expression" → ``regex``), added to what a request is matched by."""
         self.server_nodes: dict[str, ServerNode] = {n.server: n for n in servers if n.server in self.servers}
         """Each server's node: what the catalogue and the server say it is for, and its lexicon (when the atlas
         holds them)."""
@@ -176,6 +179,7 @@ class AtlasView:
         vocabulary the rest. Routed (the default, when no servers are named), the tools of servers whose
         best tool matches under half as well as the best overall count ``OFF_ROUTE`` as much."""
         query = content_terms(expanded(task))  # "about", "more": how a request is asked, not what it is about
+        query += self.blends.of(task)
         docs, knowledge = self.docs_index.scores_of(query), self.knowledge_index.scores_of(query)
         top_d, top_k = max(docs.values(), default=0.0), max(knowledge.values(), default=0.0)
         combined: dict[int, float] = {}

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from toolatlas.guidance.index import FILLER_TERMS, terms
-from toolatlas.guidance.shapes import shape_words
+from toolatlas.guidance.shapes import shape_words, value_shapes
 
 __all__ = [
     "OPERATIONS",
@@ -83,7 +83,7 @@ def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risk
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    _op("read", "read open examine inspect gist contents extract scan parse show display view print say",
+    _op("read", "read open examine inspect gist contents extract scan parse show display view print say give",
         "read show open fetch cat load dump extract retrieve", name_only="get",
         risks="does not exist missing directory where a file is expected both head tail together lines"),
     _op("write", "write save record store generate produce output put answer report summary document compile",
@@ -108,7 +108,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("copy", "copy clone backup replicate", "copy clone duplicate", composition=("read", "write"),
         risks="already exists overwrite parent does not exist", says="copies"),
     _op("list", "list listing enumerate browse organised organized overview explore",
-        "list listing tree enumerate browse",
+        "list listing tree enumerate browse", composition=("read",),
         risks="does not exist missing"),
     _op("search", "find search locate identify filter discover", "search find query match glob grep lookup",
         risks="pattern glob match name path", says="searches"),
@@ -155,6 +155,17 @@ a full stop ends a sentence unless a name goes on after it ("it." is no identifi
 number is a value, not a name ("0.5", "1.04^10")."""
 _ABSOLUTE = re.compile(r"(?<![\w.])(?:~|/[A-Za-z])[\w./-]*")
 """An absolute path in a request (``/etc/hostname``, ``~/notes``)."""
+
+
+def named_apart(text: str) -> str:
+    """``text`` with the names of files and paths in it replaced by their shapes' words: which file a
+    request names says nothing of what kind of server reads it, its extension does. Other identifiers
+    (a table name, quoted code) stay: they are the server's own words."""
+    return _IDENTIFIER.sub(lambda m: f" {shape_words(m.group())} " if _FILE_SHAPES & value_shapes(m.group())
+                           else m.group(), text)
+
+
+_FILE_SHAPES = frozenset({"shape:file", "shape:relative_path", "shape:absolute_path"})
 
 
 @lru_cache(maxsize=4096)

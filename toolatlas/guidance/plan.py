@@ -64,6 +64,10 @@ ALTERNATIVE_SHARE = 0.9
 is not one)."""
 _GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
 """Operations that change state: what the task is for (kept first when a plan has too many tools)."""
+_CHANGES = frozenset({"write", "create", "edit", "delete"})
+"""Changes a server's executor makes when none of its tools is named for them (see :func:`_stand_ins`)."""
+STAND_IN = 0.5
+"""How strongly an executor does a change it is not named for (as a description that only mentions it)."""
 _CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|(?:^|\s)\*\s+|\s+\d+\.\s+)")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*")
 
@@ -161,13 +165,14 @@ def clauses_of(task: str) -> list[str]:
 def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates: list[ToolKey],
           batch: bool, routed: set[str] | dict[str, float], whole: dict[ToolKey, float], named: bool = False,
           near: frozenset[str] = frozenset(), peers: dict[ToolKey, float] | None = None,
-          task_words: frozenset[str] = frozenset()) -> tuple[ToolKey, float] | None:
+          task_words: frozenset[str] = frozenset(), stand_in: bool = False) -> tuple[ToolKey, float] | None:
     """The tool that best does ``op`` here; ``peers``: tools a verified composition ties to the step this
-    one serves (the reader an edit was verified with), favoured by the edge's weight."""
+    one serves (the reader an edit was verified with), favoured by the edge's weight; ``stand_in``: the
+    candidates are executors standing in for a change no tool is named for (:func:`_stand_ins`)."""
     best = None
     for key in candidates:
         profile = view.profiles[key]
-        strength = profile.operations.get(op, 0.0)
+        strength = STAND_IN if stand_in else profile.operations.get(op, 0.0)
         if not strength or (key[0] not in routed and whole.get(key, 0.0) < OFF_ROUTE_MATCH):
             continue
         score = (0.5 + 0.5 * strength) * (0.2 + relevance.get(key, 0.0))
@@ -189,11 +194,13 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
             best = (key, score)
     if best is None:
         return None
-    only = [k for k in candidates if k[0] in routed and view.profiles[k].operations.get(op, 0.0) >= 1.0]
+    only = [k for k in candidates
+            if k[0] in routed and (stand_in or view.profiles[k].operations.get(op, 0.0) >= 1.0)]
     objects = view.profiles[best[0]].objects
     # the one tool of the task's servers named for the operation does it, however little the words near the
-    # operation match it — unless its name says it acts on something the task never mentions
-    sole = (only == [best[0]] and (not objects or bool(objects & task_words))
+    # operation match it — unless its name says it acts on something the task never mentions; so does the one
+    # executor standing in (its name says how it acts, not on what)
+    sole = (only == [best[0]] and (stand_in or not objects or bool(objects & task_words))
             and whole.get(best[0], 0.0) >= SOLE_MATCH)
     return best if best[1] >= MIN_STEP or sole else None
 
@@ -220,13 +227,17 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
 
     for index, clause in enumerate(plan.clauses):
         found_in = mentions(clause, view.verbs)
-        if not found_in and asks_about_named(clause):  # "what does line 137 of `a/b.py` return?": read it
-            found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True),)
+        if all(m.operation != "read" for m in found_in) and asks_about_named(clause):
+            # "what does line 137 of `a/b.py` return?", "what is the output of … in `a/b.py`?": read it
+            found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True), *found_in)
         if not found_in:
             continue
         in_clause = matching(objects(clause))
+        introduced = _introduced(clause)
         for mention in found_in:
             op = mention.operation
+            if op == "read" and _of_properties(mention.words):
+                continue  # "read the metadata of all files": the inspection its object asks for does it
             near = matching(objects(mention.words))
             relevance = {k: 0.6 * near.get(k, 0.0) + 0.4 * in_clause.get(k, 0.0)
                          for k in set(near) | set(in_clause)}
@@ -244,6 +255,9 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             words = frozenset(terms(expanded(mention.words)))
             found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
+            if found is None and op in _CHANGES:
+                found = _best(view, op, relevance, _stand_ins(view, op, candidates, plan.servers), batch,
+                              plan.route, whole, mention.named, words, task_words=task_words, stand_in=True)
             if found is not None:
                 for first in (OPERATIONS[op].before if op in OPERATIONS else ()):
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
@@ -251,16 +265,67 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                     fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
                     if fresh and ahead[0][0] == found[0][0]:
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
-                if all((s.operation, s.tool) != (op, found[0]) for s in plan.steps):
-                    plan.steps.append(Step(operation=op, tool=found[0], score=found[1], clause=index))
+                for key in (found[0], *_siblings(view, op, found[0], candidates_here, introduced)):
+                    if all((s.operation, s.tool) != (op, key) for s in plan.steps):
+                        plan.steps.append(Step(operation=op, tool=key, score=found[1], clause=index))
             elif op in OPERATIONS and OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
     _enable(view, plan)
     if not names_something(task):
         _inspect(view, plan)
-    _discover(view, plan)
+    _discover(view, plan, () if plan.steps or names_something(task) else _answering(view, plan))
     return plan
+
+
+def _answering(view: AtlasView, plan: Plan) -> tuple[ToolKey, ...]:
+    """For a request that asks for no operation ("what should I work on next?"): the tool of the task's
+    servers that matches it best, the one an agent calls to answer it."""
+    routed = view.routed(plan.relevance, plan.route)
+    best = max((k for k in routed if k[0] in plan.servers), key=lambda k: (routed[k], k), default=None)
+    return (best,) if best is not None else ()
+
+
+_INDEFINITE = frozenset({"a", "an", "another"})
+
+
+def _introduced(clause: str) -> frozenset[str]:
+    """The stems of the things a clause introduces with an indefinite article ("with *a paragraph*"), not
+    those it refers to ("in *the* test directory")."""
+    words = [w.strip(".,;:!?'\"()`*").lower() for w in clause.split()]
+    return frozenset(stem for before, word in zip(words, words[1:], strict=False) if before in _INDEFINITE
+                     for stem in terms(word))
+
+
+_ARTICLES = frozenset({"a", "an", "the", "its", "their", "his", "her", "my", "our", "your"})
+
+
+def _of_properties(words: str) -> bool:
+    """Whether an operation's object is a thing's properties ("metadata of all files", "the sizes"): what
+    an inspection reads, not the thing's contents."""
+    first = next((w for w in words.lower().split() if w.strip("*`'\"") not in _ARTICLES), "")
+    return bool(set(terms(first)) & OPERATIONS["inspect"].task_words)
+
+
+def _siblings(view: AtlasView, op: str, chosen: ToolKey, candidates: list[ToolKey],
+              introduced: frozenset[str]) -> list[ToolKey]:
+    """The other tools of ``chosen``'s server named for ``op`` whose names say they act on things the clause
+    also introduces ("add a heading *with a paragraph* under it": the heading adder and the paragraph
+    adder) — one operation over several new things needs a tool for each."""
+    done = view.profiles[chosen].objects
+    return [key for key in candidates
+            if key[0] == chosen[0] and key != chosen and view.profiles[key].operations.get(op, 0.0) >= 1.0
+            and view.profiles[key].objects and view.profiles[key].objects <= introduced
+            and not view.profiles[key].objects & done]
+
+
+def _stand_ins(view: AtlasView, op: str, candidates: list[ToolKey], servers: set[str]) -> list[ToolKey]:
+    """The tools that make a change ``op`` on the task's servers none of whose tools is named for it: a
+    server's executors — tools that change state (declared or verified) and are named for no change at
+    all (``execute_query``: its statements insert, update and delete)."""
+    named = {k[0] for k in candidates if view.profiles[k].operations.get(op, 0.0)}
+    return [k for k in candidates if k[0] in servers and k[0] not in named and view.profiles[k].mutating
+            and not _CHANGES & set(view.profiles[k].operations)]
 
 
 def _inspect(view: AtlasView, plan: Plan) -> None:
@@ -327,9 +392,10 @@ def _compose(view: AtlasView, plan: Plan, clause: int, op: str, parts: tuple[str
         plan.gaps.append(Gap(operation=op, tools=tuple(key for _, key, _ in chosen), because=because))
 
 
-def _discover(view: AtlasView, plan: Plan) -> None:
-    """Put a server's discovery tool first when its output supplies what a planned tool requires."""
-    planned = {step.tool for step in plan.kept()}
+def _discover(view: AtlasView, plan: Plan, answering: tuple[ToolKey, ...] = ()) -> None:
+    """Put a server's discovery tool first when its output supplies what a planned tool requires (or the
+    tool ``answering`` a request with no operation: "the next task" needs the request it belongs to)."""
+    planned = {step.tool for step in plan.kept()} | set(answering)
     for server in sorted({key[0] for key in planned}):
         for tool, supplied in sorted(view.server_profiles[server].discovery.items()):
             key = (server, tool)

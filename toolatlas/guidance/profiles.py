@@ -34,7 +34,7 @@ from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 
-__all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "masked", "server_profiles", "tool_profile"]
+__all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 
 ToolKey = tuple[str, str]
 
@@ -45,24 +45,44 @@ _NUMBER = re.compile(r"\d+")
 _DEPRECATED = terms("deprecated")[0]
 
 
+_PLACEHOLDER = re.compile(r"<\w+>")
+"""A value the build already masked in an error signature (``<s>``, ``<n>``)."""
+_LISTED = re.compile(r"_(?:\s*,\s*_)+")
+"""A listing of masked values (``['Sales', 'Targets']`` and ``['Sales', 'Targets', 'Sheet']`` are one)."""
+
+
 def masked(text: str) -> str:
-    """``text`` with harvested and random names, quoted values, paths and numbers replaced by ``_``."""
-    for pattern in (_QUOTED, _PATH, _RANDOM, _NUMBER):
+    """``text`` with harvested and random names, quoted values (a quoted sentence is no value: a JSON
+    answer's message stays), paths and numbers replaced by ``_``, and a listing of such values by one
+    ``_`` (what the state held when it was said is no part of the finding)."""
+    text = _QUOTED.sub(lambda m: "_" if m.group().count(" ") < 2 else m.group(), text)
+    for pattern in (_PATH, _RANDOM, _NUMBER, _PLACEHOLDER):
         text = pattern.sub("_", text)
-    return " ".join(text.lower().split())
+    return " ".join(_LISTED.sub("_", text).lower().split())
 
 
 _WORDY = re.compile(r"[A-Za-z]{3,}")
 
 
-def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit: int = 240) -> str:
-    """A server's answer as guidance quotes it: its first line that says something (an answer whose first
-    line is only a brace, such as JSON, on one line), with the names a probe invented (random or
-    harvested-and-altered: ``missing_3f2a.md``, a made-up hash) never carried into guidance — a value of
-    the call's ``arguments`` is named by its argument (``<path>``), any other such name becomes ``…``."""
+def first_said(text: str) -> str:
+    """The first line of ``text`` that says something, on one line with what it opens: an answer whose
+    first line is only a brace (JSON), or ends by opening one (``Error calling tool 'x': {`` and a JSON
+    body that says what went wrong), is said whole."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if first and not _WORDY.search(first):
-        first = " ".join(text.split())
+    return " ".join(text.split()) if first and _opens(first) else first
+
+
+def _opens(line: str) -> bool:
+    """Whether a line only opens what follows it: a brace alone, or a prefix ending in ``{`` or ``[``."""
+    return not _WORDY.search(line) or line[-1] in "{["
+
+
+def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit: int = 240) -> str:
+    """A server's answer as guidance quotes it: its first line that says something (:func:`first_said`),
+    with the names a probe invented (random or harvested-and-altered: ``missing_3f2a.md``, a made-up hash)
+    never carried into guidance — a value of the call's ``arguments`` is named by its argument
+    (``<path>``), any other such name becomes ``…``."""
+    first = first_said(text)
     for name, value in sorted(((n, v) for key, item in (arguments or {}).items() for n, v in leaves(item, key)),
                               key=lambda pair: -len(pair[1])):
         if len(value) >= 4 and _RANDOM.search(value) and value in first:
@@ -113,7 +133,7 @@ class Finding:
     def signature(self) -> str:
         """Its error's first line with harvested and random names masked (its condition without an
         error): findings of different tools with one signature are said once in a guidance."""
-        said = next((line for line in (self.error or "").splitlines() if line.strip()), "")
+        said = next((line.strip() for line in (self.error or "").splitlines() if line.strip()), "")
         return "error: " + masked(said) if said else "condition: " + masked(self.text)
 
     @cached_property
@@ -184,8 +204,14 @@ def _tolerance(entry: Entry) -> bool:
 
 
 def _finding(entry: Entry) -> Finding:
+    """``entry`` as a finding; an error that only opens a structure (``Error calling tool 'x': {``) is
+    said by the answer behind it, which holds what went wrong."""
+    error = entry.error_signature or ""
+    first = next((line.strip() for line in error.splitlines() if line.strip()), "")
+    if first and _opens(first) and entry.evidence:
+        error = answer_line(entry.evidence[0].excerpt, entry.evidence[0].arguments)
     return Finding(entry=entry, text=(entry.condition or entry.when or "").removesuffix(" (accepted)"),
-                   error=entry.error_signature or "", schema=is_schema_validation(entry))
+                   error=error, schema=is_schema_validation(entry))
 
 
 def _scalar(value: object, spec: Mapping) -> bool:

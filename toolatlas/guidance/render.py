@@ -168,11 +168,11 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
     query = _query(plan, key, task, operations) if task else ""
     indexes = (profile.findings_index, profile.errors_index)
-    if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used
+    if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used —
+        # what its words point at or what any use meets first (an ordering: it fails until another tool acts)
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
                             when_not=[_boundary(f, w) for f, w in _relevant(profile.findings, indexes, query, 1,
-                                                                       natural=False, said=said,
-                                                                       repeats=repeats)] if query else [])
+                                                                       said=said, repeats=repeats)] if query else [])
     boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats)
     if task and not boundaries:  # nothing the task's words point at: the failure any use of it meets most
         telling = tuple(f for f in profile.findings if not f.schema and f.entry.family not in CONTRIVED)

@@ -20,6 +20,11 @@ and the two are averaged:
   whose answers held those columns; "what is 1500 * 1.04^10?" meets the server verified on
   expressions.
 
+A request is matched by its words and by the catalogue's words it blends ("regular expression" →
+``regex``, :mod:`toolatlas.guidance.blends`); the names of files and paths in it count by their shapes
+and formats only — which file a request names ("notes/todo.txt") says nothing of the server that reads
+it, its extension does (a quoted table or column name is the server's own word and counts as one).
+
 The route is every server scoring at least :data:`ROUTE_SHARE` of the best (the margin rule: a
 server clearly ahead is routed to alone), widened to every server scoring :data:`UNSURE_SHARE`
 when the best server's lead rests on little evidence (few of the task's words, none of them rare).
@@ -35,7 +40,7 @@ from collections.abc import Iterable, Mapping
 
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, terms
-from toolatlas.guidance.operations import expanded
+from toolatlas.guidance.operations import expanded, named_apart
 from toolatlas.guidance.shapes import value_shapes
 
 __all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter"]
@@ -97,6 +102,7 @@ class ServerRouter:
     def __init__(self, view) -> None:
         self.servers: list[str] = list(view.servers)
         self.text_index: LexicalIndex = view.server_index
+        self.blends = view.blends
         self.vocabulary: list[set[str]] = [self._vocabulary(view, server) for server in self.servers]
         counts: dict[str, int] = {}
         for words in self.vocabulary:
@@ -132,7 +138,8 @@ class ServerRouter:
     def scores(self, task: str) -> tuple[dict[str, float], float]:
         """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF). Numbers
         in the task are values, not words: they count only through their shapes."""
-        query = [t for t in content_terms(expanded(task)) if not t.replace(".", "").isdigit()]
+        query = [t for t in content_terms(expanded(named_apart(task))) if not t.replace(".", "").isdigit()]
+        query += self.blends.of(task)
         bm25 = self.text_index.scores_of(query)
         top_text = max(bm25.values(), default=0.0)
         asked = set(query) | value_shapes(task)

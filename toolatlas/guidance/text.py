@@ -83,7 +83,7 @@ def _related(guidance: Guidance, *, named: bool = False) -> Guidance | None:
     one line of related tools: an agent holds its description already, and a name costs a few tokens)."""
     for index in range(len(guidance.tools) - 1, -1, -1):
         tool = guidance.tools[index]
-        if tool.operations or not guidance.plan or (named and _bare(tool)):
+        if tool.operations or not _operations(guidance) or (named and _bare(tool)):
             continue
         if not named:
             return guidance.model_copy(update={"tools": guidance.tools[:index] + guidance.tools[index + 1:]})
@@ -92,6 +92,12 @@ def _related(guidance: Guidance, *, named: bool = False) -> Guidance | None:
                                                "compositions": []})
         return guidance.model_copy(update={"tools": tools})
     return None
+
+
+def _operations(guidance: Guidance) -> bool:
+    """Whether the plan asks for operations (not only for what discovers the place to work in): the tools
+    outside it are then only related."""
+    return any(step.operation != "discover" for step in guidance.plan)
 
 
 def _also_line(guidance: Guidance) -> str:
