@@ -191,7 +191,7 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         print(f"    contradiction {contradiction.kind} {contradiction.server}.{contradiction.tool}: {contradiction.detail}")
     disagreements = [(e, ev, why) for e, ev, ok, why in results if not ok]
     if show:
-        for entry, evidence, why in disagreements:
+        for entry, _evidence, why in disagreements:
             print(f"    differs {entry.server}.{entry.tool} [{entry.kind.value}] {entry.text[:100]!r}: {why}")
     return {
         "catalogue": catalogue.name,

@@ -13,7 +13,7 @@ from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.proposer import OfflineProposer
-from toolatlas.offline.values import ValueSynth, selected_optional
+from toolatlas.offline.values import ValueSynth
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 
 FOOTNOTE = ToolSpec(

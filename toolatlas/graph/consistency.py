@@ -22,8 +22,8 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.effects import separated
+from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.misuses import misuse_condition
 from toolatlas.graph.models import Effect, Entry, EntryKind, EntryStatus
 from toolatlas.models import Frozen, OutcomeClass, canonical_json
@@ -77,7 +77,7 @@ def _use(entry: Entry) -> str | None:
 
 
 def _stated_effects(entry: Entry) -> set[Effect]:
-    observed = {o.effect for o in entry.effects if o.effect is not Effect.UNKNOWN}
+    observed: set[Effect] = {o.effect for o in entry.effects if o.effect is not Effect.UNKNOWN}
     if observed:
         return observed
     return {entry.effect} if entry.effect not in (None, Effect.UNKNOWN) else set()

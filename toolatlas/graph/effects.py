@@ -37,8 +37,8 @@ def observe_effect(graph: ServerGraph, entry_id: str, use: str, observation: Eff
     else:
         effects.append(observation)
     effects = sorted(effects, key=lambda o: -o.support)[:MAX_EFFECTS]
-    known = {o.effect for o in effects if o.effect is not Effect.UNKNOWN}
-    effect = Effect.UNKNOWN if not known else known.pop() if len(known) == 1 else Effect.MUTATING
+    shown = {o.effect for o in effects if o.effect is not Effect.UNKNOWN}
+    effect = Effect.UNKNOWN if not shown else shown.pop() if len(shown) == 1 else Effect.MUTATING
     clause = effect_clause(effects)
     text = use + (f"; {clause}." if clause else ".")
     graph.put_entry(entry.model_copy(update={"effects": effects, "effect": effect, "text": text}))
@@ -71,8 +71,8 @@ def effect_clause(effects: list[EffectObservation]) -> str:
     kinds = list(dict.fromkeys(o.effect for o in known))
     if len(kinds) == 1:
         first = known[0]
-        conditions = {o.condition for o in known}
-        when = f" when {first.condition}" if len(conditions) == 1 and first.condition else ""
+        distinct = {o.condition for o in known}
+        when = f" when {first.condition}" if len(distinct) == 1 and first.condition else ""
         return f"it {_what(first)}{when}"
     parts = []
     for kind in kinds:

@@ -281,7 +281,7 @@ class Inducer:
             enabler = by_index.get(step.enabled_by) if step.enabled_by is not None else None
             if result.failed or enabler is None or enabler.failed or enabler.change.empty:
                 continue
-            source = probe.steps[step.enabled_by].tool
+            source = probe.steps[enabler.index].tool
             condition = f"{STATE_CAUSE} (the same call succeeds once `{source}` has changed the state)"
             for entry in self.graph.entries_of(step.tool, EntryKind.BOUNDARY):
                 same_call = entry.family is None and entry.example_arguments == step.arguments
@@ -352,7 +352,7 @@ class Inducer:
             before = by_index.get(step.compares) if step.compares is not None else None
             failed_before = before is not None and before.failed  # the same call failed before the enabler ran
             if enabler is not None and not enabler.failed and (not enabler.change.empty or failed_before):
-                source = probe.steps[step.enabled_by].tool
+                source = probe.steps[enabler.index].tool
                 changed = enabler.change.summary(limit=2) if not enabler.change.empty else "the server's own state"
                 yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
                     update={"excerpt": f"succeeded once `{source}` had changed the state ({changed})"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import Field
 
@@ -242,7 +243,7 @@ class ServerGraph:
         if self.node is not None and self.node.lexicon != (words := self.lexicon.words()):
             self.put_server(self.node.model_copy(update={"lexicon": words}))
         layers: dict[str, list] = {"servers": [], "tools": [], "entries": [], "traces": [], "strategies": []}
-        by_id = {
+        by_id: dict[str, dict[str, Any]] = {
             "servers": {self.node.id: self.node} if self.node is not None else {},
             "tools": {n.id: n for n in self.tools.values()},
             "entries": self.entries,

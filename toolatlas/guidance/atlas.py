@@ -13,7 +13,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from threading import Lock
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -26,8 +26,8 @@ from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavig
 from toolatlas.guidance.operations import OPERATIONS, expanded
 from toolatlas.guidance.plan import Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
-from toolatlas.guidance.routing import ServerRouter
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
+from toolatlas.guidance.routing import ServerRouter
 from toolatlas.store.atlas import record_text
 
 if TYPE_CHECKING:
@@ -95,7 +95,8 @@ class AtlasView:
                 return False
             return include_stale or record.status is EntryStatus.ACTIVE
 
-        layers = {"tools": list(tools), "entries": list(entries), "traces": list(traces), "strategies": list(strategies)}
+        layers: dict[str, list[Any]] = {
+            "tools": list(tools), "entries": list(entries), "traces": list(traces), "strategies": list(strategies)}
         self.status_counts: Counter[tuple[str, str]] = Counter(
             (layer, record.status.value) for layer, records in layers.items() for record in records)
         """(layer, status) → records the atlas was given, served or not."""

@@ -147,7 +147,7 @@ class _Walk:
     def _value(self, slot: tuple[Operation, Target], score: float) -> float:
         if slot[0] != "read_trace":
             return score
-        trace = self.atlas.traces[slot[1]]
+        trace = self.atlas.traces[str(slot[1])]  # a read_trace slot's target is a trace id
         tools = {(trace.server, tool) for tool in trace.tools}
         novelty = sum(1 for key in tools if key not in self.result.tools) / len(tools) if tools else 0.0
         confidence = trace.resolved / trace.runs if trace.runs else 0.0

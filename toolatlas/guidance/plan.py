@@ -262,8 +262,8 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                 for first in (OPERATIONS[op].before if op in OPERATIONS else ()):
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,
                                   mention.named, peers=view.co_usage(found[0]))
-                    fresh = ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
-                    if fresh and ahead[0][0] == found[0][0]:
+                    if (ahead is not None and all(s.tool != ahead[0] for s in plan.steps)
+                            and ahead[0][0] == found[0][0]):
                         plan.steps.append(Step(operation=first, tool=ahead[0], score=ahead[1], clause=index))
                 for key in (found[0], *_siblings(view, op, found[0], candidates_here, introduced)):
                     if all((s.operation, s.tool) != (op, key) for s in plan.steps):

@@ -231,9 +231,9 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
             continue
         _score, spec, locator, sent = best
         if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
-            refused = _suffix(sent)
+            refused_suffix = _suffix(sent)
             extensions = [
-                v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused
+                v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused_suffix
             ]
             fixes.extend(Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions)
             continue

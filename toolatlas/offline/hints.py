@@ -72,8 +72,8 @@ def listed_items(span: str) -> list[str]:
             items.append(next(g for g in match.groups() if g is not None))
             position = match.end()
         return _clean(items)
-    end = _END.search(span)
-    body = _TAIL.sub("", span[: end.start() if end else len(span)])
+    closing = _END.search(span)
+    body = _TAIL.sub("", span[: closing.start() if closing else len(span)])
     parts = [p.strip() for p in re.split(r",|\||\s+or\s+|\s+and\s+", body)]
     items = []
     for part in parts:

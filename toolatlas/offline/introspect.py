@@ -106,9 +106,9 @@ class SqlIntrospection:
         for index in await self.ask(f"SELECT * FROM pragma_index_list({quoted})") or []:
             if _get(index, "unique") and not _get(index, "partial") and _get(index, "origin") != "pk":
                 members = await self.ask(f"SELECT * FROM pragma_index_info({literal(str(_get(index, 'name')))})") or []
-                columns = [str(_get(m, "name")) for m in members if _get(m, "name") is not None]
-                if columns and columns not in [k for k, _ in keys]:
-                    keys.append((columns, False))
+                unique = [str(_get(m, "name")) for m in members if _get(m, "name") is not None]
+                if unique and unique not in [k for k, _ in keys]:
+                    keys.append((unique, False))
         fks = [
             ForeignKeyFact(columns=[str(_get(r, "from"))], table=str(_get(r, "table")), ref_columns=[str(_get(r, "to"))])
             for r in await self.ask(f"SELECT * FROM pragma_foreign_key_list({quoted})") or []

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
-from toolatlas.offline.operations import described_operations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
+from toolatlas.offline.operations import described_operations
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
 

@@ -152,13 +152,13 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
             taken = [c.value for c in synth.targets.folders(include_root=False) if c.value not in ctx.in_call]
             if taken:  # a file to be written where a folder already is
                 out.append(("path_is_directory", loc, taken[0], f"{arg} names an existing directory", True))
-        files = [c.value for c in synth.targets.files() if c.value not in ctx.in_call]
-        if files:  # an existing file where a folder should be on the way
+        existing = [c.value for c in synth.targets.files() if c.value not in ctx.in_call]
+        if existing:  # an existing file where a folder should be on the way
             out.append(
                 (
                     "path_is_file",
                     loc,
-                    f"{files[0]}/{name or 'probe'}",
+                    f"{existing[0]}/{name or 'probe'}",
                     f"the parent of {arg} is a file, not a directory",
                     True,
                 )
@@ -433,7 +433,7 @@ def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
     if not isinstance(value, str):
         return []
     misses = near_misses(spec, value)
-    found = [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
+    found: list[Found] = [("malformed_value", loc, wrong, f"{_arg(loc)} {why}", True) for wrong, why in misses]
     if len(value) == 1 and value.isalpha() and _LETTER.search(spec.description or ""):
         found.append(("malformed_value", loc, value.lower() if value.isupper() else "aa",
                       f"{_arg(loc)} is not the one upper-case letter its description asks for", True))

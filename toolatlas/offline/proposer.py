@@ -47,8 +47,8 @@ from toolatlas.offline.workflows import (
     preconditions,
     record_chains,
 )
-from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
+from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.workspace import Workspace
 
 __all__ = ["OfflineProposer"]

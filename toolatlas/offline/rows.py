@@ -66,7 +66,7 @@ def _from_document(document: Any) -> list[dict[str, Any]]:
         columns = document.get("columns") or document.get("fields") or document.get("headers")
         rows = next((document[k] for k in _ROW_KEYS if isinstance(document.get(k), list)), None)
         if isinstance(columns, list) and isinstance(rows, list) and all(isinstance(r, list | tuple) for r in rows):
-            names = [c.get("name") if isinstance(c, dict) else str(c) for c in columns]
+            names = [str(c.get("name")) if isinstance(c, dict) else str(c) for c in columns]
             return [dict(zip(names, r, strict=False)) for r in rows]
         if rows is not None:
             return _from_document(rows)

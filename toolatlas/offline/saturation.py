@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
@@ -132,7 +133,7 @@ def _verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
 
 
 def with_context(
-    step: ProbeStep, arguments: dict[str, Any], reference: dict[str, Any] | None, specs: list[ArgSpec] = ()
+    step: ProbeStep, arguments: dict[str, Any], reference: dict[str, Any] | None, specs: Sequence[ArgSpec] = ()
 ) -> ProbeStep:
     """A mutated step whose condition also says how its call differs from ``reference`` (the tool's seed
     call, :meth:`OfflineProposer.reference_call`): broken on another call, the same misuse may be answered
@@ -176,7 +177,6 @@ def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tupl
     """``(family, condition, steps)``: the verified call right after a tool that updates or deletes acts on
     the same thing — the arguments it takes under the same name (two of them, or an id) — first: a task
     marked done can no longer be edited, a deleted row no longer read."""
-    tool = proposer.graph.specs[name]
     kinds = {s.name: s.kind for s in proposer.args[name]}
     ranked = []
     for peer, spec in proposer.graph.specs.items():
@@ -264,7 +264,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         fact = targets.file_fact(candidate.value)
         if fact is not None and fact.text == binary:
             continue
-        key = (name, "target", candidate.value)
+        key: tuple[str, ...] = (name, "target", candidate.value)
         coverage = f"{name}:target:{candidate.value}"
         if key in proposer.saturated or coverage in proposer.graph.covered:
             continue
@@ -310,7 +310,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
             if position == 0:  # the state other tools leave it in: from its most supported call
                 found.extend((f, "*", c, steps) for f, c, steps in _after_change(proposer, name, base))
             for family, target, condition, steps in found:
-                key = (name, family, target or "*", condition, base_key)
+                key: tuple[str, ...] = (name, family, target or "*", condition, base_key)
                 if key in proposer.saturated or key in planned_keys:
                     continue
                 probe = proposer.boundary_probe(round_, name, steps, key=f"{name}:mut:{family}:{target or '*'}")

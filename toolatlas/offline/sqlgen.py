@@ -11,7 +11,6 @@ a dangling foreign key.
 from __future__ import annotations
 
 import json
-
 import random
 import re
 from typing import Any

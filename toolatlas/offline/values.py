@@ -23,7 +23,6 @@ from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import HarvestRef, ValuePool
 from toolatlas.offline.hints import sql_examples
-from toolatlas.offline.operations import described_operations
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     SEMANTIC_KINDS,
@@ -37,6 +36,7 @@ from toolatlas.offline.kinds import (
     tool_effect,
     tool_object,
 )
+from toolatlas.offline.operations import described_operations
 from toolatlas.offline.scalars import Unsatisfiable, scalar_value
 from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
 from toolatlas.offline.sqlgen import SqlWriter

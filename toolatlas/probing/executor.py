@@ -13,7 +13,7 @@ import time
 
 import structlog
 
-from toolatlas.environments import render_value
+from toolatlas.environments import StateDigest, render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock, later_second, second_after
@@ -59,7 +59,7 @@ class Executor:
         self.name = name
         self.probes_run = 0
         self.resets = 0
-        self.snapshot_digest = None
+        self.snapshot_digest: StateDigest | None = None
         self._verifier: Verifier | None = None
         self._unsettled: list[tuple[Rollout, Verdict]] = []
         self.own_state: OwnState | None = None

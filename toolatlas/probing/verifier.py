@@ -22,10 +22,10 @@ from toolatlas.environments import Environment, StateDiff, StateDigest, render_v
 from toolatlas.errors import ConfigError
 from toolatlas.graph.models import Effect
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.conditions import joined, precondition_parts
-from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.clock import carries_clock
+from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.evidence import error_evidence
+from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import excerpts_agree, to_placeholders
 
 __all__ = ["Verifier", "step_failed"]
@@ -81,6 +81,7 @@ class Verifier:
                 steps=[],
                 checks=[Check(name="sandbox", passed=False, detail=rollout.infrastructure_error)],
             )
+        final: StateDigest | None
         if rollout.final_digest is not None:
             final = rollout.final_digest
         else:

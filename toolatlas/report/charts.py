@@ -187,7 +187,7 @@ def _line(frame: _Frame, s: Series, width: float = LINE_WIDTHS[0]) -> list[str]:
     big = len(points) <= BIG_MARKERS
     for r, v in points:
         tip = element("title", esc(f"round {r}: {s.label} {s.show(v)}"))
-        fill, width = ("#fff", "1.8") if big else (s.colour, "0")
+        fill, rim = ("#fff", "1.8") if big else (s.colour, "0")
         out.append(
             element(
                 "circle",
@@ -197,7 +197,7 @@ def _line(frame: _Frame, s: Series, width: float = LINE_WIDTHS[0]) -> list[str]:
                 r=3.2 if big else 1.9,
                 fill=fill,
                 stroke=s.colour,
-                stroke_width=width,
+                stroke_width=rim,
             )
         )
     return out

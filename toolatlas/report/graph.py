@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from toolatlas.export import ToolExport
@@ -219,6 +220,10 @@ class _Layout:
         return text(x + self.r[name] + 6, y + 4, truncate(name, LABEL_CHARS), text_anchor="start", **LABEL_STYLE)
 
 
+def _sort_key(centre: Callable[[str], float], current: Mapping[str, float], name: str) -> tuple[float, float]:
+    return centre(name), current[name]
+
+
 def _ordered(layers: list[list[str]], edges: list[Edge]) -> list[list[str]]:
     """Rows reordered by barycentre sweeps (down, then up) so composed tools sit above each other."""
     peers: dict[str, set[str]] = defaultdict(set)
@@ -238,7 +243,7 @@ def _ordered(layers: list[list[str]], edges: list[Edge]) -> list[list[str]]:
                 known = [where[p] for p in peers[name] if p in where]
                 return sum(known) / len(known) if known else current[name]
 
-            layers[i].sort(key=lambda n, current=current: (centre(n), current[n]))
+            layers[i].sort(key=partial(_sort_key, centre, current))
     return layers
 
 
