@@ -38,18 +38,8 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from actors.executor import ExecutorHost, ServerNotOpen
 from actors.shard import ShardActor
 from actors.store import StoreOwner
-from toolatlas.build.catalogue import (
-    AtlasPaths,
-    BuildReport,
-    check_resumable,
-    final_round,
-    read_checkpoint,
-    read_coverage,
-    save_rollouts,
-    use_llm,
-    write_checkpoint,
-    write_consistency,
-)
+from toolatlas.build.catalogue import AtlasPaths, BuildReport, final_round, use_llm, write_consistency
+from toolatlas.build.persistence import BuildFiles, ServerStart, read_checkpoint
 from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import ConfigError
@@ -113,6 +103,7 @@ class RayBuild:
         self.frontier = frontier
         self.with_llm = use_llm(catalogue, backend)
         self.paths = AtlasPaths(catalogue)
+        self.files = BuildFiles(self.paths)
         self.store_path = str(self.paths.root)
         nodes = [n for n in ray.nodes() if n.get("Alive")]
         self.node_count = len(nodes)
@@ -215,11 +206,7 @@ class RayBuild:
         """Build ``servers``; with ``focus``, a server it names probes only those tools (a refresh)."""
         started, t0 = utcnow(), time.perf_counter()
         self.focus = focus or {}
-        previous = read_coverage(self.paths.coverage)
-        self.paths.root.mkdir(parents=True, exist_ok=True)
-        if not resume:
-            names = {s.name for s in servers}
-            self.paths.coverage.write_text("".join(r.model_dump_json() + "\n" for r in previous if r.server not in names))
+        previous = self.files.begin([s.name for s in servers], resume=resume)
         self._start_actors()
         self.gate = asyncio.Semaphore(self.inflight)
         self.window = [float("inf"), 0.0]
@@ -269,30 +256,28 @@ class RayBuild:
     async def _server(
         self, index: int, spec: ServerSpec, rounds: int, resume: bool, previous: list[RoundCoverage], statuses: dict
     ) -> list[RoundCoverage]:
-        name = spec.name
-        checkpoint = read_checkpoint(self.paths.checkpoint(name)) if resume else None
-        if checkpoint is not None:
-            check_resumable(checkpoint, self.catalogue.build.seed, self.frontier)
-            if checkpoint["completed_round"] >= final_round(rounds, self.with_llm):
-                statuses[name] = "ok"
-                return [r for r in previous if r.server == name]
+        name, seed = spec.name, self.catalogue.build.seed
+        begun = self.files.start(name, seed, self.frontier) if resume else None
+        if begun is not None and begun.completed_round >= final_round(rounds, self.with_llm):
+            statuses[name] = "ok"
+            return [r for r in previous if r.server == name]
         hosts = self._slots(index)
         shard = self.shards[index % self.shard_count] if self.shards else None
         try:
-            # a resumed server without a checkpoint completed no round: what the store holds of it came
-            # from the round the kill interrupted, and loading it would count that round's support twice
-            preload = not resume
+            if begun is None:  # the server begins in this build: its opening holds what earlier builds stored
+                stored = await self.store.server_records.remote(name)
+                begun = await asyncio.to_thread(self.files.open, name, seed, self.frontier, stored)
             focus = self.focus.get(name)
             if self.colocated:
-                return await self._colocated_rounds(name, hosts[0], shard, rounds, checkpoint, statuses, preload, focus)
-            return await self._server_rounds(name, hosts, shard, rounds, checkpoint, statuses, preload, focus)
+                return await self._colocated_rounds(name, hosts[0], shard, rounds, begun, statuses, focus)
+            return await self._server_rounds(name, hosts, shard, rounds, begun, statuses, focus)
         except Exception as exc:  # one server's failure must not lose the others' work
             log.exception("server_build_crashed", server=name)
             return [self._failed(name, f"{type(exc).__name__}: {_cause(exc)}", statuses)]
 
     async def _server_rounds(
-        self, name: str, hosts: list[int], shard, rounds: int, checkpoint: dict | None, statuses: dict,
-        preload: bool = True, focus: frozenset[str] | None = None,
+        self, name: str, hosts: list[int], shard, rounds: int, begun: ServerStart, statuses: dict,
+        focus: frozenset[str] | None = None,
     ) -> list[RoundCoverage]:
         """A split server's rounds: batches on its hosts, absorbed by its shard actor (restored from
         the last checkpoint if it dies)."""
@@ -302,8 +287,8 @@ class RayBuild:
             return [self._failed(name, _cause(exc), statuses)]
         tools = starts[0]
         self.placements[name] = {self.host_nodes[h]["node_id"] for h in hosts}
-        stored = None if checkpoint is not None or not preload else await self.store.server_records.remote(name)
-        first = await self._call_surviving(shard.prepare, name, tools, stored, checkpoint, focus, event="shard_lost")
+        first = await self._call_surviving(shard.prepare, name, tools, begun.stored, begun.checkpoint, focus,
+                                           event="shard_lost")
         self._ready(name)
         failures = 0
 
@@ -312,22 +297,21 @@ class RayBuild:
             row, failures, persisting = await self._round(name, shard, hosts, round_, failures, persisted)
             return row, persisting
 
-        async def restore(state: dict | None) -> None:
-            await self._call_restarting(shard.prepare, name, tools, None if state else stored, state, focus)
+        async def restore(start: ServerStart) -> None:
+            await self._call_restarting(shard.prepare, name, tools, start.stored, start.checkpoint, focus)
 
         rows = await self._rounds(name, first, rounds, run, restore, lost=_actor_lost, event="shard_lost")
         return await self._finish_server(name, hosts, shard, tools, rows, rounds, statuses)
 
     async def _colocated_rounds(
-        self, name: str, host_index: int, shard, rounds: int, checkpoint: dict | None, statuses: dict,
-        preload: bool = True, focus: frozenset[str] | None = None,
+        self, name: str, host_index: int, shard, rounds: int, begun: ServerStart, statuses: dict,
+        focus: frozenset[str] | None = None,
     ) -> list[RoundCoverage]:
         """A colocated server's rounds, one call each to the host that holds it (reopened from its
         last checkpoint if the host lost it), persisted like split rounds."""
         host = self.hosts[host_index]
-        stored = None if checkpoint is not None or not preload else await self.store.server_records.remote(name)
         try:
-            tools, first = await host.open.remote(name, self.frontier, stored, checkpoint, focus)
+            tools, first = await host.open.remote(name, self.frontier, begun.stored, begun.checkpoint, focus)
         except (RayTaskError, RayActorError) as exc:
             return [self._failed(name, _cause(exc), statuses)]
         self.placements[name] = {self.host_nodes[host_index]["node_id"]}
@@ -344,8 +328,8 @@ class RayBuild:
             self._progressed(sent, row.probes, summary)
             return row, asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
 
-        async def reopen(state: dict | None) -> None:
-            await self._call_restarting(host.open, name, self.frontier, None if state else stored, state, focus)
+        async def reopen(start: ServerStart) -> None:
+            await self._call_restarting(host.open, name, self.frontier, start.stored, start.checkpoint, focus)
 
         def lost(exc: BaseException) -> bool:  # the host died, or is a restarted one without the server
             return _actor_lost(exc) or _caused_by(exc, ServerNotOpen)
@@ -353,7 +337,8 @@ class RayBuild:
         rows = await self._rounds(name, first, rounds, run, reopen, lost=lost, event="colocated_server_lost")
         if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
             # the LLM method's rounds run on a shard actor: it continues from the last checkpoint
-            await shard.prepare.remote(name, tools, None, await self._last_checkpoint(name, None))
+            start = await self._last_start(name, None)
+            await shard.prepare.remote(name, tools, start.stored, start.checkpoint)
         return await self._finish_server(name, [host_index], shard, tools, rows, rounds, statuses)
 
     async def _rounds(
@@ -362,7 +347,7 @@ class RayBuild:
         first: int,
         rounds: int,
         run: Callable[[int, asyncio.Future[None] | None], Awaitable[tuple[RoundCoverage, asyncio.Future[None]]]],
-        restore: Callable[[dict | None], Awaitable[None]],
+        restore: Callable[[ServerStart], Awaitable[None]],
         *,
         lost: Callable[[BaseException], bool],
         event: str,
@@ -372,7 +357,7 @@ class RayBuild:
         ``run(round, persisting)`` runs one and returns its row and its persisting: the round's
         records, coverage row and checkpoint being written in round order, off the critical path
         (the next round starts as soon as this one is done). When ``lost(exc)`` says the actor
-        holding the server's state died, ``restore`` is given the last written checkpoint and the
+        holding the server's state died, ``restore`` is given where the last durable write left it and the
         round is run again. Every persisting is awaited before returning (its error raised).
         """
         rows: list[RoundCoverage] = []
@@ -388,7 +373,7 @@ class RayBuild:
                             raise
                         log.warning(event, server=name, round=round_)
                         self.redone.append((name, round_))
-                        await restore(await self._last_checkpoint(name, persisted))
+                        await restore(await self._last_start(name, persisted))
                 rows.append(row)
                 self.window[1] = max(self.window[1], time.perf_counter())
                 if row.status != "ok":
@@ -416,12 +401,14 @@ class RayBuild:
         statuses[name] = "ok" if not bad else f"failed: {bad[-1].detail}"
         return rows
 
-    async def _last_checkpoint(self, name: str, persisted: asyncio.Future[None] | None) -> dict | None:
-        """The server's last checkpoint, once the round being persisted (if any) is written: a
-        round is redone from the one before it."""
+    async def _last_start(self, name: str, persisted: asyncio.Future[None] | None) -> ServerStart:
+        """Where the server's build continues from (its last checkpoint, or its opening), once the
+        round being persisted (if any) is written: a round is redone from the one before it."""
         if persisted is not None:
             await persisted
-        return read_checkpoint(self.paths.checkpoint(name))
+        start = await asyncio.to_thread(self.files.start, name, self.catalogue.build.seed, self.frontier)
+        assert start is not None, "a server's opening is written before its first round"
+        return start
 
     def _failed(self, name: str, detail: str, statuses: dict) -> RoundCoverage:
         """Record a server that could not be built: a failed coverage row and its status."""
@@ -520,7 +507,7 @@ class RayBuild:
         self._append(coverage)
         # a graph's checkpoint is hundreds of kB of JSON: written off the event loop, so the other
         # servers' batches keep flowing meanwhile
-        await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), await checkpoint)
+        await asyncio.to_thread(self.files.write_checkpoint, name, await checkpoint)
         self._report(coverage)
 
     async def _llm_rounds(self, name: str, shard, rounds: int) -> list[RoundCoverage]:
@@ -537,10 +524,10 @@ class RayBuild:
                 coverage, dirty, checkpoint, trajectories = await shard.method_round.remote(
                     name, round_, round_ == planned[0]
                 )
-                await asyncio.to_thread(save_rollouts, self.paths.rollouts(name), round_, trajectories)
+                await asyncio.to_thread(self.files.save_rollouts, name, round_, trajectories)
                 await self.store.save.remote(dirty)
                 self._append(coverage)
-                await asyncio.to_thread(write_checkpoint, self.paths.checkpoint(name), checkpoint)
+                await asyncio.to_thread(self.files.write_checkpoint, name, checkpoint)
                 self._report(coverage)
                 rows.append(coverage)
         finally:
@@ -568,8 +555,7 @@ class RayBuild:
         return await method.remote(*args)
 
     def _append(self, row: RoundCoverage) -> None:
-        with self.paths.coverage.open("a", encoding="utf-8") as handle:
-            handle.write(row.model_dump_json() + "\n")
+        self.files.append_coverage(row)
 
     def _report(self, row: RoundCoverage) -> None:
         if self.on_round is not None:

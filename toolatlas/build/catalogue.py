@@ -2,34 +2,41 @@
 
 Each server advances through its rounds independently (a slow server never holds back a fast
 one). Its changed records go to the store at the end of every round, and every round's coverage
-row is appended to ``<atlas dir>/coverage.jsonl`` as it happens. The build ends with
-``build.json`` (the report), and the CLI then writes ``atlas.json`` and ``report.html``.
+row is appended to ``<atlas dir>/coverage.jsonl`` as it happens, before the round's checkpoint
+(:mod:`toolatlas.build.persistence`: a killed build resumes to the atlas it would have built). The
+build ends with ``build.json`` (the report), and the CLI then writes ``atlas.json`` and ``report.html``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
-import threading
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import structlog
 
+from toolatlas.build.persistence import (
+    BuildFiles,
+    ServerStart,
+    StoreSink,
+    check_resumable,
+    read_checkpoint,
+    read_coverage,
+    save_rollouts,
+    write_checkpoint,
+)
 from toolatlas.build.server import ServerBuild
-from toolatlas.build.shard import CHECKPOINT_VERSION, ServerShard
 from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.errors import ConfigError, ToolAtlasError
+from toolatlas.errors import ConfigError
 from toolatlas.graph.consistency import ConsistencyReport, check_consistency
 from toolatlas.graph.models import Entry
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import Frozen, utcnow
 from toolatlas.store.atlas import AtlasStore
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -37,149 +44,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AtlasPaths",
+    "BuildFiles",
     "BuildReport",
+    "ServerStart",
     "StoreSink",
     "build_catalogue",
     "check_resumable",
-    "write_consistency",
     "finish_report",
+    "open_store",
     "read_checkpoint",
     "read_coverage",
+    "save_rollouts",
     "write_checkpoint",
+    "write_consistency",
 ]
 
 log = structlog.get_logger(__name__)
-
-
-class AtlasPaths:
-    """Where one catalogue's atlas lives: the store, the coverage log, the build report, exports."""
-
-    def __init__(self, catalogue: Catalogue) -> None:
-        self.root = catalogue.atlas_dir
-
-    @property
-    def store(self) -> Path:
-        return self.root / "store"
-
-    @property
-    def coverage(self) -> Path:
-        return self.root / "coverage.jsonl"
-
-    @property
-    def build_report(self) -> Path:
-        return self.root / "build.json"
-
-    def checkpoint(self, server: str) -> Path:
-        return self.root / "checkpoints" / f"{server}.json"
-
-    def rollouts(self, server: str) -> Path:
-        """The LLM method's raw trajectories of ``server``: one JSON line per rollout, with its verdict."""
-        return self.root / "rollouts" / f"{server}.jsonl"
-
-    @property
-    def export(self) -> Path:
-        return self.root / "atlas.json"
-
-    @property
-    def consistency(self) -> Path:
-        """The end-of-build consistency check of what the atlas serves (:mod:`toolatlas.graph.consistency`)."""
-        return self.root / "consistency.json"
-
-    @property
-    def report(self) -> Path:
-        return self.root / "report.html"
-
-
-def open_store(catalogue: Catalogue) -> AtlasStore:
-    paths = AtlasPaths(catalogue)
-    paths.root.mkdir(parents=True, exist_ok=True)
-    settings = catalogue.store.model_copy(update={"path": str(paths.store)})
-    return AtlasStore.open(settings, prefix=_prefix(catalogue.name))
-
-
-def _prefix(name: str) -> str:
-    cleaned = "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_") or "atlas"
-    return cleaned[:40]
-
-
-class StoreSink:
-    """Persists a shard's round: changed records to the store, the coverage row, then the checkpoint.
-
-    The checkpoint is written last and atomically: a build killed at any moment resumes from the
-    last round whose records are all stored (re-running a half-saved round upserts the same ids).
-    """
-
-    def __init__(self, store: AtlasStore, paths: AtlasPaths) -> None:
-        self.store = store
-        self.paths = paths
-        self._lock = threading.Lock()
-
-    def save_round(self, shard: ServerShard, coverage: RoundCoverage) -> None:
-        checkpoint = shard.checkpoint()
-        with self._lock:  # embedded stores are single-writer; servers' rounds end concurrently
-            self.store.save(shard.take_dirty())
-            self.store.flush()
-            self.append_coverage(coverage)
-        write_checkpoint(self.paths.checkpoint(shard.spec.name), checkpoint)
-
-    def save_records(self, layers: dict[str, list]) -> None:
-        """Upsert records outside a round (a refresh, a replay), durable on return."""
-        with self._lock:
-            self.store.save(layers)
-            self.store.flush()
-
-    def append_coverage(self, coverage: RoundCoverage) -> None:
-        self.paths.coverage.parent.mkdir(parents=True, exist_ok=True)
-        with self.paths.coverage.open("a", encoding="utf-8") as handle:
-            handle.write(coverage.model_dump_json() + "\n")
-
-    def load_checkpoint(self, server: str) -> dict | None:
-        return read_checkpoint(self.paths.checkpoint(server))
-
-    def save_rollouts(self, server: str, round_: int, lines: list[str]) -> None:
-        save_rollouts(self.paths.rollouts(server), round_, lines)
-
-
-def save_rollouts(path: Path, round_: int, lines: list[str]) -> None:
-    """Keep one LLM round's raw trajectories: a re-run round (after a resume) replaces its earlier
-    lines instead of adding to them. Written before the round's checkpoint, atomically."""
-    kept = []
-    if path.exists():
-        kept = [line for line in path.read_text().splitlines() if json.loads(line).get("round") != round_]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_suffix(f".tmp-{os.getpid()}")
-    staging.write_text("".join(line + "\n" for line in [*kept, *lines]))
-    os.replace(staging, path)
-
-
-def write_checkpoint(path: Path, state: dict | str) -> None:
-    """Write a checkpoint atomically (``state`` as a dict, or already as JSON text)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_suffix(f".tmp-{os.getpid()}")
-    staging.write_text(state if isinstance(state, str) else json.dumps(state))
-    os.replace(staging, path)
-
-
-def read_checkpoint(path: Path) -> dict | None:
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ToolAtlasError(f"checkpoint {path} is unreadable ({exc}); delete it to rebuild that server") from exc
-
-
-def read_coverage(path: Path) -> list[RoundCoverage]:
-    """Coverage rows, the latest per (server, round) — a resumed or repeated build appends."""
-    if not path.exists():
-        return []
-    rows: dict[tuple[str, int], RoundCoverage] = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            row = RoundCoverage.model_validate_json(line)
-            rows.pop((row.server, row.round), None)
-            rows[(row.server, row.round)] = row
-    return list(rows.values())
 
 
 class BuildReport(Frozen):
@@ -223,11 +103,13 @@ async def build_catalogue(
     resume: bool = False,
     on_round: Callable[[RoundCoverage], None] | None = None,
     backend: str = "auto",
+    sink: StoreSink | None = None,
 ) -> BuildReport:
     """Build (or extend, or with ``resume`` continue) the atlas of the catalogue's servers.
 
     ``backend``: ``auto`` runs the LLM method after the offline rounds when the catalogue has an
-    ``[llm]`` endpoint; ``offline`` never does; ``llm`` requires one.
+    ``[llm]`` endpoint; ``offline`` never does; ``llm`` requires one. ``sink`` persists the rounds
+    (by default a :class:`StoreSink` over ``store``).
     """
     catalogue = workspace.catalogue
     chosen = list(servers) if servers is not None else catalogue.enabled_servers
@@ -235,12 +117,8 @@ async def build_catalogue(
     llm = open_llm(catalogue, backend)
     last_round = final_round(rounds, llm is not None)
     paths = AtlasPaths(catalogue)
-    sink = StoreSink(store, paths)
-    previous = read_coverage(paths.coverage)
-    if not resume:  # a new build starts the coverage log of its servers afresh
-        names = {s.name for s in chosen}
-        paths.coverage.parent.mkdir(parents=True, exist_ok=True)
-        paths.coverage.write_text("".join(r.model_dump_json() + "\n" for r in previous if r.server not in names))
+    sink = sink or StoreSink(store, paths)
+    previous = sink.begin([s.name for s in chosen], resume=resume)
     gate = asyncio.Semaphore(parallel_servers)
     started, t0 = utcnow(), time.perf_counter()
     calls = resets = 0
@@ -253,22 +131,18 @@ async def build_catalogue(
         resets += rollout.reset
 
     async def one(spec: ServerSpec) -> list[RoundCoverage]:
-        checkpoint = sink.load_checkpoint(spec.name) if resume else None
-        if checkpoint is not None:
-            check_resumable(checkpoint, catalogue.build.seed, frontier)
-            if checkpoint["completed_round"] >= last_round:
-                statuses[spec.name] = "ok"
-                log.info("server_already_built", server=spec.name)
-                return [r for r in previous if r.server == spec.name]
+        seed = catalogue.build.seed
+        begun = sink.start(spec.name, seed, frontier) if resume else None
+        if begun is not None and begun.completed_round >= last_round:
+            statuses[spec.name] = "ok"
+            log.info("server_already_built", server=spec.name)
+            return [r for r in previous if r.server == spec.name]
         async with gate:
+            start = begun or await asyncio.to_thread(sink.open_server, spec.name, seed, frontier, resume=False)
             build = ServerBuild(
                 workspace, spec, catalogue.build, frontier,
-                sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, resume=resume, llm=llm,
+                sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, origin=start, llm=llm,
             )
-            if checkpoint is None and not resume:
-                # resumed without a checkpoint, the server completed no round: its stored records come
-                # from the round the kill interrupted (the redo rewrites them; loaded, they count twice)
-                build.preload = await asyncio.to_thread(store.server_records, spec.name)
             try:
                 result = await build.run()
                 costs[spec.name] = (build.seconds, dict(build.tool_seconds))
@@ -284,7 +158,7 @@ async def build_catalogue(
             return result
 
     try:
-        results = await asyncio.gather(*(one(s) for s in chosen))
+        results = await all_or_none(one(s) for s in chosen)
     finally:
         if llm is not None:
             await llm.aclose()
@@ -299,6 +173,19 @@ async def build_catalogue(
     })
     AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
     return report
+
+
+async def all_or_none(coroutines) -> list:
+    """Await every coroutine concurrently; if one raises, cancel the rest (and wait for them) before
+    raising it: a build that stops leaves nothing running."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def write_consistency(paths: AtlasPaths, entries: list[Entry]) -> ConsistencyReport:
@@ -341,18 +228,6 @@ def final_round(rounds: int, with_llm: bool) -> int:
     from toolatlas.method import llm_rounds
 
     return llm_rounds(rounds)[-1]
-
-
-def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
-    """A checkpoint resumes only the build that wrote it (same format, seed and frontier)."""
-    if checkpoint.get("version") != CHECKPOINT_VERSION:
-        raise ToolAtlasError(f"checkpoint of {checkpoint.get('server')!r} has format {checkpoint.get('version')}, "
-                             f"this version writes {CHECKPOINT_VERSION}; rebuild without --resume")
-    if checkpoint.get("seed") != seed or checkpoint.get("frontier") != frontier:
-        raise ToolAtlasError(
-            f"checkpoint of {checkpoint.get('server')!r} was written with seed {checkpoint.get('seed')} and frontier "
-            f"{checkpoint.get('frontier')!r}, not {seed} and {frontier!r}: resume with the same settings or rebuild"
-        )
 
 
 def finish_report(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
+from toolatlas.build.persistence import ServerStart
 from toolatlas.build.shard import ServerShard
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.errors import ToolAtlasError
@@ -43,7 +44,6 @@ class GraphSink(Protocol):
 
     def save_round(self, shard: ServerShard, coverage: RoundCoverage) -> None: ...
 
-    def load_checkpoint(self, server: str) -> dict | None: ...
 
 
 class ProbeRecord(Protocol):
@@ -83,7 +83,7 @@ class ServerBuild:
         on_round: Callable[[RoundCoverage], None] | None = None,
         on_probe: ProbeRecord | None = None,
         rounds: int | None = None,
-        resume: bool = False,
+        origin: ServerStart | None = None,
         llm: LlmClient | None = None,
         focus: frozenset[str] | None = None,
     ) -> None:
@@ -97,7 +97,9 @@ class ServerBuild:
         self.on_round = on_round
         self.on_probe = on_probe
         self.rounds = settings.rounds if rounds is None else rounds
-        self.resume = resume
+        self.origin = origin
+        """Where the build begins: a checkpoint to continue from, or the records to start from
+        (None: from :attr:`preload`)."""
         self.llm = llm
         """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.method`)."""
         self.preload: dict[str, list] | None = None
@@ -182,8 +184,9 @@ class ServerBuild:
 
     def _start_shard(self, tools) -> int:
         """Prepare the shard (or restore it from its checkpoint); the first round still to run."""
-        checkpoint = self.sink.load_checkpoint(self.spec.name) if (self.resume and self.sink) else None
-        first = self.shard.open(tools, self.preload, checkpoint, self.focus)
+        checkpoint = self.origin.checkpoint if self.origin is not None else None
+        stored = self.origin.stored if self.origin is not None else self.preload
+        first = self.shard.open(tools, stored, checkpoint, self.focus)
         if checkpoint is not None:
             self._log.info("build_resumed", after_round=self.shard.completed_round)
         return first
