@@ -32,17 +32,18 @@ from typing import NamedTuple
 
 import ray
 import structlog
-from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
+from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError, RayTaskError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.executor import ExecutorHost, ServerNotOpen
 from actors.shard import ShardActor
 from actors.store import StoreOwner
 from toolatlas.build.catalogue import AtlasPaths, BuildReport, final_round, use_llm, write_consistency
-from toolatlas.build.persistence import BuildFiles, ServerStart, read_checkpoint
+from toolatlas.build.checkpoint import RoundResult, ServerStart
+from toolatlas.build.persistence import BuildFiles, read_checkpoint
 from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.errors import ConfigError
+from toolatlas.errors import ConfigError, WorkerError
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
@@ -67,6 +68,18 @@ MAX_INFLIGHT = 256
 """Most batches in flight across a build, whatever its size (a bound on the results held at once)."""
 TOPOLOGIES = ("auto", "colocated", "split")
 """``auto``: colocated when each server has one executor, split otherwise."""
+START_TIMEOUT_S = 900.0
+"""Starting or opening a server on an actor: installing its runtime on the node, its sandbox, discovery."""
+ROUND_TIMEOUT_S = 3600.0
+"""A round one actor runs whole: a colocated server's round, an LLM round."""
+BATCH_TIMEOUT_S = 1800.0
+"""A batch of probes on an executor host (each call has its own timeout inside)."""
+SHARD_TIMEOUT_S = 600.0
+"""Planning, absorbing or finishing a round on a shard actor."""
+STORE_TIMEOUT_S = 600.0
+"""A save, read, count or optimisation on the store owner."""
+STOP_TIMEOUT_S = 120.0
+"""Stopping a server's sandboxes, closing an actor."""
 BATCHES_PER_SANDBOX = 4
 """A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
 small round still overlaps absorbing one batch with running the next."""
@@ -115,7 +128,7 @@ class RayBuild:
         servers probe at a time and the hosts wait on their round trips (-5% probes/s at 100 servers)."""
         single = catalogue.build.executors_per_server == 1
         if topology not in TOPOLOGIES:
-            raise ValueError(f"topology must be one of {', '.join(TOPOLOGIES)}, not {topology!r}")
+            raise ConfigError(self.config, [("topology", f"must be one of {', '.join(TOPOLOGIES)}, not {topology!r}")])
         if topology == "colocated" and not single:
             raise ConfigError(self.config, [("build.executors_per_server", "the colocated topology runs one executor per server")])
         self.colocated = topology == "colocated" or (topology == "auto" and single)
@@ -178,7 +191,10 @@ class RayBuild:
             .remote(self.config)
             for _ in range(self.host_count)
         ]
-        self.host_nodes = ray.get([h.node.remote() for h in self.hosts])
+        try:
+            self.host_nodes = ray.get([h.node.remote() for h in self.hosts], timeout=START_TIMEOUT_S)
+        except GetTimeoutError as exc:
+            raise WorkerError(f"executor hosts gave no answer in {START_TIMEOUT_S:.0f} s") from exc
         self.shards = [
             ray.remote(ShardActor)
             .options(num_cpus=SMALL_CPU, max_restarts=ACTOR_RESTARTS, max_task_retries=0)
@@ -188,7 +204,10 @@ class RayBuild:
         log.info("ray_actors_started", hosts=self.host_count, nodes=self.node_count, shards=self.shard_count, root=str(root))
 
     def _stop_actors(self) -> None:
-        ray.get([h.close.remote() for h in self.hosts] + [self.store.close.remote()])
+        try:
+            ray.get([h.close.remote() for h in self.hosts] + [self.store.close.remote()], timeout=STOP_TIMEOUT_S)
+        except GetTimeoutError:
+            log.warning("actors_not_closed", timeout_s=STOP_TIMEOUT_S)
         for actor in [*self.hosts, *self.shards, self.store]:
             ray.kill(actor)
 
@@ -219,11 +238,12 @@ class RayBuild:
             results = await asyncio.gather(
                 *(self._server(i, spec, rounds, resume, previous, statuses) for i, spec in enumerate(servers))
             )
-            await self.store.optimize.remote()
-            entries = await self.store.count.remote("entries")
-            write_consistency(self.paths, (await self.store.records.remote())["entries"])
-            usage = UsageLedger.combined(await asyncio.gather(*(s.usage.remote() for s in self.shards))) \
-                if self.with_llm else None
+            await answer(self.store.optimize.remote(), STORE_TIMEOUT_S, "the store's optimisation")
+            entries = await answer(self.store.count.remote("entries"), STORE_TIMEOUT_S, "the store's count")
+            write_consistency(self.paths, (await answer(self.store.records.remote(), STORE_TIMEOUT_S, "the store's records"))["entries"])
+            usage = UsageLedger.combined(await asyncio.gather(
+                *(answer(s.usage.remote(), SHARD_TIMEOUT_S, "a shard's LLM usage") for s in self.shards)
+            )) if self.with_llm else None
         finally:
             self._stop_actors()
         coverage = [row for rows in results for row in rows]
@@ -265,7 +285,7 @@ class RayBuild:
         shard = self.shards[index % self.shard_count] if self.shards else None
         try:
             if begun is None:  # the server begins in this build: its opening holds what earlier builds stored
-                stored = await self.store.server_records.remote(name)
+                stored = await answer(self.store.server_records.remote(name), STORE_TIMEOUT_S, f"records of {name}")
                 begun = await asyncio.to_thread(self.files.open, name, seed, self.frontier, stored)
             focus = self.focus.get(name)
             if self.colocated:
@@ -282,7 +302,8 @@ class RayBuild:
         """A split server's rounds: batches on its hosts, absorbed by its shard actor (restored from
         the last checkpoint if it dies)."""
         try:
-            starts = await asyncio.gather(*(self.hosts[h].start.remote(name, slot) for slot, h in enumerate(hosts)))
+            starts = await asyncio.gather(*(answer(self.hosts[h].start.remote(name, slot), START_TIMEOUT_S, f"start of {name}")
+                                            for slot, h in enumerate(hosts)))
         except (RayTaskError, RayActorError) as exc:
             return [self._failed(name, _cause(exc), statuses)]
         tools = starts[0]
@@ -311,7 +332,8 @@ class RayBuild:
         last checkpoint if the host lost it), persisted like split rounds."""
         host = self.hosts[host_index]
         try:
-            tools, first = await host.open.remote(name, self.frontier, begun.stored, begun.checkpoint, focus)
+            tools, first = await answer(host.open.remote(name, self.frontier, begun.stored, begun.checkpoint, focus),
+                                        START_TIMEOUT_S, f"opening of {name}")
         except (RayTaskError, RayActorError) as exc:
             return [self._failed(name, _cause(exc), statuses)]
         self.placements[name] = {self.host_nodes[host_index]["node_id"]}
@@ -320,13 +342,12 @@ class RayBuild:
         async def run(round_: int, persisted: asyncio.Future[None] | None):
             async with self.gate:
                 sent = time.perf_counter()
-                row_ref, summary_ref, dirty, checkpoint_ref = host.round.options(num_returns=4).remote(name, round_)
-                row: RoundCoverage = await row_ref
-                summary: BatchSummary = await summary_ref
-            self.calls += summary.calls
-            self.resets += summary.resets
-            self._progressed(sent, row.probes, summary)
-            return row, asyncio.ensure_future(self._persist(name, row, dirty, checkpoint_ref, after=persisted))
+                result: RoundResult = await answer(host.round.remote(name, round_), ROUND_TIMEOUT_S, f"round {round_} of {name}")
+            assert result.summary is not None, "a colocated round reports its calls"
+            self.calls += result.summary.calls
+            self.resets += result.summary.resets
+            self._progressed(sent, result.coverage.probes, result.summary)
+            return result.coverage, asyncio.ensure_future(self._persist(name, result, after=persisted))
 
         async def reopen(start: ServerStart) -> None:
             await self._call_restarting(host.open, name, self.frontier, start.stored, start.checkpoint, focus)
@@ -338,7 +359,8 @@ class RayBuild:
         if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
             # the LLM method's rounds run on a shard actor: it continues from the last checkpoint
             start = await self._last_start(name, None)
-            await shard.prepare.remote(name, tools, start.stored, start.checkpoint)
+            await answer(shard.prepare.remote(name, tools, start.stored, start.checkpoint), START_TIMEOUT_S,
+                         f"the LLM rounds' shard of {name}")
         return await self._finish_server(name, [host_index], shard, tools, rows, rounds, statuses)
 
     async def _rounds(
@@ -394,7 +416,8 @@ class RayBuild:
         self, name: str, hosts: list[int], shard, tools, rows: list[RoundCoverage], rounds: int, statuses: dict
     ) -> list[RoundCoverage]:
         """Stop the server's sandboxes, run its LLM rounds (with an LLM), record its status."""
-        await asyncio.gather(*(self.hosts[h].stop.remote(name) for h in set(hosts)), return_exceptions=True)
+        await asyncio.gather(*(answer(self.hosts[h].stop.remote(name), STOP_TIMEOUT_S, f"stop of {name}")
+                               for h in set(hosts)), return_exceptions=True)
         if self.with_llm and shard is not None and all(r.status == "ok" for r in rows):
             rows.extend(await self._llm_rounds(name, shard, rounds))
         bad = [r for r in rows if r.status != "ok"]
@@ -423,7 +446,7 @@ class RayBuild:
     ) -> tuple[RoundCoverage, int, asyncio.Future[None]]:
         """Run a round: its coverage row, the infrastructure failures in a row, and its persisting."""
         t0 = time.perf_counter()
-        probes: list[Probe] = await shard.plan.remote(name, round_)
+        probes: list[Probe] = await answer(shard.plan.remote(name, round_), SHARD_TIMEOUT_S, f"plan of {name}")
         queue = deque(enumerate(probes))
         batch_size = min(BATCH, max(MIN_BATCH, math.ceil(len(probes) / (BATCHES_PER_SANDBOX * len(hosts)))))
         executed: dict[int, tuple[int, ray.ObjectRef]] = {}
@@ -451,7 +474,7 @@ class RayBuild:
                         )
                         window.append((batch[0][0], len(batch), summary, verified, time.perf_counter()))
                     first, size, summary, verified, sent = window[0]
-                    done: BatchSummary = await summary
+                    done: BatchSummary = await answer(summary, BATCH_TIMEOUT_S, f"a batch of {name}")
                     window.popleft()
                     self.gate.release()
                     for failed in done.infrastructure_errors:
@@ -475,7 +498,7 @@ class RayBuild:
                     ready.append(verified)
                     index += size
                 if ready:
-                    await shard.absorb_many.remote(name, *ready)
+                    await answer(shard.absorb_many.remote(name, *ready), SHARD_TIMEOUT_S, f"absorbing of {name}")
                     continue
                 if executing.done():
                     break
@@ -487,28 +510,24 @@ class RayBuild:
         finally:
             executing.cancel()
         given_up = state["failures"] >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
-        finished, dirty, checkpoint_ref = shard.finish_round.options(num_returns=3).remote(
+        result: RoundResult = await answer(shard.finish_round.remote(
             name, round_, time.perf_counter() - t0, "failed" if given_up else "ok",
             "the server could not be (re)started" if given_up else "",
-        )
-        coverage: RoundCoverage = await finished
-        persisting = asyncio.ensure_future(self._persist(name, coverage, dirty, checkpoint_ref, after=persisted))
-        return coverage, state["failures"], persisting
+        ), SHARD_TIMEOUT_S, f"round {round_} of {name}")
+        persisting = asyncio.ensure_future(self._persist(name, result, after=persisted))
+        return result.coverage, state["failures"], persisting
 
-    async def _persist(
-        self, name: str, coverage: RoundCoverage, dirty: ray.ObjectRef, checkpoint: ray.ObjectRef,
-        *, after: asyncio.Future[None] | None,
-    ) -> None:
+    async def _persist(self, name: str, result: RoundResult, *, after: asyncio.Future[None] | None) -> None:
         """A finished round's records to the store, then its coverage row and its checkpoint (a build
         killed at any point resumes from the last round whose records are all stored)."""
         if after is not None:
             await after
-        await self.store.save.remote(dirty)
-        self._append(coverage)
+        await answer(self.store.save.remote(result.records.layers()), STORE_TIMEOUT_S, f"records of {name}")
+        self._append(result.coverage)
         # a graph's checkpoint is hundreds of kB of JSON: written off the event loop, so the other
         # servers' batches keep flowing meanwhile
-        await asyncio.to_thread(self.files.write_checkpoint, name, await checkpoint)
-        self._report(coverage)
+        await asyncio.to_thread(self.files.write_checkpoint, name, result.checkpoint)
+        self._report(result.coverage)
 
     async def _llm_rounds(self, name: str, shard, rounds: int) -> list[RoundCoverage]:
         """The LLM method's rounds, each run by the server's shard actor, persisted like offline rounds."""
@@ -521,17 +540,13 @@ class RayBuild:
             for round_ in planned:
                 if round_ <= completed:
                     continue
-                coverage, dirty, checkpoint, trajectories = await shard.method_round.remote(
-                    name, round_, round_ == planned[0]
-                )
-                await asyncio.to_thread(self.files.save_rollouts, name, round_, trajectories)
-                await self.store.save.remote(dirty)
-                self._append(coverage)
-                await asyncio.to_thread(self.files.write_checkpoint, name, checkpoint)
-                self._report(coverage)
-                rows.append(coverage)
+                result: RoundResult = await answer(shard.method_round.remote(name, round_, round_ == planned[0]),
+                                                   ROUND_TIMEOUT_S, f"LLM round {round_} of {name}")
+                await asyncio.to_thread(self.files.save_rollouts, name, round_, result.trajectories)
+                await self._persist(name, result, after=None)
+                rows.append(result.coverage)
         finally:
-            await shard.close_method.remote(name)
+            await answer(shard.close_method.remote(name), STOP_TIMEOUT_S, f"the LLM stage of {name}")
         return rows
 
     async def _call_surviving(self, method, *args, event: str):
@@ -539,20 +554,20 @@ class RayBuild:
         call holds no state yet, so it is made again on the restarted actor (bounded)."""
         for attempt in range(RESTART_WAIT_ATTEMPTS):
             try:
-                return await method.remote(*args)
+                return await answer(method.remote(*args), START_TIMEOUT_S, f"preparing {args[0]}")
             except (RayActorError, ActorUnavailableError):
                 log.warning(event, server=args[0], round="prepare")
                 await asyncio.sleep(min(0.2 * 2**attempt, 5.0))
-        return await method.remote(*args)
+        return await answer(method.remote(*args), START_TIMEOUT_S, f"preparing {args[0]}")
 
     async def _call_restarting(self, method, *args):
         """Call an actor that Ray is restarting: wait for it to come back (bounded)."""
         for attempt in range(RESTART_WAIT_ATTEMPTS):
             try:
-                return await method.remote(*args)
+                return await answer(method.remote(*args), START_TIMEOUT_S, f"reopening {args[0]}")
             except ActorUnavailableError:
                 await asyncio.sleep(min(0.2 * 2**attempt, 5.0))
-        return await method.remote(*args)
+        return await answer(method.remote(*args), START_TIMEOUT_S, f"reopening {args[0]}")
 
     def _append(self, row: RoundCoverage) -> None:
         self.files.append_coverage(row)
@@ -560,6 +575,14 @@ class RayBuild:
     def _report(self, row: RoundCoverage) -> None:
         if self.on_round is not None:
             self.on_round(row)
+
+
+async def answer(call: ray.ObjectRef, timeout: float, what: str):
+    """An actor's answer to one call, within its named timeout (:class:`WorkerError` if none came)."""
+    try:
+        return await asyncio.wait_for(call, timeout)
+    except TimeoutError as exc:
+        raise WorkerError(f"{what}: no answer in {timeout:.0f} s") from exc
 
 
 def _actor_lost(exc: BaseException) -> bool:

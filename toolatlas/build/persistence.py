@@ -22,14 +22,23 @@ import os
 import shutil
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import structlog
 
+from pydantic import BaseModel, ValidationError
+
+from toolatlas.build.checkpoint import (
+    CHECKPOINT_VERSION,
+    OPENING_ROUND,
+    Opening,
+    RoundRecords,
+    ServerStart,
+    ShardCheckpoint,
+)
 from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.state import RoundCoverage
-from toolatlas.models import Frozen
-from toolatlas.store.atlas import LAYERS, AtlasStore
+from toolatlas.store.atlas import AtlasStore
 from toolatlas.store.paths import AtlasPaths
 
 if TYPE_CHECKING:
@@ -47,23 +56,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger(__name__)
-
-OPENING_ROUND = -1
-"""The ``completed_round`` of an opening: no round of the server is complete in this build."""
-
-
-class ServerStart(Frozen):
-    """Where one server's build begins: a checkpoint to continue from, or the records to start from."""
-
-    checkpoint: dict[str, Any] | None = None
-    """The state after the server's last completed round (None: no round is complete)."""
-    stored: dict[str, list[Any]] | None = None
-    """What earlier builds stored of the server, by layer (its opening), when no round is complete."""
-
-    @property
-    def completed_round(self) -> int:
-        return self.checkpoint["completed_round"] if self.checkpoint is not None else OPENING_ROUND
-
 
 class BuildFiles:
     """The build's files in the atlas directory: the coverage log, openings and checkpoints.
@@ -100,28 +92,26 @@ class BuildFiles:
     def start(self, server: str, seed: int, frontier: str) -> ServerStart | None:
         """Where ``server`` continues from in the build on disk (None: it never began). Raises if that
         build ran with another seed, frontier or checkpoint format."""
-        state = read_checkpoint(self.paths.checkpoint(server))
+        path = self.paths.checkpoint(server)
+        state = read_checkpoint(path)
         if state is None:
             return None
         check_resumable(state, seed, frontier)
-        if state["completed_round"] == OPENING_ROUND:
-            return ServerStart(stored={layer: [LAYERS[layer].model_validate(r) for r in records]
-                                       for layer, records in state["stored"].items()})
-        return ServerStart(checkpoint=state)
+        try:
+            if state["completed_round"] == OPENING_ROUND:
+                return ServerStart(stored=Opening.model_validate(state).stored)
+            return ServerStart(checkpoint=ShardCheckpoint.model_validate(state))
+        except ValidationError as exc:
+            raise ToolAtlasError(f"checkpoint {path} does not match its format ({exc}); delete it to rebuild "
+                                 "that server") from exc
 
     def open(self, server: str, seed: int, frontier: str, stored: dict[str, list]) -> ServerStart:
         """Write ``server``'s opening (before any of its rounds' records reach the store)."""
-        from toolatlas.build.shard import CHECKPOINT_VERSION
+        records = RoundRecords(**stored)
+        self.write_checkpoint(server, Opening(server=server, seed=seed, frontier=frontier, stored=records))
+        return ServerStart(stored=records)
 
-        opening = {
-            "version": CHECKPOINT_VERSION, "server": server, "seed": seed, "frontier": frontier,
-            "completed_round": OPENING_ROUND,
-            "stored": {layer: [r.model_dump(mode="json") for r in records] for layer, records in stored.items()},
-        }
-        self.write_checkpoint(server, json.dumps(opening))
-        return ServerStart(stored=stored)
-
-    def write_checkpoint(self, server: str, state: dict | str) -> None:
+    def write_checkpoint(self, server: str, state: BaseModel | str) -> None:
         self._durable("checkpoint", server)
         write_checkpoint(self.paths.checkpoint(server), state)
 
@@ -154,7 +144,7 @@ class StoreSink(BuildFiles):
         return self.open(server, seed, frontier, self.store.server_records(server))
 
     def save_round(self, shard: ServerShard, coverage: RoundCoverage) -> None:
-        checkpoint = shard.checkpoint()
+        checkpoint = shard.checkpoint().model_dump_json()
         name = shard.spec.name
         with self._lock:  # embedded stores are single-writer; servers' rounds end concurrently
             self._durable("records", name)
@@ -170,9 +160,6 @@ class StoreSink(BuildFiles):
             self._durable("records")
             self.store.save(layers)
             self.store.flush()
-
-    def load_checkpoint(self, server: str) -> dict | None:
-        return read_checkpoint(self.paths.checkpoint(server))
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -191,9 +178,9 @@ def save_rollouts(path: Path, round_: int, lines: list[str]) -> None:
     _write_atomically(path, "".join(line + "\n" for line in [*kept, *lines]))
 
 
-def write_checkpoint(path: Path, state: dict | str) -> None:
-    """Write a checkpoint atomically (``state`` as a dict, or already as JSON text)."""
-    _write_atomically(path, state if isinstance(state, str) else json.dumps(state))
+def write_checkpoint(path: Path, state: BaseModel | str) -> None:
+    """Write a checkpoint or an opening atomically (as a model, or already as JSON text)."""
+    _write_atomically(path, state if isinstance(state, str) else state.model_dump_json())
 
 
 def read_checkpoint(path: Path) -> dict | None:
@@ -226,8 +213,6 @@ def read_coverage(path: Path) -> list[RoundCoverage]:
 
 def check_resumable(checkpoint: dict, seed: int, frontier: str) -> None:
     """A checkpoint resumes only the build that wrote it (same format, seed and frontier)."""
-    from toolatlas.build.shard import CHECKPOINT_VERSION
-
     if checkpoint.get("version") != CHECKPOINT_VERSION:
         raise ToolAtlasError(f"checkpoint of {checkpoint.get('server')!r} has format {checkpoint.get('version')}, "
                              f"this version writes {CHECKPOINT_VERSION}; rebuild without --resume")

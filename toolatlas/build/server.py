@@ -185,7 +185,7 @@ class ServerBuild:
     def _start_shard(self, tools) -> int:
         """Prepare the shard (or restore it from its checkpoint); the first round still to run."""
         checkpoint = self.origin.checkpoint if self.origin is not None else None
-        stored = self.origin.stored if self.origin is not None else self.preload
+        stored = self.origin.stored.layers() if self.origin is not None and self.origin.stored else self.preload
         first = self.shard.open(tools, stored, checkpoint, self.focus)
         if checkpoint is not None:
             self._log.info("build_resumed", after_round=self.shard.completed_round)
