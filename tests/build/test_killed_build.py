@@ -9,25 +9,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
 from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store
-from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+from toolatlas.config import Catalogue
 from toolatlas.home import Home
 from toolatlas.testing.kills import BuildKilled, KillingSink
 from toolatlas.workspace import Workspace
-
-REPO = Path(__file__).resolve().parents[2]
-SERVERS = ["memory", "time"]
-ROUNDS = 2
-
-
-def catalogue_at(path: Path) -> Catalogue:
-    """The demo catalogue, small budgets, its atlas at ``path``."""
-    demo = load_catalogue(REPO / "configs" / "demo.toml")
-    return demo.model_copy(update={
-        "store": StoreSettings(backend="edge", path=str(path)),
-        "build": demo.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 1}),
-    })
 
 
 def build(catalogue: Catalogue, *, resume: bool = False, kill_at: int | None = None) -> KillingSink:
@@ -40,21 +28,6 @@ def build(catalogue: Catalogue, *, resume: bool = False, kill_at: int | None = N
     finally:
         store.close()
     return sink
-
-
-def atlas(catalogue: Catalogue) -> dict:
-    """What the atlas holds: every record's id with its counts."""
-    store = open_store(catalogue)
-    try:
-        records = store.records()
-    finally:
-        store.close()
-    return {
-        "entries": {e.id: (e.support, e.transitions, e.status.value) for e in records["entries"]},
-        "traces": {t.id: (t.runs, t.resolved) for t in records["traces"]},
-        "strategies": sorted(s.id for s in records["strategies"]),
-        "tools": {n.id: (n.probes, tuple(n.arguments_exercised)) for n in records["tools"]},
-    }
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +77,7 @@ class TestKilledBuild:
         assert resumed == expected, f"kills at writes {kills}"
 
     @pytest.mark.slow
+    @pytest.mark.timeout(3600)
     def test_resumed_build_equals_the_uninterrupted_one_at_many_points(
         self, earlier: tuple[Path, dict, int], tmp_path: Path
     ) -> None:

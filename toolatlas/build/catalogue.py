@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from toolatlas.build.driver import BuildReport, CatalogueBuild
+from toolatlas.build.local import LocalPlacement, StoreWriter
 from toolatlas.build.persistence import (
     BuildFiles,
     ServerStart,
@@ -27,14 +29,12 @@ from toolatlas.build.persistence import (
     save_rollouts,
     write_checkpoint,
 )
-from toolatlas.build.server import ServerBuild
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import ConfigError
 from toolatlas.graph.consistency import ConsistencyReport, check_consistency
 from toolatlas.graph.models import Entry
 from toolatlas.graph.state import RoundCoverage
-from toolatlas.llm.ledger import UsageLedger
-from toolatlas.models import Frozen, utcnow
+from toolatlas.models import utcnow
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.workspace import Workspace
@@ -50,7 +50,6 @@ __all__ = [
     "StoreSink",
     "build_catalogue",
     "check_resumable",
-    "finish_report",
     "open_store",
     "read_checkpoint",
     "read_coverage",
@@ -60,36 +59,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger(__name__)
-
-
-class BuildReport(Frozen):
-    """What a build did, per server and in total."""
-
-    catalogue: str
-    frontier: str
-    started_at: str
-    seconds: float
-    servers: dict[str, str]
-    """Server → ``ok`` or ``failed: reason``."""
-    coverage: list[RoundCoverage]
-    probes: int
-    calls: int
-    probes_per_s: float
-    entries: int
-    resets: int = 0
-    """Probes that changed their instance (frozen and reset); the others needed no reset."""
-    probing_seconds: float = 0.0
-    """From the first server ready to probe to the last round's end (excludes start-up); 0 if not measured."""
-    engine: str = "asyncio"
-    """``asyncio`` (this process) or ``ray`` (actors on a cluster or a local Ray instance)."""
-    nodes: dict[str, list[str]] = {}
-    """Server → the Ray nodes its executors ran on (Ray builds)."""
-    llm: UsageLedger | None = None
-    """LLM builds: tokens, calls, retries, failures and cost per role, model, server and round."""
-    server_seconds: dict[str, float] = {}
-    """Server → its build's wall time (in-process builds)."""
-    tool_seconds: dict[str, dict[str, float]] = {}
-    """Server → tool → seconds its calls took (pilot included): no tool should dominate its server's build."""
 
 
 async def build_catalogue(
@@ -115,77 +84,26 @@ async def build_catalogue(
     chosen = list(servers) if servers is not None else catalogue.enabled_servers
     rounds = catalogue.build.rounds if rounds is None else rounds
     llm = open_llm(catalogue, backend)
-    last_round = final_round(rounds, llm is not None)
     paths = AtlasPaths(catalogue)
     sink = sink or StoreSink(store, paths)
-    previous = sink.begin([s.name for s in chosen], resume=resume)
-    gate = asyncio.Semaphore(parallel_servers)
+    placement = LocalPlacement(workspace, frontier, rounds=rounds, llm=llm)
+    driver = CatalogueBuild(catalogue, placement, sink, StoreWriter(sink), frontier=frontier, rounds=rounds,
+                            with_llm=llm is not None, parallel_servers=parallel_servers, on_round=on_round)
     started, t0 = utcnow(), time.perf_counter()
-    calls = resets = 0
-    statuses: dict[str, str] = {}
-    costs: dict[str, tuple[float, dict[str, float]]] = {}
-
-    def count_calls(rollout, verdict, delta) -> None:
-        nonlocal calls, resets
-        calls += len(rollout.steps)
-        resets += rollout.reset
-
-    async def one(spec: ServerSpec) -> list[RoundCoverage]:
-        seed = catalogue.build.seed
-        begun = sink.start(spec.name, seed, frontier) if resume else None
-        if begun is not None and begun.completed_round >= last_round:
-            statuses[spec.name] = "ok"
-            log.info("server_already_built", server=spec.name)
-            return [r for r in previous if r.server == spec.name]
-        async with gate:
-            start = begun or await asyncio.to_thread(sink.open_server, spec.name, seed, frontier, resume=False)
-            build = ServerBuild(
-                workspace, spec, catalogue.build, frontier,
-                sink=sink, on_round=on_round, on_probe=count_calls, rounds=rounds, origin=start, llm=llm,
-            )
-            try:
-                result = await build.run()
-                costs[spec.name] = (build.seconds, dict(build.tool_seconds))
-            except Exception as exc:  # one server's bug must not lose the others' work
-                log.exception("server_build_crashed", server=spec.name)
-                failed = RoundCoverage(server=spec.name, round=0, status="failed", detail=f"{type(exc).__name__}: {exc}"[:500])
-                sink.append_coverage(failed)
-                if on_round is not None:
-                    on_round(failed)
-                result = [failed]
-            bad = [c for c in result if c.status != "ok"]
-            statuses[spec.name] = "ok" if not bad else f"failed: {bad[-1].detail}"
-            return result
-
     try:
-        results = await all_or_none(one(s) for s in chosen)
+        coverage = await driver.run(chosen, resume=resume)
     finally:
         if llm is not None:
             await llm.aclose()
-    await asyncio.to_thread(store.optimize)
-    await asyncio.to_thread(lambda: write_consistency(paths, store.all("entries")))
-    report = finish_report(catalogue, store, frontier, started, time.perf_counter() - t0, statuses,
-                           [row for rows in results for row in rows], calls, resets,
-                           llm.ledger if llm is not None else None)
-    report = report.model_copy(update={
-        "server_seconds": {name: round(seconds, 3) for name, (seconds, _t) in sorted(costs.items())},
-        "tool_seconds": {name: {t: round(v, 3) for t, v in sorted(tools.items())} for name, (_s, tools) in sorted(costs.items())},
-    })
-    AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
-    return report
-
-
-async def all_or_none(coroutines) -> list:
-    """Await every coroutine concurrently; if one raises, cancel the rest (and wait for them) before
-    raising it: a build that stops leaves nothing running."""
-    tasks = [asyncio.ensure_future(c) for c in coroutines]
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+    seconds = time.perf_counter() - t0
+    await asyncio.to_thread(write_consistency, paths, driver.entries)
+    return driver.report(
+        started, seconds, coverage, entries=store.count("entries"), engine="asyncio",
+        llm=llm.ledger if llm is not None else None,
+        server_seconds={name: round(s, 3) for name, s in sorted(placement.server_seconds.items())},
+        tool_seconds={name: {t: round(v, 3) for t, v in sorted(tools.items())}
+                      for name, tools in sorted(placement.tool_seconds.items())},
+    )
 
 
 def write_consistency(paths: AtlasPaths, entries: list[Entry]) -> ConsistencyReport:
@@ -219,34 +137,3 @@ def open_llm(catalogue: Catalogue, backend: str) -> LlmClient | None:
     from toolatlas.llm import LlmClient
 
     return LlmClient(catalogue.llm)
-
-
-def final_round(rounds: int, with_llm: bool) -> int:
-    """The last round of a build: the offline rounds', or the LLM method's after them."""
-    if not with_llm:
-        return rounds
-    from toolatlas.method import llm_rounds
-
-    return llm_rounds(rounds)[-1]
-
-
-def finish_report(
-    catalogue, store, frontier, started, seconds, statuses, coverage, calls, resets, llm: UsageLedger | None = None
-) -> BuildReport:
-    probes = sum(c.probes for c in coverage)
-    report = BuildReport(
-        catalogue=catalogue.name,
-        frontier=frontier,
-        started_at=started.isoformat(),
-        seconds=round(seconds, 3),
-        servers=statuses,
-        coverage=coverage,
-        probes=probes,
-        calls=calls,
-        resets=resets,
-        probes_per_s=round(probes / seconds, 2) if seconds else 0.0,
-        entries=store.count("entries"),
-        llm=llm,
-    )
-    AtlasPaths(catalogue).build_report.write_text(json.dumps(report.model_dump(mode="json"), indent=2))
-    return report

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
-
 from pydantic import BaseModel, ValidationError
 
 from toolatlas.build.checkpoint import (
@@ -146,13 +145,17 @@ class StoreSink(BuildFiles):
     def save_round(self, shard: ServerShard, coverage: RoundCoverage) -> None:
         checkpoint = shard.checkpoint().model_dump_json()
         name = shard.spec.name
-        with self._lock:  # embedded stores are single-writer; servers' rounds end concurrently
-            self._durable("records", name)
-            self.store.save(shard.take_dirty())
-            self._durable("flush", name)
-            self.store.flush()
-            self.append_coverage(coverage)
+        self.save_round_records(name, shard.take_dirty())
+        self.append_coverage(coverage)
         self.write_checkpoint(name, checkpoint)
+
+    def save_round_records(self, server: str, records: dict[str, list]) -> None:
+        """Upsert a round's changed records, durable on return."""
+        with self._lock:  # embedded stores are single-writer; servers' rounds end concurrently
+            self._durable("records", server)
+            self.store.save(records)
+            self._durable("flush", server)
+            self.store.flush()
 
     def save_records(self, layers: dict[str, list]) -> None:
         """Upsert records outside a round (a refresh, a replay), durable on return."""

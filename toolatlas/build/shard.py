@@ -21,7 +21,7 @@ from toolatlas.build.frontier import frontier_for
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.graph.distil import distil_strategies, link_similar_traces
 from toolatlas.graph.fingerprint import fingerprint
-from toolatlas.graph.inducer import InductionDelta, Inducer
+from toolatlas.graph.inducer import Inducer, InductionDelta
 from toolatlas.graph.lexicon import Lexicon
 from toolatlas.graph.models import ServerNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
