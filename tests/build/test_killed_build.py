@@ -47,7 +47,7 @@ def killed_and_resumed(earlier: Path, target: Path, rng: random.Random, writes: 
     resumed to the end; the atlas and the kill points."""
     shutil.copytree(earlier, target)
     catalogue = catalogue_at(target)
-    kills = [rng.randrange(writes)]
+    kills = [rng.randrange(1, writes)]  # killed before its first write, a build has not begun: nothing to resume
     with pytest.raises(BuildKilled):
         build(catalogue, kill_at=kills[0])
     while rng.random() < 0.5:

@@ -12,7 +12,8 @@ from the checkpoint, rewrites them under the same content-derived ids (a redo re
 A server without a file never began in this build: the store holds only what earlier builds wrote.
 
 A new build (not ``--resume``) first drops the previous build's checkpoints in one step (a rename),
-so a checkpoint on disk always belongs to the build a ``--resume`` continues.
+so a checkpoint on disk always belongs to the build a ``--resume`` continues: the last one that made
+a durable write (a build killed before its first one has not begun).
 """
 
 from __future__ import annotations
