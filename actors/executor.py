@@ -23,7 +23,6 @@ last checkpoint and runs the round again.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 
@@ -31,9 +30,9 @@ import ray
 import structlog
 
 from actors.common import actor_workspace
+from toolatlas.build.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
 from toolatlas.build.server import ServerBuild
 from toolatlas.errors import ToolAtlasError
-from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import ToolSpec
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import BatchSummary, Probe, Rollout, Verdict
@@ -100,7 +99,7 @@ class ExecutorHost:
     # -- colocated servers --------------------------------------------------------------------------
 
     async def open(
-        self, server: str, frontier: str, stored: dict | None, checkpoint: dict | None,
+        self, server: str, frontier: str, stored: RoundRecords | None, checkpoint: ShardCheckpoint | None,
         focus: frozenset[str] | None = None,
     ) -> tuple[list[ToolSpec], int]:
         """Start a colocated server here — its sandbox and its shard, restored from ``checkpoint`` or
@@ -115,16 +114,17 @@ class ExecutorHost:
         build = ServerBuild(self.workspace, spec, settings, frontier, on_probe=lambda *_: ended.append(time.time()))
         tools = await build.start()
         try:
-            first = await asyncio.to_thread(build.shard.open, tools, stored, checkpoint, focus)
+            layers = stored.layers() if stored is not None else None
+            first = await asyncio.to_thread(build.shard.open, tools, layers, checkpoint, focus)
         except BaseException:
             await build.close()
             raise
         self.builds[server], self.ended[server] = build, ended
         return tools, first
 
-    async def round(self, server: str, round_: int) -> tuple[RoundCoverage, BatchSummary, dict, str]:
-        """Run a colocated server's round (call with ``num_returns=4``): its coverage row, its calls
-        and resets, the records it changed, and the checkpoint after it as JSON text."""
+    async def round(self, server: str, round_: int) -> RoundResult:
+        """Run a colocated server's round: its coverage row, its calls and resets, the records it
+        changed, and the checkpoint after it."""
         build = self.builds.get(server)
         if build is None:
             raise ServerNotOpen(f"{server} is not open on this host (restarted?): reopen it from its checkpoint")
@@ -133,12 +133,13 @@ class ExecutorHost:
         ended = self.ended[server]
         ended.clear()  # a round redone after an error starts its count again
         coverage = await build.run_round(round_)
-        checkpoint = await asyncio.to_thread(lambda: json.dumps(build.shard.checkpoint()))
+        checkpoint = await asyncio.to_thread(lambda: build.shard.checkpoint().model_dump_json())
         calls = sum(coverage.outcome_mix.values())
         summary = BatchSummary(
             infrastructure_errors=[], calls=calls, resets=executor.resets - resets, ended_at=list(ended)
         )
-        return coverage, summary, build.shard.take_dirty(), checkpoint
+        records = RoundRecords(**build.shard.take_dirty())
+        return RoundResult(coverage=coverage, records=records, checkpoint=checkpoint, summary=summary)
 
     async def _drop(self, server: str) -> None:
         build = self.builds.pop(server, None)

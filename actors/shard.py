@@ -7,12 +7,10 @@ so the coordinator persists every round's records and checkpoint as it does for 
 
 from __future__ import annotations
 
-import json
-
 from actors.common import actor_workspace
+from toolatlas.build.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
 from toolatlas.build.shard import ServerShard
 from toolatlas.graph.inducer import InductionDelta
-from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import ToolSpec
 from toolatlas.probing.models import Probe, Rollout, Verdict
@@ -33,11 +31,11 @@ class ShardActor:
         return self.shards[server]
 
     def prepare(
-        self, server: str, tools: list[ToolSpec], stored: dict | None, checkpoint: dict | None,
+        self, server: str, tools: list[ToolSpec], stored: RoundRecords | None, checkpoint: ShardCheckpoint | None,
         focus: frozenset[str] | None = None,
     ) -> int:
         """Start (or restore) a server's shard, probing only ``focus`` if given; the first round still to run."""
-        return self._shard(server).open(tools, stored, checkpoint, focus)
+        return self._shard(server).open(tools, stored.layers() if stored is not None else None, checkpoint, focus)
 
     def plan(self, server: str, round_: int) -> list[Probe]:
         return self._shard(server).plan(round_)
@@ -55,22 +53,18 @@ class ShardActor:
             absorbed += len(batch)
         return absorbed
 
-    def finish_round(
-        self, server: str, round_: int, seconds: float, status: str, detail: str
-    ) -> tuple[RoundCoverage, dict, str]:
-        """The round's coverage row, the records it changed, and the checkpoint after it as JSON text
-        (call with ``num_returns=3``: the coordinator hands the records to the store unread)."""
+    def finish_round(self, server: str, round_: int, seconds: float, status: str, detail: str) -> RoundResult:
+        """The round's coverage row, the records it changed, and the checkpoint after it."""
         shard = self._shard(server)
         coverage = shard.finish_round(round_, seconds, status=status, detail=detail)
-        return coverage, shard.take_dirty(), json.dumps(shard.checkpoint())
+        checkpoint = shard.checkpoint().model_dump_json()
+        return RoundResult(coverage=coverage, records=RoundRecords(**shard.take_dirty()), checkpoint=checkpoint)
 
     # -- the LLM method -----------------------------------------------------------------------------
 
-    async def method_round(
-        self, server: str, round_: int, bootstrap: bool
-    ) -> tuple[RoundCoverage, dict, dict, list[str]]:
+    async def method_round(self, server: str, round_: int, bootstrap: bool) -> RoundResult:
         """One LLM round of ``server`` (its stage is started on first use): like :meth:`finish_round`'s
-        result, plus the round's raw trajectories (JSON lines) for the coordinator to keep."""
+        result, with the round's raw trajectories (JSON lines) for the coordinator to keep."""
         from toolatlas.llm import LlmClient
         from toolatlas.method import MethodStage
 
@@ -81,7 +75,9 @@ class ShardActor:
             self.stages[server] = await MethodStage.standalone(self.workspace, shard, self.llm)
         stage = self.stages[server]
         coverage = await stage.run_round(round_, bootstrap=bootstrap)
-        return coverage, shard.take_dirty(), shard.checkpoint(), stage.trajectories
+        checkpoint = shard.checkpoint().model_dump_json()
+        return RoundResult(coverage=coverage, records=RoundRecords(**shard.take_dirty()), checkpoint=checkpoint,
+                           trajectories=list(stage.trajectories))
 
     async def close_method(self, server: str) -> None:
         stage = self.stages.pop(server, None)

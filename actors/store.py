@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 
+from actors.calls import STORE_TIMEOUT_S, answer
 from actors.common import actor_workspace
-from toolatlas.build.catalogue import open_store
+from toolatlas.graph.models import Entry
+from toolatlas.store.paths import open_store
 
 FLUSH_LINGER = 0.1
 """Seconds a flush waits for more saves to join it."""
@@ -58,3 +60,20 @@ class StoreOwner:
 
     def close(self) -> None:
         self.store.close()
+
+
+class StoreOwnerWriter:
+    """A build's records to the store's owning actor (a :class:`~toolatlas.build.driver.RecordWriter`)."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+
+    async def server_records(self, server: str) -> dict[str, list]:
+        return await answer(self.store.server_records.remote(server), STORE_TIMEOUT_S, f"records of {server}")
+
+    async def save(self, server: str, records: dict[str, list]) -> None:
+        await answer(self.store.save.remote(records), STORE_TIMEOUT_S, f"records of {server}")
+
+    async def finish(self) -> list[Entry]:
+        await answer(self.store.optimize.remote(), STORE_TIMEOUT_S, "the store's optimisation")
+        return (await answer(self.store.records.remote(), STORE_TIMEOUT_S, "the store's records"))["entries"]

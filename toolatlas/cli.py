@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from toolatlas import __version__
@@ -193,12 +192,10 @@ def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> 
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store
-    from toolatlas.workspace import Workspace
+    from toolatlas.build.catalogue import AtlasPaths, build_atlas, open_store
 
     catalogue = _catalogue(args)
     servers = _servers(catalogue, args.server)
-    workspace = Workspace(catalogue)
     rounds = catalogue.build.rounds if args.rounds is None else args.rounds
     print(
         f"building the atlas of {len(servers)} server(s), bootstrap + {rounds} round(s), "
@@ -207,17 +204,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     _warn_unconfined(servers)
     on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
-    if args.engine == "ray":
-        report = _ray_build(args, catalogue, servers, rounds, on_round)
-        store = open_store(catalogue)
-    else:
-        store = open_store(catalogue)
-        report = asyncio.run(
-            build_catalogue(
-                workspace, store, servers=servers, rounds=rounds, frontier=args.frontier, parallel_servers=args.jobs,
-                resume=args.resume, on_round=on_round, backend=args.backend,
-            )
-        )
+    report = build_atlas(
+        args.config, catalogue, servers, engine=args.engine, rounds=rounds, frontier=args.frontier,
+        resume=args.resume, on_round=on_round, backend=args.backend, jobs=args.jobs, hosts=args.hosts,
+        topology=args.topology, address=args.address, on_start=lambda line: print(line, flush=True),
+    )
+    store = open_store(catalogue)
     try:
         print()
         print(coverage_table(report.coverage))
@@ -240,48 +232,6 @@ def cmd_build(args: argparse.Namespace) -> int:
               "see the log for the endpoint's answers", file=sys.stderr)
         return 1
     return 1 if failed else 0
-
-
-def _ray_build(args: argparse.Namespace, catalogue: Catalogue, servers, rounds: int, on_round):
-    """Build with Ray actors: on the cluster at --address / $RAY_ADDRESS, else a local Ray instance."""
-    from actors.coordinator import RayBuild
-
-    with ray_session(args.address):
-        build = RayBuild(args.config, catalogue, frontier=args.frontier, hosts=args.hosts, backend=args.backend,
-                         topology=args.topology)
-        print(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, {build.shard_count} shard(s), "
-              f"{build.topology} topology", flush=True)
-        return asyncio.run(build.run(servers, rounds=rounds, resume=args.resume, on_round=on_round))
-
-
-@contextlib.contextmanager
-def ray_session(address: str | None) -> Iterator[None]:
-    """Ray for one command: the cluster at ``address`` / $RAY_ADDRESS, else a local instance that goes
-    (with every process it started) when the command ends or its driver dies."""
-    import os
-
-    import ray
-
-    from toolatlas.confinement.reaper import ProcessReaper
-
-    address = address or os.environ.get("RAY_ADDRESS")
-    home = Home.default().ensure()
-    env = {"TOOLATLAS_HOME": str(home.root)}
-    reaper = None
-    if address:
-        # Under `ray job submit` the job's runtime_env (cluster/runtime_env.yaml) already reaches every worker.
-        runtime_env = None if os.environ.get("RAY_JOB_ID") or "TOOLATLAS_HOME" in os.environ else {"env_vars": env}
-        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-    else:
-        reaper = ProcessReaper()
-        ray.init(address="local", include_dashboard=False, runtime_env={"env_vars": env}, log_to_driver=False,
-                 _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
-    try:
-        yield
-    finally:
-        ray.shutdown()
-        if reaper is not None:
-            reaper.stop()
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:

@@ -10,6 +10,10 @@ ToolAtlas itself or of its inputs::
     │   ├── RuntimeInstallError  an MCP server runtime could not be provisioned (npm, venv, pip)
     │   ├── ServerStartError     an MCP server could not be started or initialised
     │   ├── StoreError           the graph store failed
+    │   ├── WorkerError          a worker process of a distributed build (a Ray actor) gave no
+    │   │   │                    answer within its named timeout, or is lost for good
+    │   │   └── RoundLost        the worker holding a server's state died: the build reopens the
+    │   │                        server from its last checkpoint and runs the round again
     │   └── LlmError             an LLM endpoint failed: unreachable or overloaded after retries,
     │       │                    auth refused, request rejected
     │       └── LlmOutputError   the LLM answered, but never in the required shape (raised only
@@ -35,6 +39,7 @@ __all__ = [
     "ConfinementError",
     "LlmError",
     "LlmOutputError",
+    "RoundLost",
     "RuntimeInstallError",
     "SandboxError",
     "ServerStartError",
@@ -43,6 +48,7 @@ __all__ = [
     "ToolAtlasError",
     "TrustError",
     "VerificationError",
+    "WorkerError",
 ]
 
 
@@ -94,6 +100,14 @@ class ServerStartError(BackendError):
 
 class StoreError(BackendError):
     """The graph store failed."""
+
+
+class WorkerError(BackendError):
+    """A worker process of a distributed build (a Ray actor) gave no answer in time, or is lost for good."""
+
+
+class RoundLost(WorkerError):
+    """The worker holding a server's state died: its round is run again from the last checkpoint."""
 
 
 class LlmError(BackendError):

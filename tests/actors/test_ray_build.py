@@ -22,10 +22,10 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from actors.coordinator import RayBuild  # noqa: E402
+from actors.coordinator import RayBuild, answer  # noqa: E402
 from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store  # noqa: E402
 from toolatlas.config import load_catalogue, parse_catalogue  # noqa: E402
-from toolatlas.errors import ConfigError  # noqa: E402
+from toolatlas.errors import ConfigError, WorkerError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
 from toolatlas.testing import faulty_server_command  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
@@ -209,8 +209,25 @@ class TestRayEngine:
         assert RayBuild(config, several).topology == "split"
         with pytest.raises(ConfigError, match="executors_per_server"):
             RayBuild(config, several, topology="colocated")
-        with pytest.raises(ValueError, match="topology"):
+        with pytest.raises(ConfigError, match="topology"):
             RayBuild(config, catalogue, topology="mesh")
+
+    def test_an_actor_that_gives_no_answer_fails_with_a_worker_error(self, local_ray) -> None:
+        """A call on an actor that outlasts its named timeout raises WorkerError naming the call, instead of hanging."""
+
+        @ray.remote(num_cpus=0)
+        class Sleeper:
+            async def nap(self, seconds: float) -> float:
+                await asyncio.sleep(seconds)
+                return seconds
+
+        sleeper = Sleeper.remote()
+        try:
+            assert asyncio.run(answer(sleeper.nap.remote(0), 30, "a nap")) == 0
+            with pytest.raises(WorkerError, match="a nap: no answer in 1 s"):
+                asyncio.run(answer(sleeper.nap.remote(60), 1, "a nap"))
+        finally:
+            ray.kill(sleeper)
 
     def test_server_that_cannot_start(self, local_ray, tmp_path: Path) -> None:
         """A server that never starts is reported failed in the coverage; the other server's build completes."""

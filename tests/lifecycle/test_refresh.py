@@ -82,7 +82,7 @@ class TestRefresh:
         assert [row.status for row in coverage] == ["ok", "ok"] and len(targets) > 10
         assert set(targets) == {"shout", "search_notes"}
         checkpoint = build.shard.checkpoint()  # a resumed (or reopened) focused build stays focused
-        assert checkpoint["focus"] == ["search_notes", "shout"]
+        assert checkpoint.focus == ["search_notes", "shout"]
         again = ServerShard(build.workspace, build.spec, build.settings)
         again.open(list(build.shard.graph.specs.values()), None, checkpoint)
         assert again.focus == {"search_notes", "shout"}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
+from toolatlas.build.persistence import ServerStart
 from toolatlas.build.shard import ServerShard
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.errors import ToolAtlasError
@@ -43,7 +44,6 @@ class GraphSink(Protocol):
 
     def save_round(self, shard: ServerShard, coverage: RoundCoverage) -> None: ...
 
-    def load_checkpoint(self, server: str) -> dict | None: ...
 
 
 class ProbeRecord(Protocol):
@@ -83,7 +83,7 @@ class ServerBuild:
         on_round: Callable[[RoundCoverage], None] | None = None,
         on_probe: ProbeRecord | None = None,
         rounds: int | None = None,
-        resume: bool = False,
+        origin: ServerStart | None = None,
         llm: LlmClient | None = None,
         focus: frozenset[str] | None = None,
     ) -> None:
@@ -97,7 +97,9 @@ class ServerBuild:
         self.on_round = on_round
         self.on_probe = on_probe
         self.rounds = settings.rounds if rounds is None else rounds
-        self.resume = resume
+        self.origin = origin
+        """Where the build begins: a checkpoint to continue from, or the records to start from
+        (None: from :attr:`preload`)."""
         self.llm = llm
         """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.method`)."""
         self.preload: dict[str, list] | None = None
@@ -108,40 +110,54 @@ class ServerBuild:
         self.tool_seconds: Counter[str] = Counter()
         """Seconds each tool's calls took in this build (its pilot included): what it cost the build."""
         self.seconds = 0.0
-        """The build's wall time, start to close."""
+        """The build's wall time, open to close."""
+        self.verifier: Verifier | None = None
+        self._opened_at: float | None = None
         self._log = log.bind(server=spec.name)
 
     async def run(self) -> list[RoundCoverage]:
-        t0 = time.perf_counter()
+        """Open, run every round (the LLM method's too, with an LLM client), close; the coverage rows."""
         try:
-            return await self._run()
-        finally:
-            self.seconds = time.perf_counter() - t0
-            if self.shard.proposer is not None:
-                for tool, cost in self.shard.proposer.discovery.costs.items():
-                    self.tool_seconds[tool] += cost.seconds
-
-    async def _run(self) -> list[RoundCoverage]:
-        try:
-            tools = await self.start()
+            start = await self.open()
         except ToolAtlasError as exc:
             self._report(RoundCoverage(server=self.spec.name, round=0, status="failed", detail=str(exc)[:500]))
             return self.coverage
         try:
-            environment = self.workspace.environment(self.spec)
-            snapshot = self.workspace.snapshot(self.spec)
-            digest = await asyncio.to_thread(environment.digest, snapshot)
-            verifier = Verifier(environment, digest, {t.name: t for t in tools})
-            start = await asyncio.to_thread(self._start_shard, tools)
             for round_ in range(start, self.rounds + 1):
                 if self.given_up:
                     break
                 await self.run_round(round_)
             if self.llm is not None and not self.given_up:
-                await self._llm_rounds(self.executors, verifier)
+                assert self.verifier is not None
+                await self._llm_rounds(self.executors, self.verifier)
         finally:
             await self.close()
+            self.tool_seconds = Counter(self.costs())
         return self.coverage
+
+    async def open(self) -> int:
+        """Start the server's executors, its verifier and its shard (from :attr:`origin`, else
+        :attr:`preload`); the first round still to run. Raises what stopped the server from starting
+        (a :class:`~toolatlas.errors.ToolAtlasError`), with nothing left running."""
+        self._opened_at = time.perf_counter()
+        tools = await self.start()
+        try:
+            environment = self.workspace.environment(self.spec)
+            snapshot = self.workspace.snapshot(self.spec)
+            digest = await asyncio.to_thread(environment.digest, snapshot)
+            self.verifier = Verifier(environment, digest, {t.name: t for t in tools})
+            return await asyncio.to_thread(self._start_shard, tools)
+        except BaseException:
+            await self.close()
+            raise
+
+    def costs(self) -> dict[str, float]:
+        """Seconds each tool's calls took in this build, its pilot (discovery) included."""
+        costs = Counter(self.tool_seconds)
+        if self.shard.proposer is not None:
+            for tool, cost in self.shard.proposer.discovery.costs.items():
+                costs[tool] += cost.seconds
+        return dict(costs)
 
     async def start(self) -> list[ToolSpec]:
         """Start the server's executors (one sandbox each); its live tools. Raises what stopped a
@@ -170,6 +186,8 @@ class ServerBuild:
     async def close(self) -> None:
         await asyncio.gather(*(e.close() for e in self.executors), return_exceptions=True)
         self.executors = []
+        if self._opened_at is not None:
+            self.seconds = time.perf_counter() - self._opened_at
 
     async def _llm_rounds(self, executors: list[Executor], verifier: Verifier) -> None:
         from toolatlas.method import MethodStage, llm_rounds
@@ -182,8 +200,9 @@ class ServerBuild:
 
     def _start_shard(self, tools) -> int:
         """Prepare the shard (or restore it from its checkpoint); the first round still to run."""
-        checkpoint = self.sink.load_checkpoint(self.spec.name) if (self.resume and self.sink) else None
-        first = self.shard.open(tools, self.preload, checkpoint, self.focus)
+        checkpoint = self.origin.checkpoint if self.origin is not None else None
+        stored = self.origin.stored.layers() if self.origin is not None and self.origin.stored else self.preload
+        first = self.shard.open(tools, stored, checkpoint, self.focus)
         if checkpoint is not None:
             self._log.info("build_resumed", after_round=self.shard.completed_round)
         return first

@@ -13,17 +13,17 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
 
 import structlog
 
+from toolatlas.build.checkpoint import CHECKPOINT_VERSION, ShardCheckpoint
 from toolatlas.build.frontier import frontier_for
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.graph.distil import distil_strategies, link_similar_traces
 from toolatlas.graph.fingerprint import fingerprint
-from toolatlas.graph.inducer import InductionDelta, Inducer
+from toolatlas.graph.inducer import Inducer, InductionDelta
 from toolatlas.graph.lexicon import Lexicon
-from toolatlas.graph.models import Entry, ServerNode, StrategyNode, ToolNode, TraceNode
+from toolatlas.graph.models import ServerNode
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
@@ -58,8 +58,6 @@ def state_references(tool: ToolSpec) -> frozenset[str]:
     return frozenset(spec.name for spec in infer_arguments(tool) if any(k in REFERENCE_KINDS for k in kinds(spec)))
 
 
-CHECKPOINT_VERSION = 3
-"""3: the discovery (listings, introspected database, tool costs) is kept, so a resumed build plans as the first did."""
 SLOW_PROBES_PER_ROUND = 1
 """Exploration probes per round that may call a tool discovery found slow."""
 MAX_CHAINS = 64
@@ -134,7 +132,7 @@ class ServerShard:
         self,
         tools: list[ToolSpec],
         stored: dict[str, list] | None,
-        checkpoint: dict[str, Any] | None,
+        checkpoint: ShardCheckpoint | None,
         focus: frozenset[str] | None = None,
     ) -> int:
         """Continue from a checkpoint when there is one (with the focus it was written with), else start
@@ -273,58 +271,57 @@ class ServerShard:
 
     # -- checkpoints ----------------------------------------------------------------------------
 
-    def checkpoint(self) -> dict[str, Any]:
-        """Everything needed to resume after :attr:`completed_round`, JSON-able."""
+    def checkpoint(self) -> ShardCheckpoint:
+        """Everything needed to resume after :attr:`completed_round`."""
         assert self.graph is not None and self.proposer is not None
         graph = self.graph
-        version, internal, gauss = self.rng.getstate()
-        return {
-            "version": CHECKPOINT_VERSION,
-            "server": self.spec.name,
-            "frontier": self.frontier_name,
-            "seed": self.settings.seed,
-            "completed_round": self.completed_round,
-            "rng": [version, list(internal), gauss],
-            "frontier_state": self.frontier.state(),
-            "pool": self.proposer.pool.dump(),
-            "discovery": self.proposer.discovery.model_dump(mode="json"),
-            "calls_by_probe": self.proposer.calls_by_probe,
-            "exploration": self.proposer.exploration_state(),
-            "transitions": dict(graph.transition_opportunities),
-            "covered": sorted(graph.covered),
-            "lexicon": dict(graph.lexicon.counts),
-            "server": graph.node.model_dump(mode="json") if graph.node is not None else None,
-            "tools": [n.model_dump(mode="json") for n in graph.tools.values()],
-            "entries": [e.model_dump(mode="json") for e in graph.entries.values()],
-            "traces": [t.model_dump(mode="json") for t in graph.traces.values()],
-            "strategies": [s.model_dump(mode="json") for s in graph.strategies.values()],
-            "chains": [p.model_dump(mode="json") for p in self.chains],
-            "focus": sorted(self.focus) if self.focus is not None else None,
-        }
+        return ShardCheckpoint(
+            version=CHECKPOINT_VERSION,
+            server=self.spec.name,
+            frontier=self.frontier_name,
+            seed=self.settings.seed,
+            completed_round=self.completed_round,
+            rng=self.rng.getstate(),
+            frontier_state=self.frontier.state(),
+            pool=self.proposer.pool.dump(),
+            discovery=self.proposer.discovery.model_dump(mode="json"),
+            calls_by_probe=self.proposer.calls_by_probe,
+            exploration=self.proposer.exploration_state(),
+            transitions=dict(graph.transition_opportunities),
+            covered=sorted(graph.covered),
+            lexicon=dict(graph.lexicon.counts),
+            node=graph.node,
+            tools=list(graph.tools.values()),
+            entries=list(graph.entries.values()),
+            traces=list(graph.traces.values()),
+            strategies=list(graph.strategies.values()),
+            chains=list(self.chains),
+            focus=sorted(self.focus) if self.focus is not None else None,
+        )
 
-    def restore(self, tools: list[ToolSpec], state: dict[str, Any]) -> None:
+    def restore(self, tools: list[ToolSpec], state: ShardCheckpoint) -> None:
         """Continue from a checkpoint written after a completed round."""
         from toolatlas.offline.proposer import OfflineProposer
 
         graph = ServerGraph(self.spec.name, tools)
         graph.references = {tool.name: state_references(tool) for tool in tools}
-        graph.tools.update({n.tool: n for n in (ToolNode.model_validate(x) for x in state["tools"]) if n.tool in graph.tools})
-        graph.entries = {e.id: e for e in (Entry.model_validate(x) for x in state["entries"])}
-        graph.traces = {t.id: t for t in (TraceNode.model_validate(x) for x in state["traces"])}
-        graph.strategies = {s.id: s for s in (StrategyNode.model_validate(x) for x in state["strategies"])}
-        graph.transition_opportunities.update(state["transitions"])
-        graph.covered = set(state["covered"])
-        graph.lexicon.update(state.get("lexicon") or {})
-        graph.node = ServerNode.model_validate(state["server"]) if state.get("server") else None
+        graph.tools.update({n.tool: n for n in state.tools if n.tool in graph.tools})
+        graph.entries = {e.id: e for e in state.entries}
+        graph.traces = {t.id: t for t in state.traces}
+        graph.strategies = {s.id: s for s in state.strategies}
+        graph.transition_opportunities.update(state.transitions)
+        graph.covered = set(state.covered)
+        graph.lexicon.update(state.lexicon)
+        graph.node = state.node
         self.graph = graph
-        self.focus = frozenset(state["focus"]) if state.get("focus") is not None else None
-        version, internal, gauss = state["rng"]
+        self.focus = frozenset(state.focus) if state.focus is not None else None
+        version, internal, gauss = state.rng
         self.rng.setstate((version, tuple(internal), gauss))
-        self.frontier.restore(state["frontier_state"])
-        self.proposer = OfflineProposer(graph, self.workspace, self.spec, self.rng, pool=ValuePool.load(state["pool"]))
+        self.frontier.restore(state.frontier_state)
+        self.proposer = OfflineProposer(graph, self.workspace, self.spec, self.rng, pool=ValuePool.load(state.pool))
         self.proposer.prepare()
-        self.proposer.apply_discovery(Discovery.model_validate(state.get("discovery") or {}), harvest=False)
-        self.proposer.calls_by_probe = state["calls_by_probe"]
-        self.proposer.restore_exploration_state(state.get("exploration") or {})
-        self.completed_round = state["completed_round"]
-        self.chains = [Probe.model_validate(p) for p in state.get("chains", [])]
+        self.proposer.apply_discovery(Discovery.model_validate(state.discovery), harvest=False)
+        self.proposer.calls_by_probe = state.calls_by_probe
+        self.proposer.restore_exploration_state(state.exploration)
+        self.completed_round = state.completed_round
+        self.chains = list(state.chains)

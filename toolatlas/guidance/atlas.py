@@ -250,7 +250,7 @@ class Atlas:
         The catalogue's ``[build.ablation]`` switches apply: without the capability or strategy
         layer nothing is served from it; without traversal the static top-k reader is used.
         """
-        from toolatlas.build.catalogue import open_store
+        from toolatlas.store.paths import open_store
         catalogue = config if isinstance(config, Catalogue) else load_catalogue(config)
         store = open_store(catalogue)
         try:

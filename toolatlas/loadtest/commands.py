@@ -98,7 +98,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
     levels = []
     if args.ray:
         from actors.loadtest import ray_level
-        from toolatlas.cli import ray_session
+        from toolatlas.ray_session import ray_session
 
         with ray_session(args.address):
             for clients in args.concurrency:

@@ -93,7 +93,7 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
     try:
         if args.engine == "ray":
             from actors.admission import ray_admitter
-            from toolatlas.cli import ray_session
+            from toolatlas.ray_session import ray_session
 
             with ray_session(args.address):
                 admissions = asyncio.run(admit_outcomes(Workspace(catalogue), store, queue,

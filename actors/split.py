@@ -1,0 +1,173 @@
+"""The split placement: a server's sandboxes on several executor hosts, its graph on a shard actor.
+
+A round is planned by the server's shard, its probes run in batches on the server's hosts (about
+:data:`BATCHES_PER_SANDBOX` per sandbox, the next already queued while one runs), verified where
+they ran, and the verified rollouts go by reference to the shard, which absorbs them in probe order
+(the driver reads only each batch's small summary). Batches in flight are bounded across the build
+(the build's gate: backpressure) and consumed in completion order. A shard that dies is lost: the
+driver hears :class:`~toolatlas.errors.RoundLost` and reopens the server from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import deque
+from typing import TYPE_CHECKING
+
+import ray
+from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
+
+from actors.calls import (
+    BATCH_TIMEOUT_S,
+    ROUND_TIMEOUT_S,
+    SHARD_TIMEOUT_S,
+    START_TIMEOUT_S,
+    STOP_TIMEOUT_S,
+    answer,
+    answer_surviving,
+    lost,
+    raised,
+)
+from toolatlas.build.checkpoint import RoundResult, ServerStart
+from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+from toolatlas.config import ServerSpec
+from toolatlas.errors import RoundLost
+from toolatlas.probing.models import BatchSummary, Probe
+
+if TYPE_CHECKING:
+    from actors.coordinator import RayBuild
+
+__all__ = ["SplitPlacement"]
+
+PREFETCH = 2
+"""Batches queued per sandbox: the next is waiting while one runs (hides the round trip to the host)."""
+BATCH = 16
+"""Most probes per round trip to an executor host: amortises Ray's per-call cost."""
+MIN_BATCH = 4
+BATCHES_PER_SANDBOX = 4
+"""A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
+small round still overlaps absorbing one batch with running the next."""
+
+
+class SplitPlacement:
+    """Servers over executor hosts and shard actors (a :class:`~toolatlas.build.driver.Placement`)."""
+
+    def __init__(self, build: RayBuild, rounds: int) -> None:
+        self.build = build
+        self.rounds = rounds
+        self.hosts: dict[str, list[int]] = {}
+        self.failures: dict[str, int] = {}
+        """Server → rollouts its sandboxes failed in a row (it is given up at INFRASTRUCTURE_FAILURES_TO_GIVE_UP)."""
+
+    async def open(self, spec: ServerSpec, start: ServerStart, focus: frozenset[str] | None) -> int:
+        name = spec.name
+        hosts = self.hosts.setdefault(name, self.build.slots(spec))
+        try:
+            starts = await asyncio.gather(*(answer(self.build.hosts[h].start.remote(name, slot), START_TIMEOUT_S,
+                                                   f"start of {name}") for slot, h in enumerate(hosts)))
+        except (RayTaskError, RayActorError) as exc:
+            raise raised(exc) from exc
+        shard = self.build.shard_of(name)
+        first = await answer_surviving(shard.prepare, name, starts[0], start.stored, start.checkpoint, focus,
+                                       timeout=START_TIMEOUT_S, what=f"preparing {name}")
+        self.build.ready(name, hosts)
+        return first
+
+    async def run_round(self, server: str, round_: int) -> RoundResult:
+        shard = self.build.shard_of(server)
+        try:
+            if round_ > self.rounds:  # the LLM method's rounds run on the shard, with sandboxes of its own
+                await self._stop(server)
+                return await answer(shard.method_round.remote(server, round_, round_ == self.rounds + 1),
+                                    ROUND_TIMEOUT_S, f"LLM round {round_} of {server}")
+            return await self._round(server, shard, round_)
+        except (RayTaskError, RayActorError, ActorUnavailableError) as exc:
+            if lost(exc):
+                raise RoundLost(f"the shard of {server} was lost in round {round_}") from exc
+            raise
+
+    async def _round(self, name: str, shard, round_: int) -> RoundResult:
+        t0 = time.perf_counter()
+        hosts = self.hosts[name]
+        probes: list[Probe] = await answer(shard.plan.remote(name, round_), SHARD_TIMEOUT_S, f"plan of {name}")
+        queue = deque(enumerate(probes))
+        batch_size = min(BATCH, max(MIN_BATCH, math.ceil(len(probes) / (BATCHES_PER_SANDBOX * len(hosts)))))
+        executed: dict[int, tuple[int, ray.ObjectRef]] = {}
+        """First probe index of a batch → (its size, its verified rollouts, unread by the driver)."""
+        arrived = asyncio.Event()
+        tally = {"failures": self.failures.get(name, 0), "calls": 0, "resets": 0}
+        gate = self.build.gate
+
+        def more() -> bool:
+            return bool(queue) and tally["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+
+        async def execute(slot: int, host: int) -> None:
+            window: deque[tuple[int, int, ray.ObjectRef, ray.ObjectRef, float]] = deque()
+            try:
+                while window or more():
+                    while len(window) < PREFETCH and more():
+                        if window and gate.locked():
+                            break  # never wait for a second permit while holding one: consume first (no deadlock)
+                        batch = [queue.popleft() for _ in range(min(batch_size, len(queue)))]
+                        await gate.acquire()
+                        summary, verified = self.build.hosts[host].run_many.options(num_returns=2).remote(
+                            name, slot, [probe for _, probe in batch])
+                        window.append((batch[0][0], len(batch), summary, verified, time.perf_counter()))
+                    first, size, summary, verified, sent = window[0]
+                    done: BatchSummary = await answer(summary, BATCH_TIMEOUT_S, f"a batch of {name}")
+                    window.popleft()
+                    gate.release()
+                    for failed in done.infrastructure_errors:
+                        tally["failures"] = tally["failures"] + 1 if failed else 0
+                    tally["calls"] += done.calls
+                    tally["resets"] += done.resets
+                    self.build.progressed(sent, size, done)
+                    executed[first] = (size, verified)
+                    arrived.set()
+            finally:
+                for _ in window:  # batches abandoned by an error: their permits go back
+                    gate.release()
+
+        executing = asyncio.ensure_future(asyncio.gather(*(execute(slot, host) for slot, host in enumerate(hosts))))
+        try:
+            index = 0
+            while True:  # absorb in probe order: every batch ready from `index` on, in one call
+                ready = []
+                while index in executed:
+                    size, verified = executed.pop(index)
+                    ready.append(verified)
+                    index += size
+                if ready:
+                    await answer(shard.absorb_many.remote(name, *ready), SHARD_TIMEOUT_S, f"absorbing of {name}")
+                    continue
+                if executing.done():
+                    break
+                arrived.clear()
+                waiter = asyncio.ensure_future(arrived.wait())
+                await asyncio.wait({waiter, executing}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+            await executing
+        finally:
+            executing.cancel()
+        self.failures[name] = tally["failures"]
+        given_up = tally["failures"] >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+        result: RoundResult = await answer(shard.finish_round.remote(
+            name, round_, time.perf_counter() - t0, "failed" if given_up else "ok",
+            "the server could not be (re)started" if given_up else "",
+        ), SHARD_TIMEOUT_S, f"round {round_} of {name}")
+        summary = BatchSummary(infrastructure_errors=[], calls=tally["calls"], resets=tally["resets"], ended_at=[])
+        return result.model_copy(update={"summary": summary})
+
+    async def _stop(self, server: str) -> None:
+        await asyncio.gather(*(answer(self.build.hosts[h].stop.remote(server), STOP_TIMEOUT_S, f"stop of {server}")
+                               for h in set(self.hosts.get(server, []))), return_exceptions=True)
+
+    async def close(self, server: str) -> None:
+        await self._stop(server)
+        shard = self.build.shard_of(server)
+        try:
+            await answer(shard.close_method.remote(server), STOP_TIMEOUT_S, f"the LLM stage of {server}")
+        except (RayActorError, ActorUnavailableError):
+            pass  # a lost shard holds nothing of the server any more

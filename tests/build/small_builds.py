@@ -1,0 +1,36 @@
+"""Small builds of two demo servers, and what an atlas holds, for the resume and lost-round tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolatlas.build.catalogue import open_store
+from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+
+REPO = Path(__file__).resolve().parents[2]
+SERVERS = ["memory", "time"]
+ROUNDS = 2
+
+
+def catalogue_at(path: Path) -> Catalogue:
+    """The demo catalogue, small budgets, its atlas at ``path``."""
+    demo = load_catalogue(REPO / "configs" / "demo.toml")
+    return demo.model_copy(update={
+        "store": StoreSettings(backend="edge", path=str(path)),
+        "build": demo.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 1}),
+    })
+
+
+def atlas(catalogue: Catalogue) -> dict:
+    """What the atlas holds: every record's id with its counts."""
+    store = open_store(catalogue)
+    try:
+        records = store.records()
+    finally:
+        store.close()
+    return {
+        "entries": {e.id: (e.support, e.transitions, e.status.value) for e in records["entries"]},
+        "traces": {t.id: (t.runs, t.resolved) for t in records["traces"]},
+        "strategies": sorted(s.id for s in records["strategies"]),
+        "tools": {n.id: (n.probes, tuple(n.arguments_exercised)) for n in records["tools"]},
+    }
