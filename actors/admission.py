@@ -9,7 +9,7 @@ import ray
 
 from actors.common import actor_workspace
 from toolatlas.runtimes import install
-from toolatlas.trust.admission import AdmitServer, Admission, admit_server
+from toolatlas.trust.admission import Admission, AdmitServer, admit_server
 from toolatlas.trust.outcomes import QueuedOutcome
 
 __all__ = ["ADMIT_SERVER_TIMEOUT_S", "ray_admitter"]

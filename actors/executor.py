@@ -94,7 +94,8 @@ class ExecutorHost:
             replays = iter(settled)
             verified = [item if item is not None else next(replays) for item in verified]
             ended += [time.time()] * (len(verified) - len(ended))
-        return BatchSummary.of([rollout for rollout, _ in verified], ended), verified
+        complete = [item for item in verified if item is not None]
+        return BatchSummary.of([rollout for rollout, _ in complete], ended), complete
 
     # -- colocated servers --------------------------------------------------------------------------
 

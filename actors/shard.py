@@ -7,6 +7,8 @@ so the coordinator persists every round's records and checkpoint as it does for 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from actors.common import actor_workspace
 from toolatlas.build.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
 from toolatlas.build.shard import ServerShard
@@ -15,6 +17,9 @@ from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import ToolSpec
 from toolatlas.probing.models import Probe, Rollout, Verdict
 
+if TYPE_CHECKING:
+    from toolatlas.llm import LlmClient
+
 
 class ShardActor:
     def __init__(self, config: str, frontier: str, store_path: str | None = None) -> None:
@@ -22,7 +27,7 @@ class ShardActor:
         self.frontier = frontier
         self.shards: dict[str, ServerShard] = {}
         self.stages: dict = {}
-        self.llm = None
+        self.llm: LlmClient | None = None
 
     def _shard(self, server: str) -> ServerShard:
         if server not in self.shards:
@@ -69,6 +74,7 @@ class ShardActor:
         from toolatlas.method import MethodStage
 
         if self.llm is None:
+            assert self.workspace.catalogue.llm is not None, "an LLM round needs the catalogue's [llm] section"
             self.llm = LlmClient(self.workspace.catalogue.llm)
         shard = self._shard(server)
         if server not in self.stages:

@@ -635,9 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
     diff.set_defaults(func=cmd_diff)
 
     from toolatlas.lifecycle.commands import add_commands as add_lifecycle_commands
-    from toolatlas.trust.commands import add_commands as add_trust_commands
     from toolatlas.loadtest.commands import add_commands as add_loadtest_command
     from toolatlas.scaffold import add_commands as add_init_command
+    from toolatlas.trust.commands import add_commands as add_trust_commands
 
     add_lifecycle_commands(commands)
     add_trust_commands(commands)

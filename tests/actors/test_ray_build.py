@@ -24,7 +24,7 @@ ray = pytest.importorskip("ray")
 
 from actors.coordinator import RayBuild, answer  # noqa: E402
 from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store  # noqa: E402
-from toolatlas.config import load_catalogue, parse_catalogue  # noqa: E402
+from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.errors import ConfigError, WorkerError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
 from toolatlas.testing import faulty_server_command  # noqa: E402
@@ -271,7 +271,6 @@ def json_toml(data: dict) -> str:
         else:
             lines.append(f"[{key}]")
             lines += [f"{k} = {value(v)}" for k, v in section.items()]
-    parse_catalogue  # the format is the catalogue's; load_catalogue validates it
     return "\n".join(lines) + "\n"
 
 

@@ -4,7 +4,6 @@ against a real guidance service."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

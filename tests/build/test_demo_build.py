@@ -22,7 +22,6 @@ from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
 from toolatlas.probing.verifier import step_failed
-from toolatlas.store.types import Filter
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

@@ -18,11 +18,10 @@ from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store, s
 from toolatlas.config import BuildSettings, LlmSettings, MethodSettings, StoreSettings, load_catalogue
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
+from toolatlas.testing.memory_policy import MemoryPolicy
 from toolatlas.testing.openai_script import Fault
 from toolatlas.testing.openai_server import ScriptedOpenAIServer
 from toolatlas.workspace import Workspace
-
-from toolatlas.testing.memory_policy import MemoryPolicy
 
 pytestmark = pytest.mark.servers
 

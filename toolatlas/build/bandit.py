@@ -294,14 +294,14 @@ class LinUCBFrontier:
             masked = np.where(open_, bounds, -np.inf)
             top = np.flatnonzero(masked == masked.max())
             i = int(top[np.argmin(tiebreak[top])])
-            probe = _most_novel(graph, pools[arms[i]], claimed, taken)
-            if probe is None:  # nothing new left in this arm this round
+            novel = _most_novel(graph, pools[arms[i]], claimed, taken)
+            if novel is None:  # nothing new left in this arm this round
                 open_[i] = False
                 continue
-            chosen.append(probe)
-            taken.add(probe.id)
-            claimed.update(probe.coverage_keys)
-            self.pending[probe.id] = (arms[i], probe.round, contexts[i].copy())
+            chosen.append(novel)
+            taken.add(novel.id)
+            claimed.update(novel.coverage_keys)
+            self.pending[novel.id] = (arms[i], novel.round, contexts[i].copy())
             direction = arms[i][1]
             shadow.update(direction.value, ids[i], contexts[i], 0.0)
             allocated[i] += 1

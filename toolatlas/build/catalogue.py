@@ -180,4 +180,5 @@ def open_llm(catalogue: Catalogue, backend: str) -> LlmClient | None:
         return None
     from toolatlas.llm import LlmClient
 
+    assert catalogue.llm is not None  # use_llm: the catalogue has an [llm] section
     return LlmClient(catalogue.llm)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -107,7 +107,7 @@ class ServerBuild:
         self.coverage: list[RoundCoverage] = []
         self.executors: list[Executor] = []
         self._infrastructure_failures = 0
-        self.tool_seconds: Counter[str] = Counter()
+        self.tool_seconds: defaultdict[str, float] = defaultdict(float)
         """Seconds each tool's calls took in this build (its pilot included): what it cost the build."""
         self.seconds = 0.0
         """The build's wall time, open to close."""
@@ -132,7 +132,7 @@ class ServerBuild:
                 await self._llm_rounds(self.executors, self.verifier)
         finally:
             await self.close()
-            self.tool_seconds = Counter(self.costs())
+            self.tool_seconds = defaultdict(float, self.costs())
         return self.coverage
 
     async def open(self) -> int:
@@ -153,7 +153,7 @@ class ServerBuild:
 
     def costs(self) -> dict[str, float]:
         """Seconds each tool's calls took in this build, its pilot (discovery) included."""
-        costs = Counter(self.tool_seconds)
+        costs = defaultdict(float, self.tool_seconds)
         if self.shard.proposer is not None:
             for tool, cost in self.shard.proposer.discovery.costs.items():
                 costs[tool] += cost.seconds

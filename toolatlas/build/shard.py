@@ -13,6 +13,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -31,6 +32,9 @@ from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgKind, ArgSpec, infer_arguments
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.workspace import Workspace
+
+if TYPE_CHECKING:
+    from toolatlas.offline.proposer import OfflineProposer
 
 __all__ = ["CHECKPOINT_VERSION", "RoundTally", "ServerShard"]
 
@@ -96,7 +100,7 @@ class ServerShard:
         self.frontier = frontier_for(frontier)
         self.rng = random.Random(f"{settings.seed}:{spec.name}")
         self.graph: ServerGraph | None = None
-        self.proposer = None
+        self.proposer: OfflineProposer | None = None
         self.completed_round = -1
         self.tally = RoundTally()
         self.chains: list[Probe] = []

@@ -73,8 +73,8 @@ def _add_refresh(commands: argparse._SubParsersAction) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from toolatlas.cli import _built_store, _catalogue, _servers, _write_outputs
-    from toolatlas.ray_session import ray_session
     from toolatlas.lifecycle.verify import ServerVerification, verify_catalogue
+    from toolatlas.ray_session import ray_session
     from toolatlas.workspace import Workspace
 
     catalogue = _catalogue(args)
@@ -194,8 +194,8 @@ def _refresh_on_ray(args: argparse.Namespace, catalogue, servers, on_round) -> l
     then one Ray build of what changed (its store owner holds the store meanwhile)."""
     from actors.coordinator import RayBuild
     from toolatlas.build.catalogue import AtlasPaths, open_store, write_consistency
-    from toolatlas.ray_session import ray_session
     from toolatlas.lifecycle.refresh import build_focus, prepare_catalogue, probed
+    from toolatlas.ray_session import ray_session
     from toolatlas.workspace import Workspace
 
     store = open_store(catalogue)

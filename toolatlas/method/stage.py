@@ -138,6 +138,7 @@ class MethodStage:
         """Read the initial state and the usage docs; ready the proposers (call once, then rounds)."""
         self._stack = AsyncExitStack()
         state = await self._stack.enter_async_context(initial_state(self.workspace, self.spec))
+        assert self.shard.proposer is not None, "the shard is prepared before its LLM stage starts"
         brief = ServerBrief(
             spec=self.spec,
             graph=self.graph,
