@@ -48,11 +48,13 @@ $(STAMP): pyproject.toml
 servers: setup
 	$(BIN)/toolatlas servers install configs/demo.toml
 
-# The tests also build three servers of the wild catalogue (tests/evaluation/test_wild_recall.py) and
+# The tests also build five servers of the wild catalogue (tests/evaluation/test_wild_recall.py and
+# the tests of the proposer and the server's own state on spreadsheet and DuckDB) and
 # drive the PostgreSQL server, which needs a Python 3.12 interpreter: installed
 # when one is found, otherwise its tests are skipped with the reason.
 test-servers: servers
-	$(BIN)/toolatlas servers install configs/wild.toml --server units --server eslint --server taskmanager
+	$(BIN)/toolatlas servers install configs/wild.toml --server units --server eslint --server taskmanager \
+		--server duckdb --server spreadsheet
 	@if $(BIN)/python -c 'from toolatlas.runtimes import find_python; find_python("3.12")' >/dev/null 2>&1; then \
 		$(BIN)/toolatlas servers install configs/postgres.toml; \
 	else echo "note: no Python 3.12 interpreter found; the postgres-mcp tests will be skipped"; fi
