@@ -47,11 +47,11 @@ from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.graph.consistency import check_consistency  # noqa: E402
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence  # noqa: E402
+from toolatlas.lifecycle.verify import agreement, replay_probe  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
 from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
-from toolatlas.probing.models import Direction, Probe, ProbeStep  # noqa: E402
-from toolatlas.probing.text import error_signature, evidence_excerpt, excerpts_agree, to_placeholders  # noqa: E402
+from toolatlas.probing.text import excerpts_agree, to_placeholders  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,40 +67,6 @@ def sample_evidence(entries: list[Entry], size: int, rng: random.Random, *, ever
         return [(entry, evidence) for entry in served for evidence in entry.evidence]
     chosen = rng.sample(served, min(size, len(served)))
     return [(entry, rng.choice(entry.evidence)) for entry in chosen]
-
-
-def replay_probe(server: str, evidence: Evidence, n: int) -> Probe:
-    """The evidence call as a probe: the calls before it in its probe, then the call itself."""
-    steps = [ProbeStep(tool=c["tool"], arguments=c["arguments"]) for c in evidence.prefix]
-    steps.append(ProbeStep(tool=evidence.tool, arguments=evidence.arguments))
-    return Probe(id=f"replay{n}", server=server, round=0, direction=Direction.AFFORDANCE, target=evidence.tool,
-                 task=f"replay of {evidence.probe_id} step {evidence.step}", steps=steps)
-
-
-def agrees(entry: Entry, evidence: Evidence, rollout, verdict) -> tuple[bool, str]:
-    """Whether a replay shows what the evidence showed; the difference when it does not."""
-    if rollout.infrastructure_error is not None:
-        return False, f"sandbox: {rollout.infrastructure_error[:120]}"
-    last = next((v for v in verdict.steps if v.index == len(rollout.probe.steps) - 1), None)
-    if last is None:
-        return False, f"the chain stopped before the call (after step {rollout.aborted_at})"
-    outcome = rollout.steps[-1].outcome
-    expected_failed = entry.kind is EntryKind.BOUNDARY
-    if last.failed != expected_failed:
-        return False, f"{'failed' if last.failed else 'succeeded'} where the evidence {'failed' if expected_failed else 'succeeded'}: {outcome.excerpt[:120]!r}"
-    if last.outcome is not evidence.outcome:
-        return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
-    if expected_failed:
-        # the signature of what the build keeps: the excerpt cut where evidence is cut
-        kept = evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))
-        replayed = error_signature(kept) or last.outcome.value
-        recorded = error_signature(evidence.excerpt) or evidence.outcome.value
-        if replayed != recorded:
-            return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"
-        return True, ""
-    if (not last.change.empty) != bool(evidence.state_change):
-        return False, f"state change {last.change.summary(limit=2)!r}, evidence {evidence.state_change or 'no change'!r}"
-    return True, ""
 
 
 def same_output(evidence: Evidence, rollout) -> tuple[bool, str]:
@@ -127,7 +93,7 @@ async def replay_server(workspace: Workspace, server: str, items: list[tuple[Ent
         await executor.start()
         for n, (entry, evidence) in enumerate(items):
             rollout, verdict = await executor.run_verified(replay_probe(server, evidence, n))
-            ok, why = agrees(entry, evidence, rollout, verdict)
+            ok, why = agreement(entry, evidence, rollout, verdict)
             results.append((entry, evidence, ok, why))
         for n, entry in enumerate(deterministic):
             rollout, _ = await executor.run_verified(replay_probe(server, entry.evidence[0], len(items) + n))

@@ -154,7 +154,9 @@ def agreement(entry: Entry, evidence: Evidence, rollout: Rollout, verdict: Verdi
     if last.outcome is not evidence.outcome:
         return False, f"outcome {last.outcome.value}, evidence {evidence.outcome.value}"
     if expected_failed:
-        replayed = error_signature(to_placeholders(outcome.excerpt, rollout.variables)) or last.outcome.value
+        # the signature of what the build keeps: the replayed excerpt cut where evidence is cut
+        kept = evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))
+        replayed = error_signature(kept) or last.outcome.value
         recorded = error_signature(evidence.excerpt) or evidence.outcome.value
         if replayed != recorded:
             return False, f"error {replayed[:100]!r}, evidence {recorded[:100]!r}"
