@@ -8,13 +8,17 @@ import platform
 import statistics
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import psutil
 
+if TYPE_CHECKING:
+    from toolatlas.workspace import Workspace
+
 RESULTS = Path(__file__).resolve().parent / "results"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def timed(func: Callable[[], Any]) -> float:
@@ -84,3 +88,28 @@ class ProcessTreeSampler:
             except psutil.Error:
                 pass  # a process went away mid-walk: the next sample sees the tree as it is
             self._stop.wait(self.interval)
+
+
+async def demo_atlas_export(scratch: Path, servers: Sequence[str], rounds: int) -> tuple[Workspace, Path]:
+    """The demo catalogue with its store in ``scratch/store``, ``servers`` built into it (offline,
+    ``rounds`` rounds, runtimes from the repository's home), and the atlas exported to
+    ``scratch/atlas.json``: ``(workspace, export)``."""
+    from toolatlas.build.catalogue import build_catalogue, open_store
+    from toolatlas.config import StoreSettings, load_catalogue
+    from toolatlas.export import assemble
+    from toolatlas.home import Home
+    from toolatlas.workspace import Workspace
+
+    demo = load_catalogue(REPO / "configs" / "demo.toml")
+    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(scratch / "store"))})
+    workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+    store = open_store(catalogue)
+    try:
+        await build_catalogue(workspace, store, servers=[catalogue.server(s) for s in servers], rounds=rounds)
+        records = store.records()
+    finally:
+        store.close()
+    export = scratch / "atlas.json"
+    export.write_text(assemble(catalogue.name, records["tools"], records["entries"], records["traces"],
+                               records["strategies"], []).model_dump_json(by_alias=True))
+    return workspace, export

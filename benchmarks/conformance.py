@@ -25,15 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import save
+from _common import demo_atlas_export, save
 
-from toolatlas.build.catalogue import build_catalogue, open_store
-from toolatlas.config import StoreSettings, load_catalogue
-from toolatlas.export import assemble
-from toolatlas.home import Home
 from toolatlas.logs import configure_logging
 from toolatlas.serve.process import ServiceProcess, free_port
-from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = REPO / ".toolatlas"
@@ -52,22 +47,6 @@ def install_suite() -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--silent", "--prefix", str(folder), SUITE], check=True)
     return command
-
-
-async def build_atlas(scratch: Path) -> tuple[Path, Path]:
-    """A catalogue copy whose store holds a bootstrap-only atlas of SERVER, and its export."""
-    demo = load_catalogue(REPO / "configs" / "demo.toml")
-    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(scratch / "store"))})
-    store = open_store(catalogue)
-    try:
-        await build_catalogue(Workspace(catalogue, Home(HOME)), store, servers=[catalogue.server(SERVER)], rounds=0)
-        records = store.records()
-    finally:
-        store.close()
-    export = scratch / "atlas.json"
-    export.write_text(assemble(catalogue.name, records["tools"], records["entries"], records["traces"],
-                               records["strategies"], []).model_dump_json(by_alias=True))
-    return REPO / "configs" / "demo.toml", export
 
 
 @contextmanager
@@ -111,7 +90,8 @@ def main() -> int:
     suite = install_suite()
     results: dict[str, dict[str, dict[str, int]]] = {}
     with tempfile.TemporaryDirectory(prefix="toolatlas-conformance-") as scratch:
-        config, export = asyncio.run(build_atlas(Path(scratch)))
+        _, export = asyncio.run(demo_atlas_export(Path(scratch), [SERVER], rounds=0))
+        config = REPO / "configs" / "demo.toml"
         with ServiceProcess("--atlas", str(export), cwd=REPO) as stateless:
             results["serve"] = {s: run_scenario(suite, f"{stateless.url}/mcp", s) for s in scenarios}
         with ServiceProcess("--atlas", str(export), "--mcp-sessions", cwd=REPO) as stateful:

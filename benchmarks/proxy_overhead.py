@@ -27,17 +27,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import percentile_ms, save
+from _common import demo_atlas_export, percentile_ms, save
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from toolatlas.build.catalogue import build_catalogue, open_store
-from toolatlas.config import StoreSettings, load_catalogue
-from toolatlas.export import assemble
+from toolatlas.config import load_catalogue
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
 from toolatlas.proxy import deployment_launch, deployment_variables
-from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = REPO / ".toolatlas"
@@ -48,18 +45,8 @@ Call = Callable[[], Awaitable[object]]
 
 async def build_atlas(scratch: Path) -> tuple[Path, dict[str, dict[str, str]]]:
     """A catalogue copy whose store holds a fresh atlas of SERVERS, its export, and each server's data copy."""
-    demo = load_catalogue(REPO / "configs" / "demo.toml")
-    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(scratch / "store"))})
-    workspace = Workspace(catalogue, Home(HOME))
-    store = open_store(catalogue)
-    try:
-        await build_catalogue(workspace, store, servers=[catalogue.server(s) for s in SERVERS], rounds=1)
-        records = store.records()
-    finally:
-        store.close()
-    export = scratch / "atlas.json"
-    export.write_text(assemble(catalogue.name, records["tools"], records["entries"], records["traces"],
-                               records["strategies"], []).model_dump_json(by_alias=True))
+    workspace, export = await demo_atlas_export(scratch, SERVERS, rounds=1)
+    catalogue = workspace.catalogue
     data = {}
     for name in SERVERS:  # the "user's data": a copy of the server's snapshot
         source = Path(workspace.snapshot(catalogue.server(name)).path)
