@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from small_builds import atlas
 
 from toolatlas.build.catalogue import AtlasPaths, open_store, read_coverage
 from toolatlas.config import load_catalogue
@@ -34,20 +35,6 @@ def build(config: Path, *extra: str, hash_seed: str) -> subprocess.Popen:
     for server in SERVERS:
         args += ["--server", server]
     return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def atlas(config: Path) -> dict:
-    store = open_store(load_catalogue(config))
-    try:
-        records = store.records()
-    finally:
-        store.close()
-    return {
-        "entries": {e.id: (e.support, e.transitions, e.status.value) for e in records["entries"]},
-        "traces": {t.id: (t.runs, t.resolved) for t in records["traces"]},
-        "strategies": sorted(s.id for s in records["strategies"]),
-        "tools": {n.id: (n.probes, tuple(n.arguments_exercised)) for n in records["tools"]},
-    }
 
 
 class TestResume:
@@ -79,7 +66,7 @@ class TestResume:
         output = process.communicate(timeout=600)[0]
         assert process.returncode == 0, output
         assert "build_resumed" in output or any(f"[{s}]" in output for s in SERVERS)
-        expected, resumed = atlas(reference), atlas(interrupted)
+        expected, resumed = atlas(load_catalogue(reference)), atlas(load_catalogue(interrupted))
         assert resumed["entries"] == expected["entries"]
         assert resumed == expected
         checkpoints = AtlasPaths(load_catalogue(interrupted)).root / "checkpoints"

@@ -14,6 +14,7 @@ import os
 import socket
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,28 +85,29 @@ async def memory(demo_atlas: BuiltAtlas) -> AsyncIterator[Pair]:
         yield Pair(upstream.connection, proxy, upstream.variables)
 
 
+@asynccontextmanager
+async def fault_pair(fault_catalogue: tuple[Path, Path], server: str) -> AsyncIterator[Pair]:
+    """A server of the fault catalogue reached directly and through the proxy (its atlas from the export)."""
+    config, export = fault_catalogue
+    async with (
+        open_upstream(load_catalogue(config), server) as upstream,
+        connected(proxy_command(str(config), "--server", server, "--atlas", str(export))) as proxy,
+    ):
+        yield Pair(upstream.connection, proxy, upstream.variables)
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def paged(fault_catalogue: tuple[Path, Path]) -> AsyncIterator[Pair]:
     """A server that lists its tools over three pages and answers unknown tools with a JSON-RPC error."""
-    config, export = fault_catalogue
-    catalogue = load_catalogue(config)
-    async with (
-        open_upstream(catalogue, "paged") as upstream,
-        connected(proxy_command(str(config), "--server", "paged", "--atlas", str(export))) as proxy,
-    ):
-        yield Pair(upstream.connection, proxy, upstream.variables)
+    async with fault_pair(fault_catalogue, "paged") as pair:
+        yield pair
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def unmapped(fault_catalogue: tuple[Path, Path]) -> AsyncIterator[Pair]:
     """A server of the catalogue that the atlas knows nothing of, direct and proxied."""
-    config, export = fault_catalogue
-    catalogue = load_catalogue(config)
-    async with (
-        open_upstream(catalogue, "unmapped") as upstream,
-        connected(proxy_command(str(config), "--server", "unmapped", "--atlas", str(export))) as proxy,
-    ):
-        yield Pair(upstream.connection, proxy, upstream.variables)
+    async with fault_pair(fault_catalogue, "unmapped") as pair:
+        yield pair
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
