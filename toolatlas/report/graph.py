@@ -135,10 +135,11 @@ def _depths(names: list[str], edges: list[Edge]) -> dict[str, int]:
             succ[e.source][e.target] += max(e.weight, 0.01)
             balance[e.source] -= max(e.weight, 0.01)
             balance[e.target] += max(e.weight, 0.01)
-    children = {n: sorted(succ[n], key=lambda t: (-succ[n][t], names.index(t))) for n in names}
+    order = {n: i for i, n in enumerate(names)}
+    children = {n: sorted(succ[n], key=lambda t: (-succ[n][t], order[t])) for n in names}
     forward: set[tuple[str, str]] = set()
     state: dict[str, int] = {}  # 1: on the walk's path, 2: done
-    for root in sorted(names, key=lambda n: (balance[n], names.index(n))):
+    for root in sorted(names, key=lambda n: (balance[n], order[n])):
         if root in state:
             continue
         state[root] = 1
