@@ -634,6 +634,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="markdown: tables fit for a pull-request comment")
     diff.set_defaults(func=cmd_diff)
 
+    from toolatlas.demo import add_commands as add_demo_command
     from toolatlas.lifecycle.commands import add_commands as add_lifecycle_commands
     from toolatlas.loadtest.commands import add_commands as add_loadtest_command
     from toolatlas.scaffold import add_commands as add_init_command
@@ -642,6 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_lifecycle_commands(commands)
     add_trust_commands(commands)
     add_init_command(commands)
+    add_demo_command(commands)
     add_loadtest_command(commands)
 
     keygen = commands.add_parser("keygen", help="write an Ed25519 key pair for signing exports (KEY, KEY.pub)")

@@ -186,9 +186,10 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         description="Install the server (a pinned npm or PyPI package, or a command), start it in its sandbox and "
         "list its tools; write a [[servers]] entry with its runtime (adding mcp<2 for a PyPI server that only "
         "starts with the 1.x SDK), a proposed environment and a smoke call that answered. Printed, or appended "
-        "to a catalogue with -o (created when missing).",
+        "to a catalogue with -o (created when missing). With no server given, writes the demo catalogue "
+        "(five reference servers) to -o or ./demo.toml as an example to start from.",
     )
-    source = init.add_mutually_exclusive_group(required=True)
+    source = init.add_mutually_exclusive_group()
     source.add_argument("--npm", metavar="PKG@VERSION", help="an npm package at an exact version")
     source.add_argument("--pypi", metavar="PKG==VERSION", help="a PyPI package at an exact version")
     source.add_argument("--command", metavar='"CMD ARGS"', help="a server already on this machine")
@@ -199,7 +200,14 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     from toolatlas.config import load_catalogue
+    from toolatlas.demo import write_example
 
+    if not (args.npm or args.pypi or args.command):
+        target = args.output or Path("demo.toml")
+        written = write_example(target)
+        print(f"{'wrote' if written else 'kept'} the demo catalogue {target}; next: toolatlas demo -o {target}, "
+              f"or add a server with toolatlas init --npm PKG@VERSION -o {target}", file=sys.stderr)
+        return 0
     spec = runtime_from(args.npm, args.pypi, args.command, args.name)
     if args.output is not None and args.output.exists():
         existing = load_catalogue(args.output)

@@ -1,0 +1,72 @@
+"""The bundled demo catalogue: shipped inside the package, written by ``toolatlas init`` / ``toolatlas demo``
+to a folder where it keeps its atlas, and the whole demo run from an empty folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from toolatlas.cli import main
+from toolatlas.config import load_catalogue
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class TestExampleCatalogue:
+    def test_init_without_a_server_writes_the_demo_catalogue_with_its_atlas_beside_it(self, tmp_path: Path) -> None:
+        """`init -o F` with no server writes the demo catalogue, which validates and keeps its atlas in F's folder."""
+        target = tmp_path / "mine" / "demo.toml"
+        assert main(["init", "-o", str(target)]) == 0
+        catalogue = load_catalogue(target)
+        assert [s.name for s in catalogue.servers] == [s.name for s in load_catalogue(REPO / "configs" / "demo.toml").servers]
+        assert catalogue.atlas_dir == (tmp_path / "mine" / ".toolatlas" / "atlas" / "demo").resolve()
+
+    def test_writing_it_again_keeps_it_and_another_file_is_never_overwritten(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A second `init` keeps the same file; a different file at the path is a usage error and stays as it was."""
+        target = tmp_path / "demo.toml"
+        assert main(["init", "-o", str(target)]) == 0
+        assert main(["init", "-o", str(target)]) == 0
+        assert "kept the demo catalogue" in capsys.readouterr().err
+        mine = tmp_path / "mine.toml"
+        mine.write_text('version = 1\nname = "mine"\n')
+        assert main(["init", "-o", str(mine)]) == 2
+        assert "is not the demo catalogue" in capsys.readouterr().err
+        assert mine.read_text() == 'version = 1\nname = "mine"\n'
+
+
+class TestWheel:
+    def test_the_wheel_ships_the_demo_catalogue(self, tmp_path: Path) -> None:
+        """The built wheel holds toolatlas/catalogues/demo.toml with configs/demo.toml's text."""
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(REPO)],
+            check=True, capture_output=True, text=True,
+        )
+        (wheel,) = tmp_path.glob("toolatlas-*.whl")
+        with zipfile.ZipFile(wheel) as archive:
+            shipped = archive.read("toolatlas/catalogues/demo.toml").decode()
+            names = archive.namelist()
+        assert shipped == (REPO / "configs" / "demo.toml").read_text()
+        assert not any(name.startswith("toolatlas/catalogues/wild") for name in names)  # its seeds live in the repo
+
+
+@pytest.mark.slow
+@pytest.mark.servers
+class TestDemoCommand:
+    def test_demo_runs_from_an_empty_folder(self, tmp_path: Path) -> None:
+        """`toolatlas demo` in an empty folder writes the catalogue, builds the atlas there and prints guidance."""
+        home = REPO / ".toolatlas"  # the installed runtimes, so the run does not download them again
+        result = subprocess.run(
+            [sys.executable, "-m", "toolatlas", "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=900,
+            env={**os.environ, "TOOLATLAS_HOME": str(home)},
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert (tmp_path / "demo.toml").exists()
+        assert any((tmp_path / ".toolatlas" / "atlas" / "demo").iterdir())
+        assert "git_commit" in result.stdout

@@ -1,0 +1,73 @@
+"""The bundled demo catalogue, and ``toolatlas demo``: the README's first command for an installed package.
+
+The demo catalogue (``configs/demo.toml`` in the source tree, ``toolatlas/catalogues/demo.toml`` in
+the package) holds five reference MCP servers — files, a knowledge graph, git, SQLite, time — whose
+runtimes install from npm and PyPI on first use and whose states are built-in seeds. Written to a
+folder it keeps its atlas beside itself (``.toolatlas/atlas/demo``), not where the package lives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from toolatlas.errors import ToolAtlasError
+
+__all__ = ["DEMO_TASK", "add_commands", "example_catalogue", "write_example"]
+
+DEMO_TASK = "Commit my pending changes with a short message"
+"""The task the demo asks guidance for (the git server's staged-changes boundary is on its path)."""
+_STORE_PATH = re.compile(r"^path\s*=.*\n", re.MULTILINE)
+
+
+def example_catalogue() -> str:
+    """The demo catalogue's text without its ``[store] path``, so its atlas goes beside the file written."""
+    text = (resources.files("toolatlas") / "catalogues" / "demo.toml").read_text(encoding="utf-8")
+    head, sep, store = text.partition("\n[store]\n")
+    table, rest_sep, rest = store.partition("\n[")
+    text = head + sep + _STORE_PATH.sub("", table) + rest_sep + rest
+    if "path" in tomllib.loads(text).get("store", {}):  # the table's layout changed: fail here, not in a build
+        raise ToolAtlasError("the bundled demo catalogue keeps a [store] path that could not be removed")
+    return text
+
+
+def write_example(target: Path) -> bool:
+    """Write the demo catalogue to ``target``; False when a file with the same text is already there."""
+    text = example_catalogue()
+    if target.exists():
+        if target.read_text(encoding="utf-8") == text:
+            return False
+        raise ToolAtlasError(f"{target} exists and is not the demo catalogue: remove it or pass another --output")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return True
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    demo = commands.add_parser(
+        "demo", help="write the demo catalogue here, install its servers, build its atlas, ask it for guidance",
+        description="The whole product on five reference servers, no LLM needed: writes demo.toml to the "
+        "current folder (kept when it is already there), installs and checks its server runtimes under "
+        "./.toolatlas, builds the atlas offline and prints the guidance for one task.",
+    )
+    demo.add_argument("-o", "--output", type=Path, default=Path("demo.toml"), help="where to write the catalogue")
+    demo.add_argument("--task", default=DEMO_TASK, help=f"the task to ask guidance for (default: {DEMO_TASK!r})")
+    demo.set_defaults(func=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from toolatlas.cli import main
+
+    if write_example(args.output):
+        print(f"wrote the demo catalogue to {args.output}", file=sys.stderr, flush=True)
+    config = str(args.output)
+    logging = [*(["--log-level", args.log_level] if args.log_level else []), *(["--log-json"] if args.log_json else [])]
+    for step in (["servers", "install", config], ["servers", "check", config], ["build", config], ["guide", args.task, "--config", config]):
+        status = main([*logging, *step])
+        if status:
+            return status
+    return 0
