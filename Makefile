@@ -42,7 +42,7 @@ $(STAMP): pyproject.toml
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "ToolAtlas needs Node.js >= 18 with npm for the demo servers"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[all,dev]'
 	touch $(STAMP)
 
 servers: setup

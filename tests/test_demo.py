@@ -70,3 +70,17 @@ class TestDemoCommand:
         assert (tmp_path / "demo.toml").exists()
         assert any((tmp_path / ".toolatlas" / "atlas" / "demo").iterdir())
         assert "git_commit" in result.stdout
+
+
+class TestOptionalDependencies:
+    @pytest.mark.parametrize(("module", "argv", "extra"), [
+        ("ray", ["build", "configs/demo.toml", "--engine", "ray"], "ray"),
+        ("psycopg", ["servers", "check", "configs/postgres.toml"], "postgres"),
+    ])
+    def test_a_command_that_needs_a_missing_extra_names_it(self, module: str, argv: list[str], extra: str) -> None:
+        """Without an optional dependency installed, a command that needs it exits 2 naming the extra to install."""
+        code = (f"import sys; sys.modules[{module!r}] = None\n"  # what an install without the extra looks like
+                f"from toolatlas.cli import main; sys.exit(main({argv!r}))")
+        result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2, result.stderr[-2000:]
+        assert f"pip install 'toolatlas[{extra}]'" in result.stderr and "Traceback" not in result.stderr

@@ -193,6 +193,7 @@ def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> 
 
 def cmd_build(args: argparse.Namespace) -> int:
     from toolatlas.build.catalogue import AtlasPaths, build_atlas, open_store
+    from toolatlas.progress import BuildProgress
 
     catalogue = _catalogue(args)
     servers = _servers(catalogue, args.server)
@@ -203,12 +204,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         flush=True,
     )
     _warn_unconfined(servers)
-    on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
-    report = build_atlas(
-        args.config, catalogue, servers, engine=args.engine, rounds=rounds, frontier=args.frontier,
-        resume=args.resume, on_round=on_round, backend=args.backend, jobs=args.jobs, hosts=args.hosts,
-        topology=args.topology, address=args.address, on_start=lambda line: print(line, flush=True),
-    )
+    with BuildProgress([s.name for s in servers], rounds, _coverage_line) as progress:
+        report = build_atlas(
+            args.config, catalogue, servers, engine=args.engine, rounds=rounds, frontier=args.frontier,
+            resume=args.resume, on_round=progress.round_done, backend=args.backend, jobs=args.jobs,
+            hosts=args.hosts, topology=args.topology, address=args.address, on_start=progress.line,
+        )
     store = open_store(catalogue)
     try:
         print()
@@ -730,6 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+OPTIONAL_MODULES = {"ray": "ray", "psycopg": "postgres"}
+"""Top-level modules of the optional dependencies, and the extra that installs each (pyproject.toml)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -738,6 +743,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ToolAtlasError as exc:
         print(f"toolatlas: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        extra = OPTIONAL_MODULES.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"toolatlas: error: this needs {exc.name!r}, an optional dependency: pip install 'toolatlas[{extra}]'"
+              + (" (or build with --engine asyncio, in this process)" if extra == "ray" else ""), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("toolatlas: interrupted", file=sys.stderr)

@@ -9,6 +9,7 @@ folder it keeps its atlas beside itself (``.toolatlas/atlas/demo``), not where t
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
 import tomllib
@@ -66,7 +67,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"wrote the demo catalogue to {args.output}", file=sys.stderr, flush=True)
     config = str(args.output)
     logging = [*(["--log-level", args.log_level] if args.log_level else []), *(["--log-json"] if args.log_json else [])]
-    for step in (["servers", "install", config], ["servers", "check", config], ["build", config], ["guide", args.task, "--config", config]):
+    # Ray is an extra: without it the build runs in this process (the same atlas, one machine).
+    engine = [] if importlib.util.find_spec("ray") else ["--engine", "asyncio"]
+    steps = (["servers", "install", config], ["servers", "check", config], ["build", config, *engine],
+             ["guide", args.task, "--config", config])
+    for step in steps:
         status = main([*logging, *step])
         if status:
             return status
