@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -133,6 +134,9 @@ def build_atlas(
         from actors.coordinator import RayBuild
         from toolatlas.ray_session import ray_session
 
+        if on_start is not None:
+            where = address or os.environ.get("RAY_ADDRESS")
+            on_start(f"ray: connecting to {where}…" if where else "ray: starting a local instance…")
         with ray_session(address):
             build = RayBuild(config, catalogue, frontier=frontier, hosts=hosts, backend=backend, topology=topology)
             if on_start is not None:
