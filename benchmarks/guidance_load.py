@@ -13,6 +13,9 @@ One run, one atlas (the demo catalogue's), one task mix (the tasks of
                    (``actors/serve.py``; run with ``RAY_SERVE_THROUGHPUT_OPTIMIZED=0
                    RAY_SERVE_ENABLE_HA_PROXY=0 ... --only ray --save-as guidance_load_serve_default``
                    to measure Serve's default proxy path instead).
+* ``--only cli``   the ``toolatlas loadtest`` command against this benchmark's own generator on one
+                   service, alternated per level: the two agree within the noise, and the command's
+                   generator CPU per request is its overhead.
 
 Each level runs N closed-loop clients on keep-alive connections (:mod:`toolatlas.loadtest`) in a
 separate process, so the generator never steals the service's event loop; it does share the
@@ -23,15 +26,17 @@ configuration: the best requests/s at p99 <= 50 ms, its ratio to the in-process 
 the target (>= 500 req/s there).
 
     .venv/bin/python benchmarks/guidance_load.py [--export atlas.json | --config configs/demo.toml]
-        [--levels 1,2,4,8,16,32,64] [--seconds 1] [--windows 3] [--warmup 0.5] [--only all|uvicorn|ray]
+        [--levels 1,2,4,8,16,32,64] [--seconds 1] [--windows 3] [--warmup 0.5] [--only all|uvicorn|ray|cli]
         [--save-as NAME]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -163,6 +168,49 @@ def ray_sweeps(run: Run) -> list[Sweep]:
     return sweeps
 
 
+def cli_agreement(run: Run) -> list[dict]:
+    """``toolatlas loadtest`` (a process of its own, as a user runs it) against this benchmark's generator
+    on the same service, alternated twice per level: their requests/s should agree within the noise,
+    and the command's generator CPU per request is its overhead."""
+    args, rows = run.args, []
+    tasks_file = Path(tempfile.mkdtemp(prefix="loadtest-tasks-")) / "tasks.txt"
+    tasks_file.write_text("\n".join(run.tasks) + "\n")
+    with ServiceProcess("--atlas", str(run.snapshot), "--cache-size", "0", cwd=REPO) as service:
+        target = http_target(service.url, run.tasks)
+        print(f"\n`toolatlas loadtest` vs this benchmark's generator, http, cache off\n"
+              f"{'clients':>7} {'bench req/s':>11} {'cli req/s':>9} {'cli/bench':>9} {'bench p99':>9} {'cli p99':>8} "
+              f"{'cli gen µs/req':>14}", flush=True)
+        for clients in args.levels:
+            bench, cli = [], []
+            for _ in range(2):
+                bench.append(run.generator.level(target, clients, seconds=args.seconds, warmup=args.warmup,
+                                                 windows=args.windows))
+                cli.append(_loadtest_command(service.url, tasks_file, clients, args))
+            bench_rps = statistics.median(lv.rps for lv in bench)
+            cli_rps = statistics.median(lv["rps"] for lv in cli)
+            row = {"clients": clients, "bench_rps": bench_rps, "cli_rps": cli_rps, "ratio": cli_rps / bench_rps,
+                   "bench_p99_ms": statistics.median(lv.p99_ms for lv in bench),
+                   "cli_p99_ms": statistics.median(lv["p99_ms"] for lv in cli),
+                   "cli_generator_cpu_us": statistics.median(lv["generator_cpu_us"] for lv in cli)}
+            rows.append(row)
+            print(f"{clients:7d} {bench_rps:11.0f} {cli_rps:9.0f} {row['ratio']:9.3f} {row['bench_p99_ms']:9.2f} "
+                  f"{row['cli_p99_ms']:8.2f} {row['cli_generator_cpu_us']:14.0f}", flush=True)
+    return rows
+
+
+def _loadtest_command(url: str, tasks_file: Path, clients: int, args: argparse.Namespace) -> dict:
+    """One level measured by the ``toolatlas loadtest`` command; its JSON data's level."""
+    out = tasks_file.parent / f"level-{clients}.html"
+    subprocess.run(
+        [str(Path(sys.executable).with_name("toolatlas")), "loadtest", url, "--tasks", str(tasks_file),
+         "--concurrency", str(clients), "--duration", str(args.seconds * args.windows),
+         "--windows", str(args.windows), "--warmup", str(args.warmup), "-o", str(out)],
+        check=True, capture_output=True, text=True,
+    )
+    (level,) = json.loads(out.with_suffix(".json").read_text())["levels"]
+    return level
+
+
 # -- the run -------------------------------------------------------------------------------------
 
 
@@ -203,7 +251,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measured window")
     parser.add_argument("--windows", type=int, default=3, help="measured windows per level (the median is reported)")
     parser.add_argument("--warmup", type=float, default=0.5, help="seconds per level before measuring")
-    parser.add_argument("--only", choices=["all", "uvicorn", "ray"], default="all", help="which services to sweep")
+    parser.add_argument("--only", choices=["all", "uvicorn", "ray", "cli"], default="all",
+                        help="which services to sweep; cli: `toolatlas loadtest` against this benchmark's generator")
     parser.add_argument("--save-as", default="guidance_load", help="results file name (benchmarks/results/NAME.json)")
     args = parser.parse_args()
     if args.export is None and args.config is None:
@@ -215,6 +264,10 @@ def main() -> None:
         run = Run(args=args, snapshot=snapshot, tasks=tasks, generator=generator, in_process=InProcess(snapshot, tasks))
         print(f"{len(tasks)} tasks, {os.cpu_count()} cores; every level: {args.windows} windows of {args.seconds:g} s "
               f"after {args.warmup:g} s, the median window reported")
+        if args.only == "cli":
+            rows = cli_agreement(run)
+            print(f"\nsaved {save(args.save_as + '_cli', {'atlas': str(snapshot), 'levels': rows})}")
+            return
         sweeps = uvicorn_sweeps(run) if args.only != "ray" else []
         if args.only != "uvicorn":
             sweeps += ray_sweeps(run)
