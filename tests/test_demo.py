@@ -4,6 +4,7 @@ to a folder where it keeps its atlas, and the whole demo run from an empty folde
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -44,8 +45,15 @@ class TestExampleCatalogue:
 class TestWheel:
     def test_the_wheel_ships_the_demo_catalogue(self, tmp_path: Path) -> None:
         """The built wheel holds toolatlas/catalogues/demo.toml with configs/demo.toml's text."""
+        source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info into the source tree
+        source.mkdir()
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            shutil.copy2(REPO / name, source / name)
+        skip = shutil.ignore_patterns("__pycache__", "*.egg-info")
+        for name in ("toolatlas", "actors", "configs"):
+            shutil.copytree(REPO / name, source / name, symlinks=True, ignore=skip)
         subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(REPO)],
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(source)],
             check=True, capture_output=True, text=True,
         )
         (wheel,) = tmp_path.glob("toolatlas-*.whl")
