@@ -12,8 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from toolatlas.environments import FrozenState, StateDiff, StateDigest
-from toolatlas.graph.models import Effect, stable_id
-from toolatlas.models import CallOutcome, Frozen, OutcomeClass
+from toolatlas.models import CallOutcome, Effect, Frozen, OutcomeClass, stable_id
 from toolatlas.offline.harvest import HarvestRef
 
 __all__ = [
