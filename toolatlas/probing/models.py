@@ -13,7 +13,7 @@ from pydantic import Field
 
 from toolatlas.environments import FrozenState, StateDiff, StateDigest
 from toolatlas.models import CallOutcome, Effect, Frozen, OutcomeClass, stable_id
-from toolatlas.offline.harvest import HarvestRef
+from toolatlas.probing.values import HarvestRef
 
 __all__ = [
     "BatchSummary",
