@@ -101,7 +101,7 @@ class ServerBuild:
         """Where the build begins: a checkpoint to continue from, or the records to start from
         (None: from :attr:`preload`)."""
         self.llm = llm
-        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.method`)."""
+        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.build.method`)."""
         self.preload: dict[str, list] | None = None
         """Records a previous build stored for this server: this build extends them."""
         self.coverage: list[RoundCoverage] = []
@@ -190,7 +190,7 @@ class ServerBuild:
             self.seconds = time.perf_counter() - self._opened_at
 
     async def _llm_rounds(self, executors: list[Executor], verifier: Verifier) -> None:
-        from toolatlas.method import MethodStage, llm_rounds
+        from toolatlas.build.method import MethodStage, llm_rounds
 
         assert self.llm is not None
         save = self.sink.save_round if self.sink is not None else None
