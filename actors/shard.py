@@ -1,6 +1,6 @@
 """``ShardActor``: the proposer and inducer roles of a shard of servers — each server's single writer.
 
-With an LLM endpoint, the shard also runs each server's LLM rounds (:mod:`toolatlas.method`):
+With an LLM endpoint, the shard also runs each server's LLM rounds (:mod:`toolatlas.build.method`):
 proposals, agent rollouts in sandboxes of its own, judging and LLM induction — one round per call,
 so the coordinator persists every round's records and checkpoint as it does for offline rounds.
 """
@@ -70,8 +70,8 @@ class ShardActor:
     async def method_round(self, server: str, round_: int, bootstrap: bool) -> RoundResult:
         """One LLM round of ``server`` (its stage is started on first use): like :meth:`finish_round`'s
         result, with the round's raw trajectories (JSON lines) for the coordinator to keep."""
+        from toolatlas.build.method import MethodStage
         from toolatlas.llm import LlmClient
-        from toolatlas.method import MethodStage
 
         if self.llm is None:
             assert self.workspace.catalogue.llm is not None, "an LLM round needs the catalogue's [llm] section"

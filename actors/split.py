@@ -1,7 +1,7 @@
 """The split placement: a server's sandboxes on several executor hosts, its graph on a shard actor.
 
-A round is planned by the server's shard, its probes run in batches on the server's hosts (about
-:data:`BATCHES_PER_SANDBOX` per sandbox, the next already queued while one runs), verified where
+A round is planned by the server's shard, its probes run in batches on the server's hosts
+(:mod:`toolatlas.build.batches`: their size, the next already queued while one runs), verified where
 they ran, and the verified rollouts go by reference to the shard, which absorbs them in probe order
 (the driver reads only each batch's small summary). Batches in flight are bounded across the build
 (the build's gate: backpressure) and consumed in completion order. A shard that dies is lost: the
@@ -11,7 +11,6 @@ driver hears :class:`~toolatlas.errors.RoundLost` and reopens the server from it
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections import deque
 from typing import TYPE_CHECKING
@@ -30,8 +29,8 @@ from actors.calls import (
     lost,
     raised,
 )
+from toolatlas.build.batches import PREFETCH, FailureStreak, InOrder, batch_size, round_summary
 from toolatlas.build.checkpoint import RoundResult, ServerStart
-from toolatlas.build.server import INFRASTRUCTURE_FAILURES_TO_GIVE_UP
 from toolatlas.config import ServerSpec
 from toolatlas.errors import RoundLost
 from toolatlas.probing.models import BatchSummary, Probe
@@ -40,15 +39,6 @@ if TYPE_CHECKING:
     from actors.coordinator import RayBuild
 
 __all__ = ["SplitPlacement"]
-
-PREFETCH = 2
-"""Batches queued per sandbox: the next is waiting while one runs (hides the round trip to the host)."""
-BATCH = 16
-"""Most probes per round trip to an executor host: amortises Ray's per-call cost."""
-MIN_BATCH = 4
-BATCHES_PER_SANDBOX = 4
-"""A round is cut into about this many batches per sandbox (BATCH at most, MIN_BATCH at least), so a
-small round still overlaps absorbing one batch with running the next."""
 
 
 class SplitPlacement:
@@ -59,7 +49,7 @@ class SplitPlacement:
         self.rounds = rounds
         self.hosts: dict[str, list[int]] = {}
         self.failures: dict[str, int] = {}
-        """Server → rollouts its sandboxes failed in a row (it is given up at INFRASTRUCTURE_FAILURES_TO_GIVE_UP)."""
+        """Server → rollouts its sandboxes failed in a row by the end of its last finished round."""
 
     async def open(self, spec: ServerSpec, start: ServerStart, focus: frozenset[str] | None) -> int:
         name = spec.name
@@ -93,15 +83,17 @@ class SplitPlacement:
         hosts = self.hosts[name]
         probes: list[Probe] = await answer(shard.plan.remote(name, round_), SHARD_TIMEOUT_S, f"plan of {name}")
         queue = deque(enumerate(probes))
-        batch_size = min(BATCH, max(MIN_BATCH, math.ceil(len(probes) / (BATCHES_PER_SANDBOX * len(hosts)))))
-        executed: dict[int, tuple[int, ray.ObjectRef]] = {}
-        """First probe index of a batch → (its size, its verified rollouts, unread by the driver)."""
+        size = batch_size(len(probes), len(hosts))
+        order: InOrder[ray.ObjectRef] = InOrder()
+        due: list[ray.ObjectRef] = []
+        """Verified batches due at the shard in probe order (references: the driver never reads them)."""
         arrived = asyncio.Event()
-        tally = {"failures": self.failures.get(name, 0), "calls": 0, "resets": 0}
+        failures = FailureStreak(self.failures.get(name, 0))
+        batches: list[BatchSummary] = []
         gate = self.build.gate
 
         def more() -> bool:
-            return bool(queue) and tally["failures"] < INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+            return bool(queue) and not failures.given_up
 
         async def execute(slot: int, host: int) -> None:
             window: deque[tuple[int, int, ray.ObjectRef, ray.ObjectRef, float]] = deque()
@@ -110,21 +102,20 @@ class SplitPlacement:
                     while len(window) < PREFETCH and more():
                         if window and gate.locked():
                             break  # never wait for a second permit while holding one: consume first (no deadlock)
-                        batch = [queue.popleft() for _ in range(min(batch_size, len(queue)))]
+                        batch = [queue.popleft() for _ in range(min(size, len(queue)))]
                         await gate.acquire()
                         summary, verified = self.build.hosts[host].run_many.options(num_returns=2).remote(
                             name, slot, [probe for _, probe in batch])
                         window.append((batch[0][0], len(batch), summary, verified, time.perf_counter()))
-                    first, size, summary, verified, sent = window[0]
+                    first, count, summary, verified, sent = window[0]
                     done: BatchSummary = await answer(summary, BATCH_TIMEOUT_S, f"a batch of {name}")
                     window.popleft()
                     gate.release()
                     for failed in done.infrastructure_errors:
-                        tally["failures"] = tally["failures"] + 1 if failed else 0
-                    tally["calls"] += done.calls
-                    tally["resets"] += done.resets
-                    self.build.progressed(sent, size, done)
-                    executed[first] = (size, verified)
+                        failures.record(failed)
+                    batches.append(done)
+                    self.build.progressed(sent, count, done)
+                    due.extend(order.add(first, count, verified))
                     arrived.set()
             finally:
                 for _ in window:  # batches abandoned by an error: their permits go back
@@ -132,14 +123,9 @@ class SplitPlacement:
 
         executing = asyncio.ensure_future(asyncio.gather(*(execute(slot, host) for slot, host in enumerate(hosts))))
         try:
-            index = 0
-            while True:  # absorb in probe order: every batch ready from `index` on, in one call
-                ready = []
-                while index in executed:
-                    size, verified = executed.pop(index)
-                    ready.append(verified)
-                    index += size
-                if ready:
+            while True:  # absorb in probe order: every batch due, in one call
+                if due:
+                    ready, due[:] = due[:], []
                     await answer(shard.absorb_many.remote(name, *ready), SHARD_TIMEOUT_S, f"absorbing of {name}")
                     continue
                 if executing.done():
@@ -151,14 +137,10 @@ class SplitPlacement:
             await executing
         finally:
             executing.cancel()
-        self.failures[name] = tally["failures"]
-        given_up = tally["failures"] >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+        self.failures[name] = failures.count
         result: RoundResult = await answer(shard.finish_round.remote(
-            name, round_, time.perf_counter() - t0, "failed" if given_up else "ok",
-            "the server could not be (re)started" if given_up else "",
-        ), SHARD_TIMEOUT_S, f"round {round_} of {name}")
-        summary = BatchSummary(infrastructure_errors=[], calls=tally["calls"], resets=tally["resets"], ended_at=[])
-        return result.model_copy(update={"summary": summary})
+            name, round_, time.perf_counter() - t0, *failures.round_status()), SHARD_TIMEOUT_S, f"round {round_} of {name}")
+        return result.model_copy(update={"summary": round_summary(batches)})
 
     async def _stop(self, server: str) -> None:
         await asyncio.gather(*(answer(self.build.hosts[h].stop.remote(server), STOP_TIMEOUT_S, f"stop of {server}")

@@ -192,7 +192,8 @@ def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> 
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import AtlasPaths, build_atlas, open_store
+    from toolatlas.build.catalogue import AtlasPaths, open_store
+    from toolatlas.build.commands import build_atlas
     from toolatlas.progress import BuildProgress
 
     catalogue = _catalogue(args)

@@ -10,42 +10,15 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import re
 import sys
-import tomllib
-from importlib import resources
 from pathlib import Path
 
-from toolatlas.errors import ToolAtlasError
+from toolatlas.scaffold import write_example
 
-__all__ = ["DEMO_TASK", "add_commands", "example_catalogue", "write_example"]
+__all__ = ["DEMO_TASK", "add_commands"]
 
 DEMO_TASK = "Commit my pending changes with a short message"
 """The task the demo asks guidance for (the git server's staged-changes boundary is on its path)."""
-_STORE_PATH = re.compile(r"^path\s*=.*\n", re.MULTILINE)
-
-
-def example_catalogue() -> str:
-    """The demo catalogue's text without its ``[store] path``, so its atlas goes beside the file written."""
-    text = (resources.files("toolatlas") / "catalogues" / "demo.toml").read_text(encoding="utf-8")
-    head, sep, store = text.partition("\n[store]\n")
-    table, rest_sep, rest = store.partition("\n[")
-    text = head + sep + _STORE_PATH.sub("", table) + rest_sep + rest
-    if "path" in tomllib.loads(text).get("store", {}):  # the table's layout changed: fail here, not in a build
-        raise ToolAtlasError("the bundled demo catalogue keeps a [store] path that could not be removed")
-    return text
-
-
-def write_example(target: Path) -> bool:
-    """Write the demo catalogue to ``target``; False when a file with the same text is already there."""
-    text = example_catalogue()
-    if target.exists():
-        if target.read_text(encoding="utf-8") == text:
-            return False
-        raise ToolAtlasError(f"{target} exists and is not the demo catalogue: remove it or pass another --output")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    return True
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:

@@ -1,4 +1,5 @@
-"""Typed messages shared across the pipeline: tools as a server describes them, and call outcomes.
+"""Typed messages shared across the pipeline: tools as a server describes them, call outcomes, the effect a
+call had, and the content-derived ids of every record.
 
 Every model that crosses a process boundary is frozen with ``extra="forbid"``.
 """
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "CallOutcome",
+    "Effect",
     "Frozen",
     "OutcomeClass",
     "ToolAnnotations",
@@ -25,6 +27,7 @@ __all__ = [
     "canonical_json",
     "derived",
     "per_tool",
+    "stable_id",
     "utcnow",
 ]
 
@@ -41,6 +44,11 @@ class Frozen(BaseModel):
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no whitespace: the input of every content-derived id."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def stable_id(*parts: Any) -> str:
+    """A 24-hex id derived from content: the same finding always gets the same id."""
+    return hashlib.sha256(canonical_json(parts).encode()).hexdigest()[:24]
 
 
 def utcnow() -> datetime:
@@ -175,3 +183,11 @@ class CallOutcome(Frozen):
     @property
     def ok(self) -> bool:
         return self.outcome is OutcomeClass.OK
+
+
+class Effect(StrEnum):
+    """What a call did to the state it ran on, as the verifier observed it (and the graph records)."""
+
+    READ_ONLY = "read_only"
+    MUTATING = "mutating"
+    UNKNOWN = "unknown"

@@ -12,7 +12,8 @@ started in its sandbox and asked for its tools; from what it lists the entry get
   annotations or its name), else none;
 - the tool list, as comments, for the reader.
 
-The entry is TOML text that ``toolatlas validate`` accepts as it is.
+The entry is TOML text that ``toolatlas validate`` accepts as it is. With no server given, ``init``
+writes the bundled demo catalogue instead (:func:`write_example`), a whole catalogue to start from.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import argparse
 import asyncio
 import re
 import sys
+import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 
 import structlog
@@ -33,7 +36,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.runtimes import install
 from toolatlas.workspace import Workspace
 
-__all__ = ["Scaffold", "add_commands", "runtime_from", "scaffold"]
+__all__ = ["Scaffold", "add_commands", "example_catalogue", "runtime_from", "scaffold", "write_example"]
 
 log = structlog.get_logger(__name__)
 
@@ -200,7 +203,6 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
 
 def cmd_init(args: argparse.Namespace) -> int:
     from toolatlas.config import load_catalogue
-    from toolatlas.demo import write_example
 
     if not (args.npm or args.pypi or args.command):
         target = args.output or Path("demo.toml")
@@ -229,3 +231,29 @@ def cmd_init(args: argparse.Namespace) -> int:
     print(f"wrote the entry of {spec.name} ({len(found.tools)} tools) to {args.output}; "
           f"next: toolatlas validate {args.output}", file=sys.stderr)
     return 0
+
+
+_STORE_PATH = re.compile(r"^path\s*=.*\n", re.MULTILINE)
+
+
+def example_catalogue() -> str:
+    """The demo catalogue's text without its ``[store] path``, so its atlas goes beside the file written."""
+    text = (resources.files("toolatlas") / "catalogues" / "demo.toml").read_text(encoding="utf-8")
+    head, sep, store = text.partition("\n[store]\n")
+    table, rest_sep, rest = store.partition("\n[")
+    text = head + sep + _STORE_PATH.sub("", table) + rest_sep + rest
+    if "path" in tomllib.loads(text).get("store", {}):  # the table's layout changed: fail here, not in a build
+        raise ToolAtlasError("the bundled demo catalogue keeps a [store] path that could not be removed")
+    return text
+
+
+def write_example(target: Path) -> bool:
+    """Write the demo catalogue to ``target``; False when a file with the same text is already there."""
+    text = example_catalogue()
+    if target.exists():
+        if target.read_text(encoding="utf-8") == text:
+            return False
+        raise ToolAtlasError(f"{target} exists and is not the demo catalogue: remove it or pass another --output")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return True

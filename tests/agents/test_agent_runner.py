@@ -11,11 +11,11 @@ from toolatlas.agents import AgentLimits, AgentRunner, as_probe_rollout, rollout
 from toolatlas.config import MethodSettings, parse_catalogue
 from toolatlas.environments import StateDigest
 from toolatlas.graph.inducer import Inducer
-from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
+from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.home import Home
 from toolatlas.llm import LlmClient
-from toolatlas.models import CallOutcome, OutcomeClass
+from toolatlas.models import CallOutcome, Effect, OutcomeClass
 from toolatlas.probing.models import Direction
 from toolatlas.probing.verifier import Verifier
 from toolatlas.sandbox import Sandbox

@@ -19,8 +19,9 @@ from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.environments import render_value
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, EntryStatus
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
+from toolatlas.models import Effect
 from toolatlas.probing.verifier import step_failed
 from toolatlas.workspace import Workspace
 

@@ -12,8 +12,8 @@ from pydantic import ValidationError
 from toolatlas.config import load_catalogue
 from toolatlas.errors import ConfigError
 from toolatlas.evaluation.facts import Fact, FactSet, load_facts, matches, recall_facts
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, EntryStatus, Evidence
-from toolatlas.models import OutcomeClass
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus, Evidence
+from toolatlas.models import Effect, OutcomeClass
 
 REPO = Path(__file__).resolve().parents[2]
 FACTS = REPO / "benchmarks" / "facts"

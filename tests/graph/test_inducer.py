@@ -10,10 +10,9 @@ from toolatlas.graph.inducer import Inducer, confidence
 from toolatlas.graph.models import CoUsageRelation, EntryKind, EntryStatus
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.offline.harvest import HarvestRef
-from toolatlas.offline.kinds import ArgKind
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 from toolatlas.probing.text import error_signature
+from toolatlas.probing.values import ArgKind, HarvestRef
 
 READ = ToolSpec(server="s", name="read_file", description="Read a file.", input_schema={
     "type": "object", "properties": {"path": {"type": "string"}, "head": {"type": "integer"}}, "required": ["path"]})

@@ -8,9 +8,9 @@ from toolatlas.environments import StateDiff, StateDigest
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, error_shape, is_schema_validation
 from toolatlas.graph.inducer import Inducer
-from toolatlas.graph.models import Effect, EffectObservation, Entry, EntryKind, EntryStatus, Evidence
+from toolatlas.graph.models import EffectObservation, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.graph.state import ServerGraph
-from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.models import CallOutcome, Effect, OutcomeClass, ToolSpec
 from toolatlas.probing.conditions import joined, precondition, precondition_parts
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 

@@ -6,9 +6,9 @@ clauses) have to work from these tools' own names, schemas, descriptions and ent
 
 from __future__ import annotations
 
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, Evidence, ToolNode
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, Evidence, ToolNode
 from toolatlas.guidance import AtlasView
-from toolatlas.models import OutcomeClass, ToolAnnotations
+from toolatlas.models import Effect, OutcomeClass, ToolAnnotations
 
 
 def node(server: str, name: str, description: str, required: tuple[str, ...] = (), *, read_only: bool,

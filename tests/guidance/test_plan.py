@@ -3,12 +3,12 @@ task-relevant boundaries, the documentation as knowledge, and no probe leftovers
 
 from __future__ import annotations
 
-from toolatlas.graph.models import CoUsageRelation, Effect, EntryKind
+from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance, UseNote
 from toolatlas.guidance.profiles import answer_line
 from toolatlas.guidance.text import fit
-from toolatlas.models import OutcomeClass
+from toolatlas.models import Effect, OutcomeClass
 
 from .conftest import entry, node, notes_atlas, notes_entries, notes_tools
 

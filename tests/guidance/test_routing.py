@@ -7,12 +7,12 @@ only what each was verified on (the values it took, the words of its answers) te
 from __future__ import annotations
 
 from toolatlas.evaluation.metrics import boundary_included
-from toolatlas.graph.models import Effect, EntryKind
+from toolatlas.graph.models import EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.operations import expanded
 from toolatlas.guidance.shapes import shape_words, value_shapes
-from toolatlas.models import OutcomeClass
+from toolatlas.models import Effect, OutcomeClass
 
 from .conftest import entry, node
 

@@ -14,10 +14,9 @@ from pathlib import Path
 
 from toolatlas.config import LlmSettings, load_catalogue
 from toolatlas.environments import FrozenState, render_value
-from toolatlas.graph.models import stable_id
 from toolatlas.graph.state import ServerGraph
 from toolatlas.home import Home
-from toolatlas.models import CallOutcome, ToolSpec
+from toolatlas.models import CallOutcome, ToolSpec, stable_id
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.verifier import Verifier

@@ -11,9 +11,10 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.hints import description_values, documented_arguments, error_values, listed_items
-from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
 
 
 def make(name: str, properties: dict[str, Any], description: str = "") -> ToolSpec:

@@ -8,7 +8,6 @@ import pytest
 
 from toolatlas.models import ToolAnnotations, ToolSpec
 from toolatlas.offline.kinds import (
-    ArgKind,
     ArgSpec,
     ToolEffect,
     ToolObject,
@@ -18,6 +17,7 @@ from toolatlas.offline.kinds import (
     tool_object,
 )
 from toolatlas.offline.words import implicit_choices, tokens
+from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
     from conftest import DemoTools

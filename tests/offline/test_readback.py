@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from toolatlas.offline.kinds import ArgKind, ArgSpec
+from toolatlas.offline.kinds import ArgSpec
 from toolatlas.offline.readback import marker_for, sql_read_back, written_markers
 from toolatlas.offline.rows import parse_rows
 from toolatlas.offline.values import PlannedCall
+from toolatlas.probing.values import ArgKind
 
 
 def spec(name: str, kind: ArgKind) -> ArgSpec:

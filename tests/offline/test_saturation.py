@@ -8,13 +8,14 @@ import random
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.operations import described_operations
 from toolatlas.offline.retries import counterpart, stated_enablers
 from toolatlas.offline.saturation import token_arguments, value_classes
 from toolatlas.offline.scalars import domain_words
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
 
 BATCH = ToolSpec(
     server="s",

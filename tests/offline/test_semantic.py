@@ -21,11 +21,12 @@ import pytest
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.semantic import dimension_of, incompatible_unit
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
 
 
 def make(

@@ -13,10 +13,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from toolatlas.offline.facts import EnvironmentFacts
-from toolatlas.offline.harvest import HarvestRef, ValuePool, looks_like_error, normalise
-from toolatlas.offline.kinds import ArgKind, infer_arguments
+from toolatlas.offline.harvest import ValuePool, looks_like_error, normalise
+from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.sqlgen import SqlWriter
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind, HarvestRef
 
 if TYPE_CHECKING:
     from conftest import DemoTools
@@ -440,7 +441,7 @@ class TestIdentityHarvest:
     def test_record_ids_in_structured_output_are_harvested(self) -> None:
         """Ids of listed records (``{"notes": [{"id": ...}]}``, ``{"keys": [...]}``) become identifiers with provenance."""
         from toolatlas.models import ToolSpec
-        from toolatlas.offline.kinds import ArgKind
+        from toolatlas.probing.values import ArgKind
 
         tool = ToolSpec(server="s", name="list_notes", description="List notes.", input_schema={"type": "object"})
         pool = ValuePool()
@@ -455,7 +456,7 @@ class TestIdentityHarvest:
         """``requestId`` names a request and a task's bare ``id`` a task; a ``taskId`` argument then gets
         a task id, never a request id harvested before it."""
         from toolatlas.models import ToolSpec
-        from toolatlas.offline.kinds import ArgKind
+        from toolatlas.probing.values import ArgKind
 
         plan = ToolSpec(server="s", name="request_planning", description="Plan a request.", input_schema={"type": "object"})
         mark = ToolSpec(server="s", name="mark_task_done", description="Mark a task done.", input_schema={

@@ -15,7 +15,6 @@ import pytest
 from toolatlas.export import AtlasExport, ServerExport, ToolExport
 from toolatlas.graph.models import (
     CoUsageRelation,
-    Effect,
     Entry,
     EntryKind,
     EntryStatus,
@@ -25,7 +24,7 @@ from toolatlas.graph.models import (
     TraceStep,
 )
 from toolatlas.graph.state import RoundCoverage
-from toolatlas.models import OutcomeClass
+from toolatlas.models import Effect, OutcomeClass
 from toolatlas.report import read_atlas, render_report, write_report
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -45,9 +45,8 @@ from toolatlas.agents.interface import (
 from toolatlas.codebox import RunPolicy, run_code
 from toolatlas.environments import StateDigest, render_template
 from toolatlas.errors import ConfigError, LlmError, SandboxError, ServerStartError
-from toolatlas.graph.models import stable_id
 from toolatlas.llm import BoundLlm, LlmClient, LlmReply, ToolCall, tool_result_message
-from toolatlas.models import CallOutcome, ToolSpec
+from toolatlas.models import CallOutcome, ToolSpec, stable_id
 from toolatlas.prompts import load_prompt
 from toolatlas.tasks.models import AgentAction, AgentKind, AgentRollout, AgentStep, RolloutStop, TaskSpec
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
@@ -50,7 +48,6 @@ __all__ = [
     "BuildReport",
     "ServerStart",
     "StoreSink",
-    "build_atlas",
     "build_catalogue",
     "check_resumable",
     "open_store",
@@ -107,51 +104,6 @@ async def build_catalogue(
         tool_seconds={name: {t: round(v, 3) for t, v in sorted(tools.items())}
                       for name, tools in sorted(placement.tool_seconds.items())},
     )
-
-
-def build_atlas(
-    config: Path,
-    catalogue: Catalogue,
-    servers: Sequence[ServerSpec],
-    *,
-    engine: str = "asyncio",
-    rounds: int | None = None,
-    frontier: str = "graph",
-    resume: bool = False,
-    on_round: Callable[[RoundCoverage], None] | None = None,
-    backend: str = "auto",
-    jobs: int = 4,
-    hosts: int | None = None,
-    topology: str = "auto",
-    address: str | None = None,
-    on_start: Callable[[str], None] | None = None,
-) -> BuildReport:
-    """Build the atlas of ``servers`` on an engine: ``asyncio`` (this process, ``jobs`` servers at a
-    time) or ``ray`` (actors on the cluster at ``address`` / $RAY_ADDRESS, else a local Ray instance,
-    ``hosts`` executor hosts in ``topology``). ``on_start`` hears what the Ray build runs on."""
-    rounds = catalogue.build.rounds if rounds is None else rounds
-    if engine == "ray":
-        from actors.coordinator import RayBuild
-        from toolatlas.ray_session import ray_session
-
-        if on_start is not None:
-            where = address or os.environ.get("RAY_ADDRESS")
-            on_start(f"ray: connecting to {where}…" if where else "ray: starting a local instance…")
-        with ray_session(address):
-            build = RayBuild(config, catalogue, frontier=frontier, hosts=hosts, backend=backend, topology=topology)
-            if on_start is not None:
-                on_start(f"ray: {build.node_count} node(s), {build.host_count} executor hosts, "
-                         f"{build.shard_count} shard(s), {build.topology} topology")
-            return asyncio.run(build.run(servers, rounds=rounds, resume=resume, on_round=on_round))
-    if engine != "asyncio":
-        raise ConfigError(None, [("engine", f"must be asyncio or ray, not {engine!r}")])
-    store = open_store(catalogue)
-    try:
-        return asyncio.run(build_catalogue(Workspace(catalogue), store, servers=servers, rounds=rounds,
-                                           frontier=frontier, parallel_servers=jobs, resume=resume,
-                                           on_round=on_round, backend=backend))
-    finally:
-        store.close()
 
 
 def write_consistency(paths: AtlasPaths, entries: list[Entry]) -> ConsistencyReport:

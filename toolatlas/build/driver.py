@@ -104,7 +104,7 @@ def planned_rounds(rounds: int, with_llm: bool) -> list[int]:
     """A server's rounds: bootstrap and ``rounds`` offline rounds, then the LLM method's."""
     planned = list(range(rounds + 1))
     if with_llm:
-        from toolatlas.method import llm_rounds
+        from toolatlas.build.method import llm_rounds
 
         planned += list(llm_rounds(rounds))
     return planned

@@ -21,8 +21,8 @@ from toolatlas.probing.models import BatchSummary
 from toolatlas.workspace import Workspace
 
 if TYPE_CHECKING:
+    from toolatlas.build.method import MethodStage
     from toolatlas.llm import LlmClient
-    from toolatlas.method import MethodStage
 
 __all__ = ["LocalPlacement", "StoreWriter"]
 
@@ -77,7 +77,7 @@ class LocalPlacement:
     async def _stage(self, build: ServerBuild) -> MethodStage:
         name = build.spec.name
         if name not in self.stages:
-            from toolatlas.method import MethodStage
+            from toolatlas.build.method import MethodStage
 
             assert self.llm is not None and build.verifier is not None, "LLM rounds need an LLM client"
             stage = MethodStage(self.workspace, build.shard, build.executors, build.verifier, self.llm)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
+from toolatlas.build.batches import FailureStreak, InOrder
 from toolatlas.build.persistence import ServerStart
 from toolatlas.build.shard import ServerShard
 from toolatlas.config import BuildSettings, ServerSpec
@@ -31,13 +32,9 @@ from toolatlas.workspace import Workspace
 if TYPE_CHECKING:
     from toolatlas.llm import LlmClient
 
-__all__ = ["INFRASTRUCTURE_FAILURES_TO_GIVE_UP", "GraphSink", "OrderedAbsorber", "ProbeRecord", "ServerBuild"]
+__all__ = ["GraphSink", "OrderedAbsorber", "ProbeRecord", "ServerBuild"]
 
 log = structlog.get_logger(__name__)
-
-INFRASTRUCTURE_FAILURES_TO_GIVE_UP = 5
-"""Consecutive rollouts the sandbox failed (server would not start) before the server is abandoned."""
-
 
 class GraphSink(Protocol):
     """Where a shard's round ends up: changed records, the coverage row, the checkpoint."""
@@ -56,17 +53,13 @@ class OrderedAbsorber:
     def __init__(self, absorb: Callable[[Rollout, Verdict], InductionDelta], on_probe: ProbeRecord | None = None) -> None:
         self.absorb = absorb
         self.on_probe = on_probe
-        self.next = 0
-        self.waiting: dict[int, tuple[Rollout, Verdict]] = {}
+        self.order: InOrder[tuple[Rollout, Verdict]] = InOrder()
 
     def add(self, index: int, rollout: Rollout, verdict: Verdict) -> None:
-        self.waiting[index] = (rollout, verdict)
-        while self.next in self.waiting:
-            rollout, verdict = self.waiting.pop(self.next)
-            delta = self.absorb(rollout, verdict)
+        for due, checked in self.order.add(index, 1, (rollout, verdict)):
+            delta = self.absorb(due, checked)
             if self.on_probe is not None:
-                self.on_probe(rollout, verdict, delta)
-            self.next += 1
+                self.on_probe(due, checked, delta)
 
 
 class ServerBuild:
@@ -101,12 +94,12 @@ class ServerBuild:
         """Where the build begins: a checkpoint to continue from, or the records to start from
         (None: from :attr:`preload`)."""
         self.llm = llm
-        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.method`)."""
+        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.build.method`)."""
         self.preload: dict[str, list] | None = None
         """Records a previous build stored for this server: this build extends them."""
         self.coverage: list[RoundCoverage] = []
         self.executors: list[Executor] = []
-        self._infrastructure_failures = 0
+        self._failures = FailureStreak()
         self.tool_seconds: defaultdict[str, float] = defaultdict(float)
         """Seconds each tool's calls took in this build (its pilot included): what it cost the build."""
         self.seconds = 0.0
@@ -181,7 +174,7 @@ class ServerBuild:
     @property
     def given_up(self) -> bool:
         """True once the sandbox failed too many rollouts in a row: the server is abandoned."""
-        return self._infrastructure_failures >= INFRASTRUCTURE_FAILURES_TO_GIVE_UP
+        return self._failures.given_up
 
     async def close(self) -> None:
         await asyncio.gather(*(e.close() for e in self.executors), return_exceptions=True)
@@ -190,7 +183,7 @@ class ServerBuild:
             self.seconds = time.perf_counter() - self._opened_at
 
     async def _llm_rounds(self, executors: list[Executor], verifier: Verifier) -> None:
-        from toolatlas.method import MethodStage, llm_rounds
+        from toolatlas.build.method import MethodStage, llm_rounds
 
         assert self.llm is not None
         save = self.sink.save_round if self.sink is not None else None
@@ -229,9 +222,7 @@ class ServerBuild:
                     deferred.append(index)
                     continue
                 rollout, verdict = verified
-                self._infrastructure_failures = (
-                    self._infrastructure_failures + 1 if rollout.infrastructure_error is not None else 0
-                )
+                self._failures.record(rollout.infrastructure_error is not None)
                 done(index, rollout, verdict)
                 if deferred:  # those whose later second has come: no wait
                     ready = await executor.settle(ready_only=True)
@@ -242,12 +233,8 @@ class ServerBuild:
                 done(index, rollout, verdict)
 
         await asyncio.gather(*(execute(e) for e in executors))
-        coverage = self.shard.finish_round(
-            round_,
-            time.perf_counter() - t0,
-            status="failed" if self.given_up else "ok",
-            detail="the server could not be (re)started" if self.given_up else "",
-        )
+        status, detail = self._failures.round_status()
+        coverage = self.shard.finish_round(round_, time.perf_counter() - t0, status=status, detail=detail)
         if self.sink is not None:
             await asyncio.to_thread(self.sink.save_round, self.shard, coverage)
         self._report(coverage)

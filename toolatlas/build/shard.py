@@ -29,8 +29,9 @@ from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.offline.kinds import ArgKind, ArgSpec, infer_arguments
+from toolatlas.offline.kinds import ArgSpec, infer_arguments
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
+from toolatlas.probing.values import ArgKind
 from toolatlas.workspace import Workspace
 
 if TYPE_CHECKING:

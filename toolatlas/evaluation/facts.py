@@ -32,8 +32,8 @@ from typing import Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from toolatlas.errors import ConfigError
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, EntryStatus, Evidence
-from toolatlas.models import Frozen, OutcomeClass
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus, Evidence
+from toolatlas.models import Effect, Frozen, OutcomeClass
 
 __all__ = [
     "Fact",

@@ -25,8 +25,8 @@ from pydantic import Field
 from toolatlas.graph.effects import separated
 from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.misuses import misuse_condition
-from toolatlas.graph.models import Effect, Entry, EntryKind, EntryStatus
-from toolatlas.models import Frozen, OutcomeClass, canonical_json
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus
+from toolatlas.models import Effect, Frozen, OutcomeClass, canonical_json
 
 __all__ = ["ConsistencyReport", "Contradiction", "check_consistency"]
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, StrategyNode, TraceNode, stable_id
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
 from toolatlas.graph.state import ServerGraph
+from toolatlas.models import Effect, stable_id
 
 __all__ = ["distil_strategies", "link_similar_traces"]
 

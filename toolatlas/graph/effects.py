@@ -10,8 +10,9 @@ environment (…) when … ; it changes nothing when …" — one entry with bot
 
 from __future__ import annotations
 
-from toolatlas.graph.models import Effect, EffectObservation
+from toolatlas.graph.models import EffectObservation
 from toolatlas.graph.state import ServerGraph
+from toolatlas.models import Effect
 
 __all__ = ["MAX_EFFECTS", "effect_clause", "observe_effect", "separated"]
 

@@ -28,10 +28,9 @@ from toolatlas.graph.models import (
     Evidence,
     TraceNode,
     TraceStep,
-    stable_id,
 )
 from toolatlas.graph.state import ServerGraph
-from toolatlas.models import Frozen, OutcomeClass, utcnow
+from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders

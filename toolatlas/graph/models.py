@@ -1,26 +1,24 @@
 """The atlas graph as typed models: tool nodes with affordance, boundary and co-usage entries,
 trace nodes, and strategy nodes (DESIGN §2).
 
-Ids are content-derived (:func:`stable_id`), so a second build of the same catalogue upserts the
+Ids are content-derived (:func:`toolatlas.models.stable_id`), so a second build of the same catalogue upserts the
 same records and adds support instead of duplicating them. Every entry keeps the verbatim
 evidence that verified it.
 """
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from pydantic import Field
 
-from toolatlas.models import Frozen, OutcomeClass, ToolAnnotations, canonical_json, utcnow
+from toolatlas.models import Effect, Frozen, OutcomeClass, ToolAnnotations, stable_id, utcnow
 
 __all__ = [
     "MAX_EVIDENCE",
     "CoUsageRelation",
-    "Effect",
     "EffectObservation",
     "Entry",
     "EntryKind",
@@ -32,16 +30,10 @@ __all__ = [
     "ToolNode",
     "TraceNode",
     "TraceStep",
-    "stable_id",
 ]
 
 MAX_EVIDENCE = 5
 """Evidence items kept verbatim per entry (the first ones that verified it, then the latest)."""
-
-
-def stable_id(*parts: Any) -> str:
-    """A 24-hex id derived from content: the same finding always gets the same id."""
-    return hashlib.sha256(canonical_json(parts).encode()).hexdigest()[:24]
 
 
 class EntryKind(StrEnum):
@@ -74,12 +66,6 @@ class CoUsageRelation(StrEnum):
     """A mutation made by one tool is observed by another."""
     RETRY = "retry"
     """A failed call is followed by a corrected call that succeeds."""
-
-
-class Effect(StrEnum):
-    READ_ONLY = "read_only"
-    MUTATING = "mutating"
-    UNKNOWN = "unknown"
 
 
 class EffectObservation(Frozen):

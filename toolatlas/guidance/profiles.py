@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, ToolNode
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, ToolNode
 from toolatlas.guidance.clauses import (
     Clause,
     agreement,
@@ -33,6 +33,7 @@ from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
+from toolatlas.models import Effect
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 

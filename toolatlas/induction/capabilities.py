@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 
 from toolatlas.graph.inducer import argument_shape, merge_entry, record_transition
-from toolatlas.graph.models import CoUsageRelation, Effect, Entry, EntryKind, Evidence
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, Evidence
 from toolatlas.graph.state import ServerGraph
 from toolatlas.induction.asking import ask
 from toolatlas.induction.citations import Checked, check_entry
@@ -23,6 +23,7 @@ from toolatlas.induction.models import CapabilityAnswer, ProposedEntry, ReportBu
 from toolatlas.induction.render import entry_lines, tool_lines, tool_spec
 from toolatlas.induction.rollouts import TaskRollouts
 from toolatlas.llm import LlmClient
+from toolatlas.models import Effect
 from toolatlas.probing.text import error_signature
 
 __all__ = ["aggregate_capabilities", "apply_capabilities", "build_entry"]

@@ -25,7 +25,6 @@ import structlog
 
 from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.inducer import InductionDelta
-from toolatlas.graph.models import stable_id
 from toolatlas.graph.state import ServerGraph
 from toolatlas.induction.capabilities import aggregate_capabilities
 from toolatlas.induction.models import InductionReport, ReportBuilder
@@ -33,6 +32,7 @@ from toolatlas.induction.reflection import check_reflection, reflect, trace_id, 
 from toolatlas.induction.rollouts import TaskRollouts
 from toolatlas.induction.strategies import apply_strategies, ask_strategies, trace_groups
 from toolatlas.llm import LlmClient
+from toolatlas.models import stable_id
 from toolatlas.tasks.models import AgentRollout, TaskSpec, TaskVerdict
 
 __all__ = ["LlmInducer", "OfflineAbsorb"]

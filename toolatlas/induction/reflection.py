@@ -18,14 +18,14 @@ and its run counts grow only by rollouts it has not counted yet.
 from __future__ import annotations
 
 from toolatlas.graph.inducer import link_trace
-from toolatlas.graph.models import TraceNode, TraceStep, stable_id
+from toolatlas.graph.models import TraceNode, TraceStep
 from toolatlas.graph.state import ServerGraph
 from toolatlas.induction.asking import ask
 from toolatlas.induction.models import ReflectionAnswer, ReportBuilder
 from toolatlas.induction.render import tool_lines
 from toolatlas.induction.rollouts import TaskRollouts
 from toolatlas.llm import LlmClient
-from toolatlas.models import utcnow
+from toolatlas.models import stable_id, utcnow
 
 __all__ = ["MAX_TIPS", "check_reflection", "reflect", "trace_id", "write_trace"]
 

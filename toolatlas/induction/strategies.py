@@ -16,13 +16,13 @@ from collections.abc import Iterable
 from itertools import pairwise
 
 from toolatlas.graph.distil import link_similar_traces
-from toolatlas.graph.models import EntryStatus, StrategyNode, TraceNode, stable_id
+from toolatlas.graph.models import EntryStatus, StrategyNode, TraceNode
 from toolatlas.graph.state import ServerGraph
 from toolatlas.induction.asking import ask
 from toolatlas.induction.models import ProposedStrategy, ReportBuilder, StrategyAnswer
 from toolatlas.induction.render import tool_lines, trace_block
 from toolatlas.llm import LlmClient
-from toolatlas.models import utcnow
+from toolatlas.models import stable_id, utcnow
 
 __all__ = ["MAX_GROUP", "apply_strategies", "ask_strategies", "strategy_id", "trace_groups"]
 

@@ -13,9 +13,9 @@ names (:mod:`.hints`) and its own schema; :mod:`.semantic` gives realistic value
 :mod:`.schemas` judges every value against the schema and draws from it when nothing fits, and
 :mod:`.answers` / :mod:`.retries` turn what listings and errors name into values and retries.
 
-The names below are imported on first use (PEP 562): :mod:`toolatlas.probing.models` needs
-:class:`HarvestRef` while :mod:`.mutations` needs the probe models, so importing this package must
-not import every module of it at once.
+The kinds and harvested values a probe carries (:class:`~toolatlas.probing.values.ArgKind`,
+:class:`~toolatlas.probing.values.HarvestRef`) live with the probe models. The names below are
+imported on first use (PEP 562), so that importing one module of the engine does not load all of it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolatlas.offline.facts import EnvironmentFacts, extract_facts
-    from toolatlas.offline.harvest import HarvestRef, ValuePool, looks_like_error, normalise
+    from toolatlas.offline.harvest import ValuePool, looks_like_error, normalise
     from toolatlas.offline.kinds import (
-        ArgKind,
         ArgSpec,
         ToolEffect,
         ToolObject,
@@ -40,10 +39,8 @@ if TYPE_CHECKING:
     from toolatlas.offline.values import PlannedCall, ValueSynth
 
 __all__ = [
-    "ArgKind",
     "ArgSpec",
     "EnvironmentFacts",
-    "HarvestRef",
     "Mutation",
     "MutationKind",
     "PlannedCall",
@@ -63,8 +60,8 @@ __all__ = [
 
 _MODULE_OF = {
     **dict.fromkeys(("EnvironmentFacts", "extract_facts"), "toolatlas.offline.facts"),
-    **dict.fromkeys(("HarvestRef", "ValuePool", "looks_like_error", "normalise"), "toolatlas.offline.harvest"),
-    **dict.fromkeys(("ArgKind", "ArgSpec", "ToolEffect", "ToolObject", "infer_arguments", "sql_statement_kind",
+    **dict.fromkeys(("ValuePool", "looks_like_error", "normalise"), "toolatlas.offline.harvest"),
+    **dict.fromkeys(("ArgSpec", "ToolEffect", "ToolObject", "infer_arguments", "sql_statement_kind",
                      "tool_effect", "tool_object"), "toolatlas.offline.kinds"),
     **dict.fromkeys(("Mutation", "MutationKind", "boundary_mutations"), "toolatlas.offline.mutations"),
     **dict.fromkeys(("PlannedCall", "ValueSynth"), "toolatlas.offline.values"),

@@ -27,7 +27,6 @@ from toolatlas.offline.kinds import (
     PATH_KINDS,
     SEMANTIC_KINDS,
     SQL_KINDS,
-    ArgKind,
     ArgSpec,
     infer_arguments,
     parent_singular,
@@ -35,6 +34,7 @@ from toolatlas.offline.kinds import (
 from toolatlas.offline.lexicon import semantic_kind
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.words import EFFECT_VERBS, tokens, tool_tokens
+from toolatlas.probing.values import ArgKind
 
 __all__ = ["Fix", "listed_kind", "named_fixes", "noun_kind", "typed_listing"]
 

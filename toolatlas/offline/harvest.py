@@ -16,11 +16,10 @@ from collections import OrderedDict
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from toolatlas.models import Frozen, ToolSpec
+from toolatlas.models import ToolSpec
 from toolatlas.offline.answers import listed_kind, named_fixes, typed_listing
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
-    ArgKind,
     ArgSpec,
     ToolEffect,
     ToolObject,
@@ -31,33 +30,15 @@ from toolatlas.offline.kinds import (
 )
 from toolatlas.offline.words import tokens
 from toolatlas.probing.text import looks_like_error, to_placeholders
+from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["HarvestRef", "ValuePool", "is_zone", "looks_like_error", "normalise"]
+__all__ = ["ValuePool", "is_zone", "looks_like_error", "normalise"]
 
 MAX_PER_KIND = 64
 MAX_PARSE_CHARS = 200_000
 
 _TOKEN_KEY = re.compile(r"hash|etag|checksum|digest", re.IGNORECASE)
 _HEX_TOKEN = re.compile(r"[0-9a-fA-F]{8,128}")
-
-
-class HarvestRef(Frozen):
-    """One value seen in an output, and where it was seen."""
-
-    kind: ArgKind
-    value: str
-    tool: str
-    probe_id: str
-    context: str | None = None
-    """What the value belongs to: the entity of an observation, the table of a column."""
-    created: bool = False
-    """The value names something a call created: it exists only after that call, in that instance."""
-    argument: str | None = None
-    """``tool:path`` of the argument an error named this value for (``Available sheets: ...``)."""
-    failed_arguments: dict[str, Any] | None = None
-    """The arguments of the failed call whose error named the value (to retry it, corrected)."""
-    locator: str | None = None
-    """Where in ``failed_arguments`` the corrected value goes (``sheet``, ``ranges[0]``)."""
 
 
 def normalise(text: str, variables: dict[str, str]) -> str:

@@ -17,11 +17,12 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import Frozen, ToolSpec
-from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind, tool_effect
+from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, sql_statement_kind, tool_effect
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.operations import described_operations
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:  # probing.models imports offline.harvest: the step's model is imported where it is made
     from toolatlas.probing.models import ProbeStep

@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
-from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
 

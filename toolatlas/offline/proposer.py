@@ -32,8 +32,8 @@ from toolatlas.offline.alternatives import Alternatives, stated_alternatives, wi
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
-from toolatlas.offline.harvest import HarvestRef, ValuePool
-from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
@@ -49,6 +49,7 @@ from toolatlas.offline.workflows import (
 )
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
+from toolatlas.probing.values import ArgKind, HarvestRef
 from toolatlas.workspace import Workspace
 
 __all__ = ["OfflineProposer"]

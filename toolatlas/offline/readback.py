@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from toolatlas.offline.kinds import SQL_KINDS, ArgKind, ArgSpec, sql_statement_kind
+from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, sql_statement_kind
 from toolatlas.offline.sqlgen import literal, quote_ident
 from toolatlas.offline.values import PlannedCall
+from toolatlas.probing.values import ArgKind
 
 __all__ = ["sql_read_back", "sql_select_spec", "marker_for", "written_markers"]
 

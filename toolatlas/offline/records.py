@@ -25,8 +25,9 @@ import copy
 import json
 from typing import Any, NamedTuple
 
-from toolatlas.offline.kinds import PATH_KINDS, ArgKind, ArgSpec, parent_singular
+from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, parent_singular
 from toolatlas.offline.words import tokens
+from toolatlas.probing.values import ArgKind
 
 __all__ = ["ReadRecord", "ReadRecords", "aligned_arguments", "document_of", "leaves", "merged_arguments"]
 

@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import HarvestRef
 
 __all__ = ["HintedRetry", "counterpart", "hinted_retries", "spec_at", "stated_enablers"]
 

@@ -38,11 +38,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
-from toolatlas.offline.kinds import ArgKind, ArgSpec, ToolEffect, tool_effect
+from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
 from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.workflows import shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep
+from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import id_noun
-from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgKind, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
 from toolatlas.offline.targets import Candidate
+from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth

@@ -15,9 +15,10 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
-from toolatlas.offline.kinds import ArgKind, ArgSpec
+from toolatlas.offline.kinds import ArgSpec
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.targets import Candidate
+from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth

@@ -14,8 +14,8 @@ from collections import Counter
 from typing import NamedTuple
 
 from toolatlas.offline.facts import EnvironmentFacts, FileFact
-from toolatlas.offline.harvest import HarvestRef, ValuePool, is_zone
-from toolatlas.offline.kinds import ArgKind
+from toolatlas.offline.harvest import ValuePool, is_zone
+from toolatlas.probing.values import ArgKind, HarvestRef
 
 __all__ = ["TIMEZONES", "Candidate", "Targets"]
 

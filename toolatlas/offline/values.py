@@ -21,13 +21,12 @@ from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
-from toolatlas.offline.harvest import HarvestRef, ValuePool
+from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.hints import sql_examples
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     SEMANTIC_KINDS,
     SQL_KINDS,
-    ArgKind,
     ArgSpec,
     ToolEffect,
     ToolObject,
@@ -41,6 +40,7 @@ from toolatlas.offline.scalars import Unsatisfiable, scalar_value
 from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
 from toolatlas.offline.sqlgen import SqlWriter
 from toolatlas.offline.targets import Candidate, Targets
+from toolatlas.probing.values import ArgKind, HarvestRef
 
 __all__ = ["HarvestRef", "PlannedCall", "Unsatisfiable", "ValuePool", "ValueSynth", "selected_optional"]
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind
 from toolatlas.models import ToolSpec
-from toolatlas.offline.harvest import HarvestRef
-from toolatlas.offline.kinds import ArgKind, ToolEffect, tool_effect, tool_object
+from toolatlas.offline.kinds import ToolEffect, tool_effect, tool_object
 from toolatlas.offline.records import aligned_arguments, leaves, merged_arguments
 from toolatlas.offline.retries import stated_enablers
 from toolatlas.offline.schemas import conforms
 from toolatlas.probing.models import Direction, Probe, ProbeStep
+from toolatlas.probing.values import ArgKind, HarvestRef
 
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer

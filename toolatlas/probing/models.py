@@ -12,9 +12,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from toolatlas.environments import FrozenState, StateDiff, StateDigest
-from toolatlas.graph.models import Effect, stable_id
-from toolatlas.models import CallOutcome, Frozen, OutcomeClass
-from toolatlas.offline.harvest import HarvestRef
+from toolatlas.models import CallOutcome, Effect, Frozen, OutcomeClass, stable_id
+from toolatlas.probing.values import HarvestRef
 
 __all__ = [
     "BatchSummary",

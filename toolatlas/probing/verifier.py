@@ -20,8 +20,7 @@ import structlog
 
 from toolatlas.environments import Environment, StateDiff, StateDigest, render_value
 from toolatlas.errors import ConfigError
-from toolatlas.graph.models import Effect
-from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.models import CallOutcome, Effect, OutcomeClass, ToolSpec
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.evidence import error_evidence

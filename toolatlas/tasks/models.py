@@ -17,8 +17,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from toolatlas.environments import FrozenState, StateDigest
-from toolatlas.graph.models import stable_id
-from toolatlas.models import CallOutcome, Frozen
+from toolatlas.models import CallOutcome, Frozen, stable_id
 
 __all__ = [
     "AgentAction",

@@ -1,4 +1,12 @@
-"""One server's LLM rounds in this process: propose → roll out → judge → induce, per round.
+"""The paper's method with an LLM, on top of the offline engine's verified facts: one server's LLM
+rounds in this process, propose → roll out → judge → induce, per round.
+
+After a server's offline rounds (its :class:`~toolatlas.build.shard.ServerShard` is prepared),
+:class:`MethodStage` runs Memory Bootstrapping (seed tasks per tool with executable verifiers, plus
+verified offline chains written up as tasks), then R rounds of Capability Exploration (boundary and
+affordance probe tasks for the frontier's target tools). Every task is run N times by an agent in
+fresh sandboxes, judged by its verifier, and induced into the graph: the calls by the rule-based
+inducer, the trace, capability entries and strategies by the LLM inducer (citation-checked).
 
 Rounds continue the offline numbering: with R offline exploration rounds (0..R), the LLM
 bootstrap is round R+1 and its exploration rounds R+2..2R+1 (:func:`llm_rounds`). Each round's

@@ -1,0 +1,123 @@
+"""The values a probe carries: what an argument's value means (:class:`ArgKind`), and a value harvested
+from an earlier output together with where it was seen (:class:`HarvestRef`).
+
+The offline engine infers kinds from a tool's schema (:mod:`toolatlas.offline.kinds`) and harvests
+values from outputs (:mod:`toolatlas.offline.harvest`); a :class:`~toolatlas.probing.models.Probe`
+records the harvested values it uses (its data-flow provenance), so their vocabulary lives with the probe.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from toolatlas.models import Frozen
+
+__all__ = ["ArgKind", "HarvestRef"]
+
+
+class ArgKind(StrEnum):
+    """What an argument's value means (one value per argument, the most specific that fits)."""
+
+    FILE_PATH = "file_path"
+    DIR_PATH = "dir_path"
+    PATH = "path"
+    """An existing file or directory."""
+    NEW_PATH = "new_path"
+    """A path the call creates (or overwrites)."""
+    REPO_PATH = "repo_path"
+    SQL = "sql"
+    """Any statement."""
+    SQL_QUERY_READ = "sql_query_read"
+    SQL_QUERY_WRITE = "sql_query_write"
+    SQL_DDL = "sql_ddl"
+    TIMEZONE = "timezone"
+    TIME_OF_DAY = "time_of_day"
+    DATETIME = "datetime"
+    DATE = "date"
+    URL = "url"
+    EMAIL = "email"
+    UUID = "uuid"
+    IDENTIFIER = "identifier"
+    """The name or id of some existing (or, with ``fresh``, new) thing."""
+    BRANCH = "branch"
+    REVISION = "revision"
+    ENTITY_NAME = "entity_name"
+    ENTITY_TYPE = "entity_type"
+    RELATION_TYPE = "relation_type"
+    OBSERVATION = "observation"
+    TABLE_NAME = "table_name"
+    COLUMN_NAME = "column_name"
+    SCHEMA_NAME = "schema_name"
+    TEXT = "text"
+    """Free content: a file body, a message, a note."""
+    EXISTING_TEXT = "existing_text"
+    """A verbatim excerpt of existing content (the "old" text of a search-and-replace)."""
+    SEARCH_QUERY = "search_query"
+    GLOB = "glob"
+    REGEX = "regex"
+    ENUM = "enum"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    STRING = "string"
+    ARRAY = "array"
+    OBJECT = "object"
+    JSON = "json"
+    """JSON text."""
+    EXPRESSION = "expression"
+    """A mathematical expression that evaluates (``2 + 3 * 4``)."""
+    FORMULA = "formula"
+    """A spreadsheet formula (``=SUM(A1:A3)``)."""
+    UNIT = "unit"
+    """A unit of measure (``km``); two in one call share a dimension."""
+    COLOUR = "colour"
+    DURATION = "duration"
+    CRON = "cron"
+    IP_ADDRESS = "ip_address"
+    CIDR = "cidr"
+    HOSTNAME = "hostname"
+    HASH = "hash"
+    """A digest in hex."""
+    HASH_ALGORITHM = "hash_algorithm"
+    BASE_N_NUMBER = "base_n_number"
+    """Digits of a number written in some base (the base is often a sibling argument)."""
+    NUMERIC_STRING = "numeric_string"
+    """A number passed as a string."""
+    LOCALE = "locale"
+    LANGUAGE_CODE = "language_code"
+    COUNTRY_CODE = "country_code"
+    CURRENCY = "currency"
+    CELL = "cell"
+    CELL_RANGE = "cell_range"
+    SHEET_NAME = "sheet_name"
+    COMMAND = "command"
+    """A shell command line (or the program of one)."""
+    MIME_TYPE = "mime_type"
+    VERSION = "version"
+    PHONE = "phone"
+    PROGRAMMING_LANGUAGE = "programming_language"
+    CODE = "code"
+    """Source code to run, format or analyse."""
+    BASE64 = "base64"
+    ENCODING = "encoding"
+    ANY = "any"
+
+
+class HarvestRef(Frozen):
+    """One value seen in an output, and where it was seen."""
+
+    kind: ArgKind
+    value: str
+    tool: str
+    probe_id: str
+    context: str | None = None
+    """What the value belongs to: the entity of an observation, the table of a column."""
+    created: bool = False
+    """The value names something a call created: it exists only after that call, in that instance."""
+    argument: str | None = None
+    """``tool:path`` of the argument an error named this value for (``Available sheets: ...``)."""
+    failed_arguments: dict[str, Any] | None = None
+    """The arguments of the failed call whose error named the value (to retry it, corrected)."""
+    locator: str | None = None
+    """Where in ``failed_arguments`` the corrected value goes (``sheet``, ``ranges[0]``)."""
