@@ -12,6 +12,8 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
 * ``demo``     ``toolatlas/evaluation/demo_tasks.toml`` over ``configs/demo.toml``;
 * ``wild``     ``toolatlas/evaluation/wild_tasks.toml`` over ``configs/wild.toml`` (needs for tools the
                atlas holds no node for — a server that failed to build — count as misses);
+* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, held-out servers
+               nobody tuned on (all tasks held; missing tools count as misses, as for ``wild``);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
@@ -24,7 +26,7 @@ the likely failure warned (share of the tasks with one), mean tokens and their r
 p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
-    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild]
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
                                                     [--rows all|none] [--repeat 5]
 
@@ -62,7 +64,9 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 MCPMARK_STATES = REPO / ".toolatlas" / "mcpmark" / "filesystem"
 """Where ``configs/mcpmark.toml`` reads the development instances' initial directories."""
-WILD_TASKS = REPO / "toolatlas" / "evaluation" / "wild_tasks.toml"
+THIRD_PARTY_SETS = ("wild", "unseen")
+"""Task sets over third-party catalogues: ``configs/<set>.toml`` with ``toolatlas/evaluation/<set>_tasks.toml``;
+a need for a tool the atlas has no node for (a server that failed to build) counts as a miss."""
 
 
 def systems(atlas: Atlas, *, ablations: bool) -> list:
@@ -133,11 +137,12 @@ def task_sets(args: argparse.Namespace) -> list[tuple[str, Path, list[EvalTask]]
             chosen.append(("mcpmark", CONFIGS / "mcpmark.toml", mcpmark_tasks(args.mcpmark)))
         elif name == "demo":
             chosen.append(("demo", CONFIGS / "demo.toml", load_tasks(DEMO_TASKS)))
-        elif name == "wild":
-            if (CONFIGS / "wild.toml").exists() and WILD_TASKS.exists():
-                chosen.append(("wild", CONFIGS / "wild.toml", load_tasks(WILD_TASKS)))
+        elif name in THIRD_PARTY_SETS:
+            config, tasks = CONFIGS / f"{name}.toml", DEMO_TASKS.with_name(f"{name}_tasks.toml")
+            if config.exists() and tasks.exists():
+                chosen.append((name, config, load_tasks(tasks)))
             else:
-                print("wild: skipped (no configs/wild.toml or wild task set yet)")
+                print(f"{name}: skipped (no configs/{name}.toml or {name} task set yet)")
     return chosen
 
 
@@ -167,7 +172,7 @@ def main() -> None:
     parser.add_argument("--tasks", help="the task file for --config")
     parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
                         help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
-                             "(default: warn for the wild set, error otherwise)")
+                             "(default: warn for the wild and unseen sets, error otherwise)")
     parser.add_argument("--rows", choices=["all", "none"], default="all", help="per-task rows to print")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
     args = parser.parse_args()
@@ -177,7 +182,7 @@ def main() -> None:
         try:
             check_tools(tasks, [f"{server}.{tool}" for server, tool in atlas.view.tool_keys], file=str(config))
         except ConfigError as exc:
-            if (args.missing_tools or ("warn" if name == "wild" else "error")) == "error":
+            if (args.missing_tools or ("warn" if name in THIRD_PARTY_SETS else "error")) == "error":
                 raise
             print(f"warning: tools the atlas has no node for (their needs count as misses):\n  {exc}")
         results = {s.name: evaluate(s, tasks, repeat=args.repeat) for s in systems(atlas, ablations=name == "demo")}

@@ -35,6 +35,17 @@ class TestValidCatalogues:
         assert isinstance(postgres.servers[0].runtime, PypiRuntime)
         assert postgres.servers[0].runtime.no_deps
 
+    @pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.toml")))
+    def test_every_catalogue_in_configs_validates(self, repo_root: Path, name: str) -> None:
+        """Every catalogue shipped in configs/ loads and names at least one server."""
+        assert load_catalogue(repo_root / "configs" / name).servers
+
+    def test_unseen_snapshots_ship_with_the_catalogue(self, repo_root: Path) -> None:
+        """Every snapshot the unseen catalogue names is a file or folder beside it in configs/."""
+        unseen = load_catalogue(repo_root / "configs/unseen.toml")
+        snapshots = [s.environment.snapshot for s in unseen.servers if getattr(s.environment, "snapshot", None)]
+        assert snapshots and all(unseen.resolve(path).exists() for path in snapshots)
+
     def test_transport_defaults_to_stdio(self, tmp_path: Path) -> None:
         """A transport table without `kind` is stdio."""
         catalogue = load_catalogue(write(tmp_path, VALID))
