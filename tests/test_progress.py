@@ -25,11 +25,11 @@ class TestBuildProgress:
         """Not a terminal: each round is its coverage line, with no bars and no escape codes."""
         out = io.StringIO()
         with BuildProgress(["git", "time"], 2, describe, stream=out, terminal=False) as progress:
-            progress.line("ray: starting a local instance…")
+            progress.line("starting a local Ray instance…")
             for row in rows():
                 progress.round_done(row)
         assert out.getvalue().splitlines() == [
-            "ray: starting a local instance…", "[git] round 0: 20 entries", "[time] round 0: 4 entries",
+            "starting a local Ray instance…", "[git] round 0: 20 entries", "[time] round 0: 4 entries",
             "[git] round 1: 55 entries",
         ]
 

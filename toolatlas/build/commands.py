@@ -51,7 +51,7 @@ def build_atlas(
 
         if on_start is not None:
             where = address or os.environ.get("RAY_ADDRESS")
-            on_start(f"ray: connecting to {where}…" if where else "ray: starting a local instance…")
+            on_start(f"connecting to the Ray cluster at {where}…" if where else "starting a local Ray instance…")
         with ray_session(address):
             build = RayBuild(config, catalogue, frontier=frontier, hosts=hosts, backend=backend, topology=topology)
             if on_start is not None:
