@@ -1,7 +1,7 @@
 """Thin Ray actor wrappers around ``toolatlas`` objects, and the Ray placements of a build.
 
 Ray is imported here and in ``cluster/`` only; ``toolatlas`` itself never imports Ray. A build is
-driven by the library's :class:`toolatlas.build.driver.CatalogueBuild`; :class:`actors.coordinator.RayBuild`
+driven by the library's :class:`toolatlas.pipeline.driver.CatalogueBuild`; :class:`actors.coordinator.RayBuild`
 spawns the actors below and places servers on them (:mod:`actors.colocated`, :mod:`actors.split`),
 every call within a named timeout (:mod:`actors.calls`).
 
@@ -10,7 +10,7 @@ actor              wraps                                                        
 =================  ==================================================================  =====================
 ``ExecutorHost``   :class:`toolatlas.probing.executor.Executor` s (one sandbox each)   host slot, spread
                    and their :class:`toolatlas.probing.verifier.Verifier` s
-``ShardActor``     :class:`toolatlas.build.shard.ServerShard` s (proposer + inducer)   shard of servers
+``ShardActor``     :class:`toolatlas.pipeline.shard.ServerShard` s (proposer + inducer)   shard of servers
 ``StoreOwner``     :class:`toolatlas.store.atlas.AtlasStore` (embedded: one process)   build
 =================  ==================================================================  =====================
 """

@@ -1,7 +1,7 @@
 """The colocated placement: each server built whole by the executor host that owns its one sandbox.
 
 A round is one call to the host (:meth:`ExecutorHost.round`), which returns the round's
-:class:`~toolatlas.build.checkpoint.RoundResult`; nothing travels per probe. A host that Ray
+:class:`~toolatlas.pipeline.checkpoint.RoundResult`; nothing travels per probe. A host that Ray
 restarted no longer holds the server (:class:`ServerNotOpen`), and one that died is lost: either
 way the driver hears :class:`~toolatlas.errors.RoundLost` and reopens the server from its last
 checkpoint. The LLM method's rounds run on the server's shard actor, started from the checkpoint
@@ -25,9 +25,9 @@ from actors.calls import (
     raised,
 )
 from actors.executor import ServerNotOpen
-from toolatlas.build.checkpoint import RoundResult, ServerStart, ShardCheckpoint
 from toolatlas.config import ServerSpec
 from toolatlas.errors import RoundLost
+from toolatlas.pipeline.checkpoint import RoundResult, ServerStart, ShardCheckpoint
 
 if TYPE_CHECKING:
     from actors.coordinator import RayBuild
@@ -36,7 +36,7 @@ __all__ = ["ColocatedPlacement"]
 
 
 class ColocatedPlacement:
-    """Servers on executor hosts, one call per round (a :class:`~toolatlas.build.driver.Placement`)."""
+    """Servers on executor hosts, one call per round (a :class:`~toolatlas.pipeline.driver.Placement`)."""
 
     def __init__(self, build: RayBuild, rounds: int) -> None:
         self.build = build

@@ -1,7 +1,7 @@
 """The Ray build: a catalogue built by the library's driver over executor-host, shard and store actors.
 
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``). The
-driver (:class:`~toolatlas.build.driver.CatalogueBuild`) owns resume, re-running a lost round,
+driver (:class:`~toolatlas.pipeline.driver.CatalogueBuild`) owns resume, re-running a lost round,
 persisting in round order, failed rows and the report; this module spawns the actors and hands the
 driver a placement for the build's topology (:mod:`actors.colocated`, :mod:`actors.split`) and a
 record writer over the store's owner. Every call waits within a named timeout (:mod:`actors.calls`).
@@ -39,14 +39,14 @@ from actors.executor import ExecutorHost
 from actors.shard import ShardActor
 from actors.split import PREFETCH, SplitPlacement
 from actors.store import StoreOwner, StoreOwnerWriter
-from toolatlas.build.catalogue import AtlasPaths, BuildReport, use_llm, write_consistency
-from toolatlas.build.driver import CatalogueBuild
-from toolatlas.build.persistence import BuildFiles
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import ConfigError, WorkerError
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
+from toolatlas.pipeline.catalogue import AtlasPaths, BuildReport, use_llm, write_consistency
+from toolatlas.pipeline.driver import CatalogueBuild
+from toolatlas.pipeline.persistence import BuildFiles
 from toolatlas.probing.models import BatchSummary
 
 __all__ = ["TOPOLOGIES", "Progress", "RayBuild"]

@@ -12,7 +12,7 @@ verified rollouts, which it hands on to the server's shard unread.
 
 **Colocated servers.** A server with a single executor can be built here whole (:meth:`open`,
 :meth:`round`): its proposer, executor, verifier and inducer roles run in this process around its
-one sandbox — the in-process engine's :class:`~toolatlas.build.server.ServerBuild` — and a round
+one sandbox — the in-process engine's :class:`~toolatlas.pipeline.server.ServerBuild` — and a round
 is one call, which returns its coverage row, changed records and checkpoint. Nothing is shipped
 per probe (no rollouts to a shard, no batch summaries to the driver); the host stays the server's
 single writer. A host that Ray restarts has lost its servers' graphs: a round called for a server
@@ -30,10 +30,10 @@ import ray
 import structlog
 
 from actors.common import actor_workspace
-from toolatlas.build.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
-from toolatlas.build.server import ServerBuild
 from toolatlas.errors import ToolAtlasError
 from toolatlas.models import ToolSpec
+from toolatlas.pipeline.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
+from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import BatchSummary, Probe, Rollout, Verdict
 from toolatlas.runtimes import install

@@ -1,6 +1,6 @@
 """``ShardActor``: the proposer and inducer roles of a shard of servers — each server's single writer.
 
-With an LLM endpoint, the shard also runs each server's LLM rounds (:mod:`toolatlas.build.method`):
+With an LLM endpoint, the shard also runs each server's LLM rounds (:mod:`toolatlas.pipeline.method`):
 proposals, agent rollouts in sandboxes of its own, judging and LLM induction — one round per call,
 so the coordinator persists every round's records and checkpoint as it does for offline rounds.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from actors.common import actor_workspace
-from toolatlas.build.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
-from toolatlas.build.shard import ServerShard
 from toolatlas.graph.inducer import InductionDelta
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import ToolSpec
+from toolatlas.pipeline.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.models import Probe, Rollout, Verdict
 
 if TYPE_CHECKING:
@@ -70,8 +70,8 @@ class ShardActor:
     async def method_round(self, server: str, round_: int, bootstrap: bool) -> RoundResult:
         """One LLM round of ``server`` (its stage is started on first use): like :meth:`finish_round`'s
         result, with the round's raw trajectories (JSON lines) for the coordinator to keep."""
-        from toolatlas.build.method import MethodStage
         from toolatlas.llm import LlmClient
+        from toolatlas.pipeline.method import MethodStage
 
         if self.llm is None:
             assert self.workspace.catalogue.llm is not None, "an LLM round needs the catalogue's [llm] section"

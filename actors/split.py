@@ -1,7 +1,7 @@
 """The split placement: a server's sandboxes on several executor hosts, its graph on a shard actor.
 
 A round is planned by the server's shard, its probes run in batches on the server's hosts
-(:mod:`toolatlas.build.batches`: their size, the next already queued while one runs), verified where
+(:mod:`toolatlas.pipeline.batches`: their size, the next already queued while one runs), verified where
 they ran, and the verified rollouts go by reference to the shard, which absorbs them in probe order
 (the driver reads only each batch's small summary). Batches in flight are bounded across the build
 (the build's gate: backpressure) and consumed in completion order. A shard that dies is lost: the
@@ -29,10 +29,10 @@ from actors.calls import (
     lost,
     raised,
 )
-from toolatlas.build.batches import PREFETCH, FailureStreak, InOrder, batch_size, round_summary
-from toolatlas.build.checkpoint import RoundResult, ServerStart
 from toolatlas.config import ServerSpec
 from toolatlas.errors import RoundLost
+from toolatlas.pipeline.batches import PREFETCH, FailureStreak, InOrder, batch_size, round_summary
+from toolatlas.pipeline.checkpoint import RoundResult, ServerStart
 from toolatlas.probing.models import BatchSummary, Probe
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ __all__ = ["SplitPlacement"]
 
 
 class SplitPlacement:
-    """Servers over executor hosts and shard actors (a :class:`~toolatlas.build.driver.Placement`)."""
+    """Servers over executor hosts and shard actors (a :class:`~toolatlas.pipeline.driver.Placement`)."""
 
     def __init__(self, build: RayBuild, rounds: int) -> None:
         self.build = build

@@ -63,7 +63,7 @@ class StoreOwner:
 
 
 class StoreOwnerWriter:
-    """A build's records to the store's owning actor (a :class:`~toolatlas.build.driver.RecordWriter`)."""
+    """A build's records to the store's owning actor (a :class:`~toolatlas.pipeline.driver.RecordWriter`)."""
 
     def __init__(self, store) -> None:
         self.store = store

@@ -94,10 +94,10 @@ async def demo_atlas_export(scratch: Path, servers: Sequence[str], rounds: int) 
     """The demo catalogue with its store in ``scratch/store``, ``servers`` built into it (offline,
     ``rounds`` rounds, runtimes from the repository's home), and the atlas exported to
     ``scratch/atlas.json``: ``(workspace, export)``."""
-    from toolatlas.build.catalogue import build_catalogue, open_store
     from toolatlas.config import StoreSettings, load_catalogue
     from toolatlas.export import assemble
     from toolatlas.home import Home
+    from toolatlas.pipeline.catalogue import build_catalogue, open_store
     from toolatlas.workspace import Workspace
 
     demo = load_catalogue(REPO / "configs" / "demo.toml")

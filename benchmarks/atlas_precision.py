@@ -43,12 +43,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
 
-from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.graph.consistency import check_consistency  # noqa: E402
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence  # noqa: E402
 from toolatlas.lifecycle.verify import agreement, replay_probe  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.probing.text import excerpts_agree, to_placeholders  # noqa: E402

@@ -26,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import RESULTS, save
 from coverage import per_round
 
-from toolatlas.build.catalogue import build_catalogue, open_store
 from toolatlas.config import StoreSettings, load_catalogue
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.logs import configure_logging
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
 from toolatlas.report.charts import Series, line_chart
 from toolatlas.workspace import Workspace
 

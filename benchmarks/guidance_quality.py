@@ -97,9 +97,9 @@ def print_rows(results: dict[str, list[TaskResult]]) -> None:
 
 def build_mcpmark(checkout: str | None) -> None:
     """Lay out the development instances' initial directories and build ``configs/mcpmark.toml`` offline."""
-    from toolatlas.build.catalogue import build_catalogue, open_store
     from toolatlas.config import load_catalogue
     from toolatlas.home import Home
+    from toolatlas.pipeline.catalogue import build_catalogue, open_store
     from toolatlas.workspace import Workspace
 
     sources = materialise_states(discover(checkout), MCPMARK_STATES)

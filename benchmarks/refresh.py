@@ -30,12 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
 
-from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.graph.models import EntryStatus  # noqa: E402
 from toolatlas.lifecycle.refresh import refresh_catalogue  # noqa: E402
 from toolatlas.lifecycle.verify import verify_catalogue  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.testing.releases import release_catalogue  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 

@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
 
-from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
-from toolatlas.build.shard import ServerShard  # noqa: E402
 from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.shard import ServerShard  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 

@@ -25,12 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import save  # noqa: E402
 from mcp_calls import drive  # noqa: E402
 
-from toolatlas.build.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.client import ServerConnection, StdioLaunch  # noqa: E402
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.confinement import Unconfined, default_confiner, grant_for  # noqa: E402
 from toolatlas.environments import render_value  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
 from toolatlas.sandbox import launch_for  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 

@@ -120,7 +120,7 @@ async def physical_limit(
     by servers as cold as the build's. The loops above run warm servers (planning called every tool
     already), which on these servers cost ~10% less CPU per call than a first pass.
     """
-    from toolatlas.build.shard import ServerShard
+    from toolatlas.pipeline.shard import ServerShard
     from toolatlas.probing.executor import Executor
 
     workspace = Workspace(load_catalogue(config))
@@ -280,7 +280,7 @@ def all_ready_rate(build) -> tuple[float, int, float] | None:
 
 
 def in_process_build(config: Path, rounds: int) -> tuple[object, float]:
-    from toolatlas.build.catalogue import build_catalogue, open_store
+    from toolatlas.pipeline.catalogue import build_catalogue, open_store
 
     catalogue = load_catalogue(config)
     store = open_store(catalogue)

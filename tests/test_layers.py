@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("exploration", frozenset({"offline", "tasks", "agents", "induction"})),
     ("atlas", frozenset({"store", "export"})),
     ("guidance", frozenset({"trust", "guidance", "report"})),
-    ("build", frozenset({"build"})),
+    ("pipeline", frozenset({"pipeline"})),
     ("services", frozenset({"lifecycle", "evaluation", "serve", "proxy", "loadtest", "scaffold", "testing",
                             "ray_session", "preflight", "smoke", "progress"})),
     ("actors", frozenset({"actors"})),
@@ -90,7 +90,7 @@ def first_party_imports(root: Path) -> tuple[Import, ...]:
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                # ``from toolatlas.build import commands`` loads the module toolatlas.build.commands
+                # ``from toolatlas.pipeline import commands`` loads the module toolatlas.pipeline.commands
                 targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
                            for a in node.names]
             else:

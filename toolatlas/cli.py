@@ -171,8 +171,8 @@ def coverage_table(rows) -> str:
 
 def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> tuple[Path, Path]:
     """Write the export (what may be served; ``everything``: every record) and the report (every record)."""
-    from toolatlas.build.catalogue import AtlasPaths, read_coverage
     from toolatlas.export import assemble
+    from toolatlas.pipeline.catalogue import AtlasPaths, read_coverage
     from toolatlas.report import write_report
 
     paths = AtlasPaths(catalogue)
@@ -192,8 +192,8 @@ def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> 
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import AtlasPaths, open_store
-    from toolatlas.build.commands import build_atlas
+    from toolatlas.pipeline.catalogue import AtlasPaths, open_store
+    from toolatlas.pipeline.commands import build_atlas
     from toolatlas.progress import BuildProgress
 
     catalogue = _catalogue(args)
@@ -349,7 +349,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _require_built(catalogue: Catalogue) -> None:
     """Reading a catalogue's atlas that was never built is an error, not an empty atlas (and no
     store is created as a side effect)."""
-    from toolatlas.build.catalogue import AtlasPaths
+    from toolatlas.pipeline.catalogue import AtlasPaths
 
     store = AtlasPaths(catalogue).store
     if catalogue.store.backend in ("edge", "local") and not store.exists():
@@ -359,7 +359,7 @@ def _require_built(catalogue: Catalogue) -> None:
 
 
 def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
-    from toolatlas.build.catalogue import open_store
+    from toolatlas.pipeline.catalogue import open_store
 
     _require_built(catalogue)
     return open_store(catalogue)

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import build_catalogue, open_store
 from toolatlas.config import StoreSettings, load_catalogue
 from toolatlas.evaluation import AtlasGuidance, DocsOnly, check_tools, evaluate, load_tasks, summarise
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.profiles import answer_line
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import build_catalogue, open_store
 from toolatlas.config import load_catalogue
 from toolatlas.evaluation import AtlasGuidance, DocsOnly, EvalTask, evaluate, summarise
 from toolatlas.evaluation.mcpmark import discover, materialise_states
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
 from toolatlas.workspace import Workspace
 
 from .test_mcpmark import task_folder

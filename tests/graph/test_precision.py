@@ -3,7 +3,6 @@ summarised per tool, and the consistency check that finds contradictions."""
 
 from __future__ import annotations
 
-from toolatlas.build.shard import state_references
 from toolatlas.environments import StateDiff, StateDigest
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, error_shape, is_schema_validation
@@ -11,6 +10,7 @@ from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.models import EffectObservation, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import CallOutcome, Effect, OutcomeClass, ToolSpec
+from toolatlas.pipeline.shard import state_references
 from toolatlas.probing.conditions import joined, precondition, precondition_parts
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import open_store
-from toolatlas.build.server import ServerBuild
-from toolatlas.build.shard import ServerShard
 from toolatlas.cli import main
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind, EntryStatus, Fingerprint, ToolNode
 from toolatlas.lifecycle import diff_atlases, load_export
 from toolatlas.lifecycle.refresh import ToolFate, plan_refresh
+from toolatlas.pipeline.catalogue import open_store
+from toolatlas.pipeline.server import ServerBuild
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.testing.releases import RELEASE_2_CHANGES, release_catalogue
 from toolatlas.workspace import Workspace
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import open_store
 from toolatlas.cli import main
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.lifecycle.commands import parse_age
 from toolatlas.lifecycle.verify import choose
+from toolatlas.pipeline.catalogue import open_store
 from toolatlas.testing.releases import release_catalogue
 
 pytestmark = pytest.mark.servers

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.server import ServerBuild
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.home import Home
+from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import Direction
 from toolatlas.runtimes.installer import install
 from toolatlas.workspace import Workspace

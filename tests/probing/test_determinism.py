@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from reporting_kit import probe
 
-from toolatlas.build.shard import ServerShard
 from toolatlas.config import load_catalogue
 from toolatlas.home import Home
 from toolatlas.models import CallOutcome, OutcomeClass
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.clock import carries_clock, later_second
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, ProbeStep, Verdict

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.shard import ServerShard
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.home import Home
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import BatchSummary
 from toolatlas.probing.verifier import Verifier

@@ -21,7 +21,6 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from toolatlas.build.catalogue import build_catalogue, open_store
 from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
 from toolatlas.config import Limits, load_catalogue
 from toolatlas.export import assemble
@@ -29,6 +28,7 @@ from toolatlas.graph.models import Entry, EntryKind, Evidence, ToolNode
 from toolatlas.guidance import Atlas
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass, ToolSpec
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

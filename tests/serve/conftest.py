@@ -14,10 +14,10 @@ import httpx
 import pytest
 from service_process import REPO, ROUNDS, SERVERS, TOKEN, BuiltAtlas, demo_copy, start_service
 
-from toolatlas.build.catalogue import build_catalogue, open_store
 from toolatlas.config import load_catalogue
 from toolatlas.guidance import Atlas
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
 from toolatlas.serve.process import ServiceProcess
 from toolatlas.workspace import Workspace
 

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.shard import ServerShard
 from toolatlas.config import LlmSettings, ServerSpec, load_catalogue
 from toolatlas.environments import Snapshot
 from toolatlas.graph.state import ServerGraph
 from toolatlas.home import Home
 from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.probing.verifier import Verifier

@@ -11,9 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolatlas.build.catalogue import open_store
 from toolatlas.cli import main
 from toolatlas.config import load_catalogue
+from toolatlas.pipeline.catalogue import open_store
 from toolatlas.serve.process import ServiceProcess
 from toolatlas.trust.outcomes import OutcomeReport, RateLimiter
 

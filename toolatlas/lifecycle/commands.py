@@ -136,9 +136,9 @@ def _show(report) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
-    from toolatlas.build.catalogue import open_store
     from toolatlas.cli import _catalogue, _coverage_line, _require_built, _servers, _write_outputs
     from toolatlas.lifecycle.refresh import ServerRefresh, ToolFate, refresh_catalogue
+    from toolatlas.pipeline.catalogue import open_store
     from toolatlas.workspace import Workspace
 
     catalogue = _catalogue(args)
@@ -193,8 +193,8 @@ def _refresh_on_ray(args: argparse.Namespace, catalogue, servers, on_round) -> l
     """A refresh whose probes run on Ray: the plans and replays here (the store is this process's),
     then one Ray build of what changed (its store owner holds the store meanwhile)."""
     from actors.coordinator import RayBuild
-    from toolatlas.build.catalogue import AtlasPaths, open_store, write_consistency
     from toolatlas.lifecycle.refresh import build_focus, prepare_catalogue, probed
+    from toolatlas.pipeline.catalogue import AtlasPaths, open_store, write_consistency
     from toolatlas.ray_session import ray_session
     from toolatlas.workspace import Workspace
 

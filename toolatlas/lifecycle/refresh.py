@@ -29,8 +29,6 @@ from enum import StrEnum
 import structlog
 from pydantic import Field
 
-from toolatlas.build.catalogue import AtlasPaths, StoreSink, write_consistency
-from toolatlas.build.server import ServerBuild
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.fingerprint import fingerprint
@@ -38,6 +36,8 @@ from toolatlas.graph.models import EntryStatus, Fingerprint, ServerNode, ToolNod
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.lifecycle.verify import ServerVerification, apply, choose, listing_changes, verify_server
 from toolatlas.models import Frozen, ToolSpec
+from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, write_consistency
+from toolatlas.pipeline.server import ServerBuild
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.workspace import Workspace
 

@@ -93,7 +93,7 @@ SEMANTIC_FAMILIES = frozenset(
     }
 )
 """Families whose answer the JSON Schema does not tell (or tells without the server's words): the
-frontier probes them first (:func:`toolatlas.build.frontier.priority`)."""
+frontier probes them first (:func:`toolatlas.pipeline.frontier.priority`)."""
 
 
 class Mutation(Frozen):

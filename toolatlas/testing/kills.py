@@ -1,6 +1,6 @@
 """A build's persistence that dies on request: the test double of a process killed mid-build.
 
-:class:`KillingSink` is a real :class:`~toolatlas.build.persistence.StoreSink` that counts the
+:class:`KillingSink` is a real :class:`~toolatlas.pipeline.persistence.StoreSink` that counts the
 build's durable writes (store upserts and flushes, coverage rows, openings, checkpoints, the coverage
 log and checkpoints of a new build) and, from the ``kill_at``-th on, refuses every one of them by
 raising :class:`BuildKilled`. What is on disk afterwards is exactly what a process killed between
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
-from toolatlas.build.persistence import StoreSink
 from toolatlas.errors import ToolAtlasError
+from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.store.paths import AtlasPaths
 

@@ -1,6 +1,6 @@
 """A placement that loses servers on request: the test double of a worker that dies mid-build.
 
-:class:`LosingPlacement` wraps a real placement (:class:`~toolatlas.build.local.LocalPlacement`) and,
+:class:`LosingPlacement` wraps a real placement (:class:`~toolatlas.pipeline.local.LocalPlacement`) and,
 at the (server, round) pairs it is given, does what a worker process that dies does to the build:
 the round runs (its work is done, as far as the sandbox goes), then the server's state is dropped —
 sandboxes closed, graph gone — and the driver hears :class:`~toolatlas.errors.RoundLost` instead of
@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from toolatlas.build.checkpoint import RoundResult, ServerStart
-from toolatlas.build.driver import Placement
 from toolatlas.config import ServerSpec
 from toolatlas.errors import RoundLost
+from toolatlas.pipeline.checkpoint import RoundResult, ServerStart
+from toolatlas.pipeline.driver import Placement
 
 __all__ = ["LosingPlacement"]
 

@@ -11,9 +11,9 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolatlas.build.catalogue import BuildReport, build_catalogue, open_store
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.graph.models import Entry
+from toolatlas.pipeline.catalogue import BuildReport, build_catalogue, open_store
 from toolatlas.runtimes.installer import install
 from toolatlas.workspace import Workspace
 

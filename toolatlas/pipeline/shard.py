@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from toolatlas.build.checkpoint import CHECKPOINT_VERSION, ShardCheckpoint
-from toolatlas.build.frontier import frontier_for
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.graph.distil import distil_strategies, link_similar_traces
 from toolatlas.graph.fingerprint import fingerprint
@@ -30,6 +28,8 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
+from toolatlas.pipeline.checkpoint import CHECKPOINT_VERSION, ShardCheckpoint
+from toolatlas.pipeline.frontier import frontier_for
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
 from toolatlas.probing.values import ArgKind
 from toolatlas.workspace import Workspace

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store, read_coverage
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.environments import render_value
 from toolatlas.graph.consistency import check_consistency
@@ -22,6 +21,7 @@ from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
 from toolatlas.models import Effect
+from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store, read_coverage
 from toolatlas.probing.verifier import step_failed
 from toolatlas.workspace import Workspace
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolatlas.build.catalogue import open_store
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+from toolatlas.pipeline.catalogue import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = ["memory", "time"]

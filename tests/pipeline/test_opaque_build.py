@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import build_catalogue, open_store
-from toolatlas.build.shard import ServerShard
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
 from toolatlas.offline.dbfacts import sqlite_facts
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.models import Direction
 from toolatlas.testing.opaque import opaque_catalogue
 from toolatlas.workspace import Workspace

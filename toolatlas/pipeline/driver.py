@@ -4,11 +4,11 @@
 build, or ``--resume`` from its file), running its rounds in order until one is not ``ok``, running
 a round again when the worker that held the server's state was lost (:class:`~toolatlas.errors.
 RoundLost`: reopened from its last durable start), persisting every round in round order — records,
-coverage row, then checkpoint (:mod:`toolatlas.build.persistence`) — off the rounds' critical path,
+coverage row, then checkpoint (:mod:`toolatlas.pipeline.persistence`) — off the rounds' critical path,
 a failed row for a server that could not be built, and the build's report.
 
 Where the rounds run is a :class:`Placement`: in this process
-(:class:`~toolatlas.build.local.LocalPlacement`), on Ray actors (``actors/``), or a test double
+(:class:`~toolatlas.pipeline.local.LocalPlacement`), on Ray actors (``actors/``), or a test double
 that loses rounds on purpose (:class:`~toolatlas.testing.placements.LosingPlacement`). Where the
 records go is a :class:`RecordWriter`: the store in this process, or the actor that owns it.
 """
@@ -23,14 +23,14 @@ from typing import Protocol
 
 import structlog
 
-from toolatlas.build.checkpoint import RoundResult, ServerStart
-from toolatlas.build.persistence import BuildFiles
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import RoundLost, ToolAtlasError
 from toolatlas.graph.models import Entry
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import Frozen
+from toolatlas.pipeline.checkpoint import RoundResult, ServerStart
+from toolatlas.pipeline.persistence import BuildFiles
 
 __all__ = ["BuildReport", "CatalogueBuild", "Placement", "RecordWriter", "planned_rounds"]
 
@@ -104,7 +104,7 @@ def planned_rounds(rounds: int, with_llm: bool) -> list[int]:
     """A server's rounds: bootstrap and ``rounds`` offline rounds, then the LLM method's."""
     planned = list(range(rounds + 1))
     if with_llm:
-        from toolatlas.build.method import llm_rounds
+        from toolatlas.pipeline.method import llm_rounds
 
         planned += list(llm_rounds(rounds))
     return planned

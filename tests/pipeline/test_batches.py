@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from toolatlas.build.batches import (
+from toolatlas.pipeline.batches import (
     BATCH,
     INFRASTRUCTURE_FAILURES_TO_GIVE_UP,
     MIN_BATCH,

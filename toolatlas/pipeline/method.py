@@ -1,7 +1,7 @@
 """The paper's method with an LLM, on top of the offline engine's verified facts: one server's LLM
 rounds in this process, propose → roll out → judge → induce, per round.
 
-After a server's offline rounds (its :class:`~toolatlas.build.shard.ServerShard` is prepared),
+After a server's offline rounds (its :class:`~toolatlas.pipeline.shard.ServerShard` is prepared),
 :class:`MethodStage` runs Memory Bootstrapping (seed tasks per tool with executable verifiers, plus
 verified offline chains written up as tasks), then R rounds of Capability Exploration (boundary and
 affordance probe tasks for the frontier's target tools). Every task is run N times by an agent in
@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 import structlog
 
 from toolatlas.agents import AgentLimits, AgentRunner, PlannedRollout, as_probe_rollout, rollout_plan
-from toolatlas.build.shard import RoundTally, ServerShard
 from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.state import RoundCoverage, ServerGraph
 from toolatlas.induction import LlmInducer
 from toolatlas.llm import LlmClient
+from toolatlas.pipeline.shard import RoundTally, ServerShard
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.verifier import Verifier
 from toolatlas.tasks import AgentKind, AgentRollout, TaskSpec, TaskVerdict

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store, save_rollouts
 from toolatlas.config import BuildSettings, LlmSettings, MethodSettings, StoreSettings, load_catalogue
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store, save_rollouts
 from toolatlas.testing.memory_policy import MemoryPolicy
 from toolatlas.testing.openai_script import Fault
 from toolatlas.testing.openai_server import ScriptedOpenAIServer

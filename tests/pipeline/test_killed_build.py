@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
-from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store
 from toolatlas.testing.kills import BuildKilled, KillingSink
 from toolatlas.workspace import Workspace
 

@@ -30,9 +30,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import structlog
 
-from toolatlas.build.frontier import grow_subgraph, priority
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import OutcomeClass
+from toolatlas.pipeline.frontier import grow_subgraph, priority
 from toolatlas.probing.models import Direction, Probe
 
 __all__ = ["FEATURES", "LinUCB", "LinUCBFrontier", "squash_reward", "tool_context"]

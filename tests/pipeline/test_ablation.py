@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from toolatlas.build.catalogue import build_catalogue, open_store
-from toolatlas.build.server import ServerBuild
 from toolatlas.config import AblationSettings, StoreSettings, load_catalogue
 from toolatlas.guidance import Atlas, StaticNavigator
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import Direction
 from toolatlas.workspace import Workspace
 

@@ -1,9 +1,9 @@
 """The in-process placement of a build, and the record writer over a store in this process.
 
 :class:`LocalPlacement` runs each server's rounds here: its executors (one sandbox each), verifier
-and shard — a :class:`~toolatlas.build.server.ServerBuild` — and, with an LLM client, the LLM
+and shard — a :class:`~toolatlas.pipeline.server.ServerBuild` — and, with an LLM client, the LLM
 method's rounds after the offline ones on the same sandboxes. :class:`StoreWriter` saves a round's
-records through the build's :class:`~toolatlas.build.persistence.StoreSink`.
+records through the build's :class:`~toolatlas.pipeline.persistence.StoreSink`.
 """
 
 from __future__ import annotations
@@ -12,23 +12,23 @@ import asyncio
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from toolatlas.build.checkpoint import RoundRecords, RoundResult, ServerStart
-from toolatlas.build.persistence import StoreSink
-from toolatlas.build.server import ServerBuild
 from toolatlas.config import ServerSpec
 from toolatlas.graph.models import Entry
+from toolatlas.pipeline.checkpoint import RoundRecords, RoundResult, ServerStart
+from toolatlas.pipeline.persistence import StoreSink
+from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import BatchSummary
 from toolatlas.workspace import Workspace
 
 if TYPE_CHECKING:
-    from toolatlas.build.method import MethodStage
     from toolatlas.llm import LlmClient
+    from toolatlas.pipeline.method import MethodStage
 
 __all__ = ["LocalPlacement", "StoreWriter"]
 
 
 class LocalPlacement:
-    """Servers' rounds in this process (the :class:`~toolatlas.build.driver.Placement` of ``--engine asyncio``)."""
+    """Servers' rounds in this process (the :class:`~toolatlas.pipeline.driver.Placement` of ``--engine asyncio``)."""
 
     def __init__(self, workspace: Workspace, frontier: str = "graph", *, rounds: int, llm: LlmClient | None = None) -> None:
         self.workspace = workspace
@@ -77,7 +77,7 @@ class LocalPlacement:
     async def _stage(self, build: ServerBuild) -> MethodStage:
         name = build.spec.name
         if name not in self.stages:
-            from toolatlas.build.method import MethodStage
+            from toolatlas.pipeline.method import MethodStage
 
             assert self.llm is not None and build.verifier is not None, "LLM rounds need an LLM client"
             stage = MethodStage(self.workspace, build.shard, build.executors, build.verifier, self.llm)

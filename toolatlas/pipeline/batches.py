@@ -5,7 +5,7 @@ A placement that runs a server's probes on other processes (the split placement 
 :data:`BATCHES_PER_SANDBOX` per sandbox, :data:`PREFETCH` queued per sandbox so the next one waits
 while one runs — and hands the verified batches to the shard in probe order through an
 :class:`InOrder` buffer, whatever order they finish in. Its sandboxes' failures in a row are a
-:class:`FailureStreak`, as in this process (:class:`toolatlas.build.server.ServerBuild`).
+:class:`FailureStreak`, as in this process (:class:`toolatlas.pipeline.server.ServerBuild`).
 """
 
 from __future__ import annotations

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING
 import structlog
 from pydantic import BaseModel, ValidationError
 
-from toolatlas.build.checkpoint import (
+from toolatlas.errors import ToolAtlasError
+from toolatlas.graph.state import RoundCoverage
+from toolatlas.pipeline.checkpoint import (
     CHECKPOINT_VERSION,
     OPENING_ROUND,
     Opening,
@@ -36,13 +38,11 @@ from toolatlas.build.checkpoint import (
     ServerStart,
     ShardCheckpoint,
 )
-from toolatlas.errors import ToolAtlasError
-from toolatlas.graph.state import RoundCoverage
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.store.paths import AtlasPaths
 
 if TYPE_CHECKING:
-    from toolatlas.build.shard import ServerShard
+    from toolatlas.pipeline.shard import ServerShard
 
 __all__ = [
     "BuildFiles",

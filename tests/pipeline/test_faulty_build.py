@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolatlas.build.catalogue import build_catalogue, open_store
 from toolatlas.config import parse_catalogue
 from toolatlas.graph.models import EntryKind
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
+from toolatlas.pipeline.catalogue import build_catalogue, open_store
 from toolatlas.testing import faulty_server_command
 from toolatlas.workspace import Workspace
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
-from toolatlas.build.catalogue import AtlasPaths, build_catalogue, open_store
-from toolatlas.build.driver import CatalogueBuild
-from toolatlas.build.local import LocalPlacement, StoreWriter
-from toolatlas.build.persistence import StoreSink
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store
+from toolatlas.pipeline.driver import CatalogueBuild
+from toolatlas.pipeline.local import LocalPlacement, StoreWriter
+from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.testing.placements import LosingPlacement
 from toolatlas.workspace import Workspace
 

@@ -3,7 +3,7 @@
 Each server advances through its rounds independently (a slow server never holds back a fast
 one). Its changed records go to the store at the end of every round, and every round's coverage
 row is appended to ``<atlas dir>/coverage.jsonl`` as it happens, before the round's checkpoint
-(:mod:`toolatlas.build.persistence`: a killed build resumes to the atlas it would have built). The
+(:mod:`toolatlas.pipeline.persistence`: a killed build resumes to the atlas it would have built). The
 build ends with ``build.json`` (the report), and the CLI then writes ``atlas.json`` and ``report.html``.
 """
 
@@ -17,9 +17,15 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from toolatlas.build.driver import BuildReport, CatalogueBuild
-from toolatlas.build.local import LocalPlacement, StoreWriter
-from toolatlas.build.persistence import (
+from toolatlas.config import Catalogue, ServerSpec
+from toolatlas.errors import ConfigError
+from toolatlas.graph.consistency import ConsistencyReport, check_consistency
+from toolatlas.graph.models import Entry
+from toolatlas.graph.state import RoundCoverage
+from toolatlas.models import utcnow
+from toolatlas.pipeline.driver import BuildReport, CatalogueBuild
+from toolatlas.pipeline.local import LocalPlacement, StoreWriter
+from toolatlas.pipeline.persistence import (
     BuildFiles,
     ServerStart,
     StoreSink,
@@ -29,12 +35,6 @@ from toolatlas.build.persistence import (
     save_rollouts,
     write_checkpoint,
 )
-from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.errors import ConfigError
-from toolatlas.graph.consistency import ConsistencyReport, check_consistency
-from toolatlas.graph.models import Entry
-from toolatlas.graph.state import RoundCoverage
-from toolatlas.models import utcnow
 from toolatlas.store.atlas import AtlasStore
 from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.workspace import Workspace

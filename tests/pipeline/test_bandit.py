@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from toolatlas.build.bandit import FEATURES, LinUCB, LinUCBFrontier, tool_context
-from toolatlas.build.frontier import frontier_for
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.pipeline.bandit import FEATURES, LinUCB, LinUCBFrontier, tool_context
+from toolatlas.pipeline.frontier import frontier_for
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 
 TOOLS = ["alpha", "beta", "gamma", "delta"]

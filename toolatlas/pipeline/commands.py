@@ -1,5 +1,5 @@
 """The build as a command runs it, on an engine chosen by name: ``asyncio`` (this process, through
-:func:`toolatlas.build.catalogue.build_catalogue`) or ``ray`` (the Ray placements of :mod:`actors`).
+:func:`toolatlas.pipeline.catalogue.build_catalogue`) or ``ray`` (the Ray placements of :mod:`actors`).
 
 Like every ``commands`` module this one sits above :mod:`actors`: it is where a command wires the
 library to a placement, and it imports the actors only inside the function that chose Ray, so
@@ -13,11 +13,11 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from toolatlas.build.catalogue import build_catalogue
-from toolatlas.build.driver import BuildReport
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import ConfigError
 from toolatlas.graph.state import RoundCoverage
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.pipeline.driver import BuildReport
 from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Protocol
 
 import structlog
 
-from toolatlas.build.batches import FailureStreak, InOrder
-from toolatlas.build.persistence import ServerStart
-from toolatlas.build.shard import ServerShard
 from toolatlas.config import BuildSettings, ServerSpec
 from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.inducer import InductionDelta
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import ToolSpec
+from toolatlas.pipeline.batches import FailureStreak, InOrder
+from toolatlas.pipeline.persistence import ServerStart
+from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Probe, Rollout, Verdict
 from toolatlas.probing.verifier import Verifier
@@ -94,7 +94,7 @@ class ServerBuild:
         """Where the build begins: a checkpoint to continue from, or the records to start from
         (None: from :attr:`preload`)."""
         self.llm = llm
-        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.build.method`)."""
+        """With an LLM client, the LLM method's rounds follow the offline ones (:mod:`toolatlas.pipeline.method`)."""
         self.preload: dict[str, list] | None = None
         """Records a previous build stored for this server: this build extends them."""
         self.coverage: list[RoundCoverage] = []
@@ -183,7 +183,7 @@ class ServerBuild:
             self.seconds = time.perf_counter() - self._opened_at
 
     async def _llm_rounds(self, executors: list[Executor], verifier: Verifier) -> None:
-        from toolatlas.build.method import MethodStage, llm_rounds
+        from toolatlas.pipeline.method import MethodStage, llm_rounds
 
         assert self.llm is not None
         save = self.sink.save_round if self.sink is not None else None

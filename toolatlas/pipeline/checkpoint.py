@@ -4,7 +4,7 @@
   (graph, random state, frontier, proposer's pool and discovery), written after every round;
 - :class:`Opening` — what a server's build starts from before any round is complete (the records
   earlier builds stored of it), written before its first round;
-- :class:`ServerStart` — one of the two, as a build reads it back (:mod:`toolatlas.build.persistence`);
+- :class:`ServerStart` — one of the two, as a build reads it back (:mod:`toolatlas.pipeline.persistence`);
 - :class:`RoundResult` — a finished round: its coverage row, the records it changed and the
   checkpoint after it, as a worker (in this process or an actor) hands it to the build's driver.
 

@@ -5,7 +5,7 @@ of K related tools along co-usage edges, and spends the per-tool budget on the c
 that would cover the most not-yet-covered ground (arguments, enum members, mutation kinds,
 compositions), boundary and affordance directions alike. The uniform baseline samples the same
 number of probes uniformly from every candidate of every tool — the comparison of Appendix C.3.
-The LinUCB bandit over (tool, direction) arms (``"linucb"``) lives in :mod:`toolatlas.build.bandit`.
+The LinUCB bandit over (tool, direction) arms (``"linucb"``) lives in :mod:`toolatlas.pipeline.bandit`.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def frontier_for(name: str) -> Frontier:
         case "uniform":
             return UniformFrontier()
         case "linucb":
-            from toolatlas.build.bandit import LinUCBFrontier
+            from toolatlas.pipeline.bandit import LinUCBFrontier
 
             return LinUCBFrontier()
     raise ValueError(f"unknown frontier {name!r}: expected 'graph', 'uniform' or 'linucb'")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from small_builds import atlas
 
-from toolatlas.build.catalogue import AtlasPaths, open_store, read_coverage
 from toolatlas.config import load_catalogue
+from toolatlas.pipeline.catalogue import AtlasPaths, open_store, read_coverage
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = ["filesystem", "sqlite"]
@@ -89,9 +89,9 @@ class TestResume:
 class TestDeterminism:
     async def test_executor_count_does_not_change_the_atlas(self, tmp_path: Path) -> None:
         """One executor or three per server: verdicts are absorbed in probe order, so the atlas is identical."""
-        from toolatlas.build.catalogue import build_catalogue
         from toolatlas.config import StoreSettings
         from toolatlas.home import Home
+        from toolatlas.pipeline.catalogue import build_catalogue
         from toolatlas.workspace import Workspace
 
         demo = load_catalogue(REPO / "configs" / "demo.toml")

@@ -1,1 +1,0 @@
-"""Building atlases: frontier selection, one server's rounds, a whole catalogue in process."""
