@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from toolatlas.build.budget import CallCosts, time_share, within_time
 from toolatlas.build.checkpoint import CHECKPOINT_VERSION, ShardCheckpoint
 from toolatlas.build.frontier import frontier_for
 from toolatlas.config import BuildSettings, ServerSpec
@@ -105,6 +106,8 @@ class ServerShard:
         self.tally = RoundTally()
         self.chains: list[Probe] = []
         """Resolved multi-step probes, one per distinct tool sequence, in the order they were verified."""
+        self.costs = CallCosts()
+        """What each tool's calls cost: the plan shares a round's time by it (:mod:`toolatlas.build.budget`)."""
         self.focus: frozenset[str] | None = None
         """Only these tools are probed (their probes may call others): a refresh's changed and new tools
         and their neighbours. None: every tool."""
@@ -129,6 +132,9 @@ class ServerShard:
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
         found = self.proposer.discover(self.settings.seed)
+        self.costs = CallCosts({tool: cost.seconds for tool, cost in found.costs.items()},
+                               {tool: cost.refusal_seconds for tool, cost in found.costs.items()
+                                if cost.refusal_seconds is not None})
         if found.instructions and self.graph.node is not None:
             self.graph.put_server(self.graph.node.model_copy(update={"instructions": found.instructions}))
 
@@ -163,7 +169,7 @@ class ServerShard:
         self.tally = RoundTally()
         if round_ == 0:
             seeds = self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
-            return [p for p in seeds if self._focused(p)]
+            return self._within_time([p for p in seeds if self._focused(p)])
         size = self.settings.subgraph_size
         ranked = [t for t in self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
                   if self.focus is None or t in self.focus]
@@ -186,7 +192,7 @@ class ServerShard:
         # cheap single calls and short chains: every tool's semantic boundaries and compositions
         saturation = self.proposer.saturation(round_, {p.id for p in chosen})
         chosen = chosen + [p for p in saturation if self._allowed(p) and self._focused(p)]
-        return self._stamped(self._within_cost(chosen))
+        return self._stamped(self._within_time(self._within_cost(chosen)))
 
     stamp_replays = True
     """Whether replays carry their planning time (what a benchmark turns off to measure what it saves)."""
@@ -220,6 +226,14 @@ class ServerShard:
             kept.append(probe)
         return kept
 
+    def _within_time(self, chosen: list[Probe]) -> list[Probe]:
+        """No costly tool's calls over its share of the round's time (:func:`~toolatlas.build.budget.within_time`)."""
+        assert self.graph is not None
+        kept = within_time(chosen, self.costs, time_share(len(self.graph.tools)))
+        if len(kept) < len(chosen):
+            log.debug("probes_over_time_share", server=self.spec.name, planned=len(chosen), kept=len(kept))
+        return kept
+
     def _allowed(self, probe: Probe) -> bool:
         """False for a probe of a direction the build's ablation switches turned off."""
         ablation = self.settings.ablation
@@ -233,6 +247,7 @@ class ServerShard:
         """Merge one verified rollout (call in probe order)."""
         assert self.graph is not None and self.proposer is not None
         delta = Inducer(self.graph).induce(rollout, verdict)
+        self.costs.observe(rollout)
         self.proposer.observe(rollout, verdict)
         self.frontier.observe(self.graph, rollout.probe, delta.reward)
         self.tally.add(rollout, verdict, delta)
@@ -300,6 +315,7 @@ class ServerShard:
             traces=list(graph.traces.values()),
             strategies=list(graph.strategies.values()),
             chains=list(self.chains),
+            costs=self.costs.state(),
             focus=sorted(self.focus) if self.focus is not None else None,
         )
 
@@ -329,3 +345,4 @@ class ServerShard:
         self.proposer.restore_exploration_state(state.exploration)
         self.completed_round = state.completed_round
         self.chains = list(state.chains)
+        self.costs = CallCosts.restore(state.costs)

@@ -17,6 +17,13 @@ the planner no facts, but the server's own tools can. In one scratch sandbox, be
    not held against it). The classification has a wide margin on purpose: ordinary calls take
    milliseconds, the threshold is a second, so the atlas does not depend on machine speed; only
    a tool that really takes about a second could be classed differently on another machine.
+4. **Refusal pilots.** Every tool that answered its pilot in time is then asked once for something
+   that does not exist — its first boundary mutation that names an absent reference, else its
+   first mutation a careful server refuses — and timed: a lookup of what is not there can cost a
+   hundred times the answer (a schema reflected in full before the name is found missing), and the
+   build shares each round's time by what calls cost (:mod:`toolatlas.build.budget`), refusals
+   included, from the first round on. They run after every answer pilot: what one changes reaches
+   no other tool's pilot.
 
 The scratch sandbox is thrown away afterwards: nothing a pilot changed reaches a probe. The
 result is a frozen :class:`Discovery`, kept in the build checkpoint so a resumed build plans
@@ -75,6 +82,8 @@ class ToolCost(Frozen):
     seconds: float
     timed_out: bool = False
     slow: bool = False
+    refusal_seconds: float | None = None
+    """Seconds of its refusal pilot (None: none was made)."""
 
 
 class DiscoveredOutput(Frozen):
@@ -178,7 +187,28 @@ class _Session:
                 continue
             planned = self.synth.valid_arguments(tool, infer_arguments(tool), 0)
             await self.call(tool, planned.arguments if planned is not None else {})
+        for tool in ordered:  # then what a refusal of each costs
+            if tool.name in self.costs and not self.costs[tool.name].timed_out:
+                await self._refusal_pilot(tool)
         return self.outputs, database, self.costs
+
+    async def _refusal_pilot(self, tool: ToolSpec) -> None:
+        from toolatlas.environments import render_value
+        from toolatlas.offline.mutations import MutationKind, boundary_mutations
+
+        specs = infer_arguments(tool)
+        planned = self.synth.valid_arguments(tool, specs, 0)
+        if planned is None:
+            return
+        refused = [m for m in boundary_mutations(tool, specs, planned.arguments, self.synth) if m.expected_failure]
+        absent = [m for m in refused if m.name is MutationKind.NONEXISTENT_REFERENCE]
+        if not (absent or refused):
+            return
+        arguments = render_value((absent or refused)[0].arguments, self.sandbox.variables())
+        outcome = await self.sandbox.call(tool.name, arguments, timeout=PILOT_TIMEOUT_S)
+        self.costs[tool.name] = self.costs[tool.name].model_copy(
+            update={"refusal_seconds": round(outcome.latency_ms / 1000, 4)}
+        )
 
     async def _introspect(self, readers: list[ToolSpec]) -> DatabaseFacts | None:
         """Facts from the first query tool that answers the catalogue questions; a tool whose other
