@@ -18,7 +18,7 @@ plans by time:
   mean sits near such a step — and a server without a costly tool is planned by count alone, the same
   on any machine.
 - **A tool's share of the build.** :func:`within_time` drops the lowest-priority probes (the last of
-  the plan) that call a costly tool while its calls would be charged more than ``share`` of the
+  the plan) that make a costly call of a tool (its cheap calls never count) while it would be charged more than ``share`` of the
   charged time of the build so far and this round (:func:`time_share`: a tenth, or two thirds of an
   equal split between the server's tools when it has fewer than seven). A tool that is within its
   share when a round starts keeps the round's first probe of it whatever it costs, so it is never
@@ -138,9 +138,10 @@ def time_share(tools: int) -> float:
 
 
 def within_time(probes: list[Probe], costs: CallCosts, share: float) -> list[Probe]:
-    """``probes`` (in priority order) without the last ones that call a costly tool while it is charged
-    more than ``share`` of the build's time so far and this round's; what is kept is charged to
-    ``costs`` (:attr:`CallCosts.charged`)."""
+    """``probes`` (in priority order) without the last ones that make a costly call of a tool while it is
+    charged more than ``share`` of the build's time so far and this round's (its cheap calls — answers of
+    a tool that refuses slowly — are never dropped); what is kept is charged to ``costs``
+    (:attr:`CallCosts.charged`)."""
     charges = costs.charges(probes)
     costly = {tool for steps in charges for tool, charge in steps if charge >= COSTLY_CALL_S}
     spent = Counter(costs.charged)
@@ -152,8 +153,8 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float) -> list[Pro
             spent[tool] += charge
             total += charge
     first: dict[str, int] = {}
-    for index, probe in enumerate(probes):
-        for tool in {step.tool for step in probe.steps} & within_at_start:
+    for index, steps in enumerate(charges):
+        for tool in {tool for tool, charge in steps if charge >= COSTLY_CALL_S} & within_at_start:
             first.setdefault(tool, index)
     kept_first = set(first.values())
     dropped: set[int] = set()
@@ -164,7 +165,8 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float) -> list[Pro
             over = {tool for tool in costly if spent[tool] > share * total}
             if not over:
                 break
-            if index in dropped or index in kept_first or not {tool for tool, _ in charges[index]} & over:
+            heavy = {tool for tool, charge in charges[index] if charge >= COSTLY_CALL_S}
+            if index in dropped or index in kept_first or not heavy & over:
                 continue
             dropped.add(index)
             changed = True
