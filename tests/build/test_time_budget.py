@@ -75,9 +75,15 @@ class TestPlanByTime:
         kept_slow = [any(p.target == "slow" for p in within_time(plan, costs, share=0.3)) for plan in rounds]
         assert kept_slow[0] and not all(kept_slow) and any(kept_slow[1:])
 
-    def test_time_share_is_a_tenth_or_most_of_an_equal_split(self) -> None:
-        """A tool may take a tenth of a build on a large server, two thirds of an equal split on a small one."""
-        assert time_share(30) == 0.1 and time_share(2) == pytest.approx(1 / 3) and time_share(1) == pytest.approx(2 / 3)
+    def test_time_share_is_a_tenth_or_an_equal_split(self) -> None:
+        """A tool may take a tenth of a build on a large server, an equal split on a small one."""
+        assert time_share(30) == 0.1 and time_share(4) == 0.25 and time_share(1) == 1.0
+
+    def test_the_only_tool_of_a_server_is_never_cut(self) -> None:
+        """A one-tool server's costly tool takes all its time: every probe of it is kept."""
+        costs = ledger(lint=(0.3, 0.3))
+        plan = [probe("lint", d, i) for d in (Direction.BOUNDARY, Direction.AFFORDANCE) for i in range(12)]
+        assert within_time(plan, costs, share=time_share(1)) == plan
 
     def test_the_ledger_resumes_exactly(self) -> None:
         """A checkpointed ledger gives the same charges and history after a restore."""

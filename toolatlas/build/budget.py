@@ -19,8 +19,8 @@ plans by time:
   on any machine.
 - **A tool's share of the build.** :func:`within_time` drops the lowest-priority probes (the last of
   the plan) that make a costly call of a tool (its cheap calls never count) while it would be charged more than ``share`` of the
-  charged time of the build so far and this round (:func:`time_share`: a tenth, or two thirds of an
-  equal split between the server's tools when it has fewer than seven). A tool that is within its
+  charged time of the build so far and this round (:func:`time_share`: a tenth, or an equal split
+  between the server's tools when it has fewer than ten). A tool that is within its
   share when a round starts keeps the round's first probe of it whatever it costs, so it is never
   starved: it is probed again once the others' time has made room. The plan is in priority order,
   so what is dropped is what the frontier valued least: fewer probes of a costly tool, each of them
@@ -133,8 +133,10 @@ class CallCosts:
 
 
 def time_share(tools: int) -> float:
-    """The share of a build's time one costly tool may take on a server of ``tools`` tools."""
-    return max(TOOL_TIME_SHARE, 2 / (3 * max(tools, 1)))
+    """The share of a build's time one costly tool may take on a server of ``tools`` tools: a tenth, or an
+    equal split when that is more (all of a one-tool server's; two equally costly tools hold each other
+    to half, and neither is cut)."""
+    return max(TOOL_TIME_SHARE, 1 / max(tools, 1))
 
 
 def within_time(probes: list[Probe], costs: CallCosts, share: float) -> list[Probe]:
