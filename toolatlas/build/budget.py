@@ -139,13 +139,13 @@ def time_share(tools: int) -> float:
     return max(TOOL_TIME_SHARE, 1 / max(tools, 1))
 
 
-def within_time(probes: list[Probe], costs: CallCosts, share: float) -> list[Probe]:
+def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: frozenset[str] = frozenset()) -> list[Probe]:
     """``probes`` (in priority order) without the last ones that make a costly call of a tool while it is
     charged more than ``share`` of the build's time so far and this round's (its cheap calls — answers of
     a tool that refuses slowly — are never dropped); what is kept is charged to ``costs``
-    (:attr:`CallCosts.charged`)."""
+    (:attr:`CallCosts.charged`). Tools in ``exempt`` are never held back (another rule bounds them)."""
     charges = costs.charges(probes)
-    costly = {tool for steps in charges for tool, charge in steps if charge >= COSTLY_CALL_S}
+    costly = {tool for steps in charges for tool, charge in steps if charge >= COSTLY_CALL_S} - exempt
     spent = Counter(costs.charged)
     before_total = sum(spent.values())
     within_at_start = {tool for tool in costly if spent[tool] <= share * before_total}

@@ -132,7 +132,7 @@ class ServerShard:
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
         found = self.proposer.discover(self.settings.seed)
-        self.costs = CallCosts({tool: cost.seconds for tool, cost in found.costs.items()},
+        self.costs = CallCosts({tool: cost.seconds for tool, cost in found.costs.items() if not cost.timed_out},
                                {tool: cost.refusal_seconds for tool, cost in found.costs.items()
                                 if cost.refusal_seconds is not None})
         if found.instructions and self.graph.node is not None:
@@ -227,9 +227,11 @@ class ServerShard:
         return kept
 
     def _within_time(self, chosen: list[Probe]) -> list[Probe]:
-        """No costly tool's calls over its share of the round's time (:func:`~toolatlas.build.budget.within_time`)."""
-        assert self.graph is not None
-        kept = within_time(chosen, self.costs, time_share(len(self.graph.tools)))
+        """No costly tool's calls over its share of the build's time (:func:`~toolatlas.build.budget.within_time`);
+        slow tools are left to :meth:`_within_cost` (their probes ask for the least work, which their pilots
+        did not: a pilot's seconds say nothing of what those probes cost)."""
+        assert self.graph is not None and self.proposer is not None
+        kept = within_time(chosen, self.costs, time_share(len(self.graph.tools)), exempt=self.proposer.slow)
         if len(kept) < len(chosen):
             log.debug("probes_over_time_share", server=self.spec.name, planned=len(chosen), kept=len(kept))
         return kept
