@@ -13,10 +13,18 @@ the planner no facts, but the server's own tools can. In one scratch sandbox, be
    tables, columns and constraints, hence real writes and real constraint errors.
 3. **Pilots.** Every tool is called once (its plainest valid call) under a short timeout and
    timed. A tool that does not answer a pilot within :data:`SLOW_CALL_S` is *slow* (a pilot
-   that answered late but in time is repeated once, so a cold first call — a lazy import — is
-   not held against it). The classification has a wide margin on purpose: ordinary calls take
-   milliseconds, the threshold is a second, so the atlas does not depend on machine speed; only
-   a tool that really takes about a second could be classed differently on another machine.
+   that took over :data:`REPEAT_PILOT_S` but answered in time is repeated once and the second
+   time kept, so a cold first call — a lazy import — is not held against it). The
+   classification has a wide margin on purpose: ordinary calls take milliseconds, the threshold
+   is a second, so the atlas does not depend on machine speed; only a tool that really takes
+   about a second could be classed differently on another machine.
+4. **Refusal pilots.** Every tool that answered its pilot in time is then asked once for
+   something that does not exist — its first boundary mutation that names an absent reference,
+   else its first mutation a careful server refuses — and timed (repeated like a pilot): a
+   lookup of what is not there can cost a hundred times the answer (a schema reflected in full
+   before the name is found missing), and the build shares its time by what calls cost
+   (:mod:`toolatlas.pipeline.budget`), refusals included, from the first round on. They run after
+   every answer pilot: what one changes reaches no other tool's pilot.
 
 The scratch sandbox is thrown away afterwards: nothing a pilot changed reaches a probe. The
 result is a frozen :class:`Discovery`, kept in the build checkpoint so a resumed build plans
@@ -59,6 +67,9 @@ log = structlog.get_logger(__name__)
 
 SLOW_CALL_S = 1.0
 """A tool whose pilot takes longer is slow: fewer probes, a tight timeout."""
+REPEAT_PILOT_S = 0.1
+"""A pilot that took longer is made once more and the second call's time kept: a tool's first call may
+load its code, and what the build plans by (:mod:`toolatlas.pipeline.budget`) is what its calls cost after."""
 PILOT_TIMEOUT_S = 2.0
 """Longest wait for one pilot (or discovery) call."""
 MAX_LISTINGS = 12
@@ -75,6 +86,8 @@ class ToolCost(Frozen):
     seconds: float
     timed_out: bool = False
     slow: bool = False
+    refusal_seconds: float | None = None
+    """Seconds of its refusal pilot (None: none was made)."""
 
 
 class DiscoveredOutput(Frozen):
@@ -131,7 +144,7 @@ class _Session:
         from toolatlas.environments import render_value
 
         timed_out = outcome.outcome is OutcomeClass.TIMEOUT
-        if seconds > SLOW_CALL_S and not timed_out:  # late but in time: maybe a cold start, ask once more
+        if seconds > REPEAT_PILOT_S and not timed_out:  # late but in time: maybe a cold start, ask once more
             again = await self.sandbox.call(
                 tool.name, render_value(arguments, self.sandbox.variables()), timeout=PILOT_TIMEOUT_S
             )
@@ -178,7 +191,30 @@ class _Session:
                 continue
             planned = self.synth.valid_arguments(tool, infer_arguments(tool), 0)
             await self.call(tool, planned.arguments if planned is not None else {})
+        for tool in ordered:  # then what a refusal of each costs
+            if tool.name in self.costs and not self.costs[tool.name].timed_out:
+                await self._refusal_pilot(tool)
         return self.outputs, database, self.costs
+
+    async def _refusal_pilot(self, tool: ToolSpec) -> None:
+        from toolatlas.environments import render_value
+        from toolatlas.offline.mutations import MutationKind, boundary_mutations
+
+        specs = infer_arguments(tool)
+        planned = self.synth.valid_arguments(tool, specs, 0)
+        if planned is None:
+            return
+        refused = [m for m in boundary_mutations(tool, specs, planned.arguments, self.synth) if m.expected_failure]
+        absent = [m for m in refused if m.name is MutationKind.NONEXISTENT_REFERENCE]
+        if not (absent or refused):
+            return
+        arguments = render_value((absent or refused)[0].arguments, self.sandbox.variables())
+        outcome = await self.sandbox.call(tool.name, arguments, timeout=PILOT_TIMEOUT_S)
+        if outcome.latency_ms / 1000 > REPEAT_PILOT_S and outcome.outcome is not OutcomeClass.TIMEOUT:
+            outcome = await self.sandbox.call(tool.name, arguments, timeout=PILOT_TIMEOUT_S)
+        self.costs[tool.name] = self.costs[tool.name].model_copy(
+            update={"refusal_seconds": round(outcome.latency_ms / 1000, 4)}
+        )
 
     async def _introspect(self, readers: list[ToolSpec]) -> DatabaseFacts | None:
         """Facts from the first query tool that answers the catalogue questions; a tool whose other

@@ -25,8 +25,9 @@ from toolatlas.probing.models import BatchSummary, Probe
 __all__ = ["CHECKPOINT_VERSION", "OPENING_ROUND", "Opening", "RoundRecords", "RoundResult", "ServerStart",
            "ShardCheckpoint"]
 
-CHECKPOINT_VERSION = 4
-"""4: a server's file holds an opening until its first round is complete; typed fields."""
+CHECKPOINT_VERSION = 5
+"""5: the tools' call costs the plan shares a round's time by; a server's file holds an opening until its
+first round is complete; typed fields."""
 OPENING_ROUND = -1
 """The ``completed_round`` of an opening: no round of the server is complete in this build."""
 
@@ -82,6 +83,8 @@ class ShardCheckpoint(BuildIdentity):
     traces: list[TraceNode]
     strategies: list[StrategyNode]
     chains: list[Probe]
+    costs: dict[str, Any]
+    """What each tool's calls cost (:meth:`~toolatlas.pipeline.budget.CallCosts.state`)."""
     focus: list[str] | None = None
 
 

@@ -145,11 +145,11 @@ class ServerBuild:
             raise
 
     def costs(self) -> dict[str, float]:
-        """Seconds each tool's calls took in this build, its pilot (discovery) included."""
+        """Seconds each tool's calls took in this build, its pilots (discovery) included."""
         costs = defaultdict(float, self.tool_seconds)
         if self.shard.proposer is not None:
             for tool, cost in self.shard.proposer.discovery.costs.items():
-                costs[tool] += cost.seconds
+                costs[tool] += cost.seconds + (cost.refusal_seconds or 0.0)
         return dict(costs)
 
     async def start(self) -> list[ToolSpec]:

@@ -28,6 +28,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.discovery import Discovery
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
+from toolatlas.pipeline.budget import CallCosts, time_share, within_time
 from toolatlas.pipeline.checkpoint import CHECKPOINT_VERSION, ShardCheckpoint
 from toolatlas.pipeline.frontier import frontier_for
 from toolatlas.probing.models import Direction, Probe, Rollout, Verdict
@@ -106,6 +107,8 @@ class ServerShard:
         self.tally = RoundTally()
         self.chains: list[Probe] = []
         """Resolved multi-step probes, one per distinct tool sequence, in the order they were verified."""
+        self.costs = CallCosts()
+        """What each tool's calls cost: the plan shares a round's time by it (:mod:`toolatlas.pipeline.budget`)."""
         self.focus: frozenset[str] | None = None
         """Only these tools are probed (their probes may call others): a refresh's changed and new tools
         and their neighbours. None: every tool."""
@@ -130,6 +133,9 @@ class ServerShard:
         self.proposer = OfflineProposer(self.graph, self.workspace, self.spec, self.rng)
         self.proposer.prepare()
         found = self.proposer.discover(self.settings.seed)
+        self.costs = CallCosts({tool: cost.seconds for tool, cost in found.costs.items() if not cost.timed_out},
+                               {tool: cost.refusal_seconds for tool, cost in found.costs.items()
+                                if cost.refusal_seconds is not None})
         if found.instructions and self.graph.node is not None:
             self.graph.put_server(self.graph.node.model_copy(update={"instructions": found.instructions}))
 
@@ -164,7 +170,7 @@ class ServerShard:
         self.tally = RoundTally()
         if round_ == 0:
             seeds = self.proposer.seed_probes(self.settings.seed_tasks_per_tool, self.settings.rollouts_per_task)
-            return [p for p in seeds if self._focused(p)]
+            return self._within_time([p for p in seeds if self._focused(p)])
         size = self.settings.subgraph_size
         ranked = [t for t in self.frontier.targets(self.graph, len(self.graph.tools), self.rng)
                   if self.focus is None or t in self.focus]
@@ -187,7 +193,7 @@ class ServerShard:
         # cheap single calls and short chains: every tool's semantic boundaries and compositions
         saturation = self.proposer.saturation(round_, {p.id for p in chosen})
         chosen = chosen + [p for p in saturation if self._allowed(p) and self._focused(p)]
-        return self._stamped(self._within_cost(chosen))
+        return self._stamped(self._within_time(self._within_cost(chosen)))
 
     stamp_replays = True
     """Whether replays carry their planning time (what a benchmark turns off to measure what it saves)."""
@@ -221,6 +227,16 @@ class ServerShard:
             kept.append(probe)
         return kept
 
+    def _within_time(self, chosen: list[Probe]) -> list[Probe]:
+        """No costly tool's calls over its share of the build's time (:func:`~toolatlas.pipeline.budget.within_time`);
+        slow tools are left to :meth:`_within_cost` (their probes ask for the least work, which their pilots
+        did not: a pilot's seconds say nothing of what those probes cost)."""
+        assert self.graph is not None and self.proposer is not None
+        kept = within_time(chosen, self.costs, time_share(len(self.graph.tools)), exempt=self.proposer.slow)
+        if len(kept) < len(chosen):
+            log.debug("probes_over_time_share", server=self.spec.name, planned=len(chosen), kept=len(kept))
+        return kept
+
     def _allowed(self, probe: Probe) -> bool:
         """False for a probe of a direction the build's ablation switches turned off."""
         ablation = self.settings.ablation
@@ -234,6 +250,7 @@ class ServerShard:
         """Merge one verified rollout (call in probe order)."""
         assert self.graph is not None and self.proposer is not None
         delta = Inducer(self.graph).induce(rollout, verdict)
+        self.costs.observe(rollout)
         self.proposer.observe(rollout, verdict)
         self.frontier.observe(self.graph, rollout.probe, delta.reward)
         self.tally.add(rollout, verdict, delta)
@@ -301,6 +318,7 @@ class ServerShard:
             traces=list(graph.traces.values()),
             strategies=list(graph.strategies.values()),
             chains=list(self.chains),
+            costs=self.costs.state(),
             focus=sorted(self.focus) if self.focus is not None else None,
         )
 
@@ -330,3 +348,4 @@ class ServerShard:
         self.proposer.restore_exploration_state(state.exploration)
         self.completed_round = state.completed_round
         self.chains = list(state.chains)
+        self.costs = CallCosts.restore(state.costs)

@@ -1,0 +1,137 @@
+"""A build shares its time among a server's tools: a tool that refuses slowly gets fewer probes, not fewer facts.
+
+The plan's arithmetic is tested on probes made here; the build on a real stdio server
+(:mod:`toolatlas.testing.servers.lookup`) whose ``describe_part`` answers at once and refuses an
+unknown part only after 0.4 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolatlas.config import load_catalogue
+from toolatlas.graph.models import EntryKind
+from toolatlas.home import Home
+from toolatlas.models import CallOutcome, OutcomeClass
+from toolatlas.pipeline.budget import COSTLY_CALL_S, CallCosts, time_share, within_time
+from toolatlas.pipeline.server import ServerBuild
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult
+from toolatlas.testing.servers.lookup import SCAN_S
+from toolatlas.workspace import Workspace
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def probe(tool: str, direction: Direction = Direction.AFFORDANCE, index: int = 0) -> Probe:
+    step = ProbeStep(tool=tool, arguments={"i": index}, expect="error" if direction is Direction.BOUNDARY else "ok")
+    return Probe(id=f"{tool}-{direction.value}-{index}", server="s", round=1, direction=direction, target=tool,
+                 task="t", steps=[step])
+
+
+def rollout(tool: str, seconds: float, *, refused: bool) -> Rollout:
+    outcome = CallOutcome(server="s", tool=tool, outcome=OutcomeClass.TOOL_ERROR if refused else OutcomeClass.OK,
+                          excerpt="no such thing" if refused else "fine", latency_ms=seconds * 1000)
+    return Rollout(probe=probe(tool), steps=[StepResult(index=0, outcome=outcome)])
+
+
+def ledger(**means: tuple[float, float]) -> CallCosts:
+    """A ledger where each tool's answers and refusals took (answer, refusal) seconds."""
+    costs = CallCosts()
+    for tool, (answer, refusal) in means.items():
+        costs.observe(rollout(tool, answer, refused=False))
+        costs.observe(rollout(tool, refusal, refused=True))
+    return costs
+
+
+class TestPlanByTime:
+    def test_a_slow_refusal_limits_boundary_probes_not_answers(self) -> None:
+        """A tool that answers in milliseconds but refuses in 0.4 s keeps every answer probe and only as many
+        boundary probes as its share of the time buys, the first of them always."""
+        costs = ledger(lookup=(0.002, 0.4), sum=(0.002, 0.002), echo=(0.002, 0.002))
+        plan = [probe("lookup", Direction.BOUNDARY, i) for i in range(10)]
+        plan += [probe("lookup", Direction.AFFORDANCE, i) for i in range(10)]
+        plan += [probe(t, d, i) for t in ("sum", "echo") for d in (Direction.BOUNDARY, Direction.AFFORDANCE)
+                 for i in range(20)]
+        kept = within_time(plan, costs, share=0.1)
+        boundaries = [p for p in kept if p.target == "lookup" and p.direction is Direction.BOUNDARY]
+        assert [p.id for p in boundaries] == ["lookup-boundary-0"]
+        assert len(kept) == len(plan) - 9
+
+    def test_a_server_of_ordinary_tools_is_planned_by_count(self) -> None:
+        """When every tool's calls take under a tenth of a second, nothing is dropped and nothing depends on timing."""
+        costs = ledger(a=(0.002, 0.05), b=(0.09, 0.01))
+        plan = [probe(t, d, i) for t in ("a", "b") for d in (Direction.BOUNDARY, Direction.AFFORDANCE) for i in range(30)]
+        assert within_time(plan, costs, share=0.1) == plan
+
+    def test_the_share_counts_the_whole_build_so_far(self) -> None:
+        """A costly tool that took more than its share in earlier rounds loses even its first probe of the next
+        round, and gets one again once the other tools' time has made room."""
+        costs = ledger(slow=(0.8, 0.8), fast=(0.002, 0.002))
+        rounds = [[probe("slow", index=r)] + [probe("fast", index=1000 * r + i) for i in range(400)] for r in range(6)]
+        kept_slow = [any(p.target == "slow" for p in within_time(plan, costs, share=0.3)) for plan in rounds]
+        assert kept_slow[0] and not all(kept_slow) and any(kept_slow[1:])
+
+    def test_time_share_is_a_tenth_or_an_equal_split(self) -> None:
+        """A tool may take a tenth of a build on a large server, an equal split on a small one."""
+        assert time_share(30) == 0.1 and time_share(4) == 0.25 and time_share(1) == 1.0
+
+    def test_the_only_tool_of_a_server_is_never_cut(self) -> None:
+        """A one-tool server's costly tool takes all its time: every probe of it is kept."""
+        costs = ledger(lint=(0.3, 0.3))
+        plan = [probe("lint", d, i) for d in (Direction.BOUNDARY, Direction.AFFORDANCE) for i in range(12)]
+        assert within_time(plan, costs, share=time_share(1)) == plan
+
+    def test_the_ledger_resumes_exactly(self) -> None:
+        """A checkpointed ledger gives the same charges and history after a restore."""
+        costs = ledger(slow=(0.3, 1.2), fast=(0.002, 0.002))
+        plan = [probe("slow", Direction.BOUNDARY, i) for i in range(5)] + [probe("fast", index=i) for i in range(50)]
+        within_time(plan, costs, share=0.1)
+        again = CallCosts.restore(costs.state())
+        assert again.charges(plan) == costs.charges(plan) and again.charged == costs.charged
+        assert costs.charges(plan)[0] == [("slow", COSTLY_CALL_S * 16)]
+
+
+_TOML = """version = 1
+name = "lookup"
+
+[build]
+rounds = {rounds}
+
+[store]
+backend = "edge"
+path = "atlas"
+
+[[servers]]
+name = "lookup"
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.lookup"] }}
+"""
+
+
+@pytest.mark.servers
+class TestSlowRefusals:
+    def test_a_slowly_refusing_tool_keeps_its_facts_within_its_share(self, tmp_path: Path) -> None:
+        """Discovery times a refusal of every tool; the build spends at most one slow refusal of the lookup per
+        round (its share of the time buys no more), and still records that an unknown part is refused."""
+        config = tmp_path / "lookup.toml"
+        config.write_text(_TOML.format(rounds=2, python=sys.executable))
+        catalogue = load_catalogue(config)
+        workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+        slow_refusals: list[float] = []
+
+        def clock(rollout, verdict, delta) -> None:
+            slow_refusals.extend(s.outcome.latency_ms / 1000 for s in rollout.steps
+                                 if s.outcome.tool == "describe_part" and s.outcome.latency_ms / 1000 >= SCAN_S)
+
+        build = ServerBuild(workspace, catalogue.server("lookup"), catalogue.build, on_probe=clock)
+        asyncio.run(build.run())
+        discovery = build.shard.proposer.discovery
+        assert discovery.costs["describe_part"].refusal_seconds >= SCAN_S
+        assert all((discovery.costs[t].refusal_seconds or 0) < COSTLY_CALL_S for t in ("echo", "add_numbers"))
+        assert 1 <= len(slow_refusals) <= catalogue.build.rounds, slow_refusals
+        refusals = [e for e in build.shard.graph.entries.values()
+                    if e.tool == "describe_part" and e.kind is EntryKind.BOUNDARY and "no part named" in e.signature]
+        assert refusals
