@@ -1,4 +1,4 @@
-"""A build of a server that mints session ids in memory.
+"""A build of a server that mints session ids in memory and states limits in its descriptions.
 
 The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build (bootstrap + 1 round)
 for the module.
@@ -61,3 +61,16 @@ class TestMintedSessions:
         """On a real session, `column_values` meets its own failure: a column the table lacks."""
         assert any(e.tool == "column_values" and e.kind is EntryKind.BOUNDARY
                    and any("Column 'example' not found" in ev.excerpt for ev in e.evidence) for e in entries)
+
+
+class TestStatedLimits:
+    def test_two_statements_meet_the_single_statement_rule(self, entries: list[Entry]) -> None:
+        """`A single SQL statement` is probed with two: the server's refusal is recorded."""
+        assert any(e.tool == "query" and e.kind is EntryKind.BOUNDARY and e.family == "past_stated_limit"
+                   and "only a single SQL statement" in e.signature for e in entries)
+
+    def test_a_result_past_the_row_cap_is_recorded_as_cut(self, entries: list[Entry]) -> None:
+        """`capped at 5 rows` is probed with a query of 6 rows: the answer, cut to 5, is a verified tolerated call."""
+        past = [e for e in entries if e.tool == "query" and e.kind is EntryKind.AFFORDANCE
+                and e.family == "past_stated_limit"]
+        assert past and "truncated to 5 rows" in past[0].evidence[0].excerpt
