@@ -15,6 +15,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import ToolSpec
+from toolatlas.offline.formats import moment_text, stated_moment
 from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
@@ -387,6 +388,9 @@ def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
         day, clock = high, "23:59:59"
     else:
         day, clock = (dates[len(dates) // 2] if dates else "2024-03-14"), "10:30:00"
+    stated = stated_moment(spec.description)
+    if stated is not None:  # written the way the description states
+        return moment_text(stated, day, clock)
     return day if kind is ArgKind.DATE else f"{day}T{clock}"
 
 
