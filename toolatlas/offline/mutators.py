@@ -316,10 +316,12 @@ def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
                     "2024-13-45T25:61:00",
                     f"{arg} is not a valid date and time",
                     True,
-                )
+                ),
+                ("malformed_value", loc, "not a date", f"{arg} is a word, not a date and time", True),
             ]
         case ArgKind.DATE:
-            return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True)]
+            return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True),
+                    ("malformed_value", loc, "not a date", f"{arg} is a word, not a date", True)]
         case ArgKind.UNIT if isinstance(value, str) and incompatible_unit(value):
             paired = any(dimension_of(v) for v in ctx.in_call if v != value)  # from/to: a conversion to break
             other = incompatible_unit(value)
