@@ -13,6 +13,7 @@ from toolatlas.offline.formats import Moment, moment_text, names_a_notation, sta
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.hints import description_values
 from toolatlas.offline.kinds import infer_arguments
+from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.values import ValueSynth
 from toolatlas.probing.values import ArgKind
 
@@ -66,3 +67,32 @@ class TestQuotedExamples:
         """Quoted examples are split at their quotes and kept without them, brackets and all."""
         assert description_values('Examples: "", "data.users", "items[0].tags".') == ([], ["data.users", "items[0].tags"])
         assert description_values('resolving to numbers (e.g. "$.orders[*].total").') == ([], ["$.orders[*].total"])
+
+
+class TestDocumentKeys:
+    def test_keys_an_answer_lists_are_pooled_as_keys(self) -> None:
+        """The bulleted items under `... keys:` are a document's keys."""
+        tool = ToolSpec(server="s", name="get_keys", description="Get keys.", input_schema={"type": "object", "properties": {}})
+        pool = ValuePool()
+        pool.harvest(tool, "Object with 2 keys:\n  - warehouse\n  - products", None, {}, "p1")
+        assert [(r.value, r.context) for r in pool.values(ArgKind.IDENTIFIER)] == [("warehouse", "key"), ("products", "key")]
+
+    def test_a_document_path_takes_a_listed_key_first(self) -> None:
+        """A notation path takes a key an answer listed (its source recorded) before the description's examples."""
+        lister = ToolSpec(server="s", name="get_keys", description="Get keys.", input_schema={"type": "object", "properties": {}})
+        pool = ValuePool()
+        pool.harvest(lister, "Object with 1 keys:\n  - products", None, {}, "p1")
+        schema = {"type": "object", "properties": {"path": {"type": "string", "description": 'Dot-notation path, e.g. "data.users".'}},
+                  "required": ["path"]}
+        tool = ToolSpec(server="s", name="get_value", description="Get a value.", input_schema=schema)
+        call = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0)).valid_arguments(tool, infer_arguments(tool), 0)
+        assert call is not None and call.arguments == {"path": "products"} and call.used_values[0].tool == "get_keys"
+
+    def test_a_document_path_is_probed_with_a_missing_key(self) -> None:
+        """A notation path gets a boundary probe with a key the document lacks."""
+        schema = {"type": "object", "properties": {"path": {"type": "string", "description": 'Dot-notation path, e.g. "data.users".'}},
+                  "required": ["path"]}
+        tool = ToolSpec(server="s", name="get_value", description="Get a value.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        found = boundary_mutations(tool, infer_arguments(tool), {"path": "data.users"}, synth, cap=40)
+        assert any(m.name.value == "nonexistent_reference" and m.arguments["path"].startswith("no_such_key_") for m in found)
