@@ -136,3 +136,17 @@ class TestFailedValues:
         assert error_evidence(self.ok("You said NaN."), {"text": "NaN"}) is None
         assert error_evidence(self.ok("The number of days in month is 29."), {"date": "2024-02-10"}) is None
         assert error_evidence(self.ok("mean: nan"), {"column": "age"}) is None
+
+
+class TestCutJsonAnswers:
+    def ok(self, text: str) -> CallOutcome:
+        return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, truncated=True)
+
+    def test_a_cut_answer_saying_it_failed_is_an_error(self) -> None:
+        """`{"success": false, "error": "Column 'xxx…` cut inside the reason (a huge argument repeated) is an error."""
+        text = '{"success": false, "error": "Column \'' + "x" * 400
+        assert error_evidence(self.ok(text), {"column": "${oversized_text}"}) == "the result says it failed"
+
+    def test_a_cut_successful_answer_is_not(self) -> None:
+        """A cut answer that says it succeeded stays a success."""
+        assert error_evidence(self.ok('{"success": true, "data": "' + "x" * 400), {"column": "x"}) is None
