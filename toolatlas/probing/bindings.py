@@ -23,10 +23,9 @@ from typing import Any
 
 from toolatlas.models import CallOutcome
 
-__all__ = ["answer_document", "bind_outputs", "bound_references", "output_ref", "value_at"]
+__all__ = ["answer_document", "bind_outputs", "bound_references", "document_of", "output_ref", "parse_ref", "value_at"]
 
 _OUTPUT_REF = re.compile(r"^\$\{step(\d+)\.([^{}\s]+)\}$")
-MAX_PARSE_CHARS = 200_000
 
 
 def output_ref(step: int, path: str) -> str:
@@ -52,17 +51,22 @@ def bound_references(arguments: Any) -> list[tuple[int, str]]:
     return [ref] if ref else []
 
 
-def answer_document(outcome: CallOutcome) -> Any:
-    """An answer's JSON: its structured content, else its text when that is whole JSON."""
-    if outcome.structured is not None:
-        return outcome.structured
-    text = outcome.excerpt.strip()
-    if not text.startswith(("{", "[")) or len(text) > MAX_PARSE_CHARS:
+def document_of(structured: Any, excerpt: str) -> Any:
+    """A result's JSON: its structured content, else its text when that is whole JSON."""
+    if structured is not None:
+        return structured
+    text = excerpt.strip()
+    if not text.startswith(("{", "[")):
         return None
     try:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def answer_document(outcome: CallOutcome) -> Any:
+    """An answer's JSON (:func:`document_of` its structured content and text)."""
+    return document_of(outcome.structured, outcome.excerpt)
 
 
 def value_at(document: Any, path: str) -> Any:
