@@ -150,3 +150,5 @@ class TestCutJsonAnswers:
     def test_a_cut_successful_answer_is_not(self) -> None:
         """A cut answer that says it succeeded stays a success."""
         assert error_evidence(self.ok('{"success": true, "data": "' + "x" * 400), {"column": "x"}) is None
+        nested = '{"success": true, "rows": [{"ok": false, "error": "bad row"}, "' + "x" * 400
+        assert error_evidence(self.ok(nested), {"column": "x"}) is None

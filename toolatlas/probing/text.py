@@ -147,15 +147,22 @@ _FAILED = frozenset({"error", "failed", "failure", "fail"})
 _REASON_KEYS = ("reason", "message", "error", "detail", "details", "msg")
 
 
-_CUT_VERDICT = re.compile(
-    r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail)"|"(?:success|ok)"\s*:\s*false',
-    re.IGNORECASE,
-)
+_CUT_VERDICT = re.compile(r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail)"', re.IGNORECASE)
+_CUT_FALSE = re.compile(r'"(?:success|ok)"\s*:\s*false', re.IGNORECASE)
+"""``"success": false`` of a cut answer: its verdict only at the answer's top level (not a nested record's)."""
 _CUT_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
 _CUT_OPEN_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})')
 """A reason whose string the cut ends inside (an answer that repeats a huge argument): its first characters."""
 _CUT_REACH = 300
 """How far after a failed verdict the reason of a cut-off JSON result is looked for."""
+
+
+def _top_level(match: re.Match[str] | None, text: str) -> re.Match[str] | None:
+    """``match`` if it sits in the outermost object of ``text`` (one brace open before it), else None."""
+    if match is None:
+        return None
+    before = text[: match.start()]
+    return match if before.count("{") - before.count("}") == 1 and "[" not in before else None
 
 
 def json_error_reason(text: str) -> str | None:
@@ -165,7 +172,7 @@ def json_error_reason(text: str) -> str | None:
     try:
         value = json.loads(text)
     except ValueError:
-        verdict = _CUT_VERDICT.search(text)
+        verdict = _CUT_VERDICT.search(text) or _top_level(_CUT_FALSE.search(text), text)
         reason = _CUT_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
         if reason is None:
             cut = _CUT_OPEN_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
