@@ -118,6 +118,16 @@ class TestFamiliesByKind:
         assert nested.arguments["relations"][0]["from"].startswith("No Such Entity")
 
 
+class TestDates:
+    def test_a_date_is_also_given_a_word(self) -> None:
+        """A date argument is probed with a word that is no date at all, beside an impossible date."""
+        schema = {"type": "object", "properties": {"date": {"type": "string", "description": "Format: YYYY-MM-DD"}},
+                  "required": ["date"]}
+        _valid, mutations = mutate(EnvironmentFacts(kind="none"), ToolSpec(server="s", name="days_in_month",
+                                                                         description="Days in a month.", input_schema=schema))
+        assert {"not a date", "2024-13-45"} <= {m.arguments.get("date") for m in mutations}
+
+
 class TestShape:
     def test_each_mutation_changes_one_thing(
         self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]

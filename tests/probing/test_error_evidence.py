@@ -120,3 +120,35 @@ class TestTheEvidence:
         assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=False) is not None
         assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=True) is None
         assert error_evidence(ok(text, find_text=sentence), spec=search, changed=False) is None
+
+
+class TestFailedValues:
+    def ok(self, text: str, structured: dict | None = None) -> CallOutcome:
+        return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, structured=structured)
+
+    def test_nan_in_a_short_answer_is_an_error(self) -> None:
+        """`The number of days in month is NaN.`: the value a failed computation prints is an error in an ok result."""
+        assert error_evidence(self.ok("The number of days in month is NaN."), {"date": "not a date"}) is not None
+        assert error_evidence(self.ok("The relative time is Invalid Date"), {"time": "x"}) is not None
+
+    def test_an_echoed_nan_or_a_number_is_not(self) -> None:
+        """A NaN the call itself sent, a real number, or Python's lowercase `nan` in content are no such sign."""
+        assert error_evidence(self.ok("You said NaN."), {"text": "NaN"}) is None
+        assert error_evidence(self.ok("The number of days in month is 29."), {"date": "2024-02-10"}) is None
+        assert error_evidence(self.ok("mean: nan"), {"column": "age"}) is None
+
+
+class TestCutJsonAnswers:
+    def ok(self, text: str) -> CallOutcome:
+        return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, truncated=True)
+
+    def test_a_cut_answer_saying_it_failed_is_an_error(self) -> None:
+        """`{"success": false, "error": "Column 'xxx…` cut inside the reason (a huge argument repeated) is an error."""
+        text = '{"success": false, "error": "Column \'' + "x" * 400
+        assert error_evidence(self.ok(text), {"column": "${oversized_text}"}) == "the result says it failed"
+
+    def test_a_cut_successful_answer_is_not(self) -> None:
+        """A cut answer that says it succeeded stays a success."""
+        assert error_evidence(self.ok('{"success": true, "data": "' + "x" * 400), {"column": "x"}) is None
+        nested = '{"success": true, "rows": [{"ok": false, "error": "bad row"}, "' + "x" * 400
+        assert error_evidence(self.ok(nested), {"column": "x"}) is None

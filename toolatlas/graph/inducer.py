@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from toolatlas.graph.bound import bound_source, prove_bound_causes
 from toolatlas.graph.effects import observe_effect
 from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
 from toolatlas.graph.lexicon import argument_words
@@ -176,6 +177,7 @@ class Inducer:
         if probe.direction is Direction.REPLAY:
             self._apply_replay(probe, verdict)
         self._prove_state_causes(probe, verdict)
+        prove_bound_causes(self.graph, probe, verdict)
         traces = self._trace(probe, rollout, verdict) if trace else []
         return InductionDelta(
             new_entries=new, reinforced=reinforced, supported=supported, new_traces=traces, new_coverage=coverage
@@ -339,9 +341,8 @@ class Inducer:
                 if ref.tool not in self.graph.tools:
                     continue
                 self.graph.transition_opportunities[ref.tool] += 1
-                yield CoUsageRelation.DATA, ref.tool, step.tool, witness.model_copy(
-                    update={"excerpt": f"value {ref.value!r} seen in `{ref.tool}` output (probe {ref.probe_id})"}
-                )
+                seen = bound_source(ref.value, probe) or f"value {ref.value!r} seen in `{ref.tool}` output (probe {ref.probe_id})"
+                yield CoUsageRelation.DATA, ref.tool, step.tool, witness.model_copy(update={"excerpt": seen})
             if step.observes is not None and step_verdict.observed_marker:
                 source = probe.steps[step.observes].tool
                 yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(

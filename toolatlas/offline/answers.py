@@ -105,6 +105,29 @@ def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Foun
     return []
 
 
+_KEYS_HEADER = re.compile(r"\b(keys|fields|properties|attributes)\s*:\s*$", re.IGNORECASE)
+_KEY_ITEM = re.compile(r"^\s*[-*•]\s+([^\s:,;]{1,60})\s*$")
+KEY_CONTEXT = "key"
+"""The context of a value listed as a key of a document (what a path into it may name)."""
+
+
+def _keys_listed(lines: list[str]) -> list[Found]:
+    """The bulleted items under a line that announces keys (``Object with 4 keys:``): the names of a
+    document's keys, identifiers in the :data:`KEY_CONTEXT`."""
+    found: list[Found] = []
+    under = False
+    for line in lines[:MAX_LISTED]:
+        if _KEYS_HEADER.search(line):
+            under = True
+            continue
+        item = _KEY_ITEM.match(line) if under else None
+        if item is None:
+            under = False
+            continue
+        found.append((ArgKind.IDENTIFIER, item.group(1), KEY_CONTEXT, False))
+    return found
+
+
 def listed_kind(text: str, tool: ToolSpec) -> list[Found]:
     """Values in text: ``Sheets: Sales, Targets`` lines, and the bare lines of a listing tool's output."""
     found: list[Found] = []
@@ -115,6 +138,7 @@ def listed_kind(text: str, tool: ToolSpec) -> list[Found]:
             kind = noun_kind(tokens(labelled.group(1)))
             if kind is not None and kind not in GENERIC_KINDS:
                 found.extend((kind, v, None, False) for v in listed_items(labelled.group(2)))
+    found.extend(_keys_listed(lines))
     listing = _listing_noun(tool)
     if listing in SEMANTIC_KINDS and len(lines) <= MAX_LISTED:
         bare = [_BULLET.match(line) for line in lines if line.strip()]

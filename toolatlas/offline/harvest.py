@@ -32,7 +32,7 @@ from toolatlas.offline.words import tokens
 from toolatlas.probing.text import looks_like_error, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["ValuePool", "is_zone", "looks_like_error", "normalise"]
+__all__ = ["ValuePool", "id_like", "id_noun", "is_zone", "looks_like_error", "normalise"]
 
 MAX_PER_KIND = 64
 MAX_PARSE_CHARS = 200_000
@@ -244,7 +244,7 @@ class ValuePool:
             found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
         owner = key  # the key this object sits under: in ``{"/a.txt": {...}}``, the thing it describes
         for key, value in node.items():
-            if _id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+            if id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
                 found.append((ArgKind.IDENTIFIER, str(value), id_noun(key) or noun, False))
             elif _ids_like(key) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
                 found.extend((ArgKind.IDENTIFIER, v, id_noun(key) or noun, False) for v in value if v)
@@ -366,7 +366,7 @@ def _parse(text: str) -> Any:
 _ID_KEYS = frozenset({"id", "key", "sku", "uuid", "slug", "code", "handle"})
 
 
-def _id_like(key: str) -> bool:
+def id_like(key: str) -> bool:
     """A key naming a record's identity: ``id``, ``sku``, ``note_id``, ``taskId``…"""
     lowered = key.lower()
     return lowered in _ID_KEYS or lowered.endswith("_id") or (key.endswith("Id") and len(key) > 2)

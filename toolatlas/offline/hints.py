@@ -29,7 +29,7 @@ MAX_ITEMS = 60
 
 _ITEM = re.compile(r"[\w.+\-/#°%:$@*]+(?: [\w.+\-/#°%:$@*]+){0,4}")
 _BARE_ITEM = re.compile(r"[\w.+\-/#°%$@]{1,40}")
-_QUOTED = re.compile(r"""(?:'([^'\n]{1,60})'|"([^"\n]{1,60})"|`([^`\n]{1,60})`)""")
+_QUOTED = re.compile(r"""(?:'([^'\n]{1,60})'|"([^"\n]{0,60})"|`([^`\n]{1,60})`)""")
 _SEPARATOR = re.compile(r"^\s*(?:,|\||/|;)?\s*(?:\b(?:or|and)\b\s*)?$")
 _END = re.compile(r"\.(?:\s|$)|[;\n)]|\s\((?!\w+\))|$")
 _TAIL = re.compile(r"\s*(?:,?\s*(?:etc\.?|\.\.\.|…)|\bor\s+(?:more|others?)\b).*$", re.IGNORECASE)
@@ -71,7 +71,7 @@ def listed_items(span: str) -> list[str]:
                 break
             items.append(next(g for g in match.groups() if g is not None))
             position = match.end()
-        return _clean(items)
+        return _clean_quoted(items)
     closing = _END.search(span)
     body = _TAIL.sub("", span[: closing.start() if closing else len(span)])
     parts = [p.strip() for p in re.split(r",|\||\s+or\s+|\s+and\s+", body)]
@@ -81,6 +81,13 @@ def listed_items(span: str) -> list[str]:
             break
         items.append(part)
     return _clean(items)
+
+
+def _clean_quoted(items: list[str]) -> list[str]:
+    """Items the description put in quotes: the quotes say where each ends, so any characters are
+    kept (``$.orders[*].total``, ``items[0].tags``); the quotes themselves never are."""
+    kept = [i.strip() for i in items if i.strip() and "..." not in i and "…" not in i]
+    return list(dict.fromkeys(kept))[:MAX_ITEMS]
 
 
 def _clean(items: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import Frozen, ToolSpec
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, sql_statement_kind, tool_effect
+from toolatlas.offline.limits import limit_mutations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.operations import described_operations
 from toolatlas.offline.sqlgen import quote_ident
@@ -42,6 +43,8 @@ class MutationKind(StrEnum):
     CONSTRAINT_VIOLATION = "constraint_violation"
     SQL_SYNTAX_ERROR = "sql_syntax_error"
     SQL_UNKNOWN_TABLE = "sql_unknown_table"
+    PAST_STATED_LIMIT = "past_stated_limit"
+    """One step past a limit the description states (two statements, a row more than the cap)."""
     ALREADY_EXISTS = "already_exists"
     INVALID_TIMEZONE = "invalid_timezone"
     INVALID_TIME_FORMAT = "invalid_time_format"
@@ -75,6 +78,7 @@ SEMANTIC_FAMILIES = frozenset(
         "sql_wrong_statement",
         "constraint_violation",
         "sql_unknown_table",
+        "past_stated_limit",
         "wrong_object_kind",
         "missing_parent",
         "already_exists",
@@ -133,6 +137,7 @@ def boundary_mutations(
     for spec, locator, value in leaves:
         for mutate in SCALAR_MUTATORS:
             found.extend(mutate(spec, locator, value, ctx))
+        found.extend(limit_mutations(spec, locator, value, ctx))
         if spec.kind in SQL_KINDS and isinstance(value, str):
             found.extend(_sql_mutations(spec, locator, value, synth))
     found.extend(_call_mutations(tool, specs, valid_args, synth))

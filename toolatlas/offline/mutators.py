@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
+from toolatlas.offline.formats import names_a_notation
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
@@ -219,6 +220,9 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     if spec.kind is ArgKind.SEARCH_QUERY and ctx.effect is ToolEffect.UPDATE and isinstance(value, str):
         return [("no_match_edit", loc, f"Text that occurs nowhere {synth.tag()}",
                  f"{_arg(loc)} is text that occurs nowhere (nothing to replace)", True)]
+    if spec.kind is ArgKind.STRING and isinstance(value, str) and names_a_notation(spec.description):
+        return [("nonexistent_reference", loc, f"no_such_key_{synth.tag()}",
+                 f"{_arg(loc)} names a key the document does not have", True)]
     if what is None or not isinstance(value, str):
         return []
     arg, tag, targets = _arg(loc), synth.tag(), synth.targets
@@ -316,10 +320,12 @@ def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
                     "2024-13-45T25:61:00",
                     f"{arg} is not a valid date and time",
                     True,
-                )
+                ),
+                ("malformed_value", loc, "not a date", f"{arg} is a word, not a date and time", True),
             ]
         case ArgKind.DATE:
-            return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True)]
+            return [("invalid_time_format", loc, "2024-13-45", f"{arg} is not a valid date", True),
+                    ("malformed_value", loc, "not a date", f"{arg} is a word, not a date", True)]
         case ArgKind.UNIT if isinstance(value, str) and incompatible_unit(value):
             paired = any(dimension_of(v) for v in ctx.in_call if v != value)  # from/to: a conversion to break
             other = incompatible_unit(value)

@@ -34,6 +34,7 @@ from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, ru
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
+from toolatlas.offline.minted import MintedIds
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
@@ -47,6 +48,7 @@ from toolatlas.offline.workflows import (
     preconditions,
     record_chains,
 )
+from toolatlas.probing.bindings import bound_references
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
@@ -119,6 +121,8 @@ class OfflineProposer:
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.alternatives: dict[str, list[Alternatives]] = {}
         """tool → the groups of its optional arguments its errors said are given one at a time."""
+        self.minted = MintedIds(graph.specs)
+        """Where answers mint identifiers other tools take: their calls are bound to a minting call."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -177,6 +181,8 @@ class OfflineProposer:
             for output in found.outputs:
                 probe_id = f"discovery:{output.tool}"
                 self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
+                self.minted.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
+                                    probe_id)
                 self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
                                   arguments=output.arguments)
 
@@ -606,6 +612,7 @@ class OfflineProposer:
             "saturated": sorted(list(key) for key in self.saturated),
             "reference_calls": self.reference_calls,
             "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
+            "minted": self.minted.dump(),
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
                        for f in failures]
@@ -625,6 +632,7 @@ class OfflineProposer:
                 found = Alternatives(tuple(names), bool(needed))
                 self.alternatives.setdefault(tool, []).append(found)
                 self.args[tool] = with_alternatives(self.args[tool], found)
+        self.minted.load(state.get("minted", []))
         self.unplanned_failures = {
             tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
                                     saved[2], saved[3] if len(saved) > 3 else [])
@@ -710,9 +718,13 @@ class OfflineProposer:
                     arguments=step.arguments,
                 )
                 continue
-            self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
+            document = document_of(result.outcome.structured, result.outcome.excerpt)
+            if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
+                self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
+            if not step.mutation:
+                self.minted.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                                    rollout.probe.id)
             if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
-                document = document_of(result.outcome.structured, result.outcome.excerpt)
                 if document is not None:
                     self.records.add(ReadRecord(step.tool, step.arguments, to_placeholders(document, rollout.variables),
                                                 rollout.probe.id))
@@ -798,6 +810,9 @@ class OfflineProposer:
             coverage.append(f"{target}:shape:{','.join(sorted(steps[0].exercised))}")
         if len(steps) > 1 and steps[1].observes is not None:
             coverage.append(f"{steps[0].tool}:state>{steps[1].tool}")
+        if direction is not Direction.REPLAY:  # a replay repeats a call that worked as it was
+            bound = self.minted.bind(steps)
+            steps = [self._within_cost(bound[0]), *bound[1:]] if len(bound) > len(steps) else bound
         task = "; then ".join(dict.fromkeys(s.intent for s in steps))
         return Probe(
             id=Probe.make_id(self.spec.name, round_, direction, steps, rollout),

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, parent_singular
 from toolatlas.offline.words import tokens
+from toolatlas.probing.bindings import document_of
 from toolatlas.probing.values import ArgKind
 
 __all__ = ["ReadRecord", "ReadRecords", "aligned_arguments", "document_of", "leaves", "merged_arguments"]
@@ -61,19 +62,6 @@ class ReadRecords:
 
     def all(self) -> list[ReadRecord]:
         return [r for kept in self._by_tool.values() for r in kept.values()]
-
-
-def document_of(structured: Any, excerpt: str) -> Any:
-    """A result's JSON: its structured content, else its text when that is whole JSON."""
-    if structured is not None:
-        return structured
-    text = excerpt.strip()
-    if not text.startswith(("{", "[")):
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 def _words(name: str) -> frozenset[str]:

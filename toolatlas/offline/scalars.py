@@ -15,6 +15,8 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import ToolSpec
+from toolatlas.offline.answers import KEY_CONTEXT
+from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
 from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
@@ -161,7 +163,19 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             if pooled:
                 return draft.pick(kind, pooled)
             return _string(spec, synth, v)
+    if names_a_notation(spec.description):
+        return _document_path(spec, synth, draft)
     return _string(spec, synth, v)
+
+
+def _document_path(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
+    """A path into a document: keys an answer listed, else the description's examples; none known, the
+    argument is left out (a path made up names no key)."""
+    keys = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == KEY_CONTEXT]
+    candidates = keys or [Candidate(str(e)) for e in spec.examples]
+    if not candidates:
+        raise Unsatisfiable("no key of a document is known")
+    return draft.pick(ArgKind.STRING, candidates)
 
 
 def _hinted(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
@@ -387,6 +401,9 @@ def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
         day, clock = high, "23:59:59"
     else:
         day, clock = (dates[len(dates) // 2] if dates else "2024-03-14"), "10:30:00"
+    stated = stated_moment(spec.description)
+    if stated is not None:  # written the way the description states
+        return moment_text(stated, day, clock)
     return day if kind is ArgKind.DATE else f"{day}T{clock}"
 
 

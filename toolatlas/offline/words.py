@@ -12,6 +12,7 @@ import re
 from typing import NamedTuple
 
 from toolatlas.models import ToolSpec
+from toolatlas.offline.formats import names_a_notation, stated_moment
 from toolatlas.offline.hints import description_values
 from toolatlas.offline.lexicon import semantic_kind
 
@@ -216,6 +217,9 @@ def kind_for_string(
         return Meaning("string")
     if w & {"timezone", "tz", "timezones"} or {"time", "zone"} <= w or "iana" in desc:
         return Meaning("timezone")
+    stated = stated_moment(description) if not w & _PATH_WORDS else None
+    if stated is not None:  # a stated format outranks the name (a `time` written YYYY-MM-DD HH:mm:ss)
+        return Meaning("datetime" if stated.separator else "date")
     if "hh:mm" in desc or "24-hour" in desc or (last == "time" and not re.search(r"\bdate|iso", desc)):
         return Meaning("time_of_day")
     if w & {"timestamp", "datetime", "since", "until"} or "iso 8601" in desc or "timestamp" in desc:
@@ -242,6 +246,8 @@ def kind_for_string(
         return Meaning("existing_text")
     if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "needle"}:
         return Meaning("search_query")
+    if w & _PATH_WORDS and names_a_notation(description):  # a path into a document, not a file's
+        return Meaning("string")
     if w & _PATH_WORDS:
         return _path_meaning(w, tool_words, tool_text, creates, obj, named_object)
     if "branch" in w or "branches" in w:

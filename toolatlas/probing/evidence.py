@@ -21,6 +21,10 @@ normal answer: an echo of an input that itself reads like an error, a log that s
    - *the tool's own action failed*: the first line names every word of the tool's name
      (``Failed to convert document to PDF`` from ``convert_to_pdf``).
 
+A short message whose value is what a failed computation prints (``NaN``, ``Invalid Date``: ``The
+number of days in month is NaN.``) is an error too, unless the call itself carried that word: it
+starts like an answer, but the value it answers is the sign of a failure.
+
 A result that reports it found nothing to act on (``No occurrences of 'x' found.``) does not start
 like an error; from a tool that promises a change and made none, it is one.
 """
@@ -59,6 +63,8 @@ _FIRST_STEP = re.compile(
     re.IGNORECASE,
 )
 """Words that ask for a step before the call (what the server needs done first)."""
+_FAILED_VALUE = re.compile(r"(?<![\w-])(?:NaN|Invalid Date)(?![\w-])")
+"""What a failed number or date computation prints in place of its value (JavaScript's renderings)."""
 _NOTHING_DONE = re.compile(
     r"^\s*(?:no\b[^\n.]{0,80}?\b(?:found|matched|to (?:replace|update|delete|change|remove))\b"
     r"|nothing (?:to|was)\b|0 (?:occurrences|matches|items|rows)\b[^\n]{0,40}\b(?:replaced|updated|changed|deleted|removed))",
@@ -133,6 +139,12 @@ def _names_own_action(line: str, spec: ToolSpec | None) -> bool:
     )
 
 
+def _bare(text: str) -> bool:
+    """Whether a result is a short message (a line or two), not content."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return len(lines) <= BARE_MESSAGE_LINES and len(text.strip()) <= BARE_MESSAGE_CHARS
+
+
 def error_evidence(
     outcome: CallOutcome,
     arguments: Mapping[str, Any] | None = None,
@@ -152,6 +164,8 @@ def error_evidence(
     text = outcome.excerpt or ""
     values = _values(arguments, rendered, outcome.arguments)
     if not looks_like_error(text):
+        if _FAILED_VALUE.search(without_echoes(text, values)[0]) and outcome.structured is None and _bare(text):
+            return "the value answered is what a failed computation prints"
         if changed is False and promises_change(spec) and _NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
         return None
@@ -163,9 +177,7 @@ def error_evidence(
     names = [n for n in (spec.properties if spec is not None else {}) if len(n) >= ECHO_MIN_CHARS]
     if echoed or any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", remainder, re.I) for n in names):
         return "error words about the call's arguments"
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    bare = len(lines) <= BARE_MESSAGE_LINES and len(text.strip()) <= BARE_MESSAGE_CHARS
-    if outcome.structured is None and bare:
+    if outcome.structured is None and _bare(text):
         return "the whole result is an error message"
     if spec is not None and spec.output_schema and outcome.structured is None:
         return "not the shape of the tool's successful results (no structured content)"

@@ -16,6 +16,7 @@ import structlog
 from toolatlas.environments import StateDigest, render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.bindings import answer_document, bind_outputs, bound_references
 from toolatlas.probing.clock import carries_clock, later_second, second_after
 from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.own_state import OwnState
@@ -182,13 +183,19 @@ class Executor:
         variables = self.sandbox.variables()
         steps: list[StepResult] = []
         aborted_at: int | None = None
+        wanted = {ref[0] for step in probe.steps for ref in bound_references(step.arguments)}
+        answers: dict[int, object] = {}  # the answers later steps are bound to (step → JSON)
         try:
             for index, step in enumerate(probe.steps):
                 arguments = render_value(step.arguments, variables)
+                if answers:
+                    arguments = bind_outputs(arguments, answers)
                 outcome = await self.sandbox.call(step.tool, arguments, timeout=step.timeout_s)
                 last = index == len(probe.steps) - 1
                 digest = await self.sandbox.digest() if not last else None
                 steps.append(StepResult(index=index, outcome=outcome, digest_after=digest))
+                if index in wanted and outcome.ok:
+                    answers[index] = answer_document(outcome)
                 if outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) and not last:
                     aborted_at = index
                     break

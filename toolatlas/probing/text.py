@@ -134,8 +134,8 @@ def looks_like_error(text: str) -> bool:
         return False
     try:
         value = json.loads(stripped)
-    except ValueError:
-        return False
+    except ValueError:  # cut short: its verdict and reason, where the cut left them
+        return json_error_reason(stripped) is not None
     return bool(_json_error(value, depth=0))
 
 
@@ -148,9 +148,21 @@ _REASON_KEYS = ("reason", "message", "error", "detail", "details", "msg")
 
 
 _CUT_VERDICT = re.compile(r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail)"', re.IGNORECASE)
+_CUT_FALSE = re.compile(r'"(?:success|ok)"\s*:\s*false', re.IGNORECASE)
+"""``"success": false`` of a cut answer: its verdict only at the answer's top level (not a nested record's)."""
 _CUT_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+_CUT_OPEN_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})')
+"""A reason whose string the cut ends inside (an answer that repeats a huge argument): its first characters."""
 _CUT_REACH = 300
 """How far after a failed verdict the reason of a cut-off JSON result is looked for."""
+
+
+def _top_level(match: re.Match[str] | None, text: str) -> re.Match[str] | None:
+    """``match`` if it sits in the outermost object of ``text`` (one brace open before it), else None."""
+    if match is None:
+        return None
+    before = text[: match.start()]
+    return match if before.count("{") - before.count("}") == 1 and "[" not in before else None
 
 
 def json_error_reason(text: str) -> str | None:
@@ -160,10 +172,11 @@ def json_error_reason(text: str) -> str | None:
     try:
         value = json.loads(text)
     except ValueError:
-        verdict = _CUT_VERDICT.search(text)
+        verdict = _CUT_VERDICT.search(text) or _top_level(_CUT_FALSE.search(text), text)
         reason = _CUT_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
         if reason is None:
-            return None
+            cut = _CUT_OPEN_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
+            return cut.group(1) + "…" if cut and verdict and not _CUT_REASON.search(text, verdict.end()) else None
         try:
             return json.loads(reason.group(1)) or None
         except ValueError:

@@ -21,6 +21,7 @@ import structlog
 from toolatlas.environments import Environment, StateDiff, StateDigest, render_value
 from toolatlas.errors import ConfigError
 from toolatlas.models import CallOutcome, Effect, OutcomeClass, ToolSpec
+from toolatlas.probing.bindings import bound_references
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.evidence import error_evidence
@@ -104,6 +105,8 @@ class Verifier:
                 before = after
             spec = self.tools.get(step.tool)
             rendered = _rendered(step.arguments, rollout.variables)
+            if bound_references(step.arguments):  # what the server saw holds what an earlier step answered
+                rendered = result.outcome.arguments
             state_changed = (not change.empty) if after is not None else None
             failed, soft = step_failed(result.outcome, step.arguments, spec, changed=state_changed, rendered=rendered)
             valid, schema_error = self._check_schema(step.tool, result.outcome)

@@ -6,6 +6,9 @@
   environment (a file the command copies in): no snapshot facts, only the server's own query tool.
 - ``inmemory``: :mod:`toolatlas.testing.servers.inmemory`, state kept in its process, one tool that
   sleeps 10 s by default.
+
+:func:`sessions_catalogue` writes one with :mod:`toolatlas.testing.servers.sessions` alone: sessions
+whose ids the server mints in memory, and a query tool with stated limits.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 
 from toolatlas.environments import SqliteEnvironment
 
-__all__ = ["opaque_catalogue"]
+__all__ = ["opaque_catalogue", "sessions_catalogue"]
 
 _TOML = """version = 1
 name = "opaque"
@@ -49,4 +52,29 @@ def opaque_catalogue(dest: Path, *, rounds: int = 3) -> Path:
     shutil.copyfile(seed.path, dest / "shop.db")
     config = dest / "opaque.toml"
     config.write_text(_TOML.format(rounds=rounds, python=sys.executable))
+    return config
+
+
+_SESSIONS_TOML = """version = 1
+name = "sessions"
+description = "Tables opened into sessions the server mints in memory; a capped SQL reader."
+
+[build]
+rounds = {rounds}
+
+[store]
+backend = "edge"
+path = "atlas"
+
+[[servers]]
+name = "sessions"
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.sessions"] }}
+"""
+
+
+def sessions_catalogue(dest: Path, *, rounds: int = 1) -> Path:
+    """Write the catalogue of the sessions server under ``dest``; returns the TOML path."""
+    dest.mkdir(parents=True, exist_ok=True)
+    config = dest / "sessions.toml"
+    config.write_text(_SESSIONS_TOML.format(rounds=rounds, python=sys.executable))
     return config

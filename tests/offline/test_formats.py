@@ -1,0 +1,98 @@
+"""A format or example a description states outranks what an argument's name suggests."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.formats import Moment, moment_text, names_a_notation, stated_moment
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.hints import description_values
+from toolatlas.offline.kinds import infer_arguments
+from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
+
+
+def planned(name: str, description: str) -> tuple[ArgKind, Any]:
+    schema = {"type": "object", "properties": {name: {"type": "string", "description": description}}, "required": [name]}
+    tool = ToolSpec(server="s", name="get_it", description="Get it.", input_schema=schema)
+    specs = infer_arguments(tool)
+    call = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0)).valid_arguments(tool, specs, 0)
+    return specs[0].kind, call.arguments[name] if call else None
+
+
+class TestStatedMoments:
+    @pytest.mark.parametrize(("description", "moment"), [
+        ("Format: YYYY-MM-DD HH:mm:ss.SSS", Moment("ymd", "-", " ", "hh:mm:ss.sss")),
+        ("Format: YYYY-MM-DD", Moment("ymd", "-", None, "")),
+        ("Use MM/DD/YYYY", Moment("mdy", "/", None, "")),
+        ("in 24-hour format. e.g. 2025-03-23 12:30:00", Moment("ymd", "-", " ", "hh:mm:ss")),
+        ("Start time, HH:MM", None),
+    ])
+    def test_a_template_or_a_dated_example_states_the_format(self, description: str, moment: Moment | None) -> None:
+        """A date template or an example that is a date states how a value is written; a bare time does not."""
+        assert stated_moment(description) == moment
+
+    def test_a_value_is_written_the_stated_way(self) -> None:
+        """The date and time are written in the stated order, dividers and precision."""
+        assert moment_text(Moment("ymd", "-", " ", "hh:mm:ss.sss"), "2024-03-14", "10:30:00") == "2024-03-14 10:30:00.000"
+        assert moment_text(Moment("dmy", ".", None, ""), "2024-03-14", "10:30:00") == "14.03.2024"
+
+    def test_a_time_with_a_stated_date_format_is_a_date_and_time(self) -> None:
+        """`time` described `Format: YYYY-MM-DD HH:mm:ss.SSS` gets a date and time in that format, not a time of day."""
+        assert planned("time", "The time to get the timestamp. Format: YYYY-MM-DD HH:mm:ss.SSS") == (
+            ArgKind.DATETIME, "2024-03-14 10:30:00.000")
+
+    def test_a_time_without_a_stated_format_stays_a_time_of_day(self) -> None:
+        """Without a stated date, the name decides as before."""
+        assert planned("time", "The time, HH:MM")[0] is ArgKind.TIME_OF_DAY
+
+
+class TestNotations:
+    def test_a_path_in_a_document_notation_is_not_a_file(self) -> None:
+        """A `path` described in dot/bracket notation takes the description's examples, not a file path."""
+        assert names_a_notation("Dot/bracket notation path.") and names_a_notation("Dot-notation path to the array")
+        assert not names_a_notation("Path to the file to read.")
+        kind, value = planned("path", 'Dot/bracket notation path. Examples: "", "data.users", "items[0].tags".')
+        assert kind is ArgKind.STRING and value == "data.users"
+
+
+class TestQuotedExamples:
+    def test_quoted_examples_lose_their_quotes(self) -> None:
+        """Quoted examples are split at their quotes and kept without them, brackets and all."""
+        assert description_values('Examples: "", "data.users", "items[0].tags".') == ([], ["data.users", "items[0].tags"])
+        assert description_values('resolving to numbers (e.g. "$.orders[*].total").') == ([], ["$.orders[*].total"])
+
+
+class TestDocumentKeys:
+    def test_keys_an_answer_lists_are_pooled_as_keys(self) -> None:
+        """The bulleted items under `... keys:` are a document's keys."""
+        tool = ToolSpec(server="s", name="get_keys", description="Get keys.", input_schema={"type": "object", "properties": {}})
+        pool = ValuePool()
+        pool.harvest(tool, "Object with 2 keys:\n  - warehouse\n  - products", None, {}, "p1")
+        assert [(r.value, r.context) for r in pool.values(ArgKind.IDENTIFIER)] == [("warehouse", "key"), ("products", "key")]
+
+    def test_a_document_path_takes_a_listed_key_first(self) -> None:
+        """A notation path takes a key an answer listed (its source recorded) before the description's examples."""
+        lister = ToolSpec(server="s", name="get_keys", description="Get keys.", input_schema={"type": "object", "properties": {}})
+        pool = ValuePool()
+        pool.harvest(lister, "Object with 1 keys:\n  - products", None, {}, "p1")
+        schema = {"type": "object", "properties": {"path": {"type": "string", "description": 'Dot-notation path, e.g. "data.users".'}},
+                  "required": ["path"]}
+        tool = ToolSpec(server="s", name="get_value", description="Get a value.", input_schema=schema)
+        call = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0)).valid_arguments(tool, infer_arguments(tool), 0)
+        assert call is not None and call.arguments == {"path": "products"} and call.used_values[0].tool == "get_keys"
+
+    def test_a_document_path_is_probed_with_a_missing_key(self) -> None:
+        """A notation path gets a boundary probe with a key the document lacks."""
+        schema = {"type": "object", "properties": {"path": {"type": "string", "description": 'Dot-notation path, e.g. "data.users".'}},
+                  "required": ["path"]}
+        tool = ToolSpec(server="s", name="get_value", description="Get a value.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        found = boundary_mutations(tool, infer_arguments(tool), {"path": "data.users"}, synth, cap=40)
+        assert any(m.name.value == "nonexistent_reference" and m.arguments["path"].startswith("no_such_key_") for m in found)

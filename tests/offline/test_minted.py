@@ -1,0 +1,84 @@
+"""Identifiers a server mints in its answers: learned from answers, and the calls that take them bound to a minting call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.minted import MintedIds
+from toolatlas.probing.models import ProbeStep
+
+
+def make(name: str, properties: dict[str, Any]) -> ToolSpec:
+    schema = {"type": "object", "properties": {p: {"type": "string"} for p in properties}, "required": []}
+    return ToolSpec(server="s", name=name, description=f"{name} tool", input_schema=schema)
+
+
+SPECS = {t.name: t for t in [make("load", {"path": 1, "session_id": 1}), make("count", {"session_id": 1}),
+                             make("info", {"sessionId": 1, "column": 1})]}
+
+
+def learned(*answers: dict[str, Any], tool: str = "load") -> MintedIds:
+    minted = MintedIds(SPECS)
+    for n, answer in enumerate(answers):
+        minted.observe(tool, {"path": "${root}/a.csv", "session_id": "example"}, answer, f"p{n}")
+    return minted
+
+
+class TestLearning:
+    def test_ids_that_differ_between_calls_are_minted(self) -> None:
+        """The same call answering two values where other tools take an argument of that name: the tool mints it."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        assert [(m.tool, m.path) for m in minted.minters("session_id")] == [("load", "session_id")]
+        assert [m.tool for m in minted.minters("sessionId")] == ["load"]  # the same words, another spelling
+
+    def test_nested_ids_are_found(self) -> None:
+        """An id under a nested key is minted at its dotted path."""
+        minted = learned({"data": {"session_id": "83b7-1"}}, {"data": {"session_id": "83b7-2"}})
+        assert [m.path for m in minted.minters("session_id")] == ["data.session_id"]
+
+    def test_the_same_value_every_time_is_not_minted(self) -> None:
+        """An id the same call answers every time (a counter on a fresh state) is not bound, even when
+        other calls answer others."""
+        minted = learned({"session_id": "req-1"}, {"session_id": "req-1"})
+        minted.observe("load", {"path": "${root}/b.csv"}, {"session_id": "req-2"}, "p9")
+        assert minted.minters("session_id") == []
+
+    def test_an_echo_of_the_call_mints_nothing(self) -> None:
+        """An answer repeating the call's own argument value is an echo, not a new id."""
+        assert learned({"session_id": "example"}, {"session_id": "example"}).minters("session_id") == []
+
+
+class TestBinding:
+    def test_a_consumer_gets_the_minting_call_first(self) -> None:
+        """`count(session_id=example)` becomes `load`, then `count` with the id `load` answered, its source noted."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        steps = minted.bind([ProbeStep(tool="count", arguments={"session_id": "example"}, expect="ok")])
+        assert [s.tool for s in steps] == ["load", "count"]
+        assert steps[0].arguments == {"path": "${root}/a.csv", "session_id": "example"}
+        assert steps[1].arguments == {"session_id": "${step0.session_id}"}
+        assert [(h.tool, h.value) for h in steps[1].harvested] == [("load", "${step0.session_id}")]
+
+    def test_steps_pointing_back_move_with_the_chain(self) -> None:
+        """Indices of earlier steps (observes, compares…) shift by the inserted call."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        steps = minted.bind([ProbeStep(tool="count", arguments={"session_id": "x"}),
+                             ProbeStep(tool="count", arguments={"session_id": "x"}, compares=0)])
+        assert steps[2].compares == 1 and steps[2].arguments == {"session_id": "${step0.session_id}"}
+
+    def test_a_minting_call_in_the_chain_is_used(self) -> None:
+        """When the chain already calls the minting tool, the consumer takes that call's answer."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        steps = minted.bind([ProbeStep(tool="load", arguments={"path": "x"}),
+                             ProbeStep(tool="info", arguments={"sessionId": "x", "column": "c"})])
+        assert [s.tool for s in steps] == ["load", "info"]
+        assert steps[1].arguments["sessionId"] == "${step0.session_id}"
+
+    def test_a_misuse_of_the_id_itself_is_left_alone(self) -> None:
+        """A boundary probe that breaks the id keeps its broken value, and the minting tool's own argument is never bound."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        broken = ProbeStep(tool="count", arguments={"session_id": ""}, mutation="empty_value",
+                           condition="`session_id` is an empty string")
+        assert minted.bind([broken]) == [broken]
+        own = ProbeStep(tool="load", arguments={"path": "x", "session_id": "mine"})
+        assert minted.bind([own]) == [own]

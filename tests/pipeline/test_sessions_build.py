@@ -1,0 +1,76 @@
+"""A build of a server that mints session ids in memory and states limits in its descriptions.
+
+The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build (bootstrap + 1 round)
+for the module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from toolatlas.config import load_catalogue
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
+from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, open_store
+from toolatlas.pipeline.server import ServerBuild
+from toolatlas.testing.opaque import sessions_catalogue
+from toolatlas.workspace import Workspace
+
+pytestmark = pytest.mark.servers
+
+
+@pytest.fixture(scope="module")
+def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
+    folder: Path = tmp_path_factory.mktemp("sessions")
+    catalogue = load_catalogue(sessions_catalogue(folder))
+    workspace = Workspace(catalogue, Home(folder / "home"))
+    store = open_store(catalogue)
+    try:
+        build = ServerBuild(workspace, catalogue.server("sessions"), catalogue.build,
+                            sink=StoreSink(store, AtlasPaths(catalogue)))
+        asyncio.run(build.run())
+        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
+    finally:
+        store.close()
+
+
+class TestMintedSessions:
+    def test_a_consumer_is_verified_on_the_minted_session(self, entries: list[Entry]) -> None:
+        """`count_rows` has a verified use on the session `open_table` minted just before, in the same run."""
+        uses = [e for e in entries if e.tool == "count_rows" and e.kind is EntryKind.AFFORDANCE
+                and e.signature.startswith("uses:")]
+        assert uses and uses[0].evidence[0].prefix[0]["tool"] == "open_table"
+        assert uses[0].example_arguments == {"session_id": "${step0.session_id}"}
+        assert '"rows": 3' in uses[0].evidence[0].excerpt
+
+    def test_the_minting_tool_feeds_the_consumer(self, entries: list[Entry]) -> None:
+        """A data composition `open_table` → `count_rows` is recorded."""
+        assert any(e.kind is EntryKind.CO_USAGE and e.tool == "open_table" and e.peer == "count_rows"
+                   and e.relation is CoUsageRelation.DATA for e in entries)
+
+    def test_a_made_up_session_needs_the_minting_tool_first(self, entries: list[Entry]) -> None:
+        """The failure with a made-up session is stated as needing `open_table` first, its peer."""
+        unknown = [e for e in entries if e.tool == "count_rows" and e.kind is EntryKind.BOUNDARY
+                   and "Session not found" in e.signature and e.family is None]
+        assert unknown and unknown[0].peer == "open_table" and "open_table" in (unknown[0].condition or "")
+
+    def test_a_session_unlocks_the_consumers_own_boundaries(self, entries: list[Entry]) -> None:
+        """On a real session, `column_values` meets its own failure: a column the table lacks."""
+        assert any(e.tool == "column_values" and e.kind is EntryKind.BOUNDARY
+                   and any("Column 'example' not found" in ev.excerpt for ev in e.evidence) for e in entries)
+
+
+class TestStatedLimits:
+    def test_two_statements_meet_the_single_statement_rule(self, entries: list[Entry]) -> None:
+        """`A single SQL statement` is probed with two: the server's refusal is recorded."""
+        assert any(e.tool == "query" and e.kind is EntryKind.BOUNDARY and e.family == "past_stated_limit"
+                   and "only a single SQL statement" in e.signature for e in entries)
+
+    def test_a_result_past_the_row_cap_is_recorded_as_cut(self, entries: list[Entry]) -> None:
+        """`capped at 5 rows` is probed with a query of 6 rows: the answer, cut to 5, is a verified tolerated call."""
+        past = [e for e in entries if e.tool == "query" and e.kind is EntryKind.AFFORDANCE
+                and e.family == "past_stated_limit"]
+        assert past and "truncated to 5 rows" in past[0].evidence[0].excerpt

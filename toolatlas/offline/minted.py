@@ -1,0 +1,172 @@
+"""Identifiers a server mints in its answers, and the calls that must take them in the same run.
+
+A loader that answers ``{"session_id": "83b7…"}`` whatever ``session_id`` it was given has made
+something that lives in the server's process from that call on: an id copied from an earlier probe
+names nothing in a fresh sandbox (``Session not found``), and a made-up one names nothing at all.
+:class:`MintedIds` learns, from successful answers, where a tool's answer carries an identifier
+(a key that names one: ``session_id``, ``jobId``, ``handle``…) that other tools take as an argument
+of the same name, and that the tool *mints*: the very same call, repeated on a fresh sandbox, answers
+another value there (an id that comes back the same each time is as good copied as bound), and the
+value is none of the call's own arguments (an echo mints nothing).
+
+:meth:`MintedIds.bind` then plans every later probe of such a consumer as a chain in one sandbox:
+the minting call first, the consumer's argument bound to what it answered
+(``${step0.session_id}``, :mod:`toolatlas.probing.bindings`), with the minter as the value's source
+(a *data* composition). A tool that mints the key itself is never bound for it (its argument of
+that name is the caller's suggestion), nor is a misuse that breaks that very argument.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.harvest import id_like
+from toolatlas.offline.words import tokens
+from toolatlas.probing.bindings import bound_references, output_ref
+from toolatlas.probing.models import ProbeStep
+from toolatlas.probing.values import ArgKind, HarvestRef
+
+__all__ = ["MintedIds", "Minter"]
+
+MINTED_AFTER = 2
+"""Distinct values at one place of the answers to one call that show the tool mints them."""
+MAX_VALUES = 4
+MAX_CALLS = 8
+"""Distinct calls of one tool whose answers are compared (the first ones seen)."""
+MAX_DEPTH = 3
+"""How deep in an answer's objects an identifier is looked for (not in lists: a listing names what exists)."""
+_INDEX_FIELDS = ("observes", "retry_of", "enabled_by", "compares")
+
+
+class Minter(NamedTuple):
+    """A tool whose answers carry a fresh identifier at ``path``, and a call of it that did."""
+
+    tool: str
+    arguments: dict[str, Any]
+    path: str
+    probe_id: str
+
+
+class MintedIds:
+    """Where the server's answers mint identifiers other tools take, learned from successful calls."""
+
+    def __init__(self, specs: Mapping[str, ToolSpec]) -> None:
+        self.specs = specs
+        self._takers: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+        for spec in specs.values():
+            for argument in spec.properties:
+                if id_like(argument):
+                    self._takers.setdefault(tuple(tokens(argument)), []).append((spec.name, argument))
+        self._seen: dict[tuple[str, str], dict[str, Any]] = {}
+        """(tool, path) → the first call that answered there, its probe, and per call (canonical
+        arguments) the distinct values it answered there."""
+
+    def observe(self, tool: str, arguments: dict[str, Any], document: Any, probe_id: str) -> None:
+        """Note the identifiers a successful answer of ``tool`` carries where other tools take them."""
+        if not self._takers or not isinstance(document, Mapping) or bound_references(arguments):
+            return
+        given = {str(v) for v in _scalars(arguments)}
+        for path, key, value in _fields(document, "", 0):
+            words = tuple(tokens(key))
+            if not id_like(key) or not any(t != tool for t, _a in self._takers.get(words, [])):
+                continue
+            if str(value) in given:
+                continue  # an echo of the call's own argument mints nothing
+            seen = self._seen.setdefault((tool, path), {"arguments": arguments, "probe_id": probe_id, "values": {}})
+            call = json.dumps(arguments, sort_keys=True, default=str)
+            if call not in seen["values"] and len(seen["values"]) >= MAX_CALLS:
+                continue
+            values = seen["values"].setdefault(call, [])
+            if str(value) not in values and len(values) < MAX_VALUES:
+                values.append(str(value))
+
+    def minters(self, argument: str) -> list[Minter]:
+        """The tools seen minting what an argument of this name takes, most sightings first."""
+        words = tuple(tokens(argument))
+        found = []
+        for (tool, path), seen in self._seen.items():
+            most = max((len(values) for values in seen["values"].values()), default=0)
+            if most >= MINTED_AFTER and tuple(tokens(path.rsplit(".", 1)[-1])) == words:
+                found.append((-most, tool, Minter(tool, seen["arguments"], path, seen["probe_id"])))
+        return [m for *_rank, m in sorted(found, key=lambda f: f[:2])]
+
+    def bind(self, steps: list[ProbeStep]) -> list[ProbeStep]:
+        """``steps`` with each argument that takes a minted identifier bound to a minting call's answer:
+        to an earlier step of the chain that mints it, else to a minting call put first."""
+        wanted = [(i, a, m) for i, s in enumerate(steps) for a, m in self._wanted(s)]
+        if not wanted:
+            return steps
+        bound = list(steps)
+        first = next(((i, m) for i, _a, m in wanted if not any(bound[j].tool in {x.tool for x in m} for j in range(i))), None)
+        if first is not None:
+            index, minters = first
+            minter = minters[0]
+            make = ProbeStep(tool=minter.tool, arguments=minter.arguments, expect="ok",
+                             intent=f"make what `{bound[index].tool}` takes ({self.specs[minter.tool].purpose})")
+            bound = [make, *(_shifted(s) for s in bound)]
+            wanted = [(i + 1, a, m) for i, a, m in wanted]
+        for index, argument, minters in wanted:
+            by_tool = {m.tool: m for m in minters}
+            source = next(((j, by_tool[bound[j].tool]) for j in range(index - 1, -1, -1) if bound[j].tool in by_tool), None)
+            if source is None:
+                continue
+            position, minter = source
+            step = bound[index]
+            reference = output_ref(position, minter.path)
+            ref = HarvestRef(kind=ArgKind.IDENTIFIER, value=reference, tool=minter.tool, probe_id=minter.probe_id)
+            bound[index] = step.model_copy(update={"arguments": {**step.arguments, argument: reference},
+                                                   "harvested": [*step.harvested, ref]})
+        return bound
+
+    def _wanted(self, step: ProbeStep) -> list[tuple[str, list[Minter]]]:
+        """The arguments of ``step`` that take a minted identifier, with the tools that mint it."""
+        found = []
+        for argument, value in step.arguments.items():
+            if bound_references(value) or _broken(step, argument):
+                continue
+            minters = self.minters(argument)
+            if minters and all(m.tool != step.tool for m in minters):
+                found.append((argument, minters))
+        return found
+
+    def dump(self) -> list[list[Any]]:
+        """What was seen, JSON-able (for checkpoints)."""
+        return [[tool, path, seen] for (tool, path), seen in self._seen.items()]
+
+    def load(self, saved: list[list[Any]]) -> None:
+        """Continue from :meth:`dump`."""
+        self._seen = {(tool, path): dict(seen) for tool, path, seen in saved}
+
+
+def _broken(step: ProbeStep, argument: str) -> bool:
+    """Whether ``step`` is a misuse of ``argument`` itself (its condition names it)."""
+    return bool(step.mutation) and f"`{argument}`" in (step.condition or "")
+
+
+def _shifted(step: ProbeStep) -> ProbeStep:
+    """A step moved one place later: the earlier steps it points to move too."""
+    update: dict[str, Any] = {f: getattr(step, f) + 1 for f in _INDEX_FIELDS if getattr(step, f) is not None}
+    return step.model_copy(update=update) if update else step
+
+
+def _fields(node: Mapping[str, Any], prefix: str, depth: int):
+    for key, value in node.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+            yield path, str(key), value
+        elif isinstance(value, Mapping) and depth < MAX_DEPTH:
+            yield from _fields(value, path + ".", depth + 1)
+
+
+def _scalars(value: Any):
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _scalars(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _scalars(item)
+    elif value is not None:
+        yield value

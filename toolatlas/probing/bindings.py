@@ -1,0 +1,114 @@
+"""Arguments bound to what an earlier step of the same probe answered.
+
+Some servers mint an identifier when a call creates something in their memory (a session, a handle,
+a job) and ignore any the caller suggests: that identifier exists only in that process, from that
+call on. A literal copied from an earlier probe names nothing in a fresh sandbox, so a later step
+carries a reference instead — ``${step0.session_id}``: the value at ``session_id`` of step 0's
+answer — and the executor fills it just before the call. The reference stays in the probe, the
+atlas' evidence and its replays (it is what makes them replayable); the value the server saw is in
+the call's outcome.
+
+A path is dotted keys from the top of the answer (its structured content, else its text when that
+is whole JSON); a key not found on that path is looked for anywhere in the answer (first match,
+breadth first). A reference that cannot be filled is sent as it is (the call then fails as with
+any unknown value: evidence, not a crash).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolatlas.models import CallOutcome
+
+__all__ = ["answer_document", "bind_outputs", "bound_references", "document_of", "output_ref", "parse_ref", "value_at"]
+
+_OUTPUT_REF = re.compile(r"^\$\{step(\d+)\.([^{}\s]+)\}$")
+
+
+def output_ref(step: int, path: str) -> str:
+    """The reference to the value at ``path`` of step ``step``'s answer."""
+    return f"${{step{step}.{path}}}"
+
+
+def parse_ref(value: Any) -> tuple[int, str] | None:
+    """(step, path) of a whole-string reference, else None."""
+    if not isinstance(value, str) or not value.startswith("${step"):
+        return None
+    match = _OUTPUT_REF.match(value)
+    return (int(match.group(1)), match.group(2)) if match else None
+
+
+def bound_references(arguments: Any) -> list[tuple[int, str]]:
+    """Every output reference in a JSON-like value."""
+    if isinstance(arguments, Mapping):
+        return [ref for value in arguments.values() for ref in bound_references(value)]
+    if isinstance(arguments, list):
+        return [ref for value in arguments for ref in bound_references(value)]
+    ref = parse_ref(arguments)
+    return [ref] if ref else []
+
+
+def document_of(structured: Any, excerpt: str) -> Any:
+    """A result's JSON: its structured content, else its text when that is whole JSON."""
+    if structured is not None:
+        return structured
+    text = excerpt.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def answer_document(outcome: CallOutcome) -> Any:
+    """An answer's JSON (:func:`document_of` its structured content and text)."""
+    return document_of(outcome.structured, outcome.excerpt)
+
+
+def value_at(document: Any, path: str) -> Any:
+    """The scalar at dotted ``path`` of ``document`` (a key elsewhere in it when the path misses), or None."""
+    node = document
+    for key in path.split("."):
+        if isinstance(node, Mapping) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            node = None
+            break
+    if _scalar(node):
+        return node
+    last = path.rsplit(".", 1)[-1]
+    frontier = [document]
+    while frontier:
+        found: list[Any] = []
+        for item in frontier:
+            if isinstance(item, Mapping):
+                if last in item and _scalar(item[last]):
+                    return item[last]
+                found.extend(item.values())
+            elif isinstance(item, list):
+                found.extend(item)
+        frontier = found
+    return None
+
+
+def bind_outputs(arguments: Any, answers: Mapping[int, Any]) -> Any:
+    """``arguments`` with every reference to a step in ``answers`` (step → JSON answer) filled."""
+    if isinstance(arguments, Mapping):
+        return {k: bind_outputs(v, answers) for k, v in arguments.items()}
+    if isinstance(arguments, list):
+        return [bind_outputs(v, answers) for v in arguments]
+    ref = parse_ref(arguments)
+    if ref is None or ref[0] not in answers:
+        return arguments
+    value = value_at(answers[ref[0]], ref[1])
+    return arguments if value is None else value
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool) and value != ""
