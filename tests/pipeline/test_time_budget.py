@@ -8,7 +8,6 @@ unknown part only after 0.4 s.
 from __future__ import annotations
 
 import asyncio
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.pipeline.budget import COSTLY_CALL_S, CallCosts, time_share, within_time
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult
+from toolatlas.testing.opaque import server_catalogue
 from toolatlas.testing.servers.lookup import SCAN_S
 from toolatlas.workspace import Workspace
 
@@ -95,30 +95,12 @@ class TestPlanByTime:
         assert costs.charges(plan)[0] == [("slow", COSTLY_CALL_S * 16)]
 
 
-_TOML = """version = 1
-name = "lookup"
-
-[build]
-rounds = {rounds}
-
-[store]
-backend = "edge"
-path = "atlas"
-
-[[servers]]
-name = "lookup"
-transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.lookup"] }}
-"""
-
-
 @pytest.mark.servers
 class TestSlowRefusals:
     def test_a_slowly_refusing_tool_keeps_its_facts_within_its_share(self, tmp_path: Path) -> None:
         """Discovery times a refusal of every tool; the build spends at most one slow refusal of the lookup per
         round (its share of the time buys no more), and still records that an unknown part is refused."""
-        config = tmp_path / "lookup.toml"
-        config.write_text(_TOML.format(rounds=2, python=sys.executable))
-        catalogue = load_catalogue(config)
+        catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=2))
         workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
         slow_refusals: list[float] = []
 

@@ -7,7 +7,7 @@
 - ``inmemory``: :mod:`toolatlas.testing.servers.inmemory`, state kept in its process, one tool that
   sleeps 10 s by default.
 
-:func:`sessions_catalogue` writes one with :mod:`toolatlas.testing.servers.sessions` alone: sessions
+:func:`server_catalogue` writes one with any one in-library test server; :func:`sessions_catalogue` with :mod:`toolatlas.testing.servers.sessions` alone: sessions
 whose ids the server mints in memory, and a query tool with stated limits.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from toolatlas.environments import SqliteEnvironment
 
-__all__ = ["opaque_catalogue", "sessions_catalogue"]
+__all__ = ["opaque_catalogue", "server_catalogue", "sessions_catalogue"]
 
 _TOML = """version = 1
 name = "opaque"
@@ -55,9 +55,9 @@ def opaque_catalogue(dest: Path, *, rounds: int = 3) -> Path:
     return config
 
 
-_SESSIONS_TOML = """version = 1
-name = "sessions"
-description = "Tables opened into sessions the server mints in memory; a capped SQL reader."
+_ONE_SERVER_TOML = """version = 1
+name = "{name}"
+description = "{description}"
 
 [build]
 rounds = {rounds}
@@ -67,14 +67,21 @@ backend = "edge"
 path = "atlas"
 
 [[servers]]
-name = "sessions"
-transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.sessions"] }}
+name = "{name}"
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.{name}"] }}
 """
+
+
+def server_catalogue(dest: Path, name: str, *, rounds: int = 1, description: str = "") -> Path:
+    """Write a catalogue of the one in-library stdio server :mod:`toolatlas.testing.servers.<name>` under
+    ``dest`` (its atlas in ``dest/atlas``); returns the TOML path."""
+    dest.mkdir(parents=True, exist_ok=True)
+    config = dest / f"{name}.toml"
+    config.write_text(_ONE_SERVER_TOML.format(name=name, description=description, rounds=rounds, python=sys.executable))
+    return config
 
 
 def sessions_catalogue(dest: Path, *, rounds: int = 1) -> Path:
     """Write the catalogue of the sessions server under ``dest``; returns the TOML path."""
-    dest.mkdir(parents=True, exist_ok=True)
-    config = dest / "sessions.toml"
-    config.write_text(_SESSIONS_TOML.format(rounds=rounds, python=sys.executable))
-    return config
+    return server_catalogue(dest, "sessions", rounds=rounds, description="Tables opened into sessions the server "
+                            "mints in memory; a capped SQL reader.")
