@@ -35,6 +35,7 @@ def ok(done: subprocess.CompletedProcess[str], status: int = 0) -> str:
     return done.stdout
 
 
+@pytest.mark.slow  # 75 s; the same cycle runs in process in tests/lifecycle/ (default suite)
 class TestOnRay:
     def test_build_verify_refresh_verify_diff(self, tmp_path: Path) -> None:
         config = release_catalogue(tmp_path, 1)

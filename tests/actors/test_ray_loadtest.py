@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.servers
 
 
+@pytest.mark.slow  # 20 s; the merging of counts and histograms is tested in process in tests/serve/test_loadtest.py (TestHistograms)
 class TestLoadOnRay:
     def test_clients_on_two_actors(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         config = release_catalogue(tmp_path, 1, rounds=0)

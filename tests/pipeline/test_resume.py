@@ -38,7 +38,8 @@ def build(config: Path, *extra: str, hash_seed: str) -> subprocess.Popen:
 
 
 class TestResume:
-    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    # split: 40 s, slow; its resume logic is the driver's, which colocated and test_killed_build cover by default
+    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow)])
     def test_killed_build_resumes_to_the_same_atlas(self, tmp_path: Path, topology: str) -> None:
         """A driver killed mid-build resumes from the last completed rounds and ends with the uninterrupted atlas
         (in both Ray topologies: each server built by its host, or fed to shard actors batch by batch)."""
