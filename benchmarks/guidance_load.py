@@ -173,9 +173,10 @@ def cli_agreement(run: Run) -> list[dict]:
     on the same service, alternated twice per level: their requests/s should agree within the noise,
     and the command's generator CPU per request is its overhead."""
     args, rows = run.args, []
-    tasks_file = Path(tempfile.mkdtemp(prefix="loadtest-tasks-")) / "tasks.txt"
-    tasks_file.write_text("\n".join(run.tasks) + "\n")
-    with ServiceProcess("--atlas", str(run.snapshot), "--cache-size", "0", cwd=REPO) as service:
+    with tempfile.TemporaryDirectory(prefix="loadtest-tasks-") as scratch, \
+            ServiceProcess("--atlas", str(run.snapshot), "--cache-size", "0", cwd=REPO) as service:
+        tasks_file = Path(scratch) / "tasks.txt"
+        tasks_file.write_text("\n".join(run.tasks) + "\n")
         target = http_target(service.url, run.tasks)
         print(f"\n`toolatlas loadtest` vs this benchmark's generator, http, cache off\n"
               f"{'clients':>7} {'bench req/s':>11} {'cli req/s':>9} {'cli/bench':>9} {'bench p99':>9} {'cli p99':>8} "
