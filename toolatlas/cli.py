@@ -15,6 +15,7 @@ from toolatlas.console import render_table, whole_number
 from toolatlas.errors import ToolAtlasError
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
+from toolatlas.pipeline import TOPOLOGIES
 
 __all__ = ["main"]
 
@@ -597,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
     build.add_argument("--hosts", type=whole_number(1), default=None, help="executor host actors (default: 2 per node)")
-    build.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
+    build.add_argument("--topology", choices=TOPOLOGIES, default="auto",
                        help="colocated: a server's host also plans and absorbs its probes (one executor per server); "
                             "split: shard actors do, fed batch by batch (any number of executors); auto: colocated "
                             "when executors_per_server is 1 (default)")
