@@ -44,10 +44,11 @@ from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
 from toolatlas.pipeline.batches import batches_in_flight
-from toolatlas.pipeline.catalogue import AtlasPaths, BuildReport, use_llm, write_consistency
-from toolatlas.pipeline.driver import CatalogueBuild, choose_topology
+from toolatlas.pipeline.catalogue import use_llm, write_consistency
+from toolatlas.pipeline.driver import BuildReport, CatalogueBuild, choose_topology
 from toolatlas.pipeline.persistence import BuildFiles
 from toolatlas.pipeline.rate import ProbeLog
+from toolatlas.store.paths import AtlasPaths
 
 __all__ = ["RayBuild"]
 

@@ -99,7 +99,8 @@ def build_mcpmark(checkout: str | None) -> None:
     """Lay out the development instances' initial directories and build ``configs/mcpmark.toml`` offline."""
     from toolatlas.config import load_catalogue
     from toolatlas.home import Home
-    from toolatlas.pipeline.catalogue import build_catalogue, open_store
+    from toolatlas.pipeline.catalogue import build_catalogue
+    from toolatlas.store.paths import open_store
     from toolatlas.workspace import Workspace
 
     sources = materialise_states(discover(checkout), MCPMARK_STATES)

@@ -280,7 +280,8 @@ def all_ready_rate(build) -> tuple[float, int, float] | None:
 
 
 def in_process_build(config: Path, rounds: int) -> tuple[object, float]:
-    from toolatlas.pipeline.catalogue import build_catalogue, open_store
+    from toolatlas.pipeline.catalogue import build_catalogue
+    from toolatlas.store.paths import open_store
 
     catalogue = load_catalogue(config)
     store = open_store(catalogue)

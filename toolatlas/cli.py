@@ -111,9 +111,9 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from toolatlas.outputs import write_outputs
-    from toolatlas.pipeline.catalogue import AtlasPaths, open_store
     from toolatlas.pipeline.commands import build_atlas
     from toolatlas.progress import BuildProgress
+    from toolatlas.store.paths import AtlasPaths, open_store
 
     catalogue = load_catalogue(args.config)
     servers = catalogue.servers_named(args.server)

@@ -26,7 +26,8 @@ from actors.coordinator import RayBuild, answer  # noqa: E402
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.errors import ConfigError, WorkerError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
-from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
+from toolatlas.store.paths import AtlasPaths, open_store  # noqa: E402
 from toolatlas.testing import faulty_server_command  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 

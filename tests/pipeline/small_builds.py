@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
-from toolatlas.pipeline.catalogue import open_store
+from toolatlas.store.paths import open_store
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = ["memory", "time"]

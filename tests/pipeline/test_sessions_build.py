@@ -14,8 +14,9 @@ import pytest
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, open_store
+from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.pipeline.server import ServerBuild
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.opaque import sessions_catalogue
 from toolatlas.workspace import Workspace
 

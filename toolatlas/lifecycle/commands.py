@@ -139,7 +139,7 @@ def _show(report) -> None:  # type: ignore[no-untyped-def]
 def cmd_refresh(args: argparse.Namespace) -> int:
     from toolatlas.lifecycle.refresh import ServerRefresh, ToolFate, refresh_catalogue
     from toolatlas.outputs import require_built, write_outputs
-    from toolatlas.pipeline.catalogue import open_store
+    from toolatlas.store.paths import open_store
     from toolatlas.workspace import Workspace
 
     catalogue = load_catalogue(args.config)
@@ -195,8 +195,9 @@ def _refresh_on_ray(args: argparse.Namespace, catalogue, servers, on_round) -> l
     then one Ray build of what changed (its store owner holds the store meanwhile)."""
     from actors.coordinator import RayBuild
     from toolatlas.lifecycle.refresh import build_focus, prepare_catalogue, probed
-    from toolatlas.pipeline.catalogue import AtlasPaths, open_store, write_consistency
+    from toolatlas.pipeline.catalogue import write_consistency
     from toolatlas.ray_session import ray_session
+    from toolatlas.store.paths import AtlasPaths, open_store
     from toolatlas.workspace import Workspace
 
     store = open_store(catalogue)
