@@ -12,7 +12,9 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
 * ``demo``     ``toolatlas/evaluation/demo_tasks.toml`` over ``configs/demo.toml``;
 * ``wild``     ``toolatlas/evaluation/wild_tasks.toml`` over ``configs/wild.toml`` (needs for tools the
                atlas holds no node for — a server that failed to build — count as misses);
-* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, held-out servers
+* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, servers first
+               measured untuned and then developed on (missing tools count as misses, as for ``wild``);
+* ``heldout``  ``toolatlas/evaluation/heldout_tasks.toml`` over ``configs/heldout.toml``, held-out servers
                nobody tuned on (all tasks held; missing tools count as misses, as for ``wild``);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
@@ -26,7 +28,7 @@ the likely failure warned (share of the tasks with one), mean tokens and their r
 p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
-    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen]
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
                                                     [--rows all|none] [--repeat 5]
 
@@ -64,7 +66,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 MCPMARK_STATES = REPO / ".toolatlas" / "mcpmark" / "filesystem"
 """Where ``configs/mcpmark.toml`` reads the development instances' initial directories."""
-THIRD_PARTY_SETS = ("wild", "unseen")
+THIRD_PARTY_SETS = ("wild", "unseen", "heldout")
 """Task sets over third-party catalogues: ``configs/<set>.toml`` with ``toolatlas/evaluation/<set>_tasks.toml``;
 a need for a tool the atlas has no node for (a server that failed to build) counts as a miss."""
 
@@ -173,7 +175,7 @@ def main() -> None:
     parser.add_argument("--tasks", help="the task file for --config")
     parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
                         help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
-                             "(default: warn for the wild and unseen sets, error otherwise)")
+                             "(default: warn for the third-party sets wild, unseen and heldout, error otherwise)")
     parser.add_argument("--rows", choices=["all", "none"], default="all", help="per-task rows to print")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
     args = parser.parse_args()
