@@ -178,8 +178,8 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: fro
             spent[tool] += charge
             total += charge
     first: dict[str, int] = {}
-    for index, steps in enumerate(costed):
-        for tool in {tool for tool, _charge, heavy in steps if heavy} & within_at_start:
+    for index, costed_steps in enumerate(costed):
+        for tool in {tool for tool, _charge, heavy in costed_steps if heavy} & within_at_start:
             first.setdefault(tool, index)
     kept_first = set(first.values())
     dropped: set[int] = set()
