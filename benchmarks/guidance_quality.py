@@ -12,8 +12,9 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
 * ``demo``     ``toolatlas/evaluation/demo_tasks.toml`` over ``configs/demo.toml``;
 * ``wild``     ``toolatlas/evaluation/wild_tasks.toml`` over ``configs/wild.toml`` (needs for tools the
                atlas holds no node for — a server that failed to build — count as misses);
-* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, held-out servers
-               nobody tuned on (all tasks held; missing tools count as misses, as for ``wild``);
+* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, servers written
+               down before any atlas of them existed (all tasks dev since their one held-out figure;
+               missing tools count as misses, as for ``wild``);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
@@ -28,7 +29,7 @@ compare the ratio to docs-only in the same run, not absolute values across runs)
 
     .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
-                                                    [--rows all|none] [--repeat 5]
+                                                    [--rows all|dev|none] [--repeat 5]
 
 Results go to ``benchmarks/results/guidance_quality.json`` (demo) and ``guidance_quality_<set>.json``.
 """
@@ -88,10 +89,13 @@ def mark(result: TaskResult) -> str:
     return f"{result.recall:4.2f}{boundary:3}"
 
 
-def print_rows(results: dict[str, list[TaskResult]]) -> None:
+def print_rows(results: dict[str, list[TaskResult]], split: str | None = None) -> None:
+    """Each task's row (of ``split`` only, when given: the rows a tuner may look at)."""
     atlas, docs = results["atlas"], results["docs-only"]
     print(f"\n{'task':44} {'atlas':8} {'docs':8}  atlas missed | docs missed")
     for a, d in zip(atlas, docs, strict=True):
+        if split is not None and a.split != split:
+            continue
         print(f"{a.task[:44]:44} {mark(a):8} {mark(d):8}  {', '.join(a.missed) or '-'} | {', '.join(d.missed) or '-'}")
 
 
@@ -173,7 +177,8 @@ def main() -> None:
     parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
                         help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
                              "(default: warn for the wild and unseen sets, error otherwise)")
-    parser.add_argument("--rows", choices=["all", "none"], default="all", help="per-task rows to print")
+    parser.add_argument("--rows", choices=["all", "dev", "none"], default="all",
+                        help="per-task rows to print (dev: only the development split's)")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
     args = parser.parse_args()
 
@@ -187,7 +192,7 @@ def main() -> None:
             print(f"warning: tools the atlas has no node for (their needs count as misses):\n  {exc}")
         results = {s.name: evaluate(s, tasks, repeat=args.repeat) for s in systems(atlas, ablations=name == "demo")}
         if args.rows != "none":
-            print_rows(results)
+            print_rows(results, "dev" if args.rows == "dev" else None)
         where = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
         path = save("guidance_quality" if name == "demo" else f"guidance_quality_{name}", {
             "catalogue": where, "tasks": len(tasks), "summary": report(name, results),
