@@ -29,6 +29,7 @@ from toolatlas.guidance.clauses import (
     shared_clauses,
     vocabulary,
 )
+from toolatlas.guidance.implied import LIMIT_FAMILY, declared_sets, stated_cap_of, states_cap
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
@@ -108,7 +109,8 @@ error the server passes off as success."""
 
 @dataclass(frozen=True)
 class Finding:
-    """A boundary (or a tolerance: a misuse the tool accepted) as guidance serves it."""
+    """A boundary (or a tolerance: a misuse the tool accepted; or an answer cut at a stated limit) as guidance
+    serves it."""
 
     entry: Entry
     text: str
@@ -116,6 +118,14 @@ class Finding:
     error: str
     schema: bool
     """Provoked only by violating the input schema (served at most once per tool)."""
+    cut: bool = False
+    """A call past a limit the description states that went through, its answer cut at the limit (the
+    server said so: "truncated to 25 rows"): what a task asking for more gets (:func:`cut_at_limit`)."""
+
+    @cached_property
+    def cap(self) -> int | None:
+        """The count a stated limit allows, for a finding one step past it (None otherwise)."""
+        return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
 
     @cached_property
     def lead(self) -> float:
@@ -174,6 +184,8 @@ class ToolProfile:
     objects: frozenset[str] = frozenset()
     """What its name says it acts on: the words of its name that are no operation and not its server's
     name (``create_directory`` → directory, ``insert_rows`` → rows)."""
+    declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Argument → the values its schema declares (an enum): what a task's value is checked against."""
 
 
 @dataclass(frozen=True)
@@ -204,15 +216,24 @@ def _tolerance(entry: Entry) -> bool:
     return entry.family is not None or entry.signature.startswith("tolerates:")
 
 
-def _finding(entry: Entry) -> Finding:
+def cut_at_limit(entry: Entry) -> bool:
+    """Whether an accepted call one step past a stated count was answered cut at that count, the server's
+    answer stating it ("truncated to 25 rows"): a boundary of what one call can do, not a misuse tolerated."""
+    if entry.family != LIMIT_FAMILY or not entry.evidence:
+        return False
+    cap = stated_cap_of(entry.condition or entry.when or "")
+    return cap is not None and states_cap(first_said(entry.evidence[0].excerpt), cap)
+
+
+def _finding(entry: Entry, *, cut: bool = False) -> Finding:
     """``entry`` as a finding; an error that only opens a structure (``Error calling tool 'x': {``) is
-    said by the answer behind it, which holds what went wrong."""
+    said by the answer behind it, which holds what went wrong, and so is an answer ``cut`` at a limit."""
     error = entry.error_signature or ""
     first = next((line.strip() for line in error.splitlines() if line.strip()), "")
-    if first and _opens(first) and entry.evidence:
+    if (cut or (first and _opens(first))) and entry.evidence:
         error = answer_line(entry.evidence[0].excerpt, entry.evidence[0].arguments)
     return Finding(entry=entry, text=(entry.condition or entry.when or "").removesuffix(" (accepted)"),
-                   error=error, schema=is_schema_validation(entry))
+                   error=error, schema=is_schema_validation(entry), cut=cut)
 
 
 def _scalar(value: object, spec: Mapping) -> bool:
@@ -261,9 +282,10 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                  idf: dict[str, float]) -> ToolProfile:
     affordances = entries.get(EntryKind.AFFORDANCE, [])
     boundaries = _dedup(entries.get(EntryKind.BOUNDARY, []))
-    tolerances = _dedup(e for e in affordances if _tolerance(e))
+    tolerances = _dedup(e for e in affordances if _tolerance(e) and not cut_at_limit(e))
+    cut = _dedup(e for e in affordances if cut_at_limit(e))
     uses = [e for e in affordances if not _tolerance(e)]
-    checked = [*boundaries, *tolerances]
+    checked = [*boundaries, *tolerances, *cut]
     names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
     clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
                     if not is_shared(c, shared))
@@ -275,7 +297,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                 and ((properties.get(a) or {}).get("items") or {}).get("type") == "string" for a in required)
     feeds = {e.peer: e.weight or 0.0 for e in entries.get(EntryKind.CO_USAGE, [])
              if e.relation is CoUsageRelation.DATA and e.peer and e.peer != node.tool}
-    findings = tuple(_finding(e) for e in boundaries)
+    findings = (*(_finding(e) for e in boundaries), *(_finding(e, cut=True) for e in cut))
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
@@ -286,7 +308,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
-        use=_use(node, uses), feeds=feeds, objects=_objects(node),
+        use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
     )
 
 

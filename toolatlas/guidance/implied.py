@@ -1,0 +1,134 @@
+"""What a task's own values imply about a tool's verified boundaries, before any call is made.
+
+A task rarely names the failure it will run into, but its values often decide it:
+
+* **past a stated limit** — a tool whose description caps its answer ("capped at 25 rows") was
+  probed one step past the cap (family ``past_stated_limit``); a task asking for *every* reading, or
+  for more items than the cap, gets what that probe got: a refusal, or an answer cut at the cap (the
+  server saying so: "truncated to 25 rows") — a call that goes through but cannot do the task;
+* **outside a declared set** — a task that writes a value almost like a member of an argument's
+  declared set but not one ("YYYY-MM-DD HH:mm" where the set holds "YYYY-MM-DD HH:mm:ss") gets the
+  tool's answer to a value outside the set, which the schema alone does not quote.
+
+:func:`task_leads` weighs a tool's findings for a task by these; the rest of the ranking (the task's
+words against each finding's condition and error) is :func:`toolatlas.guidance.render._relevant`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolatlas.guidance.profiles import Finding, ToolProfile
+
+__all__ = ["IMPLIED_LEAD", "asks_past", "declared_sets", "near_miss", "stated_cap_of", "states_cap", "task_leads"]
+
+IMPLIED_LEAD = 2.0
+"""What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""
+LIMIT_FAMILY = "past_stated_limit"
+"""The boundary family of a call one step past a limit the description states (:mod:`toolatlas.offline.limits`)."""
+
+_CAP = re.compile(r"\bmore than the (\d+)\b")
+"""How a finding past a stated count says the cap ("…, more than the 25 rows the description caps a result at",
+"…, one more than the 10 its description allows": :mod:`toolatlas.offline.limits`)."""
+_WHOLE = frozenset({"all", "every", "each", "entire", "whole", "complete", "full", "everything", "everyone"})
+"""Words of a request for everything there is (past any cap)."""
+_NUMBER = re.compile(r"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?![\w.:/-])|(?<![\w.:/-])\d+(?![\w.:/-])")
+"""A count in a request: not part of a date, a time, a version or a name."""
+MIN_MEMBER = 4
+"""Shortest declared value a task can be told to nearly write (shorter ones match by chance)."""
+
+
+def stated_cap_of(finding_text: str) -> int | None:
+    """The count a finding past a stated limit went beyond (None: no count, e.g. a single statement)."""
+    match = _CAP.search(finding_text)
+    return int(match.group(1)) if match else None
+
+
+def states_cap(answer: str, cap: int) -> bool:
+    """Whether a server's answer states the cap it applied ("truncated to 25 rows", "first 25 results"):
+    the number beside a word, not inside a record (``"id": 25``)."""
+    return bool(re.search(rf"[A-Za-z]\s+{cap}\b|\b{cap}\s+[A-Za-z]", answer))
+
+
+@lru_cache(maxsize=4096)
+def asks_past(task: str, cap: int) -> bool:
+    """Whether a request asks for more than ``cap`` things: for all of them, or for a larger count."""
+    words = {w.strip(".,;:!?'\"()").lower() for w in task.split()}
+    if words & _WHOLE:
+        return True
+    return any(int(n.replace(",", "")) > cap for n in _NUMBER.findall(task))
+
+
+def declared_sets(schema: Mapping) -> dict[str, tuple[str, ...]]:
+    """Top-level argument → the string values its schema declares (an ``enum``, also inside ``anyOf``)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        if not isinstance(spec, Mapping):
+            continue
+        options = [spec, *(s for s in (spec.get("anyOf") or spec.get("oneOf") or []) if isinstance(s, Mapping))]
+        members = [m for option in options for m in (option.get("enum") or []) if isinstance(m, str)]
+        if members:
+            found[str(name)] = tuple(dict.fromkeys(members))
+    return found
+
+
+def _valued(text: str) -> str:
+    """``text`` back to its last letter or digit."""
+    while text and not text[-1].isalnum():
+        text = text[:-1]
+    return text
+
+
+def _matched(member: str, task: str) -> int:
+    """Characters of ``member``'s longest beginning that the task writes (case aside), back to its last
+    letter or digit (a trailing space or separator is no part of a value)."""
+    lowered, value = task.lower(), member.lower()
+    for length in range(len(value), MIN_MEMBER - 1, -1):
+        if value[:length] in lowered:
+            return len(_valued(value[:length]))
+    return 0
+
+
+@lru_cache(maxsize=4096)
+def near_miss(task: str, members: Sequence[str]) -> bool:
+    """Whether a task writes a value almost like a declared member but not one: the longest run of the
+    task that begins a member is at least half of it and at least :data:`MIN_MEMBER` characters, yet
+    that member is not written whole — and no member as long is ("YYYY-MM-DD HH:mm" against
+    "YYYY-MM-DD HH:mm:ss" and "YYYY-MM-DD")."""
+    best: tuple[int, bool] | None = None
+    for member in members:
+        if len(member) < MIN_MEMBER:
+            continue
+        length = _matched(member, task)
+        whole = length == len(_valued(member))
+        if length < MIN_MEMBER or (not whole and length * 2 < len(member)):
+            continue
+        if best is None or (length, whole) > best:
+            best = (length, whole)
+    return best is not None and not best[1]
+
+
+def _names(finding: Finding, argument: str) -> bool:
+    return f"`{argument}`" in finding.text or f"`{argument}`" in finding.entry.text
+
+
+def task_leads(profile: ToolProfile, task: str) -> dict[int, float]:
+    """Finding index → :data:`IMPLIED_LEAD` for each of the tool's findings the task's values imply it
+    meets: past a stated count it asks to go beyond, or the answer to a value outside an argument's
+    declared set when the task nearly writes a member of it."""
+    leads: dict[int, float] = {}
+    for index, finding in enumerate(profile.findings):
+        cap = finding.cap
+        if cap is not None and asks_past(task, cap):
+            leads[index] = IMPLIED_LEAD
+    for argument, members in profile.declared.items():
+        if not near_miss(task, members):
+            continue
+        for index, finding in enumerate(profile.findings):
+            if finding.schema and _names(finding, argument):
+                leads[index] = IMPLIED_LEAD
+    return leads
