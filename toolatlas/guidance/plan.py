@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from toolatlas.graph.models import CoUsageRelation
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.operations import (
     OPERATIONS,
@@ -68,6 +69,9 @@ _CHANGES = frozenset({"write", "create", "edit", "delete"})
 """Changes a server's executor makes when none of its tools is named for them (see :func:`_stand_ins`)."""
 STAND_IN = 0.5
 """How strongly an executor does a change it is not named for (as a description that only mentions it)."""
+_ENABLING = frozenset({CoUsageRelation.STATE, CoUsageRelation.DATA})
+"""Relations of a boundary to the tool that proved its cause: a change it makes first (state), an
+identifier it mints that the call must pass on (data, :mod:`toolatlas.graph.bound`)."""
 _CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|(?:^|\s)\*\s+|\s+\d+\.\s+)")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*")
 
@@ -353,9 +357,10 @@ def _inspect(view: AtlasView, plan: Plan) -> None:
 
 def _enable(view: AtlasView, plan: Plan) -> None:
     """Put a step's proven enabler before it: a planned tool that was verified to fail on the state
-    as it is and to succeed, the same call, once another tool changed the state (a boundary whose
-    peer is that tool) needs that tool first — the plan would otherwise end in that failure."""
-    from toolatlas.graph.models import CoUsageRelation, EntryKind
+    as it is and to succeed, the same call, once another tool changed the state — or with the identifier
+    another tool minted in the server's process passed on (a boundary whose peer is that tool) — needs
+    that tool first: the plan would otherwise end in that failure."""
+    from toolatlas.graph.models import EntryKind
 
     index = 0
     while index < len(plan.steps):
@@ -363,7 +368,7 @@ def _enable(view: AtlasView, plan: Plan) -> None:
         planned = {s.tool for s in plan.steps[: index + 1]}
         for boundary in view.by_tool.get(step.tool, {}).get(EntryKind.BOUNDARY, []):
             enabler = (step.tool[0], boundary.peer or "")
-            if boundary.relation is not CoUsageRelation.STATE or enabler in planned or enabler not in view.profiles:
+            if boundary.relation not in _ENABLING or enabler in planned or enabler not in view.profiles:
                 continue
             operations = view.profiles[enabler].operations
             operation = max(operations, key=lambda op: (operations[op], op)) if operations else step.operation

@@ -103,8 +103,8 @@ CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leadi
 tool's answer to them is served when a task's words point there, never by default."""
 NATURAL_LEAD, STATE_LEAD, SOFT_LEAD = 1.5, 1.0, 1.0
 """What a finding weighs for any task that uses its tool, before its words are matched: a valid call
-that failed on the real state, a failure until another tool changes the state (an ordering), and an
-error the server passes off as success."""
+that failed on the real state, a failure until another tool changes the state or mints the identifier
+passed (an ordering, proven), and an error the server passes off as success."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class Finding:
         if e.kind is not EntryKind.BOUNDARY or self.schema:
             return 0.0
         lead = NATURAL_LEAD if e.family is None else 0.0
-        if e.relation is CoUsageRelation.STATE and e.peer:
+        if e.relation in (CoUsageRelation.STATE, CoUsageRelation.DATA) and e.peer:  # a proven cause and its fix
             lead += STATE_LEAD
         if e.reported_as_success and e.family not in CONTRIVED:
             lead += SOFT_LEAD
