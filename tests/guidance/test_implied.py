@@ -106,3 +106,36 @@ class TestDeclaredSets:
         assert "Invalid option" in atlas.guide(task).tools[0].when_not[0].error
         plain = atlas.guide("What is the time now in Lisbon? Write it as YYYY-MM-DD.")
         assert all("Invalid option" not in b.error for b in plain.tools[0].when_not)
+
+
+def read_only_sql() -> AtlasView:
+    """A database server on a read-only connection: one executor, verified to read and to refuse an INSERT."""
+    def tool(name: str, description: str) -> ToolNode:
+        return ToolNode(id=f"weather.{name}", server="weather", tool=name, schema_hash="h", description=description,
+                        input_schema={"type": "object", "properties": {"sql": {"type": "string"}},
+                                      "required": ["sql"]})
+
+    found = [
+        entry("weather", "run_sql", EntryKind.AFFORDANCE, when="run a statement", effect=Effect.READ_ONLY,
+              arguments={"sql": "SELECT name FROM stations"}, excerpt="Harbour\nRidge"),
+        entry("weather", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=4,
+              condition='called with `sql` = "INSERT INTO stations (name) VALUES (\'x\')"',
+              error_signature="statement blocked", excerpt="statement blocked",
+              arguments={"sql": "INSERT INTO stations (name) VALUES ('x')"}),
+        entry("weather", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=9,
+              condition='called with `sql` = "SELECT * FROM storm_alerts"', error_signature="no such table: <s>",
+              excerpt="no such table: storm_alerts", arguments={"sql": "SELECT * FROM storm_alerts"}),
+    ]
+    return AtlasView([tool("run_sql", "Run one SQL statement against the weather database."),
+                      tool("describe", "Describe the tables of the weather database.")], found, [], [])
+
+
+class TestChangesOfWhatCannotChange:
+    def test_a_change_goes_to_the_executor_that_refuses_it(self) -> None:
+        """Adding a row on a server whose only executor changes nothing: the executor verified on change
+        statements is planned for it, and its refusal of one is said first — before a failure of a read the
+        task's words point at."""
+        guidance = Atlas(read_only_sql()).guide("Add a storm alert row for the Harbour station")
+        assert [s.tool for s in guidance.plan][:1] == ["weather.run_sql"]
+        run = next(t for t in guidance.tools if t.tool == "run_sql")
+        assert run.when_not[0].error == "statement blocked"

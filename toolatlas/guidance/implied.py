@@ -8,7 +8,10 @@ A task rarely names the failure it will run into, but its values often decide it
   server saying so: "truncated to 25 rows") — a call that goes through but cannot do the task;
 * **outside a declared set** — a task that writes a value almost like a member of an argument's
   declared set but not one ("YYYY-MM-DD HH:mm" where the set holds "YYYY-MM-DD HH:mm:ss") gets the
-  tool's answer to a value outside the set, which the schema alone does not quote.
+  tool's answer to a value outside the set, which the schema alone does not quote;
+* **a change of what cannot change** — a task that changes data through a tool that changes nothing
+  (a read-only connection's executor) gets what that tool answered to a statement that changes data:
+  its refusal.
 
 :func:`task_leads` weighs a tool's findings for a task by these; the rest of the ranking (the task's
 words against each finding's condition and error) is :func:`toolatlas.guidance.render._relevant`'s.
@@ -20,6 +23,8 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from toolatlas.guidance.operations import CHANGES
 
 if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
@@ -116,11 +121,16 @@ def _names(finding: Finding, argument: str) -> bool:
     return f"`{argument}`" in finding.text or f"`{argument}`" in finding.entry.text
 
 
-def task_leads(profile: ToolProfile, task: str) -> dict[int, float]:
+def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) -> dict[int, float]:
     """Finding index → :data:`IMPLIED_LEAD` for each of the tool's findings the task's values imply it
-    meets: past a stated count it asks to go beyond, or the answer to a value outside an argument's
-    declared set when the task nearly writes a member of it."""
+    meets: past a stated count it asks to go beyond, the answer to a value outside an argument's declared
+    set when the task nearly writes a member of it, and — planned for a change (``operations``) though
+    it changes nothing — its answer to a statement that changes data."""
     leads: dict[int, float] = {}
+    if not profile.mutating and CHANGES & set(operations):
+        for index, finding in enumerate(profile.findings):
+            if finding.changes and not finding.schema:
+                leads[index] = IMPLIED_LEAD
     for index, finding in enumerate(profile.findings):
         cap = finding.cap
         if cap is not None and asks_past(task, cap):

@@ -29,6 +29,7 @@ from toolatlas.guidance.index import FILLER_TERMS, terms
 from toolatlas.guidance.shapes import shape_words, value_shapes
 
 __all__ = [
+    "CHANGES",
     "OPERATIONS",
     "Mention",
     "Operation",
@@ -130,6 +131,9 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         risks="does not exist missing"),
 )}
 """Every operation, in the order a plan lists them when a request names several at once."""
+
+CHANGES = frozenset({"write", "create", "edit", "delete"})
+"""Operations that change a thing's data (what an executor's statements do: insert, update, delete)."""
 
 _MANY = _stems("all every each multiple several both many batch")
 """Words of a request about many things at once."""

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from toolatlas.graph.models import CoUsageRelation
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.operations import (
+    CHANGES,
     OPERATIONS,
     Mention,
     asks_about_named,
@@ -65,7 +66,7 @@ ALTERNATIVE_SHARE = 0.9
 is not one)."""
 _GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
 """Operations that change state: what the task is for (kept first when a plan has too many tools)."""
-_CHANGES = frozenset({"write", "create", "edit", "delete"})
+_CHANGES = CHANGES
 """Changes a server's executor makes when none of its tools is named for them (see :func:`_stand_ins`)."""
 STAND_IN = 0.5
 """How strongly an executor does a change it is not named for (as a description that only mentions it)."""
@@ -325,10 +326,12 @@ def _siblings(view: AtlasView, op: str, chosen: ToolKey, candidates: list[ToolKe
 
 def _stand_ins(view: AtlasView, op: str, candidates: list[ToolKey], servers: set[str]) -> list[ToolKey]:
     """The tools that make a change ``op`` on the task's servers none of whose tools is named for it: a
-    server's executors — tools that change state (declared or verified) and are named for no change at
-    all (``execute_query``: its statements insert, update and delete)."""
+    server's executors — tools that change state (declared or verified) or were verified to take statements
+    that change data, and are named for no change at all (``execute_query``: its statements insert, update
+    and delete; on a read-only connection it is still the tool a change is tried with, and refused by)."""
     named = {k[0] for k in candidates if view.profiles[k].operations.get(op, 0.0)}
-    return [k for k in candidates if k[0] in servers and k[0] not in named and view.profiles[k].mutating
+    return [k for k in candidates if k[0] in servers and k[0] not in named
+            and (view.profiles[k].mutating or view.profiles[k].executes)
             and not _CHANGES & set(view.profiles[k].operations)]
 
 

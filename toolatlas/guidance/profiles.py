@@ -33,6 +33,7 @@ from toolatlas.guidance.implied import LIMIT_FAMILY, declared_sets, stated_cap_o
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
+from toolatlas.guidance.shapes import changes_data
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 from toolatlas.models import Effect
 
@@ -123,6 +124,11 @@ class Finding:
     server said so: "truncated to 25 rows"): what a task asking for more gets (:func:`cut_at_limit`)."""
 
     @cached_property
+    def changes(self) -> bool:
+        """Whether its call passed a statement that changes data (an ``INSERT``: :func:`takes_change`)."""
+        return takes_change(self.entry)
+
+    @cached_property
     def cap(self) -> int | None:
         """The count a stated limit allows, for a finding one step past it (None otherwise)."""
         return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
@@ -186,6 +192,9 @@ class ToolProfile:
     name (``create_directory`` → directory, ``insert_rows`` → rows)."""
     declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Argument → the values its schema declares (an enum): what a task's value is checked against."""
+    executes: bool = False
+    """Verified to take statements that change data (an ``INSERT``), whether they went through or were
+    refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
 
 
 @dataclass(frozen=True)
@@ -271,6 +280,12 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
                    confidence=best.confidence, evidence=[p for e in uses for p in e.probe_ids][:3])
 
 
+def takes_change(entry: Entry) -> bool:
+    """Whether an entry's call passed a statement that changes data (:func:`~toolatlas.guidance.shapes.changes_data`)."""
+    return any(changes_data(value) for evidence in entry.evidence[:1]
+               for key, item in evidence.arguments.items() for _, value in leaves(item, key))
+
+
 def _objects(node: ToolNode) -> frozenset[str]:
     verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words | op.name_words}
     server = set(terms(node.server))
@@ -309,6 +324,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
         use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
+        executes=any(takes_change(e) for e in (*uses, *boundaries)),
     )
 
 

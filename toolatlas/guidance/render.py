@@ -175,7 +175,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
     query = _query(plan, key, task, operations) if task else ""
     indexes = (profile.findings_index, profile.errors_index)
-    leads = task_leads(profile, task) if task else {}
+    leads = task_leads(profile, task, operations) if task else {}
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used —
         # what its words point at or what any use meets first (an ordering: it fails until another tool acts)
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
