@@ -29,7 +29,7 @@ compare the ratio to docs-only in the same run, not absolute values across runs)
 
     .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
-                                                    [--rows all|dev|none] [--repeat 5]
+                                                    [--rows all|dev|none] [--repeat 5] [--why]
 
 Results go to ``benchmarks/results/guidance_quality.json`` (demo) and ``guidance_quality_<set>.json``.
 """
@@ -59,6 +59,7 @@ from toolatlas.evaluation import (
     summarise,
 )
 from toolatlas.evaluation.mcpmark import CHECKOUT_ENV, discover, evaluation_tasks, materialise_states
+from toolatlas.evaluation.misses import miss_cause
 from toolatlas.guidance import Atlas, StaticNavigator
 
 REPO = Path(__file__).resolve().parents[1]
@@ -97,6 +98,16 @@ def print_rows(results: dict[str, list[TaskResult]], split: str | None = None) -
         if split is not None and a.split != split:
             continue
         print(f"{a.task[:44]:44} {mark(a):8} {mark(d):8}  {', '.join(a.missed) or '-'} | {', '.join(d.missed) or '-'}")
+
+
+def print_misses(atlas: Atlas, tasks: list[EvalTask]) -> None:
+    """Why each development task's likely failure was not warned of (held tasks are never diagnosed)."""
+    system = AtlasGuidance(atlas)
+    causes = [(task, miss_cause(system, task)) for task in tasks if task.split == "dev"]
+    found = [(task, cause) for task, cause in causes if cause is not None]
+    print(f"\nunwarned dev failures: {len(found)} of {sum(1 for task, _ in causes if task.boundary_hint)}")
+    for task, cause in found:
+        print(f"  {task.id:40} {cause.value:16} {', '.join(task.boundary_phrases)[:60]}")
 
 
 def build_mcpmark(checkout: str | None) -> None:
@@ -180,6 +191,9 @@ def main() -> None:
     parser.add_argument("--rows", choices=["all", "dev", "none"], default="all",
                         help="per-task rows to print (dev: only the development split's)")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
+    parser.add_argument("--why", action="store_true",
+                        help="say why each development task's likely failure was not warned of (not in the atlas, "
+                             "routing, tool not served, budget, ranked out)")
     args = parser.parse_args()
 
     for name, config, tasks in task_sets(args):
@@ -193,6 +207,8 @@ def main() -> None:
         results = {s.name: evaluate(s, tasks, repeat=args.repeat) for s in systems(atlas, ablations=name == "demo")}
         if args.rows != "none":
             print_rows(results, "dev" if args.rows == "dev" else None)
+        if args.why:
+            print_misses(atlas, tasks)
         where = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
         path = save("guidance_quality" if name == "demo" else f"guidance_quality_{name}", {
             "catalogue": where, "tasks": len(tasks), "summary": report(name, results),
