@@ -139,3 +139,16 @@ class TestChangesOfWhatCannotChange:
         assert [s.tool for s in guidance.plan][:1] == ["weather.run_sql"]
         run = next(t for t in guidance.tools if t.tool == "run_sql")
         assert run.when_not[0].error == "statement blocked"
+
+    def test_an_executor_of_change_statements_stands_in_before_a_tool_only_seen_changing(self) -> None:
+        """Of two servers with no tool named for adding, the executor verified on an INSERT takes the change, not a
+        tool of the other server whose words match better but which was only seen changing something."""
+        view = read_only_sql()
+        days = ToolNode(id="dates.days_in_month", server="dates", tool="days_in_month", schema_hash="h",
+                        description="Get the number of days in the month of a storm alert date.",
+                        input_schema={"type": "object", "properties": {"date": {"type": "string"}}})
+        seen = entry("dates", "days_in_month", EntryKind.AFFORDANCE, when="count the days", effect=Effect.MUTATING,
+                     arguments={"date": "2024-03-14"}, excerpt="31")
+        atlas = Atlas(AtlasView([*view.tool_nodes.values(), days], [*view.entries.values(), seen], [], []))
+        plan = atlas.guide("Add a storm alert dated 2024-03-20", servers=["weather", "dates"]).plan
+        assert [s.tool for s in plan][:1] == ["weather.run_sql"]

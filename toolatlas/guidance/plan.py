@@ -328,11 +328,13 @@ def _stand_ins(view: AtlasView, op: str, candidates: list[ToolKey], servers: set
     """The tools that make a change ``op`` on the task's servers none of whose tools is named for it: a
     server's executors — tools that change state (declared or verified) or were verified to take statements
     that change data, and are named for no change at all (``execute_query``: its statements insert, update
-    and delete; on a read-only connection it is still the tool a change is tried with, and refused by)."""
+    and delete; on a read-only connection it is still the tool a change is tried with, and refused by). The
+    tools verified on such statements, when there are any, before those only seen changing something."""
     named = {k[0] for k in candidates if view.profiles[k].operations.get(op, 0.0)}
-    return [k for k in candidates if k[0] in servers and k[0] not in named
-            and (view.profiles[k].mutating or view.profiles[k].executes)
-            and not _CHANGES & set(view.profiles[k].operations)]
+    found = [k for k in candidates if k[0] in servers and k[0] not in named
+             and (view.profiles[k].mutating or view.profiles[k].executes)
+             and not _CHANGES & set(view.profiles[k].operations)]
+    return [k for k in found if view.profiles[k].executes] or found  # statements that change data: the surest
 
 
 def _inspect(view: AtlasView, plan: Plan) -> None:
