@@ -51,3 +51,37 @@ class TestProvenOrderings:
         guidance = Atlas(sessions(proven=True)).guide("Sort the price list rows by price")
         sort = next(t for t in guidance.tools if t.tool == "sort_rows")
         assert sort.when_not[0].condition == MINTED
+
+
+def documents() -> AtlasView:
+    """A server that reads JSON files into memory under an alias, and finds what it holds."""
+    def tool(name: str, description: str, required: tuple[str, ...]) -> ToolNode:
+        return ToolNode(id=f"docs.{name}", server="docs", tool=name, schema_hash="h", description=description,
+                        input_schema={"type": "object", "properties": {a: {"type": "string"} for a in required},
+                                      "required": list(required)})
+
+    tools = [tool("load_document", "Load a JSON file from disk into memory.", ("file_path",)),
+             tool("find_items", "Find the items of a document in memory by a field.", ("alias", "field")),
+             tool("export_items", "Export the items of a loaded document to a file.", ("alias", "file_path"))]
+    found = [
+        entry("docs", "load_document", EntryKind.AFFORDANCE, when="load a file", effect=Effect.READ_ONLY,
+              arguments={"file_path": "${root}/shop.json"}, excerpt="loaded shop: 12 items"),
+        entry("docs", "find_items", EntryKind.AFFORDANCE, when="find items", effect=Effect.READ_ONLY,
+              arguments={"alias": "shop", "field": "price"}, excerpt="3 items"),
+        entry("docs", "export_items", EntryKind.AFFORDANCE, when="export items", effect=Effect.MUTATING,
+              arguments={"alias": "shop", "file_path": "${root}/out.json"}, excerpt="exported 12 items"),
+    ]
+    return AtlasView(tools, found, [], [])
+
+
+class TestNamedFiles:
+    def test_a_named_file_is_read_in_before_tools_that_take_none(self) -> None:
+        """Finding what orders.json holds, on a server whose finder takes no file: the tool that reads a file
+        into the server goes first (not the exporter, which also takes one)."""
+        plan = documents().plan("Find the items Ines ordered in orders.json")
+        assert [s.tool[1] for s in plan.steps] == ["load_document", "find_items"]
+
+    def test_no_reader_before_a_tool_that_takes_the_file(self) -> None:
+        """Without a file named, or when a planned tool takes the file itself, nothing is read in first."""
+        assert [s.tool[1] for s in documents().plan("Find the items Ines ordered by price").steps] == ["find_items"]
+        assert "load_document" not in [s.tool[1] for s in documents().plan("Export the orders to out.json").steps]

@@ -40,6 +40,7 @@ from toolatlas.guidance.operations import (
     names_something,
     objects,
 )
+from toolatlas.guidance.shapes import value_shapes
 
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
@@ -277,6 +278,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
     _enable(view, plan)
+    _load(view, plan)
     if not names_something(task):
         _inspect(view, plan)
     _discover(view, plan, () if plan.steps or names_something(task) else _answering(view, plan))
@@ -358,6 +360,25 @@ def _inspect(view: AtlasView, plan: Plan) -> None:
             index += 1
             break
         index += 1
+
+
+def _load(view: AtlasView, plan: Plan) -> None:
+    """A file the request names reaches a server whose planned tools take no file (they work on what the
+    server holds: a session, a loaded document) only through the server's tool that reads a file into it:
+    that tool — verified on files, named or described to read — goes before them."""
+    if "shape:file" not in value_shapes(plan.task):
+        return
+    for server in dict.fromkeys(step.tool[0] for step in plan.steps):
+        planned = [step for step in plan.steps if step.tool[0] == server]
+        if any(view.profiles[step.tool].files for step in planned):
+            continue
+        readers = [k for k in view.tool_keys if k[0] == server and view.profiles[k].files
+                   and view.profiles[k].operations.get("read", 0.0)]
+        if readers:
+            reader = max(readers, key=lambda k: (view.profiles[k].operations["read"], plan.relevance.get(k, 0.0), k))
+            first = planned[0]
+            plan.steps.insert(plan.steps.index(first), Step(operation="read", tool=reader, score=first.score,
+                                                            clause=first.clause))
 
 
 def _enable(view: AtlasView, plan: Plan) -> None:

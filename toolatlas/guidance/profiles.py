@@ -33,9 +33,9 @@ from toolatlas.guidance.implied import LIMIT_FAMILY, declared_sets, stated_cap_o
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
-from toolatlas.guidance.shapes import changes_data
+from toolatlas.guidance.shapes import changes_data, value_shapes
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
-from toolatlas.models import Effect
+from toolatlas.models import Effect, OutcomeClass
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 
@@ -192,6 +192,8 @@ class ToolProfile:
     name (``create_directory`` → directory, ``insert_rows`` → rows)."""
     declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Argument → the values its schema declares (an enum): what a task's value is checked against."""
+    files: bool = False
+    """Verified to work on a named file (a successful call passed a file name with its extension)."""
     executes: bool = False
     """Verified to take statements that change data (an ``INSERT``), whether they went through or were
     refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
@@ -286,6 +288,13 @@ def takes_change(entry: Entry) -> bool:
                for key, item in evidence.arguments.items() for _, value in leaves(item, key))
 
 
+def _takes_files(uses: list[Entry]) -> bool:
+    """Whether a verified use passed a file name (a value with an extension) and went through."""
+    return any("shape:file" in value_shapes(value) for entry in uses for evidence in entry.evidence
+               if evidence.outcome is OutcomeClass.OK
+               for key, item in evidence.arguments.items() for _, value in leaves(item, key))
+
+
 def _objects(node: ToolNode) -> frozenset[str]:
     verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words | op.name_words}
     server = set(terms(node.server))
@@ -324,7 +333,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
         use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
-        executes=any(takes_change(e) for e in (*uses, *boundaries)),
+        executes=any(takes_change(e) for e in (*uses, *boundaries)), files=_takes_files(uses),
     )
 
 
