@@ -63,7 +63,7 @@ VALUE_CHARS = 200
 ASKING_SHARE = 0.5
 """What a word that asks for an operation ("open", "record", "show") counts for routing, against a word of what
 it acts on: how a request asks is shared by servers of every kind, what it acts on is not."""
-_ASKING = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words)
+_ASKING = {stem: ASKING_SHARE for op in OPERATIONS.values() for stem in op.task_words}
 _RANDOM = re.compile(r"^(?:.*_)?[0-9a-f]{4,}$")
 def _words(text: str) -> set[str]:
     """Distinct stemmed words of ``text`` worth routing by (no numbers, no random or harvested names)."""
@@ -146,12 +146,10 @@ class ServerRouter:
         operation count :data:`ASKING_SHARE` as much as the others."""
         query = [t for t in content_terms(expanded(named_apart(task))) if not t.replace(".", "").isdigit()]
         query += self.blends.of(task)
-        bm25 = self.text_index.scores_of([t for t in query if t not in _ASKING])
-        for doc, score in self.text_index.scores_of([t for t in query if t in _ASKING]).items():
-            bm25[doc] = bm25.get(doc, 0.0) + ASKING_SHARE * score  # BM25 adds up over the distinct terms
+        bm25 = self.text_index.scores_of(query, _ASKING)
         top_text = max(bm25.values(), default=0.0)
         asked = set(query) | value_shapes(task)
-        held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else ASKING_SHARE if w in _ASKING else 1.0)
+        held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else _ASKING.get(w, 1.0))
                     for w in asked & words)
                 for words in self.vocabulary]
         top_held = max(held, default=0.0)
