@@ -49,12 +49,17 @@ class TestStatedLimits:
         assert "- limit: " + CAPPED in guidance.to_text()
 
     def test_a_count_past_the_cap_meets_it_and_one_within_does_not(self) -> None:
-        """A request for 40 readings goes past a cap of 25; one for the 10 warmest days, a date or a time does not."""
+        """A request for 40 readings goes past a cap of 25; one for the 10 warmest days, a date, a time, a year,
+        a threshold or one result per group does not."""
         profile = capped_reader(CUT).profiles[("obs", "run_query")]
         cut = next(i for i, f in enumerate(profile.findings) if f.cut)
         assert task_leads(profile, "List the 40 most recent readings") == {cut: 2.0}
         assert task_leads(profile, "List the 10 warmest days of 2024-03-01 at 12:30") == {}
-        assert asks_past("the 1,000 coldest readings", 25) and not asks_past("readings since 2024-03-01", 25)
+        assert asks_past("the 1,000 coldest readings", 25) and asks_past("Give me 100 orders", 25)
+        assert not asks_past("readings since 2024-03-01", 25)
+        assert not asks_past("What was the mean temperature in March 2024?", 25)
+        assert not asks_past("the engineers who earn more than 70,000 a year", 25)
+        assert not asks_past("How many rows are in each table?", 25)
 
     def test_an_answer_that_does_not_state_the_cap_stays_a_tolerance(self) -> None:
         """A call past the cap whose answer holds every row (a record's "id": 25 is no cap) is a misuse the tool

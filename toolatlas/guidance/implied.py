@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from toolatlas.guidance.index import FILLER
 from toolatlas.guidance.operations import CHANGES
 
 if TYPE_CHECKING:
@@ -39,10 +40,12 @@ LIMIT_FAMILY = "past_stated_limit"
 _CAP = re.compile(r"\bmore than the (\d+)\b")
 """How a finding past a stated count says the cap ("…, more than the 25 rows the description caps a result at",
 "…, one more than the 10 its description allows": :mod:`toolatlas.offline.limits`)."""
-_WHOLE = frozenset({"all", "every", "each", "entire", "whole", "complete", "full", "everything", "everyone"})
-"""Words of a request for everything there is (past any cap)."""
-_NUMBER = re.compile(r"(?<![\w.:/-])\d{1,3}(?:,\d{3})+(?![\w.:/-])|(?<![\w.:/-])\d+(?![\w.:/-])")
-"""A count in a request: not part of a date, a time, a version or a name."""
+_WHOLE = frozenset({"all", "every", "entire", "whole", "everything", "everyone"})
+"""Words of a request for everything there is (past any cap); "each" asks for one thing per group."""
+_LEADS = frozenset({"the", "first", "last", "top", "latest", "recent", "next", "oldest", "newest"})
+"""Words before a count of things ("the 40 most recent", "top 50")."""
+_COUNT = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$")
+"""A number written as a count (not part of a date, a time, a version or a name)."""
 MIN_MEMBER = 4
 """Shortest declared value a task can be told to nearly write (shorter ones match by chance)."""
 
@@ -61,11 +64,27 @@ def states_cap(answer: str, cap: int) -> bool:
 
 @lru_cache(maxsize=4096)
 def asks_past(task: str, cap: int) -> bool:
-    """Whether a request asks for more than ``cap`` things: for all of them, or for a larger count."""
+    """Whether a request asks for more than ``cap`` things: for all of them, or for a larger count of them."""
     words = {w.strip(".,;:!?'\"()").lower() for w in task.split()}
     if words & _WHOLE:
         return True
-    return any(int(n.replace(",", "")) > cap for n in _NUMBER.findall(task))
+    return any(int(count.replace(",", "")) > cap for count in _counts(task))
+
+
+def _counts(task: str) -> list[str]:
+    """The counts of things a request asks for: a number after "the", "first", "top"… ("the 40 most recent") or
+    before things within three words ("40 orders", "100 most recent readings") — not a year ("February 2024
+    had"), a threshold ("over 70,000 a year"), a date, a time or a name."""
+    words = [w.strip(".,;:!?'\"()").lower() for w in task.split()]
+    found = []
+    for index, word in enumerate(words):
+        if not _COUNT.match(word):
+            continue
+        after = words[index + 1:index + 4]
+        if (index and words[index - 1] in _LEADS) or any(
+                len(w) > 3 and w.endswith("s") and w.isalpha() and w not in FILLER for w in after):
+            found.append(word)
+    return found
 
 
 def declared_sets(schema: Mapping) -> dict[str, tuple[str, ...]]:
