@@ -102,6 +102,7 @@ class TestDeclaredSets:
         assert not near_miss("sort them in descending order", ("asc", "desc"))
         assert not near_miss("in Celsius", ("celsius", "fahrenheit"))
         assert not near_miss("What time is it in Lisbon?", members)
+        assert not near_miss("List the first names", ("first_name", "last_name"))
 
     def test_the_answer_to_a_value_outside_the_set_leads(self) -> None:
         """A task nearly writing a declared format is served the tool's answer to a value outside the set (schema

@@ -48,6 +48,9 @@ _COUNT = re.compile(r"^(?:\d{1,3}(?:,\d{3})+|\d+)$")
 """A number written as a count (not part of a date, a time, a version or a name)."""
 MIN_MEMBER = 4
 """Shortest declared value a task can be told to nearly write (shorter ones match by chance)."""
+NEAR_SHARE = 2 / 3
+"""Share of a declared value a task must write to nearly write it ("first" of ``first_name`` is a word of
+its own, "YYYY-MM-DD HH:mm" of ``YYYY-MM-DD HH:mm:ss`` a value almost written)."""
 
 
 def stated_cap_of(finding_text: str) -> int | None:
@@ -120,7 +123,7 @@ def _matched(member: str, task: str) -> int:
 @lru_cache(maxsize=4096)
 def near_miss(task: str, members: Sequence[str]) -> bool:
     """Whether a task writes a value almost like a declared member but not one: the longest run of the
-    task that begins a member is at least half of it and at least :data:`MIN_MEMBER` characters, yet
+    task that begins a member is at least :data:`NEAR_SHARE` of it and :data:`MIN_MEMBER` characters, yet
     that member is not written whole — and no member as long is ("YYYY-MM-DD HH:mm" against
     "YYYY-MM-DD HH:mm:ss" and "YYYY-MM-DD")."""
     best: tuple[int, bool] | None = None
@@ -129,7 +132,7 @@ def near_miss(task: str, members: Sequence[str]) -> bool:
             continue
         length = _matched(member, task)
         whole = length == len(_valued(member))
-        if length < MIN_MEMBER or (not whole and length * 2 < len(member)):
+        if length < MIN_MEMBER or (not whole and length < NEAR_SHARE * len(member)):
             continue
         if best is None or (length, whole) > best:
             best = (length, whole)
