@@ -15,10 +15,9 @@ pytestmark = pytest.mark.servers
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    config = release_catalogue(tmp_path_factory.mktemp("built"), 1, rounds=0)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
-    return config
+def built(tmp_path_factory: pytest.TempPathFactory, built_release) -> Path:  # type: ignore[no-untyped-def]
+    """Release 1's catalogue with its atlas built (bootstrap only, each seed task run once)."""
+    return built_release(tmp_path_factory.mktemp("built"), rounds=0, rollouts=1)
 
 
 def error_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.servers
 
 class TestAdmissionOnRay:
     def test_a_true_report_is_admitted_and_a_false_one_rejected(self, tmp_path: Path, built_release) -> None:  # type: ignore[no-untyped-def]
-        config = built_release(tmp_path, rounds=0)
+        config = built_release(tmp_path, rounds=0, rollouts=1)
         queue = OutcomeQueue(config.parent / "atlas" / "outcomes.jsonl")
         queue.append(OutcomeReport(server="versioned", tool="shout", arguments={"text": "hi"}, outcome="ok"), "agent")
         queue.append(OutcomeReport(server="versioned", tool="shout", arguments={"text": "hi"}, outcome="error"), "agent")

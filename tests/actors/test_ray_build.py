@@ -28,7 +28,7 @@ from toolatlas.errors import ConfigError, WorkerError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
 from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
 from toolatlas.store.paths import AtlasPaths, open_store  # noqa: E402
-from toolatlas.testing import faulty_server_command  # noqa: E402
+from toolatlas.testing import faulty_server_command, hostile_server_command  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,9 +36,15 @@ HOME = REPO / ".toolatlas"
 
 
 def demo_copy(tmp: Path, name: str) -> Path:
+    """The demo catalogue with its atlas in ``tmp/name`` and each seed task run once: what the engines
+    must agree on does not depend on how often a seed task is repeated."""
     text = (REPO / "configs" / "demo.toml").read_text()
+    text = text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{tmp / name}"')
+    text = text.replace("rollouts_per_task = 4", "rollouts_per_task = 1")
+    assert str(tmp / name) in text and "rollouts_per_task = 1" in text, (
+        "configs/demo.toml's store path or rollouts moved: update this helper (it must not build into the demo's store)")
     path = tmp / f"{name}.toml"
-    path.write_text(text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{tmp / name}"'))
+    path.write_text(text)
     return path
 
 
@@ -233,12 +239,13 @@ class TestRayEngine:
     def test_server_that_cannot_start(self, local_ray, tmp_path: Path) -> None:
         """A server that never starts is reported failed in the coverage; the other server's build completes."""
         command, args = faulty_server_command()
+        echo, echo_args = hostile_server_command()  # offering only its harmless echo: a server that just works
         config = tmp_path / "broken.toml"
         config.write_text(json_toml({
             "store": {"path": str(tmp_path / "atlas")},
             "build": {"seed_tasks_per_tool": 1, "rollouts_per_task": 1},
             "servers": [
-                {"name": "good", "transport": {"command": command, "args": args}, "limits": {"call_timeout_s": 2}},
+                {"name": "good", "transport": {"command": echo, "args": [*echo_args, "--only", "echo"]}},
                 {"name": "broken", "transport": {"command": command, "args": [*args, "--crash-on-start"]},
                  "limits": {"max_restarts": 0}},
             ],

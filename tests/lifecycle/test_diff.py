@@ -15,23 +15,24 @@ from toolatlas.testing.releases import RELEASE_2_CHANGES, release_catalogue
 pytestmark = pytest.mark.servers
 
 
-def built_export(folder: Path, release: int) -> Path:
-    """Bootstrap and two rounds: enough exploration for two releases to agree on what did not change
-    (every probe starts on a fresh server, so one round's choices follow each release's own outcomes)."""
-    config = release_catalogue(folder, release, rounds=2)
-    assert main(["build", str(config), "--engine", "asyncio"]) == 0
-    export = folder / "atlas-export.json"
+def exported(config: Path) -> Path:
+    """The atlas of the catalogue ``config`` exported beside it."""
+    export = config.parent / "atlas-export.json"
     assert main(["export", str(config), "-o", str(export)]) == 0
     return export
 
 
 @pytest.fixture(scope="module")
-def exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def exports(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+    """Release 1's atlas (the build the lifecycle tests share), a second build of release 1 of its own,
+    and release 2's, each bootstrap and one round, exported."""
     root = tmp_path_factory.mktemp("releases")
+    again = release_catalogue(root / "v1-again", 1)
+    assert main(["build", str(again), "--engine", "asyncio"]) == 0
     return {
-        "v1": built_export(root / "v1", 1),
-        "v1-again": built_export(root / "v1-again", 1),
-        "v2": built_export(root / "v2", 2),
+        "v1": exported(built_release(root / "v1")),
+        "v1-again": exported(again),
+        "v2": exported(built_release(root / "v2", 2)),
     }
 
 

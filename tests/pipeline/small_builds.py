@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+from toolatlas.home import Home
+from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.store.paths import open_store
+from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = ["memory", "time"]
@@ -19,6 +23,18 @@ def catalogue_at(path: Path) -> Catalogue:
         "store": StoreSettings(backend="edge", path=str(path)),
         "build": demo.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 1}),
     })
+
+
+def build_at(path: Path) -> Catalogue:
+    """The uninterrupted small build of :data:`SERVERS`, bootstrap + :data:`ROUNDS`, stored at ``path``."""
+    catalogue = catalogue_at(path)
+    store = open_store(catalogue)
+    try:
+        asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=ROUNDS,
+                                    servers=[catalogue.server(s) for s in SERVERS]))
+    finally:
+        store.close()
+    return catalogue
 
 
 def atlas(catalogue: Catalogue) -> dict:

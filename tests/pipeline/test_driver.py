@@ -11,7 +11,6 @@ from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.pipeline.driver import CatalogueBuild
 from toolatlas.pipeline.local import LocalPlacement, StoreWriter
 from toolatlas.pipeline.persistence import StoreSink
@@ -35,16 +34,9 @@ def losing_build(catalogue: Catalogue, losses: list[tuple[str, int]], lose_openi
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def reference(tmp_path_factory: pytest.TempPathFactory, small_build) -> dict:  # type: ignore[no-untyped-def]
     """The atlas of the build that lost nothing."""
-    catalogue = catalogue_at(tmp_path_factory.mktemp("driver") / "reference")
-    store = open_store(catalogue)
-    try:
-        asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=ROUNDS,
-                                    servers=[catalogue.server(s) for s in SERVERS]))
-    finally:
-        store.close()
-    return atlas(catalogue)
+    return atlas(catalogue_at(small_build(tmp_path_factory.mktemp("driver") / "reference")))
 
 
 class TestLostRounds:

@@ -28,7 +28,7 @@ async def test_crashes_and_hangs_become_boundaries(tmp_path: Path) -> None:
     }, tmp_path / "catalogue.toml")
     store = open_store(catalogue)
     try:
-        report = await build_catalogue(Workspace(catalogue, Home(tmp_path / "home")), store, rounds=1)
+        report = await build_catalogue(Workspace(catalogue, Home(tmp_path / "home")), store, rounds=0)
         entries = store.all("entries")
         tools = store.all("tools")
     finally:

@@ -32,11 +32,11 @@ def build(catalogue: Catalogue, *, resume: bool = False, kill_at: int | None = N
 
 
 @pytest.fixture(scope="module")
-def earlier(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, int]:
+def earlier(tmp_path_factory: pytest.TempPathFactory, small_build) -> tuple[Path, dict, int]:  # type: ignore[no-untyped-def]
     """An atlas an earlier build left (the one the killed builds extend), the atlas an uninterrupted
     second build makes of it, and how many durable writes that second build makes."""
     root = tmp_path_factory.mktemp("killed")
-    build(catalogue_at(root / "earlier"))
+    small_build(root / "earlier")
     shutil.copytree(root / "earlier", root / "reference")
     reference = catalogue_at(root / "reference")
     writes = len((build(reference)).writes)

@@ -1,7 +1,7 @@
 """Fixtures of the proxy tests: a real atlas of two demo servers, a catalogue of fault servers, proxies.
 
-``demo_atlas`` builds filesystem and memory for real (bootstrap + one round, a few seconds) into a
-private store, and exports it; the proxies under test read either. ``fault_catalogue`` holds the
+``demo_atlas`` builds filesystem and memory for real (bootstrap + one round, one rollout per seed
+task) into a private store, and exports it; the proxies under test read either. ``fault_catalogue`` holds the
 library's misbehaving servers (``faulty``, ``paged``) with a small hand-made atlas: what the proxy
 does with a crash or a JSON-RPC error does not depend on what the atlas says.
 """
@@ -54,12 +54,14 @@ def _write_export(path: Path, name: str, records: dict) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_atlas(tmp_path_factory: pytest.TempPathFactory) -> BuiltAtlas:
-    """filesystem and memory of the demo catalogue, built for real (one exploration round)."""
+    """filesystem and memory of the demo catalogue, built for real (one exploration round, each seed task run once)."""
     folder = tmp_path_factory.mktemp("proxy-atlas")
     text = (REPO / "configs" / "demo.toml").read_text()
     config = folder / "demo.toml"
     private = text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{folder / "store"}"')
     assert private != text, "configs/demo.toml's store path moved: update this fixture (it must not build into it)"
+    private = private.replace("rollouts_per_task = 4", "rollouts_per_task = 1")  # the notes do not count support
+    assert "rollouts_per_task = 1" in private, "configs/demo.toml's rollouts moved: update this fixture"
     config.write_text(private)
     catalogue = load_catalogue(config)
     store = open_store(catalogue)

@@ -1,7 +1,8 @@
 """Fixtures of the serving tests: a small atlas built for real, and the service running it.
 
 The atlas is an offline build of the demo catalogue's ``time`` and ``git`` servers (bootstrap and
-two rounds, ~7 s), in a copy of ``configs/demo.toml`` whose store lives in a temporary directory.
+two rounds, one rollout per seed task), in a copy of ``configs/demo.toml`` whose store lives in a
+temporary directory.
 The service is ``toolatlas serve`` in a subprocess on a free port, reached over real HTTP.
 """
 

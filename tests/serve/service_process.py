@@ -44,10 +44,15 @@ class BuiltAtlas:
 
 
 def demo_copy(directory: Path) -> Path:
-    """``configs/demo.toml`` with its store in ``directory``."""
+    """``configs/demo.toml`` with its store in ``directory`` and each seed task run once (serving reads
+    what an atlas holds, whatever its entries' support)."""
     text = (REPO / "configs" / "demo.toml").read_text()
+    text = text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{directory / "atlas"}"')
+    text = text.replace("rollouts_per_task = 4", "rollouts_per_task = 1")
+    assert str(directory / "atlas") in text and "rollouts_per_task = 1" in text, (
+        "configs/demo.toml's store path or rollouts moved: update this helper (it must not build into the demo's store)")
     path = directory / "demo.toml"
-    path.write_text(text.replace('path = "../.toolatlas/atlas/demo"', f'path = "{directory / "atlas"}"'))
+    path.write_text(text)
     return path
 
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def signed(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict[str, Path]:  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("signed")
-    config = built_release(folder, rounds=0)
+    config = built_release(folder, rounds=0, rollouts=1)
     assert main(["keygen", "-o", str(folder / "provider")]) == 0
     assert main(["keygen", "-o", str(folder / "stranger")]) == 0
     assert main(["export", str(config), "-o", str(folder / "signed.json"), "--sign", str(folder / "provider")]) == 0

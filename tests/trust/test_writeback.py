@@ -42,7 +42,7 @@ def shout_support(config: Path) -> tuple[int, list[str]]:
 def session(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict:  # type: ignore[no-untyped-def]
     """An atlas, served with write-back on; reports sent over HTTP; the service stopped; the queue."""
     folder = tmp_path_factory.mktemp("writeback")
-    config = built_release(folder, rounds=0)
+    config = built_release(folder, rounds=0, rollouts=1)
     tokens = folder / "write-tokens"
     tokens.write_text(f"# one per agent\n{AGENT_A}\n{AGENT_B}\n")
     before = shout_support(config)

@@ -1,0 +1,25 @@
+"""Fixtures of the pipeline tests: the small build of two demo servers (:mod:`small_builds`), made once
+for the tests that compare with it or extend it."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from small_builds import build_at
+
+
+@pytest.fixture(scope="session")
+def small_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Path]:
+    """``small_build(dest)``: the atlas folder of the uninterrupted small build, copied to ``dest``
+    (built once per test session: the lost-round tests' reference, the atlas a killed build extends)."""
+    built = tmp_path_factory.mktemp("small-build") / "atlas"
+    build_at(built)
+
+    def copy(dest: Path) -> Path:
+        shutil.copytree(built, dest)
+        return dest
+
+    return copy
