@@ -1,4 +1,5 @@
-"""A build of a server that mints session ids in memory and states limits in its descriptions.
+"""A build of a server that mints session ids in memory, lists their columns and states limits in its
+descriptions.
 
 The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build (bootstrap + 1 round)
 for the module.
@@ -60,7 +61,23 @@ class TestMintedSessions:
     def test_a_session_unlocks_the_consumers_own_boundaries(self, entries: list[Entry]) -> None:
         """On a real session, `column_values` meets its own failure: a column the table lacks."""
         assert any(e.tool == "column_values" and e.kind is EntryKind.BOUNDARY
-                   and any("Column 'example' not found" in ev.excerpt for ev in e.evidence) for e in entries)
+                   and any("Column '" in ev.excerpt and "' not found" in ev.excerpt for ev in e.evidence)
+                   for e in entries)
+
+
+class TestListedNames:
+    def test_a_column_the_minting_call_listed_is_verified(self, entries: list[Entry]) -> None:
+        """`column_values` works on a column `open_table` answered, taken from that answer in the same run."""
+        uses = [e for e in entries if e.tool == "column_values" and e.kind is EntryKind.AFFORDANCE
+                and e.signature.startswith("uses:")]
+        assert uses and str(uses[0].example_arguments["column"]).startswith("${step0.columns.")
+        assert '"success": true' in uses[0].evidence[0].excerpt.replace('":true', '": true')
+
+    def test_an_array_of_listed_columns_is_verified(self, entries: list[Entry]) -> None:
+        """`pick_columns` works on columns `open_table` answered."""
+        uses = [e for e in entries if e.tool == "pick_columns" and e.kind is EntryKind.AFFORDANCE
+                and e.signature.startswith("uses:")]
+        assert uses and all(str(c).startswith("${step0.columns.") for c in uses[0].example_arguments["columns"])
 
 
 class TestStatedLimits:

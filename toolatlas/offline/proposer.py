@@ -34,7 +34,7 @@ from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, ru
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
-from toolatlas.offline.minted import MintedIds
+from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
@@ -121,8 +121,8 @@ class OfflineProposer:
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.alternatives: dict[str, list[Alternatives]] = {}
         """tool → the groups of its optional arguments its errors said are given one at a time."""
-        self.minted = MintedIds(graph.specs)
-        """Where answers mint identifiers other tools take: their calls are bound to a minting call."""
+        self.bindings = AnswerBindings(graph.specs)
+        """Where answers mint ids and list names other tools take: their calls are bound to those answers."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -181,8 +181,8 @@ class OfflineProposer:
             for output in found.outputs:
                 probe_id = f"discovery:{output.tool}"
                 self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
-                self.minted.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
-                                    probe_id)
+                self.bindings.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
+                                      probe_id)
                 self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
                                   arguments=output.arguments)
 
@@ -612,7 +612,7 @@ class OfflineProposer:
             "saturated": sorted(list(key) for key in self.saturated),
             "reference_calls": self.reference_calls,
             "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
-            "minted": self.minted.dump(),
+            "bindings": self.bindings.dump(),
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
                        for f in failures]
@@ -632,7 +632,7 @@ class OfflineProposer:
                 found = Alternatives(tuple(names), bool(needed))
                 self.alternatives.setdefault(tool, []).append(found)
                 self.args[tool] = with_alternatives(self.args[tool], found)
-        self.minted.load(state.get("minted", []))
+        self.bindings.load(state.get("bindings", {}))
         self.unplanned_failures = {
             tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
                                     saved[2], saved[3] if len(saved) > 3 else [])
@@ -722,8 +722,8 @@ class OfflineProposer:
             if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
                 self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
             if not step.mutation:
-                self.minted.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
-                                    rollout.probe.id)
+                self.bindings.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                                      rollout.probe.id)
             if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
                 if document is not None:
                     self.records.add(ReadRecord(step.tool, step.arguments, to_placeholders(document, rollout.variables),
@@ -811,7 +811,7 @@ class OfflineProposer:
         if len(steps) > 1 and steps[1].observes is not None:
             coverage.append(f"{steps[0].tool}:state>{steps[1].tool}")
         if direction is not Direction.REPLAY:  # a replay repeats a call that worked as it was
-            bound = self.minted.bind(steps)
+            bound = self.bindings.bind(steps)
             steps = [self._within_cost(bound[0]), *bound[1:]] if len(bound) > len(steps) else bound
         task = "; then ".join(dict.fromkeys(s.intent for s in steps))
         return Probe(
