@@ -12,11 +12,12 @@ the call (:mod:`toolatlas.probing.bindings`).
 it holds: a list of strings (or of records with a ``name``) under a key whose words name such a
 part (``columns``, ``column_names``, ``fields``, ``sheets``, ``keys``, ``headers``…).
 :meth:`ListedNames.bind` then points each argument of a later step whose name (or its own
-description's first word) names the same part at such a listing: the listing of the step it
-already takes an id from, else of the nearest earlier step that lists those names. A step bound to
-no earlier answer is left alone (its state is not known to live in the server's process: values
-from the snapshot or the pool serve it), as are a misuse of the argument itself and an argument
-that names something the call creates.
+description's first word) names the same part — or a field of its items that does
+(``conditions[0].column``) — at such a listing: the listing of the step it already takes an id
+from, else of the nearest earlier step that lists those names. A step bound to no earlier answer
+is left alone (its state is not known to live in the server's process: values from the snapshot or
+the pool serve it), as are a misuse of the argument itself and an argument that names something
+the call creates.
 
 :class:`AnswerBindings` applies both kinds of binding, ids first.
 """

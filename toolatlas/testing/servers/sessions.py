@@ -4,10 +4,11 @@ Run: ``python -m toolatlas.testing.servers.sessions``. ``open_table`` copies one
 tables into a new session and answers its id — a UUID the server makes, whatever ``session_id`` the
 caller suggests — and the table's columns; every session tool takes that id and answers
 ``{"success": false, "error": "Session not found"}`` in a successful result for any other, and a
-column the session's table lacks is refused the same way (``Column 'x' not found``). ``query`` runs
-one read-only SQL statement over an in-memory database whose ``readings`` table has more rows than
-the 5 a result is capped at: two statements are refused, a longer result is cut (``truncated to 5
-rows``). Nothing is written to disk.
+column the session's table lacks is refused the same way (``Column 'x' not found``). ``match_rows``
+takes rules whose fields no schema names: a rule without a ``column`` is refused as ``Column None is
+not in the table``. ``query`` runs one read-only SQL statement over an in-memory database whose
+``readings`` table has more rows than the 5 a result is capped at: two statements are refused, a
+longer result is cut (``truncated to 5 rows``). Nothing is written to disk.
 """
 
 from __future__ import annotations
@@ -90,6 +91,21 @@ def build_server() -> Any:
         if unknown or not columns:
             return {"success": False, "error": f"Columns not found: {unknown}"}
         return {"success": True, "rows": [{c: row[c] for c in columns} for row in rows]}
+
+    @server.tool(description="The rows of a session's table that meet every rule.", annotations=reading)
+    def match_rows(
+        session_id: Annotated[str, Field(description="The session.")],
+        rules: Annotated[list[dict[str, Any]], Field(description="The rules a row must meet.")],
+    ) -> dict[str, Any]:
+        if session_id not in sessions:
+            return missing()
+        rows = sessions[session_id]
+        for rule in rules:
+            column = rule.get("column")
+            if column not in rows[0]:
+                return {"success": False, "error": f"Column {column} is not in the table"}
+            rows = [row for row in rows if "equals" not in rule or str(row[column]) == str(rule["equals"])]
+        return {"success": True, "rows": rows}
 
     @server.tool(description="List the database's tables with their row counts.", annotations=reading)
     def list_tables() -> dict[str, Any]:
