@@ -18,6 +18,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.answers import KEY_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
 from toolatlas.offline.harvest import id_noun
+from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
@@ -170,9 +171,14 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
 
 def _document_path(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
     """A path into a document: keys an answer listed, else the description's examples; none known, the
-    argument is left out (a path made up names no key)."""
+    argument is left out (a path made up names no key). A JSONPath is written from the root (``$.key``),
+    the description's examples first, the root itself last: the probe then writes it for the document
+    it reads (:mod:`toolatlas.offline.jsonpaths`)."""
     keys = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == KEY_CONTEXT]
     candidates = keys or [Candidate(str(e)) for e in spec.examples]
+    if says_jsonpath(spec.description):
+        examples = [Candidate(str(e)) for e in spec.examples if is_jsonpath(e)]
+        candidates = [*examples, *(Candidate(f"$.{c.value}", c.ref) for c in keys), Candidate("$")]
     if not candidates:
         raise Unsatisfiable("no key of a document is known")
     return draft.pick(ArgKind.STRING, candidates)
