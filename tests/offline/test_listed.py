@@ -90,6 +90,8 @@ class TestBinding:
         broken = after_load("stats", {"column": "no_such_column"}, mutation="nonexistent_reference",
                             condition="`column` names nothing")
         assert listed.bind(broken) == broken
+        item = after_load("sort", {"columns": [""]}, mutation="empty_value", condition="`columns[0]` is an empty string")
+        assert listed.bind(item) == item
         fresh = after_load("add", {"new_column": "probe_1"})
         assert listed.bind(fresh) == fresh
 

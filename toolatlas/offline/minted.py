@@ -142,8 +142,10 @@ class MintedIds:
 
 
 def breaks_argument(step: ProbeStep, argument: str) -> bool:
-    """Whether ``step`` is a misuse of ``argument`` itself (its condition names it)."""
-    return bool(step.mutation) and f"`{argument}`" in (step.condition or "")
+    """Whether ``step`` is a misuse of ``argument`` itself (its condition names it, or a part of it:
+    ``fields[0]``, ``options.unit``)."""
+    condition = step.condition or ""
+    return bool(step.mutation) and any(f"`{argument}{end}" in condition for end in ("`", "[", "."))
 
 
 def _shifted(step: ProbeStep, position: int) -> ProbeStep:
