@@ -1,4 +1,4 @@
-"""JSONPath arguments written for the document a run reads: its leaves from the snapshot, the example adapted."""
+"""Arguments written for the JSON document a run reads: its leaves from the snapshot, paths and fields adapted."""
 
 from __future__ import annotations
 
@@ -24,6 +24,23 @@ SUM = ToolSpec(server="s", name="sum_values", description="""Sum numeric values 
             expression: A JSONPath expression resolving to numbers
                         (e.g. "$.orders[*].total").
 """, input_schema={"type": "object", "properties": {"alias": {"type": "string"}, "expression": {"type": "string"}}})
+
+
+GROUP = ToolSpec(server="s", name="group_by", description="""Group an array of objects by a field value.
+
+        Args:
+            alias: The alias of the loaded document.
+            path: Dot-notation path to the array of objects.
+            field: The field to group by (e.g. "category", "status").
+""", input_schema={"type": "object", "properties": {p: {"type": "string"} for p in ("alias", "path", "field")}})
+PICK = ToolSpec(server="s", name="pick_fields", description="""Extract fields from each object in an array.
+
+        Args:
+            alias: The alias of the loaded document.
+            path: Dot-notation path to the array of objects.
+            fields: List of field names to include.
+""", input_schema={"type": "object", "properties": {"alias": {"type": "string"}, "path": {"type": "string"},
+                                                   "fields": {"type": "array", "items": {"type": "string"}}}})
 
 
 def snapshot(tmp_path: Path):
@@ -80,6 +97,30 @@ class TestAdaptedPaths:
                   ProbeStep(tool="sum_values", arguments={"alias": "a", "expression": "$.orders[*"},
                             mutation="malformed_value", condition="`expression` is not valid JSONPath")]
         assert bindings.bind(broken, facts) == broken
+
+    def test_a_path_to_an_array_and_its_records_fields(self, tmp_path: Path) -> None:
+        """`group_by(path=warehouse, field=status)` on the inventory: the path of its array of objects, and the
+        example field its records have; a list of fields takes distinct keys of the records."""
+        facts = snapshot(tmp_path)
+        bindings = AnswerBindings({"load_json": LOAD, "group_by": GROUP, "pick_fields": PICK})
+        load = ProbeStep(tool="load_json", arguments={"file_path": "${root}/inventory.json", "alias": "a"})
+        grouped = bindings.bind([load, ProbeStep(tool="group_by", arguments={"alias": "a", "path": "warehouse",
+                                                                             "field": "status"})], facts)
+        assert grouped[1].arguments == {"alias": "a", "path": "products", "field": "sku"}
+        picked = bindings.bind([load, ProbeStep(tool="pick_fields", arguments={"alias": "a", "path": "products",
+                                                                               "fields": ["x", "price", "y"]})], facts)
+        assert picked[1].arguments["fields"] == ["sku", "price", "stock"]
+        orders = load.model_copy(update={"arguments": {"file_path": "${root}/orders.json", "alias": "a"}})
+        assert bindings.bind([orders, grouped[1]], facts)[1].arguments["path"] == ""
+
+    def test_a_misuse_of_an_item_keeps_its_value(self, tmp_path: Path) -> None:
+        """A boundary probe breaking `fields[0]` keeps the broken item."""
+        facts = snapshot(tmp_path)
+        bindings = AnswerBindings({"load_json": LOAD, "pick_fields": PICK})
+        steps = [ProbeStep(tool="load_json", arguments={"file_path": "${root}/inventory.json", "alias": "a"}),
+                 ProbeStep(tool="pick_fields", arguments={"alias": "a", "path": "products", "fields": [""]},
+                           mutation="empty_value", condition="`fields[0]` is an empty string")]
+        assert bindings.bind(steps, facts) == steps
 
     def test_a_jsonpath_argument_is_a_path_not_a_document(self) -> None:
         """An `expression` described as a JSONPath is a string written from the root, not JSON text."""

@@ -20,13 +20,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["best_leaf", "document_leaves", "is_jsonpath", "names_node", "says_jsonpath", "wants_numbers"]
+__all__ = [
+    "best_leaf", "document_leaves", "is_jsonpath", "names_node", "record_arrays", "says_jsonpath", "wants_numbers",
+]
 
 MAX_DOCUMENT_BYTES = 512_000
 MAX_LEAVES = 200
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _JSONPATH = re.compile(r"\bjson\s?path\b", re.IGNORECASE)
 _NUMBERS = re.compile(r"\bnumbers?\b|\bnumeric\b", re.IGNORECASE)
+_RECORD_FIELD = re.compile(r"^\$((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\[\*\]\.([A-Za-z_][A-Za-z0-9_]*)")
 _SEGMENT = re.compile(r"\.\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\*|\d+)\]|\['([^']*)'\]")
 
 
@@ -102,3 +105,16 @@ def best_leaf(example: str, leaves: dict[str, str], numbers: bool) -> str | None
                 abs(len(theirs) - len(shape)))
 
     return min(candidates, key=distance)
+
+
+def record_arrays(leaves: dict[str, str]) -> dict[str, list[str]]:
+    """The arrays of objects a document holds outside other arrays, by their dot-notation path (``""``: the
+    document itself), with their items' keys in document order."""
+    found: dict[str, list[str]] = {}
+    for leaf in leaves:
+        match = _RECORD_FIELD.match(leaf)
+        if match:
+            keys = found.setdefault(match.group(1).lstrip("."), [])
+            if match.group(2) not in keys:
+                keys.append(match.group(2))
+    return found

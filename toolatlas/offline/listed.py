@@ -19,8 +19,8 @@ is left alone (its state is not known to live in the server's process: values fr
 the pool serve it), as are a misuse of the argument itself and an argument that names something
 the call creates.
 
-:class:`AnswerBindings` applies both kinds of binding, ids first, then writes JSONPaths for the
-documents the steps read (:mod:`toolatlas.offline.jsonpaths`).
+:class:`AnswerBindings` applies both kinds of binding, ids first, then writes paths into documents
+for the documents the steps read (:mod:`toolatlas.offline.documents`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.answers import noun_kind
-from toolatlas.offline.jsonpaths import best_leaf, is_jsonpath, names_node, wants_numbers
+from toolatlas.offline.documents import adapted_paths
 from toolatlas.offline.kinds import ArgSpec, infer_arguments, parent_singular
 from toolatlas.offline.minted import MintedIds, breaks_argument
 from toolatlas.offline.words import tokens
@@ -43,7 +43,7 @@ from toolatlas.probing.values import ArgKind, HarvestRef
 if TYPE_CHECKING:
     from toolatlas.offline.facts import EnvironmentFacts
 
-__all__ = ["PART_NOUNS", "AnswerBindings", "ListedNames", "adapted_paths"]
+__all__ = ["PART_NOUNS", "AnswerBindings", "ListedNames"]
 
 PART_NOUNS = frozenset({
     "column", "field", "key", "sheet", "worksheet", "table", "header", "attribute", "property", "variable",
@@ -138,7 +138,7 @@ class ListedNames:
 
 class AnswerBindings:
     """Arguments bound to earlier steps of the same run: identifiers a server mints, then the names
-    those answers list, then JSONPaths written for the document a step names."""
+    those answers list, then paths written for the document a step names."""
 
     def __init__(self, specs: Mapping[str, ToolSpec]) -> None:
         self.specs = specs
@@ -151,8 +151,8 @@ class AnswerBindings:
         self.listed.observe(tool, document, probe_id)
 
     def bind(self, steps: list[ProbeStep], facts: EnvironmentFacts | None = None) -> list[ProbeStep]:
-        """``steps`` bound to the ids, then the names, earlier answers of the run give; their JSONPaths
-        written for the snapshot's documents they read (``facts``)."""
+        """``steps`` bound to the ids, then the names, earlier answers of the run give; their paths into
+        documents written for the snapshot's documents they read (``facts``)."""
         return adapted_paths(self.listed.bind(self.minted.bind(steps)), self.specs, facts)
 
     def dump(self) -> dict[str, Any]:
@@ -163,34 +163,6 @@ class AnswerBindings:
         """Continue from :meth:`dump`."""
         self.minted.load(saved.get("minted", []))
         self.listed.load(saved.get("listed", []))
-
-
-def adapted_paths(steps: list[ProbeStep], specs: Mapping[str, ToolSpec], facts: EnvironmentFacts | None) -> list[ProbeStep]:
-    """``steps`` with each JSONPath argument written for the document its step (or an earlier one) names
-    (:mod:`toolatlas.offline.jsonpaths`)."""
-    documents = {f.path: f.leaves for f in (facts.tree.files if facts is not None and facts.tree else []) if f.leaves}
-    if not documents:
-        return steps
-    out = list(steps)
-    for index, step in enumerate(steps):
-        spec = specs.get(step.tool)
-        paths = [name for name, value in step.arguments.items()
-                 if is_jsonpath(value) and spec is not None and not breaks_argument(step, name)]
-        if not paths or spec is None:
-            continue
-        leaves = next((documents[v] for s in reversed(out[: index + 1]) for v in s.arguments.values()
-                       if isinstance(v, str) and v in documents), None)
-        if leaves is None:
-            continue
-        arguments = dict(step.arguments)
-        for name in paths:
-            value = arguments[name]
-            numbers = wants_numbers(next((a.description for a in infer_arguments(spec) if a.name == name), ""))
-            if not names_node(value, leaves, numbers=numbers):
-                arguments[name] = best_leaf(value, leaves, numbers=numbers) or value
-        if arguments != step.arguments:
-            out[index] = step.model_copy(update={"arguments": arguments})
-    return out
 
 
 def _locator(where: tuple[str | int, ...]) -> str:
