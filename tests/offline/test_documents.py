@@ -10,6 +10,7 @@ from toolatlas.offline.facts import extract_facts
 from toolatlas.offline.jsonpaths import best_leaf, document_leaves, names_node
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.listed import AnswerBindings
+from toolatlas.offline.taught import TaughtArguments
 from toolatlas.probing.models import ProbeStep
 from toolatlas.probing.values import ArgKind
 
@@ -112,6 +113,28 @@ class TestAdaptedPaths:
         assert picked[1].arguments["fields"] == ["sku", "price", "stock"]
         orders = load.model_copy(update={"arguments": {"file_path": "${root}/orders.json", "alias": "a"}})
         assert bindings.bind([orders, grouped[1]], facts)[1].arguments["path"] == ""
+
+    def test_the_field_of_an_arguments_items_is_a_records_key(self, tmp_path: Path) -> None:
+        """`conditions: [{"field": "status", ...}]` beside a path to the products: `field` becomes a key of them."""
+        facts = snapshot(tmp_path)
+        multi = ToolSpec(server="s", name="multi_filter", description="""Filter an array of objects.
+
+        Each condition is a dict with keys: field, operator, value.
+
+        Args:
+            alias: The alias of the loaded document.
+            path: Dot-notation path to the array of objects.
+            conditions: List of condition dicts.
+""", input_schema={"type": "object", "properties": {"alias": {"type": "string"}, "path": {"type": "string"},
+                                                   "conditions": {"type": "array", "items": {"type": "object"}}}})
+        args = {"multi_filter": infer_arguments(multi)}
+        TaughtArguments(args, {"multi_filter": multi})
+        bindings = AnswerBindings({"load_json": LOAD, "multi_filter": multi})
+        steps = [ProbeStep(tool="load_json", arguments={"file_path": "${root}/inventory.json", "alias": "a"}),
+                 ProbeStep(tool="multi_filter", arguments={"alias": "a", "path": "products", "conditions": [
+                     {"field": "status", "operator": "eq", "value": "x"}]})]
+        condition = bindings.bind(steps, facts, args)[1].arguments["conditions"][0]
+        assert condition["field"] in {"sku", "price", "stock", "tags"} and condition["operator"] == "eq"
 
     def test_a_misuse_of_an_item_keeps_its_value(self, tmp_path: Path) -> None:
         """A boundary probe breaking `fields[0]` keeps the broken item."""

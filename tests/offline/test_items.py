@@ -8,7 +8,7 @@ import pytest
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
-from toolatlas.offline.items import ItemFields, missing_field, open_items
+from toolatlas.offline.items import ItemFields, missing_field, open_items, stated_fields
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.taught import TaughtArguments
@@ -79,6 +79,18 @@ class TestItemFields:
         synth = ValueSynth(EnvironmentFacts(kind="none"), rng=random.Random(0))
         planned = synth.valid_arguments(FILTER, fields.apply(FILTER, infer_arguments(FILTER)), 0)
         assert planned is not None and planned.arguments["conditions"] and "column" in planned.arguments["conditions"][0]
+
+
+class TestStatedFields:
+    def test_fields_a_description_states_are_taken_at_once(self) -> None:
+        """`Each condition is a dict with keys: field, operator, value.` gives the items their three fields."""
+        stated = FILTER.model_copy(update={"description": "Filter rows.\n\n    Each condition is a dict with keys: "
+                                                         "field, operator, value.\n"})
+        assert stated_fields(stated, infer_arguments(stated)[1]) == ["field", "operator", "value"]
+        args = {"filter_rows": infer_arguments(stated)}
+        TaughtArguments(args, {"filter_rows": stated})
+        assert [p.name for p in args["filter_rows"][1].items.properties] == ["field", "operator", "value"]
+        assert stated_fields(FILTER, infer_arguments(FILTER)[1]) == []
 
 
 class TestFirstItem:

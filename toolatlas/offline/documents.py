@@ -10,9 +10,9 @@ the same run, names the file by its path) knows that document's shape
   numbers), else becomes the leaf most like it (:func:`~toolatlas.offline.jsonpaths.best_leaf`);
 - a **dot-notation path** said to lead to an array becomes the path of an array of objects there,
   when it names none;
-- a **field** (an argument named for fields, keys or columns, or a list of them) beside a path to an
-  array of objects becomes one of its records' keys when it names none: the description's examples
-  that are such keys first.
+- a **field** (an argument named for fields, keys or columns, a list of them, or such a field of an
+  argument's items) beside a path to an array of objects becomes one of its records' keys when it
+  names none: the description's examples that are such keys first.
 
 A step naming no known document keeps its values, as does a misuse of the argument itself.
 """
@@ -43,8 +43,10 @@ _ARRAY = re.compile(r"\barray\b", re.IGNORECASE)
 _FIELD_NOUNS = frozenset({"field", "key", "column", "property", "attribute"})
 
 
-def adapted_paths(steps: list[ProbeStep], specs: Mapping[str, ToolSpec], facts: EnvironmentFacts | None) -> list[ProbeStep]:
-    """``steps`` with their paths and fields written for the document each step (or an earlier one) names."""
+def adapted_paths(steps: list[ProbeStep], specs: Mapping[str, ToolSpec], facts: EnvironmentFacts | None,
+                  args: Mapping[str, list[ArgSpec]] | None = None) -> list[ProbeStep]:
+    """``steps`` with their paths and fields written for the document each step (or an earlier one) names;
+    ``args``: the tools' argument specs as planned (with what errors taught), else inferred."""
     documents = {f.path: f.leaves for f in (facts.tree.files if facts is not None and facts.tree else []) if f.leaves}
     if not documents:
         return steps
@@ -55,7 +57,7 @@ def adapted_paths(steps: list[ProbeStep], specs: Mapping[str, ToolSpec], facts: 
                        if isinstance(v, str) and v in documents), None)
         if spec is None or leaves is None:
             continue
-        arguments = _written(step, infer_arguments(spec), leaves)
+        arguments = _written(step, args[step.tool] if args and step.tool in args else infer_arguments(spec), leaves)
         if arguments != step.arguments:
             out[index] = step.model_copy(update={"arguments": arguments})
     return out
@@ -80,10 +82,18 @@ def _written(step: ProbeStep, specs: list[ArgSpec], leaves: dict[str, str]) -> d
     for spec in open_specs if chosen else []:
         value = arguments[spec.name]
         item = spec.items if spec.kind is ArgKind.ARRAY and spec.items is not None else spec
-        if not {parent_singular(w) for w in tokens(spec.name)} & _FIELD_NOUNS or item.json_type not in ("string", "any"):
-            continue
-        arguments[spec.name] = _fields(value, chosen or [], [str(e) for e in item.examples or spec.examples])
+        if _names_fields(spec.name) and item.json_type in ("string", "any"):
+            arguments[spec.name] = _fields(value, chosen or [], [str(e) for e in item.examples or spec.examples])
+        elif item.properties and isinstance(value, list):  # conditions: [{"field": ..., "operator": ...}]
+            fields = [p for p in item.properties if _names_fields(p.name) and p.json_type in ("string", "any")]
+            arguments[spec.name] = [{**entry, **{p.name: _fields(entry[p.name], chosen or [], [str(e) for e in p.examples])
+                                                 for p in fields if isinstance(entry.get(p.name), str)}}
+                                    if isinstance(entry, dict) else entry for entry in value]
     return arguments
+
+
+def _names_fields(name: str) -> bool:
+    return bool({parent_singular(w) for w in tokens(name)} & _FIELD_NOUNS)
 
 
 def _fields(value: Any, keys: list[str], examples: list[str]) -> Any:

@@ -1,7 +1,8 @@
 """The fields of an array's items that a schema leaves open, learned from what the server says of a wrong item.
 
 ``conditions: list[dict]`` says nothing of what a condition holds; the server says it when an item
-lacks a field it reads. Python reads a missing key as ``None`` (``Column 'None' not found``,
+lacks a field it reads (and its description may say them: ``Each condition is a dict with keys:
+field, operator, value``, :func:`stated_fields`). Python reads a missing key as ``None`` (``Column 'None' not found``,
 ``Unknown operator: None``) or raises ``KeyError: 'column'``; JavaScript reads it as ``undefined``
 (``Cannot read properties of undefined (reading 'column')``); a validator names its location
 (``conditions.0.column Field required``). :func:`missing_field` reads such an error into the name
@@ -22,15 +23,17 @@ import re
 from typing import Any
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.kinds import ArgSpec, infer_arguments
+from toolatlas.offline.hints import listed_items
+from toolatlas.offline.kinds import ArgSpec, infer_arguments, parent_singular
 from toolatlas.probing.text import json_error_reason
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["MAX_FIELDS", "ItemFields", "missing_field", "open_items"]
+__all__ = ["MAX_FIELDS", "ItemFields", "missing_field", "open_items", "stated_fields"]
 
 MAX_FIELDS = 6
 """Fields learnt for one argument's items at most."""
 _FIELD = r"([A-Za-z_][A-Za-z0-9_]{0,39})"
+_NAME = re.compile(_FIELD)
 _READ_AS_MISSING = re.compile(r"(?<!\w)" + _FIELD + r"""(?:\s*[:=]\s*['"`]?|\s+['"`]?|['"`])(?:None|null|undefined)(?!\w)""")
 """A word right before the value a missing key reads as: ``Column 'None'``, ``operator: None``."""
 _NAMED_MISSING = (
@@ -52,6 +55,20 @@ def open_items(spec: ArgSpec) -> bool:
             and not items.properties and items.additional_properties)
 
 
+def stated_fields(tool: ToolSpec, spec: ArgSpec) -> list[str]:
+    """The fields a description says the open items of ``spec`` hold: ``Each condition is a dict with keys:
+    field, operator, value``."""
+    noun = parent_singular(spec.name)
+    said = re.compile(rf"\b(?:each|every|an?)\s+{re.escape(noun)}\s+(?:is|must be|should be)\s+an?\s+"
+                      r"(?:dict|dictionary|object|map|mapping|record)\s+(?:with|having|of)\s+(?:the\s+)?"
+                      r"(?:keys|fields|properties|attributes)?\s*:?\s*", re.IGNORECASE)
+    for text in (spec.description, tool.description):
+        match = said.search(text or "")
+        if match:
+            return [f for f in listed_items(text[match.end():]) if _NAME.fullmatch(f)][:MAX_FIELDS]
+    return []
+
+
 def missing_field(error: str, present: set[str]) -> str | None:
     """The field an error says an item lacks (not one of ``present``), or None."""
     reason = json_error_reason(error) or error
@@ -67,6 +84,13 @@ class ItemFields:
     def __init__(self) -> None:
         self._fields: dict[str, dict[str, list[str]]] = {}
         """tool → argument → its items' fields, in the order they were learnt."""
+
+    def state(self, tool: ToolSpec, specs: list[ArgSpec]) -> bool:
+        """Take the fields the description says the open items of ``tool``'s arguments hold; whether any."""
+        stated = {spec.name: fields for spec in specs if open_items(spec) and (fields := stated_fields(tool, spec))}
+        for argument, fields in stated.items():
+            self._fields.setdefault(tool.name, {})[argument] = fields
+        return bool(stated)
 
     def learn(self, tool: ToolSpec, specs: list[ArgSpec], arguments: dict[str, Any], error: str) -> bool:
         """Learn from a failed call of ``tool`` the field its items lack; whether one was new."""

@@ -150,10 +150,11 @@ class AnswerBindings:
         self.minted.observe(tool, arguments, document, probe_id)
         self.listed.observe(tool, document, probe_id)
 
-    def bind(self, steps: list[ProbeStep], facts: EnvironmentFacts | None = None) -> list[ProbeStep]:
+    def bind(self, steps: list[ProbeStep], facts: EnvironmentFacts | None = None,
+             args: Mapping[str, list[ArgSpec]] | None = None) -> list[ProbeStep]:
         """``steps`` bound to the ids, then the names, earlier answers of the run give; their paths into
-        documents written for the snapshot's documents they read (``facts``)."""
-        return adapted_paths(self.listed.bind(self.minted.bind(steps)), self.specs, facts)
+        documents written for the snapshot's documents they read (``facts``; ``args``: the specs as planned)."""
+        return adapted_paths(self.listed.bind(self.minted.bind(steps)), self.specs, facts, args)
 
     def dump(self) -> dict[str, Any]:
         """What was learned, JSON-able (for checkpoints)."""

@@ -794,7 +794,7 @@ class OfflineProposer:
         if len(steps) > 1 and steps[1].observes is not None:
             coverage.append(f"{steps[0].tool}:state>{steps[1].tool}")
         if direction is not Direction.REPLAY:  # a replay repeats a call that worked as it was
-            bound = self.bindings.bind(steps, self.facts)
+            bound = self.bindings.bind(steps, self.facts, self.args)
             steps = [self._within_cost(bound[0]), *bound[1:]] if len(bound) > len(steps) else bound
         task = "; then ".join(dict.fromkeys(s.intent for s in steps))
         return Probe(

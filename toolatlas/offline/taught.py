@@ -36,6 +36,9 @@ class TaughtArguments:
         self.alternatives: dict[str, list[Alternatives]] = {}
         """tool → the groups of its optional arguments its errors said are given one at a time."""
         self.items = ItemFields()
+        for name, spec in specs.items():
+            if name in args and self.items.state(spec, args[name]):
+                self._apply(name)
 
     def learn(self, tool: ToolSpec, arguments: dict[str, Any], error: str) -> None:
         """Read one failed call of ``tool``: alternatives it states, a field its array's items lack."""
