@@ -129,6 +129,7 @@ class TestWordsOfTheTools:
         ]
         assert counterpart("disable_rule", {n: tool(n, {}) for n in ("disable_rule", "enable_rule")}) == "enable_rule"
         assert counterpart("update_rule", {n: tool(n, {}) for n in ("update_rule", "date_rule")}) is None
+        assert counterpart("redo", {n: tool(n, {}) for n in ("redo", "undo")}) == "undo"
 
     def test_a_search_with_no_data_uses_its_domain(self) -> None:
         """A unit search looks for unit names; a tool naming no known domain gets none."""
