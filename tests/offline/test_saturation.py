@@ -228,6 +228,22 @@ class TestBoundariesBehindWorkflows:
         assert probes and all((p.steps[0].tool, p.steps[0].arguments) == (adding.tool, adding.arguments) for p in probes)
         assert any(p.steps[-1].arguments["pattern"] != "a+" for p in probes)
 
+    def test_its_optional_arguments_are_broken_inside_that_chain_too(self) -> None:
+        """Verified only after a load, without its optional `path`: `path` is broken after the same load, on
+        the verified call's `alias`."""
+        from toolatlas.probing.models import ProbeStep
+
+        load = tool("load_json", {"file_path": {"type": "string"}, "alias": {"type": "string"}})
+        keys = tool("get_keys", {"alias": {"type": "string"}, "path": {
+            "type": "string", "default": "", "description": "Dot/bracket notation path. Examples: \"\", \"data.users\""}},
+            required=["alias"])
+        proposer = _proposer(load, keys)
+        loading = ProbeStep(tool="load_json", arguments={"file_path": "${root}/a.json", "alias": "doc"}, expect="ok")
+        _verified(proposer, [loading, ProbeStep(tool="get_keys", arguments={"alias": "doc"}, expect="ok")])
+        probes = [p for p in proposer.saturation(1, set()) if p.target == "get_keys" and p.steps[-1].mutation]
+        broken = [p for p in probes if "`path`" in (p.steps[-1].condition or "")]
+        assert broken and all(p.steps[0].tool == "load_json" and p.steps[-1].arguments["alias"] == "doc" for p in broken)
+
     def test_a_call_is_tried_after_a_tool_that_changes_the_same_thing(self) -> None:
         """update_task's verified call runs after mark_task_done and delete_task on the same request and
         task (two shared arguments); a tool sharing nothing, or a read, does not come first."""

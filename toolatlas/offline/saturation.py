@@ -11,7 +11,9 @@ A mutation is only as true as the call it breaks: the bases are the tool's *veri
 (the example arguments of its active affordances that succeeded on their own), so "fails when
 `x` is negative" is never the failure of an already invalid call. A tool that only ever succeeded
 once other tools had prepared the state (a regex test after its cases were added) is broken inside
-that chain: the enabling calls first, then the mutated one. A tool with no verified call yet is
+that chain: the enabling calls first, then the mutated one — its verified call, and its call with
+every optional argument too (on the verified call's values), so its optional arguments meet their
+misuses on a prepared state. A tool with no verified call yet is
 mutated from its planned call, as the frontier would. Bases of different value classes
 (:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
 
@@ -295,6 +297,11 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
         if not bases:
             planned = proposer.synth.valid_arguments(tool, specs, 0)
             bases = [Base(planned.arguments)] if planned is not None else []
+        elif bases[0].prefix and (wide := proposer.synth.valid_arguments(tool, specs, 2)) is not None:
+            # it works only prepared: its optional arguments are broken prepared too, on the verified values
+            arguments = {**wide.arguments, **{k: v for k, v in bases[0].arguments.items() if k in wide.arguments}}
+            if all(arguments != base.arguments for base in bases):
+                bases.append(Base(arguments, bases[0].prefix))
         probes: list[tuple[tuple[str, ...], Probe]] = []
         planned_keys: set[tuple[str, ...]] = set()
         for position, base in enumerate(bases):
