@@ -267,6 +267,25 @@ class TestBoundariesBehindWorkflows:
             assert first.arguments == {"requestId": "req-1", "taskId": "task-3"} and last.arguments == call.arguments
 
 
+class TestUnverifiedTools:
+    def test_a_tool_with_no_verified_use_tries_one_more_variant_a_round(self) -> None:
+        """`update_column` (its `operation` one of the description's examples) gets variant 1, then 2, one a round;
+        a tool with a verified use gets none."""
+        from toolatlas.probing.models import ProbeStep
+
+        update = tool("update_column", {"column": {"type": "string"}, "operation": {"type": "string"}},
+                      required=["column", "operation"])
+        update = update.model_copy(update={"description": "Update values with operations like replace, extract, split."})
+        read = tool("read_rows", {"limit": {"type": "integer"}})
+        proposer = _proposer(update, read)
+        _verified(proposer, [ProbeStep(tool="read_rows", arguments={"limit": 1}, expect="ok")])
+        seen = []
+        for round_ in (1, 2):
+            tried = [p for p in proposer.saturation(round_, set()) if any(":variant:" in k for k in p.coverage_keys)]
+            assert [p.target for p in tried] == ["update_column"]
+            seen.append(tried[0].steps[-1].arguments["operation"])
+        assert seen == ["extract", "split"]
+
 class TestConditionsOfOtherBases:
     def test_a_misuse_of_another_call_names_what_differs(self) -> None:
         """Broken on a call other than the tool's seed call, a misuse's condition says how it differs
