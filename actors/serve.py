@@ -112,14 +112,21 @@ def start_serve(settings: ReplicaSettings, *, port: int, replicas: int) -> None:
     log.info("ray_serve_ready", replicas=replicas, port=port, seconds=round(time.monotonic() - started, 1))
 
 
-def replica_port_ranges() -> list[range]:
-    """The ports Serve hands its replicas (direct ingress HTTP and gRPC): the service port must be elsewhere."""
-    from ray.serve._private import constants
+REPLICA_PORTS = {"HTTP": (30000, 31000), "GRPC": (40000, 41000)}
+"""Serve's defaults for the ports it hands replicas under direct ingress, per protocol (first, last);
+``RAY_SERVE_DIRECT_INGRESS_{MIN,MAX}_{HTTP,GRPC}_PORT`` in the environment override them."""
 
-    return [
-        range(constants.RAY_SERVE_DIRECT_INGRESS_MIN_HTTP_PORT, constants.RAY_SERVE_DIRECT_INGRESS_MAX_HTTP_PORT + 1),
-        range(constants.RAY_SERVE_DIRECT_INGRESS_MIN_GRPC_PORT, constants.RAY_SERVE_DIRECT_INGRESS_MAX_GRPC_PORT + 1),
-    ]
+
+def replica_port_ranges() -> list[range]:
+    """The ports Serve hands its replicas (direct ingress HTTP and gRPC): the service port must be elsewhere.
+
+    Read from the same environment variables as Serve reads, with its defaults."""
+    ranges = []
+    for protocol, (first, last) in REPLICA_PORTS.items():
+        low = int(os.environ.get(f"RAY_SERVE_DIRECT_INGRESS_MIN_{protocol}_PORT", first))
+        high = int(os.environ.get(f"RAY_SERVE_DIRECT_INGRESS_MAX_{protocol}_PORT", last))
+        ranges.append(range(low, high + 1))
+    return ranges
 
 
 def free_serve_port() -> int:

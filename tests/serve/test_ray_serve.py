@@ -75,6 +75,15 @@ class TestRayServe:
             invalid = client.post("/v1/guidance", json={"task": "commit", "budget": 0})
             assert invalid.status_code == 422 and invalid.json()["detail"][0]["loc"] == "budget"
 
+    def test_replica_ports_are_the_ones_serve_uses(self) -> None:
+        """The replica port ranges read from the environment agree with what the installed Serve uses."""
+        from ray.serve._private import constants  # only here: the check that the public settings still match
+
+        assert replica_port_ranges() == [
+            range(constants.RAY_SERVE_DIRECT_INGRESS_MIN_HTTP_PORT, constants.RAY_SERVE_DIRECT_INGRESS_MAX_HTTP_PORT + 1),
+            range(constants.RAY_SERVE_DIRECT_INGRESS_MIN_GRPC_PORT, constants.RAY_SERVE_DIRECT_INGRESS_MAX_GRPC_PORT + 1),
+        ]
+
     def test_a_port_serve_gives_replicas_is_refused(self) -> None:
         """The service port cannot be one Serve hands its replicas (they would fight over it)."""
         port = replica_port_ranges()[0].start
