@@ -79,7 +79,7 @@ class TestServiceToken:
     def token(capsys: pytest.CaptureFixture[str], env: str | None = None, **given: object) -> tuple[str | None, str]:
         import argparse
 
-        from toolatlas.cli import _service_token
+        from toolatlas.serve.commands import _service_token
 
         fields = {"token": None, "token_file": None, "host": "127.0.0.1"} | given
         found = _service_token(argparse.Namespace(**fields), env)
