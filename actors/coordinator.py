@@ -45,7 +45,7 @@ from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
 from toolatlas.pipeline.batches import batches_in_flight
 from toolatlas.pipeline.catalogue import use_llm, write_consistency
-from toolatlas.pipeline.driver import BuildReport, CatalogueBuild, choose_topology
+from toolatlas.pipeline.driver import BuildReport, CatalogueBuild, RecordWriter, choose_topology
 from toolatlas.pipeline.persistence import BuildFiles
 from toolatlas.pipeline.rate import ProbeLog
 from toolatlas.store.paths import AtlasPaths
@@ -135,6 +135,10 @@ class RayBuild:
 
     # -- the build --------------------------------------------------------------------------------
 
+    def persistence(self) -> tuple[BuildFiles, RecordWriter]:
+        """Where the build's writes go: its files in this process, its records to the store's owner."""
+        return BuildFiles(self.paths), StoreOwnerWriter(self.store)
+
     async def run(
         self, servers: Sequence[ServerSpec], *, rounds: int, resume: bool = False,
         on_round: Callable[[RoundCoverage], None] | None = None, focus: dict[str, frozenset[str]] | None = None,
@@ -147,7 +151,8 @@ class RayBuild:
         self._start_actors()
         self.gate = asyncio.Semaphore(self.inflight)
         placement = ColocatedPlacement(self, rounds) if self.colocated else SplitPlacement(self, rounds)
-        driver = CatalogueBuild(self.catalogue, placement, BuildFiles(self.paths), StoreOwnerWriter(self.store),
+        files, writer = self.persistence()
+        driver = CatalogueBuild(self.catalogue, placement, files, writer,
                                 frontier=self.frontier, rounds=rounds, with_llm=self.with_llm, on_round=on_round,
                                 focus=focus)
         self.redone = driver.redone

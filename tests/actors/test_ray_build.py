@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -29,6 +30,7 @@ from toolatlas.home import Home  # noqa: E402
 from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
 from toolatlas.store.paths import AtlasPaths, open_store  # noqa: E402
 from toolatlas.testing import faulty_server_command, hostile_server_command  # noqa: E402
+from toolatlas.testing.kills import BuildKilled, KillingFiles, KillingWriter, KillSwitch  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -255,6 +257,71 @@ class TestRayEngine:
         assert report.servers["broken"].startswith("failed") and "refusing to start" in report.servers["broken"]
         rows = [json.loads(line) for line in AtlasPaths(load_catalogue(config)).coverage.read_text().splitlines()]
         assert any(r["server"] == "broken" and r["status"] == "failed" for r in rows)
+
+
+class KilledRayBuild(RayBuild):
+    """A Ray build whose driver dies before a chosen durable write: its files here and its records'
+    saves to the store's owner, counted by one switch."""
+
+    def __init__(self, *args, switch: KillSwitch, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.switch = switch
+
+    def persistence(self):  # type: ignore[no-untyped-def]
+        files, writer = super().persistence()
+        return KillingFiles(files.paths, self.switch), KillingWriter(writer, self.switch)
+
+
+def killable_build(config: Path, kill_at: int | None, *, resume: bool = False, topology: str = "colocated") -> KillSwitch:
+    """Build memory + time (bootstrap + 1 round) on the local Ray instance, killed before write ``kill_at``."""
+    catalogue = load_catalogue(config)
+    switch = KillSwitch(kill_at)
+    build = KilledRayBuild(config, catalogue, hosts=2, topology=topology, switch=switch)
+    asyncio.run(build.run([catalogue.server("memory"), catalogue.server("time")], rounds=1, resume=resume))
+    return switch
+
+
+def killed_and_resumed(config: Path, rng: random.Random, writes: int, topology: str) -> list[int]:
+    """Kill a fresh build at a random write, resume it (maybe killed again), then resume to the end; the kill points."""
+    kills = [rng.randrange(1, writes)]
+    with pytest.raises(BuildKilled):
+        killable_build(config, kills[0], topology=topology)
+    while rng.random() < 0.5:
+        kills.append(rng.randrange(writes // 2 + 1))
+        try:
+            killable_build(config, kills[-1], resume=True, topology=topology)
+        except BuildKilled:
+            continue
+        break
+    killable_build(config, None, resume=True, topology=topology)
+    return kills
+
+
+class TestRayResume:
+    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow)])
+    def test_killed_at_a_random_write_and_resumed_equals_the_uninterrupted_build(
+        self, local_ray, reference, tmp_path: Path, topology: str
+    ) -> None:
+        """A Ray build killed between two durable writes (seeded, sometimes again while resuming) and resumed
+        ends with the in-process build's entries, support and transitions: nothing lost, nothing counted twice."""
+        whole = demo_copy(tmp_path, "whole")
+        writes = len(killable_build(whole, None, topology=topology).writes)
+        assert entries_of(whole) == reference and writes > 4
+        config = demo_copy(tmp_path, "killed")
+        kills = killed_and_resumed(config, random.Random(7), writes, topology)
+        assert entries_of(config) == reference, f"kills at writes {kills}"
+
+    @pytest.mark.slow
+    @pytest.mark.timeout(3600)
+    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    def test_killed_at_many_random_writes(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
+        """Killed at ten seeded random points per topology, every resumed Ray build ends with the uninterrupted atlas."""
+        writes = len(killable_build(demo_copy(tmp_path, "whole"), None, topology=topology).writes)
+        rng = random.Random(21)
+        for trial in range(10):
+            config = demo_copy(tmp_path, f"killed{trial}")
+            kills = killed_and_resumed(config, rng, writes, topology)
+            assert entries_of(config) == reference, f"kills at writes {kills}"
 
 
 def json_toml(data: dict) -> str:
