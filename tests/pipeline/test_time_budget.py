@@ -8,6 +8,7 @@ unknown part only after 0.4 s.
 from __future__ import annotations
 
 import asyncio
+import random
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind
 from toolatlas.home import Home
 from toolatlas.models import CallOutcome, OutcomeClass
+from toolatlas.offline.discovery import discover
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.values import ValueSynth
 from toolatlas.pipeline.budget import COSTLY_CALL_S, CallCosts, time_share, within_time
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult
@@ -127,3 +132,23 @@ class TestSlowRefusals:
         refusals = [e for e in build.shard.graph.entries.values()
                     if e.tool == "describe_part" and e.kind is EntryKind.BOUNDARY and "no part named" in e.signature]
         assert refusals
+
+    def test_a_refusal_pilot_is_asked_once(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Discovery asks each tool for one refusal: the tool's pilot has loaded its code, so a slow refusal is
+        not repeated (asking twice would double what a server's slowest calls cost its discovery)."""
+        catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=0))
+        sandbox = Workspace(catalogue, Home(REPO / ".toolatlas")).sandbox(catalogue.server("lookup"))
+        calls: list[CallOutcome] = []
+        real = sandbox.call
+
+        async def counted(tool: str, arguments: dict, **options) -> CallOutcome:  # type: ignore[no-untyped-def]
+            calls.append(outcome := await real(tool, arguments, **options))
+            return outcome
+
+        monkeypatch.setattr(sandbox, "call", counted)
+        found = asyncio.run(discover(sandbox, ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0)),
+                                     listings=True, introspect=False))
+        described = [c for c in calls if c.tool == "describe_part"]
+        refusal = [c for c in described if c.arguments == described[-1].arguments]  # its refusal pilot: the last one
+        assert (found.costs["describe_part"].refusal_seconds or 0) >= SCAN_S
+        assert len(refusal) == 1 and refusal[0].latency_ms / 1000 >= SCAN_S, [c.arguments for c in described]

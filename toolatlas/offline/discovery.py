@@ -20,7 +20,8 @@ the planner no facts, but the server's own tools can. In one scratch sandbox, be
    about a second could be classed differently on another machine.
 4. **Refusal pilots.** Every tool that answered its pilot in time is then asked once for
    something that does not exist — its first boundary mutation that names an absent reference,
-   else its first mutation a careful server refuses — and timed (repeated like a pilot): a
+   else its first mutation a careful server refuses — and timed once (the tool's pilot has loaded
+   its code: a slow refusal is slow again, and asking twice would double its cost): a
    lookup of what is not there can cost a hundred times the answer (a schema reflected in full
    before the name is found missing), and the build shares its time by what calls cost
    (:mod:`toolatlas.pipeline.budget`), refusals included, from the first round on. They run after
@@ -209,9 +210,7 @@ class _Session:
         if not (absent or refused):
             return
         arguments = render_value((absent or refused)[0].arguments, self.sandbox.variables())
-        outcome = await self.sandbox.call(tool.name, arguments, timeout=PILOT_TIMEOUT_S)
-        if outcome.latency_ms / 1000 > REPEAT_PILOT_S and outcome.outcome is not OutcomeClass.TIMEOUT:
-            outcome = await self.sandbox.call(tool.name, arguments, timeout=PILOT_TIMEOUT_S)
+        outcome = await self.sandbox.call(tool.name, arguments, timeout=PILOT_TIMEOUT_S)  # warm: its pilot ran
         self.costs[tool.name] = self.costs[tool.name].model_copy(
             update={"refusal_seconds": round(outcome.latency_ms / 1000, 4)}
         )
