@@ -17,6 +17,8 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
                missing tools count as misses, as for ``wild``);
 * ``heldout``  ``toolatlas/evaluation/heldout_tasks.toml`` over ``configs/heldout.toml``, held-out servers
                nobody tuned on (all tasks held; missing tools count as misses, as for ``wild``);
+* ``heldout2`` ``toolatlas/evaluation/heldout2_tasks.toml`` over ``configs/heldout2.toml``, a third catalogue
+               of held-out servers nobody tuned on (all tasks held; missing tools count as misses);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
@@ -29,7 +31,7 @@ the likely failure warned (share of the tasks with one), mean tokens and their r
 p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
-    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout]
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout,heldout2]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
                                                     [--rows all|dev|none] [--repeat 5] [--why]
 
@@ -68,7 +70,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 MCPMARK_STATES = REPO / ".toolatlas" / "mcpmark" / "filesystem"
 """Where ``configs/mcpmark.toml`` reads the development instances' initial directories."""
-THIRD_PARTY_SETS = ("wild", "unseen", "heldout")
+THIRD_PARTY_SETS = ("wild", "unseen", "heldout", "heldout2")
 """Task sets over third-party catalogues: ``configs/<set>.toml`` with ``toolatlas/evaluation/<set>_tasks.toml``;
 a need for a tool the atlas has no node for (a server that failed to build) counts as a miss."""
 
@@ -190,7 +192,7 @@ def main() -> None:
     parser.add_argument("--tasks", help="the task file for --config")
     parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
                         help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
-                             "(default: warn for the third-party sets wild, unseen and heldout, error otherwise)")
+                             "(default: warn for the third-party sets wild, unseen, heldout and heldout2, error otherwise)")
     parser.add_argument("--rows", choices=["all", "dev", "none"], default="all",
                         help="per-task rows to print (dev: only the development split's)")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")

@@ -10,7 +10,7 @@ from toolatlas.config import load_catalogue
 from toolatlas.evaluation import load_tasks
 
 REPO = Path(__file__).resolve().parents[2]
-CATALOGUES = [("unseen", "dev"), ("heldout", "held")]
+CATALOGUES = [("unseen", "dev"), ("heldout", "held"), ("heldout2", "held")]
 """Catalogues written to be measured untuned, each with ``toolatlas/evaluation/<name>_tasks.toml``, and the
 split of all their tasks: ``unseen`` is a development set since its one held-out figure."""
 
