@@ -241,6 +241,37 @@ class TestBoundaries:
         heading = next(t for t in guidance.tools if t.tool == "add_heading")
         assert heading.when_not and "`level` = 10" in heading.when_not[0].condition
 
+    def test_an_everyday_word_meets_the_condition_in_the_documentations_words(self) -> None:
+        """Linting "the build folder" meets the failure of naming a *directory* where a file is expected, before a
+        better supported failure the task's words do not point at."""
+        tools = [node("lint", "lint_files", "Lint source files.", ("paths",), read_only=True)]
+        fail = OutcomeClass.TOOL_ERROR
+        found = [entry("lint", "lint_files", EntryKind.BOUNDARY, outcome=fail, family="missing_extension", support=9,
+                       condition="`paths[0]` names an existing file without its extension (`.js`)",
+                       error_signature="No files matching 'src/app' were found",
+                       excerpt="No files matching 'src/app' were found"),
+                 entry("lint", "lint_files", EntryKind.BOUNDARY, outcome=fail, family="path_is_directory", support=2,
+                       condition="`paths[0]` names a directory where a file is expected",
+                       error_signature="All files matched by 'build' are ignored",
+                       excerpt="All files matched by 'build' are ignored")]
+        guidance = Atlas(AtlasView(tools, found, [], [])).guide("Lint everything in the build folder.", docs_ratio=None)
+        assert guidance.tools[0].when_not[0].error == "All files matched by 'build' are ignored"
+
+    def test_a_quoted_name_risks_that_it_does_not_exist(self) -> None:
+        """Approving the 'Proofread' task: the failure of a task that does not exist comes before a better
+        supported failure the task's words point at as much."""
+        tools = [node("tasks", "approve_task", "Approve a task of a request.", ("request", "task"), read_only=False)]
+        fail = OutcomeClass.TOOL_ERROR
+        found = [entry("tasks", "approve_task", EntryKind.BOUNDARY, outcome=fail, family="nonexistent_reference",
+                       support=2, condition="`task` names a task that does not exist", error_signature="Task not found",
+                       excerpt="Task not found"),
+                 entry("tasks", "approve_task", EntryKind.BOUNDARY, outcome=fail, family="malformed_value", support=9,
+                       condition="`request` is a request id in lower case", error_signature="Bad request id",
+                       excerpt="Bad request id")]
+        atlas = Atlas(AtlasView(tools, found, [], []))
+        guidance = atlas.guide("Approve the 'Proofread' task of the newsletter request.", docs_ratio=None)
+        assert guidance.tools[0].when_not[0].error == "Task not found"
+
     def test_findings_that_differ_only_in_what_the_state_listed_are_one(self) -> None:
         """Two answers naming a missing sheet that list different sheets available are one finding."""
         reader = node("sheets", "read_sheet", "Read a sheet of a workbook.", ("file", "sheet"), read_only=True)

@@ -134,6 +134,11 @@ class Finding:
         return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
 
     @cached_property
+    def contrived(self) -> bool:
+        """Provoked by a value no task hands a tool (:data:`CONTRIVED`)."""
+        return self.entry.family in CONTRIVED
+
+    @cached_property
     def lead(self) -> float:
         """How much the finding weighs for any task that uses its tool (see :data:`NATURAL_LEAD`)."""
         e = self.entry

@@ -29,7 +29,14 @@ from toolatlas.guidance.models import (
     TraceExemplar,
     UseNote,
 )
-from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something, relative_path
+from toolatlas.guidance.operations import (
+    OPERATIONS,
+    absolute_path,
+    names_by_value,
+    names_something,
+    relative_path,
+    synonyms,
+)
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
 from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
@@ -224,10 +231,11 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
     what naming a path or an exact thing risks."""
     risky = operations or (plan.operations if plan else [])
     said = plan.clauses_of(key) if plan and operations else [task]
-    return " ".join([*said, *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
+    return " ".join([*said, *(synonyms(text) for text in said),  # a "folder" is what a condition calls a directory
+                     *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
-                     NAMED_RISKS if names_something(task) else "",
+                     NAMED_RISKS if names_something(task) or names_by_value(task) else "",
                      VARIABLE_RISKS if "shape:named_expression" in value_shapes(task) else ""])
 
 
