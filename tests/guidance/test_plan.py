@@ -7,7 +7,7 @@ from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance, UseNote
 from toolatlas.guidance.profiles import answer_line
-from toolatlas.guidance.text import fit
+from toolatlas.guidance.text import fit, render_text
 from toolatlas.models import Effect, OutcomeClass
 
 from .conftest import entry, node, notes_atlas, notes_entries, notes_tools
@@ -477,3 +477,27 @@ class TestBudget:
         docs = docs_tokens(atlas.view, [(t.server, t.tool) for t in paid.tools])
         assert paid.tokens <= max(MIN_TOKENS, DOCS_RATIO * docs) + 1 < free.tokens
         assert paid.plan == free.plan and paid.tools[0].tool == free.tools[0].tool
+
+    def test_the_first_tools_purpose_goes_before_the_last_boundary(self) -> None:
+        """Over budget, the discovery tool served first loses its purpose (an agent has its description) before
+        the planned tool loses its one boundary."""
+        boundary = BoundaryNote(condition="`session` is not one the loader made", entry_id="e1",
+                                error="Invalid session or no data loaded", outcome="tool_error", weight=3.5)
+        finder = ToolGuidance(server="s", tool="list_sessions", operations=["discover"],
+                              purpose="List every active session of the server, with its columns and size.")
+        stats = ToolGuidance(server="s", tool="column_stats", operations=["count"],
+                             purpose="Get statistics of one column.", when_not=[boundary])
+        guidance = Guidance(task="t", plan=[PlanStep(operation="discover", tool="s.list_sessions"),
+                                            PlanStep(operation="count", tool="s.column_stats")],
+                            tools=[finder, stats])
+        without = guidance.model_copy(update={"tools": [finder.model_copy(update={"purpose": ""}),
+                                                        stats.model_copy(update={"purpose": ""})]})
+        kept = fit(guidance, len(render_text(without, also=False)) // 4 + 1)
+        assert kept.tools[1].when_not == [boundary] and not kept.tools[0].purpose
+
+    def test_a_tool_planned_for_several_operations_in_a_row_is_said_once(self) -> None:
+        """The plan line names a tool once for consecutive operations: "stats (read, count)"."""
+        guidance = Guidance(task="t", plan=[PlanStep(operation="read", tool="s.load", feeds="s.stats"),
+                                            PlanStep(operation="read", tool="s.stats"),
+                                            PlanStep(operation="count", tool="s.stats")])
+        assert guidance.to_text().splitlines()[0] == "Plan: load (read; verified to feed stats) → stats (read, count)"

@@ -8,7 +8,7 @@ exemplar last. When the text is over budget the least useful items go first (see
 
 from __future__ import annotations
 
-from toolatlas.guidance.models import DocumentedNote, Guidance, ToolGuidance
+from toolatlas.guidance.models import DocumentedNote, Guidance, PlanStep, ToolGuidance
 
 __all__ = ["ERROR_CHARS", "fit", "render_text"]
 
@@ -66,8 +66,9 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
 def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
     """Drop the purpose of the last tool that still has one (its name stays: it is still served);
     ``bare``: only of a tool that has nothing else to say (no clause, use or boundary), whose name
-    tells an agent almost as much — before a tool that does loses a boundary."""
-    for index in range(len(guidance.tools) - 1, 0, -1):
+    tells an agent almost as much, and never the first tool's — before a tool that does loses a boundary.
+    Past that, the first tool's purpose goes too: an agent has every description already, a boundary only here."""
+    for index in range(len(guidance.tools) - 1, 0 if bare else -1, -1):
         tool = guidance.tools[index]
         if bare and (tool.documented or tool.when or tool.when_not or tool.compositions):
             continue
@@ -170,8 +171,15 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
 
     lines = []  # no echo of the task: the agent has it, and every token of guidance must pay its way
     if guidance.plan:
-        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''}"
-                 f"{f'; verified to feed {named(s.feeds)}' if s.feeds else ''})" for s in guidance.plan]
+        runs: list[list[PlanStep]] = []  # a tool planned for several operations in a row is said once
+        for step in guidance.plan:
+            if runs and runs[-1][0].tool == step.tool:
+                runs[-1].append(step)
+            else:
+                runs.append([step])
+        steps = [f"{named(run[0].tool)} ("
+                 + ", ".join(f"{s.operation}{f' for {s.composes}' if s.composes else ''}" for s in run)
+                 + f"{f'; verified to feed {named(run[-1].feeds)}' if run[-1].feeds else ''})" for run in runs]
         lines.append("Plan: " + " → ".join(steps))
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
