@@ -197,6 +197,14 @@ def subjects(condition: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def given_can_meet(finding: Finding) -> bool:
+    """Whether a value a task gives to what ``finding``'s value went to can meet it: not schema validation (the
+    schema says it), a contrived value, an answer cut at a limit, a value left out (NULL, empty) or *which* thing
+    a value names (:data:`WHICH_THING`)."""
+    return not (finding.schema or finding.contrived or finding.cut or _ABSENT.search(finding.text)
+                or finding.entry.family in WHICH_THING)
+
+
 def _names(finding: Finding, argument: str) -> bool:
     return f"`{argument}`" in finding.text or f"`{argument}`" in finding.entry.text
 
@@ -218,12 +226,9 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
         cap = finding.cap
         if cap is not None and asks_past(task, cap):
             leads[index] = IMPLIED_LEAD
-    given = given_words(task)
-    if given:
-        for index, finding in enumerate(profile.findings):
-            if (not finding.schema and not finding.contrived and not finding.cut and not _ABSENT.search(finding.text)
-                    and finding.entry.family not in WHICH_THING and subjects(finding.text) & given):
-                leads[index] = IMPLIED_LEAD
+    for word in given_words(task) & profile.by_subject.keys():
+        for index in profile.by_subject[word]:
+            leads[index] = IMPLIED_LEAD
     for argument, members in profile.declared.items():
         if not near_miss(task, members):
             continue

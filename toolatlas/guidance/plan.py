@@ -227,6 +227,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     batch = many(task)
     task_words = frozenset(terms(expanded(task)))
     memo: dict[str, dict[ToolKey, float]] = {}
+    executors: dict[str, list[ToolKey]] = {}
 
     def matching(text: str) -> dict[ToolKey, float]:
         """Tool relevance of a clause or an object, computed once per request (mentions repeat)."""
@@ -266,8 +267,10 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
             if op in _CHANGES:  # a server's executor, where none of its tools is named for the change
-                standing = _best(view, op, relevance, _stand_ins(view, op, candidates, plan.servers), batch,
-                                 plan.route, whole, mention.named, words, task_words=task_words, stand_in=True)
+                if op not in executors:
+                    executors[op] = _stand_ins(view, op, candidates, plan.servers)
+                standing = _best(view, op, relevance, executors[op], batch, plan.route, whole, mention.named, words,
+                                 task_words=task_words, stand_in=True) if executors[op] else None
                 if standing is not None and (found is None or standing[1] > found[1]):
                     found = standing
             chosen.append((mention, relevance, candidates_here, found))

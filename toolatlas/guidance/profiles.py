@@ -29,7 +29,14 @@ from toolatlas.guidance.clauses import (
     shared_clauses,
     vocabulary,
 )
-from toolatlas.guidance.implied import LIMIT_FAMILY, declared_sets, stated_cap_of, states_cap
+from toolatlas.guidance.implied import (
+    LIMIT_FAMILY,
+    declared_sets,
+    given_can_meet,
+    stated_cap_of,
+    states_cap,
+    subjects,
+)
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
@@ -134,6 +141,12 @@ class Finding:
         return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
 
     @cached_property
+    def subjects(self) -> frozenset[str]:
+        """What its value went to: the words of the names its condition quotes
+        (:func:`~toolatlas.guidance.implied.subjects`)."""
+        return subjects(self.text)
+
+    @cached_property
     def contrived(self) -> bool:
         """Provoked by a value no task hands a tool (:data:`CONTRIVED`)."""
         return self.entry.family in CONTRIVED
@@ -202,6 +215,18 @@ class ToolProfile:
     executes: bool = False
     """Verified to take statements that change data (an ``INSERT``), whether they went through or were
     refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
+
+
+    @cached_property
+    def by_subject(self) -> Mapping[str, tuple[int, ...]]:
+        """Subject word → the findings a value given to it can meet (:func:`~toolatlas.guidance.implied.task_leads`):
+        not schema validation, a contrived value, a cut answer, a value left out or which thing a value names."""
+        found: dict[str, list[int]] = {}
+        for index, finding in enumerate(self.findings):
+            if given_can_meet(finding):
+                for word in finding.subjects:
+                    found.setdefault(word, []).append(index)
+        return {word: tuple(indices) for word, indices in found.items()}
 
 
 @dataclass(frozen=True)
