@@ -247,3 +247,30 @@ class TestGivenValues:
         profile = AtlasView([sheet], found, [], []).profiles[("books", "add_sheet")]
         leads = task_leads(profile, "Add a sheet to the file 'Budget 2024'.")
         assert [profile.findings[i].entry.family for i in leads] == [None]
+
+    def test_a_kind_of_file_the_tool_failed_on_leads(self) -> None:
+        """A task naming a ``.txt`` file to a workbook tool, verified on ``.xlsx`` files and failing on the real
+        ``README.txt``, is told that failure first; naming a workbook it is not."""
+        from toolatlas.guidance.implied import task_leads
+
+        sheet = ToolNode(id="books.add_sheet", server="books", tool="add_sheet", schema_hash="h",
+                         description="Add a sheet to a workbook.",
+                         input_schema={"type": "object", "properties": {"file": {"type": "string"},
+                                                                        "sheet": {"type": "string"}},
+                                       "required": ["file"]})
+        found = [
+            entry("books", "add_sheet", EntryKind.AFFORDANCE, when="add a sheet", effect=Effect.MUTATING,
+                  arguments={"file": "${root}/budget.xlsx", "sheet": "Q1"}),
+            entry("books", "add_sheet", EntryKind.BOUNDARY, outcome=FAIL, support=9,
+                  condition='called with `sheet` = "Sheet1" (the error names it)', error_signature="Sheet not found",
+                  excerpt="Sheet not found: 'Sheet1'", arguments={"file": "${root}/budget.xlsx", "sheet": "Sheet1"}),
+            entry("books", "add_sheet", EntryKind.BOUNDARY, outcome=FAIL, support=2,
+                  condition='called with `file` = "${root}/README.txt" (the error names it)',
+                  error_signature="Unsupported file format: '.txt'", excerpt="Unsupported file format: '.txt'",
+                  arguments={"file": "${root}/README.txt"}),
+        ]
+        atlas = Atlas(AtlasView([sheet], found, [], []))
+        first = atlas.guide("Add one more sheet to budget.txt.", docs_ratio=None).tools[0].when_not[0]
+        assert first.error == "Unsupported file format: '.txt'"
+        profile = atlas.view.profiles[("books", "add_sheet")]
+        assert task_leads(profile, "Add one more sheet to budget.xlsx.") == {}

@@ -93,3 +93,14 @@ class TestValuesAndInstructions:
         assert [(s.operation, s.tool) for s in plan.steps] == [("delete", ("shop", "run_sql"))]
         plan = sheets_and_shop().plan("Delete the second row of the table in report.xlsx.")
         assert [(s.operation, s.tool) for s in plan.steps] == [("delete", ("sheets", "delete_rows"))]
+
+    def test_appending_is_what_an_appender_does(self) -> None:
+        """"Append a row" asks for what a tool named ``append_…`` does (a write), not only for an edit."""
+        from .conftest import node
+
+        view = AtlasView([node("sheets", "append_rows", "Append rows after the last row of a sheet.", ("file", "rows"),
+                               read_only=False),
+                          node("sheets", "update_cell", "Update the value of one cell of a sheet.", ("file", "cell"),
+                               read_only=False)], [], [], [])
+        plan = view.plan("Append the row 'Q4, 120' to the Sales sheet of report.xlsx.")
+        assert ("sheets", "append_rows") in plan.tools

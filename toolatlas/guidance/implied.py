@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from toolatlas.guidance.index import FILLER, FILLER_TERMS, terms
 from toolatlas.guidance.operations import CHANGES, given_values
+from toolatlas.guidance.shapes import value_shapes
 
 if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
@@ -40,6 +41,8 @@ __all__ = ["IMPLIED_LEAD", "asks_past", "declared_sets", "given_words", "near_mi
 
 IMPLIED_LEAD = 2.0
 """What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""
+FILE_KIND = "shape:ext_"
+"""The shapes that say what kind of file a value names (:func:`~toolatlas.guidance.shapes.value_shapes`)."""
 LIMIT_FAMILY = "past_stated_limit"
 """The boundary family of a call one step past a limit the description states (:mod:`toolatlas.offline.limits`)."""
 
@@ -226,6 +229,11 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
         cap = finding.cap
         if cap is not None and asks_past(task, cap):
             leads[index] = IMPLIED_LEAD
+    kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
+    if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)
+        for index, finding in enumerate(profile.findings):
+            if finding.file_kinds & kinds:
+                leads[index] = IMPLIED_LEAD
     for word in given_words(task) & profile.by_subject.keys():
         for index in profile.by_subject[word]:
             leads[index] = IMPLIED_LEAD

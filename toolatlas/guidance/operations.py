@@ -90,7 +90,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("read", "read open load examine inspect gist contents extract scan parse show display view print say give",
         "read show open fetch cat load dump extract retrieve", name_only="get",
         risks="does not exist missing directory where a file is expected both head tail together lines"),
-    _op("write", "write save record store generate produce output put answer report summary document compile",
+    _op("write", "write save record store generate produce output put answer report summary document compile append",
         "write save put store set output append record",
         risks="overwrite overwritten existing already exists parent folder directory containing it does not "
               "exist missing constraint violates unique duplicate", says="writes"),

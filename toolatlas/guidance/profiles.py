@@ -30,6 +30,7 @@ from toolatlas.guidance.clauses import (
     vocabulary,
 )
 from toolatlas.guidance.implied import (
+    FILE_KIND,
     LIMIT_FAMILY,
     declared_sets,
     given_can_meet,
@@ -147,6 +148,12 @@ class Finding:
         return subjects(self.text)
 
     @cached_property
+    def file_kinds(self) -> frozenset[str]:
+        """The kinds of file its call named, when it failed on the real state (a natural failure: the file was
+        there, its kind was not what the tool takes)."""
+        return file_kinds([self.entry], ok=False) if self.entry.family is None else frozenset()
+
+    @cached_property
     def contrived(self) -> bool:
         """Provoked by a value no task hands a tool (:data:`CONTRIVED`)."""
         return self.entry.family in CONTRIVED
@@ -212,6 +219,8 @@ class ToolProfile:
     """Argument → the values its schema declares (an enum): what a task's value is checked against."""
     files: bool = False
     """Verified to work on a named file (a successful call passed a file name with its extension)."""
+    file_kinds: frozenset[str] = frozenset()
+    """The kinds of file (``shape:ext_txt``…) its successful calls were passed."""
     executes: bool = False
     """Verified to take statements that change data (an ``INSERT``), whether they went through or were
     refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
@@ -318,11 +327,14 @@ def takes_change(entry: Entry) -> bool:
                for key, item in evidence.arguments.items() for _, value in leaves(item, key))
 
 
-def _takes_files(uses: list[Entry]) -> bool:
-    """Whether a verified use passed a file name (a value with an extension) and went through."""
-    return any("shape:file" in value_shapes(value) for entry in uses for evidence in entry.evidence
-               if evidence.outcome is OutcomeClass.OK
-               for key, item in evidence.arguments.items() for _, value in leaves(item, key))
+def file_kinds(entries: Iterable[Entry], *, ok: bool) -> frozenset[str]:
+    """The kinds of file (``shape:ext_…``) named in the calls behind ``entries``: of each call that went through
+    (``ok``), else of the first call of each (a boundary's)."""
+    return frozenset(shape for entry in entries
+                     for evidence in (entry.evidence if ok else entry.evidence[:1])
+                     if not ok or evidence.outcome is OutcomeClass.OK
+                     for key, item in evidence.arguments.items() for _, value in leaves(item, key)
+                     for shape in value_shapes(value) if shape.startswith(FILE_KIND))
 
 
 def _objects(node: ToolNode) -> frozenset[str]:
@@ -339,6 +351,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     tolerances = _dedup(e for e in affordances if _tolerance(e) and not cut_at_limit(e))
     cut = _dedup(e for e in affordances if cut_at_limit(e))
     uses = [e for e in affordances if not _tolerance(e)]
+    kinds = file_kinds(uses, ok=True)
     checked = [*boundaries, *tolerances, *cut]
     names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
     clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
@@ -363,7 +376,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
         use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
-        executes=any(takes_change(e) for e in (*uses, *boundaries)), files=_takes_files(uses),
+        executes=any(takes_change(e) for e in (*uses, *boundaries)), files=bool(kinds), file_kinds=kinds,
     )
 
 
