@@ -104,3 +104,13 @@ class TestValuesAndInstructions:
                                read_only=False)], [], [], [])
         plan = view.plan("Append the row 'Q4, 120' to the Sales sheet of report.xlsx.")
         assert ("sheets", "append_rows") in plan.tools
+
+    def test_turning_a_thing_into_another_converts_it(self) -> None:
+        """"Turn letter.docx into a PDF" asks for a conversion (the converter), not for an edit."""
+        from .conftest import node
+
+        view = AtlasView([node("docs", "convert_to_pdf", "Convert a document to PDF.", ("filename",), read_only=False),
+                          node("docs", "set_width", "Set the width of a table of a document.", ("filename", "width"),
+                               read_only=False)], [], [], [])
+        plan = view.plan("Turn letter.docx into a PDF.")
+        assert plan.operations == ["convert"] and plan.tools == [("docs", "convert_to_pdf")]

@@ -208,6 +208,8 @@ _PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_form
 _PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"): "create",
             ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit"}
 """Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…")."""
+_INTO = frozenset({"turn", "make", "change"})
+"""Verbs that ask for a conversion when what they act on is turned *into* something ("turn letter.docx into a PDF")."""
 _IMPERATIVE_LEADS = frozenset({"to", "please", "and", "then"})
 """Words after which a verb is an instruction ("please *commit*", "and then *approve*")."""
 
@@ -272,6 +274,8 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
         particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
         if lowered == "many" and previous == "how":
             found.append(Mention("count", after, named, position))
+        elif lowered in _INTO and "into" in (t.lower() for t in tokens[position + 1:position + WINDOW + 1]):
+            found.append(Mention("convert", after, named, position))
         elif (lowered, particle) in _PHRASES and position - negated > 2:
             found.append(Mention(_PHRASES[lowered, particle], " ".join(tokens[position + 2:position + WINDOW + 1]),
                                  named, position))
