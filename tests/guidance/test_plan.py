@@ -124,6 +124,21 @@ class TestToolSelection:
         assert "`find_notes` matches names" in gap.text and "glob-style pattern" in gap.text
         assert "notes.open_note" in gap.tools and "open_note" in served(guidance)
 
+    def test_a_search_of_values_is_a_content_search(self) -> None:
+        """A tool that searches values for a substring or a regex pattern (and returns their paths), or runs SQL over
+        the data, searches contents: a search for text inside is sent to it, and no gap says otherwise."""
+        tools = [node("docs", "load_doc", "Load a JSON file into memory.", ("file_path",), read_only=True),
+                 node("docs", "search_text", "Recursively search all string values for a substring or regex pattern. "
+                      "Returns the paths and values of every match found.", ("alias", "pattern"), read_only=True),
+                 node("db", "execute_query", "Execute a SQL query. Unqualified table names resolve to the current "
+                      "schema.", ("sql",), read_only=False)]
+        view = AtlasView(tools, [], [], [])
+        guidance = Atlas(view).guide("Search orders.json for text containing the word refund", docs_ratio=None)
+        assert not guidance.gaps and ("search", "docs.search_text") in [(s.operation, s.tool) for s in guidance.plan]
+        from toolatlas.guidance.operations import name_search
+
+        assert not name_search(tools[2].description)
+
     def test_a_request_with_no_operation_discovers_for_its_answer(self) -> None:
         """"My todo note, please" asks for no operation: the discovery tool that supplies the notebook the
         best-matching reader needs comes first; a request naming its note exactly needs none."""

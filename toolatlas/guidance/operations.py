@@ -152,7 +152,7 @@ _CONTENT_WORDS = _stems("contain containing contains content contents substring 
 """A search for something inside things, not for their names."""
 _NAME_WORDS = _stems("name names path paths glob pattern patterns filename filenames wildcard")
 """How a tool says it matches names or paths."""
-_INNER_WORDS = _stems("content contents text inside grep")
+_INNER_WORDS = _stems("content contents text inside grep substring value values cell cells sql select")
 """How a tool says it matches what is inside things."""
 
 
