@@ -445,10 +445,24 @@ class TestBudget:
             return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
                                 entry_id=f"e{weight}", weight=weight)
 
-        guidance = Guidance(task="t", tools=[ToolGuidance(server="s", tool="first", when_not=[note(0.5)]),
-                                             ToolGuidance(server="s", tool="second", when_not=[note(2.5)])])
+        guidance = Guidance(task="t", tools=[
+            ToolGuidance(server="s", tool="first", when_not=[note(0.5)], relevance=1),
+            ToolGuidance(server="s", tool="second", when_not=[note(2.5)], relevance=1)])
         kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[1:]}).to_text().__len__() // 4 + 12)
         assert [b.weight for t in kept.tools for b in t.when_not] == [2.5]
+
+    def test_a_heavy_failure_of_a_tool_the_task_barely_points_at_goes_first(self) -> None:
+        """A boundary's weight counts as much as its tool is relevant: the ordering of a tool the walk barely
+        reached goes before the lighter failure of the tool the task is about."""
+        def note(weight: float) -> BoundaryNote:
+            return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
+                                entry_id=f"e{weight}", weight=weight)
+
+        guidance = Guidance(task="t", tools=[
+            ToolGuidance(server="s", tool="first", when_not=[note(1.5)], relevance=1),
+            ToolGuidance(server="s", tool="far", when_not=[note(3.5)], relevance=0.01)])
+        kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[:1]}).to_text().__len__() // 4 + 12)
+        assert [b.weight for t in kept.tools for b in t.when_not] == [1.5]
 
     def test_related_tools_are_named_before_details_go(self) -> None:
         """Over budget, a tool outside the plan keeps its name on the one line of related tools, paid for

@@ -114,11 +114,12 @@ def _bare(tool: ToolGuidance) -> bool:
 
 def _lightest(guidance: Guidance, keep: int) -> Guidance | None:
     """Drop the lightest last boundary among the tools that still have more than ``keep`` (the one the
-    task is least likely to hit; between equals, the least relevant tool's)."""
+    task is least likely to hit: its weight times its tool's relevance — a heavy failure of a tool the task
+    barely points at weighs little; between equals, the least relevant tool's)."""
     trimmable = [i for i, tool in enumerate(guidance.tools) if len(tool.when_not) > keep]
     if not trimmable:
         return None
-    index = min(trimmable, key=lambda i: (guidance.tools[i].when_not[-1].weight, -i))
+    index = min(trimmable, key=lambda i: (guidance.tools[i].when_not[-1].weight * guidance.tools[i].relevance, -i))
     tools = list(guidance.tools)
     tools[index] = tools[index].model_copy(update={"when_not": tools[index].when_not[:-1]})
     return guidance.model_copy(update={"tools": tools})
