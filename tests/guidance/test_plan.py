@@ -287,6 +287,22 @@ class TestBoundaries:
         guidance = atlas.guide("Approve the 'Proofread' task of the newsletter request.", docs_ratio=None)
         assert guidance.tools[0].when_not[0].error == "Task not found"
 
+    def test_an_expression_that_divides_risks_a_zero_divisor(self) -> None:
+        """An expression with a division meets the evaluator's division-by-zero failure before a better supported
+        one; an expression without does not."""
+        tools = [node("calc", "evaluate", "Evaluate an arithmetic expression.", ("expression",), read_only=True)]
+        fail = OutcomeClass.TOOL_ERROR
+        found = [entry("calc", "evaluate", EntryKind.BOUNDARY, outcome=fail, family="malformed_value", support=9,
+                       condition="`expression` calls a function that does not exist",
+                       error_signature="Unknown identifier: no_such_function",
+                       excerpt="Unknown identifier: no_such_function"),
+                 entry("calc", "evaluate", EntryKind.BOUNDARY, outcome=fail, family="malformed_value", support=2,
+                       condition="`expression` divides by zero", error_signature="division by zero",
+                       excerpt="division by zero")]
+        atlas = Atlas(AtlasView(tools, found, [], []))
+        assert atlas.guide("Evaluate 10 / (5 - 5).", docs_ratio=None).tools[0].when_not[0].error == "division by zero"
+        assert atlas.guide("Evaluate 10 * (5 - 5).", docs_ratio=None).tools[0].when_not[0].error != "division by zero"
+
     def test_findings_that_differ_only_in_what_the_state_listed_are_one(self) -> None:
         """Two answers naming a missing sheet that list different sheets available are one finding."""
         reader = node("sheets", "read_sheet", "Read a sheet of a workbook.", ("file", "sheet"), read_only=True)
