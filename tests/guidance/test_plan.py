@@ -546,3 +546,17 @@ class TestBudget:
                                             PlanStep(operation="read", tool="s.stats"),
                                             PlanStep(operation="count", tool="s.stats")])
         assert guidance.to_text().splitlines()[0] == "Plan: load (read; verified to feed stats) → stats (read, count)"
+
+    def test_what_steps_feed_goes_before_the_last_boundary(self) -> None:
+        """Over budget, the plan line stops saying what each step was verified to feed before the planned tool
+        loses its one boundary."""
+        boundary = BoundaryNote(condition="`session` is not one the loader made", entry_id="e1",
+                                error="Invalid session or no data loaded", outcome="tool_error", weight=3.5)
+        steps = [PlanStep(operation="discover", tool="s.list_sessions", feeds="s.load_table"),
+                 PlanStep(operation="read", tool="s.load_table", feeds="s.column_stats"),
+                 PlanStep(operation="count", tool="s.column_stats")]
+        stats = ToolGuidance(server="s", tool="column_stats", operations=["count"], when_not=[boundary])
+        guidance = Guidance(task="t", plan=steps, tools=[stats])
+        plain = guidance.model_copy(update={"plan": [s.model_copy(update={"feeds": None}) for s in steps]})
+        kept = fit(guidance, len(render_text(plain, also=False)) // 4 + 1)
+        assert kept.tools[0].when_not == [boundary] and not any(s.feeds for s in kept.plan)

@@ -32,8 +32,8 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     nothing else, the use notes (a second boundary with the server's own words tells more than the
     arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
     clauses, the purposes (an agent has every tool's description already; what the atlas verified it
-    has only here), the last boundaries, the related tools' names, then whole tools from the last (the
-    plan and the first tool stay)."""
+    has only here), what the plan's steps were verified to feed, the last boundaries, the related tools'
+    names, then whole tools from the last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -46,6 +46,7 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _lightest(g, 1),
         lambda g: _per_tool(g, "documented", 0),
         lambda g: _unsaid(g),
+        _unfed,
         lambda g: _lightest(g, 0),
         lambda g: _related(g),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
@@ -61,6 +62,13 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     if line:  # the rendering puts it on a line of its own
         characters += len(line) + (1 if characters else 0)
     return guidance.model_copy(update={"tokens": _tokens(characters)})
+
+
+def _unfed(guidance: Guidance) -> Guidance | None:
+    """The plan without what each step was verified to feed (the order of its steps says most of it)."""
+    if not any(step.feeds for step in guidance.plan):
+        return None
+    return guidance.model_copy(update={"plan": [step.model_copy(update={"feeds": None}) for step in guidance.plan]})
 
 
 def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
