@@ -303,6 +303,40 @@ class TestBoundaries:
         assert atlas.guide("Evaluate 10 / (5 - 5).", docs_ratio=None).tools[0].when_not[0].error == "division by zero"
         assert atlas.guide("Evaluate 10 * (5 - 5).", docs_ratio=None).tools[0].when_not[0].error != "division by zero"
 
+    def test_a_contrived_value_needs_more_than_its_arguments_name(self) -> None:
+        """A task that names a column does not point at an empty column name: the contrived failure ranks like
+        schema validation, after the natural failure of the tool."""
+        tools = [node("tables", "change_type", "Change the type of a column.", ("column", "dtype"), read_only=False)]
+        fail = OutcomeClass.TOOL_ERROR
+        found = [entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, family="empty_value", support=9,
+                       condition="`column` is an empty string", error_signature="Column '' not found",
+                       excerpt="Column '' not found"),
+                 entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, support=2,
+                       condition='called with `dtype` = "example" (the error names it)',
+                       error_signature="Unsupported dtype: example", excerpt="Unsupported dtype: example",
+                       arguments={"column": "salary", "dtype": "example"})]
+        guidance = Atlas(AtlasView(tools, found, [], [])).guide("Change the salary column to the money type.",
+                                                                docs_ratio=None)
+        assert guidance.tools[0].when_not[0].error == "Unsupported dtype: example"
+
+    def test_errors_that_differ_only_in_the_value_passed_are_one(self) -> None:
+        """"Unsupported dtype: demo" and "Unsupported dtype: example", each naming the value its call passed, are
+        one finding: the tool's second boundary is another failure."""
+        tools = [node("tables", "change_type", "Change the type of a column.", ("column", "dtype"), read_only=False)]
+        fail = OutcomeClass.TOOL_ERROR
+        found = [*(entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, support=3,
+                         condition=f'called with `dtype` = "{name}" (the error names it)',
+                         error_signature=f"Unsupported dtype: {name}", excerpt=f"Unsupported dtype: {name}",
+                         arguments={"column": "salary", "dtype": name}) for name in ("demo", "example")),
+                 entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, support=1,
+                       condition='called with `column` = "wage" (the error names it)',
+                       error_signature="Column 'wage' not found", excerpt="Column 'wage' not found",
+                       arguments={"column": "wage", "dtype": "int"})]
+        guidance = Atlas(AtlasView(tools, found, [], [])).guide("Change how salary is stored, to money.",
+                                                                docs_ratio=None)
+        errors = [b.error for b in guidance.tools[0].when_not]
+        assert len(errors) == 2 and sum("Unsupported dtype" in e for e in errors) == 1
+
     def test_findings_that_differ_only_in_what_the_state_listed_are_one(self) -> None:
         """Two answers naming a missing sheet that list different sheets available are one finding."""
         reader = node("sheets", "read_sheet", "Read a sheet of a workbook.", ("file", "sheet"), read_only=True)

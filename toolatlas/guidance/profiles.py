@@ -110,6 +110,8 @@ def condition_line(text: str) -> str:
 CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leading_dash"})
 """Boundary families of values no task hands a tool (an empty string, 100 KB, a leading dash): a
 tool's answer to them is served when a task's words point there, never by default."""
+MIN_PASSED = 3
+"""Shortest value of a call that an error naming it is told apart by (shorter ones occur by chance)."""
 NATURAL_LEAD, STATE_LEAD, SOFT_LEAD = 1.5, 1.0, 1.0
 """What a finding weighs for any task that uses its tool, before its words are matched: a valid call
 that failed on the real state, a failure until another tool changes the state or mints the identifier
@@ -173,9 +175,14 @@ class Finding:
 
     @cached_property
     def signature(self) -> str:
-        """Its error's first line with harvested and random names masked (its condition without an
-        error): findings of different tools with one signature are said once in a guidance."""
+        """Its error's first line with harvested and random names masked, and the values its call passed
+        (an error that names the value it refused: "Unsupported dtype: demo" and "…: example" are one) — its
+        condition without an error: findings with one signature are said once in a guidance."""
         said = next((line.strip() for line in (self.error or "").splitlines() if line.strip()), "")
+        if said and self.entry.evidence:
+            values = (v for key, item in self.entry.evidence[0].arguments.items() for _, v in leaves(item, key))
+            for value in sorted({v for v in values if len(v) >= MIN_PASSED}, key=len, reverse=True):
+                said = said.replace(value, "_")
         return "error: " + masked(said) if said else "condition: " + masked(self.text)
 
     @cached_property

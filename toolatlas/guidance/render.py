@@ -103,7 +103,7 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
         scores = dict(conditions.scores(query))
         for i, score in (errors.scores(query).items() if errors is not None else ()):
             scores[i] = scores.get(i, 0.0) + ERROR_WEIGHT * score
-        scores = {i: s * (0.2 if findings[i].schema else 1.0) for i, s in scores.items()}
+        scores = {i: s * (0.2 if findings[i].schema or findings[i].contrived else 1.0) for i, s in scores.items()}
         if natural:  # what any task using the tool is likely to meet: a natural failure, an ordering…
             for i, finding in enumerate(findings):
                 if finding.lead:
