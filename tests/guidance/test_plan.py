@@ -17,6 +17,21 @@ def served(guidance) -> list[str]:
     return [t.tool for t in guidance.tools]
 
 
+def failing(tool: tuple[str, str, str, tuple[str, ...]], *failures: tuple, read_only: bool = False) -> Atlas:
+    """An atlas of one tool (server, name, description, required arguments) and its failures, each (family,
+    support, condition, error[, the call's arguments])."""
+    server, name, description, required = tool
+    found = [entry(server, name, EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR, family=family, support=support,
+                   condition=condition, error_signature=error, excerpt=error, arguments=(rest or [None])[0])
+             for family, support, condition, error, *rest in failures]
+    return Atlas(AtlasView([node(server, name, description, required, read_only=read_only)], found, [], []))
+
+
+def first_warning(atlas: Atlas, task: str) -> str:
+    """The error of the first boundary served for ``task`` (no budget)."""
+    return atlas.guide(task, docs_ratio=None).tools[0].when_not[0].error
+
+
 class TestToolSelection:
     def test_operations_choose_the_tools(self) -> None:
         """Create, then save into it: the creator and the saver are planned, in the task's order."""
@@ -259,81 +274,51 @@ class TestBoundaries:
     def test_an_everyday_word_meets_the_condition_in_the_documentations_words(self) -> None:
         """Linting "the build folder" meets the failure of naming a *directory* where a file is expected, before a
         better supported failure the task's words do not point at."""
-        tools = [node("lint", "lint_files", "Lint source files.", ("paths",), read_only=True)]
-        fail = OutcomeClass.TOOL_ERROR
-        found = [entry("lint", "lint_files", EntryKind.BOUNDARY, outcome=fail, family="missing_extension", support=9,
-                       condition="`paths[0]` names an existing file without its extension (`.js`)",
-                       error_signature="No files matching 'src/app' were found",
-                       excerpt="No files matching 'src/app' were found"),
-                 entry("lint", "lint_files", EntryKind.BOUNDARY, outcome=fail, family="path_is_directory", support=2,
-                       condition="`paths[0]` names a directory where a file is expected",
-                       error_signature="All files matched by 'build' are ignored",
-                       excerpt="All files matched by 'build' are ignored")]
-        guidance = Atlas(AtlasView(tools, found, [], [])).guide("Lint everything in the build folder.", docs_ratio=None)
-        assert guidance.tools[0].when_not[0].error == "All files matched by 'build' are ignored"
+        atlas = failing(("lint", "lint_files", "Lint source files.", ("paths",)),
+                        ("missing_extension", 9, "`paths[0]` names an existing file without its extension (`.js`)",
+                         "No files matching 'src/app' were found"),
+                        ("path_is_directory", 2, "`paths[0]` names a directory where a file is expected",
+                         "All files matched by 'build' are ignored"), read_only=True)
+        first = first_warning(atlas, "Lint everything in the build folder.")
+        assert first == "All files matched by 'build' are ignored"
 
     def test_a_quoted_name_risks_that_it_does_not_exist(self) -> None:
         """Approving the 'Proofread' task: the failure of a task that does not exist comes before a better
         supported failure the task's words point at as much."""
-        tools = [node("tasks", "approve_task", "Approve a task of a request.", ("request", "task"), read_only=False)]
-        fail = OutcomeClass.TOOL_ERROR
-        found = [entry("tasks", "approve_task", EntryKind.BOUNDARY, outcome=fail, family="nonexistent_reference",
-                       support=2, condition="`task` names a task that does not exist", error_signature="Task not found",
-                       excerpt="Task not found"),
-                 entry("tasks", "approve_task", EntryKind.BOUNDARY, outcome=fail, family="malformed_value", support=9,
-                       condition="`request` is a request id in lower case", error_signature="Bad request id",
-                       excerpt="Bad request id")]
-        atlas = Atlas(AtlasView(tools, found, [], []))
-        guidance = atlas.guide("Approve the 'Proofread' task of the newsletter request.", docs_ratio=None)
-        assert guidance.tools[0].when_not[0].error == "Task not found"
+        atlas = failing(("tasks", "approve_task", "Approve a task of a request.", ("request", "task")),
+                        ("nonexistent_reference", 2, "`task` names a task that does not exist", "Task not found"),
+                        ("malformed_value", 9, "`request` is a request id in lower case", "Bad request id"))
+        assert first_warning(atlas, "Approve the 'Proofread' task of the newsletter request.") == "Task not found"
 
     def test_an_expression_that_divides_risks_a_zero_divisor(self) -> None:
         """An expression with a division meets the evaluator's division-by-zero failure before a better supported
         one; an expression without does not."""
-        tools = [node("calc", "evaluate", "Evaluate an arithmetic expression.", ("expression",), read_only=True)]
-        fail = OutcomeClass.TOOL_ERROR
-        found = [entry("calc", "evaluate", EntryKind.BOUNDARY, outcome=fail, family="malformed_value", support=9,
-                       condition="`expression` calls a function that does not exist",
-                       error_signature="Unknown identifier: no_such_function",
-                       excerpt="Unknown identifier: no_such_function"),
-                 entry("calc", "evaluate", EntryKind.BOUNDARY, outcome=fail, family="malformed_value", support=2,
-                       condition="`expression` divides by zero", error_signature="division by zero",
-                       excerpt="division by zero")]
-        atlas = Atlas(AtlasView(tools, found, [], []))
-        assert atlas.guide("Evaluate 10 / (5 - 5).", docs_ratio=None).tools[0].when_not[0].error == "division by zero"
-        assert atlas.guide("Evaluate 10 * (5 - 5).", docs_ratio=None).tools[0].when_not[0].error != "division by zero"
+        atlas = failing(("calc", "evaluate", "Evaluate an arithmetic expression.", ("expression",)),
+                        ("malformed_value", 9, "`expression` calls a function that does not exist",
+                         "Unknown identifier: no_such_function"),
+                        ("malformed_value", 2, "`expression` divides by zero", "division by zero"), read_only=True)
+        assert first_warning(atlas, "Evaluate 10 / (5 - 5).") == "division by zero"
+        assert first_warning(atlas, "Evaluate 10 * (5 - 5).") != "division by zero"
 
     def test_a_contrived_value_needs_more_than_its_arguments_name(self) -> None:
         """A task that names a column does not point at an empty column name: the contrived failure ranks like
         schema validation, after the natural failure of the tool."""
-        tools = [node("tables", "change_type", "Change the type of a column.", ("column", "dtype"), read_only=False)]
-        fail = OutcomeClass.TOOL_ERROR
-        found = [entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, family="empty_value", support=9,
-                       condition="`column` is an empty string", error_signature="Column '' not found",
-                       excerpt="Column '' not found"),
-                 entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, support=2,
-                       condition='called with `dtype` = "example" (the error names it)',
-                       error_signature="Unsupported dtype: example", excerpt="Unsupported dtype: example",
-                       arguments={"column": "salary", "dtype": "example"})]
-        guidance = Atlas(AtlasView(tools, found, [], [])).guide("Change the salary column to the money type.",
-                                                                docs_ratio=None)
-        assert guidance.tools[0].when_not[0].error == "Unsupported dtype: example"
+        atlas = failing(("tables", "change_type", "Change the type of a column.", ("column", "dtype")),
+                        ("empty_value", 9, "`column` is an empty string", "Column '' not found"),
+                        (None, 2, 'called with `dtype` = "example" (the error names it)', "Unsupported dtype: example",
+                         {"column": "salary", "dtype": "example"}))
+        assert first_warning(atlas, "Change the salary column to the money type.") == "Unsupported dtype: example"
 
     def test_errors_that_differ_only_in_the_value_passed_are_one(self) -> None:
         """"Unsupported dtype: demo" and "Unsupported dtype: example", each naming the value its call passed, are
         one finding: the tool's second boundary is another failure."""
-        tools = [node("tables", "change_type", "Change the type of a column.", ("column", "dtype"), read_only=False)]
-        fail = OutcomeClass.TOOL_ERROR
-        found = [*(entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, support=3,
-                         condition=f'called with `dtype` = "{name}" (the error names it)',
-                         error_signature=f"Unsupported dtype: {name}", excerpt=f"Unsupported dtype: {name}",
-                         arguments={"column": "salary", "dtype": name}) for name in ("demo", "example")),
-                 entry("tables", "change_type", EntryKind.BOUNDARY, outcome=fail, support=1,
-                       condition='called with `column` = "wage" (the error names it)',
-                       error_signature="Column 'wage' not found", excerpt="Column 'wage' not found",
-                       arguments={"column": "wage", "dtype": "int"})]
-        guidance = Atlas(AtlasView(tools, found, [], [])).guide("Change how salary is stored, to money.",
-                                                                docs_ratio=None)
+        atlas = failing(("tables", "change_type", "Change the type of a column.", ("column", "dtype")),
+                        *((None, 3, f'called with `dtype` = "{name}" (the error names it)',
+                           f"Unsupported dtype: {name}", {"column": "salary", "dtype": name})
+                          for name in ("demo", "example")),
+                        (None, 1, 'called with `column` = "wage" (the error names it)', "Column 'wage' not found",
+                         {"column": "wage", "dtype": "int"}))
+        guidance = atlas.guide("Change how salary is stored, to money.", docs_ratio=None)
         errors = [b.error for b in guidance.tools[0].when_not]
         assert len(errors) == 2 and sum("Unsupported dtype" in e for e in errors) == 1
 
@@ -488,31 +473,32 @@ class TestDocumentation:
         assert "Perfect for" not in guidance.to_text()
 
 
+def weighed(tool: str, weight: float, relevance: float = 1.0) -> ToolGuidance:
+    """A served tool with one boundary of ``weight``."""
+    note = BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
+                        entry_id=f"e{weight}", weight=weight)
+    return ToolGuidance(server="s", tool=tool, when_not=[note], relevance=relevance)
+
+
+def kept_weights(tools: list[ToolGuidance], fitting: list[ToolGuidance]) -> list[float]:
+    """The weights of the boundaries left when guidance serving ``tools`` is fitted to about what serving
+    ``fitting`` alone costs."""
+    guidance = Guidance(task="t", tools=tools)
+    kept = fit(guidance, len(guidance.model_copy(update={"tools": fitting}).to_text()) // 4 + 12)
+    return [b.weight for t in kept.tools for b in t.when_not]
+
+
 class TestBudget:
     def test_the_lightest_boundary_goes_first(self) -> None:
         """Over budget, the boundary the task is least likely to hit is dropped, whichever tool it is on."""
-        def note(weight: float) -> BoundaryNote:
-            return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
-                                entry_id=f"e{weight}", weight=weight)
-
-        guidance = Guidance(task="t", tools=[
-            ToolGuidance(server="s", tool="first", when_not=[note(0.5)], relevance=1),
-            ToolGuidance(server="s", tool="second", when_not=[note(2.5)], relevance=1)])
-        kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[1:]}).to_text().__len__() // 4 + 12)
-        assert [b.weight for t in kept.tools for b in t.when_not] == [2.5]
+        first, second = weighed("first", 0.5), weighed("second", 2.5)
+        assert kept_weights([first, second], [second]) == [2.5]
 
     def test_a_heavy_failure_of_a_tool_the_task_barely_points_at_goes_first(self) -> None:
         """A boundary's weight counts as much as its tool is relevant: the ordering of a tool the walk barely
         reached goes before the lighter failure of the tool the task is about."""
-        def note(weight: float) -> BoundaryNote:
-            return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
-                                entry_id=f"e{weight}", weight=weight)
-
-        guidance = Guidance(task="t", tools=[
-            ToolGuidance(server="s", tool="first", when_not=[note(1.5)], relevance=1),
-            ToolGuidance(server="s", tool="far", when_not=[note(3.5)], relevance=0.01)])
-        kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[:1]}).to_text().__len__() // 4 + 12)
-        assert [b.weight for t in kept.tools for b in t.when_not] == [1.5]
+        first, far = weighed("first", 1.5), weighed("far", 3.5, relevance=0.01)
+        assert kept_weights([first, far], [first]) == [1.5]
 
     def test_related_tools_are_named_before_details_go(self) -> None:
         """Over budget, a tool outside the plan keeps its name on the one line of related tools, paid for
