@@ -158,3 +158,119 @@ class TestChangesOfWhatCannotChange:
         atlas = Atlas(AtlasView([*view.tool_nodes.values(), days], [*view.entries.values(), seen], [], []))
         plan = atlas.guide("Add a storm alert dated 2024-03-20", servers=["weather", "dates"]).plan
         assert [s.tool for s in plan][:1] == ["weather.run_sql"]
+
+
+def customers(*, carried_out: bool = True) -> AtlasView:
+    """A shop's statement runner with three failures of inserting a customer: a duplicate email (a natural failure,
+    the best supported), a country the CHECK constraint refuses and an email left NULL; without ``carried_out``
+    none of them is known to have reached the data (the server may have blocked each statement)."""
+    run = ToolNode(id="shop.run_sql", server="shop", tool="run_sql", schema_hash="h",
+                   description="Run one SQL statement against the shop database.",
+                   input_schema={"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]})
+    insert = "INSERT INTO customers (name, email, country) VALUES ('Ada', 'ada@example.com', 'Germany')"
+    found = [
+        entry("shop", "run_sql", EntryKind.AFFORDANCE, when="run a statement", effect=Effect.READ_ONLY,
+              arguments={"sql": "SELECT name FROM customers"}, excerpt="Ada"),
+        entry("shop", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=12,
+              condition=f'called with `sql` = "{insert[:40]}…"',
+              error_signature="UNIQUE constraint failed: customers.email",
+              excerpt="UNIQUE constraint failed: customers.email", arguments={"sql": insert}),
+        entry("shop", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=3,
+              family="constraint_violation" if carried_out else None,
+              condition="`sql` inserts a row where `customers.country` violates CHECK (length(country) = 2) (check)",
+              error_signature="CHECK constraint failed: length(country) = 2",
+              excerpt="CHECK constraint failed: length(country) = 2", arguments={"sql": insert}),
+        entry("shop", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=3,
+              family="constraint_violation" if carried_out else None,
+              condition="`sql` inserts a row where NOT NULL column `customers.email` is set to NULL (not null)",
+              error_signature="NOT NULL constraint failed: customers.email",
+              excerpt="NOT NULL constraint failed: customers.email", arguments={"sql": insert}),
+    ]
+    return AtlasView([run], found, [], [])
+
+
+class TestGivenValues:
+    def test_the_words_a_value_is_given_as(self) -> None:
+        """The words next to a number, an email, a quoted text or a capitalised name are what the request gives a
+        value to; a condition's quoted names say what a finding's value went to (the last part of a path)."""
+        from toolatlas.guidance.implied import given_words, subjects
+        from toolatlas.guidance.index import terms
+
+        assert set(terms("level")) <= given_words("Add a level 12 heading to report.docx")
+        assert set(terms("country")) <= given_words("Add a customer whose country is France.")
+        assert set(terms("country")) <= given_words("Add Max, with his country written out as 'Germany'.")
+        assert not given_words("Show me every daily reading of every station.")
+        assert subjects("`sql` inserts a row where `customers.country` violates CHECK") == {*terms("sql"),
+                                                                                           *terms("country")}
+        assert subjects("`ops[1].unit` is `months`") == {*terms("unit"), *terms("months")}
+
+    def test_a_value_given_to_what_a_finding_is_about_leads(self) -> None:
+        """"Whose country is France": the CHECK constraint on `customers.country` is said first, before the better
+        supported duplicate-email failure; a given email does not make an email left NULL likely."""
+        atlas = Atlas(customers())
+        first = atlas.guide("Add a customer Jeanne Martin, jeanne@example.fr, whose country is France.",
+                            docs_ratio=None).tools[0].when_not[0]
+        assert "CHECK constraint failed" in first.error
+        first = atlas.guide("Add a customer whose email is ana@example.com.", docs_ratio=None).tools[0].when_not[0]
+        assert "NOT NULL" not in first.error
+
+    def test_a_change_the_data_refused_was_carried_out(self) -> None:
+        """A runner never seen changing anything, but whose INSERT ran into a constraint, is no read-only
+        connection: an insert is not told each data-changing failure first as its refusal, only those its
+        values imply; a runner that blocked the INSERT is told that refusal first."""
+        from toolatlas.guidance.implied import task_leads
+
+        task = "Record a new customer named Bo Chen."
+        carried = customers().profiles[("shop", "run_sql")]
+        assert task_leads(carried, task, ["write"]) == {}
+        blocked = customers(carried_out=False).profiles[("shop", "run_sql")]
+        refused = [i for i, f in enumerate(blocked.findings) if f.changes]
+        assert set(task_leads(blocked, task, ["write"])) == set(refused) and refused
+
+    def test_which_thing_a_value_names_is_left_to_what_naming_risks(self) -> None:
+        """A file the task gives by name does not lead the failure of a file that does not exist (what naming a thing
+        risks ranks that one), but does lead the answer to a file of the kind the task gives."""
+        from toolatlas.guidance.implied import task_leads
+
+        sheet = ToolNode(id="books.add_sheet", server="books", tool="add_sheet", schema_hash="h",
+                         description="Add a sheet to a workbook.",
+                         input_schema={"type": "object", "properties": {"file": {"type": "string"}},
+                                       "required": ["file"]})
+        found = [
+            entry("books", "add_sheet", EntryKind.BOUNDARY, outcome=FAIL, family="nonexistent_reference",
+                  condition="`file` names a file that does not exist", error_signature="File not found: <s>",
+                  excerpt="File not found: missing_3f2a.xlsx"),
+            entry("books", "add_sheet", EntryKind.BOUNDARY, outcome=FAIL,
+                  condition='called with `file` = "README.txt" (the error names it)',
+                  error_signature="Unsupported file format: '.txt'", excerpt="Unsupported file format: '.txt'"),
+        ]
+        profile = AtlasView([sheet], found, [], []).profiles[("books", "add_sheet")]
+        leads = task_leads(profile, "Add a sheet to the file 'Budget 2024'.")
+        assert [profile.findings[i].entry.family for i in leads] == [None]
+
+    def test_a_kind_of_file_the_tool_failed_on_leads(self) -> None:
+        """A task naming a ``.txt`` file to a workbook tool, verified on ``.xlsx`` files and failing on the real
+        ``README.txt``, is told that failure first; naming a workbook it is not."""
+        from toolatlas.guidance.implied import task_leads
+
+        sheet = ToolNode(id="books.add_sheet", server="books", tool="add_sheet", schema_hash="h",
+                         description="Add a sheet to a workbook.",
+                         input_schema={"type": "object", "properties": {"file": {"type": "string"},
+                                                                        "sheet": {"type": "string"}},
+                                       "required": ["file"]})
+        found = [
+            entry("books", "add_sheet", EntryKind.AFFORDANCE, when="add a sheet", effect=Effect.MUTATING,
+                  arguments={"file": "${root}/budget.xlsx", "sheet": "Q1"}),
+            entry("books", "add_sheet", EntryKind.BOUNDARY, outcome=FAIL, support=9,
+                  condition='called with `sheet` = "Sheet1" (the error names it)', error_signature="Sheet not found",
+                  excerpt="Sheet not found: 'Sheet1'", arguments={"file": "${root}/budget.xlsx", "sheet": "Sheet1"}),
+            entry("books", "add_sheet", EntryKind.BOUNDARY, outcome=FAIL, support=2,
+                  condition='called with `file` = "${root}/README.txt" (the error names it)',
+                  error_signature="Unsupported file format: '.txt'", excerpt="Unsupported file format: '.txt'",
+                  arguments={"file": "${root}/README.txt"}),
+        ]
+        atlas = Atlas(AtlasView([sheet], found, [], []))
+        first = atlas.guide("Add one more sheet to budget.txt.", docs_ratio=None).tools[0].when_not[0]
+        assert first.error == "Unsupported file format: '.txt'"
+        profile = atlas.view.profiles[("books", "add_sheet")]
+        assert task_leads(profile, "Add one more sheet to budget.xlsx.") == {}

@@ -7,7 +7,7 @@ from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.models import BoundaryNote, Guidance, PlanStep, ToolGuidance, UseNote
 from toolatlas.guidance.profiles import answer_line
-from toolatlas.guidance.text import fit
+from toolatlas.guidance.text import fit, render_text
 from toolatlas.models import Effect, OutcomeClass
 
 from .conftest import entry, node, notes_atlas, notes_entries, notes_tools
@@ -15,6 +15,21 @@ from .conftest import entry, node, notes_atlas, notes_entries, notes_tools
 
 def served(guidance) -> list[str]:
     return [t.tool for t in guidance.tools]
+
+
+def failing(tool: tuple[str, str, str, tuple[str, ...]], *failures: tuple, read_only: bool = False) -> Atlas:
+    """An atlas of one tool (server, name, description, required arguments) and its failures, each (family,
+    support, condition, error[, the call's arguments])."""
+    server, name, description, required = tool
+    found = [entry(server, name, EntryKind.BOUNDARY, outcome=OutcomeClass.TOOL_ERROR, family=family, support=support,
+                   condition=condition, error_signature=error, excerpt=error, arguments=(rest or [None])[0])
+             for family, support, condition, error, *rest in failures]
+    return Atlas(AtlasView([node(server, name, description, required, read_only=read_only)], found, [], []))
+
+
+def first_warning(atlas: Atlas, task: str) -> str:
+    """The error of the first boundary served for ``task`` (no budget)."""
+    return atlas.guide(task, docs_ratio=None).tools[0].when_not[0].error
 
 
 class TestToolSelection:
@@ -123,6 +138,21 @@ class TestToolSelection:
         [gap] = [g for g in guidance.gaps if g.operation == "search"]
         assert "`find_notes` matches names" in gap.text and "glob-style pattern" in gap.text
         assert "notes.open_note" in gap.tools and "open_note" in served(guidance)
+
+    def test_a_search_of_values_is_a_content_search(self) -> None:
+        """A tool that searches values for a substring or a regex pattern (and returns their paths), or runs SQL over
+        the data, searches contents: a search for text inside is sent to it, and no gap says otherwise."""
+        tools = [node("docs", "load_doc", "Load a JSON file into memory.", ("file_path",), read_only=True),
+                 node("docs", "search_text", "Recursively search all string values for a substring or regex pattern. "
+                      "Returns the paths and values of every match found.", ("alias", "pattern"), read_only=True),
+                 node("db", "execute_query", "Execute a SQL query. Unqualified table names resolve to the current "
+                      "schema.", ("sql",), read_only=False)]
+        view = AtlasView(tools, [], [], [])
+        guidance = Atlas(view).guide("Search orders.json for text containing the word refund", docs_ratio=None)
+        assert not guidance.gaps and ("search", "docs.search_text") in [(s.operation, s.tool) for s in guidance.plan]
+        from toolatlas.guidance.operations import name_search
+
+        assert not name_search(tools[2].description)
 
     def test_a_request_with_no_operation_discovers_for_its_answer(self) -> None:
         """"My todo note, please" asks for no operation: the discovery tool that supplies the notebook the
@@ -240,6 +270,57 @@ class TestBoundaries:
         guidance = atlas.guide("Add a level 10 heading called Plan to the todo note", servers=["notes"])
         heading = next(t for t in guidance.tools if t.tool == "add_heading")
         assert heading.when_not and "`level` = 10" in heading.when_not[0].condition
+
+    def test_an_everyday_word_meets_the_condition_in_the_documentations_words(self) -> None:
+        """Linting "the build folder" meets the failure of naming a *directory* where a file is expected, before a
+        better supported failure the task's words do not point at."""
+        atlas = failing(("lint", "lint_files", "Lint source files.", ("paths",)),
+                        ("missing_extension", 9, "`paths[0]` names an existing file without its extension (`.js`)",
+                         "No files matching 'src/app' were found"),
+                        ("path_is_directory", 2, "`paths[0]` names a directory where a file is expected",
+                         "All files matched by 'build' are ignored"), read_only=True)
+        first = first_warning(atlas, "Lint everything in the build folder.")
+        assert first == "All files matched by 'build' are ignored"
+
+    def test_a_quoted_name_risks_that_it_does_not_exist(self) -> None:
+        """Approving the 'Proofread' task: the failure of a task that does not exist comes before a better
+        supported failure the task's words point at as much."""
+        atlas = failing(("tasks", "approve_task", "Approve a task of a request.", ("request", "task")),
+                        ("nonexistent_reference", 2, "`task` names a task that does not exist", "Task not found"),
+                        ("malformed_value", 9, "`request` is a request id in lower case", "Bad request id"))
+        assert first_warning(atlas, "Approve the 'Proofread' task of the newsletter request.") == "Task not found"
+
+    def test_an_expression_that_divides_risks_a_zero_divisor(self) -> None:
+        """An expression with a division meets the evaluator's division-by-zero failure before a better supported
+        one; an expression without does not."""
+        atlas = failing(("calc", "evaluate", "Evaluate an arithmetic expression.", ("expression",)),
+                        ("malformed_value", 9, "`expression` calls a function that does not exist",
+                         "Unknown identifier: no_such_function"),
+                        ("malformed_value", 2, "`expression` divides by zero", "division by zero"), read_only=True)
+        assert first_warning(atlas, "Evaluate 10 / (5 - 5).") == "division by zero"
+        assert first_warning(atlas, "Evaluate 10 * (5 - 5).") != "division by zero"
+
+    def test_a_contrived_value_needs_more_than_its_arguments_name(self) -> None:
+        """A task that names a column does not point at an empty column name: the contrived failure ranks like
+        schema validation, after the natural failure of the tool."""
+        atlas = failing(("tables", "change_type", "Change the type of a column.", ("column", "dtype")),
+                        ("empty_value", 9, "`column` is an empty string", "Column '' not found"),
+                        (None, 2, 'called with `dtype` = "example" (the error names it)', "Unsupported dtype: example",
+                         {"column": "salary", "dtype": "example"}))
+        assert first_warning(atlas, "Change the salary column to the money type.") == "Unsupported dtype: example"
+
+    def test_errors_that_differ_only_in_the_value_passed_are_one(self) -> None:
+        """"Unsupported dtype: demo" and "Unsupported dtype: example", each naming the value its call passed, are
+        one finding: the tool's second boundary is another failure."""
+        atlas = failing(("tables", "change_type", "Change the type of a column.", ("column", "dtype")),
+                        *((None, 3, f'called with `dtype` = "{name}" (the error names it)',
+                           f"Unsupported dtype: {name}", {"column": "salary", "dtype": name})
+                          for name in ("demo", "example")),
+                        (None, 1, 'called with `column` = "wage" (the error names it)', "Column 'wage' not found",
+                         {"column": "wage", "dtype": "int"}))
+        guidance = atlas.guide("Change how salary is stored, to money.", docs_ratio=None)
+        errors = [b.error for b in guidance.tools[0].when_not]
+        assert len(errors) == 2 and sum("Unsupported dtype" in e for e in errors) == 1
 
     def test_findings_that_differ_only_in_what_the_state_listed_are_one(self) -> None:
         """Two answers naming a missing sheet that list different sheets available are one finding."""
@@ -392,17 +473,32 @@ class TestDocumentation:
         assert "Perfect for" not in guidance.to_text()
 
 
+def weighed(tool: str, weight: float, relevance: float = 1.0) -> ToolGuidance:
+    """A served tool with one boundary of ``weight``."""
+    note = BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
+                        entry_id=f"e{weight}", weight=weight)
+    return ToolGuidance(server="s", tool=tool, when_not=[note], relevance=relevance)
+
+
+def kept_weights(tools: list[ToolGuidance], fitting: list[ToolGuidance]) -> list[float]:
+    """The weights of the boundaries left when guidance serving ``tools`` is fitted to about what serving
+    ``fitting`` alone costs."""
+    guidance = Guidance(task="t", tools=tools)
+    kept = fit(guidance, len(guidance.model_copy(update={"tools": fitting}).to_text()) // 4 + 12)
+    return [b.weight for t in kept.tools for b in t.when_not]
+
+
 class TestBudget:
     def test_the_lightest_boundary_goes_first(self) -> None:
         """Over budget, the boundary the task is least likely to hit is dropped, whichever tool it is on."""
-        def note(weight: float) -> BoundaryNote:
-            return BoundaryNote(condition=f"case {weight}", error="it failed in some way", outcome="tool_error",
-                                entry_id=f"e{weight}", weight=weight)
+        first, second = weighed("first", 0.5), weighed("second", 2.5)
+        assert kept_weights([first, second], [second]) == [2.5]
 
-        guidance = Guidance(task="t", tools=[ToolGuidance(server="s", tool="first", when_not=[note(0.5)]),
-                                             ToolGuidance(server="s", tool="second", when_not=[note(2.5)])])
-        kept = fit(guidance, guidance.model_copy(update={"tools": guidance.tools[1:]}).to_text().__len__() // 4 + 12)
-        assert [b.weight for t in kept.tools for b in t.when_not] == [2.5]
+    def test_a_heavy_failure_of_a_tool_the_task_barely_points_at_goes_first(self) -> None:
+        """A boundary's weight counts as much as its tool is relevant: the ordering of a tool the walk barely
+        reached goes before the lighter failure of the tool the task is about."""
+        first, far = weighed("first", 1.5), weighed("far", 3.5, relevance=0.01)
+        assert kept_weights([first, far], [first]) == [1.5]
 
     def test_related_tools_are_named_before_details_go(self) -> None:
         """Over budget, a tool outside the plan keeps its name on the one line of related tools, paid for
@@ -446,3 +542,41 @@ class TestBudget:
         docs = docs_tokens(atlas.view, [(t.server, t.tool) for t in paid.tools])
         assert paid.tokens <= max(MIN_TOKENS, DOCS_RATIO * docs) + 1 < free.tokens
         assert paid.plan == free.plan and paid.tools[0].tool == free.tools[0].tool
+
+    def test_the_first_tools_purpose_goes_before_the_last_boundary(self) -> None:
+        """Over budget, the discovery tool served first loses its purpose (an agent has its description) before
+        the planned tool loses its one boundary."""
+        boundary = BoundaryNote(condition="`session` is not one the loader made", entry_id="e1",
+                                error="Invalid session or no data loaded", outcome="tool_error", weight=3.5)
+        finder = ToolGuidance(server="s", tool="list_sessions", operations=["discover"],
+                              purpose="List every active session of the server, with its columns and size.")
+        stats = ToolGuidance(server="s", tool="column_stats", operations=["count"],
+                             purpose="Get statistics of one column.", when_not=[boundary])
+        guidance = Guidance(task="t", plan=[PlanStep(operation="discover", tool="s.list_sessions"),
+                                            PlanStep(operation="count", tool="s.column_stats")],
+                            tools=[finder, stats])
+        without = guidance.model_copy(update={"tools": [finder.model_copy(update={"purpose": ""}),
+                                                        stats.model_copy(update={"purpose": ""})]})
+        kept = fit(guidance, len(render_text(without, also=False)) // 4 + 1)
+        assert kept.tools[1].when_not == [boundary] and not kept.tools[0].purpose
+
+    def test_a_tool_planned_for_several_operations_in_a_row_is_said_once(self) -> None:
+        """The plan line names a tool once for consecutive operations: "stats (read, count)"."""
+        guidance = Guidance(task="t", plan=[PlanStep(operation="read", tool="s.load", feeds="s.stats"),
+                                            PlanStep(operation="read", tool="s.stats"),
+                                            PlanStep(operation="count", tool="s.stats")])
+        assert guidance.to_text().splitlines()[0] == "Plan: load (read; verified to feed stats) → stats (read, count)"
+
+    def test_what_steps_feed_goes_before_the_last_boundary(self) -> None:
+        """Over budget, the plan line stops saying what each step was verified to feed before the planned tool
+        loses its one boundary."""
+        boundary = BoundaryNote(condition="`session` is not one the loader made", entry_id="e1",
+                                error="Invalid session or no data loaded", outcome="tool_error", weight=3.5)
+        steps = [PlanStep(operation="discover", tool="s.list_sessions", feeds="s.load_table"),
+                 PlanStep(operation="read", tool="s.load_table", feeds="s.column_stats"),
+                 PlanStep(operation="count", tool="s.column_stats")]
+        stats = ToolGuidance(server="s", tool="column_stats", operations=["count"], when_not=[boundary])
+        guidance = Guidance(task="t", plan=steps, tools=[stats])
+        plain = guidance.model_copy(update={"plan": [s.model_copy(update={"feeds": None}) for s in steps]})
+        kept = fit(guidance, len(render_text(plain, also=False)) // 4 + 1)
+        assert kept.tools[0].when_not == [boundary] and not any(s.feeds for s in kept.plan)

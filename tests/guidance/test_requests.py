@@ -37,3 +37,80 @@ class TestRequestWords:
         it is after "then"."""
         plan = tables().plan("Load prices.csv, sort it by price from highest to lowest.")
         assert [s.tool[1] for s in plan.steps] == ["open_table", "sort_rows"]
+
+
+def sheets_and_shop() -> AtlasView:
+    """A spreadsheet server (a sheet adder, renamer, remover, a font setter, a row remover) beside a shop database
+    whose only changing tool runs statements, verified on a ``DELETE``."""
+    from toolatlas.graph.models import EntryKind
+    from toolatlas.models import Effect
+
+    from .conftest import entry, node
+
+    tools = [node("sheets", "add_sheet", "Add a new sheet to a workbook.", ("file", "name"), read_only=False),
+             node("sheets", "rename_sheet", "Rename a sheet of a workbook.", ("file", "sheet", "new_name"),
+                  read_only=False),
+             node("sheets", "delete_sheet", "Delete a sheet of a workbook.", ("file", "sheet"), read_only=False),
+             node("sheets", "set_font", "Set the font of a range of cells.", ("file", "cells", "font"),
+                  read_only=False),
+             node("sheets", "delete_rows", "Delete rows of a sheet.", ("file", "sheet", "rows"), read_only=False),
+             node("sheets", "read_sheet", "Read the cells of a sheet.", ("file",), read_only=True),
+             node("shop", "list_tables", "List the tables of the shop database.", read_only=True),
+             node("shop", "describe_table", "Describe the columns of a table of the shop database.", ("table",),
+                  read_only=True),
+             node("shop", "run_sql", "Run a SQL statement on the orders of the shop database.", ("sql",),
+                  read_only=False)]
+    found = [entry("shop", "run_sql", EntryKind.AFFORDANCE, when="run a statement", effect=Effect.MUTATING,
+                   arguments={"sql": "DELETE FROM order_archive WHERE total = 0"}),
+             entry("shop", "list_tables", EntryKind.AFFORDANCE, when="list the tables", effect=Effect.READ_ONLY,
+                   excerpt="customers\norders\norder_archive"),
+             entry("shop", "describe_table", EntryKind.AFFORDANCE, when="describe a table", effect=Effect.READ_ONLY,
+                   arguments={"table": "order_archive"}, excerpt="id total customer")]
+    return AtlasView(tools, found, [], [])
+
+
+class TestValuesAndInstructions:
+    def test_a_quoted_or_capitalised_value_asks_for_nothing(self) -> None:
+        """Renaming a sheet to 'Delete me' (or the sheet called Delete) is a rename: the words of a name are a value
+        the request gives, not an instruction to delete; a run of capitalised words is a title, whose verbs do ask."""
+        view = sheets_and_shop()
+        assert "delete" in view.plan("Sheet Chores: Rename Drafts, Then Delete Old Sheets In budget.xlsx").operations
+        for task in ("Rename the sheet 'Old' of budget.xlsx to 'Delete me'.",
+                     "Rename the sheet called Delete to Archive in budget.xlsx."):
+            assert [(s.operation, s.tool[1]) for s in view.plan(task).steps] == [("rename", "rename_sheet")]
+
+    def test_one_word_asks_for_the_operation_a_tool_does_best(self) -> None:
+        """"Add a bold font to cells" is an edit (the font setter), not also a creation the sheet adder barely
+        matches: of the operations one word asks for, those whose tool scores near the best are planned."""
+        plan = sheets_and_shop().plan("Add a bold font to cells A1:B2 of budget.xlsx.")
+        assert ("edit", "set_font") in [(s.operation, s.tool[1]) for s in plan.steps]
+        assert "create" not in plan.operations and ("sheets", "add_sheet") not in plan.tools
+
+    def test_the_routed_servers_executor_outranks_a_named_tool_elsewhere(self) -> None:
+        """Deleting rows of a shop table goes to the shop's statement runner, verified on that table, not to
+        the sheet server's row remover, though that one is named for deleting."""
+        plan = sheets_and_shop().plan("Delete the rows of order_archive whose total is 0 in the shop database.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("delete", ("shop", "run_sql"))]
+        plan = sheets_and_shop().plan("Delete the second row of the table in report.xlsx.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("delete", ("sheets", "delete_rows"))]
+
+    def test_appending_is_what_an_appender_does(self) -> None:
+        """"Append a row" asks for what a tool named ``append_…`` does (a write), not only for an edit."""
+        from .conftest import node
+
+        view = AtlasView([node("sheets", "append_rows", "Append rows after the last row of a sheet.", ("file", "rows"),
+                               read_only=False),
+                          node("sheets", "update_cell", "Update the value of one cell of a sheet.", ("file", "cell"),
+                               read_only=False)], [], [], [])
+        plan = view.plan("Append the row 'Q4, 120' to the Sales sheet of report.xlsx.")
+        assert ("sheets", "append_rows") in plan.tools
+
+    def test_turning_a_thing_into_another_converts_it(self) -> None:
+        """"Turn letter.docx into a PDF" asks for a conversion (the converter), not for an edit."""
+        from .conftest import node
+
+        view = AtlasView([node("docs", "convert_to_pdf", "Convert a document to PDF.", ("filename",), read_only=False),
+                          node("docs", "set_width", "Set the width of a table of a document.", ("filename", "width"),
+                               read_only=False)], [], [], [])
+        plan = view.plan("Turn letter.docx into a PDF.")
+        assert plan.operations == ["convert"] and plan.tools == [("docs", "convert_to_pdf")]

@@ -65,6 +65,12 @@ class TestShapes:
         assert value_shapes("Evaluate rate * 12 where rate is 0.5.") == {"shape:expression", "shape:named_expression"}
         assert value_shapes("Find *.txt files written in C++") == set()
 
+    def test_an_expression_that_divides(self) -> None:
+        """A spaced slash or one beside a parenthesis in an expression divides; a date's or a path's does not."""
+        assert value_shapes("Compute 10 / (5 - 5)") == {"shape:expression", "shape:division"}
+        assert "shape:division" in value_shapes("What is 7*(x/(y-2)) for x = 3 * 4?")
+        assert value_shapes("on 1/2/2024 in src/app") == set()
+
     def test_an_extension_says_its_format(self) -> None:
         """A file's extension says what it abbreviates (a text, a Word document), not that it is a file, and
         only where tools are matched: a format is no risk to rank findings by."""

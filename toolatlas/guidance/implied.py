@@ -9,9 +9,14 @@ A task rarely names the failure it will run into, but its values often decide it
 * **outside a declared set** — a task that writes a value almost like a member of an argument's
   declared set but not one ("YYYY-MM-DD HH:mm" where the set holds "YYYY-MM-DD HH:mm:ss") gets the
   tool's answer to a value outside the set, which the schema alone does not quote;
+* **a value given to what a finding is about** — a task that gives a value to something a finding's
+  condition names ("a *level* 12 heading", "whose *country* is France") gets the tool's answer to a
+  value given there (`level` = 10: "Level must be between 1 and 9"; `customers.country` violating a
+  CHECK), unless that finding is about a value left out (NULL, empty) or about *which* thing a value
+  names (a missing file: what naming a thing risks ranks those);
 * **a change of what cannot change** — a task that changes data through a tool that changes nothing
-  (a read-only connection's executor) gets what that tool answered to a statement that changes data:
-  its refusal.
+  (a read-only connection's executor: none of its data-changing statements was carried out until the
+  data refused it) gets what that tool answered to a statement that changes data: its refusal.
 
 :func:`task_leads` weighs a tool's findings for a task by these; the rest of the ranking (the task's
 words against each finding's condition and error) is :func:`toolatlas.guidance.render._relevant`'s.
@@ -24,16 +29,20 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from toolatlas.guidance.index import FILLER
-from toolatlas.guidance.operations import CHANGES
+from toolatlas.guidance.index import FILLER, FILLER_TERMS, terms
+from toolatlas.guidance.operations import CHANGES, given_values
+from toolatlas.guidance.shapes import value_shapes
 
 if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
-__all__ = ["IMPLIED_LEAD", "asks_past", "declared_sets", "near_miss", "stated_cap_of", "states_cap", "task_leads"]
+__all__ = ["IMPLIED_LEAD", "asks_past", "declared_sets", "given_words", "near_miss", "stated_cap_of", "states_cap",
+           "subjects", "task_leads"]
 
 IMPLIED_LEAD = 2.0
 """What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""
+FILE_KIND = "shape:ext_"
+"""The shapes that say what kind of file a value names (:func:`~toolatlas.guidance.shapes.value_shapes`)."""
 LIMIT_FAMILY = "past_stated_limit"
 """The boundary family of a call one step past a limit the description states (:mod:`toolatlas.offline.limits`)."""
 
@@ -139,6 +148,66 @@ def near_miss(task: str, members: Sequence[str]) -> bool:
     return best is not None and not best[1]
 
 
+_SUBJECT = re.compile(r"`([^`]+)`")
+"""A name a finding's condition quotes: an argument (``level``, ``files[0].path``) or a column
+(``customers.country``)."""
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_NUMBER = re.compile(r"^[-+]?\d[\d,.:/-]*$")
+_ABSENT = re.compile(r"\b(?:null|none|empty|missing|omitted|left out)\b", re.IGNORECASE)
+"""A condition about a value that is not there (set to NULL, empty): a value the request gives does not meet it."""
+CARRIED_OUT = frozenset({"constraint_violation", "wrong_object_kind"})
+"""Boundary families of a data-changing statement the tool carried out until the data refused it (a constraint, a
+view): a tool with one changes data, though no verified use of it did."""
+GIVEN_WINDOW = 4
+"""Words between a thing a request names and the value it gives it ("level 12", "country written out as 'Germany'")."""
+WHICH_THING = frozenset({"nonexistent_reference", "path_escape", "path_is_file", "path_is_directory",
+                         "missing_extension", "missing_parent", "already_exists", "duplicate_create"})
+"""Boundary families about *which* thing a value names (one that is missing, elsewhere, of another kind) rather than
+about the value itself: what naming a thing risks ranks them (:data:`~toolatlas.guidance.render.NAMED_RISKS`)."""
+
+
+def _literal(token: str) -> bool:
+    """Whether a request's word is a number (a date, a time) or an email: a value it gives."""
+    word = token.strip(",;:!?()[]")
+    return bool(word) and bool(_NUMBER.match(word) or "@" in word.strip("@"))
+
+
+@lru_cache(maxsize=4096)
+def given_words(task: str) -> frozenset[str]:
+    """The stems of the words a request writes near a value it gives — a number, an email, a quoted text, a
+    name written with a capital inside a sentence (:func:`~toolatlas.guidance.operations.given_values`) —
+    within :data:`GIVEN_WINDOW` words, in one sentence: what it names that value as ("a *level* 12 heading",
+    "his *country* written out as 'Germany'", "*priority* B")."""
+    found: set[str] = set()
+    for sentence in _SENTENCE.split(task):
+        tokens = sentence.split()
+        marks = given_values(tokens) | {i for i, token in enumerate(tokens) if _literal(token)}
+        for i in marks:
+            for j in range(max(0, i - GIVEN_WINDOW), min(len(tokens), i + GIVEN_WINDOW + 1)):
+                if j not in marks:
+                    found.update(t for t in terms(tokens[j]) if t not in FILLER_TERMS)
+    return frozenset(found)
+
+
+def subjects(condition: str) -> frozenset[str]:
+    """The stems of what a finding's condition says a value went to: the last part of each name it quotes
+    (``customers.country`` → country, ``ops[1].unit`` → unit), words of three letters or more."""
+    found: set[str] = set()
+    for name in _SUBJECT.findall(condition):
+        last = re.split(r"[.\[\]]", name.strip())
+        part = next((p for p in reversed(last) if p and not p.isdigit()), "")
+        found.update(t for t in terms(part) if len(t) > 2 and t.isalpha() and t not in FILLER_TERMS)
+    return frozenset(found)
+
+
+def given_can_meet(finding: Finding) -> bool:
+    """Whether a value a task gives to what ``finding``'s value went to can meet it: not schema validation (the
+    schema says it), a contrived value, an answer cut at a limit, a value left out (NULL, empty) or *which* thing
+    a value names (:data:`WHICH_THING`)."""
+    return not (finding.schema or finding.contrived or finding.cut or _ABSENT.search(finding.text)
+                or finding.entry.family in WHICH_THING)
+
+
 def _names(finding: Finding, argument: str) -> bool:
     return f"`{argument}`" in finding.text or f"`{argument}`" in finding.entry.text
 
@@ -146,16 +215,27 @@ def _names(finding: Finding, argument: str) -> bool:
 def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) -> dict[int, float]:
     """Finding index → :data:`IMPLIED_LEAD` for each of the tool's findings the task's values imply it
     meets: past a stated count it asks to go beyond, the answer to a value outside an argument's declared
-    set when the task nearly writes a member of it, and — planned for a change (``operations``) though
-    it changes nothing — its answer to a statement that changes data."""
+    set when the task nearly writes a member of it, the answer to a value given to what the task gives a
+    value to (:func:`given_words`), and — planned for a change (``operations``) though it changes nothing
+    (no data-changing statement of it was carried out, :data:`CARRIED_OUT`) — its answer to a statement that
+    changes data."""
     leads: dict[int, float] = {}
-    if not profile.mutating and CHANGES & set(operations):
+    if not profile.mutating and CHANGES & set(operations) and not any(
+            f.changes and f.entry.family in CARRIED_OUT for f in profile.findings):
         for index, finding in enumerate(profile.findings):
             if finding.changes and not finding.schema:
                 leads[index] = IMPLIED_LEAD
     for index, finding in enumerate(profile.findings):
         cap = finding.cap
         if cap is not None and asks_past(task, cap):
+            leads[index] = IMPLIED_LEAD
+    kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
+    if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)
+        for index, finding in enumerate(profile.findings):
+            if finding.file_kinds & kinds:
+                leads[index] = IMPLIED_LEAD
+    for word in given_words(task) & profile.by_subject.keys():
+        for index in profile.by_subject[word]:
             leads[index] = IMPLIED_LEAD
     for argument, members in profile.declared.items():
         if not near_miss(task, members):

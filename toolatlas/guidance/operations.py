@@ -37,14 +37,17 @@ __all__ = [
     "asks_about_named",
     "content_search",
     "expanded",
+    "given_values",
     "many",
     "mentions",
     "name_search",
     "name_verb",
+    "names_by_value",
     "names_something",
     "objects",
     "relative_path",
     "operations_in",
+    "synonyms",
     "tool_operations",
 ]
 
@@ -87,7 +90,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("read", "read open load examine inspect gist contents extract scan parse show display view print say give",
         "read show open fetch cat load dump extract retrieve", name_only="get",
         risks="does not exist missing directory where a file is expected both head tail together lines"),
-    _op("write", "write save record store generate produce output put answer report summary document compile",
+    _op("write", "write save record store generate produce output put answer report summary document compile append",
         "write save put store set output append record",
         risks="overwrite overwritten existing already exists parent folder directory containing it does not "
               "exist missing constraint violates unique duplicate", says="writes"),
@@ -149,7 +152,7 @@ _CONTENT_WORDS = _stems("contain containing contains content contents substring 
 """A search for something inside things, not for their names."""
 _NAME_WORDS = _stems("name names path paths glob pattern patterns filename filenames wildcard")
 """How a tool says it matches names or paths."""
-_INNER_WORDS = _stems("content contents text inside grep")
+_INNER_WORDS = _stems("content contents text inside grep substring value values cell cells sql select")
 """How a tool says it matches what is inside things."""
 
 
@@ -196,6 +199,8 @@ class Mention:
     words: str
     named: bool = False
     """The object is named exactly (a path, a file name): a tool taking no argument can't be pointed at it."""
+    position: int = -1
+    """The word of the request that asks for it (one word may ask for several: "add" creates or edits)."""
 
 
 _PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_forms if word.endswith("s"))
@@ -203,8 +208,38 @@ _PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_form
 _PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"): "create",
             ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit"}
 """Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…")."""
+_INTO = frozenset({"turn", "make", "change"})
+"""Verbs that ask for a conversion when what they act on is turned *into* something ("turn letter.docx into a PDF")."""
 _IMPERATIVE_LEADS = frozenset({"to", "please", "and", "then"})
 """Words after which a verb is an instruction ("please *commit*", "and then *approve*")."""
+
+
+_OPENS, _CLOSES = ("'", '"', "“", "‘"), ("'", '"', "”", "’")
+
+
+def given_values(tokens: list[str]) -> frozenset[int]:
+    """Positions of the words that are values a request gives, not instructions: a quoted text ("rename it to
+    'Write articles'") and a name written with a capital inside a sentence ("a sheet called *Summary*") — one
+    word alone: a run of capitalised words is a heading or a title ("Expected Output Directory Structure
+    Create directories …"), whose verbs still ask for operations."""
+    found: set[int] = set()
+    inside = False
+    bare = [token.strip(".,;:!?()*") for token in tokens]
+    for position, word in enumerate(bare):
+        opens = word.startswith(_OPENS)
+        if inside or opens:
+            found.add(position)
+            closing = word[1:] if opens and not inside else word
+            inside = not closing.endswith(_CLOSES)
+        elif (position and _capitalised(word) and not tokens[position - 1].endswith((".", "!", "?", ":", ";"))
+              and not _capitalised(bare[position - 1])
+              and not (position + 1 < len(bare) and _capitalised(bare[position + 1]))):
+            found.add(position)
+    return frozenset(found)
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and word[1:2].islower()
 
 
 @lru_cache(maxsize=4096)
@@ -218,6 +253,7 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
     first after a comma, as the next of a list of instructions ("load it, *sort* it by price") — ("commit my
     changes", not "the details of commit e4b603a")."""
     tokens = text.split()
+    values = given_values(tokens)
     absolute = bool(_ABSOLUTE.search(text))
     found = []
     previous = ""
@@ -226,7 +262,7 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
         if token.lower().strip(".,;:*") in _NEGATIONS:
             negated = position
             continue
-        word = "" if _IDENTIFIER.fullmatch(token) else next(iter(_WORD.findall(token)), "")
+        word = "" if _IDENTIFIER.fullmatch(token) or position in values else next(iter(_WORD.findall(token)), "")
         lowered = word.lower()
         start = position + 1
         while start < len(tokens) and tokens[start].lower().strip(".,;:") in _RECIPIENTS:
@@ -237,18 +273,20 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
         named = absolute or bool(_IDENTIFIER.search(after))
         particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
         if lowered == "many" and previous == "how":
-            found.append(Mention("count", after, named))
+            found.append(Mention("count", after, named, position))
+        elif lowered in _INTO and "into" in (t.lower() for t in tokens[position + 1:position + WINDOW + 1]):
+            found.append(Mention("convert", after, named, position))
         elif (lowered, particle) in _PHRASES and position - negated > 2:
             found.append(Mention(_PHRASES[lowered, particle], " ".join(tokens[position + 2:position + WINDOW + 1]),
-                                 named))
+                                 named, position))
         elif (word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE)
               and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)):
             for stem in terms(word):
-                found += [Mention(op.name, after, named)
+                found += [Mention(op.name, after, named, position)
                           for op in OPERATIONS.values() if stem in op.task_words]
                 if stem in verbs and (position == 0 or previous in _IMPERATIVE_LEADS
                                       or tokens[position - 1].endswith(",")):
-                    found.append(Mention(stem, after, named))
+                    found.append(Mention(stem, after, named, position))
         previous = lowered
     return tuple(found)
 
@@ -283,6 +321,16 @@ def names_something(text: str) -> bool:
     return bool(_IDENTIFIER.search(text) or _HEX.search(text) or _ABSOLUTE.search(text))
 
 
+_QUOTED = re.compile(r"(?<![\w'])'[^']+'(?!\w)|\"[^\"]+\"|“[^”]+”|‘[^’]+’")
+
+
+@lru_cache(maxsize=4096)
+def names_by_value(text: str) -> bool:
+    """Whether a request names a thing by a quoted text ("rename the *'Draft articles'* task"), which may not
+    exist (a capitalised name may be a place or a person the server knows nothing of: "a customer in Paris")."""
+    return bool(_QUOTED.search(text))
+
+
 def asks_about_named(text: str) -> bool:
     """Whether a request asks a question about an exactly named thing (what a named file says: read it): a
     clause that ends in a question mark or opens with a question word ("when" inside a statement is no
@@ -308,11 +356,16 @@ def relative_path(text: str) -> bool:
     return bool(_RELATIVE.search(text))
 
 
+def synonyms(text: str) -> str:
+    """The description-side words of ``text``'s everyday ones ("folder" → directory), "" when it has none."""
+    return " ".join(word for stem in _task_terms(text) for word in _SYNONYMS.get(stem, ()))
+
+
 def expanded(text: str) -> str:
     """``text`` with the description-side words of its everyday ones appended, and the words for the
     kinds of its literal values ("1500 * 1.04^10" → expression; :mod:`~toolatlas.guidance.shapes`),
     for lexical matching."""
-    extra = [word for stem in _task_terms(text) for word in _SYNONYMS.get(stem, ())]
+    extra = synonyms(text).split()
     shapes = shape_words(text)
     if shapes:
         extra.append(shapes)

@@ -61,6 +61,9 @@ MIN_STEP = 0.3
 SOLE_MATCH = 0.3
 """…but the only tool of the task's servers named for an operation is a step whenever it matches the whole
 task at least this well (best = 1)."""
+WORD_SHARE = 0.5
+"""Of the operations one word asks for ("add": create, edit), those whose best tool scores at least this share of
+the best one's are planned (the word means what a tool does best)."""
 ALTERNATIVE_SHARE = 0.9
 """A second tool for the same operation is kept when its step scores at least this share of the best one's."""
 """A step needs at least this score (a tool that only *says* the operation, matching nothing of the clause,
@@ -224,6 +227,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     batch = many(task)
     task_words = frozenset(terms(expanded(task)))
     memo: dict[str, dict[ToolKey, float]] = {}
+    executors: dict[str, list[ToolKey]] = {}
 
     def matching(text: str) -> dict[ToolKey, float]:
         """Tool relevance of a clause or an object, computed once per request (mentions repeat)."""
@@ -240,6 +244,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             continue
         in_clause = matching(objects(clause))
         introduced = _introduced(clause)
+        chosen: list[tuple[Mention, dict[ToolKey, float], list[ToolKey], tuple[ToolKey, float] | None]] = []
         for mention in found_in:
             op = mention.operation
             if op == "read" and _of_properties(mention.words):
@@ -261,9 +266,23 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             words = frozenset(terms(expanded(mention.words)))
             found = _best(view, op, relevance, candidates_here, batch, plan.route, whole, mention.named,
                           words, task_words=task_words)
-            if found is None and op in _CHANGES:
-                found = _best(view, op, relevance, _stand_ins(view, op, candidates, plan.servers), batch,
-                              plan.route, whole, mention.named, words, task_words=task_words, stand_in=True)
+            if op in _CHANGES:  # a server's executor, where none of its tools is named for the change
+                if op not in executors:
+                    executors[op] = _stand_ins(view, op, candidates, plan.servers)
+                standing = _best(view, op, relevance, executors[op], batch, plan.route, whole, mention.named, words,
+                                 task_words=task_words, stand_in=True) if executors[op] else None
+                if standing is not None and (found is None or standing[1] > found[1]):
+                    found = standing
+            chosen.append((mention, relevance, candidates_here, found))
+        best_of_word: dict[int, float] = {}
+        for mention, _, _, found in chosen:
+            if found is not None:
+                best_of_word[mention.position] = max(best_of_word.get(mention.position, 0.0), found[1])
+        for mention, relevance, candidates_here, found in chosen:
+            op = mention.operation
+            best = best_of_word.get(mention.position)
+            if best is not None and (found is None or found[1] < WORD_SHARE * best):
+                continue  # one word, several operations ("add": create or edit): the one a tool does best
             if found is not None:
                 for first in (OPERATIONS[op].before if op in OPERATIONS else ()):
                     ahead = _best(view, first, relevance, candidates, batch, {found[0][0]}, whole,

@@ -29,7 +29,15 @@ from toolatlas.guidance.clauses import (
     shared_clauses,
     vocabulary,
 )
-from toolatlas.guidance.implied import LIMIT_FAMILY, declared_sets, stated_cap_of, states_cap
+from toolatlas.guidance.implied import (
+    FILE_KIND,
+    LIMIT_FAMILY,
+    declared_sets,
+    given_can_meet,
+    stated_cap_of,
+    states_cap,
+    subjects,
+)
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
@@ -102,6 +110,8 @@ def condition_line(text: str) -> str:
 CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leading_dash"})
 """Boundary families of values no task hands a tool (an empty string, 100 KB, a leading dash): a
 tool's answer to them is served when a task's words point there, never by default."""
+MIN_PASSED = 3
+"""Shortest value of a call that an error naming it is told apart by (shorter ones occur by chance)."""
 NATURAL_LEAD, STATE_LEAD, SOFT_LEAD = 1.5, 1.0, 1.0
 """What a finding weighs for any task that uses its tool, before its words are matched: a valid call
 that failed on the real state, a failure until another tool changes the state or mints the identifier
@@ -134,6 +144,23 @@ class Finding:
         return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
 
     @cached_property
+    def subjects(self) -> frozenset[str]:
+        """What its value went to: the words of the names its condition quotes
+        (:func:`~toolatlas.guidance.implied.subjects`)."""
+        return subjects(self.text)
+
+    @cached_property
+    def file_kinds(self) -> frozenset[str]:
+        """The kinds of file its call named, when it failed on the real state (a natural failure: the file was
+        there, its kind was not what the tool takes)."""
+        return file_kinds([self.entry], ok=False) if self.entry.family is None else frozenset()
+
+    @cached_property
+    def contrived(self) -> bool:
+        """Provoked by a value no task hands a tool (:data:`CONTRIVED`)."""
+        return self.entry.family in CONTRIVED
+
+    @cached_property
     def lead(self) -> float:
         """How much the finding weighs for any task that uses its tool (see :data:`NATURAL_LEAD`)."""
         e = self.entry
@@ -148,9 +175,14 @@ class Finding:
 
     @cached_property
     def signature(self) -> str:
-        """Its error's first line with harvested and random names masked (its condition without an
-        error): findings of different tools with one signature are said once in a guidance."""
+        """Its error's first line with harvested and random names masked, and the values its call passed
+        (an error that names the value it refused: "Unsupported dtype: demo" and "…: example" are one) — its
+        condition without an error: findings with one signature are said once in a guidance."""
         said = next((line.strip() for line in (self.error or "").splitlines() if line.strip()), "")
+        if said and self.entry.evidence:
+            values = (v for key, item in self.entry.evidence[0].arguments.items() for _, v in leaves(item, key))
+            for value in sorted({v for v in values if len(v) >= MIN_PASSED}, key=len, reverse=True):
+                said = said.replace(value, "_")
         return "error: " + masked(said) if said else "condition: " + masked(self.text)
 
     @cached_property
@@ -194,9 +226,23 @@ class ToolProfile:
     """Argument → the values its schema declares (an enum): what a task's value is checked against."""
     files: bool = False
     """Verified to work on a named file (a successful call passed a file name with its extension)."""
+    file_kinds: frozenset[str] = frozenset()
+    """The kinds of file (``shape:ext_txt``…) its successful calls were passed."""
     executes: bool = False
     """Verified to take statements that change data (an ``INSERT``), whether they went through or were
     refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
+
+
+    @cached_property
+    def by_subject(self) -> Mapping[str, tuple[int, ...]]:
+        """Subject word → the findings a value given to it can meet (:func:`~toolatlas.guidance.implied.task_leads`):
+        not schema validation, a contrived value, a cut answer, a value left out or which thing a value names."""
+        found: dict[str, list[int]] = {}
+        for index, finding in enumerate(self.findings):
+            if given_can_meet(finding):
+                for word in finding.subjects:
+                    found.setdefault(word, []).append(index)
+        return {word: tuple(indices) for word, indices in found.items()}
 
 
 @dataclass(frozen=True)
@@ -288,11 +334,14 @@ def takes_change(entry: Entry) -> bool:
                for key, item in evidence.arguments.items() for _, value in leaves(item, key))
 
 
-def _takes_files(uses: list[Entry]) -> bool:
-    """Whether a verified use passed a file name (a value with an extension) and went through."""
-    return any("shape:file" in value_shapes(value) for entry in uses for evidence in entry.evidence
-               if evidence.outcome is OutcomeClass.OK
-               for key, item in evidence.arguments.items() for _, value in leaves(item, key))
+def file_kinds(entries: Iterable[Entry], *, ok: bool) -> frozenset[str]:
+    """The kinds of file (``shape:ext_…``) named in the calls behind ``entries``: of each call that went through
+    (``ok``), else of the first call of each (a boundary's)."""
+    return frozenset(shape for entry in entries
+                     for evidence in (entry.evidence if ok else entry.evidence[:1])
+                     if not ok or evidence.outcome is OutcomeClass.OK
+                     for key, item in evidence.arguments.items() for _, value in leaves(item, key)
+                     for shape in value_shapes(value) if shape.startswith(FILE_KIND))
 
 
 def _objects(node: ToolNode) -> frozenset[str]:
@@ -309,6 +358,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     tolerances = _dedup(e for e in affordances if _tolerance(e) and not cut_at_limit(e))
     cut = _dedup(e for e in affordances if cut_at_limit(e))
     uses = [e for e in affordances if not _tolerance(e)]
+    kinds = file_kinds(uses, ok=True)
     checked = [*boundaries, *tolerances, *cut]
     names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
     clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
@@ -333,7 +383,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
         use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
-        executes=any(takes_change(e) for e in (*uses, *boundaries)), files=_takes_files(uses),
+        executes=any(takes_change(e) for e in (*uses, *boundaries)), files=bool(kinds), file_kinds=kinds,
     )
 
 

@@ -29,7 +29,14 @@ from toolatlas.guidance.models import (
     TraceExemplar,
     UseNote,
 )
-from toolatlas.guidance.operations import OPERATIONS, absolute_path, names_something, relative_path
+from toolatlas.guidance.operations import (
+    OPERATIONS,
+    absolute_path,
+    names_by_value,
+    names_something,
+    relative_path,
+    synonyms,
+)
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
 from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
@@ -62,6 +69,8 @@ NAMED_RISKS = "does not exist not found unknown missing"
 """What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
 VARIABLE_RISKS = "unknown identifier name not defined undefined function does not exist"
 """What an expression over a name risks ("rate * 12"): that the evaluator knows no such name."""
+DIVISION_RISKS = "divides division by zero"
+"""What an expression that divides risks: a divisor that is zero."""
 RELATED_SHARE = 0.5
 """A tool outside the plan is served when the walk's evidence for it is at least this (best match: 1)."""
 PLAN_FLOOR = 1.0
@@ -94,7 +103,7 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
         scores = dict(conditions.scores(query))
         for i, score in (errors.scores(query).items() if errors is not None else ()):
             scores[i] = scores.get(i, 0.0) + ERROR_WEIGHT * score
-        scores = {i: s * (0.2 if findings[i].schema else 1.0) for i, s in scores.items()}
+        scores = {i: s * (0.2 if findings[i].schema or findings[i].contrived else 1.0) for i, s in scores.items()}
         if natural:  # what any task using the tool is likely to meet: a natural failure, an ordering…
             for i, finding in enumerate(findings):
                 if finding.lead:
@@ -223,12 +232,15 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
     outside the plan) with the words for the kinds of their values, the risks of its operations, and
     what naming a path or an exact thing risks."""
     risky = operations or (plan.operations if plan else [])
+    shapes = value_shapes(task)
     said = plan.clauses_of(key) if plan and operations else [task]
-    return " ".join([*said, *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
+    return " ".join([*said, *(synonyms(text) for text in said),  # a "folder" is what a condition calls a directory
+                     *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
-                     NAMED_RISKS if names_something(task) else "",
-                     VARIABLE_RISKS if "shape:named_expression" in value_shapes(task) else ""])
+                     NAMED_RISKS if names_something(task) or names_by_value(task) else "",
+                     VARIABLE_RISKS if "shape:named_expression" in shapes else "",
+                     DIVISION_RISKS if "shape:division" in shapes else ""])
 
 
 def strategy_guidance(strategy: StrategyNode) -> StrategyGuidance:

@@ -21,6 +21,9 @@ are dates)."""
 _NAMED_EXPRESSION = re.compile(r"(?<![\w/.])[A-Za-z_]\w*\s+[*^%×+]\s+[\d(]|[\d)]\s+[*^%×+]\s+[A-Za-z_]\w*(?![\w/.])")
 """A name and a number joined by an operator, spaced ("rate * 12", "12 * rate"): an expression over a
 variable (not "C++" or a glob's "*.txt")."""
+_DIVISION = re.compile(r"[\w)]\s+[/÷]\s+[\w(]|[\w)]/\(|\)/[\w(]|÷")
+"""A division in an expression: a slash between spaces or beside a parenthesis ("10 / (5 - 5)", "x/(y-2)"), or
+"÷" (not a date's "1/2/2024" nor a path's "src/app")."""
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 _TIME = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
 _TIME_12H = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])", re.IGNORECASE)
@@ -69,7 +72,8 @@ def shape_words(text: str, *, formats: bool = True) -> str:
 
 def value_shapes(text: str) -> frozenset[str]:
     """The shapes of the literal values in ``text``: ``shape:expression`` (a number, an operator, a
-    number; ``shape:named_expression`` as well when a name stands for a number: "rate * 12"),
+    number; ``shape:named_expression`` as well when a name stands for a number: "rate * 12"; ``shape:division``
+    when it divides: "10 / (5 - 5)"),
     ``shape:relative_path`` / ``shape:absolute_path`` (a file name with a folder),
     ``shape:ext_<x>`` and ``shape:file`` (a file name with an extension), ``shape:date``, ``shape:time``
     (and ``shape:time_12h`` for "9:15 am"), ``shape:email``."""
@@ -81,6 +85,8 @@ def _shapes(text: str) -> frozenset[str]:
     found = {"shape:expression"} if _EXPRESSION.search(text) else set()
     if _NAMED_EXPRESSION.search(text):
         found |= {"shape:expression", "shape:named_expression"}
+    if "shape:expression" in found and _DIVISION.search(text):
+        found.add("shape:division")
     if _TIME_12H.search(text):
         found |= {"shape:time", "shape:time_12h"}
     for token in _TOKEN.findall(text):

@@ -8,7 +8,7 @@ exemplar last. When the text is over budget the least useful items go first (see
 
 from __future__ import annotations
 
-from toolatlas.guidance.models import DocumentedNote, Guidance, ToolGuidance
+from toolatlas.guidance.models import DocumentedNote, Guidance, PlanStep, ToolGuidance
 
 __all__ = ["ERROR_CHARS", "fit", "render_text"]
 
@@ -32,8 +32,8 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     nothing else, the use notes (a second boundary with the server's own words tells more than the
     arguments that worked), boundaries beyond one per tool (the lightest first), the rest of the
     clauses, the purposes (an agent has every tool's description already; what the atlas verified it
-    has only here), the last boundaries, the related tools' names, then whole tools from the last (the
-    plan and the first tool stay)."""
+    has only here), what the plan's steps were verified to feed, the last boundaries, the related tools'
+    names, then whole tools from the last (the plan and the first tool stay)."""
     trims = [
         _drop_last("exemplars"),
         _drop_last("strategies"),
@@ -46,6 +46,7 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
         lambda g: _lightest(g, 1),
         lambda g: _per_tool(g, "documented", 0),
         lambda g: _unsaid(g),
+        _unfed,
         lambda g: _lightest(g, 0),
         lambda g: _related(g),
         lambda g: g.model_copy(update={"tools": g.tools[:-1]}) if len(g.tools) > 1 else None,
@@ -63,11 +64,19 @@ def fit(guidance: Guidance, max_tokens: int) -> Guidance:
     return guidance.model_copy(update={"tokens": _tokens(characters)})
 
 
+def _unfed(guidance: Guidance) -> Guidance | None:
+    """The plan without what each step was verified to feed (the order of its steps says most of it)."""
+    if not any(step.feeds for step in guidance.plan):
+        return None
+    return guidance.model_copy(update={"plan": [step.model_copy(update={"feeds": None}) for step in guidance.plan]})
+
+
 def _unsaid(guidance: Guidance, *, bare: bool = False) -> Guidance | None:
     """Drop the purpose of the last tool that still has one (its name stays: it is still served);
     ``bare``: only of a tool that has nothing else to say (no clause, use or boundary), whose name
-    tells an agent almost as much — before a tool that does loses a boundary."""
-    for index in range(len(guidance.tools) - 1, 0, -1):
+    tells an agent almost as much, and never the first tool's — before a tool that does loses a boundary.
+    Past that, the first tool's purpose goes too: an agent has every description already, a boundary only here."""
+    for index in range(len(guidance.tools) - 1, 0 if bare else -1, -1):
         tool = guidance.tools[index]
         if bare and (tool.documented or tool.when or tool.when_not or tool.compositions):
             continue
@@ -113,11 +122,12 @@ def _bare(tool: ToolGuidance) -> bool:
 
 def _lightest(guidance: Guidance, keep: int) -> Guidance | None:
     """Drop the lightest last boundary among the tools that still have more than ``keep`` (the one the
-    task is least likely to hit; between equals, the least relevant tool's)."""
+    task is least likely to hit: its weight times its tool's relevance — a heavy failure of a tool the task
+    barely points at weighs little; between equals, the least relevant tool's)."""
     trimmable = [i for i, tool in enumerate(guidance.tools) if len(tool.when_not) > keep]
     if not trimmable:
         return None
-    index = min(trimmable, key=lambda i: (guidance.tools[i].when_not[-1].weight, -i))
+    index = min(trimmable, key=lambda i: (guidance.tools[i].when_not[-1].weight * guidance.tools[i].relevance, -i))
     tools = list(guidance.tools)
     tools[index] = tools[index].model_copy(update={"when_not": tools[index].when_not[:-1]})
     return guidance.model_copy(update={"tools": tools})
@@ -170,8 +180,15 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
 
     lines = []  # no echo of the task: the agent has it, and every token of guidance must pay its way
     if guidance.plan:
-        steps = [f"{named(s.tool)} ({s.operation}{f' for {s.composes}' if s.composes else ''}"
-                 f"{f'; verified to feed {named(s.feeds)}' if s.feeds else ''})" for s in guidance.plan]
+        runs: list[list[PlanStep]] = []  # a tool planned for several operations in a row is said once
+        for step in guidance.plan:
+            if runs and runs[-1][0].tool == step.tool:
+                runs[-1].append(step)
+            else:
+                runs.append([step])
+        steps = [f"{named(run[0].tool)} ("
+                 + ", ".join(f"{s.operation}{f' for {s.composes}' if s.composes else ''}" for s in run)
+                 + f"{f'; verified to feed {named(run[-1].feeds)}' if run[-1].feeds else ''})" for run in runs]
         lines.append("Plan: " + " → ".join(steps))
     lines += [f"- {gap.text}" for gap in guidance.gaps]
     lines += [f"{note.server}: {_marked(note)}" for note in guidance.notes]
