@@ -11,7 +11,8 @@ therefore keeps every probe on the state a fresh server has, as far as the serve
 - **readers** are the server's argument-free read tools — no required argument, annotated
   read-only or described (or named) by a verb of reading, and not saying they change state;
 - **the fresh answer** of each reader is read twice on a freshly started server; a reader whose
-  two answers differ, or that shows the clock of the call, shows nothing stable and is dropped (as
+  two answers differ (the present clock aside: a time of day in a status line is no state), or that
+  shows the clock of the call, shows nothing stable and is dropped (as
   is one that does not answer within :data:`READ_TIMEOUT_S`, a margin wide enough that the choice
   does not depend on the machine's speed or load: the atlas must not);
 - **when to ask**: where the environment holds no state, after every probe that called anything but
@@ -44,7 +45,7 @@ import re
 import structlog
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.clock import carries_clock
+from toolatlas.probing.clock import carries_clock, without_clock
 from toolatlas.probing.evidence import names_a_change, promises_change
 from toolatlas.probing.verifier import step_failed
 
@@ -111,7 +112,9 @@ def _usable(outcome: CallOutcome) -> bool:
 
 
 def _answer(outcome: CallOutcome) -> str:
-    return f"{outcome.outcome.value}:{outcome.excerpt}"
+    """A reader's answer as it is compared: its class and text, the present clock masked (a time of
+    day in a status line changes every second with nothing changed)."""
+    return f"{outcome.outcome.value}:{without_clock(outcome.excerpt, outcome.started_at)}"
 
 
 class OwnState:
