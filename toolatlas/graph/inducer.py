@@ -34,7 +34,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders
+from toolatlas.probing.text import condition_signature, error_signature, evidence_excerpt, to_placeholders
 
 __all__ = [
     "STATE_CAUSE",
@@ -197,7 +197,7 @@ class Inducer:
         shape = argument_shape(step.arguments, spec.properties, step.exercised)
         effect = verdict.effect
         if step.mutation:  # a boundary probe the tool accepted: leniency is knowledge too
-            signature = f"tolerates:{step.mutation}:{error_signature(step.condition or '')}"
+            signature = f"tolerates:{step.mutation}:{condition_signature(step.condition or '', spec.properties)}"
             text = f"`{step.tool}` accepts the call without error even when {step.condition or step.mutation}."
             when = f"{step.condition or step.mutation} (accepted)"
         else:

@@ -9,11 +9,13 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 __all__ = [
     "ERROR_TEXT",
     "ELISION",
+    "condition_signature",
     "EXCERPT_CHARS",
     "TAIL_CHARS",
     "error_signature",
@@ -107,6 +109,31 @@ def to_placeholders(value: Any, variables: dict[str, str]) -> Any:
     return walk(value)
 
 
+def _masked(text: str) -> str:
+    for pattern, mask in _MASKS:
+        text = pattern.sub(mask, text)
+    return text
+
+
+_QUOTED_NAME = re.compile(r"`([^`\n]{1,200})`")
+_NAME_ROOT = re.compile(r"[^.\[\]]+")
+
+
+def condition_signature(condition: str, arguments: Collection[str], *, limit: int = 160) -> str:
+    """A planned condition (`` `source` is an empty string (with `graph` given)``) down to a signature:
+    masked like an error message, except the quoted names of ``arguments`` (a locator into one,
+    ``items[0].name``, by its first part): which argument a condition breaks is what it is about, so
+    the same break of two arguments is two signatures, never one."""
+    pieces, last = [], 0
+    for match in _QUOTED_NAME.finditer(condition):
+        root = _NAME_ROOT.match(match.group(1))
+        if root is not None and root.group(0) in arguments:
+            pieces += [_masked(condition[last:match.start()]), match.group(0)]
+            last = match.end()
+    pieces.append(_masked(condition[last:]))
+    return "".join(pieces).strip()[:limit]
+
+
 def error_signature(text: str, *, limit: int = 160) -> str:
     """The error message with paths, times, ids, quoted values and numbers masked."""
     first = text.strip().splitlines()[0] if text.strip() else ""
@@ -121,9 +148,7 @@ def error_signature(text: str, *, limit: int = 160) -> str:
     body = (wrapped.group("body") or wrapped.group("single")) if wrapped else ""
     if len(body.split()) >= _SENTENCE_WORDS:  # Error: "Key 'x' not found. …"
         first = wrapped.group("lead") + body if wrapped else first
-    for pattern, mask in _MASKS:
-        first = pattern.sub(mask, first)
-    return first.strip()[:limit]
+    return _masked(first).strip()[:limit]
 
 
 _WRAPPED = re.compile(r"""(?P<lead>[^"'`\n]{0,40}?:\s*|)(?:"(?P<body>[^"\n]+)"|'(?P<single>[^'\n]+)')[.!]?$""")
