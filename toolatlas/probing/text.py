@@ -22,6 +22,7 @@ __all__ = [
     "evidence_excerpt",
     "excerpts_agree",
     "looks_like_error",
+    "run_specific_masked",
     "to_placeholders",
 ]
 
@@ -59,6 +60,10 @@ ERROR_TEXT = re.compile(
 """Text that starts like this reads as an error (``ENOENT:``-style codes in capitals only: ``Echo:`` is
 not one). On an ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
 
+_MINTED_ID = re.compile(r"(?<![0-9A-Za-z])(?=[a-z]{0,63}\d)(?=[a-z]*\d+[a-z]+\d)[0-9a-z]{12,64}(?![0-9A-Za-z])")
+"""An id a server minted in base 36 (``mxawa0xp2h87byufydf``): twelve or more lower-case letters and
+digits, the digits in two runs at least (``report2024`` is a word and a number)."""
+
 _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bprobe[\w.-]*", re.IGNORECASE), "<new>"),
     (re.compile(r"\b[\w.]*[-_](?=[0-9a-f]{0,3}\d)[0-9a-f]{4}\b"), "<new>"),  # a name a probe made up (``no_such_table_7a3a``)
@@ -71,6 +76,26 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b\d+(?:\.\d+)?\b"), "<n>"),
     (re.compile(r"\s+"), " "),
 ]
+
+
+_RUN_SPECIFIC: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9A-Za-z])", re.I), "<id>"),
+    (re.compile(r"\bprobe[\w-]*", re.I), "<new>"),
+    (_MINTED_ID, "<id>"),
+    (re.compile(r"(?<![0-9A-Za-z])(?=[a-f]{0,63}\d)(?=\d{0,63}[a-f])[0-9a-f]{8,64}(?![0-9A-Za-z])"), "<id>"),
+    (re.compile(r"(?<![0-9A-Za-z.])\d{10,}(?![0-9A-Za-z])"), "<id>"),  # a Unix time, a counter
+    (re.compile(r"(?<=[A-Za-z])([-_])(?=[a-f]{0,3}\d)(?=\d{0,3}[a-f])[0-9a-f]{4}(?![0-9A-Za-z])"), r"\1<new>"),
+]
+
+
+def run_specific_masked(name: str) -> str:
+    """A name (a file a server wrote, an item key) with what one run made of it masked: a UUID, a hex
+    or base-36 id, a Unix time, a name a probe made up (``.history/history_<id>.json``,
+    ``notes_<new>.md``) — what another run of the same call writes under another name is the same
+    item. A date or a number in a name stays (``minutes-2024-05.pdf``)."""
+    for pattern, mask in _RUN_SPECIFIC:
+        name = pattern.sub(mask, name)
+    return name
 
 
 @functools.lru_cache(maxsize=256)
