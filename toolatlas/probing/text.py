@@ -72,6 +72,7 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
     (re.compile(r"\b[0-9a-f]{7,64}\b"), "<hex>"),
+    (_MINTED_ID, "<id>"),
     (re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`"), "<s>"),
     (re.compile(r"\b\d+(?:\.\d+)?\b"), "<n>"),
     (re.compile(r"\s+"), " "),
