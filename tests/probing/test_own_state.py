@@ -183,7 +183,7 @@ class TestAfterARestore:
             assert executor.own_state is not None and executor.own_state.readers == ["list_keys", "log_tail"]
             for n in range(TRUSTED_AFTER + 2):
                 await executor.run_verified(call(n, "store", key=f"k{n}", value="v"))
-            assert executor.own_state.fresh_after_restores == TRUSTED_AFTER and executor.own_state.restarts == 0
+            assert executor.own_state.quiet_calls == {"store": TRUSTED_AFTER} and executor.own_state.restarts == 0
 
 
 @pytest.mark.servers
@@ -213,7 +213,7 @@ async def shelves(tmp_path: Path) -> AsyncIterator[Executor]:
     folder.mkdir()
     (folder / "readme.txt").write_text("shelves live in memory")
     server = {"name": "shelves", "environment": {"kind": "directory", "snapshot": str(folder)},
-              "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.shelves"]}}
+              "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.shelves", "${root}"]}}
     async with started(tmp_path, server) as executor:
         yield executor
 
@@ -238,6 +238,19 @@ class TestEveryCollection:
             await executor.run_verified(shelf_call(1, "add_item", item="rake", shelf="garden"))
             assert executor.own_state is not None and executor.own_state.restarts == 1
             rollout, _ = await executor.run_verified(shelf_call(2, "list_shelves"))
+            assert "garden" not in rollout.steps[0].outcome.excerpt
+
+    async def test_trust_in_tools_whose_changes_a_restore_undoes_says_nothing_of_another(self, tmp_path: Path) -> None:
+        """After TRUSTED_AFTER and more probes of a tool that writes a file (undone by the restore), a
+        tool that writes a file and changes the memory too is still followed by the readers."""
+        async with shelves(tmp_path) as executor:
+            for n in range(TRUSTED_AFTER + 1):
+                rollout, _ = await executor.run_verified(shelf_call(n, "write_note", text=f"note {n}"))
+                assert rollout.reset
+            assert executor.own_state is not None and executor.own_state.restarts == 0
+            await executor.run_verified(shelf_call(20, "stock", item="rake", shelf="garden"))
+            assert executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(shelf_call(21, "list_shelves"))
             assert "garden" not in rollout.steps[0].outcome.excerpt
 
     async def test_trust_in_other_tools_says_nothing_of_a_new_one(self, tmp_path: Path) -> None:

@@ -19,13 +19,12 @@ therefore keeps every probe on the state a fresh server has, as far as the serve
   (:func:`~toolatlas.probing.clock.without_clock`): a listing that says when each collection was
   created, a status line with the time of day, change every second with nothing changed;
 - **when to ask**: where the environment holds no state, after every probe that called anything but
-  readers; where it does, after every probe whose changes were undone by restoring the instance —
-  until :data:`TRUSTED_AFTER` such restores in a row found the fresh answers (the server reads its
-  state from the environment: asking further would cost calls and show nothing) — and after every
-  probe that left the instance as it was but made a call that worked and is not declared read-only
-  (a document loaded into memory changes no file), until each tool such probes called has been
-  followed by the fresh answers :data:`TRUSTED_AFTER` times — and always after a tool that was
-  once followed by a change (a tool that adds to a collection held in memory changes it every
+  readers; where it does, after every probe that called, successfully, a tool that is not a reader,
+  is not declared read-only and is not yet trusted — whether the instance was restored after the
+  probe or left as it was (a document loaded into memory changes no file). A tool is trusted once
+  :data:`TRUSTED_AFTER` probes that called it were followed by the fresh answers (it keeps its state
+  in the environment, or none: asking further would cost calls and show nothing), and never once a
+  probe that called it was followed by a change (a tool that opens a session in memory does so every
   time; trust earned by the server's other tools says nothing of it);
 - an answer that differs from the fresh one (or a reader that no longer answers) is a change the
   restore did not undo: the server's **clearing tool** — an argument-free tool that says it clears,
@@ -63,9 +62,9 @@ READ_TIMEOUT_S = 2.0
 MAX_READERS = 3
 """Readers asked after a probe (listings first, then by name): enough to see a server's few collections."""
 TRUSTED_AFTER = 8
-"""Restores of an instance in a row after which the readers answered as fresh: from then on the
-server is taken to read its state from the environment, and is no longer asked. As many probes of a
-tool that left the instance as it was: from then on the tool is taken to change no memory either."""
+"""Probes of a tool after which the readers answered as fresh: from then on the tool is taken to keep
+what it changes in the environment (undone by a restore), or to change nothing, and is no longer
+followed by the readers."""
 
 _READ_VERBS = frozenset("get list show read describe view count fetch find search display return".split())
 _LIST_VERBS = frozenset("list enumerate".split())
@@ -139,14 +138,12 @@ class OwnState:
         """The argument-free tool that says it clears the server's state (None: restarts only). Without
         readers nothing shows what it cleared."""
         self.environment_holds_state = environment_holds_state
-        self.fresh_after_restores = 0
-        """Restores in a row after which the readers answered as fresh (see :data:`TRUSTED_AFTER`)."""
         self.quiet_calls: dict[str, int] = {}
-        """Tool → probes that left the instance as it was, called the tool (successfully, and it is not
-        declared read-only), and after which the readers answered as fresh."""
+        """Tool → probes that called it (successfully; it is no reader and not declared read-only) and
+        after which the readers answered as fresh (see :data:`TRUSTED_AFTER`)."""
         self.changers: set[str] = set()
-        """Tools called in a probe that left the instance as it was and after which a reader changed:
-        the readers are asked after every call of them."""
+        """Tools called in a probe after which a reader had changed: the readers are asked after every
+        call of them."""
         self.restarts = 0
         self.clearings = 0
 
@@ -179,18 +176,16 @@ class OwnState:
         docstring): ``""`` when it had not changed, ``cleared`` or ``restarted``."""
         specs = {t.name: t for t in sandbox.tools}
         if self.environment_holds_state:
-            acting = [] if restored else sorted({
+            acting = sorted({
                 tool for tool, arguments, outcome in calls
                 if tool not in self.fresh and not (specs.get(tool) and specs[tool].annotations.read_only)
                 and not step_failed(outcome, arguments, specs.get(tool))[0]})
-            untrusted = [t for t in acting if t in self.changers or self.quiet_calls.get(t, 0) < TRUSTED_AFTER]
-            asked = (restored and self.fresh_after_restores < TRUSTED_AFTER) or bool(untrusted)
-            if not self.fresh or not asked:
+            if restored and not acting:  # what changed the instance said it only reads, or seemed to fail
+                acting = sorted({tool for tool, _, _ in calls if tool not in self.fresh})
+            if not self.fresh or not any(t in self.changers or self.quiet_calls.get(t, 0) < TRUSTED_AFTER for t in acting):
                 return ""
             seen, said = await self.changed(sandbox, []), []
-            if restored:
-                self.fresh_after_restores = 0 if seen else self.fresh_after_restores + 1
-            elif seen:
+            if seen:
                 self.changers.update(acting)
             else:
                 for tool in acting:

@@ -1,15 +1,19 @@
-"""A real MCP server of named shelves of items held in its process, beside a folder it never writes.
+"""A real MCP server of named shelves of items held in its process, beside a folder of notes.
 
-Run: ``python -m toolatlas.testing.servers.shelves``. ``add_item`` puts an item on a shelf, making the
-shelf on first use; ``list_shelves`` lists every shelf with how many items it holds and when it was
-made (an ISO date-time); three more argument-free reads speak of the ``default`` shelf alone, and
-sort before the listing by name. ``label_item`` makes a label and changes nothing. Nothing is written
-to disk: a restore of the folder never undoes a shelf.
+Run: ``python -m toolatlas.testing.servers.shelves ROOT``. ``add_item`` puts an item on a shelf,
+making the shelf on first use; ``list_shelves`` lists every shelf with how many items it holds and
+when it was made (an ISO date-time); three more argument-free reads speak of the ``default`` shelf
+alone, and sort before the listing by name. ``label_item`` makes a label and changes nothing.
+``write_note`` writes ``ROOT/note.txt`` and nothing else; ``stock`` puts an item on a shelf *and*
+appends a line to ``ROOT/stock.log``. Shelves are never written to disk: a restore of the folder
+never undoes one.
 """
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -17,7 +21,7 @@ from pydantic import Field
 __all__ = ["build_server", "main"]
 
 
-def build_server() -> Any:
+def build_server(root: Path) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ToolAnnotations
 
@@ -33,6 +37,20 @@ def build_server() -> Any:
     ) -> str:
         shelves.setdefault(shelf, {"items": [], "made": datetime.now(UTC).isoformat()})["items"].append(item)
         return f"{item} is on {shelf}"
+
+    @server.tool(description="Write a note to the folder.", annotations=writing)
+    def write_note(text: Annotated[str, Field(description="What the note says.")]) -> str:
+        (root / "note.txt").write_text(text)
+        return "noted"
+
+    @server.tool(description="Stock an item on a shelf and log it in the folder.", annotations=writing)
+    def stock(
+        item: Annotated[str, Field(description="What to stock.")],
+        shelf: Annotated[str, Field(description="The shelf's name.")] = "default",
+    ) -> str:
+        with (root / "stock.log").open("a") as log:
+            log.write(f"{shelf}: {item}\n")
+        return add_item(item, shelf)
 
     @server.tool(description="Count the items on the default shelf.", annotations=reading)
     def count_items() -> int:
@@ -59,7 +77,7 @@ def build_server() -> Any:
 
 
 def main() -> None:
-    build_server().run("stdio")
+    build_server(Path(sys.argv[1])).run("stdio")
 
 
 if __name__ == "__main__":
