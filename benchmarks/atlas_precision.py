@@ -1,8 +1,10 @@
 """Atlas precision: is what the atlas serves true? Replays of served entries' evidence, and the
 consistency counts.
 
-For each catalogue (by default ``configs/demo.toml`` then ``configs/wild.toml``), in this process
-and with a fresh store in a temporary folder (the catalogue's own atlas is left alone):
+For each catalogue (by default ``configs/demo.toml`` then ``configs/wild.toml``; ``--all`` adds the
+development catalogue ``configs/unseen.toml`` and the held-out ``configs/heldout.toml``; ``--config``
+names any), in this process and with a fresh store in a temporary folder (the catalogue's own atlas
+is left alone):
 
 1. the offline build of the catalogue (bootstrap + R rounds, the catalogue's settings);
 2. the consistency check of what it serves (:mod:`toolatlas.graph.consistency`): contradictions,
@@ -21,19 +23,27 @@ and with a fresh store in a temporary folder (the catalogue's own atlas is left 
    (with the calls before it) minutes after it was recorded: its output must be the recorded one
    and show no clock reading of the call (:func:`toolatlas.probing.clock.carries_clock`).
 
+5. **probe artefacts in what is served**, counted over every served entry: effects whose change or
+   condition names an item by what one run called it (a session's UUID, a name a probe made up:
+   :func:`toolatlas.probing.text.run_specific_masked` changes it); evidence calls sending a reference
+   to an answer of a step their call never made (``${step9.id}`` before one earlier call); and
+   tolerated empty values whose evidence left the argument their condition names non-empty.
+
 Goals (issue 15): replay agreement ≥ 0.99, contradictions 0, entries without evidence 0, schema-only
 share of served boundaries ≤ 0.25, no output with a clock or randomness marked deterministic, on both
 catalogues.
 
-    nice -n 10 .venv/bin/python benchmarks/atlas_precision.py [--config configs/demo.toml] [--server NAME]
-        [--rounds R] [--sample 200] [--seed 0] [--disagreements] [--every-call]
+    nice -n 10 .venv/bin/python benchmarks/atlas_precision.py [--all | --config configs/unseen.toml ...]
+        [--server NAME] [--rounds R] [--sample 200] [--seed 0] [--disagreements] [--every-call]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
+import re
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -51,12 +61,36 @@ from toolatlas.logs import configure_logging  # noqa: E402
 from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
 from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
-from toolatlas.probing.text import excerpts_agree, to_placeholders  # noqa: E402
+from toolatlas.probing.text import excerpts_agree, run_specific_masked, to_placeholders  # noqa: E402
 from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULTS = [REPO / "configs" / "demo.toml", REPO / "configs" / "wild.toml"]
+EVERY = [*DEFAULTS, REPO / "configs" / "unseen.toml", REPO / "configs" / "heldout.toml"]
+_REFERENCE = re.compile(r"\$\{step(\d+)\.")
+_EMPTIED = re.compile(r"^`([A-Za-z_][\w-]*)` is an empty (?:string|array)")
+
+
+def artefacts(entries: list[Entry]) -> dict[str, list[str]]:
+    """Served claims that hold of one probe run only (see the module docstring, 5.), by kind."""
+    found: dict[str, list[str]] = defaultdict(list)
+    for entry in entries:
+        if entry.status is not EntryStatus.ACTIVE or entry.kind is EntryKind.CO_USAGE:
+            continue
+        where = f"{entry.server}.{entry.tool}"
+        for effect in entry.effects:
+            for said in (effect.change, effect.condition):
+                if run_specific_masked(said) != said:
+                    found["run_specific_names"].append(f"{where}: {said[:100]}")
+        for item in entry.evidence:
+            if any(int(n) >= len(item.prefix) for n in _REFERENCE.findall(json.dumps(item.arguments))):
+                found["dangling_references"].append(f"{where}: {json.dumps(item.arguments)[:100]}")
+                break
+        emptied = _EMPTIED.match(entry.when or "") if entry.signature.startswith("tolerates:") else None
+        if emptied and any(item.arguments.get(emptied.group(1)) not in ("", []) for item in entry.evidence):
+            found["misattributed_tolerances"].append(f"{where}: {entry.when[:100]}")
+    return found
 
 
 def sample_evidence(entries: list[Entry], size: int, rng: random.Random, *, every_call: bool = False) -> list[tuple[Entry, Evidence]]:
@@ -120,6 +154,7 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         finally:
             store.close()
         consistency = check_consistency(entries)
+        found = artefacts(entries)
         sample = sample_evidence(entries, size, random.Random(seed), every_call=every_call)
         by_server: dict[str, list] = defaultdict(list)
         for entry, evidence in sample:
@@ -156,6 +191,11 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         print(f"    not deterministic {entry.server}.{entry.tool}: {how}")
     for contradiction in consistency.contradictions:
         print(f"    contradiction {contradiction.kind} {contradiction.server}.{contradiction.tool}: {contradiction.detail}")
+    print("  probe artefacts      " + ", ".join(f"{kind} {len(found[kind])}" for kind in ARTEFACTS))
+    if show:
+        for kind in ARTEFACTS:
+            for said in found[kind]:
+                print(f"    {kind} {said}")
     disagreements = [(e, ev, why) for e, ev, ok, why in results if not ok]
     if show:
         for entry, _evidence, why in disagreements:
@@ -174,12 +214,17 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         "deterministic_differences": [{"server": e.server, "tool": e.tool, "entry": e.id, "how": how}
                                       for e, how in wrongly_deterministic],
         "contradiction_details": [c.model_dump() for c in consistency.contradictions],
+        "artefacts": {kind: len(found[kind]) for kind in ARTEFACTS},
+        "artefact_details": {kind: found[kind] for kind in ARTEFACTS},
         "disagreements": [
             {"server": e.server, "tool": e.tool, "kind": e.kind.value, "entry": e.id, "probe": ev.probe_id,
              "step": ev.step, "why": why}
             for e, ev, why in disagreements
         ],
     }
+
+
+ARTEFACTS = ("run_specific_names", "dangling_references", "misattributed_tolerances")
 
 
 def _individual() -> frozenset[str]:
@@ -191,6 +236,7 @@ def _individual() -> frozenset[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, action="append", help="a catalogue (repeatable; default demo and wild)")
+    parser.add_argument("--all", action="store_true", help="demo, wild, unseen and heldout")
     parser.add_argument("--server", action="append", help="only these servers (repeatable)")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--sample", type=int, default=200, help="served entries replayed per catalogue")
@@ -201,7 +247,7 @@ def main() -> None:
     args = parser.parse_args()
     configure_logging("warning")
     figures = [asyncio.run(measure(c, args.server, args.rounds, args.sample, args.seed, args.disagreements,
-                                   args.every_call)) for c in (args.config or DEFAULTS)]
+                                   args.every_call)) for c in (args.config or (EVERY if args.all else DEFAULTS))]
     goals = all((f["replay_agreement"] or 0) >= 0.99 and f["contradictions"] == 0 and f["without_evidence"] == 0
                 and f["schema_only_share"] <= 0.25 and f["deterministic_but_differs"] == 0 for f in figures)
     print(f"\ngoals (agreement >= 0.99, 0 contradictions, 0 without evidence, schema-only share <= 0.25, "

@@ -92,6 +92,13 @@ class TestMerging:
         """Paths, numbers and quoted names are masked; the words of the error remain."""
         assert error_signature("Access denied - /a/b/c.txt not in /root (code 13)") == "Access denied - <path> not in <path> (code <n>)"
 
+    def test_an_id_a_server_minted_is_masked(self) -> None:
+        """Two elements a server minted base-36 ids for, each deleted twice, fail with one signature;
+        a word with a number in it stays."""
+        assert error_signature("Error: Element with ID mxawa0xp2h87byufydf not found") == \
+            error_signature("Error: Element with ID mxaw71eoy1hbiz37yr not found") == "Error: Element with ID <id> not found"
+        assert error_signature("column report2024 is missing") == "column report2024 is missing"
+
     def test_a_message_wrapped_in_quotes_signs_by_its_words(self) -> None:
         """`Error: "Key 'x' not found. …"` and `Error: "No document loaded …"` (a server printing its exception's
         repr) are two errors, not one quoted value; `Error: 'column'` stays a value."""

@@ -115,7 +115,7 @@ class TestConditionedEffects:
         assert {(o.effect, o.condition, o.support) for o in entry.effects} == {
             (Effect.MUTATING, absent, 3), (Effect.READ_ONLY, again, 3)}
         assert entry.effect is Effect.MUTATING
-        assert f"changes the environment (added: notes.txt) when {absent}" in entry.text
+        assert f"changes the environment (added: `path`) when {absent}" in entry.text
         assert f"changes nothing when {again}" in entry.text and "no recorded condition" not in entry.text
         kinds = {(bool(e.state_change), e.condition) for e in entry.evidence}
         assert kinds == {(True, absent), (False, again)}, "each outcome keeps its own evidence"

@@ -128,6 +128,21 @@ class TestDates:
         assert {"not a date", "2024-13-45"} <= {m.arguments.get("date") for m in mutations}
 
 
+class TestReferences:
+    def test_a_reference_to_an_answer_is_never_rewritten(self) -> None:
+        """An id carried by reference to an earlier step's answer (``${step0.id}``) is mutated as a value
+        (missing, empty, wrong type…), never by rewriting the reference's text (``${step9.id}`` would be
+        sent to the server as it is, and names no step)."""
+        schema = {"type": "object", "properties": {"id": {"type": "string", "description": "The element's id."}},
+                  "required": ["id"]}
+        tool = ToolSpec(server="s", name="delete_element", description="Delete an element by its id.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        mutations = boundary_mutations(tool, infer_arguments(tool), {"id": "${step0.id}"}, synth, cap=40)
+        assert mutations and MutationKind.EMPTY_VALUE in families(mutations)
+        sent = [v for m in mutations for v in m.arguments.values() if isinstance(v, str) and "${step" in v]
+        assert set(sent) <= {"${step0.id}"}
+
+
 class TestShape:
     def test_each_mutation_changes_one_thing(
         self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]

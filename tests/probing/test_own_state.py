@@ -183,7 +183,7 @@ class TestAfterARestore:
             assert executor.own_state is not None and executor.own_state.readers == ["list_keys", "log_tail"]
             for n in range(TRUSTED_AFTER + 2):
                 await executor.run_verified(call(n, "store", key=f"k{n}", value="v"))
-            assert executor.own_state.fresh_after_restores == TRUSTED_AFTER and executor.own_state.restarts == 0
+            assert executor.own_state.quiet_calls == {"store": TRUSTED_AFTER} and executor.own_state.restarts == 0
 
 
 @pytest.mark.servers
@@ -202,8 +202,68 @@ class TestMemoryAlone:
         async with reporting(tmp_path) as executor:
             for n in range(TRUSTED_AFTER + 2):
                 await executor.run_verified(call(n, "echo", message=f"m{n}"))
-            assert executor.own_state is not None and executor.own_state.fresh_after_calls == TRUSTED_AFTER
+            assert executor.own_state is not None and executor.own_state.quiet_calls == {"echo": TRUSTED_AFTER}
             assert executor.own_state.restarts == 0
+
+
+@contextlib.asynccontextmanager
+async def shelves(tmp_path: Path) -> AsyncIterator[Executor]:
+    """An executor of the shelves server (shelves in its memory) beside a folder it never writes."""
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "readme.txt").write_text("shelves live in memory")
+    server = {"name": "shelves", "environment": {"kind": "directory", "snapshot": str(folder)},
+              "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.shelves", "${root}"]}}
+    async with started(tmp_path, server) as executor:
+        yield executor
+
+
+def shelf_call(n: int, tool: str, **arguments: str) -> Probe:
+    step = ProbeStep(tool=tool, arguments=arguments, expect="any")
+    return Probe(id=f"p{n}", server="shelves", round=0, direction=Direction.AFFORDANCE, target=tool, task="t", steps=[step])
+
+
+@pytest.mark.servers
+class TestEveryCollection:
+    async def test_a_listing_of_every_collection_is_a_reader(self, tmp_path: Path) -> None:
+        """Of more argument-free reads than are asked, the listing of every shelf is one, though it
+        sorts last by name and says when each shelf was made (the clock, masked when compared)."""
+        async with shelves(tmp_path) as executor:
+            assert executor.own_state is not None and "list_shelves" in executor.own_state.readers
+
+    async def test_a_change_to_another_collection_is_undone(self, tmp_path: Path) -> None:
+        """An item put on a new shelf changes no file and none of the default shelf's reads: the
+        listing shows it, the server is restarted, and the next probe does not see the shelf."""
+        async with shelves(tmp_path) as executor:
+            await executor.run_verified(shelf_call(1, "add_item", item="rake", shelf="garden"))
+            assert executor.own_state is not None and executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(shelf_call(2, "list_shelves"))
+            assert "garden" not in rollout.steps[0].outcome.excerpt
+
+    async def test_trust_in_tools_whose_changes_a_restore_undoes_says_nothing_of_another(self, tmp_path: Path) -> None:
+        """After TRUSTED_AFTER and more probes of a tool that writes a file (undone by the restore), a
+        tool that writes a file and changes the memory too is still followed by the readers."""
+        async with shelves(tmp_path) as executor:
+            for n in range(TRUSTED_AFTER + 1):
+                rollout, _ = await executor.run_verified(shelf_call(n, "write_note", text=f"note {n}"))
+                assert rollout.reset
+            assert executor.own_state is not None and executor.own_state.restarts == 0
+            await executor.run_verified(shelf_call(20, "stock", item="rake", shelf="garden"))
+            assert executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(shelf_call(21, "list_shelves"))
+            assert "garden" not in rollout.steps[0].outcome.excerpt
+
+    async def test_trust_in_other_tools_says_nothing_of_a_new_one(self, tmp_path: Path) -> None:
+        """After TRUSTED_AFTER and more probes of a tool that changes nothing, the readers are still
+        asked after a tool not seen before: its change is undone."""
+        async with shelves(tmp_path) as executor:
+            for n in range(TRUSTED_AFTER + 1):
+                await executor.run_verified(shelf_call(n, "label_item", item=f"jar {n}"))
+            assert executor.own_state is not None and executor.own_state.restarts == 0
+            await executor.run_verified(shelf_call(20, "add_item", item="rake", shelf="garden"))
+            assert executor.own_state.restarts == 1 and executor.own_state.changers == {"add_item"}
+            rollout, _ = await executor.run_verified(shelf_call(21, "list_shelves"))
+            assert "garden" not in rollout.steps[0].outcome.excerpt
 
 
 class TestStatementsThatOnlyRead:

@@ -32,9 +32,9 @@ from toolatlas.graph.models import (
 )
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
-from toolatlas.probing.conditions import joined
+from toolatlas.probing.conditions import joined, portable_change
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders
+from toolatlas.probing.text import condition_signature, error_signature, evidence_excerpt, to_placeholders
 
 __all__ = [
     "STATE_CAUSE",
@@ -154,7 +154,7 @@ class Inducer:
                 coverage += self._exercise(step)
             outcome = merge_entry(self.graph, entry, evidence)
             if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
-                change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
+                change = portable_change(step_verdict.change, step.arguments) if not step_verdict.change.empty else ""
                 other_effect = observe_effect(self.graph, entry.id, entry.text, EffectObservation(
                     effect=step_verdict.effect, condition=condition, change=change))
                 if other_effect and outcome != "new":
@@ -197,7 +197,7 @@ class Inducer:
         shape = argument_shape(step.arguments, spec.properties, step.exercised)
         effect = verdict.effect
         if step.mutation:  # a boundary probe the tool accepted: leniency is knowledge too
-            signature = f"tolerates:{step.mutation}:{error_signature(step.condition or '')}"
+            signature = f"tolerates:{step.mutation}:{condition_signature(step.condition or '', spec.properties)}"
             text = f"`{step.tool}` accepts the call without error even when {step.condition or step.mutation}."
             when = f"{step.condition or step.mutation} (accepted)"
         else:

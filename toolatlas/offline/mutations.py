@@ -23,6 +23,7 @@ from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.operations import described_operations
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.bindings import bound_references, output_ref
 from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:  # probing.models imports offline.harvest: the step's model is imported where it is made
@@ -141,10 +142,11 @@ def boundary_mutations(
         if spec.kind in SQL_KINDS and isinstance(value, str):
             found.extend(_sql_mutations(spec, locator, value, synth))
     found.extend(_call_mutations(tool, specs, valid_args, synth))
+    references = {output_ref(step, path) for step, path in bound_references(valid_args)}
     by_family: dict[MutationKind, list[tuple[dict[str, Any], str, str | None, bool]]] = {}
     for name, where, new_value, condition, expected in found:
         arguments = _replace(valid_args, where, new_value) if where else new_value
-        if arguments == valid_args:
+        if arguments == valid_args or _rewrites_a_reference(new_value, references):
             continue
         by_family.setdefault(MutationKind(name), []).append((arguments, condition, where, expected))
     ordered = [(f, by_family[f]) for f in _FAMILIES if f in by_family]
@@ -159,6 +161,20 @@ def boundary_mutations(
                                        target_arg=where, expected_failure=expected))
         depth += 1
     return result
+
+
+def _rewrites_a_reference(value: Any, references: set[str]) -> bool:
+    """Whether a mutated value holds the text of a reference to an earlier step's answer that the valid
+    call did not hold (``${step0.id}`` with its digits changed is ``${step9.id}``): what the planner
+    knows of such a value is the reference, never its text — the server would be sent the
+    placeholder itself, and the condition ("shaped like a real id") would not be what was tried."""
+    if isinstance(value, str):
+        return "${step" in value and value not in references
+    if isinstance(value, dict):
+        return any(_rewrites_a_reference(v, references) for v in value.values())
+    if isinstance(value, list):
+        return any(_rewrites_a_reference(v, references) for v in value)
+    return False
 
 
 _FAMILIES = tuple(MutationKind)

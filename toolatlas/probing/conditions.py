@@ -28,9 +28,12 @@ import re
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from toolatlas.environments import StateDigest
+from toolatlas.environments import StateDiff, StateDigest
+from toolatlas.probing.text import run_specific_masked
 
-__all__ = ["MAX_NAMES", "ConditionPart", "Named", "joined", "named_items", "precondition", "precondition_parts"]
+__all__ = [
+    "MAX_NAMES", "ConditionPart", "Named", "joined", "named_items", "portable_change", "precondition", "precondition_parts",
+]
 
 ConditionPart = tuple[str, str]
 """``(argument, phrase)`` of a condition; the argument is ``""`` for a part about no argument."""
@@ -89,8 +92,9 @@ class Named:
 
     def __init__(self) -> None:
         self.kinds: list[str] = []
-        """The matched items with the names masked (``index:…``, ``relation:…>…>…``), so observations
-        made with different random names compare equal."""
+        """The matched items with the names masked (``index:…``, ``relation:…>…>…``), and what one run
+        made of the rest of their keys (:func:`~toolatlas.probing.text.run_specific_masked`), so
+        observations made with different random names compare equal."""
         self.targets: list[tuple[str, str]] = []
         """(key, kind) of every matched item."""
         self.holders: list[str] = []
@@ -120,6 +124,7 @@ def named_items(value: Any, digest: StateDigest) -> Named:
         if keys:
             named.found += 1
             for key, kind in _targets(sorted(keys), names):
+                kind = run_specific_masked(kind)  # what one run named the item (a session's history file) is no kind
                 named.targets.append((key, kind))
                 if kind not in named.kinds:
                     named.kinds.append(kind)
@@ -183,3 +188,27 @@ def precondition_parts(arguments: dict[str, Any], before: StateDigest | None, pr
         if before.items != snapshot.items:
             parts.append(("", "after an earlier call changed the state"))
     return parts
+
+
+def portable_change(change: StateDiff, arguments: dict[str, Any], limit: int = 2) -> str:
+    """What a call changed, said so that it holds for every call of its use, not only for the run it
+    was seen in (``added: `path`; changed: .history/history_<id>.json``): an item the call added under
+    a name an argument gave is that argument's (the name is the caller's choice), and in every item
+    what one run made of its name — a session's UUID, a name a probe made up, a Unix time — is
+    masked (:func:`~toolatlas.probing.text.run_specific_masked`); items alike once masked are one."""
+    given = sorted(((name, argument) for argument in sorted(arguments)
+                    for names in _groups(arguments[argument]) for name in names), key=lambda p: -len(p[0]))
+    parts = []
+    for label, keys in (("added", change.added), ("removed", change.removed), ("changed", change.changed)):
+        shown: list[str] = []
+        for key in keys:
+            for name, argument in given:
+                if name in key and (label == "added" or run_specific_masked(name) != name):
+                    key = key.replace(name, f"`{argument}`")
+            key = run_specific_masked(key)
+            if key not in shown:
+                shown.append(key)
+        if shown:
+            more = f", +{len(shown) - limit} more" if len(shown) > limit else ""
+            parts.append(f"{label}: {', '.join(shown[:limit])}{more}")
+    return "; ".join(parts)

@@ -9,18 +9,23 @@ evidence (its own calls before the one recorded) would not replay on a fresh san
 therefore keeps every probe on the state a fresh server has, as far as the server's own reads show:
 
 - **readers** are the server's argument-free read tools — no required argument, annotated
-  read-only or described (or named) by a verb of reading, and not saying they change state;
+  read-only or described (or named) by a verb of reading, and not saying they change state —,
+  listings first (a listing of every collection shows a change to any of them; a getter of one
+  object, one collection);
 - **the fresh answer** of each reader is read twice on a freshly started server; a reader whose
-  two answers differ, or that shows the clock of the call, shows nothing stable and is dropped (as
-  is one that does not answer within :data:`READ_TIMEOUT_S`, a margin wide enough that the choice
-  does not depend on the machine's speed or load: the atlas must not);
+  two answers differ shows nothing stable and is dropped (as is one that does not answer within
+  :data:`READ_TIMEOUT_S`, a margin wide enough that the choice does not depend on the machine's
+  speed or load: the atlas must not). Answers are compared with the present clock masked
+  (:func:`~toolatlas.probing.clock.without_clock`): a listing that says when each collection was
+  created, a status line with the time of day, change every second with nothing changed;
 - **when to ask**: where the environment holds no state, after every probe that called anything but
-  readers; where it does, after every probe whose changes were undone by restoring the instance —
-  until :data:`TRUSTED_AFTER` such restores in a row found the fresh answers (the server reads its
-  state from the environment: asking further would cost calls and show nothing) — and after every
-  probe that left the instance as it was but made a call that worked and is not declared read-only
-  (a document loaded into memory changes no file), until :data:`TRUSTED_AFTER` such probes in a row
-  found the fresh answers;
+  readers; where it does, after every probe that called, successfully, a tool that is not a reader,
+  is not declared read-only and is not yet trusted — whether the instance was restored after the
+  probe or left as it was (a document loaded into memory changes no file). A tool is trusted once
+  :data:`TRUSTED_AFTER` probes that called it were followed by the fresh answers (it keeps its state
+  in the environment, or none: asking further would cost calls and show nothing), and never once a
+  probe that called it was followed by a change (a tool that opens a session in memory does so every
+  time; trust earned by the server's other tools says nothing of it);
 - an answer that differs from the fresh one (or a reader that no longer answers) is a change the
   restore did not undo: the server's **clearing tool** — an argument-free tool that says it clears,
   resets or reloads — is called, and when every reader then answers as fresh, the state is fresh
@@ -44,7 +49,7 @@ import re
 import structlog
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.clock import carries_clock
+from toolatlas.probing.clock import without_clock
 from toolatlas.probing.evidence import names_a_change, promises_change
 from toolatlas.probing.verifier import step_failed
 
@@ -55,12 +60,14 @@ log = structlog.get_logger(__name__)
 READ_TIMEOUT_S = 2.0
 """Longest wait for one reader's answer (an ordinary read takes milliseconds)."""
 MAX_READERS = 3
-"""Readers asked after a probe (the first by name): enough to see a server's few collections."""
+"""Readers asked after a probe (listings first, then by name): enough to see a server's few collections."""
 TRUSTED_AFTER = 8
-"""Restores of an instance in a row after which the readers answered as fresh: from then on the
-server is taken to read its state from the environment, and is no longer asked."""
+"""Probes of a tool after which the readers answered as fresh: from then on the tool is taken to keep
+what it changes in the environment (undone by a restore), or to change nothing, and is no longer
+followed by the readers."""
 
 _READ_VERBS = frozenset("get list show read describe view count fetch find search display return".split())
+_LIST_VERBS = frozenset("list enumerate".split())
 _CLEAR_VERBS = frozenset("clear reset erase wipe purge empty reload refresh resync".split())
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
@@ -106,12 +113,19 @@ def is_clearing(spec: ToolSpec) -> bool:
 
 
 def _usable(outcome: CallOutcome) -> bool:
-    """An answer a reader can be judged by: it came, and does not show the clock."""
-    return outcome.outcome not in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT) and not carries_clock(outcome)
+    """An answer a reader can be judged by: it came."""
+    return outcome.outcome not in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT)
+
+
+def _lists(spec: ToolSpec) -> bool:
+    """Whether a reader lists (named or described so): what it shows spans the server's collections."""
+    return _starts_with(spec.name, _LIST_VERBS) or _starts_with(spec.description, _LIST_VERBS)
 
 
 def _answer(outcome: CallOutcome) -> str:
-    return f"{outcome.outcome.value}:{outcome.excerpt}"
+    """A reader's answer as it is compared: its class and text, the present clock masked (a time of
+    day in a status line changes every second with nothing changed)."""
+    return f"{outcome.outcome.value}:{without_clock(outcome.excerpt, outcome.started_at)}"
 
 
 class OwnState:
@@ -124,11 +138,12 @@ class OwnState:
         """The argument-free tool that says it clears the server's state (None: restarts only). Without
         readers nothing shows what it cleared."""
         self.environment_holds_state = environment_holds_state
-        self.fresh_after_restores = 0
-        """Restores in a row after which the readers answered as fresh (see :data:`TRUSTED_AFTER`)."""
-        self.fresh_after_calls = 0
-        """Probes in a row that left the instance as it was, made a call that worked and is not declared
-        read-only, and after which the readers answered as fresh."""
+        self.quiet_calls: dict[str, int] = {}
+        """Tool → probes that called it (successfully; it is no reader and not declared read-only) and
+        after which the readers answered as fresh (see :data:`TRUSTED_AFTER`)."""
+        self.changers: set[str] = set()
+        """Tools called in a probe after which a reader had changed: the readers are asked after every
+        call of them."""
         self.restarts = 0
         self.clearings = 0
 
@@ -141,7 +156,7 @@ class OwnState:
         """Choose the readers of a freshly started server (``sandbox``) and keep their answers; its
         environment's kind says whether a restore undoes what a probe changed."""
         fresh: dict[str, str] = {}
-        for spec in sorted(sandbox.tools, key=lambda t: t.name):
+        for spec in sorted(sandbox.tools, key=lambda t: (not _lists(t), t.name)):
             if len(fresh) >= MAX_READERS or not is_state_reader(spec):
                 continue
             first = await sandbox.call(spec.name, {}, timeout=READ_TIMEOUT_S)
@@ -161,17 +176,20 @@ class OwnState:
         docstring): ``""`` when it had not changed, ``cleared`` or ``restarted``."""
         specs = {t.name: t for t in sandbox.tools}
         if self.environment_holds_state:
-            acted = not restored and any(
-                tool not in self.fresh and not (specs.get(tool) and specs[tool].annotations.read_only)
-                and not step_failed(outcome, arguments, specs.get(tool))[0] for tool, arguments, outcome in calls)
-            asked = (restored and self.fresh_after_restores < TRUSTED_AFTER) or (acted and self.fresh_after_calls < TRUSTED_AFTER)
-            if not self.fresh or not asked:
+            acting = sorted({
+                tool for tool, arguments, outcome in calls
+                if tool not in self.fresh and not (specs.get(tool) and specs[tool].annotations.read_only)
+                and not step_failed(outcome, arguments, specs.get(tool))[0]})
+            if restored and not acting:  # what changed the instance said it only reads, or seemed to fail
+                acting = sorted({tool for tool, _, _ in calls if tool not in self.fresh})
+            if not self.fresh or not any(t in self.changers or self.quiet_calls.get(t, 0) < TRUSTED_AFTER for t in acting):
                 return ""
             seen, said = await self.changed(sandbox, []), []
-            if restored:
-                self.fresh_after_restores = 0 if seen else self.fresh_after_restores + 1
+            if seen:
+                self.changers.update(acting)
             else:
-                self.fresh_after_calls = 0 if seen else self.fresh_after_calls + 1
+                for tool in acting:
+                    self.quiet_calls[tool] = self.quiet_calls.get(tool, 0) + 1
         else:
             said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
                     and not step_failed(outcome, arguments, specs.get(tool))[0]

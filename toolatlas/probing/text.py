@@ -9,17 +9,20 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Collection
 from typing import Any
 
 __all__ = [
     "ERROR_TEXT",
     "ELISION",
+    "condition_signature",
     "EXCERPT_CHARS",
     "TAIL_CHARS",
     "error_signature",
     "evidence_excerpt",
     "excerpts_agree",
     "looks_like_error",
+    "run_specific_masked",
     "to_placeholders",
 ]
 
@@ -57,6 +60,10 @@ ERROR_TEXT = re.compile(
 """Text that starts like this reads as an error (``ENOENT:``-style codes in capitals only: ``Echo:`` is
 not one). On an ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
 
+_MINTED_ID = re.compile(r"(?<![0-9A-Za-z])(?=[a-z]{0,63}\d)(?=[a-z]*\d+[a-z]+\d)[0-9a-z]{12,64}(?![0-9A-Za-z])")
+"""An id a server minted in base 36 (``mxawa0xp2h87byufydf``): twelve or more lower-case letters and
+digits, the digits in two runs at least (``report2024`` is a word and a number)."""
+
 _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bprobe[\w.-]*", re.IGNORECASE), "<new>"),
     (re.compile(r"\b[\w.]*[-_](?=[0-9a-f]{0,3}\d)[0-9a-f]{4}\b"), "<new>"),  # a name a probe made up (``no_such_table_7a3a``)
@@ -65,10 +72,31 @@ _MASKS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
     (re.compile(r"\b[0-9a-f]{7,64}\b"), "<hex>"),
+    (_MINTED_ID, "<id>"),
     (re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`"), "<s>"),
     (re.compile(r"\b\d+(?:\.\d+)?\b"), "<n>"),
     (re.compile(r"\s+"), " "),
 ]
+
+
+_RUN_SPECIFIC: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<![0-9A-Za-z])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9A-Za-z])", re.I), "<id>"),
+    (re.compile(r"\bprobe[\w-]*", re.I), "<new>"),
+    (_MINTED_ID, "<id>"),
+    (re.compile(r"(?<![0-9A-Za-z])(?=[a-f]{0,63}\d)(?=\d{0,63}[a-f])[0-9a-f]{8,64}(?![0-9A-Za-z])"), "<id>"),
+    (re.compile(r"(?<![0-9A-Za-z.])\d{10,}(?![0-9A-Za-z])"), "<id>"),  # a Unix time, a counter
+    (re.compile(r"(?<=[A-Za-z])([-_])(?=[a-f]{0,3}\d)(?=\d{0,3}[a-f])[0-9a-f]{4}(?![0-9A-Za-z])"), r"\1<new>"),
+]
+
+
+def run_specific_masked(name: str) -> str:
+    """A name (a file a server wrote, an item key) with what one run made of it masked: a UUID, a hex
+    or base-36 id, a Unix time, a name a probe made up (``.history/history_<id>.json``,
+    ``notes_<new>.md``) — what another run of the same call writes under another name is the same
+    item. A date or a number in a name stays (``minutes-2024-05.pdf``)."""
+    for pattern, mask in _RUN_SPECIFIC:
+        name = pattern.sub(mask, name)
+    return name
 
 
 @functools.lru_cache(maxsize=256)
@@ -107,6 +135,31 @@ def to_placeholders(value: Any, variables: dict[str, str]) -> Any:
     return walk(value)
 
 
+def _masked(text: str) -> str:
+    for pattern, mask in _MASKS:
+        text = pattern.sub(mask, text)
+    return text
+
+
+_QUOTED_NAME = re.compile(r"`([^`\n]{1,200})`")
+_NAME_ROOT = re.compile(r"[^.\[\]]+")
+
+
+def condition_signature(condition: str, arguments: Collection[str], *, limit: int = 160) -> str:
+    """A planned condition (`` `source` is an empty string (with `graph` given)``) down to a signature:
+    masked like an error message, except the quoted names of ``arguments`` (a locator into one,
+    ``items[0].name``, by its first part): which argument a condition breaks is what it is about, so
+    the same break of two arguments is two signatures, never one."""
+    pieces, last = [], 0
+    for match in _QUOTED_NAME.finditer(condition):
+        root = _NAME_ROOT.match(match.group(1))
+        if root is not None and root.group(0) in arguments:
+            pieces += [_masked(condition[last:match.start()]), match.group(0)]
+            last = match.end()
+    pieces.append(_masked(condition[last:]))
+    return "".join(pieces).strip()[:limit]
+
+
 def error_signature(text: str, *, limit: int = 160) -> str:
     """The error message with paths, times, ids, quoted values and numbers masked."""
     first = text.strip().splitlines()[0] if text.strip() else ""
@@ -121,9 +174,7 @@ def error_signature(text: str, *, limit: int = 160) -> str:
     body = (wrapped.group("body") or wrapped.group("single")) if wrapped else ""
     if len(body.split()) >= _SENTENCE_WORDS:  # Error: "Key 'x' not found. …"
         first = wrapped.group("lead") + body if wrapped else first
-    for pattern, mask in _MASKS:
-        first = pattern.sub(mask, first)
-    return first.strip()[:limit]
+    return _masked(first).strip()[:limit]
 
 
 _WRAPPED = re.compile(r"""(?P<lead>[^"'`\n]{0,40}?:\s*|)(?:"(?P<body>[^"\n]+)"|'(?P<single>[^'\n]+)')[.!]?$""")

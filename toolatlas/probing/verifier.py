@@ -22,7 +22,7 @@ from toolatlas.environments import Environment, StateDiff, StateDigest, render_v
 from toolatlas.errors import ConfigError
 from toolatlas.models import CallOutcome, Effect, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import bound_references
-from toolatlas.probing.clock import carries_clock
+from toolatlas.probing.clock import carries_clock, without_clock
 from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.evidence import error_evidence
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
@@ -213,13 +213,17 @@ def _rendered(arguments: dict[str, Any], variables: dict[str, str]) -> dict[str,
 
 
 def _comparable(outcome: CallOutcome, variables: dict[str, str]) -> str:
-    return to_placeholders(_visible_text(outcome), variables)
+    """What a read answered, to tell whether the state it shows changed: its visible text with the
+    instance's paths as placeholders and the present clock masked (a read that reports the time
+    answers differently a second later with nothing changed)."""
+    return without_clock(to_placeholders(_visible_text(outcome), variables), outcome.started_at)
 
 
 def _in_process_effects(probe, verdicts: list[StepVerdict], *, stateless: bool) -> list[StepVerdict]:
     """Effects the environment cannot see. A call whose result a stable read (the same read twice
-    unchanged before it) then shows changed has changed the server's own state: ``mutating``. In an
-    environment that holds no state, "changes nothing" is never claimed otherwise (``unknown``)."""
+    unchanged before it, the present clock aside: :func:`_comparable`) then shows changed has changed
+    the server's own state: ``mutating``. In an environment that holds no state, "changes nothing" is
+    never claimed otherwise (``unknown``)."""
     by_index = {v.index: v for v in verdicts}
     witnessed: set[int] = set()
     for verdict in verdicts:
