@@ -4,11 +4,11 @@ catalogue's fast subset built once for every test that reads it, and the release
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from folders import copy_folder
 
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
@@ -60,7 +60,7 @@ def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
                 assert f"rollouts_per_task = {rollouts}" in config.read_text(), "the release catalogue's [build] moved"
             assert main(["build", str(config), "--engine", "asyncio"]) == 0
             built[key] = folder
-        shutil.copytree(built[key], dest, dirs_exist_ok=True)
+        copy_folder(built[key], dest)
         return dest / "releases.toml"
 
     return copy
