@@ -77,7 +77,7 @@ class ColocatedPlacement:
                 raise RoundLost(f"the host of {server} was lost in round {round_}") from exc
             raise
         assert result.summary is not None, "a colocated round reports its calls"
-        self.build.progressed(sent, result.coverage.probes, result.summary)
+        self.build.probe_log.record(sent, result.coverage.probes, result.summary)
         self.last[server] = result.checkpoint
         return result
 

@@ -26,7 +26,6 @@ import asyncio
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import ray
 import structlog
@@ -37,19 +36,21 @@ from actors.calls import SHARD_TIMEOUT_S, START_TIMEOUT_S, STOP_TIMEOUT_S, STORE
 from actors.colocated import ColocatedPlacement
 from actors.executor import ExecutorHost
 from actors.shard import ShardActor
-from actors.split import PREFETCH, SplitPlacement
+from actors.split import SplitPlacement
 from actors.store import StoreOwner, StoreOwnerWriter
 from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.errors import ConfigError, WorkerError
+from toolatlas.errors import WorkerError
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import utcnow
-from toolatlas.pipeline.catalogue import AtlasPaths, BuildReport, use_llm, write_consistency
-from toolatlas.pipeline.driver import CatalogueBuild
+from toolatlas.pipeline.batches import batches_in_flight
+from toolatlas.pipeline.catalogue import use_llm, write_consistency
+from toolatlas.pipeline.driver import BuildReport, CatalogueBuild, choose_topology
 from toolatlas.pipeline.persistence import BuildFiles
-from toolatlas.probing.models import BatchSummary
+from toolatlas.pipeline.rate import ProbeLog
+from toolatlas.store.paths import AtlasPaths
 
-__all__ = ["TOPOLOGIES", "Progress", "RayBuild"]
+__all__ = ["RayBuild"]
 
 log = structlog.get_logger(__name__)
 
@@ -57,21 +58,6 @@ ACTOR_RESTARTS = 3
 """Times Ray restarts a dead actor (and retries its in-flight calls) before giving up on it."""
 SMALL_CPU = 0.01
 """Actors are I/O bound (they wait on MCP servers): they reserve next to no CPU for scheduling."""
-MAX_INFLIGHT = 256
-"""Most batches in flight across a build, whatever its size (a bound on the results held at once)."""
-TOPOLOGIES = ("auto", "colocated", "split")
-"""``auto``: colocated when each server has one executor, split otherwise."""
-
-
-class Progress(NamedTuple):
-    """A batch (split) or round (colocated) of probes, as the driver saw it come back."""
-
-    sent: float
-    back: float
-    probes: int
-    ended: tuple[float, ...]
-    """When each of its probes ended, on the driver's ``perf_counter`` clock (from the hosts'
-    wall clocks: a clock on another node may be skewed); empty if the host did not say."""
 
 
 class RayBuild:
@@ -89,16 +75,9 @@ class RayBuild:
         self.node_count = len([n for n in ray.nodes() if n.get("Alive")])
         self.host_count = hosts or max(2, 2 * self.node_count)
         sandboxes = len(catalogue.enabled_servers) * catalogue.build.executors_per_server
-        self.inflight = inflight or max(4 * self.host_count, min(MAX_INFLIGHT, PREFETCH * sandboxes))
-        """Batches in flight across the build (backpressure): enough for every sandbox to have one
-        running and one queued (up to MAX_INFLIGHT): with fewer, the hosts wait on their round trips."""
-        single = catalogue.build.executors_per_server == 1
-        if topology not in TOPOLOGIES:
-            raise ConfigError(self.config, [("topology", f"must be one of {', '.join(TOPOLOGIES)}, not {topology!r}")])
-        if topology == "colocated" and not single:
-            raise ConfigError(self.config, [("build.executors_per_server", "the colocated topology runs one executor per server")])
-        self.colocated = topology == "colocated" or (topology == "auto" and single)
-        self.topology = "colocated" if self.colocated else "split"
+        self.inflight = inflight or batches_in_flight(self.host_count, sandboxes)
+        self.topology = choose_topology(catalogue, topology, config=self.config)
+        self.colocated = self.topology == "colocated"
         self.shard_count = 0 if self.colocated and not self.with_llm else \
             shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
         """One per node: a shard's planning and induction take a fraction of a core even for 100
@@ -107,25 +86,11 @@ class RayBuild:
         """Server → the Ray nodes its executors ran on."""
         self.ready_at: dict[str, float] = {}
         """When each server was ready to probe (its sandboxes started, its shard prepared)."""
-        self.progress: list[Progress] = []
-        """Every batch (split) or round (colocated): the build's probe rate over any window (:meth:`probes_after`)."""
+        self.probe_log = ProbeLog()
+        """Every batch (split) or round (colocated): the build's probe rate over any window."""
         self.redone: list[tuple[str, int]] = []
         """(server, round) run again after its shard, or the host holding it colocated, was lost."""
         self.index: dict[str, int] = {}
-
-    def probes_after(self, start: float, *, exact: bool = True) -> float:
-        """Probes done after ``start``: those that ended after it, by the end times the hosts
-        report. A batch or round without them (or every one, unless ``exact``) that spans ``start``
-        counts pro rata: its probes spread evenly over the time from sending it to its return."""
-        done = 0.0
-        for sent, back, probes, ended in self.progress:
-            if back <= start:
-                continue
-            if exact and len(ended) == probes:
-                done += sum(1 for t in ended if t > start)
-            else:
-                done += probes * (1.0 if sent >= start else (back - start) / max(back - sent, 1e-9))
-        return done
 
     # -- what the placements share ------------------------------------------------------------------
 
@@ -141,10 +106,6 @@ class RayBuild:
         """Record that a server is ready to probe, and on which nodes."""
         self.ready_at[server] = time.perf_counter()
         self.placements[server] = {self.host_nodes[h]["node_id"] for h in hosts}
-
-    def progressed(self, sent: float, probes: int, summary: BatchSummary) -> None:
-        offset = time.time() - time.perf_counter()  # the hosts' wall clock → this process's perf_counter
-        self.progress.append(Progress(sent, time.perf_counter(), probes, tuple(t - offset for t in summary.ended_at)))
 
     # -- actors -----------------------------------------------------------------------------------
 
@@ -181,7 +142,7 @@ class RayBuild:
         """Build ``servers``; with ``focus``, a server it names probes only those tools (a refresh)."""
         started, t0 = utcnow(), time.perf_counter()
         self.index = {spec.name: i for i, spec in enumerate(servers)}
-        self.ready_at, self.progress, self.placements = {}, [], {}
+        self.ready_at, self.probe_log, self.placements = {}, ProbeLog(), {}
         self.paths.root.mkdir(parents=True, exist_ok=True)
         self._start_actors()
         self.gate = asyncio.Semaphore(self.inflight)

@@ -81,20 +81,8 @@ class ExecutorHost:
         """Run and verify probes one after the other in the (server, slot) sandbox (call with
         ``num_returns=2``: the summary and the verified rollouts are separate objects)."""
         executor = await self._executor(server, slot)
-        verified: list[tuple[Rollout, Verdict] | None] = []
-        ended: list[float] = []
         async with self.locks[(server, slot)]:
-            settled: list[tuple[Rollout, Verdict]] = []
-            for probe in probes:
-                verified.append(await executor.run_verified(probe, defer=True))
-                if verified[-1] is not None:
-                    ended.append(time.time())
-                settled += await executor.settle(ready_only=True)  # their later second has come
-            settled += await executor.settle()  # the replays repeated in a later second: one wait at most
-            replays = iter(settled)
-            verified = [item if item is not None else next(replays) for item in verified]
-            ended += [time.time()] * (len(verified) - len(ended))
-        complete = [item for item in verified if item is not None]
+            complete, ended = await executor.run_batch(probes)
         return BatchSummary.of([rollout for rollout, _ in complete], ended), complete
 
     # -- colocated servers --------------------------------------------------------------------------

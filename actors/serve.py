@@ -66,7 +66,6 @@ SERVE_LOGGING = {"enable_access_log": False, "log_level": "WARNING"}
 logs its own request lines at debug level instead (``toolatlas --log-level debug serve``)."""
 MAX_ONGOING_REQUESTS = 64
 """Requests one replica takes at once (Serve's default of 5 starves a sub-millisecond async handler)."""
-PORT_ATTEMPTS = 100
 
 
 class GuidanceReplica:
@@ -125,11 +124,7 @@ def replica_port_ranges() -> list[range]:
 
 def free_serve_port() -> int:
     """A free port for the service outside :func:`replica_port_ranges` (tests, benchmarks)."""
-    for _ in range(PORT_ATTEMPTS):
-        port = free_port()
-        if not any(port in r for r in replica_port_ranges()):
-            return port
-    raise ToolAtlasError(f"no free port outside Ray Serve's replica port ranges after {PORT_ATTEMPTS} tries")
+    return free_port(outside=replica_port_ranges())
 
 
 def serve_on_ray(settings: ReplicaSettings, *, port: int, replicas: int, address: str | None = None) -> None:

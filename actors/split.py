@@ -114,7 +114,7 @@ class SplitPlacement:
                     for failed in done.infrastructure_errors:
                         failures.record(failed)
                     batches.append(done)
-                    self.build.progressed(sent, count, done)
+                    self.build.probe_log.record(sent, count, done)
                     due.extend(order.add(first, count, verified))
                     arrived.set()
             finally:

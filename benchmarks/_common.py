@@ -97,7 +97,8 @@ async def demo_atlas_export(scratch: Path, servers: Sequence[str], rounds: int) 
     from toolatlas.config import StoreSettings, load_catalogue
     from toolatlas.export import assemble
     from toolatlas.home import Home
-    from toolatlas.pipeline.catalogue import build_catalogue, open_store
+    from toolatlas.pipeline.catalogue import build_catalogue
+    from toolatlas.store.paths import open_store
     from toolatlas.workspace import Workspace
 
     demo = load_catalogue(REPO / "configs" / "demo.toml")

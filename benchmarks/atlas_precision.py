@@ -48,10 +48,11 @@ from toolatlas.graph.consistency import check_consistency  # noqa: E402
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence  # noqa: E402
 from toolatlas.lifecycle.verify import agreement, replay_probe  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
-from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
 from toolatlas.probing.clock import carries_clock  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.probing.text import excerpts_agree, to_placeholders  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

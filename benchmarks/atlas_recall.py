@@ -55,8 +55,9 @@ from toolatlas.environments import render_value  # noqa: E402
 from toolatlas.evaluation.facts import load_facts, recall_facts  # noqa: E402
 from toolatlas.graph.models import EntryKind, EntryStatus  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
-from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, open_store  # noqa: E402
+from toolatlas.pipeline.persistence import StoreSink  # noqa: E402
 from toolatlas.pipeline.server import ServerBuild  # noqa: E402
+from toolatlas.store.paths import AtlasPaths, open_store  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

@@ -134,8 +134,8 @@ def main() -> None:
         # the limit again after the build: the two readings bracket it (this machine drifts)
         after = limit_cpu(config, args.seconds, args.rounds) if args.limit else None
     start = max(build.ready_at.values())
-    probes = build.probes_after(start)  # a batch or round under way at the start counts pro rata
-    window = max(p.back for p in build.progress) - start
+    probes = build.probe_log.after(start)  # a batch or round under way at the start counts pro rata
+    window = max(p.back for p in build.probe_log.batches) - start
     # readings at the first sample after the last server was ready and after the last round was
     # reported (half a second at most past each point; the sampling itself counts as the driver's)
     used = {kind: cpu.marks["end"].get(kind, 0.0) - cpu.marks["ready"].get(kind, 0.0) for kind in cpu.marks["end"]}

@@ -33,13 +33,14 @@ from _common import save  # noqa: E402
 from toolatlas.client.connection import ServerConnection  # noqa: E402
 from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
-from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, open_store  # noqa: E402
+from toolatlas.pipeline.persistence import StoreSink  # noqa: E402
 from toolatlas.pipeline.server import ServerBuild  # noqa: E402
 from toolatlas.pipeline.shard import ServerShard  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
 from toolatlas.probing.own_state import OwnState  # noqa: E402
 from toolatlas.probing.verifier import Verifier  # noqa: E402
 from toolatlas.sandbox import Sandbox  # noqa: E402
+from toolatlas.store.paths import AtlasPaths, open_store  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

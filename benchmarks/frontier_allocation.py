@@ -29,8 +29,9 @@ from coverage import per_round
 from toolatlas.config import StoreSettings, load_catalogue
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.logs import configure_logging
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.report.charts import Series, line_chart
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,7 +12,10 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
 * ``demo``     ``toolatlas/evaluation/demo_tasks.toml`` over ``configs/demo.toml``;
 * ``wild``     ``toolatlas/evaluation/wild_tasks.toml`` over ``configs/wild.toml`` (needs for tools the
                atlas holds no node for — a server that failed to build — count as misses);
-* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, held-out servers
+* ``unseen``   ``toolatlas/evaluation/unseen_tasks.toml`` over ``configs/unseen.toml``, servers written
+               down before any atlas of them existed (all tasks dev since their one held-out figure;
+               missing tools count as misses, as for ``wild``);
+* ``heldout``  ``toolatlas/evaluation/heldout_tasks.toml`` over ``configs/heldout.toml``, held-out servers
                nobody tuned on (all tasks held; missing tools count as misses, as for ``wild``);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
@@ -26,9 +29,9 @@ the likely failure warned (share of the tasks with one), mean tokens and their r
 p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
-    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen]
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
-                                                    [--rows all|none] [--repeat 5]
+                                                    [--rows all|dev|none] [--repeat 5] [--why]
 
 Results go to ``benchmarks/results/guidance_quality.json`` (demo) and ``guidance_quality_<set>.json``.
 """
@@ -58,13 +61,14 @@ from toolatlas.evaluation import (
     summarise,
 )
 from toolatlas.evaluation.mcpmark import CHECKOUT_ENV, discover, evaluation_tasks, materialise_states
+from toolatlas.evaluation.misses import miss_cause
 from toolatlas.guidance import Atlas, StaticNavigator
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 MCPMARK_STATES = REPO / ".toolatlas" / "mcpmark" / "filesystem"
 """Where ``configs/mcpmark.toml`` reads the development instances' initial directories."""
-THIRD_PARTY_SETS = ("wild", "unseen")
+THIRD_PARTY_SETS = ("wild", "unseen", "heldout")
 """Task sets over third-party catalogues: ``configs/<set>.toml`` with ``toolatlas/evaluation/<set>_tasks.toml``;
 a need for a tool the atlas has no node for (a server that failed to build) counts as a miss."""
 
@@ -88,18 +92,32 @@ def mark(result: TaskResult) -> str:
     return f"{result.recall:4.2f}{boundary:3}"
 
 
-def print_rows(results: dict[str, list[TaskResult]]) -> None:
+def print_rows(results: dict[str, list[TaskResult]], split: str | None = None) -> None:
+    """Each task's row (of ``split`` only, when given: the rows a tuner may look at)."""
     atlas, docs = results["atlas"], results["docs-only"]
     print(f"\n{'task':44} {'atlas':8} {'docs':8}  atlas missed | docs missed")
     for a, d in zip(atlas, docs, strict=True):
+        if split is not None and a.split != split:
+            continue
         print(f"{a.task[:44]:44} {mark(a):8} {mark(d):8}  {', '.join(a.missed) or '-'} | {', '.join(d.missed) or '-'}")
+
+
+def print_misses(atlas: Atlas, tasks: list[EvalTask]) -> None:
+    """Why each development task's likely failure was not warned of (held tasks are never diagnosed)."""
+    system = AtlasGuidance(atlas)
+    causes = [(task, miss_cause(system, task)) for task in tasks if task.split == "dev"]
+    found = [(task, cause) for task, cause in causes if cause is not None]
+    print(f"\nunwarned dev failures: {len(found)} of {sum(1 for task, _ in causes if task.boundary_hint)}")
+    for task, cause in found:
+        print(f"  {task.id:40} {cause.value:16} {', '.join(task.boundary_phrases)[:60]}")
 
 
 def build_mcpmark(checkout: str | None) -> None:
     """Lay out the development instances' initial directories and build ``configs/mcpmark.toml`` offline."""
     from toolatlas.config import load_catalogue
     from toolatlas.home import Home
-    from toolatlas.pipeline.catalogue import build_catalogue, open_store
+    from toolatlas.pipeline.catalogue import build_catalogue
+    from toolatlas.store.paths import open_store
     from toolatlas.workspace import Workspace
 
     sources = materialise_states(discover(checkout), MCPMARK_STATES)
@@ -172,9 +190,13 @@ def main() -> None:
     parser.add_argument("--tasks", help="the task file for --config")
     parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
                         help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
-                             "(default: warn for the wild and unseen sets, error otherwise)")
-    parser.add_argument("--rows", choices=["all", "none"], default="all", help="per-task rows to print")
+                             "(default: warn for the third-party sets wild, unseen and heldout, error otherwise)")
+    parser.add_argument("--rows", choices=["all", "dev", "none"], default="all",
+                        help="per-task rows to print (dev: only the development split's)")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")
+    parser.add_argument("--why", action="store_true",
+                        help="say why each development task's likely failure was not warned of (not in the atlas, "
+                             "routing, tool not served, budget, ranked out)")
     args = parser.parse_args()
 
     for name, config, tasks in task_sets(args):
@@ -187,7 +209,9 @@ def main() -> None:
             print(f"warning: tools the atlas has no node for (their needs count as misses):\n  {exc}")
         results = {s.name: evaluate(s, tasks, repeat=args.repeat) for s in systems(atlas, ablations=name == "demo")}
         if args.rows != "none":
-            print_rows(results)
+            print_rows(results, "dev" if args.rows == "dev" else None)
+        if args.why:
+            print_misses(atlas, tasks)
         where = str(config.relative_to(REPO)) if config.is_relative_to(REPO) else str(config)
         path = save("guidance_quality" if name == "demo" else f"guidance_quality_{name}", {
             "catalogue": where, "tasks": len(tasks), "summary": report(name, results),

@@ -24,10 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import save  # noqa: E402
 
-from toolatlas.cli import usage_table  # noqa: E402
 from toolatlas.config import LlmSettings, StoreSettings, load_catalogue  # noqa: E402
+from toolatlas.console import usage_table  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
-from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.testing.memory_policy import MemoryPolicy  # noqa: E402
 from toolatlas.testing.openai_server import ScriptedOpenAIServer  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402

@@ -28,7 +28,8 @@ from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.environments import render_value  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
 from toolatlas.offline.kinds import ToolEffect, tool_effect  # noqa: E402
-from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.testing.opaque import opaque_catalogue  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 

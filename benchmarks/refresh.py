@@ -35,7 +35,8 @@ from toolatlas.graph.models import EntryStatus  # noqa: E402
 from toolatlas.lifecycle.refresh import refresh_catalogue  # noqa: E402
 from toolatlas.lifecycle.verify import verify_catalogue  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
-from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.testing.releases import release_catalogue  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 

@@ -33,9 +33,10 @@ from _common import save  # noqa: E402
 
 from toolatlas.config import StoreSettings, load_catalogue  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
-from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
 from toolatlas.pipeline.shard import ServerShard  # noqa: E402
 from toolatlas.probing.executor import Executor  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

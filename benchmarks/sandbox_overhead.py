@@ -30,8 +30,9 @@ from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.confinement import Unconfined, default_confiner, grant_for  # noqa: E402
 from toolatlas.environments import render_value  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
-from toolatlas.pipeline.catalogue import build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
 from toolatlas.sandbox import launch_for  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

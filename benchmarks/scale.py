@@ -266,21 +266,22 @@ def all_ready_rate(build) -> tuple[float, int, float] | None:
     ready to the last batch back — the window the limit's loops measure (all servers started, all
     busy). Before it, the build shares the cores with the servers still starting; the tail after
     the busiest phase, as servers finish one by one, stays in. Probes count by the end times the
-    hosts report (``RayBuild.probes_after``); the pro rata figure (a batch or round under way at
+    hosts report (``ProbeLog.after``); the pro rata figure (a batch or round under way at
     the start spread evenly over its span: it counts short) is kept for comparison with earlier
     figures. None when too little of the build falls in the window."""
-    if not build.ready_at or not build.progress:
+    if not build.ready_at or not build.probe_log.batches:
         return None
     start = max(build.ready_at.values())
-    probes = build.probes_after(start)
-    if probes < 0.25 * sum(p.probes for p in build.progress):
+    probes = build.probe_log.after(start)
+    if probes < 0.25 * build.probe_log.probes:
         return None
-    window = max(p.back for p in build.progress) - start
-    return probes / window, round(probes), build.probes_after(start, exact=False) / window
+    window = max(p.back for p in build.probe_log.batches) - start
+    return probes / window, round(probes), build.probe_log.after(start, exact=False) / window
 
 
 def in_process_build(config: Path, rounds: int) -> tuple[object, float]:
-    from toolatlas.pipeline.catalogue import build_catalogue, open_store
+    from toolatlas.pipeline.catalogue import build_catalogue
+    from toolatlas.store.paths import open_store
 
     catalogue = load_catalogue(config)
     store = open_store(catalogue)

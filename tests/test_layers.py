@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("guidance", frozenset({"trust", "guidance", "report"})),
     ("pipeline", frozenset({"pipeline"})),
     ("services", frozenset({"lifecycle", "evaluation", "serve", "proxy", "loadtest", "scaffold", "testing",
-                            "ray_session", "preflight", "smoke", "progress"})),
+                            "ray_session", "preflight", "smoke", "progress", "outputs"})),
     ("actors", frozenset({"actors"})),
     ("commands", frozenset({"commands"})),
 )

@@ -137,6 +137,27 @@ class TestStatefulDemoServers:
         assert not list((sandbox.instances_dir / "frozen").glob(f"{instance_id}-*"))
 
 
+class TestInstanceFolders:
+    async def test_no_hidden_folder_on_the_way_to_a_server_state(self, workspace: Workspace) -> None:
+        """A working area under a hidden folder (./.toolatlas) gives its servers state whose paths hold no hidden folder."""
+        assert any(part.startswith(".") for part in workspace.home.root.parts)
+        async with workspace.sandbox(DEMO.server("filesystem")) as sandbox:
+            answer = await sandbox.call("list_allowed_directories", {})
+            allowed = [line.strip() for line in answer.excerpt.splitlines() if line.strip().startswith("/")]
+        assert allowed and all(not part.startswith(".") for path in allowed for part in Path(path).parts)
+
+    def test_where_instances_live(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Instances live in the working area when no folder on its way is hidden, else in a private temporary folder of its own; $TOOLATLAS_INSTANCES wins."""
+        monkeypatch.delenv("TOOLATLAS_INSTANCES", raising=False)
+        assert Home(tmp_path / "area").instances_root == tmp_path / "area" / "instances"
+        hidden, other = Home(tmp_path / ".area").instances_root, Home(tmp_path / "x" / ".area").instances_root
+        assert hidden == Home(tmp_path / ".area").instances_root != other
+        assert not any(part.startswith(".") for part in hidden.parts)
+        assert (hidden.parents[1].stat().st_mode & 0o777) == 0o700
+        monkeypatch.setenv("TOOLATLAS_INSTANCES", str(tmp_path / "chosen"))
+        assert Home(tmp_path / ".area").instances_root == tmp_path / "chosen"
+
+
 class TestSandboxConfinement:
     async def test_server_process_lives_in_the_instance(self, workspace: Workspace) -> None:
         """HOME, TMPDIR and the working directory of a server are inside its instance."""

@@ -11,32 +11,20 @@ from pathlib import Path
 
 from toolatlas import __version__
 from toolatlas.config import Catalogue, load_catalogue
-from toolatlas.console import render_table, whole_number
+from toolatlas.console import coverage_line, coverage_table, render_table, usage_table, whole_number
 from toolatlas.errors import ToolAtlasError
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
+from toolatlas.pipeline import TOPOLOGIES
 
 __all__ = ["main"]
-
-
-def _catalogue(args: argparse.Namespace) -> Catalogue:
-    return load_catalogue(args.config)
-
-
-def _servers(catalogue: Catalogue, names: Sequence[str] | None):
-    if not names:
-        return catalogue.enabled_servers
-    unknown = [n for n in names if n not in {s.name for s in catalogue.servers}]
-    if unknown:
-        raise ToolAtlasError(f"unknown server(s) {', '.join(unknown)}; the catalogue has {', '.join(s.name for s in catalogue.servers)}")
-    return [catalogue.server(n) for n in names]
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from toolatlas.errors import ConfigError
     from toolatlas.preflight import catalogue_problems
 
-    catalogue = _catalogue(args)
+    catalogue = load_catalogue(args.config)
     problems = catalogue_problems(catalogue)
     if problems:
         raise ConfigError(str(args.config), problems)
@@ -52,9 +40,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_servers_install(args: argparse.Namespace) -> int:
     from toolatlas.runtimes import install_all
 
-    catalogue = _catalogue(args)
+    catalogue = load_catalogue(args.config)
     home = Home.default().ensure()
-    servers = _servers(catalogue, args.server)
+    servers = catalogue.servers_named(args.server)
     print(f"installing {len(servers)} server runtime(s) into {home.runtimes}", flush=True)
 
     def progress(result) -> None:
@@ -85,9 +73,9 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
     from toolatlas.smoke import smoke_check_all
     from toolatlas.workspace import Workspace
 
-    catalogue = _catalogue(args)
+    catalogue = load_catalogue(args.config)
     workspace = Workspace(catalogue)
-    servers = _servers(catalogue, args.server)
+    servers = catalogue.servers_named(args.server)
     print(f"checking {len(servers)} server(s): start in a sandbox, list tools, one call, freeze, reset", flush=True)
     _warn_unconfined(servers)
 
@@ -121,83 +109,14 @@ def cmd_servers_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _coverage_line(row) -> str:
-    if row.status != "ok":
-        return f"  [{row.server}] round {row.round}: FAILED {row.detail[:160]}"
-    if row.stage != "offline":
-        return (
-            f"  [{row.server}] round {row.round} (LLM {row.stage}): {row.tasks} tasks (+{row.tasks_rejected} rejected), "
-            f"{row.probes} rollouts ({row.resolved} resolved), +{row.new_entries} entries ({row.entries} total), "
-            f"traces {row.traces}, strategies {row.strategies}, {row.llm_tokens} tokens, {row.seconds:.1f}s"
-        )
-    return (
-        f"  [{row.server}] round {row.round}: {row.probes} probes ({row.resolved} resolved), "
-        f"+{row.new_entries} entries ({row.entries} total), affordance {row.tools_with_affordance}/{row.tools}, "
-        f"boundary {row.tools_with_boundary}/{row.tools}, args {row.argument_coverage:.0%}, "
-        f"pairs {row.co_usage_pairs}, {row.seconds:.1f}s"
-    )
-
-
-def usage_table(ledger) -> str:
-    """LLM usage per role (and the total): calls, retries, failures, tokens, cost, latency."""
-    rows = sorted(ledger.by_role().items()) + [("total", ledger.total())]
-    return render_table(
-        ["role", "calls", "requests", "retries", "failures", "prompt tok", "completion tok", "cost", "s"],
-        [
-            (role, t.calls, t.requests, t.retries, t.failures, t.prompt_tokens, t.completion_tokens,
-             f"{t.cost:.4f}" if not t.unpriced_calls else f"{t.cost:.4f}+?", f"{t.latency_ms / 1000:.1f}")
-            for role, t in rows
-        ],
-    )
-
-
-def coverage_table(rows) -> str:
-    return render_table(
-        ["server", "round", "probes", "resolved", "new", "entries", "affordance", "boundary", "args", "co-usage", "traces",
-         "strategies", "outcomes", "s"],
-        [
-            (
-                r.server, r.round, r.probes, r.resolved, r.new_entries, r.entries,
-                f"{r.tools_with_affordance}/{r.tools}", f"{r.tools_with_boundary}/{r.tools}", f"{r.argument_coverage:.0%}",
-                r.co_usage_pairs, r.traces, r.strategies,
-                " ".join(f"{k}:{v}" for k, v in sorted(r.outcome_mix.items())) if r.status == "ok" else f"FAILED {r.detail}",
-                f"{r.seconds:.1f}",
-            )
-            for r in rows
-        ],
-        max_width=60,
-    )
-
-
-def _write_outputs(catalogue: Catalogue, store, *, everything: bool = False) -> tuple[Path, Path]:
-    """Write the export (what may be served; ``everything``: every record) and the report (every record)."""
-    from toolatlas.export import assemble
-    from toolatlas.pipeline.catalogue import AtlasPaths, read_coverage
-    from toolatlas.report import write_report
-
-    paths = AtlasPaths(catalogue)
-    coverage = read_coverage(paths.coverage)
-    statuses: dict[str, str] = {}
-    for row in coverage:
-        statuses[row.server] = "ok" if row.status == "ok" else "failed"
-    records = store.records()
-
-    def atlas(everything: bool):  # type: ignore[no-untyped-def]
-        return assemble(catalogue.name, records["tools"], records["entries"], records["traces"], records["strategies"],
-                        coverage, server_status=statuses, nodes=records["servers"], everything=everything)
-
-    paths.export.write_text(atlas(everything).model_dump_json(by_alias=True, indent=1))
-    write_report(atlas(True), paths.report)
-    return paths.export, paths.report
-
-
 def cmd_build(args: argparse.Namespace) -> int:
-    from toolatlas.pipeline.catalogue import AtlasPaths, open_store
+    from toolatlas.outputs import write_outputs
     from toolatlas.pipeline.commands import build_atlas
     from toolatlas.progress import BuildProgress
+    from toolatlas.store.paths import AtlasPaths, open_store
 
-    catalogue = _catalogue(args)
-    servers = _servers(catalogue, args.server)
+    catalogue = load_catalogue(args.config)
+    servers = catalogue.servers_named(args.server)
     rounds = catalogue.build.rounds if args.rounds is None else args.rounds
     print(
         f"building the atlas of {len(servers)} server(s), bootstrap + {rounds} round(s), "
@@ -205,7 +124,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         flush=True,
     )
     _warn_unconfined(servers)
-    with BuildProgress([s.name for s in servers], rounds, _coverage_line) as progress:
+    with BuildProgress([s.name for s in servers], rounds, coverage_line) as progress:
         report = build_atlas(
             args.config, catalogue, servers, engine=args.engine, rounds=rounds, frontier=args.frontier,
             resume=args.resume, on_round=progress.round_done, backend=args.backend, jobs=args.jobs,
@@ -215,7 +134,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         print()
         print(coverage_table(report.coverage))
-        export, page = _write_outputs(catalogue, store)
+        export, page = write_outputs(catalogue, store)
     finally:
         store.close()
     print(
@@ -238,10 +157,11 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from toolatlas.graph.models import EntryKind
+    from toolatlas.outputs import built_store
     from toolatlas.store.types import Filter
 
-    catalogue = _catalogue(args)
-    store = _built_store(catalogue)
+    catalogue = load_catalogue(args.config)
+    store = built_store(catalogue)
     try:
         tools = store.all("tools", Filter.where(server=args.server) if args.server else None)
         entries = store.all("entries", Filter.where(server=args.server) if args.server else None)
@@ -290,6 +210,7 @@ def _explain_empty_selection(store, catalogue: Catalogue, server: str | None, to
 
 def cmd_export(args: argparse.Namespace) -> int:
     from toolatlas.export import AtlasExport
+    from toolatlas.outputs import built_store, write_outputs
 
     if args.schema:
         print(json.dumps(AtlasExport.model_json_schema(by_alias=True), indent=1))
@@ -297,10 +218,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.config is None:
         raise ToolAtlasError("export needs a CONFIG (or --schema)")
 
-    catalogue = _catalogue(args)
-    store = _built_store(catalogue)
+    catalogue = load_catalogue(args.config)
+    store = built_store(catalogue)
     try:
-        export, page = _write_outputs(catalogue, store, everything=args.all)
+        export, page = write_outputs(catalogue, store, everything=args.all)
     finally:
         store.close()
     if args.redact:
@@ -332,11 +253,12 @@ def cmd_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from toolatlas.outputs import built_store, write_outputs
 
-    catalogue = _catalogue(args)
-    store = _built_store(catalogue)
+    catalogue = load_catalogue(args.config)
+    store = built_store(catalogue)
     try:
-        _export, page = _write_outputs(catalogue, store)
+        _export, page = write_outputs(catalogue, store)
     finally:
         store.close()
     if args.output:
@@ -346,42 +268,24 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _require_built(catalogue: Catalogue) -> None:
-    """Reading a catalogue's atlas that was never built is an error, not an empty atlas (and no
-    store is created as a side effect)."""
-    from toolatlas.pipeline.catalogue import AtlasPaths
-
-    store = AtlasPaths(catalogue).store
-    if catalogue.store.backend in ("edge", "local") and not store.exists():
-        raise ToolAtlasError(
-            f"{catalogue.source}: no atlas built yet (nothing at {store}): run `toolatlas build {catalogue.source}` first"
-        )
-
-
-def _built_store(catalogue: Catalogue):  # type: ignore[no-untyped-def]
-    from toolatlas.pipeline.catalogue import open_store
-
-    _require_built(catalogue)
-    return open_store(catalogue)
-
-
 def _trusted(args: argparse.Namespace) -> list[Path]:
     """The keys an --atlas export must be signed by: --trust, and the catalogue's ``[trust] keys``."""
     if args.trust and not args.atlas:
         raise ToolAtlasError("--trust checks the signature of an --atlas export: give the export")
     keys = list(args.trust)
     if args.atlas and args.config is not None and Path(args.config).exists():
-        catalogue = _catalogue(args)
+        catalogue = load_catalogue(args.config)
         keys += [catalogue.resolve(key) for key in catalogue.trust.keys]
     return keys
 
 
 def cmd_guide(args: argparse.Namespace) -> int:
+    from toolatlas.outputs import require_built
     from toolatlas.serve.runner import load_atlas
 
     trusted = _trusted(args)
     if not args.atlas:
-        _require_built(_catalogue(args))
+        require_built(load_catalogue(args.config))
     atlas = load_atlas(None if args.atlas else args.config, args.atlas, trusted=trusted,
                        include_conflicted=args.with_conflicts)
     if atlas.load_report is not None and atlas.load_report.dropped:
@@ -410,7 +314,7 @@ async def _llm_guidance(args: argparse.Namespace, atlas):  # type: ignore[no-unt
     from toolatlas.guidance import LlmNavigator
     from toolatlas.llm import LlmClient
 
-    catalogue = _catalogue(args)
+    catalogue = load_catalogue(args.config)
     if catalogue.llm is None:
         raise ToolAtlasError(f"{args.config}: --navigator llm needs an [llm] endpoint in the catalogue")
     async with LlmClient(catalogue.llm) as client:
@@ -487,7 +391,7 @@ def _write_back(args: argparse.Namespace) -> tuple[list[str], str | None]:
         raise ToolAtlasError("--write-tokens needs --outcomes FILE (or a CONFIG, whose atlas folder keeps the queue)")
     from toolatlas.trust.admission import queue_path
 
-    return tokens, str(queue_path(_catalogue(args)))
+    return tokens, str(queue_path(load_catalogue(args.config)))
 
 
 def _service_token(args: argparse.Namespace, from_env: str | None) -> str | None:
@@ -597,7 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ray: actors on a cluster or a local Ray instance (default); asyncio: this process only")
     build.add_argument("--address", help="Ray cluster address (default: $RAY_ADDRESS, else start a local instance)")
     build.add_argument("--hosts", type=whole_number(1), default=None, help="executor host actors (default: 2 per node)")
-    build.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
+    build.add_argument("--topology", choices=TOPOLOGIES, default="auto",
                        help="colocated: a server's host also plans and absorbs its probes (one executor per server); "
                             "split: shard actors do, fed batch by batch (any number of executors); auto: colocated "
                             "when executors_per_server is 1 (default)")

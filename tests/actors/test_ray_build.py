@@ -26,7 +26,8 @@ from actors.coordinator import RayBuild, answer  # noqa: E402
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.errors import ConfigError, WorkerError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402
-from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store  # noqa: E402
+from toolatlas.pipeline.catalogue import build_catalogue  # noqa: E402
+from toolatlas.store.paths import AtlasPaths, open_store  # noqa: E402
 from toolatlas.testing import faulty_server_command, hostile_server_command  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
@@ -119,17 +120,17 @@ class TestRayEngine:
         assert report.calls >= report.probes > 0 and report.resets > 0
         assert entries_of(config) == reference
         # every probe's end time came back, within its batch's (or round's) span on the driver's clock
-        assert sum(p.probes for p in build.progress) == report.probes
+        assert build.probe_log.probes == report.probes
         slack = 0.05  # the hosts' wall clock read against the driver's perf_counter
-        for sent, back, probes, ended in build.progress:
+        for sent, back, probes, ended in build.probe_log.batches:
             assert len(ended) == probes and all(sent - slack <= t <= back + slack for t in ended)
             assert list(ended) == sorted(ended)
         # counted exactly, the probes after a time are those that ended after it
-        ends = sorted(t for p in build.progress for t in p.ended)
+        ends = sorted(t for p in build.probe_log.batches for t in p.ended)
         middle = ends[report.probes // 2]
         later = len(ends) - ends.index(middle) - ends.count(middle)  # probes deferred to one moment end together
-        assert build.probes_after(middle) == later and 0 < later < report.probes
-        assert build.probes_after(0.0) == report.probes == build.probes_after(0.0, exact=False)
+        assert build.probe_log.after(middle) == later and 0 < later < report.probes
+        assert build.probe_log.after(0.0) == report.probes == build.probe_log.after(0.0, exact=False)
 
     @pytest.mark.parametrize("topology", ["colocated", "split"])
     def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path, topology: str) -> None:

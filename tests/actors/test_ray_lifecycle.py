@@ -17,7 +17,7 @@ pytest.importorskip("ray")
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.graph.models import EntryKind, EntryStatus  # noqa: E402
 from toolatlas.lifecycle import diff_atlases, load_export  # noqa: E402
-from toolatlas.pipeline.catalogue import open_store  # noqa: E402
+from toolatlas.store.paths import open_store  # noqa: E402
 from toolatlas.testing.releases import RELEASE_2_CHANGES, release_catalogue  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]

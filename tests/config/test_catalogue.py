@@ -40,11 +40,12 @@ class TestValidCatalogues:
         """Every catalogue shipped in configs/ loads and names at least one server."""
         assert load_catalogue(repo_root / "configs" / name).servers
 
-    def test_unseen_snapshots_ship_with_the_catalogue(self, repo_root: Path) -> None:
-        """Every snapshot the unseen catalogue names is a file or folder beside it in configs/."""
-        unseen = load_catalogue(repo_root / "configs/unseen.toml")
-        snapshots = [s.environment.snapshot for s in unseen.servers if getattr(s.environment, "snapshot", None)]
-        assert snapshots and all(unseen.resolve(path).exists() for path in snapshots)
+    @pytest.mark.parametrize("name", ["unseen", "heldout"])
+    def test_held_out_snapshots_ship_with_the_catalogue(self, repo_root: Path, name: str) -> None:
+        """Every snapshot a held-out catalogue names is a file or folder beside it in configs/."""
+        catalogue = load_catalogue(repo_root / "configs" / f"{name}.toml")
+        snapshots = [s.environment.snapshot for s in catalogue.servers if getattr(s.environment, "snapshot", None)]
+        assert snapshots and all(catalogue.resolve(path).exists() for path in snapshots)
 
     def test_transport_defaults_to_stdio(self, tmp_path: Path) -> None:
         """A transport table without `kind` is stdio."""

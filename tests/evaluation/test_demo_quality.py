@@ -18,7 +18,8 @@ from toolatlas.graph.models import EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.profiles import answer_line
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

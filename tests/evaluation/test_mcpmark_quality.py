@@ -14,7 +14,8 @@ from toolatlas.evaluation import AtlasGuidance, DocsOnly, EvalTask, evaluate, su
 from toolatlas.evaluation.mcpmark import discover, materialise_states
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 from .test_mcpmark import task_folder

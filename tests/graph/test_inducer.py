@@ -92,6 +92,14 @@ class TestMerging:
         """Paths, numbers and quoted names are masked; the words of the error remain."""
         assert error_signature("Access denied - /a/b/c.txt not in /root (code 13)") == "Access denied - <path> not in <path> (code <n>)"
 
+    def test_a_message_wrapped_in_quotes_signs_by_its_words(self) -> None:
+        """`Error: "Key 'x' not found. …"` and `Error: "No document loaded …"` (a server printing its exception's
+        repr) are two errors, not one quoted value; `Error: 'column'` stays a value."""
+        missing = error_signature('Error: "Key \'no_such\' not found. Available keys: [\'a\', \'b\']"')
+        assert missing == "Error: Key <s> not found. Available keys: [<s>, <s>]"
+        assert missing != error_signature('Error: "No document loaded with alias \'x\'. Loaded documents: (none)"')
+        assert error_signature("Error: 'column'") == "Error: <s>"
+
     def test_a_json_body_after_a_lead_signs_by_its_reason(self) -> None:
         """``Error calling tool 'q': {...}`` signs by the reason its JSON gives, so a missing table and a
         broken constraint are two boundaries; a name a probe made up is masked."""

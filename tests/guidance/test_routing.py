@@ -129,6 +129,18 @@ class TestRouting:
         weights = AtlasView(tools, entries, [], []).route_weights("What does the budget review say?")
         assert max(weights, key=weights.get) == "docs" and weights.get("tasks", 0.0) < weights["docs"]
 
+    def test_how_a_request_asks_routes_less_than_what_it_is_about(self) -> None:
+        """"Record a new stay for the traveller" goes to the trips data whose answers hold the traveller, not to a
+        log server whose tool is named for recording: the operation word counts half as much as its object."""
+        view = catalogue()
+        tools = [*view.tool_nodes.values(),
+                 node("log", "record_entry", "Record an entry in the log.", ("text",), read_only=False)]
+        entries = [*view.entries.values(),
+                   entry("log", "record_entry", EntryKind.AFFORDANCE, when="record an entry", effect=Effect.MUTATING,
+                         arguments={"text": "x"}, excerpt="recorded")]
+        weights = AtlasView(tools, entries, [], []).route_weights("Record a new stay for the traveller")
+        assert max(weights, key=weights.get) == "trips"
+
     def test_a_routed_server_weighs_its_tools_by_its_score(self) -> None:
         """Among routed servers, the better-scoring one's tools weigh more; an unrouted one's least."""
         view = catalogue()

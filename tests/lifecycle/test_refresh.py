@@ -16,9 +16,9 @@ from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind, EntryStatus, Fingerprint, ToolNode
 from toolatlas.lifecycle import diff_atlases, load_export
 from toolatlas.lifecycle.refresh import ToolFate, plan_refresh
-from toolatlas.pipeline.catalogue import open_store
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.pipeline.shard import ServerShard
+from toolatlas.store.paths import open_store
 from toolatlas.testing.releases import RELEASE_2_CHANGES, release_catalogue
 from toolatlas.workspace import Workspace
 

@@ -15,7 +15,7 @@ from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.lifecycle.commands import parse_age
 from toolatlas.lifecycle.verify import choose
-from toolatlas.pipeline.catalogue import open_store
+from toolatlas.store.paths import open_store
 from toolatlas.testing.releases import release_catalogue
 
 pytestmark = pytest.mark.servers

@@ -205,6 +205,20 @@ class TestEffectsAndObjects:
 
 
 class TestUnseenSchemas:
+    def test_values_a_description_lists_for_the_arguments_noun(self) -> None:
+        """`Comparison operator (eq, neq, gt)` and the tool's `Operators: eq, neq, gt` are the choices of
+        `operator`; the tool's `operations like replace, extract, split` are examples of `operation`."""
+        own = make("filter", {"operator": {"type": "string", "description": "Comparison operator (eq, neq, gt)."}},
+                   ["operator"], "Filter objects.")
+        told = make("filter", {"operator": {"type": "string", "title": "Operator"}}, ["operator"],
+                    "Filter objects.\n\n        Operators: eq, neq, gt.")
+        for spec in (own, told):
+            assert arg(infer_arguments(spec), "operator").enum == ["eq", "neq", "gt"]
+        update = make("update_column", {"operation": {"type": "string", "title": "Operation"}}, ["operation"],
+                      "Update values in a column with simple operations like replace, extract, split, etc.")
+        operation = arg(infer_arguments(update), "operation")
+        assert operation.kind is ArgKind.STRING and operation.examples == ["replace", "extract", "split"]
+
     def test_a_tool_that_adds_to_a_document_takes_an_existing_one(self) -> None:
         """``add_footnote_to_document`` makes a footnote in a document that exists; ``create_document``
         makes the document."""

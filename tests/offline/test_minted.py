@@ -66,6 +66,21 @@ class TestBinding:
                              ProbeStep(tool="count", arguments={"session_id": "x"}, compares=0)])
         assert steps[2].compares == 1 and steps[2].arguments == {"session_id": "${step0.session_id}"}
 
+    def test_references_to_earlier_answers_move_with_the_chain(self) -> None:
+        """A step already taking an earlier step's answer (`${step0...}`) points to that step once a call is put first."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        steps = minted.bind([ProbeStep(tool="count", arguments={"session_id": "x"}),
+                             ProbeStep(tool="info", arguments={"sessionId": "x", "column": "${step0.rows}"})])
+        assert steps[2].arguments["column"] == "${step1.rows}"
+
+    def test_a_reference_copied_from_another_chain_is_left_alone(self) -> None:
+        """A failed call copied out of its run keeps `${step0...}`: with the minting call put first, it names that call."""
+        minted = learned({"session_id": "a1"}, {"session_id": "b2"})
+        steps = minted.bind([ProbeStep(tool="count", arguments={"session_id": "${step0.session_id}"}, expect="error"),
+                             ProbeStep(tool="count", arguments={"session_id": "x"}, retry_of=0)])
+        assert [s.tool for s in steps] == ["load", "count", "count"]
+        assert steps[1].arguments == steps[2].arguments == {"session_id": "${step0.session_id}"}
+
     def test_a_minting_call_in_the_chain_is_used(self) -> None:
         """When the chain already calls the minting tool, the consumer takes that call's answer."""
         minted = learned({"session_id": "a1"}, {"session_id": "b2"})

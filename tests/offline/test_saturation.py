@@ -129,6 +129,7 @@ class TestWordsOfTheTools:
         ]
         assert counterpart("disable_rule", {n: tool(n, {}) for n in ("disable_rule", "enable_rule")}) == "enable_rule"
         assert counterpart("update_rule", {n: tool(n, {}) for n in ("update_rule", "date_rule")}) is None
+        assert counterpart("redo", {n: tool(n, {}) for n in ("redo", "undo")}) == "undo"
 
     def test_a_search_with_no_data_uses_its_domain(self) -> None:
         """A unit search looks for unit names; a tool naming no known domain gets none."""
@@ -227,6 +228,22 @@ class TestBoundariesBehindWorkflows:
         assert probes and all((p.steps[0].tool, p.steps[0].arguments) == (adding.tool, adding.arguments) for p in probes)
         assert any(p.steps[-1].arguments["pattern"] != "a+" for p in probes)
 
+    def test_its_optional_arguments_are_broken_inside_that_chain_too(self) -> None:
+        """Verified only after a load, without its optional `path`: `path` is broken after the same load, on
+        the verified call's `alias`."""
+        from toolatlas.probing.models import ProbeStep
+
+        load = tool("load_json", {"file_path": {"type": "string"}, "alias": {"type": "string"}})
+        keys = tool("get_keys", {"alias": {"type": "string"}, "path": {
+            "type": "string", "default": "", "description": "Dot/bracket notation path. Examples: \"\", \"data.users\""}},
+            required=["alias"])
+        proposer = _proposer(load, keys)
+        loading = ProbeStep(tool="load_json", arguments={"file_path": "${root}/a.json", "alias": "doc"}, expect="ok")
+        _verified(proposer, [loading, ProbeStep(tool="get_keys", arguments={"alias": "doc"}, expect="ok")])
+        probes = [p for p in proposer.saturation(1, set()) if p.target == "get_keys" and p.steps[-1].mutation]
+        broken = [p for p in probes if "`path`" in (p.steps[-1].condition or "")]
+        assert broken and all(p.steps[0].tool == "load_json" and p.steps[-1].arguments["alias"] == "doc" for p in broken)
+
     def test_a_call_is_tried_after_a_tool_that_changes_the_same_thing(self) -> None:
         """update_task's verified call runs after mark_task_done and delete_task on the same request and
         task (two shared arguments); a tool sharing nothing, or a read, does not come first."""
@@ -249,6 +266,25 @@ class TestBoundariesBehindWorkflows:
             first, last = probe.steps
             assert first.arguments == {"requestId": "req-1", "taskId": "task-3"} and last.arguments == call.arguments
 
+
+class TestUnverifiedTools:
+    def test_a_tool_with_no_verified_use_tries_one_more_variant_a_round(self) -> None:
+        """`update_column` (its `operation` one of the description's examples) gets variant 1, then 2, one a round;
+        a tool with a verified use gets none."""
+        from toolatlas.probing.models import ProbeStep
+
+        update = tool("update_column", {"column": {"type": "string"}, "operation": {"type": "string"}},
+                      required=["column", "operation"])
+        update = update.model_copy(update={"description": "Update values with operations like replace, extract, split."})
+        read = tool("read_rows", {"limit": {"type": "integer"}})
+        proposer = _proposer(update, read)
+        _verified(proposer, [ProbeStep(tool="read_rows", arguments={"limit": 1}, expect="ok")])
+        seen = []
+        for round_ in (1, 2):
+            tried = [p for p in proposer.saturation(round_, set()) if any(":variant:" in k for k in p.coverage_keys)]
+            assert [p.target for p in tried] == ["update_column"]
+            seen.append(tried[0].steps[-1].arguments["operation"])
+        assert seen == ["extract", "split"]
 
 class TestConditionsOfOtherBases:
     def test_a_misuse_of_another_call_names_what_differs(self) -> None:

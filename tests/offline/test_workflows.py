@@ -10,6 +10,7 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.offline.proposer import OfflineProposer
+from toolatlas.offline.workflows import shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 
 IDS = {"requestId": {"type": "string"}, "taskId": {"type": "string"}}
@@ -98,3 +99,13 @@ class TestPreconditionsOnInProcessState:
         assert [s.tool for s in probe.steps] == ["test_regex", "test_regex", "add_test_case", "test_regex"]
         assert again.compares == 0 and after.compares == 1 and after.enabled_by == 2
         assert before.arguments == again.arguments == after.arguments == call.arguments
+
+
+class TestSharedArguments:
+    def test_one_of_a_pair_is_shared_under_its_plain_name(self) -> None:
+        """`compare(alias_a=x)` and a loader taking `alias`: the loader is called with `alias` = x; a name
+        the other tool has itself wins, and a value of the wrong type is not shared."""
+        load = make("load_json", {"file_path": {"type": "string"}, "alias": {"type": "string"}}, ["file_path"])
+        assert shared_arguments({"alias_a": "x", "path_a": ""}, load) == {"alias": "x"}
+        assert shared_arguments({"alias": "y", "alias_a": "x"}, load) == {"alias": "y"}
+        assert shared_arguments({"alias2": 3}, load) == {}

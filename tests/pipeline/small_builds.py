@@ -7,7 +7,8 @@ from pathlib import Path
 
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

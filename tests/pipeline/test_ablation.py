@@ -14,9 +14,10 @@ import pytest
 from toolatlas.config import AblationSettings, StoreSettings, load_catalogue
 from toolatlas.guidance import Atlas, StaticNavigator
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import Direction
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 pytestmark = pytest.mark.servers

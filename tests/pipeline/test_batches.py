@@ -5,10 +5,13 @@ from __future__ import annotations
 from toolatlas.pipeline.batches import (
     BATCH,
     INFRASTRUCTURE_FAILURES_TO_GIVE_UP,
+    MAX_INFLIGHT,
     MIN_BATCH,
+    PREFETCH,
     FailureStreak,
     InOrder,
     batch_size,
+    batches_in_flight,
     round_summary,
 )
 from toolatlas.probing.models import BatchSummary
@@ -20,6 +23,14 @@ class TestBatchSize:
         assert batch_size(64, 2) == 8
         assert batch_size(3, 4) == MIN_BATCH
         assert batch_size(10_000, 1) == BATCH
+
+
+class TestBatchesInFlight:
+    def test_every_sandbox_has_one_running_and_one_queued_within_bounds(self):
+        """Enough batches in flight for each sandbox to have PREFETCH, never fewer than four per host nor more than MAX_INFLIGHT."""
+        assert batches_in_flight(2, 30) == PREFETCH * 30
+        assert batches_in_flight(8, 1) == 32
+        assert batches_in_flight(2, 10_000) == MAX_INFLIGHT
 
 
 class TestInOrder:

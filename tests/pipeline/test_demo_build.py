@@ -21,8 +21,10 @@ from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
 from toolatlas.models import Effect
-from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store, read_coverage
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.pipeline.persistence import read_coverage
 from toolatlas.probing.verifier import step_failed
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,10 +11,10 @@ from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import AtlasPaths, open_store
 from toolatlas.pipeline.driver import CatalogueBuild
 from toolatlas.pipeline.local import LocalPlacement, StoreWriter
 from toolatlas.pipeline.persistence import StoreSink
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.placements import LosingPlacement
 from toolatlas.workspace import Workspace
 

@@ -8,7 +8,8 @@ from toolatlas.config import parse_catalogue
 from toolatlas.graph.models import EntryKind
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.store.paths import open_store
 from toolatlas.testing import faulty_server_command
 from toolatlas.workspace import Workspace
 

@@ -13,7 +13,8 @@ from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.kills import BuildKilled, KillingSink
 from toolatlas.workspace import Workspace
 

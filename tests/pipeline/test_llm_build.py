@@ -17,7 +17,9 @@ import pytest
 from toolatlas.config import BuildSettings, LlmSettings, MethodSettings, StoreSettings, load_catalogue
 from toolatlas.errors import ConfigError
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import AtlasPaths, build_catalogue, open_store, save_rollouts
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.pipeline.persistence import save_rollouts
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.memory_policy import MemoryPolicy
 from toolatlas.testing.openai_script import Fault
 from toolatlas.testing.openai_server import ScriptedOpenAIServer

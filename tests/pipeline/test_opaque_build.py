@@ -18,9 +18,10 @@ from toolatlas.graph.models import CoUsageRelation, EntryKind
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass
 from toolatlas.offline.dbfacts import sqlite_facts
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.models import Direction
+from toolatlas.store.paths import open_store
 from toolatlas.testing.opaque import opaque_catalogue
 from toolatlas.workspace import Workspace
 

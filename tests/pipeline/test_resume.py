@@ -14,7 +14,8 @@ import pytest
 from small_builds import atlas
 
 from toolatlas.config import load_catalogue
-from toolatlas.pipeline.catalogue import AtlasPaths, open_store, read_coverage
+from toolatlas.pipeline.persistence import read_coverage
+from toolatlas.store.paths import AtlasPaths, open_store
 
 REPO = Path(__file__).resolve().parents[2]
 SERVERS = ["filesystem", "sqlite"]

@@ -1,7 +1,8 @@
-"""A build of a server that mints session ids in memory and states limits in its descriptions.
+"""A build of a server that mints session ids in memory, lists their columns, takes items of no stated
+shape and states limits in its descriptions.
 
-The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build (bootstrap + 1 round)
-for the module.
+The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build for the module
+(bootstrap + 2 rounds: an item field learnt in the first is used in the second).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import pytest
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, open_store
+from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.pipeline.server import ServerBuild
+from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.opaque import sessions_catalogue
 from toolatlas.workspace import Workspace
 
@@ -25,7 +27,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("sessions")
-    catalogue = load_catalogue(sessions_catalogue(folder))
+    catalogue = load_catalogue(sessions_catalogue(folder, rounds=2))
     workspace = Workspace(catalogue, Home(folder / "home"))
     store = open_store(catalogue)
     try:
@@ -60,7 +62,23 @@ class TestMintedSessions:
     def test_a_session_unlocks_the_consumers_own_boundaries(self, entries: list[Entry]) -> None:
         """On a real session, `column_values` meets its own failure: a column the table lacks."""
         assert any(e.tool == "column_values" and e.kind is EntryKind.BOUNDARY
-                   and any("Column 'example' not found" in ev.excerpt for ev in e.evidence) for e in entries)
+                   and any("Column '" in ev.excerpt and "' not found" in ev.excerpt for ev in e.evidence)
+                   for e in entries)
+
+
+class TestListedNames:
+    def test_a_column_the_minting_call_listed_is_verified(self, entries: list[Entry]) -> None:
+        """`column_values` works on a column `open_table` answered, taken from that answer in the same run."""
+        uses = [e for e in entries if e.tool == "column_values" and e.kind is EntryKind.AFFORDANCE
+                and e.signature.startswith("uses:")]
+        assert uses and str(uses[0].example_arguments["column"]).startswith("${step0.columns.")
+        assert '"success": true' in uses[0].evidence[0].excerpt.replace('":true', '": true')
+
+    def test_an_array_of_listed_columns_is_verified(self, entries: list[Entry]) -> None:
+        """`pick_columns` works on columns `open_table` answered."""
+        uses = [e for e in entries if e.tool == "pick_columns" and e.kind is EntryKind.AFFORDANCE
+                and e.signature.startswith("uses:")]
+        assert uses and all(str(c).startswith("${step0.columns.") for c in uses[0].example_arguments["columns"])
 
 
 class TestStatedLimits:
@@ -74,3 +92,18 @@ class TestStatedLimits:
         past = [e for e in entries if e.tool == "query" and e.kind is EntryKind.AFFORDANCE
                 and e.family == "past_stated_limit"]
         assert past and "truncated to 5 rows" in past[0].evidence[0].excerpt
+
+
+class TestItemFields:
+    def test_the_fields_of_open_items_are_learnt_from_errors(self, entries: list[Entry]) -> None:
+        """The field of `rules` items (none in the schema) is learnt from `Column None …`: a rule with a
+        column `open_table` listed is a verified use."""
+        rules = [ev.arguments["rules"] for e in entries if e.tool == "match_rows" and e.kind is EntryKind.AFFORDANCE
+                 and e.signature.startswith("uses:") for ev in e.evidence if ev.arguments.get("rules")]
+        assert rules, "no verified call with a rule"
+        assert set(rules[0][0]) == {"column"} and str(rules[0][0]["column"]).startswith("${step0.columns.")
+
+    def test_an_item_without_fields_is_a_recorded_boundary(self, entries: list[Entry]) -> None:
+        """The item with no field at all meets the server's refusal, kept as a boundary."""
+        assert any(e.tool == "match_rows" and e.kind is EntryKind.BOUNDARY and "Column None" in e.signature
+                   for e in entries)

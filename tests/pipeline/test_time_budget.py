@@ -67,6 +67,16 @@ class TestPlanByTime:
         plan = [probe(t, d, i) for t in ("a", "b") for d in (Direction.BOUNDARY, Direction.AFFORDANCE) for i in range(30)]
         assert within_time(plan, costs, share=0.1) == plan
 
+    def test_a_machine_slowed_as_a_whole_plans_as_it_would_idle(self) -> None:
+        """Every call fifty times slower (a loaded host) keeps the idle plan: ordinary tools are judged against
+        the server's typical call, and a tool that is costly against it is still held to its share."""
+        idle = ledger(a=(0.002, 0.003), b=(0.002, 0.004), lookup=(0.002, 0.4))
+        loaded = ledger(a=(0.1, 0.15), b=(0.1, 0.2), lookup=(0.1, 20.0))
+        plan = [probe(t, d, i) for t in ("a", "b", "lookup") for d in (Direction.BOUNDARY, Direction.AFFORDANCE)
+                for i in range(20)]
+        assert within_time(plan, loaded, share=0.1) == within_time(plan, idle, share=0.1) != plan
+        assert loaded.costly_from() == 1.0 and idle.costly_from() == COSTLY_CALL_S
+
     def test_the_share_counts_the_whole_build_so_far(self) -> None:
         """A costly tool that took more than its share in earlier rounds loses even its first probe of the next
         round, and gets one again once the other tools' time has made room."""

@@ -16,7 +16,7 @@ import pytest
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
 from toolatlas.graph.models import EntryStatus
-from toolatlas.pipeline.catalogue import AtlasPaths
+from toolatlas.store.paths import AtlasPaths
 from toolatlas.testing.wild import FAST_SUBSET
 
 pytestmark = pytest.mark.servers

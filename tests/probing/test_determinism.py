@@ -121,6 +121,19 @@ class TestAcrossASecond:
         assert await executor.settle() == []
 
 
+    async def test_a_batch_keeps_its_order_with_replays_set_aside(self, executor: Executor) -> None:
+        """A batch of originals and replays comes back verified in the order it was given, with one end time per probe."""
+        originals = [probe(ProbeStep(tool="double", arguments={"number": n}, expect="ok")) for n in (11, 12)]
+        first, _ = await executor.run_verified(originals[0])
+        reference = evidence_excerpt(to_placeholders(first.steps[0].outcome.excerpt, first.variables))
+        step = ProbeStep(tool="double", arguments={"number": 11}, expect="ok")
+        again = probe(step, step, direction=Direction.REPLAY, replay_of="p0", reference_excerpt=reference)
+        before = time.time()
+        verified, ended = await executor.run_batch([again, originals[1]])
+        assert [r.steps[0].outcome.excerpt for r, _ in verified] == ["22", "24"]
+        assert verified[0][1].deterministic is True  # the replay was repeated in a later second
+        assert len(ended) == 2 and before <= min(ended) and ended == sorted(ended)
+
 class TestPlanningTime:
     def test_a_shard_stamps_its_replays_with_the_time_it_planned_them(self) -> None:
         """Replays leave the planner with its clock reading; other probes carry none."""

@@ -152,3 +152,20 @@ class TestCutJsonAnswers:
         assert error_evidence(self.ok('{"success": true, "data": "' + "x" * 400), {"column": "x"}) is None
         nested = '{"success": true, "rows": [{"ok": false, "error": "bad row"}, "' + "x" * 400
         assert error_evidence(self.ok(nested), {"column": "x"}) is None
+
+
+class TestWrappedText:
+    def ok(self, text: str, structured: dict | None) -> CallOutcome:
+        return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, structured=structured)
+
+    def test_structured_content_that_only_wraps_the_text_is_no_content(self) -> None:
+        """`{"result": "Error: At least one condition is required."}` (a string-returning tool's wrapper) is a bare
+        error message, as its text alone is."""
+        text = "Error: At least one condition is required."
+        assert error_evidence(self.ok(text, {"result": text})) == "the whole result is an error message"
+
+    def test_structured_content_of_its_own_keeps_a_result_content(self) -> None:
+        """A result whose structured content holds more than its text is not a bare message."""
+        text = "Error: At least one condition is required."
+        assert error_evidence(self.ok(text, {"result": text, "count": 0})) is None
+        assert error_evidence(self.ok(text, {"message": "other words"})) is None

@@ -186,6 +186,26 @@ class TestAfterARestore:
             assert executor.own_state.fresh_after_restores == TRUSTED_AFTER and executor.own_state.restarts == 0
 
 
+@pytest.mark.servers
+class TestMemoryAlone:
+    async def test_a_change_to_the_memory_alone_is_undone(self, tmp_path: Path) -> None:
+        """A call that changed the server's memory but no file (the instance needs no restore) is followed by
+        the readers: the server is restarted, and the next probe does not see the value."""
+        async with reporting(tmp_path, "--cache", "--remember") as executor:
+            rollout, _ = await executor.run_verified(call(1, "remember", key="size", value="L"))
+            assert not rollout.reset and executor.own_state is not None and executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(call(2, "lookup", key="size"))
+            assert rollout.steps[0].outcome.excerpt == "Error: no entry named 'size'"
+
+    async def test_a_server_whose_calls_leave_its_memory_fresh_is_trusted(self, tmp_path: Path) -> None:
+        """Calls that change nothing the readers show: after TRUSTED_AFTER of them the readers are no longer asked."""
+        async with reporting(tmp_path) as executor:
+            for n in range(TRUSTED_AFTER + 2):
+                await executor.run_verified(call(n, "echo", message=f"m{n}"))
+            assert executor.own_state is not None and executor.own_state.fresh_after_calls == TRUSTED_AFTER
+            assert executor.own_state.restarts == 0
+
+
 class TestStatementsThatOnlyRead:
     """The wild catalogue's in-memory DuckDB server (``mcp-server-motherduck``), whose query tool runs any SQL."""
 

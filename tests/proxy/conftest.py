@@ -28,7 +28,8 @@ from toolatlas.graph.models import Entry, EntryKind, Evidence, ToolNode
 from toolatlas.guidance import Atlas
 from toolatlas.home import Home
 from toolatlas.models import OutcomeClass, ToolSpec
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolatlas.cli import main
+from toolatlas.home import Home
 
 from .conftest import BuiltAtlas, proxy_command
 
@@ -59,7 +60,7 @@ class TestStdioTransport:
 
         from .conftest import HOME
 
-        instances = HOME / "instances"
+        instances = Home(HOME).instances_root
         before = set(instances.glob("*/proxy-memory-*"))
         launch = proxy_command(str(demo_atlas.config), "--server", "memory", "--sandbox", "--atlas", str(demo_atlas.export))
         proxy = subprocess.Popen([launch.command, *launch.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

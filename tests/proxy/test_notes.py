@@ -67,6 +67,17 @@ class TestToolNotes:
         block = ToolNotes(FULL, "fs", Placeholders(ROOT)).blocks["read"]
         assert block.index("outside the allowed directory") < block.index("`path` is null")
 
+    def test_an_answer_cut_at_a_stated_limit_is_no_failure(self) -> None:
+        """A call past a limit the description states that went through, its answer cut there, is said as a cut
+        answer with the server's words, never as a failure."""
+        cut = entry("read", EntryKind.AFFORDANCE, "read accepts it", 6, family="past_stated_limit",
+                    when="`path` names 60 lines, more than the 25 lines the description caps a result at (accepted)",
+                    excerpt="truncated to 25 lines\nline 1", support=9)
+        block = ToolNotes(atlas(cut), "fs", Placeholders(ROOT)).blocks["read"]
+        assert ('- Answer cut at its stated limit when `path` names 60 lines, more than the 25 lines the description '
+                'caps a result at: "truncated to 25 lines"') in block.splitlines()
+        assert "Fails when" not in block
+
     @pytest.mark.parametrize("budget", [120, 300, 700, 2000])
     def test_block_fits_its_budget(self, budget: int) -> None:
         """However many notes there are, the block is at most the budget; long errors are cut."""

@@ -18,8 +18,9 @@ from service_process import REPO, ROUNDS, SERVERS, TOKEN, BuiltAtlas, demo_copy,
 from toolatlas.config import load_catalogue
 from toolatlas.guidance import Atlas
 from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.serve.process import ServiceProcess
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 

@@ -15,6 +15,9 @@ import pytest
 from mcp import Client
 from service_process import TASKS, BuiltAtlas, mcp_over_http, mcp_over_stdio
 
+from toolatlas.client.connection import HttpEndpoint, ServerConnection
+from toolatlas.config.servers import Limits
+from toolatlas.errors import ServerStartError
 from toolatlas.guidance import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.serve import ServerList, TraceList
 from toolatlas.serve.process import ServiceProcess
@@ -107,3 +110,15 @@ class TestMcpServer:
         assert "convert_time" in tool.content[0].text
         assert "'svn'" in server.content[0].text and "git, time" in server.content[0].text
         assert "task" in empty.content[0].text and "budget" in budget.content[0].text
+
+
+class TestCatalogueHttpEndpoint:
+    async def test_a_catalogue_http_endpoint_sends_its_headers(self, service: ServiceProcess) -> None:
+        """A server reached by URL gets the endpoint's headers: with the bearer token the tools list, without it the start fails."""
+        limits = Limits(call_timeout_s=10.0, start_timeout_s=20.0, max_message_bytes=1_000_000, max_output_bytes=10_000,
+                        max_restarts=0)
+        async with ServerConnection("atlas", HttpEndpoint(f"{service.url}/mcp", service.headers), limits) as connection:
+            assert TOOLS <= {tool.name for tool in connection.tools}
+        with pytest.raises(ServerStartError):
+            async with ServerConnection("atlas", HttpEndpoint(f"{service.url}/mcp"), limits):
+                pass

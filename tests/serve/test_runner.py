@@ -15,7 +15,7 @@ from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.guidance import Atlas, AtlasView, Guidance, StaticNavigator
 from toolatlas.serve import AtlasReader, GuidanceRequest, ServeError, write_snapshot
-from toolatlas.serve.process import ServiceProcess
+from toolatlas.serve.process import ServiceProcess, free_port
 
 pytestmark = pytest.mark.servers
 
@@ -98,6 +98,13 @@ class TestServiceProcess:
         """A child that exits instead of serving is reported with what it printed."""
         with pytest.raises(ServeError, match=r"exited with 2: .*cannot read the atlas export"):
             ServiceProcess("--atlas", str(tmp_path / "missing.json")).start()
+
+    def test_a_free_port_avoids_the_ranges_it_is_told(self) -> None:
+        """A free port is outside every range it must avoid, and none is found when every port is taken."""
+        taken = [range(1, 40000)]
+        assert all(free_port(outside=taken) >= 40000 for _ in range(5))
+        with pytest.raises(ServeError, match="no free port outside 1-65535"):
+            free_port(outside=[range(1, 65536)])
 
 
 class TestCommandLine:

@@ -13,8 +13,8 @@ import pytest
 
 from toolatlas.cli import main
 from toolatlas.config import load_catalogue
-from toolatlas.pipeline.catalogue import open_store
 from toolatlas.serve.process import ServiceProcess
+from toolatlas.store.paths import open_store
 from toolatlas.trust.outcomes import OutcomeReport, RateLimiter
 
 pytestmark = pytest.mark.servers

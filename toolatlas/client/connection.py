@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import anyio
+import httpx2
 import mcp_types as types
 import structlog
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
@@ -58,6 +58,9 @@ RESTART_BACKOFF_S = (0.1, 0.3, 1.0, 2.0, 4.0)
 """Pause before each successive start attempt after a failed one."""
 MAX_TOOL_PAGES = 1000
 """Pages of ``tools/list`` followed before a server's pagination is taken to loop."""
+HTTP_TIMEOUT = httpx2.Timeout(30.0, read=300.0)
+"""An HTTP server's requests wait 30 s to connect, write or get a connection; a response stream may stay
+open 5 minutes between events (the MCP transports' own defaults)."""
 CLIENT_INFO = types.Implementation(name="toolatlas", version="0.1.0")
 _RAW_RESULT = TypeAdapter(dict[str, Any])
 _SHARED_VALIDATORS: dict[str, Any] = {}
@@ -406,7 +409,7 @@ class ServerConnection:
             )
             transport: Any = process.connect()
         else:
-            http = create_mcp_http_client(headers=self.endpoint.headers or None)
+            http = httpx2.AsyncClient(headers=self.endpoint.headers or None, timeout=HTTP_TIMEOUT)
             transport = streamable_http_client(self.endpoint.url, http_client=http)
         task = loop.create_task(self._host(transport, ready, stop), name=f"mcp-session-{self.name}-{generation}")
         t0 = time.perf_counter()

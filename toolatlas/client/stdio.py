@@ -30,10 +30,13 @@ import anyio
 import mcp_types as types
 import structlog
 from anyio.abc import Process
-from mcp.client._transport import TransportStreams
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 __all__ = ["ProcessHooks", "StdioLaunch", "StdioServerProcess", "TransportFault"]
+
+Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+"""What an MCP client session reads from and writes to (the shape of an MCP transport's streams)."""
 
 log = structlog.get_logger(__name__)
 
@@ -159,7 +162,7 @@ class StdioServerProcess:
     # -- the transport -------------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def connect(self) -> AsyncIterator[TransportStreams]:
+    async def connect(self) -> AsyncIterator[Streams]:
         env = {**_inherited_environment(), **self.launch.env}
         self.process = await anyio.open_process(
             [self.launch.command, *self.launch.args],

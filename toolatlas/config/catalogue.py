@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from toolatlas.config.servers import ServerSpec, Spec
+from toolatlas.errors import ToolAtlasError
 
 __all__ = [
     "AblationSettings",
@@ -272,3 +274,15 @@ class Catalogue(Spec):
     @property
     def enabled_servers(self) -> list[ServerSpec]:
         return [s for s in self.servers if s.enabled]
+
+    def servers_named(self, names: Sequence[str] | None) -> list[ServerSpec]:
+        """The servers ``names`` names (every enabled server when there are none); an error listing the
+        catalogue's servers when one is not in it."""
+        if not names:
+            return self.enabled_servers
+        known = {s.name for s in self.servers}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ToolAtlasError(f"unknown server(s) {', '.join(unknown)}; the catalogue has "
+                                 f"{', '.join(s.name for s in self.servers)}")
+        return [self.server(n) for n in names]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import snowballstemmer
@@ -85,13 +85,15 @@ class LexicalIndex:
         """Document → score for a query text (documents sharing no term are absent)."""
         return self.scores_of(terms(text))
 
-    def scores_of(self, query: Sequence[str]) -> dict[int, float]:
-        """Document → score for query terms already stemmed (:func:`terms`)."""
+    def scores_of(self, query: Sequence[str], shares: Mapping[str, float] | None = None) -> dict[int, float]:
+        """Document → score for query terms already stemmed (:func:`terms`); ``shares``: what some terms
+        count, as a share of a full term (the others count fully)."""
         found: dict[int, float] = {}
         weighted = self.weighted
         for term in dict.fromkeys(query):
+            share = shares.get(term, 1.0) if shares else 1.0
             for doc, weight in weighted.get(term, ()):
-                found[doc] = found.get(doc, 0.0) + weight
+                found[doc] = found.get(doc, 0.0) + share * weight
         return found
 
     def top(self, text: str, limit: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:

@@ -62,7 +62,10 @@ class BoundaryNote(Frozen):
     harvested or random names: said once, here, for all of them."""
     weight: float = 0.0
     """How likely the task is to hit it: its match with the task plus what any task using the tool meets
-    (a natural failure, an ordering); a budget drops the lightest first."""
+    (a natural failure, an ordering) and what the task's own values imply; a budget drops the lightest first."""
+    cut: bool = False
+    """Not a refusal: one step past a limit the description states, the call went through with its answer
+    cut at the limit (``error`` quotes the answer): a task asking for more gets no more."""
 
 
 class CompositionNote(Frozen):

@@ -29,6 +29,7 @@ from toolatlas.guidance.index import FILLER_TERMS, terms
 from toolatlas.guidance.shapes import shape_words, value_shapes
 
 __all__ = [
+    "CHANGES",
     "OPERATIONS",
     "Mention",
     "Operation",
@@ -83,7 +84,7 @@ def _op(name: str, task: str, tool: str, composition: tuple[str, ...] = (), risk
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    _op("read", "read open examine inspect gist contents extract scan parse show display view print say give",
+    _op("read", "read open load examine inspect gist contents extract scan parse show display view print say give",
         "read show open fetch cat load dump extract retrieve", name_only="get",
         risks="does not exist missing directory where a file is expected both head tail together lines"),
     _op("write", "write save record store generate produce output put answer report summary document compile",
@@ -122,7 +123,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     _op("convert", "convert transform uppercase lowercase translate reformat", "convert transform translate",
         composition=("read", "write"), risks="invalid format unknown not valid", says="converts"),
     _op("export", "export import", "export import convert", composition=("read", "write"), says="exports"),
-    _op("count", "count total calculate compute tally statistics sum", "count aggregate statistics",
+    _op("count", "count total calculate compute tally statistics sum average mean median", "count aggregate statistics",
         composition=("read",), says="counts"),
     _op("inspect", "size sizes biggest largest smallest bytes space modified creation ctime mtime timestamp "
                    "metadata permissions newest oldest touched",
@@ -131,6 +132,9 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
 )}
 """Every operation, in the order a plan lists them when a request names several at once."""
 
+CHANGES = frozenset({"write", "create", "edit", "delete"})
+"""Operations that change a thing's data (what an executor's statements do: insert, update, delete)."""
+
 _MANY = _stems("all every each multiple several both many batch")
 """Words of a request about many things at once."""
 _SYNONYMS = {stem: _stems(words) for stem, words in (
@@ -138,7 +142,7 @@ _SYNONYMS = {stem: _stems(words) for stem, words in (
     (terms("photo")[0], "image"), (terms("remove")[0], "delete"), (terms("erase")[0], "delete"),
     (terms("big")[0], "size"), (terms("bigger")[0], "size"), (terms("biggest")[0], "size"),
     (terms("largest")[0], "size"), (terms("smallest")[0], "size"), (terms("bytes")[0], "size"),
-    (terms("space")[0], "size"), (terms("nested")[0], "recursive tree"))}
+    (terms("space")[0], "size"), (terms("nested")[0], "recursive tree"), (terms("per")[0], "group"))}
 """Everyday words for what tool descriptions name otherwise (a request's "folder" is a "directory")."""
 _CONTENT_WORDS = _stems("contain containing contains content contents substring text inside mention mentions "
                         "phrase word words occurrence occurrences grep")
@@ -210,8 +214,9 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
     so are identifiers and paths (``large_file.txt`` asks for nothing), and a form in -s, a noun or a
     description where an instruction has the bare verb ("my pending *changes*", "it *records*"). ``verbs``: the catalogue's own
     verbs, the first words of its tools' names (``commit``, ``approve``), each an operation of its own
-    when the request gives it as an instruction — first in the clause or after "to", "please", "and"
-    ("commit my changes", not "the details of commit e4b603a")."""
+    when the request gives it as an instruction — first in the clause or after "to", "please", "and", or
+    first after a comma, as the next of a list of instructions ("load it, *sort* it by price") — ("commit my
+    changes", not "the details of commit e4b603a")."""
     tokens = text.split()
     absolute = bool(_ABSOLUTE.search(text))
     found = []
@@ -241,7 +246,8 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
             for stem in terms(word):
                 found += [Mention(op.name, after, named)
                           for op in OPERATIONS.values() if stem in op.task_words]
-                if stem in verbs and (position == 0 or previous in _IMPERATIVE_LEADS):
+                if stem in verbs and (position == 0 or previous in _IMPERATIVE_LEADS
+                                      or tokens[position - 1].endswith(",")):
                     found.append(Mention(stem, after, named))
         previous = lowered
     return tuple(found)

@@ -25,8 +25,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from toolatlas.graph.models import CoUsageRelation
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.operations import (
+    CHANGES,
     OPERATIONS,
     Mention,
     asks_about_named,
@@ -38,6 +40,7 @@ from toolatlas.guidance.operations import (
     names_something,
     objects,
 )
+from toolatlas.guidance.shapes import value_shapes
 
 if TYPE_CHECKING:
     from toolatlas.guidance.atlas import AtlasView
@@ -64,10 +67,13 @@ ALTERNATIVE_SHARE = 0.9
 is not one)."""
 _GOAL = frozenset({"write", "create", "edit", "delete", "move", "copy", "merge", "split", "convert"})
 """Operations that change state: what the task is for (kept first when a plan has too many tools)."""
-_CHANGES = frozenset({"write", "create", "edit", "delete"})
+_CHANGES = CHANGES
 """Changes a server's executor makes when none of its tools is named for them (see :func:`_stand_ins`)."""
 STAND_IN = 0.5
 """How strongly an executor does a change it is not named for (as a description that only mentions it)."""
+_ENABLING = frozenset({CoUsageRelation.STATE, CoUsageRelation.DATA})
+"""Relations of a boundary to the tool that proved its cause: a change it makes first (state), an
+identifier it mints that the call must pass on (data, :mod:`toolatlas.graph.bound`)."""
 _CLAUSE = re.compile(r"(?:\n+|(?<=[.!?;:])\s+|\s+-\s+|(?:^|\s)\*\s+|\s+\d+\.\s+)")
 _EMPHASIS = re.compile(r"\*\*(?=\S)|(?<=\S)\*\*")
 
@@ -272,6 +278,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
     _enable(view, plan)
+    _load(view, plan)
     if not names_something(task):
         _inspect(view, plan)
     _discover(view, plan, () if plan.steps or names_something(task) else _answering(view, plan))
@@ -321,11 +328,15 @@ def _siblings(view: AtlasView, op: str, chosen: ToolKey, candidates: list[ToolKe
 
 def _stand_ins(view: AtlasView, op: str, candidates: list[ToolKey], servers: set[str]) -> list[ToolKey]:
     """The tools that make a change ``op`` on the task's servers none of whose tools is named for it: a
-    server's executors — tools that change state (declared or verified) and are named for no change at
-    all (``execute_query``: its statements insert, update and delete)."""
+    server's executors — tools that change state (declared or verified) or were verified to take statements
+    that change data, and are named for no change at all (``execute_query``: its statements insert, update
+    and delete; on a read-only connection it is still the tool a change is tried with, and refused by). The
+    tools verified on such statements, when there are any, before those only seen changing something."""
     named = {k[0] for k in candidates if view.profiles[k].operations.get(op, 0.0)}
-    return [k for k in candidates if k[0] in servers and k[0] not in named and view.profiles[k].mutating
-            and not _CHANGES & set(view.profiles[k].operations)]
+    found = [k for k in candidates if k[0] in servers and k[0] not in named
+             and (view.profiles[k].mutating or view.profiles[k].executes)
+             and not _CHANGES & set(view.profiles[k].operations)]
+    return [k for k in found if view.profiles[k].executes] or found  # statements that change data: the surest
 
 
 def _inspect(view: AtlasView, plan: Plan) -> None:
@@ -351,11 +362,31 @@ def _inspect(view: AtlasView, plan: Plan) -> None:
         index += 1
 
 
+def _load(view: AtlasView, plan: Plan) -> None:
+    """A file the request names reaches a server whose planned tools take no file (they work on what the
+    server holds: a session, a loaded document) only through the server's tool that reads a file into it:
+    that tool — verified on files, named or described to read — goes before them."""
+    if "shape:file" not in value_shapes(plan.task):
+        return
+    for server in dict.fromkeys(step.tool[0] for step in plan.steps):
+        planned = [step for step in plan.steps if step.tool[0] == server]
+        if any(view.profiles[step.tool].files for step in planned):
+            continue
+        readers = [k for k in view.tool_keys if k[0] == server and view.profiles[k].files
+                   and view.profiles[k].operations.get("read", 0.0)]
+        if readers:
+            reader = max(readers, key=lambda k: (view.profiles[k].operations["read"], plan.relevance.get(k, 0.0), k))
+            first = planned[0]
+            plan.steps.insert(plan.steps.index(first), Step(operation="read", tool=reader, score=first.score,
+                                                            clause=first.clause))
+
+
 def _enable(view: AtlasView, plan: Plan) -> None:
     """Put a step's proven enabler before it: a planned tool that was verified to fail on the state
-    as it is and to succeed, the same call, once another tool changed the state (a boundary whose
-    peer is that tool) needs that tool first — the plan would otherwise end in that failure."""
-    from toolatlas.graph.models import CoUsageRelation, EntryKind
+    as it is and to succeed, the same call, once another tool changed the state — or with the identifier
+    another tool minted in the server's process passed on (a boundary whose peer is that tool) — needs
+    that tool first: the plan would otherwise end in that failure."""
+    from toolatlas.graph.models import EntryKind
 
     index = 0
     while index < len(plan.steps):
@@ -363,7 +394,7 @@ def _enable(view: AtlasView, plan: Plan) -> None:
         planned = {s.tool for s in plan.steps[: index + 1]}
         for boundary in view.by_tool.get(step.tool, {}).get(EntryKind.BOUNDARY, []):
             enabler = (step.tool[0], boundary.peer or "")
-            if boundary.relation is not CoUsageRelation.STATE or enabler in planned or enabler not in view.profiles:
+            if boundary.relation not in _ENABLING or enabler in planned or enabler not in view.profiles:
                 continue
             operations = view.profiles[enabler].operations
             operation = max(operations, key=lambda op: (operations[op], op)) if operations else step.operation

@@ -29,11 +29,13 @@ from toolatlas.guidance.clauses import (
     shared_clauses,
     vocabulary,
 )
+from toolatlas.guidance.implied import LIMIT_FAMILY, declared_sets, stated_cap_of, states_cap
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
+from toolatlas.guidance.shapes import changes_data, value_shapes
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
-from toolatlas.models import Effect
+from toolatlas.models import Effect, OutcomeClass
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 
@@ -102,13 +104,14 @@ CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leadi
 tool's answer to them is served when a task's words point there, never by default."""
 NATURAL_LEAD, STATE_LEAD, SOFT_LEAD = 1.5, 1.0, 1.0
 """What a finding weighs for any task that uses its tool, before its words are matched: a valid call
-that failed on the real state, a failure until another tool changes the state (an ordering), and an
-error the server passes off as success."""
+that failed on the real state, a failure until another tool changes the state or mints the identifier
+passed (an ordering, proven), and an error the server passes off as success."""
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A boundary (or a tolerance: a misuse the tool accepted) as guidance serves it."""
+    """A boundary (or a tolerance: a misuse the tool accepted; or an answer cut at a stated limit) as guidance
+    serves it."""
 
     entry: Entry
     text: str
@@ -116,6 +119,19 @@ class Finding:
     error: str
     schema: bool
     """Provoked only by violating the input schema (served at most once per tool)."""
+    cut: bool = False
+    """A call past a limit the description states that went through, its answer cut at the limit (the
+    server said so: "truncated to 25 rows"): what a task asking for more gets (:func:`cut_at_limit`)."""
+
+    @cached_property
+    def changes(self) -> bool:
+        """Whether its call passed a statement that changes data (an ``INSERT``: :func:`takes_change`)."""
+        return takes_change(self.entry)
+
+    @cached_property
+    def cap(self) -> int | None:
+        """The count a stated limit allows, for a finding one step past it (None otherwise)."""
+        return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
 
     @cached_property
     def lead(self) -> float:
@@ -124,7 +140,7 @@ class Finding:
         if e.kind is not EntryKind.BOUNDARY or self.schema:
             return 0.0
         lead = NATURAL_LEAD if e.family is None else 0.0
-        if e.relation is CoUsageRelation.STATE and e.peer:
+        if e.relation in (CoUsageRelation.STATE, CoUsageRelation.DATA) and e.peer:  # a proven cause and its fix
             lead += STATE_LEAD
         if e.reported_as_success and e.family not in CONTRIVED:
             lead += SOFT_LEAD
@@ -174,6 +190,13 @@ class ToolProfile:
     objects: frozenset[str] = frozenset()
     """What its name says it acts on: the words of its name that are no operation and not its server's
     name (``create_directory`` → directory, ``insert_rows`` → rows)."""
+    declared: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Argument → the values its schema declares (an enum): what a task's value is checked against."""
+    files: bool = False
+    """Verified to work on a named file (a successful call passed a file name with its extension)."""
+    executes: bool = False
+    """Verified to take statements that change data (an ``INSERT``), whether they went through or were
+    refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
 
 
 @dataclass(frozen=True)
@@ -204,15 +227,24 @@ def _tolerance(entry: Entry) -> bool:
     return entry.family is not None or entry.signature.startswith("tolerates:")
 
 
-def _finding(entry: Entry) -> Finding:
+def cut_at_limit(entry: Entry) -> bool:
+    """Whether an accepted call one step past a stated count was answered cut at that count, the server's
+    answer stating it ("truncated to 25 rows"): a boundary of what one call can do, not a misuse tolerated."""
+    if entry.family != LIMIT_FAMILY or not entry.evidence:
+        return False
+    cap = stated_cap_of(entry.condition or entry.when or "")
+    return cap is not None and states_cap(first_said(entry.evidence[0].excerpt), cap)
+
+
+def _finding(entry: Entry, *, cut: bool = False) -> Finding:
     """``entry`` as a finding; an error that only opens a structure (``Error calling tool 'x': {``) is
-    said by the answer behind it, which holds what went wrong."""
+    said by the answer behind it, which holds what went wrong, and so is an answer ``cut`` at a limit."""
     error = entry.error_signature or ""
     first = next((line.strip() for line in error.splitlines() if line.strip()), "")
-    if first and _opens(first) and entry.evidence:
+    if (cut or (first and _opens(first))) and entry.evidence:
         error = answer_line(entry.evidence[0].excerpt, entry.evidence[0].arguments)
     return Finding(entry=entry, text=(entry.condition or entry.when or "").removesuffix(" (accepted)"),
-                   error=error, schema=is_schema_validation(entry))
+                   error=error, schema=is_schema_validation(entry), cut=cut)
 
 
 def _scalar(value: object, spec: Mapping) -> bool:
@@ -250,6 +282,19 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
                    confidence=best.confidence, evidence=[p for e in uses for p in e.probe_ids][:3])
 
 
+def takes_change(entry: Entry) -> bool:
+    """Whether an entry's call passed a statement that changes data (:func:`~toolatlas.guidance.shapes.changes_data`)."""
+    return any(changes_data(value) for evidence in entry.evidence[:1]
+               for key, item in evidence.arguments.items() for _, value in leaves(item, key))
+
+
+def _takes_files(uses: list[Entry]) -> bool:
+    """Whether a verified use passed a file name (a value with an extension) and went through."""
+    return any("shape:file" in value_shapes(value) for entry in uses for evidence in entry.evidence
+               if evidence.outcome is OutcomeClass.OK
+               for key, item in evidence.arguments.items() for _, value in leaves(item, key))
+
+
 def _objects(node: ToolNode) -> frozenset[str]:
     verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words | op.name_words}
     server = set(terms(node.server))
@@ -261,9 +306,10 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                  idf: dict[str, float]) -> ToolProfile:
     affordances = entries.get(EntryKind.AFFORDANCE, [])
     boundaries = _dedup(entries.get(EntryKind.BOUNDARY, []))
-    tolerances = _dedup(e for e in affordances if _tolerance(e))
+    tolerances = _dedup(e for e in affordances if _tolerance(e) and not cut_at_limit(e))
+    cut = _dedup(e for e in affordances if cut_at_limit(e))
     uses = [e for e in affordances if not _tolerance(e)]
-    checked = [*boundaries, *tolerances]
+    checked = [*boundaries, *tolerances, *cut]
     names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
     clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
                     if not is_shared(c, shared))
@@ -275,7 +321,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                 and ((properties.get(a) or {}).get("items") or {}).get("type") == "string" for a in required)
     feeds = {e.peer: e.weight or 0.0 for e in entries.get(EntryKind.CO_USAGE, [])
              if e.relation is CoUsageRelation.DATA and e.peer and e.peer != node.tool}
-    findings = tuple(_finding(e) for e in boundaries)
+    findings = (*(_finding(e) for e in boundaries), *(_finding(e, cut=True) for e in cut))
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
@@ -286,7 +332,8 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
-        use=_use(node, uses), feeds=feeds, objects=_objects(node),
+        use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
+        executes=any(takes_change(e) for e in (*uses, *boundaries)), files=_takes_files(uses),
     )
 
 

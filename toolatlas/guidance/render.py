@@ -11,9 +11,11 @@ their purpose only. The text rendering and the trims that fit it to the budget a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
+from toolatlas.guidance.implied import task_leads
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -80,12 +82,13 @@ ERROR_WEIGHT = 0.4
 
 def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: int, *, natural: bool = True,
               said: set[str] | frozenset[str] = frozenset(),
-              repeats: list[Finding] | None = None) -> list[tuple[Finding, float]]:
+              repeats: list[Finding] | None = None,
+              leads: Mapping[int, float] | None = None) -> list[tuple[Finding, float]]:
     """The findings ``query`` is most likely to hit (by their condition, less by their error, plus their
-    :attr:`~Finding.lead`), each with that weight, at most one of them schema validation and one per
-    :attr:`~Finding.signature`; with no query, the best supported (schema validation last). A finding whose
-    signature is in ``said`` (another served tool says it already) is passed over and, when it would have
-    been chosen, added to ``repeats``."""
+    :attr:`~Finding.lead`), each with that weight — those the task's own values imply (``leads``:
+    :func:`~toolatlas.guidance.implied.task_leads`) first, weighing their lead more —, at most one of them schema
+    validation and one per :attr:`~Finding.signature`; with no query, the best supported (schema validation last). A finding whose signature is in ``said`` (another served
+    tool says it already) is passed over and, when it would have been chosen, added to ``repeats``."""
     if query:
         conditions, errors = indexes
         scores = dict(conditions.scores(query))
@@ -96,8 +99,11 @@ def _relevant(findings: tuple[Finding, ...], indexes: tuple, query: str, limit: 
             for i, finding in enumerate(findings):
                 if finding.lead:
                     scores[i] = scores.get(i, 0.0) + finding.lead
+        implied = leads or {}
+        for i, lead in implied.items():  # …and what this task's own values make it meet, first of all
+            scores[i] = scores.get(i, 0.0) + lead
         order = sorted((i for i in scores if scores[i] >= MIN_RELEVANCE),
-                       key=lambda i: (-scores[i], -findings[i].entry.support, i))
+                       key=lambda i: (i not in implied, -scores[i], -findings[i].entry.support, i))
     else:
         order = sorted(range(len(findings)),
                        key=lambda i: (findings[i].schema, -findings[i].entry.support, i))
@@ -129,8 +135,9 @@ def _said(entry: Entry, limit: int = 240) -> str:
 def _boundary(finding: Finding, weight: float = 0.0) -> BoundaryNote:
     e = finding.entry
     error = finding.quoted
-    return BoundaryNote(condition=condition_line(e.condition or ""), error=error, weight=weight,
-                        outcome=e.outcome.value if e.outcome else "", reported_as_success=e.reported_as_success,
+    return BoundaryNote(condition=condition_line(finding.text if finding.cut else e.condition or ""), error=error,
+                        weight=weight, outcome=e.outcome.value if e.outcome else "",
+                        reported_as_success=e.reported_as_success, cut=finding.cut,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
 
 
@@ -168,12 +175,14 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     operations = ((["discover"] if key in plan.discovery else []) + plan.operations_of(key)) if plan else []
     query = _query(plan, key, task, operations) if task else ""
     indexes = (profile.findings_index, profile.errors_index)
+    leads = task_leads(profile, task, operations) if task else {}
     if not detail:  # a related tool: its purpose, and the one boundary the task would hit if it were used —
         # what its words point at or what any use meets first (an ordering: it fails until another tool acts)
         return ToolGuidance(server=server, tool=tool, purpose=profile.purpose, relevance=round(relevance, 4),
                             when_not=[_boundary(f, w) for f, w in _relevant(profile.findings, indexes, query, 1,
-                                                                       said=said, repeats=repeats)] if query else [])
-    boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats)
+                                                                       said=said, repeats=repeats, leads=leads)]
+                            if query else [])
+    boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats, leads=leads)
     if task and not boundaries:  # nothing the task's words point at: the failure any use of it meets most
         telling = tuple(f for f in profile.findings if not f.schema and f.entry.family not in CONTRIVED)
         boundaries = [(f, 0.0) for f, _ in _relevant(telling, indexes, "", 1, said=said, repeats=repeats)]

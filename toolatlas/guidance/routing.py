@@ -20,7 +20,8 @@ and the two are averaged:
   whose answers held those columns; "what is 1500 * 1.04^10?" meets the server verified on
   expressions.
 
-A request is matched by its words and by the catalogue's words it blends ("regular expression" →
+A request is matched by its words — those that ask for an operation ("open", "record") at half weight: how a
+request asks is shared by servers of every kind, what it acts on is not — and by the catalogue's words it blends ("regular expression" →
 ``regex``, :mod:`toolatlas.guidance.blends`); the names of files and paths in it count by their shapes
 and formats only — which file a request names ("notes/todo.txt") says nothing of the server that reads
 it, its extension does (a quoted table or column name is the server's own word and counts as one).
@@ -40,7 +41,7 @@ from collections.abc import Iterable, Mapping
 
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, terms
-from toolatlas.guidance.operations import expanded, named_apart
+from toolatlas.guidance.operations import OPERATIONS, expanded, named_apart
 from toolatlas.guidance.shapes import value_shapes
 
 __all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter"]
@@ -59,6 +60,10 @@ EXCERPT_CHARS = 600
 VALUE_CHARS = 200
 """Longer argument values (oversized probes, bulk payloads) add no words."""
 
+ASKING_SHARE = 0.5
+"""What a word that asks for an operation ("open", "record", "show") counts for routing, against a word of what
+it acts on: how a request asks is shared by servers of every kind, what it acts on is not."""
+_ASKING = {stem: ASKING_SHARE for op in OPERATIONS.values() for stem in op.task_words}
 _RANDOM = re.compile(r"^(?:.*_)?[0-9a-f]{4,}$")
 def _words(text: str) -> set[str]:
     """Distinct stemmed words of ``text`` worth routing by (no numbers, no random or harvested names)."""
@@ -137,13 +142,15 @@ class ServerRouter:
 
     def scores(self, task: str) -> tuple[dict[str, float], float]:
         """Server → score (best = 1), and the best server's vocabulary evidence (summed IDF). Numbers
-        in the task are values, not words: they count only through their shapes."""
+        in the task are values, not words: they count only through their shapes; the words that ask for an
+        operation count :data:`ASKING_SHARE` as much as the others."""
         query = [t for t in content_terms(expanded(named_apart(task))) if not t.replace(".", "").isdigit()]
         query += self.blends.of(task)
-        bm25 = self.text_index.scores_of(query)
+        bm25 = self.text_index.scores_of(query, _ASKING)
         top_text = max(bm25.values(), default=0.0)
         asked = set(query) | value_shapes(task)
-        held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else 1.0) for w in asked & words)
+        held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else _ASKING.get(w, 1.0))
+                    for w in asked & words)
                 for words in self.vocabulary]
         top_held = max(held, default=0.0)
         combined = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["FORMAT_WORDS", "SHAPE_WORDS", "shape_words", "value_shapes"]
+__all__ = ["FORMAT_WORDS", "SHAPE_WORDS", "changes_data", "shape_words", "value_shapes"]
 
 _TOKEN = re.compile(r"[^\s,;?!()\[\]{}\"'`<>|]+")
 _EXPRESSION = re.compile(r"\d[\d.]*\s*[+*^%×]\s*[\d.(]|\d[\d.]*\s+[-/÷]\s+[\d.(]")
@@ -26,6 +26,15 @@ _TIME = re.compile(r"^\d{1,2}:\d{2}(?::\d{2})?$")
 _TIME_12H = re.compile(r"\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])", re.IGNORECASE)
 _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$")
 _EXTENSION = re.compile(r"[A-Za-z0-9_\-]\.([A-Za-z][A-Za-z0-9]{0,4})$")
+_CHANGE_STATEMENT = re.compile(
+    r"^\s*(?:insert\s+(?:or\s+\w+\s+)?into|replace\s+into|merge\s+into|delete\s+from|update\s+\S+\s+set)\b",
+    re.IGNORECASE)
+"""A statement that changes rows (standard SQL's data-changing statements, not a sentence that begins "Update…")."""
+
+
+def changes_data(value: str) -> bool:
+    """Whether a value is a statement that changes data (``INSERT INTO …``, ``UPDATE …``, ``DELETE FROM …``)."""
+    return bool(_CHANGE_STATEMENT.match(value))
 
 
 SHAPE_WORDS = {

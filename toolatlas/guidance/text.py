@@ -187,7 +187,8 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
             error = boundary.error[:ERROR_CHARS]
             shared = f" (also {', '.join(f'`{named(t)}`' for t in boundary.also)})" if boundary.also else ""
             condition = _without_purpose(boundary.condition, tool.purpose)
-            lines.append(f"- avoid{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
+            said = "limit" if boundary.cut else "avoid"  # a cut answer went through: a limit, not a refusal
+            lines.append(f"- {said}{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     if also and (line := _also_line(guidance)):

@@ -9,7 +9,8 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from toolatlas.console import render_table, whole_number
+from toolatlas.config import load_catalogue
+from toolatlas.console import coverage_line, render_table, whole_number
 from toolatlas.errors import ToolAtlasError
 
 __all__ = ["add_commands", "parse_age"]
@@ -72,14 +73,14 @@ def _add_refresh(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from toolatlas.cli import _built_store, _catalogue, _servers, _write_outputs
     from toolatlas.lifecycle.verify import ServerVerification, verify_catalogue
+    from toolatlas.outputs import built_store, write_outputs
     from toolatlas.ray_session import ray_session
     from toolatlas.workspace import Workspace
 
-    catalogue = _catalogue(args)
-    servers = _servers(catalogue, args.server)
-    store = _built_store(catalogue)
+    catalogue = load_catalogue(args.config)
+    servers = catalogue.servers_named(args.server)
+    store = built_store(catalogue)
     built = set(store.servers())
     missing = [spec.name for spec in servers if spec.name not in built]
     if args.server and missing:
@@ -113,7 +114,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         else:
             report = asyncio.run(run())
         _show(report)
-        export, _page = _write_outputs(catalogue, store)
+        export, _page = write_outputs(catalogue, store)
     finally:
         store.close()
     print(f"atlas:  {export}")
@@ -136,14 +137,14 @@ def _show(report) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_refresh(args: argparse.Namespace) -> int:
-    from toolatlas.cli import _catalogue, _coverage_line, _require_built, _servers, _write_outputs
     from toolatlas.lifecycle.refresh import ServerRefresh, ToolFate, refresh_catalogue
-    from toolatlas.pipeline.catalogue import open_store
+    from toolatlas.outputs import require_built, write_outputs
+    from toolatlas.store.paths import open_store
     from toolatlas.workspace import Workspace
 
-    catalogue = _catalogue(args)
-    servers = _servers(catalogue, args.server)
-    _require_built(catalogue)
+    catalogue = load_catalogue(args.config)
+    servers = catalogue.servers_named(args.server)
+    require_built(catalogue)
     print(f"refreshing {len(servers)} server(s) of {args.config}", flush=True)
 
     def progress(result: ServerRefresh) -> None:
@@ -162,7 +163,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
         status = f"failed: {result.error}" if result.error else "ok"
         print(f"{result.server}: {result.probes} probes{replayed} in {result.seconds:.1f}s, {status}", flush=True)
 
-    on_round = lambda row: print(_coverage_line(row), flush=True)  # noqa: E731
+    on_round = lambda row: print(coverage_line(row), flush=True)  # noqa: E731
     if args.engine == "ray":
         results = _refresh_on_ray(args, catalogue, servers, on_round)
         for result in results:
@@ -176,7 +177,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
             store.close()
     store = open_store(catalogue)
     try:
-        export, _page = _write_outputs(catalogue, store)
+        export, _page = write_outputs(catalogue, store)
     finally:
         store.close()
     contradicted = [x for r in results if r.verification for x in r.verification.replays if x.verdict == "contradicted"]
@@ -194,8 +195,9 @@ def _refresh_on_ray(args: argparse.Namespace, catalogue, servers, on_round) -> l
     then one Ray build of what changed (its store owner holds the store meanwhile)."""
     from actors.coordinator import RayBuild
     from toolatlas.lifecycle.refresh import build_focus, prepare_catalogue, probed
-    from toolatlas.pipeline.catalogue import AtlasPaths, open_store, write_consistency
+    from toolatlas.pipeline.catalogue import write_consistency
     from toolatlas.ray_session import ray_session
+    from toolatlas.store.paths import AtlasPaths, open_store
     from toolatlas.workspace import Workspace
 
     store = open_store(catalogue)

@@ -36,9 +36,11 @@ from toolatlas.graph.models import EntryStatus, Fingerprint, ServerNode, ToolNod
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.lifecycle.verify import ServerVerification, apply, choose, listing_changes, verify_server
 from toolatlas.models import Frozen, ToolSpec
-from toolatlas.pipeline.catalogue import AtlasPaths, StoreSink, write_consistency
+from toolatlas.pipeline.catalogue import write_consistency
+from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.store.atlas import AtlasStore
+from toolatlas.store.paths import AtlasPaths
 from toolatlas.workspace import Workspace
 
 __all__ = [

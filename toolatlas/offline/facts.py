@@ -34,6 +34,7 @@ from toolatlas.offline.dbfacts import (
     postgres_facts,
     sqlite_facts,
 )
+from toolatlas.offline.jsonpaths import document_leaves
 
 if TYPE_CHECKING:
     import psycopg
@@ -80,6 +81,8 @@ class FileFact(Frozen):
     executable: bool = False
     lines: list[str] = Field(default_factory=list)
     """A few distinct, non-empty lines of a text file (for search-and-replace probes)."""
+    leaves: dict[str, str] = Field(default_factory=dict)
+    """A JSON document's leaf paths (``$.products[*].price``) and their JSON type (``number``)."""
 
 
 class TreeFacts(Frozen):
@@ -252,6 +255,7 @@ def _file_fact(path: Path, label: str) -> FileFact:
         read_only=not stat.st_mode & 0o222,
         executable=bool(stat.st_mode & 0o111),
         lines=lines,
+        leaves=document_leaves(path) if text and path.suffix.lower() == ".json" else {},
     )
 
 

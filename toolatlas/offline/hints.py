@@ -146,6 +146,22 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
     return choices, list(dict.fromkeys(examples))
 
 
+def named_values(text: str, name: str) -> tuple[list[str], list[str]]:
+    """``(choices, examples)`` a text lists for the noun an argument is named after: ``Operators: eq, neq,
+    gt`` and ``operator (eq, neq, gt)`` are choices, ``operations like replace, extract, split`` examples."""
+    words = [re.escape(w) for w in re.findall(r"[a-z]+|[A-Z][a-z]*", name) if w]
+    if not words or not text:
+        return [], []
+    phrase = r"\b" + r"[\s_-]*".join(words) + r"(?:e?s)?\b"
+    for pattern in (rf"(?:^|[.\n])\s*(?:[-*]\s*)?{phrase}\s*:\s*", rf"{phrase}\s*(?=\()"):
+        for match in re.finditer(pattern, text, re.IGNORECASE):
+            found = listed_items(text[match.end():])
+            if len(found) >= (2 if ":" in match.group(0) else 3):
+                return found, []
+    like = re.search(rf"{phrase}\s+(?:like|such as|e\.g\.,?|including)\s+", text, re.IGNORECASE)
+    return [], listed_items(text[like.end():]) if like else []
+
+
 def _span_length(rest: str) -> int:
     end = _END.search(rest)
     return end.end() if end else len(rest)

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
-from toolatlas.offline.hints import documented_arguments, letter_range
+from toolatlas.offline.hints import documented_arguments, letter_range, named_values
 from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
     EFFECT_VERBS,
@@ -385,6 +385,9 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     if json_type not in ("string", "any"):
         return ArgSpec(**common, kind=ArgKind.ANY)
     choices, examples = implicit_choices(description)
+    if not choices and not examples:  # "Comparison operator (eq, neq)"; the tool's "operations like replace, split"
+        choices, examples = named_values(description, name)
+        choices, examples = (choices, examples) if choices or examples else named_values(ctx.tool.description, name)
     examples = examples or letter_range(description)
     siblings = set(ctx.tool.properties)  # a backticked `name` of an argument is no value
     examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]

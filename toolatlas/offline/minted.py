@@ -25,11 +25,11 @@ from typing import Any, NamedTuple
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import id_like
 from toolatlas.offline.words import tokens
-from toolatlas.probing.bindings import bound_references, output_ref
+from toolatlas.probing.bindings import bound_references, output_ref, shifted_references
 from toolatlas.probing.models import ProbeStep
 from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["MintedIds", "Minter"]
+__all__ = ["MintedIds", "Minter", "breaks_argument"]
 
 MINTED_AFTER = 2
 """Distinct values at one place of the answers to one call that show the tool mints them."""
@@ -106,7 +106,7 @@ class MintedIds:
             minter = minters[0]
             make = ProbeStep(tool=minter.tool, arguments=minter.arguments, expect="ok",
                              intent=f"make what `{bound[index].tool}` takes ({self.specs[minter.tool].purpose})")
-            bound = [make, *(_shifted(s) for s in bound)]
+            bound = [make, *(_shifted(s, i) for i, s in enumerate(bound))]
             wanted = [(i + 1, a, m) for i, a, m in wanted]
         for index, argument, minters in wanted:
             by_tool = {m.tool: m for m in minters}
@@ -125,7 +125,7 @@ class MintedIds:
         """The arguments of ``step`` that take a minted identifier, with the tools that mint it."""
         found = []
         for argument, value in step.arguments.items():
-            if bound_references(value) or _broken(step, argument):
+            if bound_references(value) or breaks_argument(step, argument):
                 continue
             minters = self.minters(argument)
             if minters and all(m.tool != step.tool for m in minters):
@@ -141,14 +141,19 @@ class MintedIds:
         self._seen = {(tool, path): dict(seen) for tool, path, seen in saved}
 
 
-def _broken(step: ProbeStep, argument: str) -> bool:
-    """Whether ``step`` is a misuse of ``argument`` itself (its condition names it)."""
-    return bool(step.mutation) and f"`{argument}`" in (step.condition or "")
+def breaks_argument(step: ProbeStep, argument: str) -> bool:
+    """Whether ``step`` is a misuse of ``argument`` itself (its condition names it, or a part of it:
+    ``fields[0]``, ``options.unit``)."""
+    condition = step.condition or ""
+    return bool(step.mutation) and any(f"`{argument}{end}" in condition for end in ("`", "[", "."))
 
 
-def _shifted(step: ProbeStep) -> ProbeStep:
-    """A step moved one place later: the earlier steps it points to move too."""
+def _shifted(step: ProbeStep, position: int) -> ProbeStep:
+    """A step at ``position`` moved one place later: the earlier steps it points to (and whose answers it
+    takes) move too."""
     update: dict[str, Any] = {f: getattr(step, f) + 1 for f in _INDEX_FIELDS if getattr(step, f) is not None}
+    if bound_references(step.arguments):
+        update["arguments"] = shifted_references(step.arguments, 1, position)
     return step.model_copy(update=update) if update else step
 
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.formats import names_a_notation
+from toolatlas.offline.items import open_items
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
@@ -410,6 +411,8 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
             out.append(
                 ("empty_value", loc, [], f"{arg} is an empty array", bool(spec.min_items) or spec.required)
             )
+        if open_items(spec):  # what its items hold, the server says of an item holding nothing (.items)
+            out.append(("empty_value", loc, [{}], f"{arg} holds one item with no fields", False))
         if spec.max_items is not None:
             out.append(
                 (

@@ -28,18 +28,18 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.models import EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
-from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
-from toolatlas.offline.minted import MintedIds
+from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
+from toolatlas.offline.taught import TaughtArguments
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.offline.workflows import (
     UnplannedFailure,
@@ -119,10 +119,10 @@ class OfflineProposer:
         """tool → the arguments of its first seed call (see :meth:`reference_call`)."""
         self.records = ReadRecords()
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
-        self.alternatives: dict[str, list[Alternatives]] = {}
-        """tool → the groups of its optional arguments its errors said are given one at a time."""
-        self.minted = MintedIds(graph.specs)
-        """Where answers mint identifiers other tools take: their calls are bound to a minting call."""
+        self.taught = TaughtArguments(self.args, graph.specs)
+        """What errors said of arguments (alternatives, the fields of open items), written into ``args``."""
+        self.bindings = AnswerBindings(graph.specs)
+        """Where answers mint ids and list names other tools take: their calls are bound to those answers."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -181,8 +181,8 @@ class OfflineProposer:
             for output in found.outputs:
                 probe_id = f"discovery:{output.tool}"
                 self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
-                self.minted.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
-                                    probe_id)
+                self.bindings.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
+                                      probe_id)
                 self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
                                   arguments=output.arguments)
 
@@ -611,8 +611,8 @@ class OfflineProposer:
         return {
             "saturated": sorted(list(key) for key in self.saturated),
             "reference_calls": self.reference_calls,
-            "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
-            "minted": self.minted.dump(),
+            "taught": self.taught.dump(),
+            "bindings": self.bindings.dump(),
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
                        for f in failures]
@@ -624,15 +624,8 @@ class OfflineProposer:
         """Continue from :meth:`exploration_state` (an empty one from a checkpoint without it)."""
         self.saturated = {tuple(key) for key in state.get("saturated", [])}
         self.reference_calls = dict(state.get("reference_calls", {}))
-        self.alternatives = {}
-        for tool, groups in state.get("alternatives", {}).items():
-            for names, needed in groups:
-                if tool not in self.args:
-                    continue
-                found = Alternatives(tuple(names), bool(needed))
-                self.alternatives.setdefault(tool, []).append(found)
-                self.args[tool] = with_alternatives(self.args[tool], found)
-        self.minted.load(state.get("minted", []))
+        self.taught.load(state.get("taught", {}))
+        self.bindings.load(state.get("bindings", {}))
         self.unplanned_failures = {
             tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
                                     saved[2], saved[3] if len(saved) > 3 else [])
@@ -685,10 +678,11 @@ class OfflineProposer:
 
     def composition_probes(self, round_: int, name: str) -> list[Probe]:
         """The named-value retry, precondition and data-flow chains of ``name`` (for saturation), the
-        chains an answer of the server pointed to first: an error that named the fix, a failure whose
-        cause another tool may remove, a record a read returned."""
+        chains an answer of the server pointed to first: an error that named the fix (a value, the
+        fields of an array's items), a failure whose cause another tool may remove, a record a read returned."""
         return [
             *self._hinted_retries(round_, name),
+            *self.taught.retries(self, round_, name),
             *self._preconditions(round_, name),
             *self._record_chains(round_, name),
             *self._compositions(round_, name),
@@ -710,9 +704,8 @@ class OfflineProposer:
                 continue
             if result.index in failed and step.expect == "ok" and not step.mutation:  # an unplanned failure
                 self._keep_unplanned(rollout, step, result.index, failed)
-            if result.index in failed:
-                self._learn_alternatives(tool, result.outcome.excerpt)
-            if result.index in failed:  # an error may name the values that would have worked
+            if result.index in failed:  # an error may name the values that would have worked, or what they lack
+                self.taught.learn(tool, step.arguments, result.outcome.excerpt)
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
                     arguments=step.arguments,
@@ -722,8 +715,8 @@ class OfflineProposer:
             if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
                 self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
             if not step.mutation:
-                self.minted.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
-                                    rollout.probe.id)
+                self.bindings.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                                      rollout.probe.id)
             if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
                 if document is not None:
                     self.records.add(ReadRecord(step.tool, step.arguments, to_placeholders(document, rollout.variables),
@@ -756,16 +749,6 @@ class OfflineProposer:
         if (len(known) < MAX_UNPLANNED and len(same_error) < CHAINS_PER_ERROR
                 and all([s.tool for s in k.prefix] != tools for k in same_error)):
             known.append(UnplannedFailure(chain, step, error, records))
-
-    def _learn_alternatives(self, tool: ToolSpec, error: str) -> None:
-        """Plan ``tool``'s calls with one of the arguments its error says are alternatives."""
-        found = stated_alternatives(tool, error)
-        known = self.alternatives.setdefault(tool.name, [])
-        if found is None or found in known:
-            return
-        known.append(found)
-        self.args[tool.name] = with_alternatives(self.args[tool.name], found)
-        log.debug("alternatives_learned", server=self.spec.name, tool=tool.name, names=found.names, needed=found.needed)
 
     # -- building blocks -------------------------------------------------------------------------
 
@@ -811,7 +794,7 @@ class OfflineProposer:
         if len(steps) > 1 and steps[1].observes is not None:
             coverage.append(f"{steps[0].tool}:state>{steps[1].tool}")
         if direction is not Direction.REPLAY:  # a replay repeats a call that worked as it was
-            bound = self.minted.bind(steps)
+            bound = self.bindings.bind(steps, self.facts, self.args)
             steps = [self._within_cost(bound[0]), *bound[1:]] if len(bound) > len(steps) else bound
         task = "; then ".join(dict.fromkeys(s.intent for s in steps))
         return Probe(

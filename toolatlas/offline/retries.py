@@ -131,6 +131,7 @@ _MISSING = re.compile(
 _INVERSE_VERBS = {
     "remove": "add", "delete": "create", "disable": "enable", "close": "open", "stop": "start", "hide": "show",
     "deactivate": "activate", "resume": "pause", "unlock": "lock", "detach": "attach", "disconnect": "connect",
+    "redo": "undo",
 }
 
 

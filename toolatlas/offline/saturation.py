@@ -11,7 +11,9 @@ A mutation is only as true as the call it breaks: the bases are the tool's *veri
 (the example arguments of its active affordances that succeeded on their own), so "fails when
 `x` is negative" is never the failure of an already invalid call. A tool that only ever succeeded
 once other tools had prepared the state (a regex test after its cases were added) is broken inside
-that chain: the enabling calls first, then the mutated one. A tool with no verified call yet is
+that chain: the enabling calls first, then the mutated one — its verified call, and its call with
+every optional argument too (on the verified call's values), so its optional arguments meet their
+misuses on a prepared state. A tool with no verified call yet is
 mutated from its planned call, as the frontier would. Bases of different value classes
 (:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
 
@@ -24,7 +26,8 @@ Three boundaries need more than one changed value:
 - a call **after another tool changed** what it acts on (:func:`_after_change`): a task marked done,
   then edited; a row deleted, then read.
 
-Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`).
+Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`), and
+a tool with no verified use yet gets one more variant of its valid call a round (:func:`_next_variant`).
 Each writing tool's call is also read back by every read tool that can show what it wrote
 (:meth:`OfflineProposer.read_back_probes`): write → read, create → list, create → search.
 """
@@ -60,6 +63,8 @@ PER_TOOL = 12
 """At most this many new saturation probes per tool and round: a tool of many arguments does not
 take the whole budget from the others."""
 BASES_PER_TOOL = 3
+VARIANTS_TRIED = 6
+"""Variants of a tool with no verified use tried by saturation, one a round (:func:`_next_variant`)."""
 AFTER_CHANGE_PEERS = 4
 """Tools that update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
 SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change", "after_change"}
@@ -244,6 +249,21 @@ def _multi_step(proposer: OfflineProposer, name: str, verified: Base) -> list[tu
     return out
 
 
+def _next_variant(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A tool with no verified use yet: the valid call of one more variant a round (its optional
+    arguments, other enum members, the description's other examples), so a use its first calls miss
+    (an operation that needs a pattern, where the next one needs none) is still tried — on what the
+    run binds it to (a session a loader minted)."""
+    tool = proposer.graph.specs[name]
+    for variant in range(1, VARIANTS_TRIED + 1):
+        key = (name, "variant", str(variant))
+        planned = proposer.synth.valid_arguments(tool, proposer.args[name], variant) if key not in proposer.saturated else None
+        if planned is not None:
+            step = proposer.planned_step(tool, planned, expect="ok")
+            return [(key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[f"{name}:variant:{variant}"]))]
+    return []
+
+
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
     """A reading tool's call on each existing file of its kind (text; media for a media reader) it has
     not been pointed at yet (:data:`TARGETS_PER_ROUND` a
@@ -292,9 +312,15 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
         tool = proposer.graph.specs[name]
         specs = proposer.args[name]
         bases = _verified_bases(proposer, name)
+        verified = bool(bases)
         if not bases:
             planned = proposer.synth.valid_arguments(tool, specs, 0)
             bases = [Base(planned.arguments)] if planned is not None else []
+        elif bases[0].prefix and (wide := proposer.synth.valid_arguments(tool, specs, 2)) is not None:
+            # it works only prepared: its optional arguments are broken prepared too, on the verified values
+            arguments = {**wide.arguments, **{k: v for k, v in bases[0].arguments.items() if k in wide.arguments}}
+            if all(arguments != base.arguments for base in bases):
+                bases.append(Base(arguments, bases[0].prefix))
         probes: list[tuple[tuple[str, ...], Probe]] = []
         planned_keys: set[tuple[str, ...]] = set()
         for position, base in enumerate(bases):
@@ -325,6 +351,8 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                 break
         for key, probe in reversed(_target_sweep(proposer, round_, name)):
             probes.insert(0, (key, probe))
+        if not verified:
+            probes[:0] = _next_variant(proposer, round_, name)
         compositions = [*proposer.composition_probes(round_, name), *proposer.read_back_probes(round_, name).values()]
         for probe in reversed(compositions):  # compositions first: each kind of edge once
             edges = tuple(k for k in probe.coverage_keys if ":arg:" not in k and ":shape:" not in k)

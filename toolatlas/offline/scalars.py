@@ -18,6 +18,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.answers import KEY_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
 from toolatlas.offline.harvest import id_noun
+from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
@@ -108,7 +109,10 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             draft.table = draft.pick(kind, targets.tables(views=views))
             return draft.table
         case ArgKind.COLUMN_NAME:
-            return draft.pick(kind, targets.columns(draft.table))
+            columns = targets.columns(draft.table)
+            if not columns and synth.facts.database is None:  # no table known: a plain word a run may rewrite
+                return _string(spec, synth, v)
+            return draft.pick(kind, columns)
         case ArgKind.SCHEMA_NAME:
             return targets.schemas()[0].value
         case ArgKind.TIMEZONE:
@@ -168,11 +172,21 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     return _string(spec, synth, v)
 
 
+_TOP_KEY = re.compile(r"^\$\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def _document_path(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
-    """A path into a document: keys an answer listed, else the description's examples; none known, the
-    argument is left out (a path made up names no key)."""
+    """A path into a document: keys an answer listed, else the description's examples, else the top-level
+    keys of the snapshot's JSON documents; none known, the argument is left out (a path made up names
+    no key). A JSONPath is written from the root (``$.key``), the description's examples first, the root
+    itself last. The probe then writes either for the document it reads (:mod:`toolatlas.offline.documents`)."""
     keys = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == KEY_CONTEXT]
-    candidates = keys or [Candidate(str(e)) for e in spec.examples]
+    files = synth.facts.tree.files if synth.facts.tree else []
+    stored = dict.fromkeys(m.group(1) for f in files for leaf in f.leaves if (m := _TOP_KEY.match(leaf)))
+    candidates = keys or [Candidate(str(e)) for e in spec.examples] or [Candidate(k) for k in stored]
+    if says_jsonpath(spec.description):
+        examples = [Candidate(str(e)) for e in spec.examples if is_jsonpath(e)]
+        candidates = [*examples, *(Candidate(f"$.{c.value}", c.ref) for c in keys), Candidate("$")]
     if not candidates:
         raise Unsatisfiable("no key of a document is known")
     return draft.pick(ArgKind.STRING, candidates)

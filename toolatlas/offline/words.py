@@ -14,6 +14,7 @@ from typing import NamedTuple
 from toolatlas.models import ToolSpec
 from toolatlas.offline.formats import names_a_notation, stated_moment
 from toolatlas.offline.hints import description_values
+from toolatlas.offline.jsonpaths import says_jsonpath
 from toolatlas.offline.lexicon import semantic_kind
 
 __all__ = [
@@ -246,8 +247,8 @@ def kind_for_string(
         return Meaning("existing_text")
     if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "needle"}:
         return Meaning("search_query")
-    if w & _PATH_WORDS and names_a_notation(description):  # a path into a document, not a file's
-        return Meaning("string")
+    if (w & _PATH_WORDS or says_jsonpath(description)) and names_a_notation(description):
+        return Meaning("string")  # a path into a document, not a file's, nor the document itself
     if w & _PATH_WORDS:
         return _path_meaning(w, tool_words, tool_text, creates, obj, named_object)
     if "branch" in w or "branches" in w:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind
@@ -71,13 +72,20 @@ def exercised_keys(planned: dict[str, Any], tool: ToolSpec) -> list[str]:
 
 def shared_arguments(arguments: dict[str, Any], other: ToolSpec) -> dict[str, Any]:
     """The values of ``arguments`` another tool takes under the same name and type (the file, the
-    request id, the password): what makes its call act on the same things."""
+    request id, the password): what makes its call act on the same things. One of a numbered pair
+    (``alias_a``, ``path2``) is taken under its plain name (``alias``) by a tool that has only that."""
     shared = {}
     for name, value in arguments.items():
-        schema = other.properties.get(name)
-        if isinstance(schema, dict) and conforms(value, schema):
-            shared[name] = value
+        plain = _NUMBERED.fullmatch(name)
+        taken = name if name in other.properties or plain is None else plain.group(1)
+        schema = other.properties.get(taken)
+        if isinstance(schema, dict) and conforms(value, schema) and taken not in shared:
+            shared[taken] = value
     return shared
+
+
+_NUMBERED = re.compile(r"(.+?)(?:[_-][a-z0-9]|[0-9])")
+"""A name of one of a pair: the plain name, then a separated letter or digit, or a digit."""
 
 
 def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:

@@ -19,11 +19,13 @@ __all__ = [
     "BATCH",
     "BATCHES_PER_SANDBOX",
     "INFRASTRUCTURE_FAILURES_TO_GIVE_UP",
+    "MAX_INFLIGHT",
     "MIN_BATCH",
     "PREFETCH",
     "FailureStreak",
     "InOrder",
     "batch_size",
+    "batches_in_flight",
     "round_summary",
 ]
 
@@ -40,6 +42,17 @@ INFRASTRUCTURE_FAILURES_TO_GIVE_UP = 5
 """Consecutive rollouts the sandbox failed (server would not start) before the server is abandoned."""
 
 T = TypeVar("T")
+
+
+MAX_INFLIGHT = 256
+"""Most batches in flight across a build, whatever its size (a bound on the results held at once)."""
+
+
+def batches_in_flight(hosts: int, sandboxes: int) -> int:
+    """Batches (or rounds) in flight across a distributed build (backpressure): enough for every
+    sandbox to have one running and one queued, up to :data:`MAX_INFLIGHT` — with fewer, the hosts
+    wait on their round trips — and at least four per executor host."""
+    return max(4 * hosts, min(MAX_INFLIGHT, PREFETCH * sandboxes))
 
 
 def batch_size(probes: int, sandboxes: int) -> int:

@@ -12,8 +12,10 @@ plans by time:
   A planned step is charged the mean of what it expects: a boundary probe or a step that expects an
   error, the refusals'; any other, the answers'; the other kind's while one is unknown.
 - **Ordinary and costly.** A tool whose mean is under :data:`COSTLY_CALL_S` (a tenth of a second:
-  ordinary calls take milliseconds, so the margin is wide) is ordinary, and is never held back; its
-  calls are charged the mean of the server's ordinary calls. Charges are rounded up to a power of two
+  ordinary calls take milliseconds, so the margin is wide) or under :data:`COSTLY_FACTOR` times the
+  server's typical call (a machine slowed down as a whole — a loaded host — slows every call alike, and
+  plans as it would idle) is ordinary, and is never held back; its calls are charged the mean of the
+  server's ordinary calls. Charges are rounded up to a power of two
   (of a millisecond, of :data:`COSTLY_CALL_S`), so a plan moves with the machine's speed only where a
   mean sits near such a step — and a server without a costly tool is planned by count alone, the same
   on any machine.
@@ -30,6 +32,7 @@ plans by time:
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -38,10 +41,12 @@ from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout
 from toolatlas.probing.text import looks_like_error
 
-__all__ = ["COSTLY_CALL_S", "TOOL_TIME_SHARE", "CallCosts", "time_share", "within_time"]
+__all__ = ["COSTLY_CALL_S", "COSTLY_FACTOR", "TOOL_TIME_SHARE", "CallCosts", "time_share", "within_time"]
 
 COSTLY_CALL_S = 0.1
 """A tool whose calls take longer on average is costly: its probes are limited by time."""
+COSTLY_FACTOR = 10
+"""...and whose calls take that many times the server's typical call (:meth:`CallCosts.costly_from`)."""
 LEAST_CHARGE_S = 0.001
 """The least a call is charged (and the unit its charge is rounded up in powers of two from)."""
 TOOL_TIME_SHARE = 0.1
@@ -92,11 +97,22 @@ class CallCosts:
                 return (self.seconds[key] + (pilot or 0.0)) / calls
         return 0.0
 
+    def _tools(self) -> set[str]:
+        return {key.rsplit(":", 1)[0] for key in self.calls} | set(self.pilots) | set(self.refusal_pilots)
+
+    def costly_from(self) -> float:
+        """Seconds from which a tool's mean call is costly: :data:`COSTLY_CALL_S`, or :data:`COSTLY_FACTOR`
+        times the server's typical call (the lower median of its tools' quicker kind of call) when that is
+        more."""
+        quickest = [min(self.mean(tool, refused=False), self.mean(tool, refused=True)) for tool in self._tools()]
+        return max(COSTLY_CALL_S, COSTLY_FACTOR * statistics.median_low(quickest)) if quickest else COSTLY_CALL_S
+
     def ordinary_mean(self) -> float:
         """Mean seconds of the calls of every tool that is not costly (its pilots included)."""
         calls = seconds = 0.0
-        for tool in {key.rsplit(":", 1)[0] for key in self.calls} | set(self.pilots):
-            if max(self.mean(tool, refused=False), self.mean(tool, refused=True)) >= COSTLY_CALL_S:
+        threshold = self.costly_from()
+        for tool in self._tools():
+            if max(self.mean(tool, refused=False), self.mean(tool, refused=True)) >= threshold:
                 continue
             for refused in (False, True):
                 key = self._key(tool, refused)
@@ -107,17 +123,23 @@ class CallCosts:
 
     def charges(self, probes: list[Probe]) -> list[list[tuple[str, float]]]:
         """Per probe, (tool, seconds charged) for each of its steps."""
-        ordinary = _rounded_up(self.ordinary_mean(), LEAST_CHARGE_S)
-        known: dict[tuple[str, bool], float] = {}
+        return [[(tool, charge) for tool, charge, _costly in steps] for steps in self.costed(probes)]
 
-        def charge(probe: Probe, step: ProbeStep) -> float:
+    def costed(self, probes: list[Probe]) -> list[list[tuple[str, float, bool]]]:
+        """Per probe, (tool, seconds charged, whether the call is costly) for each of its steps."""
+        ordinary = _rounded_up(self.ordinary_mean(), LEAST_CHARGE_S)
+        threshold = self.costly_from()
+        known: dict[tuple[str, bool], tuple[float, bool]] = {}
+
+        def charge(probe: Probe, step: ProbeStep) -> tuple[float, bool]:
             refused = step.expect == "error" or probe.direction is Direction.BOUNDARY
             if (step.tool, refused) not in known:
                 mean = self.mean(step.tool, refused=refused)
-                known[(step.tool, refused)] = ordinary if mean < COSTLY_CALL_S else _rounded_up(mean, COSTLY_CALL_S)
+                costly = mean >= threshold
+                known[(step.tool, refused)] = (_rounded_up(mean, COSTLY_CALL_S) if costly else ordinary, costly)
             return known[(step.tool, refused)]
 
-        return [[(step.tool, charge(probe, step)) for step in probe.steps] for probe in probes]
+        return [[(step.tool, *charge(probe, step)) for step in probe.steps] for probe in probes]
 
     def state(self) -> dict[str, Any]:
         return {"pilots": self.pilots, "refusal_pilots": self.refusal_pilots, "calls": dict(self.calls),
@@ -144,8 +166,9 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: fro
     charged more than ``share`` of the build's time so far and this round's (its cheap calls — answers of
     a tool that refuses slowly — are never dropped); what is kept is charged to ``costs``
     (:attr:`CallCosts.charged`). Tools in ``exempt`` are never held back (another rule bounds them)."""
-    charges = costs.charges(probes)
-    costly = {tool for steps in charges for tool, charge in steps if charge >= COSTLY_CALL_S} - exempt
+    costed = costs.costed(probes)
+    charges = [[(tool, charge) for tool, charge, _costly in steps] for steps in costed]
+    costly = {tool for steps in costed for tool, _charge, heavy in steps if heavy} - exempt
     spent: defaultdict[str, float] = defaultdict(float, costs.charged)
     before_total = sum(spent.values())
     within_at_start = {tool for tool in costly if spent[tool] <= share * before_total}
@@ -155,8 +178,8 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: fro
             spent[tool] += charge
             total += charge
     first: dict[str, int] = {}
-    for index, steps in enumerate(charges):
-        for tool in {tool for tool, charge in steps if charge >= COSTLY_CALL_S} & within_at_start:
+    for index, costed_steps in enumerate(costed):
+        for tool in {tool for tool, _charge, heavy in costed_steps if heavy} & within_at_start:
             first.setdefault(tool, index)
     kept_first = set(first.values())
     dropped: set[int] = set()
@@ -167,7 +190,7 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: fro
             over = {tool for tool in costly if spent[tool] > share * total}
             if not over:
                 break
-            heavy = {tool for tool, charge in charges[index] if charge >= COSTLY_CALL_S}
+            heavy = {tool for tool, _charge, costly_call in costed[index] if costly_call}
             if index in dropped or index in kept_first or not heavy & over:
                 continue
             dropped.add(index)

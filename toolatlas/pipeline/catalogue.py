@@ -25,38 +25,15 @@ from toolatlas.graph.state import RoundCoverage
 from toolatlas.models import utcnow
 from toolatlas.pipeline.driver import BuildReport, CatalogueBuild
 from toolatlas.pipeline.local import LocalPlacement, StoreWriter
-from toolatlas.pipeline.persistence import (
-    BuildFiles,
-    ServerStart,
-    StoreSink,
-    check_resumable,
-    read_checkpoint,
-    read_coverage,
-    save_rollouts,
-    write_checkpoint,
-)
+from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.store.atlas import AtlasStore
-from toolatlas.store.paths import AtlasPaths, open_store
+from toolatlas.store.paths import AtlasPaths
 from toolatlas.workspace import Workspace
 
 if TYPE_CHECKING:
     from toolatlas.llm import LlmClient
 
-__all__ = [
-    "AtlasPaths",
-    "BuildFiles",
-    "BuildReport",
-    "ServerStart",
-    "StoreSink",
-    "build_catalogue",
-    "check_resumable",
-    "open_store",
-    "read_checkpoint",
-    "read_coverage",
-    "save_rollouts",
-    "write_checkpoint",
-    "write_consistency",
-]
+__all__ = ["build_catalogue", "use_llm", "write_consistency"]
 
 log = structlog.get_logger(__name__)
 

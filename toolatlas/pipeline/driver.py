@@ -24,17 +24,28 @@ from typing import Protocol
 import structlog
 
 from toolatlas.config import Catalogue, ServerSpec
-from toolatlas.errors import RoundLost, ToolAtlasError
+from toolatlas.errors import ConfigError, RoundLost, ToolAtlasError
 from toolatlas.graph.models import Entry
 from toolatlas.graph.state import RoundCoverage
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import Frozen
+from toolatlas.pipeline import TOPOLOGIES
 from toolatlas.pipeline.checkpoint import RoundResult, ServerStart
 from toolatlas.pipeline.persistence import BuildFiles
 
-__all__ = ["BuildReport", "CatalogueBuild", "Placement", "RecordWriter", "planned_rounds"]
+__all__ = ["BuildReport", "CatalogueBuild", "Placement", "RecordWriter", "choose_topology", "planned_rounds"]
 
 log = structlog.get_logger(__name__)
+
+def choose_topology(catalogue: Catalogue, topology: str, *, config: str) -> str:
+    """The topology ``topology`` asks for, ``colocated`` or ``split``: a :class:`ConfigError` naming
+    ``config`` when it is unknown or cannot hold the catalogue's executors per server."""
+    single = catalogue.build.executors_per_server == 1
+    if topology not in TOPOLOGIES:
+        raise ConfigError(config, [("topology", f"must be one of {', '.join(TOPOLOGIES)}, not {topology!r}")])
+    if topology == "colocated" and not single:
+        raise ConfigError(config, [("build.executors_per_server", "the colocated topology runs one executor per server")])
+    return "colocated" if topology == "colocated" or (topology == "auto" and single) else "split"
 
 
 class Placement(Protocol):

@@ -23,7 +23,10 @@ from typing import Any
 
 from toolatlas.models import CallOutcome
 
-__all__ = ["answer_document", "bind_outputs", "bound_references", "document_of", "output_ref", "parse_ref", "value_at"]
+__all__ = [
+    "answer_document", "bind_outputs", "bound_references", "document_of", "output_ref", "parse_ref",
+    "shifted_references", "value_at",
+]
 
 _OUTPUT_REF = re.compile(r"^\$\{step(\d+)\.([^{}\s]+)\}$")
 
@@ -49,6 +52,18 @@ def bound_references(arguments: Any) -> list[tuple[int, str]]:
         return [ref for value in arguments for ref in bound_references(value)]
     ref = parse_ref(arguments)
     return [ref] if ref else []
+
+
+def shifted_references(arguments: Any, by: int, before: int) -> Any:
+    """``arguments`` with every reference to a step before ``before`` (the position of the step that holds
+    them) pointing ``by`` steps later: the chain gained steps before them. A reference to a later step
+    came from another chain and names no step of this one; it is left as it is."""
+    if isinstance(arguments, Mapping):
+        return {k: shifted_references(v, by, before) for k, v in arguments.items()}
+    if isinstance(arguments, list):
+        return [shifted_references(v, by, before) for v in arguments]
+    ref = parse_ref(arguments)
+    return output_ref(ref[0] + by, ref[1]) if ref and ref[0] < before else arguments
 
 
 def document_of(structured: Any, excerpt: str) -> Any:

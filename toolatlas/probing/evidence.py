@@ -10,7 +10,8 @@ normal answer: an echo of an input that itself reads like an error, a log that s
 
    - *about the call*: the text names one of the call's argument values or argument names (``no
      such file: notes/a.md``, ``invalid value for base``);
-   - *a bare message*: the whole result is a short message (a line or two), not content;
+   - *a bare message*: the whole result is a short message (a line or two), not content (structured
+     content that only wraps that text is no content either);
    - *not the verified shape*: the tool declares an output schema and this result carries no
      structured content (a conforming result has the shape its successes have);
    - *no effect where one is promised*: the tool says it changes state (its annotations, a
@@ -139,6 +140,19 @@ def _names_own_action(line: str, spec: ToolSpec | None) -> bool:
     )
 
 
+def _text_only(outcome: CallOutcome) -> bool:
+    """Whether a result is its text alone: no structured content, or one that only wraps the text
+    (``{"result": "Error: ..."}``, what a framework makes of a tool that returns a string)."""
+    structured = outcome.structured
+    if structured is None:
+        return True
+    if not isinstance(structured, Mapping) or len(structured) != 1:
+        return False
+    (value,) = structured.values()
+    text = (outcome.excerpt or "").strip()
+    return isinstance(value, str) and bool(text) and value.strip()[:200] == text[:200]
+
+
 def _bare(text: str) -> bool:
     """Whether a result is a short message (a line or two), not content."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
@@ -164,7 +178,7 @@ def error_evidence(
     text = outcome.excerpt or ""
     values = _values(arguments, rendered, outcome.arguments)
     if not looks_like_error(text):
-        if _FAILED_VALUE.search(without_echoes(text, values)[0]) and outcome.structured is None and _bare(text):
+        if _FAILED_VALUE.search(without_echoes(text, values)[0]) and _text_only(outcome) and _bare(text):
             return "the value answered is what a failed computation prints"
         if changed is False and promises_change(spec) and _NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
@@ -177,7 +191,7 @@ def error_evidence(
     names = [n for n in (spec.properties if spec is not None else {}) if len(n) >= ECHO_MIN_CHARS]
     if echoed or any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", remainder, re.I) for n in names):
         return "error words about the call's arguments"
-    if outcome.structured is None and _bare(text):
+    if _text_only(outcome) and _bare(text):
         return "the whole result is an error message"
     if spec is not None and spec.output_schema and outcome.structured is None:
         return "not the shape of the tool's successful results (no structured content)"

@@ -129,6 +129,23 @@ class Executor:
         self._unsettled = self._unsettled[len(unsettled) :]
         return await self._settle(unsettled)
 
+    async def run_batch(self, probes: list[Probe]) -> tuple[list[tuple[Rollout, Verdict]], list[float]]:
+        """Run and verify ``probes`` one after the other, in their order: each verified rollout, and
+        when each probe ended (``time.time()``; the replays repeated in a later second end together,
+        after one wait at most)."""
+        verified: list[tuple[Rollout, Verdict] | None] = []
+        ended: list[float] = []
+        settled: list[tuple[Rollout, Verdict]] = []
+        for probe in probes:
+            verified.append(await self.run_verified(probe, defer=True))
+            if verified[-1] is not None:
+                ended.append(time.time())
+            settled += await self.settle(ready_only=True)  # their later second has come
+        settled += await self.settle()
+        replays = iter(settled)
+        ended += [time.time()] * (len(verified) - len(ended))
+        return [item if item is not None else next(replays) for item in verified], ended
+
     async def _settle(self, unsettled: list[tuple[Rollout, Verdict]]) -> list[tuple[Rollout, Verdict]]:
         if not unsettled:
             return []

@@ -17,7 +17,10 @@ therefore keeps every probe on the state a fresh server has, as far as the serve
 - **when to ask**: where the environment holds no state, after every probe that called anything but
   readers; where it does, after every probe whose changes were undone by restoring the instance —
   until :data:`TRUSTED_AFTER` such restores in a row found the fresh answers (the server reads its
-  state from the environment: asking further would cost calls and show nothing);
+  state from the environment: asking further would cost calls and show nothing) — and after every
+  probe that left the instance as it was but made a call that worked and is not declared read-only
+  (a document loaded into memory changes no file), until :data:`TRUSTED_AFTER` such probes in a row
+  found the fresh answers;
 - an answer that differs from the fresh one (or a reader that no longer answers) is a change the
   restore did not undo: the server's **clearing tool** — an argument-free tool that says it clears,
   resets or reloads — is called, and when every reader then answers as fresh, the state is fresh
@@ -123,6 +126,9 @@ class OwnState:
         self.environment_holds_state = environment_holds_state
         self.fresh_after_restores = 0
         """Restores in a row after which the readers answered as fresh (see :data:`TRUSTED_AFTER`)."""
+        self.fresh_after_calls = 0
+        """Probes in a row that left the instance as it was, made a call that worked and is not declared
+        read-only, and after which the readers answered as fresh."""
         self.restarts = 0
         self.clearings = 0
 
@@ -153,13 +159,20 @@ class OwnState:
         """After ``calls`` (tool, planned arguments, outcome) of a probe — ``restored``: the instance was
         restored after them — bring the server back to what a fresh one holds (see the module
         docstring): ``""`` when it had not changed, ``cleared`` or ``restarted``."""
+        specs = {t.name: t for t in sandbox.tools}
         if self.environment_holds_state:
-            if not restored or not self.fresh or self.fresh_after_restores >= TRUSTED_AFTER:
+            acted = not restored and any(
+                tool not in self.fresh and not (specs.get(tool) and specs[tool].annotations.read_only)
+                and not step_failed(outcome, arguments, specs.get(tool))[0] for tool, arguments, outcome in calls)
+            asked = (restored and self.fresh_after_restores < TRUSTED_AFTER) or (acted and self.fresh_after_calls < TRUSTED_AFTER)
+            if not self.fresh or not asked:
                 return ""
             seen, said = await self.changed(sandbox, []), []
-            self.fresh_after_restores = 0 if seen else self.fresh_after_restores + 1
+            if restored:
+                self.fresh_after_restores = 0 if seen else self.fresh_after_restores + 1
+            else:
+                self.fresh_after_calls = 0 if seen else self.fresh_after_calls + 1
         else:
-            specs = {t.name: t for t in sandbox.tools}
             said = [tool for tool, arguments, outcome in calls if promises_change(specs.get(tool))
                     and not step_failed(outcome, arguments, specs.get(tool))[0]
                     and not (reads_only(arguments) and not names_a_change(specs[tool]))]

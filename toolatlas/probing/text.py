@@ -117,9 +117,19 @@ def error_signature(text: str, *, limit: int = 160) -> str:
         reason = json_error_reason(text.strip()[len(lead):])
         if reason:
             first = f"{lead.rstrip()} {reason}"
+    wrapped = _WRAPPED.match(first.strip())
+    body = (wrapped.group("body") or wrapped.group("single")) if wrapped else ""
+    if len(body.split()) >= _SENTENCE_WORDS:  # Error: "Key 'x' not found. …"
+        first = wrapped.group("lead") + body if wrapped else first
     for pattern, mask in _MASKS:
         first = pattern.sub(mask, first)
     return first.strip()[:limit]
+
+
+_WRAPPED = re.compile(r"""(?P<lead>[^"'`\n]{0,40}?:\s*|)(?:"(?P<body>[^"\n]+)"|'(?P<single>[^'\n]+)')[.!]?$""")
+"""A message whose words all sit in one pair of quotes (a server that prints the repr of its exception)."""
+_SENTENCE_WORDS = 3
+"""Words a quoted body needs to be the message itself rather than a value (``Error: 'column'``)."""
 
 
 def looks_like_error(text: str) -> bool:

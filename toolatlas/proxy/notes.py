@@ -157,6 +157,10 @@ class ToolNotes:
         return _cut(f"- {text[0].upper()}{text[1:]}" if text.startswith("works ") else f"- Works: {text}")
 
     def _boundary_line(self, boundary: BoundaryNote) -> str:
+        if boundary.cut:  # the call went through, its answer cut at the limit the description states
+            error = _cut(self.placeholders.fill(boundary.error), ERROR_LIMIT)
+            return _cut(f"- Answer cut at its stated limit when {self.placeholders.fill(boundary.condition)}: "
+                        f"\"{error}\"")
         outcome = _OUTCOME_WORDS.get(boundary.outcome, boundary.outcome or "error")
         if boundary.reported_as_success:
             outcome = "error reported as success (isError false)"

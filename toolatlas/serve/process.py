@@ -32,11 +32,19 @@ STOP_TIMEOUT_S = 10.0
 POLL_S = 0.1
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
+PORT_ATTEMPTS = 100
+
+
+def free_port(host: str = "127.0.0.1", *, outside: Sequence[range] = ()) -> int:
+    """A TCP port nothing listens on right now, in none of the ranges ``outside``."""
+    for _ in range(PORT_ATTEMPTS):
+        with socket.socket() as sock:
+            sock.bind((host, 0))
+            port = sock.getsockname()[1]
+        if not any(port in taken for taken in outside):
+            return port
+    raise ServeError(f"no free port outside {', '.join(f'{r.start}-{r.stop - 1}' for r in outside)} "
+                         f"after {PORT_ATTEMPTS} tries")
 
 
 class ServiceProcess:

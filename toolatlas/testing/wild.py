@@ -13,8 +13,10 @@ from pathlib import Path
 
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.graph.models import Entry
-from toolatlas.pipeline.catalogue import BuildReport, build_catalogue, open_store
+from toolatlas.pipeline.catalogue import build_catalogue
+from toolatlas.pipeline.driver import BuildReport
 from toolatlas.runtimes.installer import install
+from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
 
 __all__ = ["FAST_SUBSET", "WildBuild", "build_wild"]

@@ -8,6 +8,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from toolatlas.config import load_catalogue
 from toolatlas.console import render_table
 from toolatlas.errors import ToolAtlasError
 
@@ -78,18 +79,18 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_outcomes(args: argparse.Namespace) -> int:
     import asyncio
 
-    from toolatlas.cli import _built_store, _catalogue, _write_outputs
+    from toolatlas.outputs import built_store, write_outputs
     from toolatlas.trust.admission import admit_outcomes, queue_path
     from toolatlas.trust.outcomes import OutcomeQueue
     from toolatlas.workspace import Workspace
 
-    catalogue = _catalogue(args)
+    catalogue = load_catalogue(args.config)
     queue = OutcomeQueue(args.queue or queue_path(catalogue))
     pending = queue.pending()
     print(f"{pending} report(s) queued in {queue.path}")
     if not pending:
         return 0
-    store = _built_store(catalogue)
+    store = built_store(catalogue)
     try:
         if args.engine == "ray":
             from actors.admission import ray_admitter
@@ -100,7 +101,7 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
                                                         admit=ray_admitter(str(args.config))))
         else:
             admissions = asyncio.run(admit_outcomes(Workspace(catalogue), store, queue))
-        export, _page = _write_outputs(catalogue, store)
+        export, _page = write_outputs(catalogue, store)
     finally:
         store.close()
     rows = [(a.server, a.tool, a.verdict, a.replayed_outcome, (a.detail or ", ".join(a.entries))[:80])

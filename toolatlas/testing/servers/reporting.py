@@ -19,7 +19,8 @@ list_keys          the stored keys
 
 With ``--cache`` the values are read from the file once and kept in memory (written through on
 ``store``): a server whose memory outlives a restore of its file. ``--reload`` adds ``reload_values``,
-which reads the file again.
+which reads the file again; ``--remember`` adds ``remember``, which changes the memory alone (the
+file, and so the instance's digest, stay as they were).
 """
 
 from __future__ import annotations
@@ -88,6 +89,12 @@ def list_keys() -> str:
     return ", ".join(sorted(_load())) or "(no keys)"
 
 
+def remember(key: str, value: str) -> str:
+    """Keep a value in memory without writing it to the state file."""
+    _load()[key] = value
+    return f"Remembered {key}"
+
+
 def reload_values() -> str:
     """Read the values from the state file again."""
     global CACHE
@@ -124,12 +131,15 @@ def main() -> None:
     parser.add_argument("--state", required=True, help="the JSON object file the values live in")
     parser.add_argument("--cache", action="store_true", help="read the file once and keep the values in memory")
     parser.add_argument("--reload", action="store_true", help="add reload_values, which reads the file again")
+    parser.add_argument("--remember", action="store_true", help="add remember, which changes the memory alone")
     args = parser.parse_args()
     STATE = Path(args.state)
     if args.cache:
         CACHE = _read()
     if args.reload:
         server.tool(description="Reload the values from the state file.")(reload_values)
+    if args.remember:
+        server.tool(description="Keep a value in memory only, for later lookups.")(remember)
     server.run("stdio")
 
 

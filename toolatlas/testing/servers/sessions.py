@@ -2,11 +2,13 @@
 
 Run: ``python -m toolatlas.testing.servers.sessions``. ``open_table`` copies one of two built-in
 tables into a new session and answers its id — a UUID the server makes, whatever ``session_id`` the
-caller suggests; every session tool takes that id and answers ``{"success": false, "error":
-"Session not found"}`` in a successful result for any other. ``query`` runs one read-only SQL
-statement over an in-memory database whose ``readings`` table has more rows than the 5 a result is
-capped at: two statements are refused, a longer result is cut (``truncated to 5 rows``). Nothing
-is written to disk.
+caller suggests — and the table's columns; every session tool takes that id and answers
+``{"success": false, "error": "Session not found"}`` in a successful result for any other, and a
+column the session's table lacks is refused the same way (``Column 'x' not found``). ``match_rows``
+takes rules whose fields no schema names: a rule without a ``column`` is refused as ``Column None is
+not in the table``. ``query`` runs one read-only SQL statement over an in-memory database whose
+``readings`` table has more rows than the 5 a result is capped at: two statements are refused, a
+longer result is cut (``truncated to 5 rows``). Nothing is written to disk.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def build_server() -> Any:
     ) -> dict[str, Any]:
         minted = str(uuid.uuid4())
         sessions[minted] = [dict(row) for row in TABLES[table]]
-        return {"success": True, "session_id": minted, "rows": len(sessions[minted])}
+        return {"success": True, "session_id": minted, "rows": len(sessions[minted]), "columns": list(TABLES[table][0])}
 
     @server.tool(description="Count the rows of a session's table.", annotations=reading)
     def count_rows(session_id: Annotated[str, Field(description="The session.")]) -> dict[str, Any]:
@@ -76,6 +78,34 @@ def build_server() -> Any:
         if column not in rows[0]:
             return {"success": False, "error": f"Column '{column}' not found"}
         return {"success": True, "values": [row[column] for row in rows]}
+
+    @server.tool(description="The rows of a session's table with only some of its columns.", annotations=reading)
+    def pick_columns(
+        session_id: Annotated[str, Field(description="The session.")],
+        columns: Annotated[list[str], Field(description="The columns to keep.")],
+    ) -> dict[str, Any]:
+        if session_id not in sessions:
+            return missing()
+        rows = sessions[session_id]
+        unknown = [c for c in columns if c not in rows[0]]
+        if unknown or not columns:
+            return {"success": False, "error": f"Columns not found: {unknown}"}
+        return {"success": True, "rows": [{c: row[c] for c in columns} for row in rows]}
+
+    @server.tool(description="The rows of a session's table that meet every rule.", annotations=reading)
+    def match_rows(
+        session_id: Annotated[str, Field(description="The session.")],
+        rules: Annotated[list[dict[str, Any]], Field(description="The rules a row must meet.")],
+    ) -> dict[str, Any]:
+        if session_id not in sessions:
+            return missing()
+        rows = sessions[session_id]
+        for rule in rules:
+            column = rule.get("column")
+            if column not in rows[0]:
+                return {"success": False, "error": f"Column {column} is not in the table"}
+            rows = [row for row in rows if "equals" not in rule or str(row[column]) == str(rule["equals"])]
+        return {"success": True, "rows": rows}
 
     @server.tool(description="List the database's tables with their row counts.", annotations=reading)
     def list_tables() -> dict[str, Any]:

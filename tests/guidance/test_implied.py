@@ -1,0 +1,160 @@
+"""What a task's own values imply about a tool's verified boundaries: a stated limit it goes past, a value
+outside an argument's declared set — on tools guidance was never tuned on."""
+
+from __future__ import annotations
+
+from toolatlas.graph.models import EntryKind, ToolNode
+from toolatlas.guidance import Atlas, AtlasView
+from toolatlas.guidance.implied import asks_past, near_miss, task_leads
+from toolatlas.models import Effect, OutcomeClass
+
+from .conftest import entry
+
+FAIL = OutcomeClass.TOOL_ERROR
+CAPPED = "`query` selects all 60 rows of `readings`, more than the 25 rows the description caps a result at"
+
+
+def capped_reader(answer: str) -> AtlasView:
+    """A read-only query tool whose description caps a result at 25 rows, probed one row past the cap."""
+    reader = ToolNode(id="obs.run_query", server="obs", tool="run_query", schema_hash="h",
+                      description="Run one read-only query over the observations. Results are capped at 25 rows.",
+                      input_schema={"type": "object", "properties": {"query": {"type": "string"}},
+                                    "required": ["query"]})
+    found = [
+        entry("obs", "run_query", EntryKind.AFFORDANCE, when="run a query", effect=Effect.READ_ONLY,
+              arguments={"query": "SELECT * FROM stations"}),
+        entry("obs", "run_query", EntryKind.AFFORDANCE, family="past_stated_limit", effect=Effect.READ_ONLY,
+              when=f"{CAPPED} (accepted)", arguments={"query": "SELECT * FROM readings"}, excerpt=answer),
+        entry("obs", "run_query", EntryKind.BOUNDARY, outcome=FAIL, support=12,
+              condition='called with `query` = "DELETE FROM stations"', error_signature="statement is blocked",
+              excerpt="statement is blocked"),
+        entry("obs", "run_query", EntryKind.BOUNDARY, outcome=FAIL, support=9, family="sql_unknown_table",
+              condition="`query` reads a table that does not exist", error_signature="no such table: <s>",
+              excerpt="no such table: missing_b200"),
+    ]
+    return AtlasView([reader], found, [], [])
+
+
+CUT = 'truncated to 25 rows\n{"columns": ["id", "station", "day"], "rows": [{"id": 1}]}'
+
+
+class TestStatedLimits:
+    def test_a_request_for_everything_is_told_the_answer_is_cut(self) -> None:
+        """Every reading of a tool capped at 25 rows: the accepted call past the cap, whose answer says it was
+        cut, is served as a limit with the server's words, ahead of better supported failures."""
+        guidance = Atlas(capped_reader(CUT)).guide("Show me every daily reading of every station")
+        notes = guidance.tools[0].when_not
+        assert notes[0].cut and notes[0].error == "truncated to 25 rows"
+        assert notes[0].condition == CAPPED
+        assert "- limit: " + CAPPED in guidance.to_text()
+
+    def test_a_count_past_the_cap_meets_it_and_one_within_does_not(self) -> None:
+        """A request for 40 readings goes past a cap of 25; one for the 10 warmest days, a date, a time, a year,
+        a threshold or one result per group does not."""
+        profile = capped_reader(CUT).profiles[("obs", "run_query")]
+        cut = next(i for i, f in enumerate(profile.findings) if f.cut)
+        assert task_leads(profile, "List the 40 most recent readings") == {cut: 2.0}
+        assert task_leads(profile, "List the 10 warmest days of 2024-03-01 at 12:30") == {}
+        assert asks_past("the 1,000 coldest readings", 25) and asks_past("Give me 100 orders", 25)
+        assert not asks_past("readings since 2024-03-01", 25)
+        assert not asks_past("What was the mean temperature in March 2024?", 25)
+        assert not asks_past("the engineers who earn more than 70,000 a year", 25)
+        assert not asks_past("How many rows are in each table?", 25)
+
+    def test_an_answer_that_does_not_state_the_cap_stays_a_tolerance(self) -> None:
+        """A call past the cap whose answer holds every row (a record's "id": 25 is no cap) is a misuse the tool
+        survived, not a limit: it is no finding."""
+        view = capped_reader('{"rows": [{"id": 25}, {"id": 26}, {"id": 60}]}')
+        profile = view.profiles[("obs", "run_query")]
+        assert not any(f.cut for f in profile.findings)
+        assert any(CAPPED in f.text for f in profile.tolerances)
+
+
+def clock(format_members: list[str]) -> AtlasView:
+    """A time tool whose `format` argument declares its formats, with a better supported natural failure."""
+    now = ToolNode(id="dates.current_time", server="dates", tool="current_time", schema_hash="h",
+                   description="Get the current time in a time zone.",
+                   input_schema={"type": "object", "properties": {
+                       "timezone": {"type": "string"}, "format": {"type": "string", "enum": format_members}}})
+    found = [
+        entry("dates", "current_time", EntryKind.AFFORDANCE, when="get the current time", effect=Effect.READ_ONLY),
+        entry("dates", "current_time", EntryKind.BOUNDARY, outcome=FAIL, support=20,
+              condition="`timezone` is a word, not a time zone", error_signature="Invalid time zone",
+              excerpt="Invalid time zone"),
+        entry("dates", "current_time", EntryKind.BOUNDARY, outcome=FAIL, support=3, family="schema_validation",
+              condition=f"`format` is not one of: {', '.join(format_members)}",
+              error_signature="Input validation error: Invalid option", excerpt="Input validation error: Invalid option"),
+    ]
+    return AtlasView([now], found, [], [])
+
+
+FORMATS = ["h:mm A", "YYYY-MM-DD HH:mm:ss", "YYYY-MM-DD", "MM/DD/YYYY"]
+
+
+class TestDeclaredSets:
+    def test_a_value_almost_in_the_set_is_a_near_miss(self) -> None:
+        """A format the set holds only longer is a near miss; a member written whole, a longer value beginning
+        with a short member, or a member in other case is not."""
+        members = tuple(FORMATS)
+        assert near_miss("Write it as YYYY-MM-DD HH:mm, without seconds", members)
+        assert not near_miss("Write it as YYYY-MM-DD please", members)
+        assert not near_miss("Write it as YYYY-MM-DD HH:mm:ss", members)
+        assert not near_miss("sort them in descending order", ("asc", "desc"))
+        assert not near_miss("in Celsius", ("celsius", "fahrenheit"))
+        assert not near_miss("What time is it in Lisbon?", members)
+        assert not near_miss("List the first names", ("first_name", "last_name"))
+
+    def test_the_answer_to_a_value_outside_the_set_leads(self) -> None:
+        """A task nearly writing a declared format is served the tool's answer to a value outside the set (schema
+        validation, otherwise last) before a better supported failure its words do not point at."""
+        atlas = Atlas(clock(FORMATS))
+        task = "What is the time now in Lisbon? Write it as YYYY-MM-DD HH:mm, without seconds."
+        assert "Invalid option" in atlas.guide(task).tools[0].when_not[0].error
+        plain = atlas.guide("What is the time now in Lisbon? Write it as YYYY-MM-DD.")
+        assert all("Invalid option" not in b.error for b in plain.tools[0].when_not)
+
+
+def read_only_sql() -> AtlasView:
+    """A database server on a read-only connection: one executor, verified to read and to refuse an INSERT."""
+    def tool(name: str, description: str) -> ToolNode:
+        return ToolNode(id=f"weather.{name}", server="weather", tool=name, schema_hash="h", description=description,
+                        input_schema={"type": "object", "properties": {"sql": {"type": "string"}},
+                                      "required": ["sql"]})
+
+    found = [
+        entry("weather", "run_sql", EntryKind.AFFORDANCE, when="run a statement", effect=Effect.READ_ONLY,
+              arguments={"sql": "SELECT name FROM stations"}, excerpt="Harbour\nRidge"),
+        entry("weather", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=4,
+              condition='called with `sql` = "INSERT INTO stations (name) VALUES (\'x\')"',
+              error_signature="statement blocked", excerpt="statement blocked",
+              arguments={"sql": "INSERT INTO stations (name) VALUES ('x')"}),
+        entry("weather", "run_sql", EntryKind.BOUNDARY, outcome=FAIL, support=9,
+              condition='called with `sql` = "SELECT * FROM storm_alerts"', error_signature="no such table: <s>",
+              excerpt="no such table: storm_alerts", arguments={"sql": "SELECT * FROM storm_alerts"}),
+    ]
+    return AtlasView([tool("run_sql", "Run one SQL statement against the weather database."),
+                      tool("describe", "Describe the tables of the weather database.")], found, [], [])
+
+
+class TestChangesOfWhatCannotChange:
+    def test_a_change_goes_to_the_executor_that_refuses_it(self) -> None:
+        """Adding a row on a server whose only executor changes nothing: the executor verified on change
+        statements is planned for it, and its refusal of one is said first — before a failure of a read the
+        task's words point at."""
+        guidance = Atlas(read_only_sql()).guide("Add a storm alert row for the Harbour station")
+        assert [s.tool for s in guidance.plan][:1] == ["weather.run_sql"]
+        run = next(t for t in guidance.tools if t.tool == "run_sql")
+        assert run.when_not[0].error == "statement blocked"
+
+    def test_an_executor_of_change_statements_stands_in_before_a_tool_only_seen_changing(self) -> None:
+        """Of two servers with no tool named for adding, the executor verified on an INSERT takes the change, not a
+        tool of the other server whose words match better but which was only seen changing something."""
+        view = read_only_sql()
+        days = ToolNode(id="dates.days_in_month", server="dates", tool="days_in_month", schema_hash="h",
+                        description="Get the number of days in the month of a storm alert date.",
+                        input_schema={"type": "object", "properties": {"date": {"type": "string"}}})
+        seen = entry("dates", "days_in_month", EntryKind.AFFORDANCE, when="count the days", effect=Effect.MUTATING,
+                     arguments={"date": "2024-03-14"}, excerpt="31")
+        atlas = Atlas(AtlasView([*view.tool_nodes.values(), days], [*view.entries.values(), seen], [], []))
+        plan = atlas.guide("Add a storm alert dated 2024-03-20", servers=["weather", "dates"]).plan
+        assert [s.tool for s in plan][:1] == ["weather.run_sql"]

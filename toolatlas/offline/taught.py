@@ -1,0 +1,91 @@
+"""What a tool's errors taught about its arguments, written into the specs every later call is planned from.
+
+Two lessons, each read from a failed call: optional arguments that are alternatives
+(:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``) and the fields an array's open
+items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``). :class:`TaughtArguments` keeps
+both per tool, applies them to the tool's inferred specs (the proposer's ``args``), survives a
+checkpoint, and plans the call again once its items' shape is learnt (:meth:`TaughtArguments.retries`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
+from toolatlas.offline.items import ItemFields
+from toolatlas.offline.kinds import ArgSpec, infer_arguments
+from toolatlas.probing.models import Direction, Probe
+
+if TYPE_CHECKING:
+    from toolatlas.offline.proposer import OfflineProposer
+
+__all__ = ["TaughtArguments"]
+
+log = structlog.get_logger(__name__)
+
+
+class TaughtArguments:
+    """Per tool, the alternatives and item fields its errors stated; ``args`` (tool → specs) kept up to date."""
+
+    def __init__(self, args: dict[str, list[ArgSpec]], specs: dict[str, ToolSpec]) -> None:
+        self.args = args
+        self.specs = specs
+        self.alternatives: dict[str, list[Alternatives]] = {}
+        """tool → the groups of its optional arguments its errors said are given one at a time."""
+        self.items = ItemFields()
+        for name, spec in specs.items():
+            if name in args and self.items.state(spec, args[name]):
+                self._apply(name)
+
+    def learn(self, tool: ToolSpec, arguments: dict[str, Any], error: str) -> None:
+        """Read one failed call of ``tool``: alternatives it states, a field its array's items lack."""
+        found = stated_alternatives(tool, error)
+        known = self.alternatives.setdefault(tool.name, [])
+        if found is not None and found not in known:
+            known.append(found)
+            log.debug("alternatives_learned", tool=tool.name, names=found.names, needed=found.needed)
+            self._apply(tool.name)
+        if self.items.learn(tool, self.args[tool.name], arguments, error):
+            log.debug("item_field_learned", tool=tool.name, arguments=sorted(arguments))
+            self._apply(tool.name)
+
+    def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
+        """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
+        the coverage key names the fields)."""
+        tool = self.specs[name]
+        shapes = [(spec.name, self.items.fields(name, spec.name)) for spec in self.args[name]]
+        shapes = [(argument, fields) for argument, fields in shapes if fields]
+        planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if shapes else None
+        if planned is None:
+            return []
+        shown = "; ".join(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes)
+        step = proposer.planned_step(tool, planned, expect="ok").model_copy(
+            update={"intent": f"call again with the fields its errors named ({shown})"})
+        keys = [f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes]
+        return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
+
+    def _apply(self, name: str) -> None:
+        specs = self.items.apply(self.specs[name], infer_arguments(self.specs[name]))
+        for found in self.alternatives.get(name, []):
+            specs = with_alternatives(specs, found)
+        self.args[name] = specs
+
+    def dump(self) -> dict[str, Any]:
+        """What was learnt, JSON-able (for checkpoints)."""
+        return {
+            "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
+            "items": self.items.dump(),
+        }
+
+    def load(self, saved: dict[str, Any]) -> None:
+        """Continue from :meth:`dump`."""
+        self.alternatives = {
+            tool: [Alternatives(tuple(names), bool(needed)) for names, needed in groups]
+            for tool, groups in saved.get("alternatives", {}).items() if tool in self.specs
+        }
+        self.items.load({tool: found for tool, found in saved.get("items", {}).items() if tool in self.specs})
+        for name in {*self.alternatives, *saved.get("items", {})} & set(self.specs):
+            self._apply(name)
