@@ -1,17 +1,25 @@
-"""Shared fixtures: a throwaway ToolAtlas home per test session, the demo catalogue, the wild
-catalogue's fast subset built once for every test that reads it, and the releases of the
-``versioned`` test server built once and copied to each test that changes them."""
+"""Shared fixtures: a throwaway ToolAtlas home per test session, the demo catalogue built once for
+the tests that read its atlas, the wild catalogue's fast subset built once for every test that
+reads it, and the releases of the ``versioned`` test server built once and copied to each test
+that changes them."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from folders import copy_folder
 
 from toolatlas.home import Home
 from toolatlas.logs import configure_logging
+
+if TYPE_CHECKING:
+    from toolatlas.config import Catalogue
+    from toolatlas.pipeline.catalogue import BuildReport
+    from toolatlas.workspace import Workspace
 
 configure_logging("info")
 
@@ -27,6 +35,46 @@ def repo_root() -> Path:
 def tmp_home(tmp_path: Path) -> Home:
     """An empty ToolAtlas home for one test."""
     return Home(tmp_path / "home").ensure()
+
+
+DEMO_ROUNDS = 2
+"""The demo build's exploration rounds (after its bootstrap)."""
+
+
+@dataclass(frozen=True)
+class DemoBuild:
+    """The demo catalogue built offline, its store closed again: what the build reported and stored."""
+
+    catalogue: Catalogue
+    workspace: Workspace
+    rounds: int
+    report: BuildReport
+    records: dict
+
+
+@pytest.fixture(scope="session")
+def demo_build(tmp_path_factory: pytest.TempPathFactory) -> DemoBuild:
+    """The demo catalogue's five real servers built offline (bootstrap + :data:`DEMO_ROUNDS` rounds)
+    into a store of this session: the demo build's tests and the demo guidance-quality tests read what
+    it stored (the demo build's tests then build ``time`` again into that store)."""
+    import asyncio
+
+    from toolatlas.config import StoreSettings, load_catalogue
+    from toolatlas.pipeline.catalogue import build_catalogue
+    from toolatlas.store.paths import open_store
+    from toolatlas.workspace import Workspace
+
+    demo = load_catalogue(REPO / "configs" / "demo.toml")
+    store_dir = tmp_path_factory.mktemp("demo-atlas")
+    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(store_dir))})
+    workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+    store = open_store(catalogue)
+    try:
+        report = asyncio.run(build_catalogue(workspace, store, rounds=DEMO_ROUNDS))
+        records = store.records()
+    finally:
+        store.close()
+    return DemoBuild(catalogue, workspace, DEMO_ROUNDS, report, records)
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +108,7 @@ def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
                 assert f"rollouts_per_task = {rollouts}" in config.read_text(), "the release catalogue's [build] moved"
             assert main(["build", str(config), "--engine", "asyncio"]) == 0
             built[key] = folder
-        shutil.copytree(built[key], dest, dirs_exist_ok=True)
+        copy_folder(built[key], dest)
         return dest / "releases.toml"
 
     return copy

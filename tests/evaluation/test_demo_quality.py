@@ -1,4 +1,4 @@
-"""Guidance quality on a real demo atlas: one offline build (bootstrap + 1 round) of the demo servers.
+"""Guidance quality on a real demo atlas: the session's offline build (bootstrap + 2 rounds) of the demo servers.
 
 The evaluation runs end to end over the whole task set, and the atlas's guidance beats the
 docs-only baseline where the atlas knows more than the docs: it serves the boundaries the build
@@ -7,20 +7,14 @@ verified, and it finds the needed tools more often, for at most 1.5 times the do
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
 
-from toolatlas.config import StoreSettings, load_catalogue
 from toolatlas.evaluation import AtlasGuidance, DocsOnly, check_tools, evaluate, load_tasks, summarise
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance import Atlas, AtlasView
 from toolatlas.guidance.profiles import answer_line
-from toolatlas.home import Home
-from toolatlas.pipeline.catalogue import build_catalogue
-from toolatlas.store.paths import open_store
-from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,16 +22,9 @@ pytestmark = pytest.mark.servers
 
 
 @pytest.fixture(scope="module")
-def demo_atlas(tmp_path_factory: pytest.TempPathFactory) -> Atlas:
-    """The demo catalogue built offline into a throwaway store, loaded for guidance."""
-    demo = load_catalogue(REPO / "configs" / "demo.toml")
-    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(tmp_path_factory.mktemp("atlas")))})
-    store = open_store(catalogue)
-    try:
-        asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=1))
-        records = store.records()
-    finally:
-        store.close()
+def demo_atlas(demo_build) -> Atlas:  # type: ignore[no-untyped-def]
+    """The session's offline build of the demo catalogue, loaded for guidance."""
+    records = demo_build.records
     return Atlas(AtlasView(records["tools"], records["entries"], records["traces"], records["strategies"]), name="demo")
 
 

@@ -3,11 +3,11 @@ for the tests that compare with it or extend it."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from folders import copy_folder
 from small_builds import build_at
 
 
@@ -17,9 +17,4 @@ def small_build(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Pa
     (built once per test session: the lost-round tests' reference, the atlas a killed build extends)."""
     built = tmp_path_factory.mktemp("small-build") / "atlas"
     build_at(built)
-
-    def copy(dest: Path) -> Path:
-        shutil.copytree(built, dest)
-        return dest
-
-    return copy
+    return lambda dest: copy_folder(built, dest)

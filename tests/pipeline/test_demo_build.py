@@ -1,7 +1,7 @@
 """A real offline build of the demo catalogue: what the atlas must know, and that it is true.
 
-One build (bootstrap + 2 rounds) runs once for the module against the real demo servers; the
-tests read the atlas it stored. This is the product's main job, end to end, with no LLM.
+One build (bootstrap + 2 rounds, the session's ``demo_build``) runs once against the real demo
+servers; the tests read the atlas it stored. This is the product's main job, end to end, with no LLM.
 """
 
 from __future__ import annotations
@@ -10,16 +10,14 @@ import asyncio
 import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+from toolatlas.config import Catalogue
 from toolatlas.environments import render_value
 from toolatlas.graph.consistency import check_consistency
 from toolatlas.graph.families import SCHEMA_SUMMARY, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
-from toolatlas.home import Home
 from toolatlas.models import Effect
 from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.pipeline.persistence import read_coverage
@@ -27,25 +25,19 @@ from toolatlas.probing.verifier import step_failed
 from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.workspace import Workspace
 
-REPO = Path(__file__).resolve().parents[2]
-ROUNDS = 2
-
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Catalogue, dict]]:
-    atlas_dir = tmp_path_factory.mktemp("atlas")
-    demo = load_catalogue(REPO / "configs" / "demo.toml")
-    catalogue = demo.model_copy(update={"store": StoreSettings(backend="edge", path=str(atlas_dir))})
-    workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+def built(demo_build) -> Iterator[tuple[Catalogue, dict]]:  # type: ignore[no-untyped-def]
+    """The session's demo build, then a second build of ``time`` alone (bootstrap only) into its store."""
+    catalogue, workspace = demo_build.catalogue, demo_build.workspace
     store = open_store(catalogue)
     try:
-        first = asyncio.run(build_catalogue(workspace, store, rounds=ROUNDS))
-        records = store.records()
         second = asyncio.run(build_catalogue(workspace, store, servers=[catalogue.server("time")], rounds=0))
         after_second = store.records()
     finally:
         store.close()
-    yield catalogue, {"first": first, "records": records, "second": second, "after_second": after_second, "workspace": workspace}
+    yield catalogue, {"first": demo_build.report, "rounds": demo_build.rounds, "records": demo_build.records,
+                      "second": second, "after_second": after_second, "workspace": workspace}
 
 
 def entries(built, server: str, tool: str | None = None, kind: EntryKind | None = None) -> list[Entry]:
@@ -66,7 +58,7 @@ class TestBuildRuns:
         catalogue, state = built
         report = state["first"]
         assert report.servers == {s.name: "ok" for s in catalogue.servers}
-        expected = {(s.name, r) for s in catalogue.servers for r in range(ROUNDS + 1)}
+        expected = {(s.name, r) for s in catalogue.servers for r in range(state["rounds"] + 1)}
         assert {(r.server, r.round) for r in report.coverage} == expected
         rows = read_coverage(AtlasPaths(catalogue).coverage)  # the later time-only build restarted its rows
         assert {(r.server, r.round) for r in rows} == {k for k in expected if k[0] != "time"} | {("time", 0)}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import random
-import shutil
 from pathlib import Path
 
 import pytest
+from folders import copy_folder
 from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
 
 from toolatlas.config import Catalogue
@@ -37,7 +37,7 @@ def earlier(tmp_path_factory: pytest.TempPathFactory, small_build) -> tuple[Path
     second build makes of it, and how many durable writes that second build makes."""
     root = tmp_path_factory.mktemp("killed")
     small_build(root / "earlier")
-    shutil.copytree(root / "earlier", root / "reference")
+    copy_folder(root / "earlier", root / "reference")
     reference = catalogue_at(root / "reference")
     writes = len((build(reference)).writes)
     return root / "earlier", atlas(reference), writes
@@ -46,7 +46,7 @@ def earlier(tmp_path_factory: pytest.TempPathFactory, small_build) -> tuple[Path
 def killed_and_resumed(earlier: Path, target: Path, rng: random.Random, writes: int) -> tuple[dict, list[int]]:
     """Extend a copy of ``earlier``: killed at a random write, resumed and maybe killed again, then
     resumed to the end; the atlas and the kill points."""
-    shutil.copytree(earlier, target)
+    copy_folder(earlier, target)
     catalogue = catalogue_at(target)
     kills = [rng.randrange(1, writes)]  # killed before its first write, a build has not begun: nothing to resume
     with pytest.raises(BuildKilled):
