@@ -48,7 +48,7 @@ from toolatlas.offline.workflows import (
     preconditions,
     record_chains,
 )
-from toolatlas.probing.bindings import bound_references
+from toolatlas.probing.bindings import answer_fields, bound_references
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
@@ -181,7 +181,7 @@ class OfflineProposer:
             for output in found.outputs:
                 probe_id = f"discovery:{output.tool}"
                 self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
-                self.bindings.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
+                self.bindings.observe(output.tool, output.arguments, answer_fields(output.structured, output.excerpt),
                                       probe_id)
                 self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
                                   arguments=output.arguments)
@@ -715,7 +715,8 @@ class OfflineProposer:
             if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
                 self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
             if not step.mutation:
-                self.bindings.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                fields = answer_fields(result.outcome.structured, result.outcome.excerpt)
+                self.bindings.observe(step.tool, step.arguments, to_placeholders(fields, rollout.variables),
                                       rollout.probe.id)
             if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
                 if document is not None:

@@ -37,9 +37,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.bindings import wraps_text
 from toolatlas.probing.text import json_error_reason, looks_like_error
 
-__all__ = ["error_evidence", "names_a_change", "promises_change", "without_echoes"]
+__all__ = ["NOTHING_DONE", "argument_values", "error_evidence", "names_a_change", "promises_change", "without_echoes"]
 
 BARE_MESSAGE_CHARS = 300
 """A result this short (and of at most :data:`BARE_MESSAGE_LINES` lines) is a message, not content."""
@@ -143,14 +144,7 @@ def _names_own_action(line: str, spec: ToolSpec | None) -> bool:
 def _text_only(outcome: CallOutcome) -> bool:
     """Whether a result is its text alone: no structured content, or one that only wraps the text
     (``{"result": "Error: ..."}``, what a framework makes of a tool that returns a string)."""
-    structured = outcome.structured
-    if structured is None:
-        return True
-    if not isinstance(structured, Mapping) or len(structured) != 1:
-        return False
-    (value,) = structured.values()
-    text = (outcome.excerpt or "").strip()
-    return isinstance(value, str) and bool(text) and value.strip()[:200] == text[:200]
+    return outcome.structured is None or wraps_text(outcome.structured, outcome.excerpt)
 
 
 def _bare(text: str) -> bool:
