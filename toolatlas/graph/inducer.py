@@ -16,7 +16,7 @@ from typing import Any
 
 from toolatlas.graph.bound import bound_source, prove_bound_causes
 from toolatlas.graph.effects import observe_effect
-from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
+from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, restate_schema_boundary, summarise_schema
 from toolatlas.graph.lexicon import argument_words
 from toolatlas.graph.misuses import separate_misuse
 from toolatlas.graph.models import (
@@ -29,12 +29,13 @@ from toolatlas.graph.models import (
     Evidence,
     TraceNode,
     TraceStep,
+    confidence,
 )
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders
+from toolatlas.probing.text import error_signature, evidence_excerpt, message_line, to_placeholders
 
 __all__ = [
     "STATE_CAUSE",
@@ -46,6 +47,7 @@ __all__ = [
     "link_trace",
     "merge_entry",
     "record_transition",
+    "restate_schema_boundary",
     "summarise_schema",
 ]
 
@@ -69,11 +71,6 @@ def _named_arguments(arguments: dict[str, Any], message: str | None) -> list[str
                 continue
         found.append(f"`{name}` = {shown if len(shown) <= 60 else shown[:57] + '…'}")
     return found
-
-
-def confidence(support: int, contradictions: int = 0) -> float:
-    """Laplace-smoothed share of confirmations: 1 observation → 0.67, 4 → 0.83, 20 → 0.95."""
-    return round((support + 1) / (support + contradictions + 2), 3)
 
 
 
@@ -152,6 +149,8 @@ class Inducer:
             else:
                 entry = self._affordance(probe, step, step_verdict, evidence)
                 coverage += self._exercise(step)
+            if entry.kind is EntryKind.BOUNDARY:
+                restate_schema_boundary(self.graph, entry, probe.round)
             outcome = merge_entry(self.graph, entry, evidence)
             if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
                 change = step_verdict.change.summary(limit=2) if not step_verdict.change.empty else ""
@@ -238,9 +237,11 @@ class Inducer:
         signature_text = error_signature(message) or verdict.outcome.value
         signature = f"{verdict.outcome.value}|{signature_text}"
         condition = step.condition or self._unplanned_condition(probe, step, message)
-        first_line = message.strip().splitlines()[0][:200] if message.strip() else verdict.outcome.value
+        first_line = message_line(message)[:200] if message.strip() else verdict.outcome.value
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
-        if verdict.reported_as_success:
+        if verdict.hidden_failure:
+            how = f"answers as if it succeeded ({verdict.hidden_failure})"
+        elif verdict.reported_as_success:
             how += " in an otherwise successful result"
         text = f"`{step.tool}` {how} when {condition}: “{first_line}”."
         return self._new_entry(
@@ -552,31 +553,6 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
             update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
-
-
-def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | None:
-    """Serve ``tool``'s schema-only boundaries as one summary entry; they stay as its evidence with
-    status ``summarised`` (:mod:`toolatlas.graph.families`). Returns the summary, None without members."""
-    members = [
-        e for e in graph.entries_of(tool, EntryKind.BOUNDARY, active_only=False)
-        if e.family in SCHEMA_FAMILIES and e.family != SCHEMA_SUMMARY
-        and e.status in (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
-    ]
-    if not members:
-        return None
-    for member in members:
-        if member.status is not EntryStatus.SUMMARISED:
-            graph.put_entry(member.model_copy(update={"status": EntryStatus.SUMMARISED}))
-    node = graph.tools[tool]
-    entry_id = Entry.make_id(graph.server, tool, node.schema_hash, EntryKind.BOUNDARY, SCHEMA_SUMMARY)
-    base = graph.entries.get(entry_id) or Entry(
-        id=entry_id, kind=EntryKind.BOUNDARY, server=graph.server, tool=tool, schema_hash=node.schema_hash,
-        signature=SCHEMA_SUMMARY, text="", round_found=round_,
-    )
-    summary = schema_summary(tool, [graph.entries[m.id] for m in members], base)
-    summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
-    graph.put_entry(summary)
-    return summary
 
 
 def _cited(entry: Entry, evidence: Evidence) -> bool:

@@ -168,6 +168,8 @@ class StepVerdict(Frozen):
     failed: bool
     """Non-ok, or ok with an error reported only in the text."""
     reported_as_success: bool = False
+    hidden_failure: str = ""
+    """Why an ok answer that reads as a success failed, given what the call broke (:mod:`toolatlas.probing.hidden`)."""
     error_text: str = ""
     schema_valid: bool | None = None
     schema_error: str = ""

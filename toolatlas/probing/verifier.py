@@ -1,6 +1,7 @@
 """The offline verifier: declarative, executable checks of a rollout against its frozen post-state.
 
-For every step: the outcome class; whether an ``ok`` result reports a failure in its text only;
+For every step: the outcome class; whether an ``ok`` result reports a failure in its text only, or
+hides one its call's misuse shows (:mod:`toolatlas.probing.hidden`);
 structured output against the tool's output schema; what the step changed in the environment
 (read-only vs mutating, and which items); whether a value written earlier is observed; whether
 the planner's expectation held. For replays: determinism (same output as the original call from
@@ -25,6 +26,7 @@ from toolatlas.probing.bindings import bound_references
 from toolatlas.probing.clock import carries_clock
 from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.evidence import error_evidence
+from toolatlas.probing.hidden import hidden_failure
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import excerpts_agree, to_placeholders
 
@@ -109,6 +111,11 @@ class Verifier:
                 rendered = result.outcome.arguments
             state_changed = (not change.empty) if after is not None else None
             failed, soft = step_failed(result.outcome, step.arguments, spec, changed=state_changed, rendered=rendered)
+            hidden = None if failed else hidden_failure(
+                result.outcome, spec, mutation=step.mutation, condition=joined(parts), changed=state_changed,
+                arguments=step.arguments, rendered=rendered)
+            if hidden is not None:
+                failed, soft = True, True
             valid, schema_error = self._check_schema(step.tool, result.outcome)
             observed = None
             if step.observes is not None and step.observes < len(probe.steps):
@@ -133,6 +140,7 @@ class Verifier:
                     outcome=result.outcome.outcome,
                     failed=failed,
                     reported_as_success=soft,
+                    hidden_failure=hidden or "",
                     error_text=result.outcome.excerpt[:500] if failed else "",
                     schema_valid=valid,
                     schema_error=schema_error,

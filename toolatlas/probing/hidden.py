@@ -1,0 +1,111 @@
+"""Failures an ok answer hides, told by what the call was known to break.
+
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Two answers read
+like successes and are not, and only the call's own misuse shows it:
+
+- **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
+  kind that is not well-formed (a regular expression that does not compile, a date of month 13) and
+  the tool answered that it found nothing (``No matches found for pattern: ([a-z``): a value that
+  cannot be read cannot have been looked for, so the error was swallowed and reported as an empty
+  result — what a caller with a typo would take for "not there".
+- **an action claimed on what does not exist.** The call named nothing that exists (a boundary
+  probe's made-up id, or a path the state digest shows absent), nothing changed, and the answer says
+  the tool's own action was done (``File removed: notes/gone.md``, ``{"aligned": true}``): the
+  server reports a success it did not have. A tool that creates is never judged so (what it names
+  not existing yet is its use), nor is an answer that says the action was not needed (``already``,
+  ``not``, ``0 removed``), nor a call that changed the state.
+
+Both are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
+with the answer as their evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
+
+__all__ = ["ABSENT", "CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
+
+ABSENT = "names nothing that exists yet"
+"""The phrase of a call's condition for an argument that names nothing in the state (:mod:`toolatlas.probing.conditions`)."""
+MALFORMED = "malformed_value"
+NONEXISTENT = "nonexistent_reference"
+CREATING_VERBS = frozenset("add append create insert make mkdir new post put register save set store upload write".split())
+"""Verbs of tools whose use is to bring into existence what they name."""
+_WORD = re.compile(r"[A-Za-z][a-z]*")
+_NEGATION = re.compile(r"\b(?:not|no|nothing|none|never|already|failed|false|0)\b", re.IGNORECASE)
+_SHORT_VERB = 3
+"""Verbs shorter than this (``rm``) are never taken for the action: their past forms are not words."""
+
+
+def _past(verb: str) -> set[str]:
+    """The past participles of a regular verb: ``remove`` → removed, ``lock`` → locked, ``drop`` → dropped."""
+    if verb.endswith("e"):
+        return {verb + "d"}
+    forms = {verb + "ed"}
+    if re.search(r"[^aeiou][aeiou][bdgmnpt]$", verb):
+        forms.add(verb + verb[-1] + "ed")
+    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        forms.add(verb[:-1] + "ied")
+    return forms
+
+
+def action_participles(spec: ToolSpec) -> set[str]:
+    """How an answer says the tool's action was done: the past participles of the verbs that start its
+    name and its description (``align_elements`` → aligned; ``rm`` "Remove a file." → removed); none for a
+    tool whose action creates."""
+    words = [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
+    if any(w in CREATING_VERBS for w in words):
+        return set()
+    return {form for w in words if len(w) >= _SHORT_VERB for form in _past(w)}
+
+
+def claims_action(text: str, spec: ToolSpec | None, values: list[str]) -> bool:
+    """Whether an answer says the tool's action was done: a JSON answer holds its participle as a key set
+    to true (``"aligned": true``), a text answer's first line holds it with no word that takes it back
+    (``File removed: x``, not ``Nothing removed``). The call's own values are taken out first."""
+    participles = action_participles(spec) if spec is not None else set()
+    if not participles:
+        return False
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            document = json.loads(stripped)
+        except ValueError:
+            document = None
+        if isinstance(document, Mapping):
+            return any(document.get(key) is True for key in document if str(key).lower() in participles)
+    remainder, _echoed = without_echoes(stripped, values)
+    first = next((line for line in remainder.splitlines() if line.strip()), "")
+    said = {w.lower() for w in _WORD.findall(first)}
+    return bool(said & participles) and not _NEGATION.search(first)
+
+
+def hidden_failure(
+    outcome: CallOutcome,
+    spec: ToolSpec | None,
+    *,
+    mutation: str | None,
+    condition: str,
+    changed: bool | None,
+    arguments: Mapping[str, Any] | None = None,
+    rendered: Mapping[str, Any] | None = None,
+) -> str | None:
+    """Why an ok answer that reads as a success is a failure given what the call broke (see the module
+    docstring), or None. ``condition``: the call's pre-state condition; ``changed``: whether it changed
+    the environment (None: unknown)."""
+    if outcome.outcome is not OutcomeClass.OK:
+        return None
+    text = outcome.excerpt or ""
+    values = argument_values(arguments, rendered, outcome.arguments)
+    if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
+        return "a malformed value answered as if nothing was found"
+    absent = mutation == NONEXISTENT or ABSENT in condition
+    if absent and changed is not True and claims_action(text, spec, values):
+        return "it claims its action on what does not exist, and nothing changed"
+    return None
