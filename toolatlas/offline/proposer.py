@@ -512,8 +512,8 @@ class OfflineProposer:
         )
         probes = []
         for modifier in modifiers:
-            call = synth.valid_arguments(modifier, self.args[modifier.name], 0)
-            if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
+            call = self.made_call(synth, markers, modifier)
+            if call is None:
                 continue
             change = self.planned_step(modifier, call, expect="ok").model_copy(
                 update={"intent": f"change what `{name}` created ({modifier.purpose})"}
@@ -530,6 +530,28 @@ class OfflineProposer:
             if len(probes) == 2:
                 break
         return probes
+
+    def made_call(self, synth: ValueSynth, markers: list[str], tool: ToolSpec) -> PlannedCall | None:
+        """``tool``'s call on what a planned creation makes (``synth``: :meth:`created_synth` of it, whose
+        distinctive values are ``markers``), or None when its call would name none of it."""
+        call = synth.valid_arguments(tool, self.args[tool.name], 0)
+        if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
+            return None
+        return call
+
+    def made_by(self, creator: ToolSpec, tool: ToolSpec) -> list[ProbeStep] | None:
+        """``creator``'s planned call, then ``tool``'s call on what it made (``mkdir`` a new folder, then
+        ``rmdir`` it), or None when ``tool`` cannot be pointed at what ``creator`` makes."""
+        planned = self.synth.valid_arguments(creator, self.args[creator.name], 0)
+        markers = _markers(planned) if planned is not None else []
+        if planned is None or not markers:
+            return None
+        call = self.made_call(self._created_synth(creator, planned), markers, tool)
+        if call is None:
+            return None
+        then = self.planned_step(tool, call, expect="ok").model_copy(
+            update={"intent": f"{tool.purpose}, on what `{creator.name}` has just made"})
+        return [self.planned_step(creator, planned, expect="ok"), then]
 
     def _observations(self, round_: int, name: str) -> list[Probe]:
         """For a tool that is not a read: its call between stable reads by each argument-free reader."""

@@ -26,8 +26,12 @@ Three boundaries need more than one changed value:
 - a call **after another tool changed** what it acts on (:func:`_after_change`): a task marked done,
   then edited; a row deleted, then read.
 
-Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`), and
-a tool with no verified use yet gets one more variant of its valid call a round (:func:`_next_variant`).
+Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`), each
+tool at one value of every family of names another tool listed for its kind of argument
+(:func:`_listed_sweep`: ``shake_128`` where ``sha256`` was used), and
+a tool with no verified use yet gets one more variant of its valid call a round (:func:`_next_variant`),
+or — one that deletes or changes things — its call on a thing a creator of its kind of object has just
+made (:func:`_on_something_made`).
 Each writing tool's call is also read back by every read tool that can show what it wrote
 (:meth:`OfflineProposer.read_back_probes`): write → read, create → list, create → search.
 """
@@ -41,10 +45,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
-from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect
+from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect, tool_object
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
 from toolatlas.offline.scalars import reads_media
-from toolatlas.offline.workflows import shared_arguments
+from toolatlas.offline.schemas import conforms
+from toolatlas.offline.workflows import exercised_keys, shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.probing.values import ArgKind
 
@@ -70,6 +75,12 @@ AFTER_CHANGE_PEERS = 4
 SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change", "after_change"}
 """The semantic families plus the two emptiness/sign boundaries a description implies (``cases``
 needs items, an ``amount`` is positive) and the multi-step ones of this module."""
+VOCABULARY_KINDS = frozenset({
+    ArgKind.UNIT, ArgKind.HASH_ALGORITHM, ArgKind.TIMEZONE, ArgKind.LOCALE, ArgKind.LANGUAGE_CODE,
+    ArgKind.COUNTRY_CODE, ArgKind.CURRENCY, ArgKind.MIME_TYPE, ArgKind.ENCODING, ArgKind.PROGRAMMING_LANGUAGE,
+})
+"""Kinds of value a server names from a vocabulary of its own (units, algorithms, zones, currencies…), which
+its listings state whole — unlike a sheet or a cell, which name parts of one document."""
 _TOKEN_NAME = re.compile(r"hash|etag|checksum|digest|(^|_)version(_|$)|revision_token|(^|_)token$", re.IGNORECASE)
 
 
@@ -255,13 +266,75 @@ def _next_variant(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     (an operation that needs a pattern, where the next one needs none) is still tried — on what the
     run binds it to (a session a loader minted)."""
     tool = proposer.graph.specs[name]
+    made = _on_something_made(proposer, round_, name)
     for variant in range(1, VARIANTS_TRIED + 1):
         key = (name, "variant", str(variant))
         planned = proposer.synth.valid_arguments(tool, proposer.args[name], variant) if key not in proposer.saturated else None
         if planned is not None:
             step = proposer.planned_step(tool, planned, expect="ok")
-            return [(key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[f"{name}:variant:{variant}"]))]
+            return [*made, (key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[f"{name}:variant:{variant}"]))]
+    return made
+
+
+def _on_something_made(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A tool with no verified use yet that deletes or changes things: its call on a thing a creator of its
+    kind of object has just made (``mkdir`` a new folder, then ``rmdir`` it), one creator a round — what it
+    acts on need not come from the snapshot, whose things may not suit it (a folder that is not empty)."""
+    tool = proposer.graph.specs[name]
+    if tool_effect(tool) not in (ToolEffect.DELETE, ToolEffect.UPDATE):
+        return []
+    creators = sorted(t.name for t in proposer.graph.specs.values()
+                      if t.name != name and tool_effect(t) is ToolEffect.CREATE and tool_object(t) is tool_object(tool))
+    for creator in creators:
+        key = (name, "made_by", creator)
+        steps = proposer.made_by(proposer.graph.specs[creator], tool) if key not in proposer.saturated else None
+        if steps is not None:
+            return [(key, proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:made_by:{creator}"]))]
     return []
+
+
+def _family(value: str) -> str:
+    """The family of a listed name: its leading letters (``sha`` of sha3_256, ``shake`` of shake_128)."""
+    match = re.match(r"[A-Za-z]+", value)
+    return match.group(0).lower() if match else value
+
+
+def _listed_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A tool's valid call with a value another tool of the server listed for that kind of argument, one
+    value of each family of names the tool has not been called with yet, :data:`TARGETS_PER_ROUND` a round
+    (``shake_128`` where ``sha256`` was used): what a server lists as available is not accepted by every
+    tool that takes one."""
+    tool = proposer.graph.specs[name]
+    found: list[tuple[tuple[str, ...], Probe]] = []
+    called = [ev.arguments for e in proposer.graph.entries_of(name, active_only=False) for ev in e.evidence
+              if ev.tool == name]
+    for spec in proposer.args[name]:
+        if spec.kind not in VOCABULARY_KINDS:
+            continue
+        planned = next((p for v in range(VARIANTS_TRIED)
+                        if (p := proposer.synth.valid_arguments(tool, proposer.args[name], v)) is not None
+                        and spec.name in p.arguments), None)
+        if planned is None:
+            continue
+        listed = [ref for ref in proposer.pool.values(spec.kind)
+                  if ref.tool != name and ref.tool in proposer.graph.specs and not ref.created]
+        tried = {_family(str(args[spec.name])) for args in called if isinstance(args.get(spec.name), str)}
+        tried |= {_family(key[3]) for key in proposer.saturated if key[:3] == (name, "listed", spec.name)}
+        for ref in listed:
+            family = _family(ref.value)
+            if family in tried or not conforms(ref.value, spec.json_schema):
+                continue
+            tried.add(family)
+            arguments = {**planned.arguments, spec.name: ref.value}
+            step = proposer.planned_step(tool, planned, expect="ok").model_copy(update={
+                "arguments": arguments, "harvested": [ref], "exercised": exercised_keys(arguments, tool),
+                "intent": f"{tool.purpose}, with `{spec.name}` = {ref.value!r} as `{ref.tool}` listed it"})
+            key = (name, "listed", spec.name, ref.value)
+            found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step],
+                                                  keys=[f"{name}:listed:{spec.name}={ref.value}"])))
+            if len(found) >= TARGETS_PER_ROUND:
+                return found
+    return found
 
 
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
@@ -349,7 +422,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        for key, probe in reversed(_target_sweep(proposer, round_, name)):
+        for key, probe in reversed([*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name)]):
             probes.insert(0, (key, probe))
         if not verified:
             probes[:0] = _next_variant(proposer, round_, name)
