@@ -35,7 +35,7 @@ from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
-from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
+from toolatlas.offline.readback import asking_for, marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
@@ -260,8 +260,10 @@ class OfflineProposer:
             planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
             if planned is None:
                 continue
+            arguments = asking_for(self.args[candidate.name], planned.arguments, call.arguments)
             look = self.planned_step(candidate, planned, expect="ok").model_copy(
-                update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})"}
+                update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})",
+                        "arguments": arguments, "exercised": exercised_keys(arguments, candidate)}
             )
             return [
                 look,
