@@ -35,10 +35,16 @@ class TestHiddenFailures:
     def test_a_malformed_value_answered_with_nothing_found_is_a_failure(self) -> None:
         """A pattern that does not compile, answered `No matches found`, failed."""
         found = hidden_failure(ok("No matches found for pattern: ([a-z"), None, mutation="malformed_value",
-                               condition="", changed=None, arguments={"pattern": "([a-z"})
+                               changed=None, arguments={"pattern": "([a-z"})
         assert found is not None
+
+    def test_a_new_name_is_no_missing_reference(self) -> None:
+        """`Loaded 'x'` for an alias nothing holds yet, with no misuse planned, is the tool's use."""
+        load = tool("load_json", "Load a JSON file into memory under an alias.")
+        assert hidden_failure(ok("Loaded 'x' from data.json"), load, mutation=None, changed=False) is None
+        assert hidden_failure(ok("Loaded 'x' from data.json"), load, mutation="nonexistent_reference", changed=False) is None
 
     def test_a_claim_after_a_change_is_true(self) -> None:
         """An answer claiming the action where the state changed is no hidden failure."""
         assert hidden_failure(ok("File removed: a.md"), tool("rm", "Remove a file."), mutation="nonexistent_reference",
-                              condition="", changed=True) is None
+                              changed=True) is None

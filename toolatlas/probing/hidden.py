@@ -8,11 +8,12 @@ like successes and are not, and only the call's own misuse shows it:
   the tool answered that it found nothing (``No matches found for pattern: ([a-z``): a value that
   cannot be read cannot have been looked for, so the error was swallowed and reported as an empty
   result — what a caller with a typo would take for "not there".
-- **an action claimed on what does not exist.** The call named nothing that exists (a boundary
-  probe's made-up id, or a path the state digest shows absent), nothing changed, and the answer says
-  the tool's own action was done (``File removed: notes/gone.md``, ``{"aligned": true}``): the
-  server reports a success it did not have. A tool that creates is never judged so (what it names
-  not existing yet is its use), nor is an answer that says the action was not needed (``already``,
+- **an action claimed on what does not exist.** A boundary probe pointed a reference at nothing that
+  exists (a made-up id, a path of no file), nothing changed, and the answer says the tool's own action
+  was done (``File removed: notes/gone.md``, ``{"aligned": true}``): the server reports a success it
+  did not have. Only such a probe tells: that an argument names nothing *yet* is the use of one that
+  names what a call makes (an alias a document is loaded under). A tool whose verb makes or opens
+  things is never judged so, nor is an answer that says the action was not needed (``already``,
   ``not``, ``0 removed``), nor a call that changed the state.
 
 Both are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
@@ -29,14 +30,15 @@ from typing import Any
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
 
-__all__ = ["ABSENT", "CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
+__all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
 
-ABSENT = "names nothing that exists yet"
-"""The phrase of a call's condition for an argument that names nothing in the state (:mod:`toolatlas.probing.conditions`)."""
 MALFORMED = "malformed_value"
 NONEXISTENT = "nonexistent_reference"
-CREATING_VERBS = frozenset("add append create insert make mkdir new post put register save set store upload write".split())
-"""Verbs of tools whose use is to bring into existence what they name."""
+CREATING_VERBS = frozenset(
+    "add append create import init insert load make mkdir new open post put register save set start store upload "
+    "write".split()
+)
+"""Verbs of tools whose use is to bring into existence (or into the server's memory) what they name."""
 _WORD = re.compile(r"[A-Za-z][a-z]*")
 _NEGATION = re.compile(r"\b(?:not|no|nothing|none|never|already|failed|false|0)\b", re.IGNORECASE)
 _SHORT_VERB = 3
@@ -91,21 +93,19 @@ def hidden_failure(
     spec: ToolSpec | None,
     *,
     mutation: str | None,
-    condition: str,
     changed: bool | None,
     arguments: Mapping[str, Any] | None = None,
     rendered: Mapping[str, Any] | None = None,
 ) -> str | None:
-    """Why an ok answer that reads as a success is a failure given what the call broke (see the module
-    docstring), or None. ``condition``: the call's pre-state condition; ``changed``: whether it changed
-    the environment (None: unknown)."""
+    """Why an ok answer that reads as a success is a failure given what the call broke (``mutation``: its
+    boundary probe's family; see the module docstring), or None. ``changed``: whether it changed the
+    environment (None: unknown)."""
     if outcome.outcome is not OutcomeClass.OK:
         return None
     text = outcome.excerpt or ""
     values = argument_values(arguments, rendered, outcome.arguments)
     if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
         return "a malformed value answered as if nothing was found"
-    absent = mutation == NONEXISTENT or ABSENT in condition
-    if absent and changed is not True and claims_action(text, spec, values):
+    if mutation == NONEXISTENT and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
     return None

@@ -112,8 +112,8 @@ class Verifier:
             state_changed = (not change.empty) if after is not None else None
             failed, soft = step_failed(result.outcome, step.arguments, spec, changed=state_changed, rendered=rendered)
             hidden = None if failed else hidden_failure(
-                result.outcome, spec, mutation=step.mutation, condition=joined(parts), changed=state_changed,
-                arguments=step.arguments, rendered=rendered)
+                result.outcome, spec, mutation=step.mutation, changed=state_changed, arguments=step.arguments,
+                rendered=rendered)
             if hidden is not None:
                 failed, soft = True, True
             valid, schema_error = self._check_schema(step.tool, result.outcome)
