@@ -38,13 +38,23 @@ class TestHiddenFailures:
                                changed=None, arguments={"pattern": "([a-z"})
         assert found is not None
 
+    def test_a_claim_on_a_made_up_name_fails_wherever_the_call_is_made(self) -> None:
+        """`File removed` for a path the build made up fails, with or without the probe's misuse label."""
+        rm = tool("rm", "Remove a file.")
+        for mutation in ("nonexistent_reference", None):
+            assert hidden_failure(ok("File removed: missing_3f2a.md"), rm, mutation=mutation, changed=False,
+                                  arguments={"path": "${root}/notes/missing_3f2a.md"}) is not None
+
     def test_a_new_name_is_no_missing_reference(self) -> None:
-        """`Loaded 'x'` for an alias nothing holds yet, with no misuse planned, is the tool's use."""
+        """`Loaded 'x'` for an alias nothing holds yet is the tool's use, and a made-up name is no claim of a
+        tool whose verb makes things."""
         load = tool("load_json", "Load a JSON file into memory under an alias.")
-        assert hidden_failure(ok("Loaded 'x' from data.json"), load, mutation=None, changed=False) is None
-        assert hidden_failure(ok("Loaded 'x' from data.json"), load, mutation="nonexistent_reference", changed=False) is None
+        assert hidden_failure(ok("Loaded 'x' from data.json"), load, mutation=None, changed=False,
+                              arguments={"alias": "x"}) is None
+        assert hidden_failure(ok("Loaded 'no_such_key_3f2a'"), load, mutation=None, changed=False,
+                              arguments={"alias": "no_such_key_3f2a"}) is None
 
     def test_a_claim_after_a_change_is_true(self) -> None:
         """An answer claiming the action where the state changed is no hidden failure."""
-        assert hidden_failure(ok("File removed: a.md"), tool("rm", "Remove a file."), mutation="nonexistent_reference",
-                              changed=True) is None
+        assert hidden_failure(ok("File removed: a.md"), tool("rm", "Remove a file."), mutation=None, changed=True,
+                              arguments={"path": "missing_3f2a.md"}) is None

@@ -8,13 +8,15 @@ like successes and are not, and only the call's own misuse shows it:
   the tool answered that it found nothing (``No matches found for pattern: ([a-z``): a value that
   cannot be read cannot have been looked for, so the error was swallowed and reported as an empty
   result — what a caller with a typo would take for "not there".
-- **an action claimed on what does not exist.** A boundary probe pointed a reference at nothing that
-  exists (a made-up id, a path of no file), nothing changed, and the answer says the tool's own action
-  was done (``File removed: notes/gone.md``, ``{"aligned": true}``): the server reports a success it
-  did not have. Only such a probe tells: that an argument names nothing *yet* is the use of one that
-  names what a call makes (an alias a document is loaded under). A tool whose verb makes or opens
-  things is never judged so, nor is an answer that says the action was not needed (``already``,
-  ``not``, ``0 removed``), nor a call that changed the state.
+- **an action claimed on what does not exist.** The call names something the build invented to name
+  nothing (:data:`~toolatlas.probing.values.MADE_UP`: a made-up id, a path of no file), nothing
+  changed, and the answer says the tool's own action was done (``File removed: notes/missing_3f2a.md``,
+  ``{"aligned": true}`` for ``no_such_object_3f2a``): the server reports a success it did not have. The
+  invented name tells, not the state's "names nothing yet" (the use of an argument that names what a
+  call makes: an alias a document is loaded under), nor which probe made the call — the same call is
+  judged the same wherever it is made (a boundary probe, a retry, a replay). A tool whose verb makes or
+  opens things is never judged so, nor is an answer that says the action was not needed
+  (``already``, ``not``, ``0 removed``), nor a call that changed the state.
 
 Both are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
@@ -29,11 +31,11 @@ from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
+from toolatlas.probing.values import names_made_up
 
 __all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
 
 MALFORMED = "malformed_value"
-NONEXISTENT = "nonexistent_reference"
 CREATING_VERBS = frozenset(
     "add append create import init insert load make mkdir new open post put register save set start store upload "
     "write".split()
@@ -106,6 +108,7 @@ def hidden_failure(
     values = argument_values(arguments, rendered, outcome.arguments)
     if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
         return "a malformed value answered as if nothing was found"
-    if mutation == NONEXISTENT and changed is not True and claims_action(text, spec, values):
+    made_up = names_made_up(arguments) or names_made_up(rendered)
+    if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
     return None
