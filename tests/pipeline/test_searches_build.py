@@ -16,8 +16,10 @@ import pytest
 from toolatlas.config import load_catalogue
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
+from toolatlas.lifecycle.verify import agreement, replay_probe
 from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.pipeline.server import ServerBuild
+from toolatlas.probing.executor import Executor
 from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.opaque import server_catalogue
 from toolatlas.workspace import Workspace
@@ -78,3 +80,17 @@ class TestSwallowedErrors:
         assert "No matches found for pattern" in found[0].evidence[0].excerpt
         assert not any(e.tool == "count_matches" and e.signature.startswith("tolerates:malformed_value")
                        for e in entries)
+
+    async def test_a_replay_judges_the_malformed_pattern_as_the_build_did(self, entries: list[Entry], tmp_path: Path) -> None:
+        """Replayed as the misuse it was (its family), the call on a fresh server is again a failure reported as
+        success: the boundary's evidence agrees."""
+        [entry] = [e for e in entries if e.tool == "count_matches" and e.kind is EntryKind.BOUNDARY
+                   and e.family == "malformed_value"][:1]
+        catalogue = load_catalogue(server_catalogue(tmp_path, "searches"))
+        executor = Executor(Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("searches")), "test")
+        await executor.start()
+        try:
+            rollout, verdict = await executor.run_verified(replay_probe("searches", entry.evidence[0], 0, entry.family))
+        finally:
+            await executor.close()
+        assert agreement(entry, entry.evidence[0], rollout, verdict) == (True, "")

@@ -1,8 +1,9 @@
-"""A build of a server whose answers claim what they did not do, whose reader takes an open filter, and
-whose schema refusals share one first line.
+"""A build of a server whose answers claim what they did not do, whose reader takes an open filter, whose
+schema refusals share one first line, whose second link between two shapes replaces the first, and whose
+check fails only on what another tool filled.
 
 The real :mod:`toolatlas.testing.servers.sketch` server over stdio; one build for the module (bootstrap +
-1 round, one rollout of one seed task a tool), and hand-planned probes on the same server for a boundary's cause.
+2 rounds, one rollout of one seed task a tool), and hand-planned probes on the same server for a boundary's cause.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from toolatlas.graph.inducer import Inducer
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus
 from toolatlas.graph.state import ServerGraph
 from toolatlas.home import Home
+from toolatlas.lifecycle.verify import agreement, replay_probe
 from toolatlas.pipeline.persistence import StoreSink
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.executor import Executor
@@ -32,7 +34,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("sketch")
-    catalogue = load_catalogue(server_catalogue(folder, "sketch", rounds=1, description="Shapes on a canvas."))
+    catalogue = load_catalogue(server_catalogue(folder, "sketch", rounds=2, description="Shapes on a canvas."))
     workspace = Workspace(catalogue, Home(folder / "home"))
     store = open_store(catalogue)
     try:
@@ -80,6 +82,48 @@ class TestSchemaSummary:
         answers = " ".join(ev.excerpt for ev in summary.evidence)
         assert "Input should be 'circle', 'square' or 'triangle'" in answers
         assert "Field required" in answers or "valid integer" in answers
+
+
+class TestSecondWrites:
+    def test_a_second_link_between_the_same_shapes_replaces_the_first(self, entries: list[Entry]) -> None:
+        """`add_links` of the same link with another `kind`, read by `list_boards` after each write, no longer
+        shows the first: a boundary reported as success, with the second write's answer."""
+        replaced = [e for e in entries if e.tool == "add_links" and e.kind is EntryKind.BOUNDARY
+                    and e.family == "second_write"]
+        assert replaced and all(e.reported_as_success for e in replaced)
+        assert any(".kind`" in (e.condition or "") and '"links_existed": 1' in e.evidence[0].excerpt for e in replaced)
+        assert "replaced what the call before it wrote" in replaced[0].text
+
+    def test_a_link_from_another_shape_is_added_beside_the_first(self, entries: list[Entry]) -> None:
+        """The same link from another shape is a second record, not a replacement: no boundary names `from`."""
+        assert not any(e.tool == "add_links" and e.family == "second_write" and e.kind is EntryKind.BOUNDARY
+                       and ".from`" in (e.condition or "") for e in entries)
+
+
+    async def test_a_replay_of_the_second_write_shows_the_replacement_again(self, entries: list[Entry], tmp_path: Path) -> None:
+        """The boundary's evidence carries the reads that proved it: replayed on a fresh server, they show the
+        first link gone again (what `toolatlas verify` and the precision benchmark replay)."""
+        [entry] = [e for e in entries if e.tool == "add_links" and e.kind is EntryKind.BOUNDARY
+                   and e.family == "second_write" and ".kind`" in (e.condition or "")][:1]
+        evidence = entry.evidence[0]
+        assert evidence.after and evidence.marker
+        catalogue = load_catalogue(server_catalogue(tmp_path, "sketch"))
+        executor = Executor(Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("sketch")), "test")
+        await executor.start()
+        try:
+            rollout, verdict = await executor.run_verified(replay_probe("sketch", evidence, 0, entry.family))
+        finally:
+            await executor.close()
+        assert agreement(entry, evidence, rollout, verdict) == (True, "")
+
+
+class TestAfterChange:
+    def test_a_check_is_made_right_after_what_fills_its_board(self, entries: list[Entry]) -> None:
+        """`check_board` (whose own call names no board) is called on the board `add_links` just filled: the
+        loop it then refuses is recorded with that cause."""
+        found = [e for e in entries if e.tool == "check_board" and e.kind is EntryKind.BOUNDARY
+                 and "Board check failed" in (e.error_signature or "")]
+        assert found and found[0].family == "after_change" and "`add_links`" in (found[0].condition or "")
 
 
 def hand_probe(*steps: ProbeStep) -> Probe:

@@ -14,8 +14,8 @@ place. The individual boundaries stay in the atlas with status ``summarised``: t
 evidence, each with its own calls.
 
 A boundary is schema-only by its cause, not by the probe that met it first: an error first met under an
-argument the schema does not declare, then by a call that violates nothing (``Directed Acyclic Graph
-required`` once the graph has a cycle), was caused by something else. :func:`restate_schema_boundary`
+argument the schema does not declare, then by a call whose arguments satisfy the schema (``Directed
+Acyclic Graph required`` once the graph has a cycle), was caused by something else. :func:`restate_schema_boundary`
 then states it under the call that violates nothing and serves it on its own again.
 """
 
@@ -24,6 +24,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any
+
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
 
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, confidence
 from toolatlas.models import utcnow
@@ -135,13 +138,25 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
     })
 
 
+def _conforms(arguments: dict[str, Any], schema: dict[str, Any]) -> bool:
+    """Whether a call's arguments satisfy the tool's input schema (a schema that does not parse: no)."""
+    try:
+        return bool(validator_for(schema)(schema).is_valid(arguments)) if schema else True
+    except SchemaError:
+        return False
+
+
 def restate_schema_boundary(graph: ServerGraph, seen: Entry, round_: int = 0) -> None:
-    """A boundary first met under a schema violation, met again by a call that breaks nothing (``seen``, of
-    the same signature and of no misuse family): the violation was not its cause (a state the server was in was). The entry takes
+    """A boundary first met under a schema violation, met again by a call whose arguments satisfy the schema
+    (``seen``, of the same signature, planned as no schema misuse — whatever probe made it): the violation was
+    not its cause (a state the server was in was). The entry takes
     the new call's condition, family and sentence, is served on its own again, and leaves the schema summary."""
     existing = graph.entries.get(seen.id)
-    if existing is None or existing.family not in SCHEMA_FAMILIES or seen.family is not None:
-        return  # only a call that breaks nothing clears the violation (an empty string may break the schema too)
+    if existing is None or existing.family not in SCHEMA_FAMILIES or seen.family in SCHEMA_FAMILIES:
+        return
+    spec = graph.specs.get(seen.tool)
+    if spec is None or not _conforms(seen.example_arguments or {}, spec.input_schema):
+        return  # a call that violates the schema itself (an empty string where an enum is) clears nothing
     fields = ("family", "condition", "when_not", "text", "example_arguments", "outcome", "reported_as_success")
     update: dict[str, Any] = {field: getattr(seen, field) for field in fields}
     if existing.status is EntryStatus.SUMMARISED:

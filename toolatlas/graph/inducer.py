@@ -123,10 +123,8 @@ class Inducer:
             step_verdict = by_index[result.index]
             if step.tool not in self.graph.tools:
                 continue
-            prefix = [
-                {"tool": probe.steps[r.index].tool, "arguments": probe.steps[r.index].arguments}
-                for r in rollout.steps[:position]
-            ]
+            prefix = [_call(probe.steps[r.index]) for r in rollout.steps[:position]]
+            after = _proving_reads(probe, result.index) if step_verdict.hidden_failure and step.marker else []
             condition = self.condition(step.tool, step_verdict)
             evidence = Evidence(
                 probe_id=probe.id,
@@ -138,6 +136,8 @@ class Inducer:
                 state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
                 condition=condition,
                 prefix=prefix,
+                marker=step.marker if after else None,
+                after=after,
                 round=probe.round,
             )
             self._count_call(step.tool, result.outcome.outcome)
@@ -553,6 +553,25 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
             update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
+
+
+def _call(step: ProbeStep) -> dict[str, Any]:
+    """A call of a probe as evidence keeps it (``tool``, ``arguments``), with what a replay needs to see what it
+    showed: the ``marker`` a write left, the earlier steps a read ``observes`` or ``loses``."""
+    found: dict[str, Any] = {"tool": step.tool, "arguments": step.arguments}
+    for name in ("marker", "observes", "loses"):
+        if getattr(step, name) is not None:
+            found[name] = getattr(step, name)
+    return found
+
+
+def _proving_reads(probe: Probe, index: int) -> list[dict[str, Any]]:
+    """The steps after ``index`` up to the last read that looks for what it wrote (``observes`` it): what a
+    replay must make after the call to see what the probe saw."""
+    last = max((i for i, s in enumerate(probe.steps) if i > index and s.observes == index), default=None)
+    if last is None:
+        return []
+    return [_call(s) for s in probe.steps[index + 1:last + 1]]
 
 
 def _cited(entry: Entry, evidence: Evidence) -> bool:

@@ -25,7 +25,8 @@ from typing import Any
 import structlog
 
 from toolatlas.config import ServerSpec
-from toolatlas.graph.models import EntryKind
+from toolatlas.graph.families import SCHEMA_SUMMARY
+from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.cost import cheapest, costly_arguments
@@ -255,7 +256,7 @@ class OfflineProposer:
     def _observed(self, writer: ToolSpec, call: ProbeStep, reader: ToolSpec | None = None) -> list[ProbeStep] | None:
         """``read, read again, call, read``: a read that needs no argument, stable across two calls,
         shows whether the call changed the server's own state (what no environment digest sees)."""
-        readers = [reader] if reader is not None else self._state_readers(writer)
+        readers = [reader] if reader is not None else self.state_readers(writer)
         for candidate in readers:
             planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
             if planned is None:
@@ -273,7 +274,7 @@ class OfflineProposer:
             ]
         return None
 
-    def _state_readers(self, writer: ToolSpec) -> list[ToolSpec]:
+    def state_readers(self, writer: ToolSpec) -> list[ToolSpec]:
         """Read tools that need no argument (listings, getters), those on the writer's kind of object first."""
         obj = tool_object(writer)
         readers = [
@@ -451,6 +452,7 @@ class OfflineProposer:
                 intent=f"a call that fails when {entry.condition}",
                 expect="error",
                 condition=entry.condition,
+                mutation=self._misuse_of(entry),
             )
             fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
@@ -464,6 +466,14 @@ class OfflineProposer:
                 )
             )
         return probes
+
+    def _misuse_of(self, entry: Entry) -> str | None:
+        """The misuse a boundary's example call is (its family; a schema summary's: its first member's), so a
+        retry judges the call as the probe that met it did."""
+        if entry.family != SCHEMA_SUMMARY or not entry.summarises:
+            return entry.family
+        member = self.graph.entries.get(entry.summarises[0])
+        return member.family if member is not None else None
 
     def _hinted_retries(self, round_: int, name: str) -> list[Probe]:
         """A call whose error named the way out, then the same call with a value the error named."""
@@ -565,7 +575,7 @@ class OfflineProposer:
             return []
         call = self.planned_step(tool, planned, expect="ok")
         probes = []
-        for reader in self._state_readers(tool)[:3]:
+        for reader in self.state_readers(tool)[:3]:
             steps = self._observed(tool, call, reader)
             if steps is not None:
                 probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))

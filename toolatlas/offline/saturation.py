@@ -17,14 +17,16 @@ misuses on a prepared state. A tool with no verified call yet is
 mutated from its planned call, as the frontier would. Bases of different value classes
 (:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
 
-Three boundaries need more than one changed value:
+Four boundaries need more than one changed value:
 
 - a **stale token**: a call that carries a hash, version or etag of content is repeated after
   it ran once (the content it describes has changed), and sent with a well-formed digest of
   other content;
 - a **repeat** of a state-changing call on what it already changed (done twice, deleted twice);
 - a call **after another tool changed** what it acts on (:func:`_after_change`): a task marked done,
-  then edited; a row deleted, then read.
+  then edited; a row deleted, then read; a graph filled from a file, then analysed;
+- a **second write** of the same record with one value changed, read after each write: does it add a
+  record or replace the first (:mod:`toolatlas.offline.rewrites`)?
 
 Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`), each
 tool at one value of every family of names another tool listed for its kind of argument
@@ -47,6 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from toolatlas.graph.models import EntryKind, EntryStatus
 from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect, tool_object
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
+from toolatlas.offline.rewrites import SECOND_WRITE, second_writes
 from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.workflows import exercised_keys, shared_arguments
@@ -71,10 +74,11 @@ BASES_PER_TOOL = 3
 VARIANTS_TRIED = 6
 """Variants of a tool with no verified use tried by saturation, one a round (:func:`_next_variant`)."""
 AFTER_CHANGE_PEERS = 4
-"""Tools that update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
-SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change", "after_change"}
+"""Tools that create in, update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
+SATURATING_FAMILIES = SEMANTIC_FAMILIES | {
+    "empty_value", "negative_number", "stale_token", "repeat_change", "after_change", SECOND_WRITE}
 """The semantic families plus the two emptiness/sign boundaries a description implies (``cases``
-needs items, an ``amount`` is positive) and the multi-step ones of this module."""
+needs items, an ``amount`` is positive) and the multi-step ones of this module and of second writes."""
 VOCABULARY_KINDS = frozenset({
     ArgKind.UNIT, ArgKind.HASH_ALGORITHM, ArgKind.TIMEZONE, ArgKind.LOCALE, ArgKind.LANGUAGE_CODE,
     ArgKind.COUNTRY_CODE, ArgKind.CURRENCY, ArgKind.MIME_TYPE, ArgKind.ENCODING, ArgKind.PROGRAMMING_LANGUAGE,
@@ -190,32 +194,43 @@ def _file_class(value: str) -> str:
     return f"a {name[name.rindex('.'):].lower()} file" if "." in name[1:] else "a file without an extension"
 
 
+_NAMES_A_THING = re.compile(r"(?:^|\b(?:the|its|a)\s+)name\s+of\b|\b(?:name|id|identifier)\.?\s*$", re.IGNORECASE)
+"""A description saying an argument names a thing (``Graph name``, ``The name of the table``)."""
+
+
 def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tuple[str, str, list[ProbeStep]]]:
-    """``(family, condition, steps)``: the verified call right after a tool that updates or deletes acts on
-    the same thing — the arguments it takes under the same name (two of them, or an id) — first: a task
-    marked done can no longer be edited, a deleted row no longer read."""
-    kinds = {s.name: s.kind for s in proposer.args[name]}
+    """``(family, condition, steps)``: the verified call right after a tool that creates in, updates or
+    deletes acts on the same thing — the arguments it takes under the same name (two of them, or one that
+    names a thing: an id, a ``Graph name``; a call that leaves such an optional argument out is pointed at
+    what the other tool acts on) — first: a task marked done can no longer be edited, a deleted row no
+    longer read, a graph filled with a cycle no longer reduced."""
+    tool = proposer.graph.specs[name]
+    naming = {s.name for s in proposer.args[name] if s.kind is ArgKind.IDENTIFIER or _NAMES_A_THING.search(s.description)}
     ranked = []
+    changing = (ToolEffect.CREATE, ToolEffect.UPDATE, ToolEffect.DELETE)
     for peer, spec in proposer.graph.specs.items():
-        if peer == name or peer in proposer.slow or tool_effect(spec) not in (ToolEffect.UPDATE, ToolEffect.DELETE):
+        if peer == name or peer in proposer.slow or tool_effect(spec) not in changing:
             continue
-        shared = {
-            k: v for k, v in shared_arguments(base.arguments, spec).items()
-            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()
-        }
-        if len(shared) >= 2 or any(kinds.get(k) is ArgKind.IDENTIFIER for k in shared):
-            ranked.append((-len(shared), peer, shared))
-    out: list[tuple[str, str, list[ProbeStep]]] = []
-    for _count, peer, shared in sorted(ranked)[:AFTER_CHANGE_PEERS]:
-        spec = proposer.graph.specs[peer]
         planned = proposer.synth.valid_arguments(spec, proposer.args[peer], 0)
         if planned is None:
             continue
+        taken = {k: v for k, v in shared_arguments(planned.arguments, tool).items()
+                 if k in naming and k not in base.arguments}  # the container the base call leaves to its default
+        arguments = {**base.arguments, **taken}
+        shared = {
+            k: v for k, v in shared_arguments(arguments, spec).items()
+            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()
+        }
+        if len(shared) >= 2 or any(k in naming for k in shared):
+            ranked.append((-len(shared), peer, shared, planned.arguments, arguments))
+    out: list[tuple[str, str, list[ProbeStep]]] = []
+    for _count, peer, shared, planned_arguments, arguments in sorted(ranked, key=lambda r: r[:2])[:AFTER_CHANGE_PEERS]:
+        spec = proposer.graph.specs[peer]
         named = ", ".join(f"`{k}`" for k in sorted(shared))
         condition = f"`{peer}` acted just before on the same {named}"
-        change = ProbeStep(tool=peer, arguments={**planned.arguments, **shared}, expect="ok",
+        change = ProbeStep(tool=peer, arguments={**planned_arguments, **shared}, expect="ok",
                            intent=f"{spec.purpose} (what `{name}` acts on next)")
-        call = ProbeStep(tool=name, arguments=base.arguments, intent=f"check how `{name}` handles {condition}",
+        call = ProbeStep(tool=name, arguments=arguments, intent=f"check how `{name}` handles {condition}",
                          expect="any", mutation="after_change", condition=condition)
         out.append(("after_change", condition, [*base.prefix, change, call]))
     return out
@@ -257,6 +272,7 @@ def _multi_step(proposer: OfflineProposer, name: str, verified: Base) -> list[tu
         again = first.model_copy(update={"expect": "any", "mutation": "repeat_change", "condition": condition,
                                          "intent": "make the same change again"})
         out.append(("repeat_change", condition, [*verified.prefix, first, again]))
+    out.extend(second_writes(proposer, name, base))  # a record written twice with one value changed: added, or replaced?
     return out
 
 

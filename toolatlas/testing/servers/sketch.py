@@ -6,7 +6,10 @@ fields equal every field of ``filter``; ``erase_shape`` erases one (``Shape <id>
 another id, a tool error). ``align_shapes`` is a placeholder: it answers ``{"aligned": true}`` with the
 ids it was given, existing or not, and moves nothing. ``order_shapes`` answers the shapes from left to
 right, or — once two shapes share a point — ``{"order": [], "error": "Ordering failed: shapes overlap"}``
-in a successful result, whatever extra arguments it is given.
+in a successful result, whatever extra arguments it is given. ``add_links`` adds links to a board,
+one per pair of shapes: a second link between the same two shapes replaces the first, answered only
+as ``links_existed``; ``list_boards`` shows every board's links, ``check_board`` fails once a link
+leads from a shape to itself.
 """
 
 from __future__ import annotations
@@ -15,8 +18,12 @@ import uuid
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
-__all__ = ["build_server", "main"]
+__all__ = ["Link", "build_server", "main"]
+
+Link = TypedDict("Link", {"from": str, "to": str, "kind": str})
+"""A link of a board: from one shape to another, of a kind."""
 
 
 def build_server() -> Any:
@@ -64,6 +71,30 @@ def build_server() -> Any:
         if len(points) != len(set(points)):
             return {"order": [], "error": "Ordering failed: shapes overlap"}
         return {"order": [s["id"] for s in sorted(shapes.values(), key=lambda s: (s["x"], s["y"]))]}
+
+    boards: dict[str, dict[tuple[str, str], str]] = {}
+
+    @server.tool(description="Add links between shapes to a board (one link per pair of shapes).")
+    def add_links(
+        board: Annotated[str, Field(description="Board name")],
+        links: Annotated[list[Link], Field(description="Links to add")],
+    ) -> dict[str, Any]:
+        held = boards.setdefault(board, {})
+        existed = sum((link.get("from", ""), link.get("to", "")) in held for link in links)
+        for link in links:
+            held[(link.get("from", ""), link.get("to", ""))] = link.get("kind", "")
+        return {"links_added": len(links) - existed, "links_existed": existed}
+
+    @server.tool(description="Every board with its links.")
+    def list_boards() -> dict[str, Any]:
+        return {name: [f"{a} -{kind}-> {b}" for (a, b), kind in links.items()] for name, links in boards.items()}
+
+    @server.tool(description="Check a board's links: none may lead from a shape back to itself.")
+    def check_board(board: Annotated[str, Field(description="Board name")] = "main") -> dict[str, Any]:
+        loops = [a for (a, b) in boards.get(board, {}) if a == b]
+        if loops:
+            return {"checked": 0, "error": f"Board check failed: a link loops on {loops[0]}"}
+        return {"checked": len(boards.get(board, {}))}
 
     return server
 
