@@ -23,7 +23,8 @@ plans by time:
   the plan) that make a costly call of a tool (its cheap calls never count) while it would be charged more than ``share`` of the
   charged time of the build so far and this round (:func:`time_share`: a tenth, or an equal split
   between the server's tools when it has fewer than ten). A tool that is within its
-  share when a round starts keeps the round's first probe of it whatever it costs — and a second
+  share when a round starts keeps the round's first probe of it whatever it costs (its first use, when
+  the round plans one: a valid call before a misuse) — and a second
   rollout of that task, since one call alone shows nothing of what differs between calls (an id the
   tool mints anew each time, an answer that is not deterministic) — so it is never
   starved: it is probed again once the others' time has made room. The plan is in priority order,
@@ -31,10 +32,10 @@ plans by time:
   one of its most informative.
 - **A call that feeds another.** A step whose answer a later step of the same probe takes (an id the
   server minted there, ``${step0.search_id}``) is part of that later call's cost: it is charged to the
-  tool that takes it, and never takes the feeding tool's share from its own probes. A use of the taking
-  tool is never dropped for it — whether a tool that needs a costly tool's ids works at all does not
-  depend on the machine's load —, while its misuses are held to its own share as the feeding call's
-  cost makes them costly.
+  tool that takes it, costly as the feeding call is, and never takes the feeding tool's share from its
+  own probes. The taking tool is held to its own share and keeps its round's first probe — its first
+  *use*, where the round plans one — so whether a tool that needs a costly tool's ids works at all does
+  not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -136,8 +137,7 @@ class CallCosts:
 
     def costed(self, probes: list[Probe]) -> list[list[tuple[str, float, bool]]]:
         """Per probe, (tool, seconds charged, whether the call is costly) for each of its steps; a step whose
-        answer a later step takes is charged to that step's tool, as an ordinary call in a probe of a use
-        (see the module docstring)."""
+        answer a later step takes is charged to that step's tool (see the module docstring)."""
         ordinary = _rounded_up(self.ordinary_mean(), LEAST_CHARGE_S)
         threshold = self.costly_from()
         known: dict[tuple[str, bool], tuple[float, bool]] = {}
@@ -153,9 +153,7 @@ class CallCosts:
         def costed_step(probe: Probe, index: int, step: ProbeStep) -> tuple[str, float, bool]:
             seconds, costly = charge(probe, step)
             taker = _taker(probe, index)
-            if taker is None:
-                return step.tool, seconds, costly
-            return taker, seconds, costly and probe.direction is Direction.BOUNDARY
+            return (step.tool if taker is None else taker), seconds, costly
 
         return [[costed_step(probe, i, step) for i, step in enumerate(probe.steps)] for probe in probes]
 
@@ -207,9 +205,11 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: fro
             spent[tool] += charge
             total += charge
     first: dict[str, int] = {}
-    for index, costed_steps in enumerate(costed):
-        for tool in {tool for tool, _charge, heavy in costed_steps if heavy} & within_at_start:
-            first.setdefault(tool, index)
+    for use in (True, False):  # a tool's first probe of a use, else its first probe
+        for index, costed_steps in enumerate(costed):
+            if (probes[index].direction is not Direction.BOUNDARY) == use:
+                for tool in {tool for tool, _charge, heavy in costed_steps if heavy} & within_at_start:
+                    first.setdefault(tool, index)
     kept_first = set(first.values())
     for index in first.values():  # and a second run of that task, if the plan has one
         kept_first.update([i for i in range(index + 1, len(probes)) if _same_task(probes[i], probes[index])][:1])
