@@ -127,11 +127,11 @@ async def replay_server(workspace: Workspace, server: str, items: list[tuple[Ent
     try:
         await executor.start()
         for n, (entry, evidence) in enumerate(items):
-            rollout, verdict = await executor.run_verified(replay_probe(server, evidence, n))
+            rollout, verdict = await executor.run_verified(replay_probe(server, evidence, n, entry.family))
             ok, why = agreement(entry, evidence, rollout, verdict)
             results.append((entry, evidence, ok, why))
         for n, entry in enumerate(deterministic):
-            rollout, _ = await executor.run_verified(replay_probe(server, entry.evidence[0], len(items) + n))
+            rollout, _ = await executor.run_verified(replay_probe(server, entry.evidence[0], len(items) + n, entry.family))
             same, how = same_output(entry.evidence[0], rollout)
             if not same:
                 differing.append((entry, how))

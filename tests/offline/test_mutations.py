@@ -15,6 +15,7 @@ from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
 from toolatlas.offline.mutators import OVERSIZED_TEXT, OVERSIZED_TEXT_CHARS
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import names_made_up
 
 if TYPE_CHECKING:
     from conftest import DemoTools
@@ -195,3 +196,16 @@ class TestShape:
         first = mutate(seed_facts["memory"], demo_tools("memory", "create_entities"), seed=5)[1]
         second = mutate(seed_facts["memory"], demo_tools("memory", "create_entities"), seed=5)[1]
         assert first == second
+
+
+class TestMadeUpNames:
+    @pytest.mark.parametrize(("server", "tool"), [("filesystem", "read_text_file"), ("memory", "delete_observations"),
+                                                  ("memory", "delete_relations"), ("sqlite", "describe_table")])
+    def test_every_name_invented_to_name_nothing_is_recognised(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts], server: str, tool: str
+    ) -> None:
+        """A nonexistent reference carries a name the verifier recognises as invented (`names_made_up`), so the
+        same call is judged the same wherever it is made."""
+        _valid, mutations = mutate(seed_facts[server], demo_tools(server, tool))
+        missing = [m for m in mutations if m.name is MutationKind.NONEXISTENT_REFERENCE]
+        assert missing and all(names_made_up(m.step(tool).arguments) for m in missing)

@@ -9,7 +9,15 @@ import pytest
 from toolatlas.config import load_catalogue
 from toolatlas.home import Home
 from toolatlas.models import CallOutcome, OutcomeClass
-from toolatlas.probing.bindings import answer_document, bind_outputs, bound_references, output_ref, value_at
+from toolatlas.probing.bindings import (
+    answer_document,
+    answer_fields,
+    bind_outputs,
+    bound_references,
+    labelled_fields,
+    output_ref,
+    value_at,
+)
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.testing.opaque import sessions_catalogue
@@ -47,6 +55,20 @@ class TestOutputReferences:
 
 
 @pytest.mark.servers
+class TestTextAnswers:
+    def test_labelled_lines_are_the_fields_of_a_text_answer(self) -> None:
+        """`Search ID: 3f2a9c1b` is `search_id`; indented lines (a record's) and lines of many words of value are not."""
+        text = "Warning: size out of range\nSearch ID: 3f2a9c1b\nTotal matches: 12\n\nMatch 1:\n  Page: 2\n"
+        assert labelled_fields(text) == {"search_id": "3f2a9c1b", "total_matches": "12"}
+
+    def test_a_structured_content_that_only_wraps_the_text_is_read_as_the_text(self) -> None:
+        """`{"result": "<text>"}` answers the text's labelled lines, or the JSON the text holds."""
+        text = "Search ID: 3f2a9c1b\nPage: 1/2"
+        assert answer_fields({"result": text}, text) == {"search_id": "3f2a9c1b", "page": "1/2"}
+        assert answer_fields({"result": '{"id": 7}'}, '{"id": 7}') == {"id": 7}
+        assert answer_fields({"id": 7, "rows": []}, "whatever") == {"id": 7, "rows": []}
+
+
 class TestBoundCalls:
     @pytest.fixture()
     async def executor(self, tmp_path: Path):

@@ -12,15 +12,32 @@ So the schema-only boundaries of a tool are summarised by one entry of family
 <error shape>", with the count and examples of the violations tried — which is served in their
 place. The individual boundaries stay in the atlas with status ``summarised``: they are the summary's
 evidence, each with its own calls.
+
+A boundary is schema-only by its cause, not by the probe that met it first: an error first met under an
+argument the schema does not declare, then by a call whose arguments satisfy the schema (``Directed
+Acyclic Graph required`` once the graph has a cycle), was caused by something else. :func:`restate_schema_boundary`
+then states it under the call that violates nothing and serves it on its own again.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from typing import TYPE_CHECKING, Any
 
-from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
 
-__all__ = ["SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "error_shape", "is_schema_validation", "schema_summary"]
+from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, confidence
+from toolatlas.models import utcnow
+
+if TYPE_CHECKING:
+    from toolatlas.graph.state import ServerGraph
+
+__all__ = [
+    "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "error_shape", "is_schema_validation", "restate_schema_boundary",
+    "schema_summary", "summarise_schema",
+]
 
 SCHEMA_SUMMARY = "schema_validation"
 """Family of the one entry per tool that stands for all its schema-only boundaries."""
@@ -60,10 +77,30 @@ def error_shape(signatures: list[str]) -> str:
     return Counter(signatures).most_common(1)[0][0]
 
 
+def _answer_shape(evidence: Evidence) -> str:
+    """An evidence call's answer with its numbers masked: what tells two refusals apart."""
+    return re.sub(r"\d+", "<n>", " ".join(evidence.excerpt.split()))
+
+
+def _distinct_answers(members: list[Entry]) -> list[Evidence]:
+    """Up to :data:`MAX_EVIDENCE` calls: each member's first, then the others that got an answer not kept
+    yet (one member may hold several violations whose answers share a first line: ``Error: [`` and a list
+    of issues that differ below it)."""
+    kept: list[Evidence] = []
+    shapes: set[str] = set()
+    for pool in ([m.evidence[0] for m in members if m.evidence], [e for m in members for e in m.evidence[1:]]):
+        for item in pool:
+            shape = _answer_shape(item)
+            if shape not in shapes and len(kept) < MAX_EVIDENCE:
+                shapes.add(shape)
+                kept.append(item)
+    return kept
+
+
 def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
     """The summary entry of ``tool``'s schema-only boundaries ``members`` (``base`` gives its id and
     identity fields): one sentence with the answer's shape per outcome, the count and examples of the
-    violations tried, and one evidence call per distinct violation."""
+    violations tried, and one evidence call per distinct violation, then per distinct answer."""
     members = sorted(members, key=lambda e: (-e.support, e.id))
     by_answer: dict[tuple[str, bool], list[Entry]] = {}
     for member in members:
@@ -79,10 +116,7 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
     calls = sum(e.support for e in members)
     text = (f"`{tool}` validates its arguments against its input schema; a violation answers with "
             f"{' or '.join(answers)} ({len(members)} violation(s) tried, {calls} call(s): {examples}).")
-    evidence: list[Evidence] = []
-    for member in members:
-        if member.evidence and len(evidence) < MAX_EVIDENCE:
-            evidence.append(member.evidence[0])
+    evidence = _distinct_answers(members)
     first = members[0]
     return base.model_copy(update={
         "text": text,
@@ -102,3 +136,61 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
         "last_verified": max(e.last_verified for e in members),
         "status": EntryStatus.ACTIVE,
     })
+
+
+def _conforms(arguments: dict[str, Any], schema: dict[str, Any]) -> bool:
+    """Whether a call's arguments satisfy the tool's input schema (a schema that does not parse: no)."""
+    try:
+        return bool(validator_for(schema)(schema).is_valid(arguments)) if schema else True
+    except SchemaError:
+        return False
+
+
+def restate_schema_boundary(graph: ServerGraph, seen: Entry, round_: int = 0) -> None:
+    """A boundary first met under a schema violation, met again by a call whose arguments satisfy the schema
+    (``seen``, of the same signature, planned as no schema misuse — whatever probe made it): the violation was
+    not its cause (a state the server was in was). The entry takes
+    the new call's condition, family and sentence, is served on its own again, and leaves the schema summary."""
+    existing = graph.entries.get(seen.id)
+    if existing is None or existing.family not in SCHEMA_FAMILIES or seen.family in SCHEMA_FAMILIES:
+        return
+    spec = graph.specs.get(seen.tool)
+    if spec is None or not _conforms(seen.example_arguments or {}, spec.input_schema):
+        return  # a call that violates the schema itself (an empty string where an enum is) clears nothing
+    fields = ("family", "condition", "when_not", "text", "example_arguments", "outcome", "reported_as_success")
+    update: dict[str, Any] = {field: getattr(seen, field) for field in fields}
+    if existing.status is EntryStatus.SUMMARISED:
+        update["status"] = EntryStatus.ACTIVE
+    graph.put_entry(existing.model_copy(update=update))
+    summarise_schema(graph, seen.tool, round_)
+
+
+def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | None:
+    """Serve ``tool``'s schema-only boundaries as one summary entry; they stay as its evidence with
+    status ``summarised`` (:mod:`toolatlas.graph.families`). Returns the summary, None without members
+    (a summary whose members have all been restated is set aside as stale)."""
+    members = [
+        e for e in graph.entries_of(tool, EntryKind.BOUNDARY, active_only=False)
+        if e.family in SCHEMA_FAMILIES and e.family != SCHEMA_SUMMARY
+        and e.status in (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
+    ]
+    node = graph.tools[tool]
+    entry_id = Entry.make_id(graph.server, tool, node.schema_hash, EntryKind.BOUNDARY, SCHEMA_SUMMARY)
+    if not members:
+        emptied = graph.entries.get(entry_id)
+        if emptied is not None and emptied.status is EntryStatus.ACTIVE:
+            graph.put_entry(emptied.model_copy(update={
+                "status": EntryStatus.STALE, "status_reason": "every boundary it summarised has another cause",
+                "status_changed": utcnow()}))
+        return None
+    for member in members:
+        if member.status is not EntryStatus.SUMMARISED:
+            graph.put_entry(member.model_copy(update={"status": EntryStatus.SUMMARISED}))
+    base = graph.entries.get(entry_id) or Entry(
+        id=entry_id, kind=EntryKind.BOUNDARY, server=graph.server, tool=tool, schema_hash=node.schema_hash,
+        signature=SCHEMA_SUMMARY, text="", round_found=round_,
+    )
+    summary = schema_summary(tool, [graph.entries[m.id] for m in members], base)
+    summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
+    graph.put_entry(summary)
+    return summary

@@ -16,7 +16,7 @@ from typing import Any
 
 from toolatlas.graph.bound import bound_source, prove_bound_causes
 from toolatlas.graph.effects import observe_effect
-from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, schema_summary
+from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, restate_schema_boundary, summarise_schema
 from toolatlas.graph.lexicon import argument_words
 from toolatlas.graph.misuses import separate_misuse
 from toolatlas.graph.models import (
@@ -29,12 +29,19 @@ from toolatlas.graph.models import (
     Evidence,
     TraceNode,
     TraceStep,
+    confidence,
 )
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined, portable_change
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import condition_signature, error_signature, evidence_excerpt, to_placeholders
+from toolatlas.probing.text import (
+    condition_signature,
+    error_signature,
+    evidence_excerpt,
+    message_line,
+    to_placeholders,
+)
 
 __all__ = [
     "STATE_CAUSE",
@@ -46,6 +53,7 @@ __all__ = [
     "link_trace",
     "merge_entry",
     "record_transition",
+    "restate_schema_boundary",
     "summarise_schema",
 ]
 
@@ -69,11 +77,6 @@ def _named_arguments(arguments: dict[str, Any], message: str | None) -> list[str
                 continue
         found.append(f"`{name}` = {shown if len(shown) <= 60 else shown[:57] + '…'}")
     return found
-
-
-def confidence(support: int, contradictions: int = 0) -> float:
-    """Laplace-smoothed share of confirmations: 1 observation → 0.67, 4 → 0.83, 20 → 0.95."""
-    return round((support + 1) / (support + contradictions + 2), 3)
 
 
 
@@ -126,10 +129,8 @@ class Inducer:
             step_verdict = by_index[result.index]
             if step.tool not in self.graph.tools:
                 continue
-            prefix = [
-                {"tool": probe.steps[r.index].tool, "arguments": probe.steps[r.index].arguments}
-                for r in rollout.steps[:position]
-            ]
+            prefix = [_call(probe.steps[r.index]) for r in rollout.steps[:position]]
+            after = _proving_reads(probe, result.index) if step_verdict.hidden_failure and step.marker else []
             condition = self.condition(step.tool, step_verdict)
             evidence = Evidence(
                 probe_id=probe.id,
@@ -141,6 +142,8 @@ class Inducer:
                 state_change=step_verdict.change.summary(limit=3) if not step_verdict.change.empty else "",
                 condition=condition,
                 prefix=prefix,
+                marker=step.marker if after else None,
+                after=after,
                 round=probe.round,
             )
             self._count_call(step.tool, result.outcome.outcome)
@@ -152,6 +155,8 @@ class Inducer:
             else:
                 entry = self._affordance(probe, step, step_verdict, evidence)
                 coverage += self._exercise(step)
+            if entry.kind is EntryKind.BOUNDARY:
+                restate_schema_boundary(self.graph, entry, probe.round)
             outcome = merge_entry(self.graph, entry, evidence)
             if entry.kind is EntryKind.AFFORDANCE and entry.signature.startswith("uses:"):
                 change = portable_change(step_verdict.change, step.arguments) if not step_verdict.change.empty else ""
@@ -238,9 +243,11 @@ class Inducer:
         signature_text = error_signature(message) or verdict.outcome.value
         signature = f"{verdict.outcome.value}|{signature_text}"
         condition = step.condition or self._unplanned_condition(probe, step, message)
-        first_line = message.strip().splitlines()[0][:200] if message.strip() else verdict.outcome.value
+        first_line = message_line(message)[:200] if message.strip() else verdict.outcome.value
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
-        if verdict.reported_as_success:
+        if verdict.hidden_failure:
+            how = f"answers as if it succeeded ({verdict.hidden_failure})"
+        elif verdict.reported_as_success:
             how += " in an otherwise successful result"
         text = f"`{step.tool}` {how} when {condition}: “{first_line}”."
         return self._new_entry(
@@ -554,29 +561,23 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
     return "reinforced" if existing.confidence < 0.8 else "known"
 
 
-def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | None:
-    """Serve ``tool``'s schema-only boundaries as one summary entry; they stay as its evidence with
-    status ``summarised`` (:mod:`toolatlas.graph.families`). Returns the summary, None without members."""
-    members = [
-        e for e in graph.entries_of(tool, EntryKind.BOUNDARY, active_only=False)
-        if e.family in SCHEMA_FAMILIES and e.family != SCHEMA_SUMMARY
-        and e.status in (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
-    ]
-    if not members:
-        return None
-    for member in members:
-        if member.status is not EntryStatus.SUMMARISED:
-            graph.put_entry(member.model_copy(update={"status": EntryStatus.SUMMARISED}))
-    node = graph.tools[tool]
-    entry_id = Entry.make_id(graph.server, tool, node.schema_hash, EntryKind.BOUNDARY, SCHEMA_SUMMARY)
-    base = graph.entries.get(entry_id) or Entry(
-        id=entry_id, kind=EntryKind.BOUNDARY, server=graph.server, tool=tool, schema_hash=node.schema_hash,
-        signature=SCHEMA_SUMMARY, text="", round_found=round_,
-    )
-    summary = schema_summary(tool, [graph.entries[m.id] for m in members], base)
-    summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
-    graph.put_entry(summary)
-    return summary
+def _call(step: ProbeStep) -> dict[str, Any]:
+    """A call of a probe as evidence keeps it (``tool``, ``arguments``), with what a replay needs to see what it
+    showed: the ``marker`` a write left, the earlier steps a read ``observes`` or ``loses``."""
+    found: dict[str, Any] = {"tool": step.tool, "arguments": step.arguments}
+    for name in ("marker", "observes", "loses"):
+        if getattr(step, name) is not None:
+            found[name] = getattr(step, name)
+    return found
+
+
+def _proving_reads(probe: Probe, index: int) -> list[dict[str, Any]]:
+    """The steps after ``index`` up to the last read that looks for what it wrote (``observes`` it): what a
+    replay must make after the call to see what the probe saw."""
+    last = max((i for i, s in enumerate(probe.steps) if i > index and s.observes == index), default=None)
+    if last is None:
+        return []
+    return [_call(s) for s in probe.steps[index + 1:last + 1]]
 
 
 def _cited(entry: Entry, evidence: Evidence) -> bool:

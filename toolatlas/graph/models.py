@@ -30,6 +30,7 @@ __all__ = [
     "ToolNode",
     "TraceNode",
     "TraceStep",
+    "confidence",
 ]
 
 MAX_EVIDENCE = 5
@@ -94,7 +95,13 @@ class Evidence(Frozen):
     condition: str = ""
     """The pre-state condition the call was made under."""
     prefix: list[dict[str, Any]] = Field(default_factory=list)
-    """The calls made before this one in its probe (``{"tool", "arguments"}``): what a replay repeats first."""
+    """The calls made before this one in its probe (``{"tool", "arguments"}``, and the ``marker`` a write left
+    and the steps a read ``observes`` or ``loses``, where set): what a replay repeats first."""
+    marker: str | None = None
+    """A distinctive value this call wrote, which the reads in :attr:`after` looked for."""
+    after: list[dict[str, Any]] = Field(default_factory=list)
+    """The reads after this call that showed what it did (as :attr:`prefix` keeps calls; step indices of its
+    probe): a write that replaced an earlier one is proven only by them, so a replay makes them too."""
     round: int = 0
 
 
@@ -296,3 +303,8 @@ class ServerNode(Frozen):
     @staticmethod
     def make_id(server: str) -> str:
         return stable_id("server", server)
+
+
+def confidence(support: int, contradictions: int = 0) -> float:
+    """Laplace-smoothed share of confirmations: 1 observation → 0.67, 4 → 0.83, 20 → 0.95."""
+    return round((support + 1) / (support + contradictions + 2), 3)

@@ -131,10 +131,17 @@ def choose(
     return chosen
 
 
-def replay_probe(server: str, evidence: Evidence, n: int) -> Probe:
-    """An evidence call as a probe: the calls before it in its probe, then the call itself."""
-    steps = [ProbeStep(tool=c["tool"], arguments=c["arguments"]) for c in evidence.prefix]
-    steps.append(ProbeStep(tool=evidence.tool, arguments=evidence.arguments))
+def replay_probe(server: str, evidence: Evidence, n: int, family: str | None = None) -> Probe:
+    """An evidence call as a probe: the calls before it in its probe, then the call itself — the misuse it
+    was (``family``, the entry's), so that it is judged as the build judged it —, then the reads that proved
+    what it did (:attr:`Evidence.after`)."""
+    def step(call: dict) -> ProbeStep:
+        return ProbeStep(tool=call["tool"], arguments=call["arguments"], marker=call.get("marker"),
+                         observes=call.get("observes"), loses=call.get("loses"))
+
+    steps = [step(c) for c in evidence.prefix]
+    steps.append(ProbeStep(tool=evidence.tool, arguments=evidence.arguments, mutation=family, marker=evidence.marker))
+    steps += [step(c) for c in evidence.after]
     return Probe(id=f"verify{n}", server=server, round=0, direction=Direction.AFFORDANCE, target=evidence.tool,
                  task=f"replay of {evidence.probe_id} step {evidence.step}", steps=steps)
 
@@ -143,10 +150,11 @@ def agreement(entry: Entry, evidence: Evidence, rollout: Rollout, verdict: Verdi
     """Whether a replay shows what the evidence showed; the difference, in words, when it does not."""
     if rollout.infrastructure_error is not None:
         return False, f"sandbox: {rollout.infrastructure_error[:120]}"
-    last = next((v for v in verdict.steps if v.index == len(rollout.probe.steps) - 1), None)
-    if last is None:
+    call = len(evidence.prefix)
+    last = next((v for v in verdict.steps if v.index == call), None)
+    if last is None or (evidence.after and len(rollout.steps) < len(rollout.probe.steps)):
         return False, f"the calls before it stopped at step {rollout.aborted_at}"
-    outcome = rollout.steps[-1].outcome
+    outcome = next(s.outcome for s in rollout.steps if s.index == call)
     expected_failed = entry.kind is EntryKind.BOUNDARY
     if last.failed != expected_failed:
         said = "failed" if expected_failed else "succeeded"
@@ -169,8 +177,9 @@ def agreement(entry: Entry, evidence: Evidence, rollout: Rollout, verdict: Verdi
 def _observed(evidence: Evidence, rollout: Rollout, verdict: Verdict) -> Evidence | None:
     if not rollout.steps:
         return None
-    outcome = rollout.steps[-1].outcome
-    last = next((v for v in verdict.steps if v.index == len(rollout.probe.steps) - 1), None)
+    call = len(evidence.prefix)
+    outcome = next((s.outcome for s in rollout.steps if s.index == call), rollout.steps[-1].outcome)
+    last = next((v for v in verdict.steps if v.index == call), None)
     change = "" if last is None or last.change.empty else last.change.summary(limit=3)
     return evidence.model_copy(update={
         "probe_id": f"verify:{evidence.probe_id}",
@@ -225,7 +234,7 @@ async def verify_server(
             replay = _interface(entry, tools)
             if replay is None:
                 evidence = entry.evidence[-1]
-                verified = await executor.run_verified(replay_probe(spec.name, evidence, n))
+                verified = await executor.run_verified(replay_probe(spec.name, evidence, n, entry.family))
                 assert verified is not None  # None only for a deferred replay
                 rollout, verdict = verified
                 agreed, why = agreement(entry, evidence, rollout, verdict)

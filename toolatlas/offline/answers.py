@@ -3,7 +3,8 @@
 Two sources feed the :class:`~toolatlas.offline.harvest.ValuePool` here:
 
 - **listings** — a list of strings (or of ``{"name": ...}`` records) under a key or from a tool
-  whose name says what it lists (``sheets``, ``units``, ``currencies``), and ``Noun: a, b, c``
+  whose name (or description: ``available hash algorithms``) says what it lists (``sheets``,
+  ``units``, ``currencies``), one per line or on one line between commas, and ``Noun: a, b, c``
   lines in text, give values of the kind the noun means (:func:`typed_listing`,
   :func:`listed_kind`);
 - **errors** — the values an error names as the way out (:func:`toolatlas.offline.hints.error_values`)
@@ -81,11 +82,23 @@ def noun_kind(words: list[str]) -> ArgKind | None:
 
 
 def _listing_noun(tool: ToolSpec) -> ArgKind | None:
-    """What a listing tool lists, from the nouns of its name (``list_sheets``, ``get_supported_units``)."""
+    """What a listing tool lists, from the nouns of its name (``list_sheets``, ``get_supported_units``), else
+    from a plural its description says are available (``Get information about available hash algorithms``)."""
     words = tool_tokens(tool)
     nouns = [w for w in words if w not in EFFECT_VERBS and w not in _LISTING_WORDS]
     lists = bool(set(words) & _LISTING_WORDS) or any(parent_singular(w) != w for w in nouns)
-    return noun_kind(nouns) if nouns and lists else None  # ``read_cell`` shows one value, not a listing
+    named = noun_kind(nouns) if nouns and lists else None
+    said = _DESCRIBED_LISTING.search(tool.description or "") if named is None else None
+    if said is None:
+        return named  # ``read_cell`` shows one value, not a listing
+    return noun_kind(tokens(said.group(1)))
+
+
+_DESCRIBED_LISTING = re.compile(
+    r"\b(?:available|supported|allowed|accepted|known|valid)\s+((?:[a-z][\w-]*\s+){0,2}[a-z][\w-]*s)\b", re.IGNORECASE)
+"""A description's plural noun phrase after a word saying what exists: ``available hash algorithms``."""
+_COMMA_LINE = re.compile(r"[^\s,;:]{1,40}(?:,\s*[^\s,;:]{1,40}){2,}")
+"""A one-line answer that is a list: ``blake2b, md5, sha256``."""
 
 
 def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Found]:
@@ -144,6 +157,8 @@ def listed_kind(text: str, tool: ToolSpec) -> list[Found]:
         bare = [_BULLET.match(line) for line in lines if line.strip()]
         if bare and all(bare):
             found.extend((listing, m.group(1), None, False) for m in bare if m)
+        elif len(lines) == 1 and _COMMA_LINE.fullmatch(text.strip()):
+            found.extend((listing, v.strip(), None, False) for v in text.split(",")[:MAX_LISTED] if v.strip())
     return found
 
 

@@ -3,7 +3,7 @@
 A maintainer's words carry values: "one of: a, b, c", "e.g. `#ff0000`", "such as 'Sales'",
 "Supported units: m, km, mi", and errors that name the way out — "Available sheets: 'Sales',
 'Targets'", "did you mean 'celsius'?", "must be one of [...]", zod's "Expected 'a' | 'b',
-received 'c'", pydantic's "Input should be 'a' or 'b'". :func:`description_values` reads a
+received 'c'", pydantic's "Input should be 'a' or 'b'", a pattern quoted as what a value must match. :func:`description_values` reads a
 description's choices and examples; :func:`error_values` reads what an error names, with the
 noun that introduced the list ("sheets", "units") and, when the error says it, the argument.
 Both share one list reader (:func:`listed_items`): bracketed, quoted or bare comma lists.
@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from toolatlas.offline.patterns import shortest_match
+
 __all__ = [
     "NamedValues",
     "description_values",
@@ -22,6 +24,7 @@ __all__ = [
     "error_values",
     "letter_range",
     "listed_items",
+    "pattern_values",
     "sql_examples",
 ]
 
@@ -318,10 +321,33 @@ def error_ranges(text: str) -> list[NamedValues]:
     return found
 
 
+_MUST_MATCH = re.compile(
+    r"(?P<noun>(?:[A-Za-z_]+\s+){0,3}?)(?:doesn't|does not|didn't|did not|must|should|has to|needs to)\s+match"
+    r"(?:\s+(?:the\s+)?(?:pattern|regex|regular expression|format))?\s*:?\s*"
+    r"(?:'(?P<single>[^'\n]{1,200})'|\"(?P<double>[^\"\n]{1,200})\"|`(?P<tick>[^`\n]{1,200})`|/(?P<slash>[^/\n]{1,200})/)",
+    re.IGNORECASE,
+)
+"""An error quoting the pattern a value must match: ``YAML frontmatter doesn't match '---\\n(.*)\\n---'``."""
+
+
+def pattern_values(text: str) -> list[NamedValues]:
+    """The shortest match of each pattern an error says a value must match (:func:`shortest_match`), with
+    the words before it (``yaml frontmatter``): a value the check accepts."""
+    found = []
+    for match in _MUST_MATCH.finditer(text):
+        pattern = next(g for g in (match.group("single"), match.group("double"), match.group("tick"),
+                                   match.group("slash")) if g is not None)
+        example = shortest_match(pattern)
+        if example:
+            found.append(NamedValues([example], " ".join(match.group("noun").split()).lower(), False))
+    return found
+
+
 def error_values(text: str) -> list[NamedValues]:
-    """Every list of values an error text names, most explicit phrasing first; then the numeric spans
-    it states as valid (:func:`error_ranges`)."""
-    found: list[NamedValues] = []
+    """Every list of values an error text names, most explicit phrasing first, and the shortest match of
+    a pattern it says a value must match (:func:`pattern_values`); then the numeric spans it states as
+    valid (:func:`error_ranges`)."""
+    found: list[NamedValues] = pattern_values(text)
     text = _ECHO.sub(" ", text)
     received = {m.group(1) for m in _RECEIVED.finditer(text)}
     zod = _ZOD_PATH.search(text)

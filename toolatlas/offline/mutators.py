@@ -107,6 +107,16 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
                 True,
             )
         )
+        if effect in (ToolEffect.CREATE, ToolEffect.UPDATE) and name:  # a write: does it make the folders on the way?
+            out.append(
+                (
+                    "missing_parent",
+                    loc,
+                    f"{root}/missing_{tag}/{name}",
+                    f"the folder that should contain {arg} does not exist",
+                    not re.search(r"nested|parent|recursive", text),
+                )
+            )
         dirs = synth.targets.folders(include_root=False)
         if dirs and spec.kind is ArgKind.FILE_PATH:
             out.append(

@@ -25,7 +25,8 @@ from typing import Any
 import structlog
 
 from toolatlas.config import ServerSpec
-from toolatlas.graph.models import EntryKind
+from toolatlas.graph.families import SCHEMA_SUMMARY
+from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
 from toolatlas.offline.cost import cheapest, costly_arguments
@@ -35,7 +36,7 @@ from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
-from toolatlas.offline.readback import marker_for, sql_read_back, sql_select_spec, written_markers
+from toolatlas.offline.readback import asking_for, marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
@@ -48,7 +49,7 @@ from toolatlas.offline.workflows import (
     preconditions,
     record_chains,
 )
-from toolatlas.probing.bindings import bound_references
+from toolatlas.probing.bindings import answer_fields, bound_references
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
@@ -181,7 +182,7 @@ class OfflineProposer:
             for output in found.outputs:
                 probe_id = f"discovery:{output.tool}"
                 self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
-                self.bindings.observe(output.tool, output.arguments, document_of(output.structured, output.excerpt),
+                self.bindings.observe(output.tool, output.arguments, answer_fields(output.structured, output.excerpt),
                                       probe_id)
                 self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
                                   arguments=output.arguments)
@@ -255,13 +256,15 @@ class OfflineProposer:
     def _observed(self, writer: ToolSpec, call: ProbeStep, reader: ToolSpec | None = None) -> list[ProbeStep] | None:
         """``read, read again, call, read``: a read that needs no argument, stable across two calls,
         shows whether the call changed the server's own state (what no environment digest sees)."""
-        readers = [reader] if reader is not None else self._state_readers(writer)
+        readers = [reader] if reader is not None else self.state_readers(writer)
         for candidate in readers:
             planned = self.synth.valid_arguments(candidate, self.args[candidate.name], 0)
             if planned is None:
                 continue
+            arguments = asking_for(self.args[candidate.name], planned.arguments, call.arguments)
             look = self.planned_step(candidate, planned, expect="ok").model_copy(
-                update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})"}
+                update={"intent": f"see the state `{writer.name}` may change ({candidate.purpose})",
+                        "arguments": arguments, "exercised": exercised_keys(arguments, candidate)}
             )
             return [
                 look,
@@ -271,7 +274,7 @@ class OfflineProposer:
             ]
         return None
 
-    def _state_readers(self, writer: ToolSpec) -> list[ToolSpec]:
+    def state_readers(self, writer: ToolSpec) -> list[ToolSpec]:
         """Read tools that need no argument (listings, getters), those on the writer's kind of object first."""
         obj = tool_object(writer)
         readers = [
@@ -449,6 +452,7 @@ class OfflineProposer:
                 intent=f"a call that fails when {entry.condition}",
                 expect="error",
                 condition=entry.condition,
+                mutation=self._misuse_of(entry),
             )
             fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
@@ -462,6 +466,14 @@ class OfflineProposer:
                 )
             )
         return probes
+
+    def _misuse_of(self, entry: Entry) -> str | None:
+        """The misuse a boundary's example call is (its family; a schema summary's: its first member's), so a
+        retry judges the call as the probe that met it did."""
+        if entry.family != SCHEMA_SUMMARY or not entry.summarises:
+            return entry.family
+        member = self.graph.entries.get(entry.summarises[0])
+        return member.family if member is not None else None
 
     def _hinted_retries(self, round_: int, name: str) -> list[Probe]:
         """A call whose error named the way out, then the same call with a value the error named."""
@@ -512,8 +524,8 @@ class OfflineProposer:
         )
         probes = []
         for modifier in modifiers:
-            call = synth.valid_arguments(modifier, self.args[modifier.name], 0)
-            if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
+            call = self.made_call(synth, markers, modifier)
+            if call is None:
                 continue
             change = self.planned_step(modifier, call, expect="ok").model_copy(
                 update={"intent": f"change what `{name}` created ({modifier.purpose})"}
@@ -531,6 +543,28 @@ class OfflineProposer:
                 break
         return probes
 
+    def made_call(self, synth: ValueSynth, markers: list[str], tool: ToolSpec) -> PlannedCall | None:
+        """``tool``'s call on what a planned creation makes (``synth``: :meth:`created_synth` of it, whose
+        distinctive values are ``markers``), or None when its call would name none of it."""
+        call = synth.valid_arguments(tool, self.args[tool.name], 0)
+        if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
+            return None
+        return call
+
+    def made_by(self, creator: ToolSpec, tool: ToolSpec) -> list[ProbeStep] | None:
+        """``creator``'s planned call, then ``tool``'s call on what it made (``mkdir`` a new folder, then
+        ``rmdir`` it), or None when ``tool`` cannot be pointed at what ``creator`` makes."""
+        planned = self.synth.valid_arguments(creator, self.args[creator.name], 0)
+        markers = _markers(planned) if planned is not None else []
+        if planned is None or not markers:
+            return None
+        call = self.made_call(self._created_synth(creator, planned), markers, tool)
+        if call is None:
+            return None
+        then = self.planned_step(tool, call, expect="ok").model_copy(
+            update={"intent": f"{tool.purpose}, on what `{creator.name}` has just made"})
+        return [self.planned_step(creator, planned, expect="ok"), then]
+
     def _observations(self, round_: int, name: str) -> list[Probe]:
         """For a tool that is not a read: its call between stable reads by each argument-free reader."""
         tool = self.graph.specs[name]
@@ -541,7 +575,7 @@ class OfflineProposer:
             return []
         call = self.planned_step(tool, planned, expect="ok")
         probes = []
-        for reader in self._state_readers(tool)[:3]:
+        for reader in self.state_readers(tool)[:3]:
             steps = self._observed(tool, call, reader)
             if steps is not None:
                 probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:observed_by:{reader.name}"]))
@@ -715,7 +749,8 @@ class OfflineProposer:
             if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
                 self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
             if not step.mutation:
-                self.bindings.observe(step.tool, step.arguments, to_placeholders(document, rollout.variables),
+                fields = answer_fields(result.outcome.structured, result.outcome.excerpt)
+                self.bindings.observe(step.tool, step.arguments, to_placeholders(fields, rollout.variables),
                                       rollout.probe.id)
             if result.index == 0 and not step.mutation and tool_effect(tool) is ToolEffect.READ:
                 if document is not None:

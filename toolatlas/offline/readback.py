@@ -6,7 +6,8 @@ from a planned call: the new names and paths it creates, the first line of the n
 writes (both carry the probe's random tag), the distinctive literals of an SQL ``INSERT``.
 :func:`marker_for` chooses, for one reader, the marker it should show: a listing shows a new
 name, a read of the new file shows its text. :func:`sql_read_back` writes the ``SELECT`` that
-finds a row an ``INSERT`` added. The verifier checks the marker against the reader's output
+finds a row an ``INSERT`` added; :func:`asking_for` points a reader's open filter at a field of
+what was written. The verifier checks the marker against the reader's output
 (``ProbeStep.marker`` / ``observes``) and the inducer records the state edge on the writer.
 """
 
@@ -20,7 +21,7 @@ from toolatlas.offline.sqlgen import literal, quote_ident
 from toolatlas.offline.values import PlannedCall
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["sql_read_back", "sql_select_spec", "marker_for", "written_markers"]
+__all__ = ["asking_for", "marker_for", "sql_read_back", "sql_select_spec", "written_markers"]
 
 _INSERT = re.compile(
     r"^\s*INSERT\s+INTO\s+(?P<table>\"[^\"]+\"|[\w.]+)\s*\((?P<cols>[^)]*)\)\s*VALUES\s*\((?P<vals>.*)\)\s*;?\s*$",
@@ -129,3 +130,20 @@ def sql_read_back(statement: str) -> tuple[str, str] | None:
         return None
     table = match.group("table")
     return f"SELECT * FROM {table} WHERE {quote_ident(column)} = {literal(marker)}", marker
+
+
+_FILTER_WORDS = frozenset({"filter", "filters", "where", "match", "matching", "criteria", "conditions"})
+"""Words naming an object argument whose fields select records (``filter``, ``where``)."""
+
+
+def asking_for(specs: list[ArgSpec], arguments: dict[str, Any], written: dict[str, Any]) -> dict[str, Any]:
+    """A reader's arguments with its open filter — an object of no stated fields named for selecting
+    (``filter``, ``where``, ``match``) — set to the first text field of what the call it observes writes,
+    at its value (``{"type": "rectangle"}``): the read then asks for that very record, by a field it holds."""
+    field = next(((k, v) for k, v in written.items() if isinstance(v, str) and v and "${" not in v), None)
+    if field is None:
+        return arguments
+    for spec in specs:
+        if spec.json_type == "object" and not spec.properties and set(re.findall(r"[a-z]+", spec.name.lower())) & _FILTER_WORDS:
+            return {**arguments, spec.name: dict([field])}
+    return arguments

@@ -17,17 +17,23 @@ misuses on a prepared state. A tool with no verified call yet is
 mutated from its planned call, as the frontier would. Bases of different value classes
 (:func:`value_classes`) are all mutated: ``2^10`` and ``sqrt(16)`` may break differently.
 
-Three boundaries need more than one changed value:
+Four boundaries need more than one changed value:
 
 - a **stale token**: a call that carries a hash, version or etag of content is repeated after
   it ran once (the content it describes has changed), and sent with a well-formed digest of
   other content;
 - a **repeat** of a state-changing call on what it already changed (done twice, deleted twice);
 - a call **after another tool changed** what it acts on (:func:`_after_change`): a task marked done,
-  then edited; a row deleted, then read.
+  then edited; a row deleted, then read; a graph filled from a file, then analysed;
+- a **second write** of the same record with one value changed, read after each write: does it add a
+  record or replace the first (:mod:`toolatlas.offline.rewrites`)?
 
-Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`), and
-a tool with no verified use yet gets one more variant of its valid call a round (:func:`_next_variant`).
+Each reading tool is also pointed at every text file of the snapshot (:func:`_target_sweep`), each
+tool at one value of every family of names another tool listed for its kind of argument
+(:func:`_listed_sweep`: ``shake_128`` where ``sha256`` was used), and
+a tool with no verified use yet gets one more variant of its valid call a round (:func:`_next_variant`),
+or — one that deletes or changes things — its call on a thing a creator of its kind of object has just
+made (:func:`_on_something_made`).
 Each writing tool's call is also read back by every read tool that can show what it wrote
 (:meth:`OfflineProposer.read_back_probes`): write → read, create → list, create → search.
 """
@@ -41,10 +47,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
-from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect
+from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect, tool_object
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
+from toolatlas.offline.rewrites import SECOND_WRITE, second_writes
 from toolatlas.offline.scalars import reads_media
-from toolatlas.offline.workflows import shared_arguments
+from toolatlas.offline.schemas import conforms
+from toolatlas.offline.workflows import exercised_keys, shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.probing.values import ArgKind
 
@@ -66,10 +74,17 @@ BASES_PER_TOOL = 3
 VARIANTS_TRIED = 6
 """Variants of a tool with no verified use tried by saturation, one a round (:func:`_next_variant`)."""
 AFTER_CHANGE_PEERS = 4
-"""Tools that update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
-SATURATING_FAMILIES = SEMANTIC_FAMILIES | {"empty_value", "negative_number", "stale_token", "repeat_change", "after_change"}
+"""Tools that create in, update or delete what a tool acts on, tried before its verified call (:func:`_after_change`)."""
+SATURATING_FAMILIES = SEMANTIC_FAMILIES | {
+    "empty_value", "negative_number", "stale_token", "repeat_change", "after_change", SECOND_WRITE}
 """The semantic families plus the two emptiness/sign boundaries a description implies (``cases``
-needs items, an ``amount`` is positive) and the multi-step ones of this module."""
+needs items, an ``amount`` is positive) and the multi-step ones of this module and of second writes."""
+VOCABULARY_KINDS = frozenset({
+    ArgKind.UNIT, ArgKind.HASH_ALGORITHM, ArgKind.TIMEZONE, ArgKind.LOCALE, ArgKind.LANGUAGE_CODE,
+    ArgKind.COUNTRY_CODE, ArgKind.CURRENCY, ArgKind.MIME_TYPE, ArgKind.ENCODING, ArgKind.PROGRAMMING_LANGUAGE,
+})
+"""Kinds of value a server names from a vocabulary of its own (units, algorithms, zones, currencies…), which
+its listings state whole — unlike a sheet or a cell, which name parts of one document."""
 _TOKEN_NAME = re.compile(r"hash|etag|checksum|digest|(^|_)version(_|$)|revision_token|(^|_)token$", re.IGNORECASE)
 
 
@@ -179,32 +194,43 @@ def _file_class(value: str) -> str:
     return f"a {name[name.rindex('.'):].lower()} file" if "." in name[1:] else "a file without an extension"
 
 
+_NAMES_A_THING = re.compile(r"(?:^|\b(?:the|its|a)\s+)name\s+of\b|\b(?:name|id|identifier)\.?\s*$", re.IGNORECASE)
+"""A description saying an argument names a thing (``Graph name``, ``The name of the table``)."""
+
+
 def _after_change(proposer: OfflineProposer, name: str, base: Base) -> list[tuple[str, str, list[ProbeStep]]]:
-    """``(family, condition, steps)``: the verified call right after a tool that updates or deletes acts on
-    the same thing — the arguments it takes under the same name (two of them, or an id) — first: a task
-    marked done can no longer be edited, a deleted row no longer read."""
-    kinds = {s.name: s.kind for s in proposer.args[name]}
+    """``(family, condition, steps)``: the verified call right after a tool that creates in, updates or
+    deletes acts on the same thing — the arguments it takes under the same name (two of them, or one that
+    names a thing: an id, a ``Graph name``; a call that leaves such an optional argument out is pointed at
+    what the other tool acts on) — first: a task marked done can no longer be edited, a deleted row no
+    longer read, a graph filled with a cycle no longer reduced."""
+    tool = proposer.graph.specs[name]
+    naming = {s.name for s in proposer.args[name] if s.kind is ArgKind.IDENTIFIER or _NAMES_A_THING.search(s.description)}
     ranked = []
+    changing = (ToolEffect.CREATE, ToolEffect.UPDATE, ToolEffect.DELETE)
     for peer, spec in proposer.graph.specs.items():
-        if peer == name or peer in proposer.slow or tool_effect(spec) not in (ToolEffect.UPDATE, ToolEffect.DELETE):
+        if peer == name or peer in proposer.slow or tool_effect(spec) not in changing:
             continue
-        shared = {
-            k: v for k, v in shared_arguments(base.arguments, spec).items()
-            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()
-        }
-        if len(shared) >= 2 or any(kinds.get(k) is ArgKind.IDENTIFIER for k in shared):
-            ranked.append((-len(shared), peer, shared))
-    out: list[tuple[str, str, list[ProbeStep]]] = []
-    for _count, peer, shared in sorted(ranked)[:AFTER_CHANGE_PEERS]:
-        spec = proposer.graph.specs[peer]
         planned = proposer.synth.valid_arguments(spec, proposer.args[peer], 0)
         if planned is None:
             continue
+        taken = {k: v for k, v in shared_arguments(planned.arguments, tool).items()
+                 if k in naming and k not in base.arguments}  # the container the base call leaves to its default
+        arguments = {**base.arguments, **taken}
+        shared = {
+            k: v for k, v in shared_arguments(arguments, spec).items()
+            if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip()
+        }
+        if len(shared) >= 2 or any(k in naming for k in shared):
+            ranked.append((-len(shared), peer, shared, planned.arguments, arguments))
+    out: list[tuple[str, str, list[ProbeStep]]] = []
+    for _count, peer, shared, planned_arguments, arguments in sorted(ranked, key=lambda r: r[:2])[:AFTER_CHANGE_PEERS]:
+        spec = proposer.graph.specs[peer]
         named = ", ".join(f"`{k}`" for k in sorted(shared))
         condition = f"`{peer}` acted just before on the same {named}"
-        change = ProbeStep(tool=peer, arguments={**planned.arguments, **shared}, expect="ok",
+        change = ProbeStep(tool=peer, arguments={**planned_arguments, **shared}, expect="ok",
                            intent=f"{spec.purpose} (what `{name}` acts on next)")
-        call = ProbeStep(tool=name, arguments=base.arguments, intent=f"check how `{name}` handles {condition}",
+        call = ProbeStep(tool=name, arguments=arguments, intent=f"check how `{name}` handles {condition}",
                          expect="any", mutation="after_change", condition=condition)
         out.append(("after_change", condition, [*base.prefix, change, call]))
     return out
@@ -246,6 +272,7 @@ def _multi_step(proposer: OfflineProposer, name: str, verified: Base) -> list[tu
         again = first.model_copy(update={"expect": "any", "mutation": "repeat_change", "condition": condition,
                                          "intent": "make the same change again"})
         out.append(("repeat_change", condition, [*verified.prefix, first, again]))
+    out.extend(second_writes(proposer, name, base))  # a record written twice with one value changed: added, or replaced?
     return out
 
 
@@ -255,13 +282,75 @@ def _next_variant(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     (an operation that needs a pattern, where the next one needs none) is still tried — on what the
     run binds it to (a session a loader minted)."""
     tool = proposer.graph.specs[name]
+    made = _on_something_made(proposer, round_, name)
     for variant in range(1, VARIANTS_TRIED + 1):
         key = (name, "variant", str(variant))
         planned = proposer.synth.valid_arguments(tool, proposer.args[name], variant) if key not in proposer.saturated else None
         if planned is not None:
             step = proposer.planned_step(tool, planned, expect="ok")
-            return [(key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[f"{name}:variant:{variant}"]))]
+            return [*made, (key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[f"{name}:variant:{variant}"]))]
+    return made
+
+
+def _on_something_made(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A tool with no verified use yet that deletes or changes things: its call on a thing a creator of its
+    kind of object has just made (``mkdir`` a new folder, then ``rmdir`` it), one creator a round — what it
+    acts on need not come from the snapshot, whose things may not suit it (a folder that is not empty)."""
+    tool = proposer.graph.specs[name]
+    if tool_effect(tool) not in (ToolEffect.DELETE, ToolEffect.UPDATE):
+        return []
+    creators = sorted(t.name for t in proposer.graph.specs.values()
+                      if t.name != name and tool_effect(t) is ToolEffect.CREATE and tool_object(t) is tool_object(tool))
+    for creator in creators:
+        key = (name, "made_by", creator)
+        steps = proposer.made_by(proposer.graph.specs[creator], tool) if key not in proposer.saturated else None
+        if steps is not None:
+            return [(key, proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:made_by:{creator}"]))]
     return []
+
+
+def _family(value: str) -> str:
+    """The family of a listed name: its leading letters (``sha`` of sha3_256, ``shake`` of shake_128)."""
+    match = re.match(r"[A-Za-z]+", value)
+    return match.group(0).lower() if match else value
+
+
+def _listed_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A tool's valid call with a value another tool of the server listed for that kind of argument, one
+    value of each family of names the tool has not been called with yet, :data:`TARGETS_PER_ROUND` a round
+    (``shake_128`` where ``sha256`` was used): what a server lists as available is not accepted by every
+    tool that takes one."""
+    tool = proposer.graph.specs[name]
+    found: list[tuple[tuple[str, ...], Probe]] = []
+    called = [ev.arguments for e in proposer.graph.entries_of(name, active_only=False) for ev in e.evidence
+              if ev.tool == name]
+    for spec in proposer.args[name]:
+        if spec.kind not in VOCABULARY_KINDS:
+            continue
+        planned = next((p for v in range(VARIANTS_TRIED)
+                        if (p := proposer.synth.valid_arguments(tool, proposer.args[name], v)) is not None
+                        and spec.name in p.arguments), None)
+        if planned is None:
+            continue
+        listed = [ref for ref in proposer.pool.values(spec.kind)
+                  if ref.tool != name and ref.tool in proposer.graph.specs and not ref.created]
+        tried = {_family(str(args[spec.name])) for args in called if isinstance(args.get(spec.name), str)}
+        tried |= {_family(key[3]) for key in proposer.saturated if key[:3] == (name, "listed", spec.name)}
+        for ref in listed:
+            family = _family(ref.value)
+            if family in tried or not conforms(ref.value, spec.json_schema):
+                continue
+            tried.add(family)
+            arguments = {**planned.arguments, spec.name: ref.value}
+            step = proposer.planned_step(tool, planned, expect="ok").model_copy(update={
+                "arguments": arguments, "harvested": [ref], "exercised": exercised_keys(arguments, tool),
+                "intent": f"{tool.purpose}, with `{spec.name}` = {ref.value!r} as `{ref.tool}` listed it"})
+            key = (name, "listed", spec.name, ref.value)
+            found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step],
+                                                  keys=[f"{name}:listed:{spec.name}={ref.value}"])))
+            if len(found) >= TARGETS_PER_ROUND:
+                return found
+    return found
 
 
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
@@ -349,7 +438,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        for key, probe in reversed(_target_sweep(proposer, round_, name)):
+        for key, probe in reversed([*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name)]):
             probes.insert(0, (key, probe))
         if not verified:
             probes[:0] = _next_variant(proposer, round_, name)

@@ -66,7 +66,7 @@ EFFECT_VERBS = _vocabulary(
         "register clone copy fork tag record",
         "update": "update edit set modify move rename replace patch checkout switch merge reset rebase "
         "stage unstage apply configure write change upsert mark",
-        "delete": "delete remove drop rm clear purge destroy unlink erase truncate prune",
+        "delete": "delete remove drop rm rmdir clear purge destroy unlink erase truncate prune",
     }
 )
 """The verb in a tool's name → what the tool does (``read``, ``create``, ``update``, ``delete``)."""
@@ -74,7 +74,7 @@ EFFECT_VERBS = _vocabulary(
 OBJECT_WORDS = _vocabulary(
     {
         "file": "file files media document documents",
-        "directory": "directory directories dir dirs folder folders tree",
+        "directory": "directory directories dir dirs folder folders tree mkdir rmdir",
         "table": "table tables object objects",
         "row": "row rows record records",
         "schema": "schema schemas",

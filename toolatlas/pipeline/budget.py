@@ -23,10 +23,19 @@ plans by time:
   the plan) that make a costly call of a tool (its cheap calls never count) while it would be charged more than ``share`` of the
   charged time of the build so far and this round (:func:`time_share`: a tenth, or an equal split
   between the server's tools when it has fewer than ten). A tool that is within its
-  share when a round starts keeps the round's first probe of it whatever it costs, so it is never
+  share when a round starts keeps the round's first probe of it whatever it costs (its first use, when
+  the round plans one: a valid call before a misuse) — and a second
+  rollout of that task, since one call alone shows nothing of what differs between calls (an id the
+  tool mints anew each time, an answer that is not deterministic) — so it is never
   starved: it is probed again once the others' time has made room. The plan is in priority order,
   so what is dropped is what the frontier valued least: fewer probes of a costly tool, each of them
   one of its most informative.
+- **A call that feeds another.** A step whose answer a later step of the same probe takes (an id the
+  server minted there, ``${step0.search_id}``) is part of that later call's cost: it is charged to the
+  tool that takes it, costly as the feeding call is, and never takes the feeding tool's share from its
+  own probes. The taking tool is held to its own share and keeps its round's first probe — its first
+  *use*, where the round plans one — so whether a tool that needs a costly tool's ids works at all does
+  not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -38,6 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass
+from toolatlas.probing.bindings import bound_references
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout
 from toolatlas.probing.text import looks_like_error
 
@@ -126,7 +136,8 @@ class CallCosts:
         return [[(tool, charge) for tool, charge, _costly in steps] for steps in self.costed(probes)]
 
     def costed(self, probes: list[Probe]) -> list[list[tuple[str, float, bool]]]:
-        """Per probe, (tool, seconds charged, whether the call is costly) for each of its steps."""
+        """Per probe, (tool, seconds charged, whether the call is costly) for each of its steps; a step whose
+        answer a later step takes is charged to that step's tool (see the module docstring)."""
         ordinary = _rounded_up(self.ordinary_mean(), LEAST_CHARGE_S)
         threshold = self.costly_from()
         known: dict[tuple[str, bool], tuple[float, bool]] = {}
@@ -139,7 +150,12 @@ class CallCosts:
                 known[(step.tool, refused)] = (_rounded_up(mean, COSTLY_CALL_S) if costly else ordinary, costly)
             return known[(step.tool, refused)]
 
-        return [[(step.tool, *charge(probe, step)) for step in probe.steps] for probe in probes]
+        def costed_step(probe: Probe, index: int, step: ProbeStep) -> tuple[str, float, bool]:
+            seconds, costly = charge(probe, step)
+            taker = _taker(probe, index)
+            return (step.tool if taker is None else taker), seconds, costly
+
+        return [[costed_step(probe, i, step) for i, step in enumerate(probe.steps)] for probe in probes]
 
     def state(self) -> dict[str, Any]:
         return {"pilots": self.pilots, "refusal_pilots": self.refusal_pilots, "calls": dict(self.calls),
@@ -152,6 +168,17 @@ class CallCosts:
         costs.seconds.update(state.get("seconds", {}))
         costs.charged.update(state.get("charged", {}))
         return costs
+
+
+def _same_task(probe: Probe, other: Probe) -> bool:
+    """Whether two probes are rollouts of one task (the same calls, planned for the same reason)."""
+    return probe.direction is other.direction and probe.steps == other.steps
+
+
+def _taker(probe: Probe, index: int) -> str | None:
+    """The tool of the first later step of ``probe`` that takes step ``index``'s answer, if one does."""
+    return next((step.tool for step in probe.steps[index + 1:]
+                 if any(ref[0] == index for ref in bound_references(step.arguments))), None)
 
 
 def time_share(tools: int) -> float:
@@ -178,10 +205,14 @@ def within_time(probes: list[Probe], costs: CallCosts, share: float, exempt: fro
             spent[tool] += charge
             total += charge
     first: dict[str, int] = {}
-    for index, costed_steps in enumerate(costed):
-        for tool in {tool for tool, _charge, heavy in costed_steps if heavy} & within_at_start:
-            first.setdefault(tool, index)
+    for use in (True, False):  # a tool's first probe of a use, else its first probe
+        for index, costed_steps in enumerate(costed):
+            if (probes[index].direction is not Direction.BOUNDARY) == use:
+                for tool in {tool for tool, _charge, heavy in costed_steps if heavy} & within_at_start:
+                    first.setdefault(tool, index)
     kept_first = set(first.values())
+    for index in first.values():  # and a second run of that task, if the plan has one
+        kept_first.update([i for i in range(index + 1, len(probes)) if _same_task(probes[i], probes[index])][:1])
     dropped: set[int] = set()
     changed = bool(costly)
     while changed:  # a drop lowers the total, which may put a tool already passed over its share

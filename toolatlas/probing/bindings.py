@@ -8,8 +8,9 @@ answer — and the executor fills it just before the call. The reference stays i
 atlas' evidence and its replays (it is what makes them replayable); the value the server saw is in
 the call's outcome.
 
-A path is dotted keys from the top of the answer (its structured content, else its text when that
-is whole JSON); a key not found on that path is looked for anywhere in the answer (first match,
+A path is dotted keys from the top of the answer (:func:`answer_fields`: its structured content, else
+its text when that is whole JSON, else the ``Label: value`` lines of its text — ``Search ID: 3f2a9c1b``
+is ``search_id``); a key not found on that path is looked for anywhere in the answer (first match,
 breadth first). A reference that cannot be filled is sent as it is (the call then fails as with
 any unknown value: evidence, not a crash).
 """
@@ -24,11 +25,15 @@ from typing import Any
 from toolatlas.models import CallOutcome
 
 __all__ = [
-    "answer_document", "bind_outputs", "bound_references", "document_of", "output_ref", "parse_ref",
-    "shifted_references", "value_at",
+    "answer_document", "answer_fields", "bind_outputs", "bound_references", "document_of", "labelled_fields",
+    "output_ref", "parse_ref", "shifted_references", "value_at", "wraps_text",
 ]
 
 _OUTPUT_REF = re.compile(r"^\$\{step(\d+)\.([^{}\s]+)\}$")
+_LABELLED_LINE = re.compile(r"([A-Za-z][A-Za-z0-9]*(?:[ _-][A-Za-z0-9]+){0,3}):[ \t]*(\S+)[ \t]*")
+"""``Search ID: 3f2a9c1b``: a label of one to four words at the start of a line, one word of value."""
+WRAPPED_CHARS = 200
+"""Characters of a text compared with the one string of a structured content that may only wrap it."""
 
 
 def output_ref(step: int, path: str) -> str:
@@ -79,9 +84,44 @@ def document_of(structured: Any, excerpt: str) -> Any:
         return None
 
 
+def wraps_text(structured: Any, text: str) -> bool:
+    """Whether a structured content only wraps an answer's text: one key holding that very string
+    (``{"result": "Search ID: …"}``, what a framework makes of a tool that returns a string)."""
+    if not isinstance(structured, Mapping) or len(structured) != 1:
+        return False
+    (value,) = structured.values()
+    text = (text or "").strip()
+    return isinstance(value, str) and bool(text) and value.strip()[:WRAPPED_CHARS] == text[:WRAPPED_CHARS]
+
+
+def labelled_fields(text: str) -> dict[str, str]:
+    """The ``Label: value`` lines of a text answer, keyed by the label's words in lower case joined with
+    ``_`` (``Search ID: 3f2a9c1b`` → ``{"search_id": "3f2a9c1b"}``): only lines that start at the margin
+    (an indented line belongs to a record listed below it) and hold one word of value; the first of a label wins."""
+    fields: dict[str, str] = {}
+    for line in (text or "").splitlines():
+        match = _LABELLED_LINE.fullmatch(line.rstrip())
+        if match:
+            key = "_".join(word.lower() for word in re.split(r"[ _-]+", match.group(1)))
+            fields.setdefault(key, match.group(2))
+    return fields
+
+
+def answer_fields(structured: Any, excerpt: str) -> Any:
+    """What of an answer a later call can take values from: its JSON (structured content, else text that
+    is whole JSON — also when the structured content only wraps that text), else the ``Label: value``
+    lines of its text (:func:`labelled_fields`), else None."""
+    if structured is not None and not wraps_text(structured, excerpt):
+        return structured
+    document = document_of(None, excerpt)
+    if document is not None:
+        return document
+    return labelled_fields(excerpt) or structured
+
+
 def answer_document(outcome: CallOutcome) -> Any:
-    """An answer's JSON (:func:`document_of` its structured content and text)."""
-    return document_of(outcome.structured, outcome.excerpt)
+    """An answer's values for later steps (:func:`answer_fields` of its structured content and text)."""
+    return answer_fields(outcome.structured, outcome.excerpt)
 
 
 def value_at(document: Any, path: str) -> Any:

@@ -37,9 +37,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.bindings import wraps_text
 from toolatlas.probing.text import json_error_reason, looks_like_error
 
-__all__ = ["error_evidence", "names_a_change", "promises_change", "without_echoes"]
+__all__ = ["NOTHING_DONE", "argument_values", "error_evidence", "names_a_change", "promises_change", "without_echoes"]
 
 BARE_MESSAGE_CHARS = 300
 """A result this short (and of at most :data:`BARE_MESSAGE_LINES` lines) is a message, not content."""
@@ -66,7 +67,7 @@ _FIRST_STEP = re.compile(
 """Words that ask for a step before the call (what the server needs done first)."""
 _FAILED_VALUE = re.compile(r"(?<![\w-])(?:NaN|Invalid Date)(?![\w-])")
 """What a failed number or date computation prints in place of its value (JavaScript's renderings)."""
-_NOTHING_DONE = re.compile(
+NOTHING_DONE = re.compile(
     r"^\s*(?:no\b[^\n.]{0,80}?\b(?:found|matched|to (?:replace|update|delete|change|remove))\b"
     r"|nothing (?:to|was)\b|0 (?:occurrences|matches|items|rows)\b[^\n]{0,40}\b(?:replaced|updated|changed|deleted|removed))",
     re.IGNORECASE,
@@ -88,7 +89,7 @@ def _strings(value: Any) -> Iterable[str]:
         yield str(value)
 
 
-def _values(*arguments: Mapping[str, Any] | None) -> list[str]:
+def argument_values(*arguments: Mapping[str, Any] | None) -> list[str]:
     found = {v for args in arguments if args for v in _strings(args) if len(v.strip()) >= ECHO_MIN_CHARS}
     return sorted(found, key=len, reverse=True)
 
@@ -143,14 +144,7 @@ def _names_own_action(line: str, spec: ToolSpec | None) -> bool:
 def _text_only(outcome: CallOutcome) -> bool:
     """Whether a result is its text alone: no structured content, or one that only wraps the text
     (``{"result": "Error: ..."}``, what a framework makes of a tool that returns a string)."""
-    structured = outcome.structured
-    if structured is None:
-        return True
-    if not isinstance(structured, Mapping) or len(structured) != 1:
-        return False
-    (value,) = structured.values()
-    text = (outcome.excerpt or "").strip()
-    return isinstance(value, str) and bool(text) and value.strip()[:200] == text[:200]
+    return outcome.structured is None or wraps_text(outcome.structured, outcome.excerpt)
 
 
 def _bare(text: str) -> bool:
@@ -176,11 +170,11 @@ def error_evidence(
     if outcome.outcome is not OutcomeClass.OK:
         return None
     text = outcome.excerpt or ""
-    values = _values(arguments, rendered, outcome.arguments)
+    values = argument_values(arguments, rendered, outcome.arguments)
     if not looks_like_error(text):
         if _FAILED_VALUE.search(without_echoes(text, values)[0]) and _text_only(outcome) and _bare(text):
             return "the value answered is what a failed computation prints"
-        if changed is False and promises_change(spec) and _NOTHING_DONE.match(without_echoes(text, values)[0]):
+        if changed is False and promises_change(spec) and NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
         return None
     if json_error_reason(text):  # {"status": "error", "message": ...}: the result itself says it failed

@@ -54,6 +54,8 @@ class ProbeStep(Frozen):
     """A distinctive value this step writes; a later step that shows it witnesses a state edge."""
     observes: int | None = None
     """Index of the earlier step whose ``marker`` this step should show."""
+    loses: int | None = None
+    """Index of an earlier step whose ``marker`` this step shows no more if a later write replaced what it wrote."""
     retry_of: int | None = None
     """Index of the earlier (failing) step this call corrects."""
     enabled_by: int | None = None
@@ -168,6 +170,8 @@ class StepVerdict(Frozen):
     failed: bool
     """Non-ok, or ok with an error reported only in the text."""
     reported_as_success: bool = False
+    hidden_failure: str = ""
+    """Why an ok answer that reads as a success failed, given what the call broke (:mod:`toolatlas.probing.hidden`)."""
     error_text: str = ""
     schema_valid: bool | None = None
     schema_error: str = ""
@@ -178,6 +182,8 @@ class StepVerdict(Frozen):
     precondition_parts: list[tuple[str, str]] = Field(default_factory=list)
     """The same, part by part: ``(argument, phrase)``, ``""`` for a part about no argument."""
     observed_marker: bool | None = None
+    lost_marker: bool | None = None
+    """For a step that ``loses``: whether the earlier step's marker is gone from its output."""
     output_changed: bool | None = None
     """For a step that ``compares``: whether its output differs from the earlier call's."""
     expectation_met: bool | None = None

@@ -22,6 +22,7 @@ __all__ = [
     "evidence_excerpt",
     "excerpts_agree",
     "looks_like_error",
+    "message_line",
     "run_specific_masked",
     "to_placeholders",
 ]
@@ -160,11 +161,27 @@ def condition_signature(condition: str, arguments: Collection[str], *, limit: in
     return "".join(pieces).strip()[:limit]
 
 
+def message_line(text: str) -> str:
+    """What an answer says on one line: its first line, or — for a JSON object printed over several lines,
+    whose first line is only ``{`` — its fields as ``key: value`` pairs (``aligned: true, ids: ["x"]``)."""
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    if first not in ("{", "["):
+        return first
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return first
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {json.dumps(item, ensure_ascii=False)}" for key, item in value.items())
+    return json.dumps(value, ensure_ascii=False)
+
+
 def error_signature(text: str, *, limit: int = 160) -> str:
-    """The error message with paths, times, ids, quoted values and numbers masked."""
+    """The error message with paths, times, ids, quoted values and numbers masked (a JSON answer that
+    gives no reason: its fields, :func:`message_line`)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
     if first in ("{", "[") or first.startswith(('{"', "[{")):  # a JSON result: the reason it gives
-        first = json_error_reason(text) or first
+        first = json_error_reason(text) or message_line(text)
     elif first.rstrip().endswith(("{", "[")):  # "Error calling tool 'x': {" and a JSON body: its reason too
         lead = first.rstrip()[:-1]
         reason = json_error_reason(text.strip()[len(lead):])

@@ -8,12 +8,29 @@ records the harvested values it uses (its data-flow provenance), so their vocabu
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from toolatlas.models import Frozen
 
-__all__ = ["ArgKind", "HarvestRef"]
+__all__ = ["MADE_UP", "ArgKind", "HarvestRef", "names_made_up"]
+
+MADE_UP = re.compile(r"(?:\bno_such_[a-z_]*|(?:^|/)missing)_[0-9a-f]{4}(?![0-9a-z])|^No [Ss]uch [A-Za-z]+ [0-9a-f]{4}$")
+"""The names a boundary probe invents to name nothing (:mod:`toolatlas.offline.mutators`): ``no_such_object_3f2a``,
+``${root}/missing_3f2a.md``, ``No Such Entity 3f2a`` — four hex digits of the build's rng."""
+
+
+def names_made_up(arguments: Any) -> bool:
+    """Whether a call's arguments hold a name invented to name nothing (:data:`MADE_UP`), at any depth."""
+    if isinstance(arguments, str):
+        return bool(MADE_UP.search(arguments))
+    if isinstance(arguments, Mapping):
+        return any(names_made_up(v) for v in arguments.values())
+    if isinstance(arguments, list):
+        return any(names_made_up(v) for v in arguments)
+    return False
 
 
 class ArgKind(StrEnum):

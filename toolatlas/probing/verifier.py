@@ -1,6 +1,7 @@
 """The offline verifier: declarative, executable checks of a rollout against its frozen post-state.
 
-For every step: the outcome class; whether an ``ok`` result reports a failure in its text only;
+For every step: the outcome class; whether an ``ok`` result reports a failure in its text only, or
+hides one its call's misuse shows (:mod:`toolatlas.probing.hidden`);
 structured output against the tool's output schema; what the step changed in the environment
 (read-only vs mutating, and which items); whether a value written earlier is observed; whether
 the planner's expectation held. For replays: determinism (same output as the original call from
@@ -25,6 +26,7 @@ from toolatlas.probing.bindings import bound_references
 from toolatlas.probing.clock import carries_clock, without_clock
 from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.evidence import error_evidence
+from toolatlas.probing.hidden import hidden_failure
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import excerpts_agree, to_placeholders
 
@@ -109,13 +111,20 @@ class Verifier:
                 rendered = result.outcome.arguments
             state_changed = (not change.empty) if after is not None else None
             failed, soft = step_failed(result.outcome, step.arguments, spec, changed=state_changed, rendered=rendered)
+            hidden = None if failed else hidden_failure(
+                result.outcome, spec, mutation=step.mutation, changed=state_changed, arguments=step.arguments,
+                rendered=rendered)
+            if hidden is not None:
+                failed, soft = True, True
             valid, schema_error = self._check_schema(step.tool, result.outcome)
-            observed = None
+            observed = lost = None
+            shown = to_placeholders(_visible_text(result.outcome), rollout.variables)
             if step.observes is not None and step.observes < len(probe.steps):
                 marker = probe.steps[step.observes].marker
                 if marker:
-                    shown = to_placeholders(_visible_text(result.outcome), rollout.variables)
                     observed = marker in shown
+            if step.loses is not None and step.loses < len(probe.steps) and (gone := probe.steps[step.loses].marker):
+                lost = gone not in shown
             changed = None
             if step.compares is not None and step.compares < position and not failed:
                 earlier = rollout.steps[step.compares]
@@ -133,6 +142,7 @@ class Verifier:
                     outcome=result.outcome.outcome,
                     failed=failed,
                     reported_as_success=soft,
+                    hidden_failure=hidden or "",
                     error_text=result.outcome.excerpt[:500] if failed else "",
                     schema_valid=valid,
                     schema_error=schema_error,
@@ -141,6 +151,7 @@ class Verifier:
                     precondition=joined(parts),
                     precondition_parts=parts,
                     observed_marker=observed,
+                    lost_marker=lost,
                     output_changed=changed,
                     expectation_met=met,
                 )
@@ -151,7 +162,7 @@ class Verifier:
                 checks.append(Check(name=f"step{result.index}:observes_step{step.observes}", passed=observed))
             if valid is False:
                 checks.append(Check(name=f"step{result.index}:output_schema", passed=False, detail=schema_error))
-        verdicts = _in_process_effects(probe, verdicts, stateless=self.environment.kind == "none")
+        verdicts = _replaced_writes(probe, _in_process_effects(probe, verdicts, stateless=self.environment.kind == "none"))
         if rollout.aborted_at is not None:
             checks.append(Check(name="chain_completed", passed=False, detail=f"stopped after step {rollout.aborted_at}"))
         final_change = self.snapshot_digest.diff(final) if final is not None else StateDiff()
@@ -237,6 +248,30 @@ def _in_process_effects(probe, verdicts: list[StepVerdict], *, stateless: bool) 
             verdict = verdict.model_copy(update={"effect": Effect.MUTATING})
         elif stateless and verdict.effect is Effect.READ_ONLY:
             verdict = verdict.model_copy(update={"effect": Effect.UNKNOWN})
+        out.append(verdict)
+    return out
+
+
+def _replaced_writes(probe, verdicts: list[StepVerdict]) -> list[StepVerdict]:
+    """A write whose read shows it while the same reader, before it, showed an earlier write that it no longer
+    shows (:mod:`toolatlas.offline.rewrites`): the write replaced the earlier one — a failure reported as a
+    success, whatever its answer says."""
+    by_index = {v.index: v for v in verdicts}
+    replaced: dict[int, str] = {}
+    for verdict in verdicts:
+        step = probe.steps[verdict.index]
+        if not (verdict.lost_marker and verdict.observed_marker) or step.observes is None or step.loses is None:
+            continue
+        earlier = [by_index[v.index] for v in verdicts if v.index < step.observes
+                   and probe.steps[v.index].observes == step.loses and probe.steps[v.index].tool == step.tool]
+        if earlier and earlier[-1].observed_marker:
+            replaced[step.observes] = f"it replaced what the call before it wrote: `{step.tool}` shows it no more"
+    out = []
+    for verdict in verdicts:
+        reason = replaced.get(verdict.index)
+        if reason and not verdict.failed:
+            verdict = verdict.model_copy(update={"failed": True, "reported_as_success": True, "hidden_failure": reason,
+                                                 "error_text": "", "expectation_met": None})
         out.append(verdict)
     return out
 

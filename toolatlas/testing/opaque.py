@@ -8,7 +8,8 @@
   sleeps 10 s by default.
 
 :func:`server_catalogue` writes one with any one in-library test server; :func:`sessions_catalogue` with :mod:`toolatlas.testing.servers.sessions` alone: sessions
-whose ids the server mints in memory, and a query tool with stated limits.
+whose ids the server mints in memory, and a query tool with stated limits; :func:`folder_catalogue` one
+with an in-library server over a folder of files (a ``directory`` environment, its root the server's argument).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from toolatlas.environments import SqliteEnvironment
 
-__all__ = ["opaque_catalogue", "server_catalogue", "sessions_catalogue"]
+__all__ = ["folder_catalogue", "opaque_catalogue", "server_catalogue", "sessions_catalogue"]
 
 _TOML = """version = 1
 name = "opaque"
@@ -85,3 +86,33 @@ def sessions_catalogue(dest: Path, *, rounds: int = 1) -> Path:
     """Write the catalogue of the sessions server under ``dest``; returns the TOML path."""
     return server_catalogue(dest, "sessions", rounds=rounds, description="Tables opened into sessions the server "
                             "mints in memory; a capped SQL reader.")
+
+
+_FOLDER_TOML = """version = 1
+name = "{name}"
+description = "{description}"
+
+[build]
+rounds = {rounds}
+
+[store]
+backend = "edge"
+path = "atlas"
+
+[[servers]]
+name = "{name}"
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.{name}", "${{root}}"] }}
+environment = {{ kind = "directory", snapshot = "snapshot" }}
+"""
+
+
+def folder_catalogue(dest: Path, name: str, files: dict[str, str], *, rounds: int = 1, description: str = "") -> Path:
+    """Write a catalogue of the in-library stdio server :mod:`toolatlas.testing.servers.<name>` over a folder
+    holding ``files`` (relative path → text) under ``dest``; returns the TOML path."""
+    snapshot = dest / "snapshot"
+    for relative, text in files.items():
+        (snapshot / relative).parent.mkdir(parents=True, exist_ok=True)
+        (snapshot / relative).write_text(text)
+    config = dest / f"{name}.toml"
+    config.write_text(_FOLDER_TOML.format(name=name, description=description, rounds=rounds, python=sys.executable))
+    return config

@@ -1,0 +1,60 @@
+"""An answer that claims the tool's own action is read from the tool's verb, and taken back by its own words."""
+
+from __future__ import annotations
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.hidden import claims_action, hidden_failure
+
+
+def tool(name: str, description: str) -> ToolSpec:
+    return ToolSpec(server="s", name=name, description=description, input_schema={"type": "object"})
+
+
+def ok(text: str) -> CallOutcome:
+    return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text)
+
+
+class TestClaims:
+    def test_the_participle_of_the_tools_verb_is_a_claim(self) -> None:
+        """`rm` "Remove a file." claims with `File removed`, `align_items` with `"aligned": true`."""
+        assert claims_action("File removed: a.md", tool("rm", "Remove a file."), [])
+        assert claims_action('{\n  "aligned": true,\n  "ids": []\n}', tool("align_items", "Align items."), [])
+
+    def test_words_that_take_it_back_are_no_claim(self) -> None:
+        """`Nothing removed`, `already removed` and `"aligned": false` do not claim the action."""
+        rm = tool("rm", "Remove a file.")
+        assert not claims_action("Nothing removed", rm, []) and not claims_action("File already removed", rm, [])
+        assert not claims_action('{"aligned": false}', tool("align_items", "Align items."), [])
+
+    def test_a_tool_that_creates_never_claims_on_what_does_not_exist(self) -> None:
+        """What a creating tool names does not exist yet: that is its use, not a false claim."""
+        assert not claims_action("Folder made: x", tool("make_folder", "Make a folder."), [])
+
+
+class TestHiddenFailures:
+    def test_a_malformed_value_answered_with_nothing_found_is_a_failure(self) -> None:
+        """A pattern that does not compile, answered `No matches found`, failed."""
+        found = hidden_failure(ok("No matches found for pattern: ([a-z"), None, mutation="malformed_value",
+                               changed=None, arguments={"pattern": "([a-z"})
+        assert found is not None
+
+    def test_a_claim_on_a_made_up_name_fails_wherever_the_call_is_made(self) -> None:
+        """`File removed` for a path the build made up fails, with or without the probe's misuse label."""
+        rm = tool("rm", "Remove a file.")
+        for mutation in ("nonexistent_reference", None):
+            assert hidden_failure(ok("File removed: missing_3f2a.md"), rm, mutation=mutation, changed=False,
+                                  arguments={"path": "${root}/notes/missing_3f2a.md"}) is not None
+
+    def test_a_new_name_is_no_missing_reference(self) -> None:
+        """`Loaded 'x'` for an alias nothing holds yet is the tool's use, and a made-up name is no claim of a
+        tool whose verb makes things."""
+        load = tool("load_json", "Load a JSON file into memory under an alias.")
+        assert hidden_failure(ok("Loaded 'x' from data.json"), load, mutation=None, changed=False,
+                              arguments={"alias": "x"}) is None
+        assert hidden_failure(ok("Loaded 'no_such_key_3f2a'"), load, mutation=None, changed=False,
+                              arguments={"alias": "no_such_key_3f2a"}) is None
+
+    def test_a_claim_after_a_change_is_true(self) -> None:
+        """An answer claiming the action where the state changed is no hidden failure."""
+        assert hidden_failure(ok("File removed: a.md"), tool("rm", "Remove a file."), mutation=None, changed=True,
+                              arguments={"path": "missing_3f2a.md"}) is None

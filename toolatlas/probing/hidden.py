@@ -1,0 +1,114 @@
+"""Failures an ok answer hides, told by what the call was known to break.
+
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Two answers read
+like successes and are not, and only the call's own misuse shows it:
+
+- **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
+  kind that is not well-formed (a regular expression that does not compile, a date of month 13) and
+  the tool answered that it found nothing (``No matches found for pattern: ([a-z``): a value that
+  cannot be read cannot have been looked for, so the error was swallowed and reported as an empty
+  result — what a caller with a typo would take for "not there".
+- **an action claimed on what does not exist.** The call names something the build invented to name
+  nothing (:data:`~toolatlas.probing.values.MADE_UP`: a made-up id, a path of no file), nothing
+  changed, and the answer says the tool's own action was done (``File removed: notes/missing_3f2a.md``,
+  ``{"aligned": true}`` for ``no_such_object_3f2a``): the server reports a success it did not have. The
+  invented name tells, not the state's "names nothing yet" (the use of an argument that names what a
+  call makes: an alias a document is loaded under), nor which probe made the call — the same call is
+  judged the same wherever it is made (a boundary probe, a retry, a replay). A tool whose verb makes or
+  opens things is never judged so, nor is an answer that says the action was not needed
+  (``already``, ``not``, ``0 removed``), nor a call that changed the state.
+
+Both are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
+with the answer as their evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
+from toolatlas.probing.values import names_made_up
+
+__all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
+
+MALFORMED = "malformed_value"
+CREATING_VERBS = frozenset(
+    "add append create import init insert load make mkdir new open post put register save set start store upload "
+    "write".split()
+)
+"""Verbs of tools whose use is to bring into existence (or into the server's memory) what they name."""
+_WORD = re.compile(r"[A-Za-z][a-z]*")
+_NEGATION = re.compile(r"\b(?:not|no|nothing|none|never|already|failed|false|0)\b", re.IGNORECASE)
+_SHORT_VERB = 3
+"""Verbs shorter than this (``rm``) are never taken for the action: their past forms are not words."""
+
+
+def _past(verb: str) -> set[str]:
+    """The past participles of a regular verb: ``remove`` → removed, ``lock`` → locked, ``drop`` → dropped."""
+    if verb.endswith("e"):
+        return {verb + "d"}
+    forms = {verb + "ed"}
+    if re.search(r"[^aeiou][aeiou][bdgmnpt]$", verb):
+        forms.add(verb + verb[-1] + "ed")
+    if verb.endswith("y") and len(verb) > 2 and verb[-2] not in "aeiou":
+        forms.add(verb[:-1] + "ied")
+    return forms
+
+
+def action_participles(spec: ToolSpec) -> set[str]:
+    """How an answer says the tool's action was done: the past participles of the verbs that start its
+    name and its description (``align_elements`` → aligned; ``rm`` "Remove a file." → removed); none for a
+    tool whose action creates."""
+    words = [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
+    if any(w in CREATING_VERBS for w in words):
+        return set()
+    return {form for w in words if len(w) >= _SHORT_VERB for form in _past(w)}
+
+
+def claims_action(text: str, spec: ToolSpec | None, values: list[str]) -> bool:
+    """Whether an answer says the tool's action was done: a JSON answer holds its participle as a key set
+    to true (``"aligned": true``), a text answer's first line holds it with no word that takes it back
+    (``File removed: x``, not ``Nothing removed``). The call's own values are taken out first."""
+    participles = action_participles(spec) if spec is not None else set()
+    if not participles:
+        return False
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            document = json.loads(stripped)
+        except ValueError:
+            document = None
+        if isinstance(document, Mapping):
+            return any(document.get(key) is True for key in document if str(key).lower() in participles)
+    remainder, _echoed = without_echoes(stripped, values)
+    first = next((line for line in remainder.splitlines() if line.strip()), "")
+    said = {w.lower() for w in _WORD.findall(first)}
+    return bool(said & participles) and not _NEGATION.search(first)
+
+
+def hidden_failure(
+    outcome: CallOutcome,
+    spec: ToolSpec | None,
+    *,
+    mutation: str | None,
+    changed: bool | None,
+    arguments: Mapping[str, Any] | None = None,
+    rendered: Mapping[str, Any] | None = None,
+) -> str | None:
+    """Why an ok answer that reads as a success is a failure given what the call broke (``mutation``: its
+    boundary probe's family; see the module docstring), or None. ``changed``: whether it changed the
+    environment (None: unknown)."""
+    if outcome.outcome is not OutcomeClass.OK:
+        return None
+    text = outcome.excerpt or ""
+    values = argument_values(arguments, rendered, outcome.arguments)
+    if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
+        return "a malformed value answered as if nothing was found"
+    made_up = names_made_up(arguments) or names_made_up(rendered)
+    if made_up and changed is not True and claims_action(text, spec, values):
+        return "it claims its action on what does not exist, and nothing changed"
+    return None
