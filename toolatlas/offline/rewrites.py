@@ -47,9 +47,9 @@ def _fields(arguments: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str |
     for name, value in arguments.items():
         if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
             cut[name] = [value[0]]
-            slots = [(name, 0, key) for key, item in value[0].items() if _text(item)]
-            return cut, slots[:MAX_FIELDS]
-    slots = [(name,) for name, value in arguments.items() if _text(value)]
+            fields: list[tuple[str | int, ...]] = [(name, 0, key) for key, item in value[0].items() if _text(item)]
+            return cut, fields[:MAX_FIELDS]
+    slots: list[tuple[str | int, ...]] = [(name,) for name, value in arguments.items() if _text(value)]
     return cut, slots[:MAX_FIELDS] if len(slots) >= 2 else []
 
 

@@ -39,8 +39,9 @@ def build_server() -> Any:
         x: Annotated[int, Field(description="Horizontal position.")],
         y: Annotated[int, Field(description="Vertical position.")],
     ) -> dict[str, Any]:
-        shape = {"id": uuid.uuid4().hex[:12], "kind": kind, "x": x, "y": y}
-        shapes[shape["id"]] = shape
+        shape_id = uuid.uuid4().hex[:12]
+        shape = {"id": shape_id, "kind": kind, "x": x, "y": y}
+        shapes[shape_id] = shape
         return shape
 
     @server.tool(description="List the shapes on the canvas, optionally of one kind or matching a filter.")
