@@ -144,7 +144,9 @@ class TestRayEngine:
         assert report.servers == {"memory": "ok", "time": "ok"} and report.probing_seconds > 0
         assert entries_of(config) == reference
 
-    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    # colocated: 11 s of CPU, slow; a colocated host's death mid-round (the harder moment) is
+    # test_colocated_server_reopened_when_its_host_dies, by default
+    @pytest.mark.parametrize("topology", [pytest.param("colocated", marks=pytest.mark.slow), "split"])
     def test_executor_host_killed_mid_build(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
         """An executor host killed after the first round is restarted by Ray; its work is redone, nothing doubles
         (colocated: the servers it held are reopened from their checkpoints and the round re-run)."""
@@ -176,6 +178,8 @@ class TestRayEngine:
         assert [server for server, _ in build.redone] == ["memory"]
         assert entries_of(config) == reference
 
+    @pytest.mark.slow  # 13 s of CPU; a shard's death while its server probes (the harder moment) is
+    # test_shard_lost_while_its_server_probes, by default
     def test_shard_killed_mid_build(self, local_ray, reference, tmp_path: Path) -> None:
         """A shard killed after a round is restored from its checkpoint and the round redone: same atlas."""
         killed = []

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from structlog.testing import capture_logs
 
-from toolatlas.config import Catalogue, ServerSpec
+from toolatlas.config import Catalogue, ServerSpec, load_catalogue
 from toolatlas.errors import RuntimeInstallError
 from toolatlas.home import Home
 from toolatlas.runtimes import (
@@ -33,6 +33,8 @@ from toolatlas.runtimes import (
 )
 
 pytestmark = pytest.mark.timeout(900)
+
+REPO = Path(__file__).resolve().parents[2]
 
 MEMORY = {"kind": "npm", "package": "@modelcontextprotocol/server-memory", "version": "2026.8.31"}
 TIME = {"kind": "pypi", "package": "mcp-server-time", "version": "2026.10.19"}
@@ -285,9 +287,13 @@ class TestPypiRuntime:
         ):
             resolve(spec, runtime_home)
 
-    def test_postgres_mcp_on_python_312_with_explicit_deps(self, runtime_home: Home) -> None:
-        """postgres-mcp 0.3.0 installs on Python 3.12 with no_deps and explicit requirements; its CLI runs."""
-        runtime = install(server("postgres", POSTGRES_MCP), runtime_home)
+    def test_postgres_mcp_on_python_312_with_explicit_deps(self) -> None:
+        """postgres-mcp 0.3.0 installs on Python 3.12 with no_deps and explicit requirements; its CLI runs.
+        The runtime is the one the PostgreSQL tests run, in the repository's home: installed there by
+        ``make test-servers`` (a fresh install of ~25 s of CPU that this test then finds), else here."""
+        spec = server("postgres", POSTGRES_MCP)
+        assert load_catalogue(REPO / "configs" / "postgres.toml").server("postgres").runtime == spec.runtime
+        runtime = install(spec, Home(REPO / ".toolatlas"))
         venv = Path(runtime.location)
         version = subprocess.run(
             [venv / "bin" / "python", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
