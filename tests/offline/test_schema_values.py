@@ -157,3 +157,11 @@ class TestSchemaKeywords:
             {"code": {"type": "string", "pattern": "^[a-z]{4}[0-9]{2}$"}, "n": {"type": "integer"}}
         )
         assert [planned(tool, v, seed=3) for v in range(3)] == [planned(tool, v, seed=3) for v in range(3)]
+
+
+class TestDanglingReferences:
+    def test_a_property_referring_into_its_tools_definitions_judges_nothing(self) -> None:
+        """A property schema cut from its tool (``{"$ref": "#/$defs/Input"}`` without the definitions) accepts
+        a value instead of raising: planning goes on for a server whose schemas refer to shared definitions."""
+        assert conforms({"package": "x"}, {"$ref": "#/$defs/InstallPackageInput"})
+        assert not conforms(3, {"type": "string"})

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
+from referencing.exceptions import Unresolvable
 
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, confidence
 from toolatlas.models import utcnow
@@ -139,10 +140,11 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
 
 
 def _conforms(arguments: dict[str, Any], schema: dict[str, Any]) -> bool:
-    """Whether a call's arguments satisfy the tool's input schema (a schema that does not parse: no)."""
+    """Whether a call's arguments satisfy the tool's input schema (a schema that does not parse, or whose
+    ``$ref`` leads nowhere: no)."""
     try:
         return bool(validator_for(schema)(schema).is_valid(arguments)) if schema else True
-    except SchemaError:
+    except (SchemaError, Unresolvable):
         return False
 
 

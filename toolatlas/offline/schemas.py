@@ -25,6 +25,7 @@ import structlog
 from jsonschema import FormatChecker
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
+from referencing.exceptions import Unresolvable
 
 __all__ = ["NoExample", "Unsatisfiable", "conforms", "constrains", "inline_refs", "schema_example"]
 
@@ -116,11 +117,15 @@ def constrains(schema: dict[str, Any]) -> bool:
 
 
 def conforms(value: Any, schema: dict[str, Any] | None) -> bool:
-    """Whether ``value`` satisfies ``schema`` (an empty or malformed schema accepts anything)."""
+    """Whether ``value`` satisfies ``schema`` (an empty or malformed schema accepts anything, as does one
+    whose ``$ref`` leads nowhere from it: a property's reference into its tool's definitions)."""
     if not schema:
         return True
     validator = _validator(_key(schema))
-    return True if validator is None else bool(validator.is_valid(value))
+    try:
+        return True if validator is None else bool(validator.is_valid(value))
+    except Unresolvable:
+        return True
 
 
 def schema_example(schema: dict[str, Any], index: int = 0, seed: int = 0) -> Any:

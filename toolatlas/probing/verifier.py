@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 import structlog
+from referencing.exceptions import Unresolvable
 
 from toolatlas.environments import Environment, StateDiff, StateDigest, render_value
 from toolatlas.errors import ConfigError
@@ -211,7 +212,10 @@ class Verifier:
         if validator is None:
             cls = jsonschema.validators.validator_for(spec.output_schema)
             validator = self._validators[tool] = cls(spec.output_schema)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(outcome.structured))
+        try:
+            error = jsonschema.exceptions.best_match(validator.iter_errors(outcome.structured))
+        except Unresolvable:  # the schema's own $ref leads nowhere: it judges nothing
+            return None, ""
         return (True, "") if error is None else (False, error.message[:300])
 
 
