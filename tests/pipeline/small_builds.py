@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
 from toolatlas.home import Home
+from toolatlas.pipeline import budget
 from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.store.paths import open_store
 from toolatlas.workspace import Workspace
@@ -25,13 +31,31 @@ def catalogue_at(path: Path) -> Catalogue:
     })
 
 
+@contextmanager
+def planned_by_count() -> Iterator[None]:
+    """Builds in this block plan by probe count alone: no tool is costly (:mod:`toolatlas.pipeline.budget`).
+
+    A plan shares a round's time by what calls cost, so on a loaded host one call slowed by the
+    scheduler can make a tool of milliseconds costly and drop some of its probes: two builds of the
+    same seed then differ. The tests that compare a resumed, re-run or differently placed build with
+    an uninterrupted one compare what the build does with its plan, which must not depend on the
+    host's load; the time shares themselves, and their ledger's exact resume, are
+    tests/pipeline/test_time_budget.py's.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(budget, "COSTLY_CALL_S", math.inf)
+        yield
+
+
 def build_at(path: Path) -> Catalogue:
-    """The uninterrupted small build of :data:`SERVERS`, bootstrap + :data:`ROUNDS`, stored at ``path``."""
+    """The uninterrupted small build of :data:`SERVERS`, bootstrap + :data:`ROUNDS`, stored at ``path``
+    (:func:`planned_by_count`)."""
     catalogue = catalogue_at(path)
     store = open_store(catalogue)
     try:
-        asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=ROUNDS,
-                                    servers=[catalogue.server(s) for s in SERVERS]))
+        with planned_by_count():
+            asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=ROUNDS,
+                                        servers=[catalogue.server(s) for s in SERVERS]))
     finally:
         store.close()
     return catalogue

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
+from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at, planned_by_count
 
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
@@ -27,7 +27,8 @@ def losing_build(catalogue: Catalogue, losses: list[tuple[str, int]], lose_openi
     placement = LosingPlacement(LocalPlacement(workspace, rounds=ROUNDS), losses, lose_opening=lose_opening)
     driver = CatalogueBuild(catalogue, placement, sink, StoreWriter(sink), rounds=ROUNDS)
     try:
-        asyncio.run(driver.run([catalogue.server(s) for s in SERVERS]))
+        with planned_by_count():  # as the reference it is compared with
+            asyncio.run(driver.run([catalogue.server(s) for s in SERVERS]))
     finally:
         store.close()
     return driver, placement

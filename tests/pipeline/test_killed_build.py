@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from folders import copy_folder
-from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at
+from small_builds import REPO, ROUNDS, SERVERS, atlas, catalogue_at, planned_by_count
 
 from toolatlas.config import Catalogue
 from toolatlas.home import Home
@@ -20,12 +20,14 @@ from toolatlas.workspace import Workspace
 
 
 def build(catalogue: Catalogue, *, resume: bool = False, kill_at: int | None = None) -> KillingSink:
-    """Build the servers (a sink that never kills, with ``kill_at`` None); the sink, with its writes."""
+    """Build the servers (a sink that never kills, with ``kill_at`` None), planned by count as the build
+    it extends (:func:`~small_builds.planned_by_count`); the sink, with its writes."""
     store = open_store(catalogue)
     sink = KillingSink(store, AtlasPaths(catalogue), kill_at)
     try:
-        asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=ROUNDS,
-                                    resume=resume, servers=[catalogue.server(s) for s in SERVERS], sink=sink))
+        with planned_by_count():
+            asyncio.run(build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store, rounds=ROUNDS,
+                                        resume=resume, servers=[catalogue.server(s) for s in SERVERS], sink=sink))
     finally:
         store.close()
     return sink

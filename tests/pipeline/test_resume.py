@@ -11,9 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
-from small_builds import atlas
+from small_builds import atlas, planned_by_count
 
 from toolatlas.config import load_catalogue
+from toolatlas.pipeline.budget import CallCosts
 from toolatlas.pipeline.persistence import read_coverage
 from toolatlas.store.paths import AtlasPaths, open_store
 
@@ -40,6 +41,20 @@ def build(config: Path, *extra: str, hash_seed: str, servers: list[str] = SERVER
     for server in servers:
         args += ["--server", server]
     return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def costly_tools(config: Path) -> dict[str, list[str]]:
+    """Per server, the tools its build's final plan held costly (:mod:`toolatlas.pipeline.budget`), from its
+    checkpoint: builds in other processes plan by time, and on a loaded host one slow call can make a
+    millisecond tool costly in one build and not in another — two atlases that differ then say why."""
+    found = {}
+    for path in sorted((AtlasPaths(load_catalogue(config)).root / "checkpoints").glob("*.json")):
+        state = json.loads(path.read_text())["costs"]
+        costs = CallCosts.restore(state)
+        tools = set(state["pilots"]) | set(state["refusal_pilots"]) | {key.rsplit(":", 1)[0] for key in state["calls"]}
+        found[path.stem] = sorted(t for t in tools if max(costs.mean(t, refused=False), costs.mean(t, refused=True))
+                                  >= costs.costly_from())
+    return found
 
 
 class TestResume:
@@ -73,8 +88,9 @@ class TestResume:
         assert process.returncode == 0, output
         assert "build_resumed" in output or any(f"[{s}]" in output for s in SERVERS)
         expected, resumed = atlas(load_catalogue(reference)), atlas(load_catalogue(interrupted))
-        assert resumed["entries"] == expected["entries"]
-        assert resumed == expected
+        planned = f"costly tools: uninterrupted {costly_tools(reference)}, resumed {costly_tools(interrupted)}"
+        assert resumed["entries"] == expected["entries"], planned
+        assert resumed == expected, planned
         checkpoints = AtlasPaths(load_catalogue(interrupted)).root / "checkpoints"
         assert {p.stem for p in checkpoints.glob("*.json")} == set(SERVERS)
         assert all(json.loads(p.read_text())["completed_round"] == 2 for p in checkpoints.glob("*.json"))
@@ -110,8 +126,9 @@ class TestDeterminism:
             })
             store = open_store(catalogue)
             try:
-                await build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store,
-                                      servers=[catalogue.server("memory")], rounds=2)
+                with planned_by_count():  # the host's load must not change one plan and not the other
+                    await build_catalogue(Workspace(catalogue, Home(REPO / ".toolatlas")), store,
+                                          servers=[catalogue.server("memory")], rounds=2)
                 results.append({e.id: e.support for e in store.all("entries")})
             finally:
                 store.close()
