@@ -22,7 +22,7 @@ from toolatlas.home import Home
 from toolatlas.models import OutcomeClass, ToolAnnotations, ToolSpec
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep
-from toolatlas.probing.own_state import TRUSTED_AFTER, is_clearing, is_state_reader
+from toolatlas.probing.own_state import MAX_DISTURBING, TRUSTED_AFTER, is_clearing, is_state_reader
 from toolatlas.testing import reporting_server_command
 from toolatlas.workspace import Workspace
 
@@ -197,23 +197,23 @@ class TestMemoryAlone:
             rollout, _ = await executor.run_verified(call(2, "lookup", key="size"))
             assert rollout.steps[0].outcome.excerpt == "Error: no entry named 'size'"
 
-    async def test_a_server_whose_calls_leave_its_memory_fresh_is_trusted(self, tmp_path: Path) -> None:
-        """Calls that change nothing the readers show: after TRUSTED_AFTER of them the readers are no longer asked."""
+    async def test_calls_that_leave_the_memory_fresh_cost_no_restart(self, tmp_path: Path) -> None:
+        """Calls that change nothing the readers show, however many, restart nothing (the readers are
+        asked after each: a call that changes no file may still change the memory)."""
         async with reporting(tmp_path) as executor:
             for n in range(TRUSTED_AFTER + 2):
                 await executor.run_verified(call(n, "echo", message=f"m{n}"))
-            assert executor.own_state is not None and executor.own_state.quiet_calls == {"echo": TRUSTED_AFTER}
-            assert executor.own_state.restarts == 0
+            assert executor.own_state is not None and executor.own_state.restarts == 0
 
 
 @contextlib.asynccontextmanager
-async def shelves(tmp_path: Path) -> AsyncIterator[Executor]:
-    """An executor of the shelves server (shelves in its memory) beside a folder it never writes."""
+async def shelves(tmp_path: Path, *flags: str) -> AsyncIterator[Executor]:
+    """An executor of the shelves server (shelves in its memory, beside a folder of notes), started with ``flags``."""
     folder = tmp_path / "folder"
     folder.mkdir()
     (folder / "readme.txt").write_text("shelves live in memory")
     server = {"name": "shelves", "environment": {"kind": "directory", "snapshot": str(folder)},
-              "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.shelves", "${root}"]}}
+              "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.shelves", "${root}", *flags]}}
     async with started(tmp_path, server) as executor:
         yield executor
 
@@ -227,9 +227,13 @@ def shelf_call(n: int, tool: str, **arguments: str) -> Probe:
 class TestEveryCollection:
     async def test_a_listing_of_every_collection_is_a_reader(self, tmp_path: Path) -> None:
         """Of more argument-free reads than are asked, the listing of every shelf is one, though it
-        sorts last by name and says when each shelf was made (the clock, masked when compared)."""
+        sorts last by name and says when each shelf was made (the clock, masked when compared); the
+        reads of the default shelf, which make it, are none: the server is restarted after each found."""
         async with shelves(tmp_path) as executor:
-            assert executor.own_state is not None and "list_shelves" in executor.own_state.readers
+            assert executor.own_state is not None and executor.own_state.readers == ["list_shelves"]
+            assert executor.own_state.fresh["list_shelves"] == "ok:"  # no shelf: an empty answer
+            assert executor.sandbox.connection is not None and executor.sandbox.connection.restarts == MAX_DISTURBING
+            assert executor.own_state.restarts == 0
 
     async def test_a_change_to_another_collection_is_undone(self, tmp_path: Path) -> None:
         """An item put on a new shelf changes no file and none of the default shelf's reads: the
@@ -252,6 +256,28 @@ class TestEveryCollection:
             assert executor.own_state.restarts == 1
             rollout, _ = await executor.run_verified(shelf_call(21, "list_shelves"))
             assert "garden" not in rollout.steps[0].outcome.excerpt
+
+    async def test_a_tool_that_changes_the_memory_only_sometimes_is_followed_every_time(self, tmp_path: Path) -> None:
+        """However often a tool left the instance and the readers as they were (a label only printed),
+        the readers are asked after it: the one call that puts a label on a new shelf is undone."""
+        async with shelves(tmp_path) as executor:
+            for n in range(TRUSTED_AFTER + 1):
+                await executor.run_verified(shelf_call(n, "label_item", item=f"jar {n}"))
+            assert executor.own_state is not None and executor.own_state.restarts == 0
+            await executor.run_verified(shelf_call(20, "label_item", item="rake", shelf="garden"))
+            assert executor.own_state.restarts == 1
+            rollout, _ = await executor.run_verified(shelf_call(21, "list_shelves"))
+            assert "garden" not in rollout.steps[0].outcome.excerpt
+
+    async def test_a_new_collection_is_deleted_by_the_servers_own_tool(self, tmp_path: Path) -> None:
+        """A shelf a probe made is removed by the server's tool that removes a shelf by its name (the
+        name the listing newly shows): no restart, and the next probe does not see the shelf."""
+        async with shelves(tmp_path, "--removable") as executor:
+            assert executor.own_state is not None and executor.own_state.deleters["list_shelves"].tool == "remove_shelf"
+            await executor.run_verified(shelf_call(1, "add_item", item="rake", shelf="garden"))
+            assert (executor.own_state.deletions, executor.own_state.restarts) == (1, 0)
+            rollout, _ = await executor.run_verified(shelf_call(2, "list_shelves"))
+            assert rollout.steps[0].outcome.excerpt == ""
 
     async def test_trust_in_other_tools_says_nothing_of_a_new_one(self, tmp_path: Path) -> None:
         """After TRUSTED_AFTER and more probes of a tool that changes nothing, the readers are still
