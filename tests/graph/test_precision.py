@@ -298,3 +298,55 @@ class TestMisuseAcceptedAndRejected:
         [tolerated] = graph.entries_of("copy_range", EntryKind.AFFORDANCE)
         assert refused.condition == self.ROW_ZERO and tolerated.condition is None
         assert [c.kind for c in check_consistency(graph.entries.values()).contradictions] == ["outcome"]
+
+
+DELETE = ToolSpec(server="s", name="delete_items", description="Delete items.", input_schema={
+    "type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}, "required": ["items"]})
+
+
+class TestMisusePassedOver:
+    MADE_UP = "`items[0]` names a item that does not exist"
+
+    def delete(self, inducer: Inducer, items: list[str], change: StateDiff, n: int, *, hidden: bool = True) -> None:
+        """A call of ``delete_items`` whose first item is made up, answered as a success (a hidden failure
+        when ``hidden`` and nothing changed)."""
+        step = ProbeStep(tool="delete_items", arguments={"items": items}, mutation="nonexistent_reference",
+                         condition=self.MADE_UP, expect="error")
+        probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.BOUNDARY, target="delete_items", task="t",
+                      steps=[step])
+        result = StepResult(index=0, outcome=CallOutcome(server="s", tool="delete_items", arguments=step.arguments,
+                                                         outcome=OutcomeClass.OK, excerpt="Items deleted successfully"))
+        hidden = "it claims its action on what does not exist, and nothing changed" if hidden and change.empty else ""
+        verdict = StepVerdict(index=0, tool="delete_items", outcome=OutcomeClass.OK, failed=bool(hidden),
+                              reported_as_success=bool(hidden), hidden_failure=hidden,
+                              error_text="Items deleted successfully" if hidden else "", change=change,
+                              effect=Effect.MUTATING if not change.empty else Effect.READ_ONLY)
+        inducer.induce(Rollout(probe=probe, steps=[result]),
+                       Verdict(probe_id=probe.id, server="s", resolved=True, steps=[verdict]))
+
+    def test_a_made_up_item_alone_and_among_real_ones_is_told_by_what_the_rest_did(self) -> None:
+        """A made-up item alone is a failure answered as success (nothing changed); beside real items the
+        call is accepted and the real ones go. Both are served, each under what the rest of the call did,
+        and the check finds no contradiction."""
+        graph = ServerGraph("s", [DELETE])
+        inducer = Inducer(graph)
+        gone = StateDiff(removed=["item:b"])
+        for n in range(4):  # more values than an argument separates outcomes by
+            self.delete(inducer, [f"no_such_item_{n}a1{n}"], StateDiff(), n)
+        self.delete(inducer, ["no_such_item_5a15", "b"], gone, 5)
+        [passed_over] = graph.entries_of("delete_items", EntryKind.BOUNDARY)
+        [accepted] = [e for e in graph.entries_of("delete_items", EntryKind.AFFORDANCE) if e.signature.startswith("tolerates:")]
+        assert passed_over.condition == f"{self.MADE_UP}, and nothing else in the call takes effect"
+        assert accepted.condition == f"{self.MADE_UP}, while the rest of the call takes effect"
+        assert "answers as if it succeeded" in passed_over.text and "nothing else in the call" in passed_over.text
+        assert check_consistency(graph.entries.values()).contradictions == []
+
+    def test_without_a_change_on_the_accepted_side_the_pair_stays_a_contradiction(self) -> None:
+        """Among the accepted calls one changed nothing: what the rest of the call did separates nothing."""
+        graph = ServerGraph("s", [DELETE])
+        inducer = Inducer(graph)
+        for n in range(4):
+            self.delete(inducer, [f"no_such_item_{n}a1{n}"], StateDiff(), n)
+        self.delete(inducer, ["no_such_item_5a15", "b"], StateDiff(removed=["item:b"]), 5)
+        self.delete(inducer, ["no_such_item_6a16", "c"], StateDiff(), 6, hidden=False)
+        assert [c.kind for c in check_consistency(graph.entries.values()).contradictions] == ["outcome"]

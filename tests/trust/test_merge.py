@@ -101,6 +101,20 @@ class TestMerge:
         merged = merge_atlases([("one", export), ("two", export)])
         assert merged.merge is not None and merged.merge.conflicts == []
 
+    def test_names_a_build_made_up_are_no_disagreement(self, builders: dict) -> None:
+        """A condition quoting a name one builder's probes made up (``first_bf4a``) agrees with another
+        builder's quoting its own (``first_76b2``); a condition that says something else does not."""
+        document = json.loads(builders["seed0"].read_text())
+        entry = next(e for e in entries(document).values() if e["kind"] == "boundary" and e["status"] == "active")
+        other = json.loads(json.dumps(document))
+        entries(other)[entry["id"]]["condition"] = "called with `name` = first_76b2"
+        entries(document)[entry["id"]]["condition"] = "called with `name` = first_bf4a"
+        agree = merge_atlases([("a", AtlasExport.model_validate(document)), ("b", AtlasExport.model_validate(other))])
+        assert agree.merge is not None and agree.merge.conflicts == []
+        entries(other)[entry["id"]]["condition"] = "called with `name` = second_76b2"
+        differ = merge_atlases([("a", AtlasExport.model_validate(document)), ("b", AtlasExport.model_validate(other))])
+        assert differ.merge is not None and [c.field for c in differ.merge.conflicts] == ["condition"]
+
     def test_same_call_working_for_one_builder_and_failing_for_another(self, builders: dict) -> None:
         """An affordance whose very call another builder records as a boundary: both are withheld."""
         document = json.loads(builders["seed0"].read_text())

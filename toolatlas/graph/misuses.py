@@ -11,7 +11,10 @@ So whenever one tool's misuse (family and planned condition) is served both as a
 tolerated call, every such entry's condition is qualified by the arguments whose values never
 overlap between the accepted and the rejected calls (``with `file` = "${root}/prices.csv"``). The
 planned condition stays where it was written (a boundary's ``when_not``, a tolerated call's
-``when``). When no argument separates them, nothing is qualified and the consistency check reports
+``when``). A failure answered as success in calls that changed nothing beside calls that took the same
+misuse and changed the state (a made-up item among real ones) is separated by what the rest of the call
+did: "… and nothing else in the call takes effect" against "… while the rest of the call takes effect".
+When neither separates them, nothing is qualified and the consistency check reports
 the pair: then the outcome depends on something the calls do not show.
 """
 
@@ -22,11 +25,14 @@ import json
 from toolatlas.graph.families import SCHEMA_FAMILIES
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
+from toolatlas.models import OutcomeClass
 
 __all__ = ["ACCEPTED", "misuse_condition", "separate_misuse"]
 
 ACCEPTED = " (accepted)"
 """The suffix of a tolerated call's ``when`` after its planned condition."""
+NOTHING_ELSE = "and nothing else in the call takes effect"
+REST_TAKES_EFFECT = "while the rest of the call takes effect"
 MAX_VALUES = 3
 """An argument separates the outcomes only by this many values per side at most (else it is noise)."""
 _SHOWN = 60
@@ -59,6 +65,14 @@ def _values(entries: list[Entry]) -> dict[str, set[str]]:
     names = {name for call in calls for name in call}
     return {name: {json.dumps(call[name], ensure_ascii=False, sort_keys=True) if name in call else "absent"
                    for call in calls} for name in names}
+
+
+def _separated_by_effect(rejected: list[Entry], accepted: list[Entry]) -> bool:
+    """Whether the outcome follows what the rest of the call did: every rejection is a failure answered as
+    success (an ok answer) in a call that changed nothing, every acceptance a call that changed the state
+    (a made-up item beside real ones: the real ones took effect, the made-up one was passed over)."""
+    return (all(e.outcome is OutcomeClass.OK and all(not i.state_change for i in e.evidence) for e in rejected)
+            and all(all(i.state_change for i in e.evidence) for e in accepted))
 
 
 def _qualifier(values: dict[str, set[str]], separating: list[str]) -> str:
@@ -103,9 +117,15 @@ def separate_misuse(graph: ServerGraph, entry: Entry) -> None:
         if not (refused.get(name, {"absent"}) & tolerated.get(name, {"absent"}))
         and len(refused.get(name, ())) <= MAX_VALUES and len(tolerated.get(name, ())) <= MAX_VALUES
     )
+    by_effect = not separating and _separated_by_effect(rejected, accepted)
     for side, values in ((rejected, refused), (accepted, tolerated)):
         values = {name: values.get(name, {"absent"}) for name in separating}
-        condition = f"{planned}, with {_qualifier(values, separating)}" if separating else planned
+        if separating:
+            condition = f"{planned}, with {_qualifier(values, separating)}"
+        elif by_effect:
+            condition = f"{planned}, {NOTHING_ELSE if side is rejected else REST_TAKES_EFFECT}"
+        else:
+            condition = planned
         for member in side:
             if misuse_condition(member) != condition:  # qualified, or no longer separable: as planned
                 graph.put_entry(_restated(member, condition))

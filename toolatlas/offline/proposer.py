@@ -446,6 +446,7 @@ class OfflineProposer:
         for entry in self.graph.entries_of(name, EntryKind.BOUNDARY)[:4]:
             if entry.example_arguments is None or entry.outcome is None:
                 continue
+            before = self._setup_of(entry)
             failing = ProbeStep(
                 tool=name,
                 arguments=entry.example_arguments,
@@ -456,16 +457,31 @@ class OfflineProposer:
             )
             fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
-                    "retry_of": 0,
+                    "retry_of": len(before),
                     "intent": f"retry with corrected arguments so that it does not fail when {entry.condition}",
                 }
             )
             probes.append(
                 self.new_probe(
-                    round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[f"{name}:retry:{entry.id}"]
+                    round_, Direction.AFFORDANCE, name, [*before, failing, fixed], keys=[f"{name}:retry:{entry.id}"]
                 )
             )
         return probes
+
+    @staticmethod
+    def _setup_of(entry: Entry) -> list[ProbeStep]:
+        """The calls a boundary's example call was made after in its probe (a duplicate create follows the
+        create it repeats): a retry makes them first, or its failing call would meet a fresh sandbox."""
+        shown = next((e for e in entry.evidence if e.arguments == entry.example_arguments), None)
+        if shown is None:
+            shown = entry.evidence[0] if entry.evidence else None
+        if shown is None:
+            return []
+        return [
+            ProbeStep(tool=call["tool"], arguments=call["arguments"], intent="make what the failing call needs",
+                      expect="ok", marker=call.get("marker"), observes=call.get("observes"), loses=call.get("loses"))
+            for call in shown.prefix
+        ]
 
     def _misuse_of(self, entry: Entry) -> str | None:
         """The misuse a boundary's example call is (its family; a schema summary's: its first member's), so a

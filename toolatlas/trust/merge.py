@@ -11,7 +11,9 @@ export (:mod:`.integrity`: what its evidence does not support is quarantined), t
 - a **claim field** the builders state differently (condition, error signature, outcome, effect,
   determinism, idempotence, peer, relation) is a ``field`` conflict — but for a summary entry, whose
   condition and error shape aggregate the examples each builder tried; one builder serving an entry
-  that another set aside (stale, contradicted, retired, quarantined) is a ``status`` conflict;
+  that another set aside (stale, contradicted, retired, quarantined) is a ``status`` conflict; a name
+  a build made up for its probes (``first_bf4a``) is no claim: conditions that differ only by such names
+  agree;
 - **the same call** an affordance of one builder shows working and a boundary of another shows
   failing is an ``outcome`` conflict on both entries;
 - a tool seen at **different interfaces** (schema hashes) is a ``schema`` conflict on its entries,
@@ -32,6 +34,7 @@ from typing import Any
 from toolatlas.export import AtlasExport, Conflict, MergeLog, ServerExport, ToolExport
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, StrategyNode, TraceNode
 from toolatlas.models import canonical_json, utcnow
+from toolatlas.probing.text import run_specific_masked
 from toolatlas.trust.integrity import admit
 
 __all__ = ["CLAIM_FIELDS", "merge_atlases"]
@@ -182,7 +185,7 @@ def _field_conflicts(server: str, held: list[tuple[str, Entry]]) -> list[Conflic
         if first.summarises and field in _AGGREGATES:
             continue
         values = {builder: _plain(getattr(entry, field)) for builder, entry in held}
-        if len({canonical_json(v) for v in values.values()}) > 1:
+        if len({canonical_json(_seedless(v)) for v in values.values()}) > 1:
             found.append(Conflict(kind="field", server=server, tool=first.tool, entries=[first.id], field=field,
                                   values=values))
     statuses = {builder: entry.status.value for builder, entry in held}
@@ -190,6 +193,12 @@ def _field_conflicts(server: str, held: list[tuple[str, Entry]]) -> list[Conflic
         found.append(Conflict(kind="status", server=server, tool=first.tool, entries=[first.id], field="status",
                               values=statuses))
     return found
+
+
+def _seedless(value: Any) -> Any:
+    """A claim as every seed states it: a condition that quotes a name one build made up (``first_bf4a``)
+    says the same as another build's with its own (``first_76b2``)."""
+    return run_specific_masked(value) if isinstance(value, str) else value
 
 
 def _plain(value: Any) -> Any:
