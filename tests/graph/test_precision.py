@@ -304,8 +304,14 @@ DELETE = ToolSpec(server="s", name="delete_items", description="Delete items.", 
     "type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}, "required": ["items"]})
 
 
+DELETE_FROM = ToolSpec(server="s", name="delete_items", description="Delete items of an owner.", input_schema={
+    "type": "object", "properties": {"owner": {"type": "string"}, "items": {"type": "array", "items": {"type": "string"}}},
+    "required": ["owner", "items"]})
+
+
 class TestMisusePassedOver:
     MADE_UP = "`items[0]` names a item that does not exist"
+    MADE_UP_OWNER = "`owner` names a owner that does not exist"
 
     def delete(self, inducer: Inducer, items: list[str], change: StateDiff, n: int, *, hidden: bool = True) -> None:
         """A call of ``delete_items`` whose first item is made up, answered as a success (a hidden failure
@@ -331,7 +337,7 @@ class TestMisusePassedOver:
         graph = ServerGraph("s", [DELETE])
         inducer = Inducer(graph)
         gone = StateDiff(removed=["item:b"])
-        for n in range(4):  # more values than an argument separates outcomes by
+        for n in range(2):  # few enough values for the argument to separate the outcomes too
             self.delete(inducer, [f"no_such_item_{n}a1{n}"], StateDiff(), n)
         self.delete(inducer, ["no_such_item_5a15", "b"], gone, 5)
         [passed_over] = graph.entries_of("delete_items", EntryKind.BOUNDARY)
@@ -350,3 +356,28 @@ class TestMisusePassedOver:
         self.delete(inducer, ["no_such_item_5a15", "b"], StateDiff(removed=["item:b"]), 5)
         self.delete(inducer, ["no_such_item_6a16", "c"], StateDiff(), 6, hidden=False)
         assert [c.kind for c in check_consistency(graph.entries.values()).contradictions] == ["outcome"]
+
+    def test_two_made_up_arguments_answered_as_success_are_two_entries(self) -> None:
+        """A success claimed on a made-up item and on a made-up owner reads the same; each misuse is its own
+        boundary whose every evidence call is of that misuse."""
+        graph = ServerGraph("s", [DELETE_FROM])
+        inducer = Inducer(graph)
+        for n, (argument, condition) in enumerate([("items", self.MADE_UP), ("owner", self.MADE_UP_OWNER)] * 2):
+            made_up = f"no_such_{argument}_{n}a1{n}"
+            arguments = {"owner": "ada", "items": ["b"], argument: [made_up] if argument == "items" else made_up}
+            step = ProbeStep(tool="delete_items", arguments=arguments, mutation="nonexistent_reference",
+                             condition=condition, expect="error")
+            probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.BOUNDARY, target="delete_items",
+                          task="t", steps=[step])
+            result = StepResult(index=0, outcome=CallOutcome(server="s", tool="delete_items", arguments=arguments,
+                                                             outcome=OutcomeClass.OK, excerpt="Items deleted successfully"))
+            verdict = StepVerdict(index=0, tool="delete_items", outcome=OutcomeClass.OK, failed=True,
+                                  reported_as_success=True, error_text="Items deleted successfully",
+                                  hidden_failure="it claims its action on what does not exist, and nothing changed")
+            inducer.induce(Rollout(probe=probe, steps=[result]),
+                           Verdict(probe_id=probe.id, server="s", resolved=True, steps=[verdict]))
+        boundaries = graph.entries_of("delete_items", EntryKind.BOUNDARY)
+        assert sorted(b.condition for b in boundaries) == sorted([self.MADE_UP_OWNER, self.MADE_UP])
+        for boundary in boundaries:
+            argument = "owner" if "owner" in boundary.condition else "items"
+            assert all("no_such" in str(item.arguments[argument]) for item in boundary.evidence)

@@ -242,6 +242,9 @@ class Inducer:
         message = evidence.excerpt or verdict.outcome.value
         signature_text = error_signature(message) or verdict.outcome.value
         signature = f"{verdict.outcome.value}|{signature_text}"
+        if verdict.hidden_failure and step.condition:
+            # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about
+            signature += "|" + condition_signature(step.condition, self.graph.specs[step.tool].properties)
         condition = step.condition or self._unplanned_condition(probe, step, message)
         first_line = message_line(message)[:200] if message.strip() else verdict.outcome.value
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"

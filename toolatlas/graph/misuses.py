@@ -12,9 +12,9 @@ tolerated call, every such entry's condition is qualified by the arguments whose
 overlap between the accepted and the rejected calls (``with `file` = "${root}/prices.csv"``). The
 planned condition stays where it was written (a boundary's ``when_not``, a tolerated call's
 ``when``). A failure answered as success in calls that changed nothing beside calls that took the same
-misuse and changed the state (a made-up item among real ones) is separated by what the rest of the call
-did: "… and nothing else in the call takes effect" against "… while the rest of the call takes effect".
-When neither separates them, nothing is qualified and the consistency check reports
+misuse and changed the state (a made-up item among real ones) is separated first by what the rest of the
+call did: "… and nothing else in the call takes effect" against "… while the rest of the call takes
+effect". When neither separates them, nothing is qualified and the consistency check reports
 the pair: then the outcome depends on something the calls do not show.
 """
 
@@ -117,13 +117,13 @@ def separate_misuse(graph: ServerGraph, entry: Entry) -> None:
         if not (refused.get(name, {"absent"}) & tolerated.get(name, {"absent"}))
         and len(refused.get(name, ())) <= MAX_VALUES and len(tolerated.get(name, ())) <= MAX_VALUES
     )
-    by_effect = not separating and _separated_by_effect(rejected, accepted)
+    by_effect = _separated_by_effect(rejected, accepted)
     for side, values in ((rejected, refused), (accepted, tolerated)):
         values = {name: values.get(name, {"absent"}) for name in separating}
-        if separating:
-            condition = f"{planned}, with {_qualifier(values, separating)}"
-        elif by_effect:
+        if by_effect:  # what was observed to differ, before argument values that merely do
             condition = f"{planned}, {NOTHING_ELSE if side is rejected else REST_TAKES_EFFECT}"
+        elif separating:
+            condition = f"{planned}, with {_qualifier(values, separating)}"
         else:
             condition = planned
         for member in side:
