@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from imports import absolute_imports
+
 REPO = Path(__file__).resolve().parents[1]
 
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
@@ -151,19 +153,10 @@ class TestLayerOrder:
 
 def top_level_imports_of(root: Path, name: str) -> list[str]:
     """Every import, in the repository's Python under ``root``, of the top-level module ``name``."""
-    found = []
-    for folder in ("toolatlas", *LINKED, "tests", "benchmarks", "cluster"):
-        for path in sorted((root / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(), str(path))):
-                if isinstance(node, ast.Import):
-                    modules = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    modules = [node.module]
-                else:
-                    continue
-                found.extend(f"{path.relative_to(root)}:{node.lineno} -> {m}" for m in modules
-                             if m.split(".")[0] == name)
-    return found
+    return [f"{path.relative_to(root)}:{line} -> {module}"
+            for folder in ("toolatlas", *LINKED, "tests", "benchmarks", "cluster")
+            for path in sorted((root / folder).rglob("*.py"))
+            for module, line in absolute_imports(path) if module.split(".")[0] == name]
 
 
 class TestLinkedPackages:

@@ -3,13 +3,14 @@ and imported by its public modules."""
 
 from __future__ import annotations
 
-import ast
 import importlib.metadata
 import re
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+from imports import absolute_imports
 
 import toolatlas
 from toolatlas import errors
@@ -37,22 +38,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def third_party_imports(package: Path) -> dict[str, set[str]]:
-    """Every module of another distribution the package's Python imports (anywhere in a file), by the
-    top-level name it is imported under → the files; the standard library, the package itself and a
-    script's sibling modules (the codebox's child process runs with its own folder on its path) are left out."""
+    """Every module of another distribution the package's Python imports (anywhere in a file) → the files
+    that import it; the standard library, the package itself and a script's sibling modules (the codebox's
+    child process runs with its own folder on its path) are left out."""
     found: dict[str, set[str]] = {}
     for path in sorted([*package.rglob("*.py"), *(package / "actors").rglob("*.py")]):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                modules = [node.module]
-            else:
-                continue
-            for module in modules:
-                top = module.split(".")[0]
-                if top in sys.stdlib_module_names or top == package.name or (path.parent / f"{top}.py").exists():
-                    continue
+        for module, _line in absolute_imports(path):
+            top = module.split(".")[0]
+            if top not in sys.stdlib_module_names and top != package.name and not (path.parent / f"{top}.py").exists():
                 found.setdefault(module, set()).add(str(path.relative_to(package.parent)))
     return found
 
