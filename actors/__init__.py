@@ -1,9 +1,9 @@
 """Thin Ray actor wrappers around ``toolatlas`` objects, and the Ray placements of a build.
 
 Ray is imported here and in ``cluster/`` only; ``toolatlas`` itself never imports Ray. A build is
-driven by the library's :class:`toolatlas.pipeline.driver.CatalogueBuild`; :class:`actors.coordinator.RayBuild`
-spawns the actors below and places servers on them (:mod:`actors.colocated`, :mod:`actors.split`),
-every call within a named timeout (:mod:`actors.calls`).
+driven by the library's :class:`toolatlas.pipeline.driver.CatalogueBuild`; :class:`toolatlas.actors.coordinator.RayBuild`
+spawns the actors below and places servers on them (:mod:`toolatlas.actors.colocated`, :mod:`toolatlas.actors.split`),
+every call within a named timeout (:mod:`toolatlas.actors.calls`).
 
 =================  ==================================================================  =====================
 actor              wraps                                                               one per

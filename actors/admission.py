@@ -7,7 +7,7 @@ import asyncio
 
 import ray
 
-from actors.common import actor_workspace
+from toolatlas.actors.common import actor_workspace
 from toolatlas.runtimes import install
 from toolatlas.trust.admission import Admission, AdmitServer, admit_server
 from toolatlas.trust.outcomes import QueuedOutcome

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
 
-from actors.calls import (
+from toolatlas.actors.calls import (
     ROUND_TIMEOUT_S,
     START_TIMEOUT_S,
     STOP_TIMEOUT_S,
@@ -24,13 +24,13 @@ from actors.calls import (
     lost,
     raised,
 )
-from actors.executor import ServerNotOpen
+from toolatlas.actors.executor import ServerNotOpen
 from toolatlas.config import ServerSpec
 from toolatlas.errors import RoundLost
 from toolatlas.pipeline.checkpoint import RoundResult, ServerStart, ShardCheckpoint
 
 if TYPE_CHECKING:
-    from actors.coordinator import RayBuild
+    from toolatlas.actors.coordinator import RayBuild
 
 __all__ = ["ColocatedPlacement"]
 

@@ -3,8 +3,8 @@
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``). The
 driver (:class:`~toolatlas.pipeline.driver.CatalogueBuild`) owns resume, re-running a lost round,
 persisting in round order, failed rows and the report; this module spawns the actors and hands the
-driver a placement for the build's topology (:mod:`actors.colocated`, :mod:`actors.split`) and a
-record writer over the store's owner. Every call waits within a named timeout (:mod:`actors.calls`).
+driver a placement for the build's topology (:mod:`toolatlas.actors.colocated`, :mod:`toolatlas.actors.split`) and a
+record writer over the store's owner. Every call waits within a named timeout (:mod:`toolatlas.actors.calls`).
 
 - **colocated** (one executor per server, the default): the executor host that owns the server's
   sandbox also plans and absorbs its probes — a round is one call, nothing is shipped per probe
@@ -32,12 +32,12 @@ import structlog
 from ray.exceptions import GetTimeoutError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors.calls import SHARD_TIMEOUT_S, START_TIMEOUT_S, STOP_TIMEOUT_S, STORE_TIMEOUT_S, answer
-from actors.colocated import ColocatedPlacement
-from actors.executor import ExecutorHost
-from actors.shard import ShardActor
-from actors.split import SplitPlacement
-from actors.store import StoreOwner, StoreOwnerWriter
+from toolatlas.actors.calls import SHARD_TIMEOUT_S, START_TIMEOUT_S, STOP_TIMEOUT_S, STORE_TIMEOUT_S, answer
+from toolatlas.actors.colocated import ColocatedPlacement
+from toolatlas.actors.executor import ExecutorHost
+from toolatlas.actors.shard import ShardActor
+from toolatlas.actors.split import SplitPlacement
+from toolatlas.actors.store import StoreOwner, StoreOwnerWriter
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import WorkerError
 from toolatlas.graph.state import RoundCoverage

@@ -29,7 +29,7 @@ import time
 import ray
 import structlog
 
-from actors.common import actor_workspace
+from toolatlas.actors.common import actor_workspace
 from toolatlas.errors import ToolAtlasError
 from toolatlas.models import ToolSpec
 from toolatlas.pipeline.checkpoint import RoundRecords, RoundResult, ShardCheckpoint

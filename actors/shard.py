@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from actors.common import actor_workspace
+from toolatlas.actors.common import actor_workspace
 from toolatlas.graph.inducer import InductionDelta
 from toolatlas.llm.ledger import UsageLedger
 from toolatlas.models import ToolSpec

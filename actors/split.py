@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import ray
 from ray.exceptions import ActorUnavailableError, RayActorError, RayTaskError
 
-from actors.calls import (
+from toolatlas.actors.calls import (
     BATCH_TIMEOUT_S,
     ROUND_TIMEOUT_S,
     SHARD_TIMEOUT_S,
@@ -36,7 +36,7 @@ from toolatlas.pipeline.checkpoint import RoundResult, ServerStart
 from toolatlas.probing.models import BatchSummary, Probe
 
 if TYPE_CHECKING:
-    from actors.coordinator import RayBuild
+    from toolatlas.actors.coordinator import RayBuild
 
 __all__ = ["SplitPlacement"]
 

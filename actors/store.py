@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
-from actors.calls import STORE_TIMEOUT_S, answer
-from actors.common import actor_workspace
+from toolatlas.actors.calls import STORE_TIMEOUT_S, answer
+from toolatlas.actors.common import actor_workspace
 from toolatlas.graph.models import Entry
 from toolatlas.store.paths import open_store
 

@@ -13,7 +13,7 @@ import asyncio
 import ray
 import structlog
 
-from actors.common import actor_workspace
+from toolatlas.actors.common import actor_workspace
 from toolatlas.config import ServerSpec
 from toolatlas.graph.models import Entry
 from toolatlas.lifecycle.verify import ReplayServer, ServerVerification, verify_server

@@ -111,7 +111,7 @@ def main() -> None:
 
     import ray
 
-    from actors.coordinator import RayBuild
+    from toolatlas.actors.coordinator import RayBuild
 
     with tempfile.TemporaryDirectory() as tmp:
         config = generate_catalogue(args.servers, Path(tmp) / "catalogue")

@@ -93,7 +93,7 @@ async def main() -> None:
                     config = Path(tmp) / "ray.toml"
                     config.write_text((REPO / "configs" / "demo.toml").read_text().replace(
                         'path = "../.toolatlas/atlas/demo"', f'path = "{tmp}/ray"'))
-                    from actors.coordinator import RayBuild
+                    from toolatlas.actors.coordinator import RayBuild
 
                     build = RayBuild(config, target, hosts=1)
                     reports[engine] = await build.run([target.server(name)], rounds=args.rounds)

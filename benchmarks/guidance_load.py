@@ -152,7 +152,7 @@ def ray_sweeps(run: Run) -> list[Sweep]:
     import ray
     from ray import serve
 
-    from actors.serve import free_serve_port, start_serve  # first: it sets Serve's environment for ray.serve
+    from toolatlas.actors.serve import free_serve_port, start_serve  # first: it sets Serve's environment for ray.serve
 
     ray.init(address="local", include_dashboard=False, log_to_driver=False, _node_ip_address=os.environ.get("TOOLATLAS_RAY_NODE_IP"))
     sweeps = []

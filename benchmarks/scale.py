@@ -244,7 +244,7 @@ def ray_build(
 ) -> tuple[object, MemorySampler, float, tuple[float, int, float] | None]:
     import ray
 
-    from actors.coordinator import RayBuild
+    from toolatlas.actors.coordinator import RayBuild
 
     catalogue = load_catalogue(config)
     ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.2", log_to_driver=False,

@@ -29,9 +29,11 @@ def error_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 class TestInspect:
     def test_a_server_the_catalogue_does_not_have(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A mistyped server in `inspect` is a one-line error naming the catalogue's servers."""
         assert "no server 'nope' (servers: versioned)" in error_of(capsys, "inspect", str(built), "--server", "nope")
 
     def test_a_tool_the_server_does_not_have(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A mistyped tool in `inspect` is a one-line error naming the server's tools."""
         err = error_of(capsys, "inspect", str(built), "--server", "versioned", "--tool", "nope")
         assert "no tool 'nope' on server 'versioned' (tools: add_note, count_notes, export_all, get_note, shout)" in err
 
@@ -43,6 +45,7 @@ class TestInspect:
         assert not (tmp_path / "atlas").exists()
 
     def test_a_right_selection_is_a_table(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A server and tool that exist are shown as a table of the tool's entries (exit 0)."""
         assert main(["inspect", str(built), "--server", "versioned", "--tool", "shout"]) == 0
         out = capsys.readouterr().out
         assert "versioned  shout" in out and "affordance:" in out
@@ -50,10 +53,12 @@ class TestInspect:
 
 class TestGuide:
     def test_an_export_that_is_not_there(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`guide --atlas` of a missing file is a one-line error naming the file."""
         missing = tmp_path / "missing.json"
         assert f"cannot read the atlas export {missing}" in error_of(capsys, "guide", "a task", "--atlas", str(missing))
 
     def test_a_server_the_atlas_does_not_know(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`guide --server` of a server the atlas does not hold is an error naming the ones it does."""
         err = error_of(capsys, "guide", "add a note", "--config", str(built), "--server", "nope")
         assert "knows nothing of server(s) nope (it has: versioned)" in err
 
@@ -86,23 +91,28 @@ class TestServiceToken:
         return found, capsys.readouterr().err
 
     def test_a_file_keeps_it_out_of_ps(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--token-file` gives the token without a warning (it never shows in `ps`)."""
         secret = tmp_path / "token"
         secret.write_text("from-a-file\n")
         assert self.token(capsys, token_file=secret) == ("from-a-file", "")
 
     def test_the_command_line_is_warned_about(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--token` works but warns that every local user sees it in `ps`."""
         found, err = self.token(capsys, token="visible")
         assert found == "visible" and "visible to every local user in `ps`" in err
 
     def test_the_environment(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """$TOOLATLAS_TOKEN gives the token without a warning."""
         assert self.token(capsys, env="from-env") == ("from-env", "")
 
     def test_an_open_address_without_a_token_is_warned_about(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A non-loopback bind without a token is warned about; a loopback one is not."""
         found, err = self.token(capsys, host="0.0.0.0")
         assert found is None and "serving on 0.0.0.0 without a token" in err
         assert self.token(capsys, host="::1") == (None, "")
 
     def test_an_empty_or_missing_file_is_an_error(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A token file that is empty or cannot be read is an error, not an open service."""
         from toolatlas.errors import ToolAtlasError
 
         (tmp_path / "empty").write_text("  \n")

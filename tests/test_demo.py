@@ -43,8 +43,9 @@ class TestExampleCatalogue:
 
 
 class TestWheel:
-    def test_the_wheel_ships_the_demo_catalogue(self, tmp_path: Path) -> None:
-        """The built wheel holds toolatlas/catalogues/demo.toml with configs/demo.toml's text."""
+    def test_the_wheel_ships_the_demo_catalogue_and_the_actors_inside_the_package(self, tmp_path: Path) -> None:
+        """The built wheel holds toolatlas/catalogues/demo.toml with configs/demo.toml's text and actors/ as
+        toolatlas/actors, and installs nothing at top level but ``toolatlas`` and its metadata."""
         source = tmp_path / "source"  # a copy: building writes build/ and *.egg-info into the source tree
         source.mkdir()
         for name in ("pyproject.toml", "README.md", "LICENSE"):
@@ -62,6 +63,10 @@ class TestWheel:
             names = archive.namelist()
         assert shipped == (REPO / "configs" / "demo.toml").read_text()
         assert not any(name.startswith("toolatlas/catalogues/wild") for name in names)  # its seeds live in the repo
+        top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+        assert top_level == {"toolatlas"}
+        shipped_actors = {name.removeprefix("toolatlas/actors/") for name in names if name.startswith("toolatlas/actors/")}
+        assert shipped_actors == {path.name for path in (REPO / "actors").glob("*.py")}
 
 
 @pytest.mark.slow

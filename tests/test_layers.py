@@ -1,7 +1,8 @@
 """The package's layers: a module imports only from its own layer or the layers below it.
 
 The order is data (:data:`LAYERS`, lowest first). A unit is a top-level module or subpackage of
-``toolatlas`` (``toolatlas.graph``, ``toolatlas.leases``), the Ray package ``actors``, or a command
+``toolatlas`` (``toolatlas.graph``, ``toolatlas.leases``), the Ray package ``toolatlas.actors`` (the
+repository's ``actors/`` folder, linked into the package), or a command
 module (those of :data:`COMMAND_MODULES` and every ``toolatlas.<package>.commands``), which wires the
 library to a placement and so sits above the actors. Every import counts, at module level, inside a
 function or under ``TYPE_CHECKING``: each is a dependency of the importer. The package's own ``__init__`` is the public facade over every layer (names imported on first use) and
@@ -16,6 +17,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from imports import absolute_imports
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,7 +47,9 @@ COMMAND_MODULES = frozenset({"toolatlas.__main__", "toolatlas.cli", "toolatlas.d
 
 RANK = {unit: rank for rank, (_name, units) in enumerate(LAYERS) for unit in units}
 LAYER_NAME = {unit: name for name, units in LAYERS for unit in units}
-PACKAGES = ("toolatlas", "actors")
+PACKAGE = "toolatlas"
+LINKED = ("actors",)
+"""The package's folders that are links to top-level folders of the repository (walked as its own)."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +65,10 @@ class Import:
 def module_names(root: Path) -> dict[str, Path]:
     """Every first-party module under ``root`` by dotted name (a package by its own name)."""
     names: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
+    # rglob does not descend into a linked folder (toolatlas/catalogues is data), so the linked packages
+    # are walked from their link
+    for top in (root / PACKAGE, *(root / PACKAGE / name for name in LINKED)):
+        for path in sorted(top.rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return names
@@ -70,8 +77,6 @@ def module_names(root: Path) -> dict[str, Path]:
 def unit_of(module: str) -> str:
     """The layering unit a dotted module name belongs to."""
     parts = module.split(".")
-    if parts[0] == "actors":
-        return "actors"
     if module in COMMAND_MODULES or (len(parts) == 3 and parts[2] == "commands"):
         return "commands"
     return parts[1] if len(parts) > 1 else parts[0]
@@ -96,7 +101,7 @@ def first_party_imports(root: Path) -> tuple[Import, ...]:
             else:
                 continue
             found.extend(Import(importer, target, node.lineno, id(node) in functions)
-                         for target in targets if target.split(".")[0] in PACKAGES)
+                         for target in targets if target.split(".")[0] == PACKAGE)
     return tuple(found)
 
 
@@ -115,19 +120,19 @@ def upward_imports(root: Path) -> list[str]:
 
 class TestLayerOrder:
     def test_every_module_has_a_layer(self):
-        """Every module of toolatlas/ and actors/ belongs to a unit of :data:`LAYERS` (a new package is placed
+        """Every module of toolatlas/ and toolatlas.actors belongs to a unit of :data:`LAYERS` (a new package is placed
         on purpose)."""
         unplaced = sorted({unit_of(m) for m in module_names(REPO)} - RANK.keys())
         assert not unplaced, f"units without a layer in LAYERS: {unplaced}"
 
     def test_no_module_imports_a_higher_layer(self):
-        """No import in toolatlas/ or actors/ reaches a layer above its module's (probing below graph and
+        """No import in toolatlas/ or toolatlas.actors reaches a layer above its module's (probing below graph and
         offline, store and guidance below the build, the library below actors)."""
         upward = upward_imports(REPO)
         assert not upward, "imports of a higher layer:\n" + "\n".join(upward)
 
     def test_actors_are_imported_only_inside_command_functions(self):
-        """Only command modules import actors/, and only inside a function, so toolatlas imports without Ray."""
+        """Only command modules import toolatlas.actors, and only inside a function, so toolatlas imports without Ray."""
         wrong = [f"{i.importer}:{i.line} -> {i.imported}" for i in first_party_imports(REPO)
                  if unit_of(i.imported) == "actors" and unit_of(i.importer) != "actors"
                  and (unit_of(i.importer) != "commands" or not i.in_function)]
@@ -140,16 +145,46 @@ class TestLayerOrder:
         (tmp_path / "toolatlas" / "__init__.py").write_text("")
         (tmp_path / "toolatlas" / "graph.py").write_text("")
         (tmp_path / "actors").mkdir()
+        (tmp_path / "toolatlas" / "actors").symlink_to("../actors")
         (probing / "__init__.py").write_text("")
         (probing / "models.py").write_text("def f():\n    from toolatlas.graph import models\n")
         assert upward_imports(tmp_path) == ["toolatlas.probing.models:2 -> toolatlas.graph (probing below graph)"]
+
+
+def top_level_imports_of(root: Path, name: str) -> list[str]:
+    """Every import, in the repository's Python under ``root``, of the top-level module ``name``."""
+    return [f"{path.relative_to(root)}:{line} -> {module}"
+            for folder in ("toolatlas", *LINKED, "tests", "benchmarks", "cluster")
+            for path in sorted((root / folder).rglob("*.py"))
+            for module, line in absolute_imports(path) if module.split(".")[0] == name]
+
+
+class TestLinkedPackages:
+    def test_each_linked_folder_is_a_link_to_its_top_level_folder(self):
+        """toolatlas/actors is a link to the repository's actors/ folder, so the package installs it as its own."""
+        for name in LINKED:
+            link = REPO / PACKAGE / name
+            assert link.is_symlink() and link.resolve() == (REPO / name).resolve(), link
+
+    def test_no_module_imports_a_linked_folder_by_its_top_level_name(self):
+        """Nothing imports ``actors`` as a top-level module: an installed ToolAtlas has only ``toolatlas.actors``."""
+        for name in LINKED:
+            wrong = top_level_imports_of(REPO, name)
+            assert not wrong, f"imports of {name} by its top-level name:\n" + "\n".join(wrong)
+
+    def test_the_walk_reports_a_top_level_import(self, tmp_path):
+        """A test that imports ``actors.calls`` is reported (the check can fail)."""
+        for folder in ("toolatlas", "actors", "tests", "benchmarks", "cluster"):
+            (tmp_path / folder).mkdir()
+        (tmp_path / "tests" / "test_x.py").write_text("def f():\n    from actors.calls import answer\n")
+        assert top_level_imports_of(tmp_path, "actors") == ["tests/test_x.py:2 -> actors.calls"]
 
 
 class TestImportCost:
     def test_the_probe_models_load_nothing_above_probing(self):
         """Importing the Probe models loads no module of a layer above probing (graph, offline, build...)."""
         code = ("import sys, toolatlas.probing.models; "
-                "print('\\n'.join(m for m in sys.modules if m.startswith(('toolatlas', 'actors'))))")
+                "print('\\n'.join(m for m in sys.modules if m.startswith('toolatlas')))")
         loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                                 cwd=REPO).stdout.split()
         above = sorted(m for m in loaded if m != "toolatlas" and RANK[unit_of(m)] > RANK["probing"])

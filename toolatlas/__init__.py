@@ -4,7 +4,8 @@ Probe every tool of a catalogue of MCP servers inside resettable sandboxes, veri
 happened, and build a typed graph of what each tool can do, where it fails and how tools
 compose; then serve task-conditioned guidance to any agent.
 
-This package imports without Ray; the distributed build lives in ``actors/``.
+This package imports without Ray; the distributed build lives in :mod:`toolatlas.actors` (the repository's
+``actors/`` folder), which only the command modules import, inside the command's function.
 
 The exception tree is imported at once, the other names on first use (PEP 562): a process that
 needs one submodule (a generated test server runs ``toolatlas.testing.servers.stateful``) does not

@@ -23,9 +23,11 @@ import asyncio
 import re
 import sys
 import tomllib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -35,6 +37,9 @@ from toolatlas.home import Home
 from toolatlas.models import ToolSpec
 from toolatlas.runtimes import install
 from toolatlas.workspace import Workspace
+
+if TYPE_CHECKING:
+    from toolatlas.offline.kinds import ArgSpec
 
 __all__ = ["Scaffold", "add_commands", "example_catalogue", "runtime_from", "scaffold", "write_example"]
 
@@ -89,7 +94,7 @@ class Scaffold:
         else:
             kind, why = self.environment
             lines.append('environment = { kind = "none" }')
-            lines.append(f'# its tools take paths or queries: it likely keeps state in {why};')
+            lines.append(f'# its tools\' arguments say where it likely keeps state: in {why};')
             lines.append(f'# then: environment = {{ kind = "{kind}", snapshot = "…" }}')
         if self.smoke:
             lines.append(f'smoke = {{ tool = "{self.smoke}" }}')
@@ -154,10 +159,18 @@ def _reads(tool: ToolSpec) -> bool:
     return bool(_READS.match(tool.name))
 
 
+def _kinds(arguments: Iterable[ArgSpec]) -> Iterator[str]:
+    """The kind of every argument and of every field inside one (an array's items, an object's properties)."""
+    for argument in arguments:
+        yield argument.kind.value
+        yield from _kinds([argument.items] if argument.items is not None else [])
+        yield from _kinds(argument.properties)
+
+
 def _environment(tools: list[ToolSpec]) -> tuple[str, str] | None:
     from toolatlas.offline.kinds import infer_arguments
 
-    kinds = {argument.kind.value for tool in tools for argument in infer_arguments(tool)}
+    kinds = {kind for tool in tools for kind in _kinds(infer_arguments(tool))}
     return next((proposal for known, proposal in _KINDS if kinds & known), None)
 
 

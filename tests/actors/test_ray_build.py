@@ -23,7 +23,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from actors.coordinator import RayBuild, answer  # noqa: E402
+from toolatlas.actors.coordinator import RayBuild, answer  # noqa: E402
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.errors import ConfigError, WorkerError  # noqa: E402
 from toolatlas.home import Home  # noqa: E402

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from actors.store import StoreOwner
+from toolatlas.actors.store import StoreOwner
 from toolatlas.graph.models import ToolNode
 from toolatlas.testing.catalogues import generate_catalogue
 

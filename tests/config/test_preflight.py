@@ -49,24 +49,29 @@ class TestValidate:
         ],
     )
     def test_a_problem_is_named(self, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str) -> None:
+        """Each problem the schema lets through is one line naming its field and what is wrong (exit 2)."""
         assert said in problems_of(tmp_path, text, capsys)
 
     def test_a_store_path_that_is_a_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A `[store] path` naming a file, not a folder, is reported on its field."""
         (tmp_path / "afile").write_text("")
         err = problems_of(tmp_path, HEAD + '[store]\npath = "afile"\n' + server(), capsys)
         assert "store.path:" in err and "is a file" in err
 
     def test_every_problem_at_once(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """Three problems of one catalogue are listed together, one line each, not the first alone."""
         err = problems_of(tmp_path, HEAD + server('{ kind = "directory", snapshot = "nope" }', args='["${x}", "${y"]'), capsys)
         assert err.count("\n  ") == 3
 
     def test_the_bundled_catalogues_pass(self, repo_root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """The demo, wild and postgres catalogues validate (exit 0)."""
         for name in ("demo", "wild", "postgres"):
             assert main(["validate", str(repo_root / "configs" / f"{name}.toml")]) == 0, capsys.readouterr().err
 
 
 class TestDefaultAtlasFolder:
     def test_two_catalogues_in_one_folder_do_not_share_an_atlas(self, tmp_path: Path) -> None:
+        """Without a `[store] path`, each catalogue's atlas is under .toolatlas/atlas/<its name> beside it."""
         for name in ("one", "two"):
             (tmp_path / f"{name}.toml").write_text(f'version = 1\nname = "{name}"\n' + server())
         one, two = (load_catalogue(tmp_path / f"{name}.toml") for name in ("one", "two"))
@@ -74,6 +79,7 @@ class TestDefaultAtlasFolder:
         assert two.atlas_dir == tmp_path / ".toolatlas" / "atlas" / "two"
 
     def test_a_path_the_catalogue_gives_is_used_as_is(self, tmp_path: Path) -> None:
+        """A `[store] path` is the atlas folder, relative to the catalogue file."""
         (tmp_path / "c.toml").write_text(HEAD + '[store]\npath = "here"\n' + server())
         assert load_catalogue(tmp_path / "c.toml").atlas_dir == tmp_path / "here"
 

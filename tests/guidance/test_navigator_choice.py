@@ -31,6 +31,7 @@ def with_llm(config: Path, base_url: str) -> Path:
 
 class TestNavigatorChoice:
     def test_offline_by_default_and_it_says_so(self, built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`guide` walks with the offline navigator by default and the guidance names it."""
         assert main(["guide", TASK, "--config", str(built), "--json"]) == 0
         guidance = json.loads(capsys.readouterr().out)
         assert guidance["navigator"] == "offline" and guidance["tools"]
@@ -38,6 +39,7 @@ class TestNavigatorChoice:
     def test_an_unreachable_llm_gives_the_offline_guidance_with_a_warning(
         self, built: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
+        """`--navigator llm` with a failing endpoint gives the offline traversal's tools, says so in the guidance and warns."""
         with ScriptedOpenAIServer(Script()) as endpoint:
             endpoint.script.add(Fault.server_error())
             with_llm(built, endpoint.base_url)
@@ -50,6 +52,7 @@ class TestNavigatorChoice:
 
     def test_llm_without_an_endpoint_is_a_usage_error(self, tmp_path: Path, built: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
+        """`--navigator llm` on a catalogue without an [llm] block is a usage error (exit 2)."""
         built.write_text(built.read_text().split("\n[llm]")[0])
         assert main(["guide", TASK, "--config", str(built), "--navigator", "llm"]) == 2
         assert "needs an [llm] endpoint" in capsys.readouterr().err

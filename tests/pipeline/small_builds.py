@@ -1,4 +1,5 @@
-"""Small builds of two demo servers, and what an atlas holds, for the resume and lost-round tests."""
+"""Small builds of two demo servers, and what an atlas holds, for the resume and lost-round tests; the build of
+one test server, and the uses it verified, for the tests of what a build learns from one server."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ from pathlib import Path
 import pytest
 
 from toolatlas.config import Catalogue, StoreSettings, load_catalogue
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus
 from toolatlas.home import Home
 from toolatlas.pipeline import budget
 from toolatlas.pipeline.catalogue import build_catalogue
-from toolatlas.store.paths import open_store
+from toolatlas.pipeline.persistence import StoreSink
+from toolatlas.pipeline.server import ServerBuild
+from toolatlas.store.paths import AtlasPaths, open_store
+from toolatlas.testing.opaque import server_catalogue
 from toolatlas.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,3 +79,32 @@ def atlas(catalogue: Catalogue) -> dict:
         "strategies": sorted(s.id for s in records["strategies"]),
         "tools": {n.id: (n.probes, tuple(n.arguments_exercised)) for n in records["tools"]},
     }
+
+
+def server_entries(folder: Path, catalogue_file: Path, server: str, **settings: int) -> list[Entry]:
+    """The active entries of one server's build (bootstrap + the catalogue's rounds) of ``catalogue_file``,
+    stored where the catalogue says, the working area under ``folder``; ``settings`` replace build settings
+    (``seed_tasks_per_tool=1``...)."""
+    catalogue = load_catalogue(catalogue_file)
+    workspace = Workspace(catalogue, Home(folder / "home"))
+    store = open_store(catalogue)
+    try:
+        build = ServerBuild(workspace, catalogue.server(server), catalogue.build.model_copy(update=settings),
+                            sink=StoreSink(store, AtlasPaths(catalogue)))
+        asyncio.run(build.run())
+        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
+    finally:
+        store.close()
+
+
+def library_server_entries(tmp_path_factory: pytest.TempPathFactory, name: str, *, rounds: int, description: str,
+                           **settings: int) -> list[Entry]:
+    """:func:`server_entries` of the in-library test server ``name`` (:func:`~toolatlas.testing.opaque.server_catalogue`),
+    in a fresh folder."""
+    folder = tmp_path_factory.mktemp(name)
+    return server_entries(folder, server_catalogue(folder, name, rounds=rounds, description=description), name, **settings)
+
+
+def uses(entries: list[Entry], tool: str) -> list[Entry]:
+    """The verified uses (``uses:`` affordances) of ``tool``."""
+    return [e for e in entries if e.tool == tool and e.kind is EntryKind.AFFORDANCE and e.signature.startswith("uses:")]

@@ -6,36 +6,18 @@ one rollout of one seed task a tool, + 2 rounds: the listing's values are tried 
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 import pytest
+from small_builds import library_server_entries
 
-from toolatlas.config import load_catalogue
-from toolatlas.graph.models import Entry, EntryKind, EntryStatus
-from toolatlas.home import Home
-from toolatlas.pipeline.persistence import StoreSink
-from toolatlas.pipeline.server import ServerBuild
-from toolatlas.store.paths import AtlasPaths, open_store
-from toolatlas.testing.opaque import server_catalogue
-from toolatlas.workspace import Workspace
+from toolatlas.graph.models import Entry, EntryKind
 
 pytestmark = pytest.mark.servers
 
 
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
-    folder: Path = tmp_path_factory.mktemp("digests")
-    catalogue = load_catalogue(server_catalogue(folder, "digests", rounds=2, description="Digests of text."))
-    workspace = Workspace(catalogue, Home(folder / "home"))
-    store = open_store(catalogue)
-    try:
-        settings = catalogue.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 1})
-        build = ServerBuild(workspace, catalogue.server("digests"), settings, sink=StoreSink(store, AtlasPaths(catalogue)))
-        asyncio.run(build.run())
-        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
-    finally:
-        store.close()
+    return library_server_entries(tmp_path_factory, "digests", rounds=2, description="Digests of text.",
+                                  seed_tasks_per_tool=1, rollouts_per_task=1)
 
 
 class TestListedValues:

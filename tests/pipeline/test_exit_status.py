@@ -37,6 +37,7 @@ class TestBuildExitStatus:
     def test_a_server_that_fails_is_exit_1_and_the_rest_is_built(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
+        """A build where one server fails to start exits 1, names it, and writes the others' atlas."""
         config = bootstrap_only(tmp_path)
         config.write_text(config.read_text() + BROKEN)
         assert main(["build", str(config), "--engine", "asyncio"]) == 1
@@ -48,6 +49,7 @@ class TestBuildExitStatus:
         assert sum(len(tool["affordances"]) for tool in built["tools"]) > 0
 
     def test_every_server_built_is_exit_0(self, tmp_path: Path) -> None:
+        """A build where every server was built exits 0."""
         assert main(["build", str(bootstrap_only(tmp_path)), "--engine", "asyncio"]) == 0
 
     @pytest.mark.parametrize(
@@ -58,11 +60,13 @@ class TestBuildExitStatus:
     def test_a_count_out_of_range_is_a_usage_error(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, value: str, said: str
     ) -> None:
+        """A negative round count, zero jobs or a non-number of hosts is a usage error (exit 2)."""
         with pytest.raises(SystemExit) as stopped:
             main(["build", str(release_catalogue(tmp_path, 1)), flag, value])
         assert stopped.value.code == 2 and said in capsys.readouterr().err
 
     def test_version(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--version` prints the package's version and exits 0."""
         with pytest.raises(SystemExit) as stopped:
             main(["--version"])
         assert stopped.value.code == 0 and capsys.readouterr().out.strip() == f"toolatlas {__version__}"

@@ -159,7 +159,7 @@ def test_the_ray_build_runs_the_same_llm_rounds(tmp_path, monkeypatch):
     """Through the Ray coordinator (local Ray): the shard actor runs the LLM rounds, their records
     and checkpoints are persisted, and every actor's usage is merged into the report."""
     ray = pytest.importorskip("ray")
-    from actors.coordinator import RayBuild
+    from toolatlas.actors.coordinator import RayBuild
 
     policy = MemoryPolicy()
     with ScriptedOpenAIServer(policy.script()) as endpoint:

@@ -7,19 +7,13 @@ folders; one build for the module (bootstrap, one rollout of one seed task a too
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from small_builds import server_entries, uses
 
-from toolatlas.config import load_catalogue
-from toolatlas.graph.models import Entry, EntryKind, EntryStatus
-from toolatlas.home import Home
-from toolatlas.pipeline.persistence import StoreSink
-from toolatlas.pipeline.server import ServerBuild
-from toolatlas.store.paths import AtlasPaths, open_store
+from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.testing.opaque import folder_catalogue
-from toolatlas.workspace import Workspace
 
 pytestmark = pytest.mark.servers
 
@@ -33,20 +27,8 @@ NOTES = {
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("notebook")
-    catalogue = load_catalogue(folder_catalogue(folder, "notebook", NOTES, rounds=2, description="Notes in a folder."))
-    workspace = Workspace(catalogue, Home(folder / "home"))
-    store = open_store(catalogue)
-    try:
-        settings = catalogue.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 1})
-        build = ServerBuild(workspace, catalogue.server("notebook"), settings, sink=StoreSink(store, AtlasPaths(catalogue)))
-        asyncio.run(build.run())
-        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
-    finally:
-        store.close()
-
-
-def uses(entries: list[Entry], tool: str) -> list[Entry]:
-    return [e for e in entries if e.tool == tool and e.kind is EntryKind.AFFORDANCE and e.signature.startswith("uses:")]
+    catalogue = folder_catalogue(folder, "notebook", NOTES, rounds=2, description="Notes in a folder.")
+    return server_entries(folder, catalogue, "notebook", seed_tasks_per_tool=1, rollouts_per_task=1)
 
 
 class TestQuotedPatterns:

@@ -8,19 +8,16 @@ the ids learnt from them are bound).
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from small_builds import library_server_entries, uses
 
 from toolatlas.config import load_catalogue
-from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind
 from toolatlas.home import Home
 from toolatlas.lifecycle.verify import agreement, replay_probe
-from toolatlas.pipeline.persistence import StoreSink
-from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.executor import Executor
-from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.opaque import server_catalogue
 from toolatlas.workspace import Workspace
 
@@ -29,23 +26,8 @@ pytestmark = pytest.mark.servers
 
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
-    folder: Path = tmp_path_factory.mktemp("searches")
-    catalogue = load_catalogue(server_catalogue(folder, "searches", rounds=1,
-                                                description="Paged searches over meeting notes."))
-    workspace = Workspace(catalogue, Home(folder / "home"))
-    store = open_store(catalogue)
-    try:
-        settings = catalogue.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 2})
-        build = ServerBuild(workspace, catalogue.server("searches"), settings,
-                            sink=StoreSink(store, AtlasPaths(catalogue)))
-        asyncio.run(build.run())
-        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
-    finally:
-        store.close()
-
-
-def uses(entries: list[Entry], tool: str) -> list[Entry]:
-    return [e for e in entries if e.tool == tool and e.kind is EntryKind.AFFORDANCE and e.signature.startswith("uses:")]
+    return library_server_entries(tmp_path_factory, "searches", rounds=1, description="Paged searches over meeting notes.",
+                                  seed_tasks_per_tool=1, rollouts_per_task=2)
 
 
 class TestIdsInText:

@@ -7,19 +7,13 @@ The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build 
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from small_builds import server_entries
 
-from toolatlas.config import load_catalogue
-from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatus
-from toolatlas.home import Home
-from toolatlas.pipeline.persistence import StoreSink
-from toolatlas.pipeline.server import ServerBuild
-from toolatlas.store.paths import AtlasPaths, open_store
+from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind
 from toolatlas.testing.opaque import sessions_catalogue
-from toolatlas.workspace import Workspace
 
 pytestmark = pytest.mark.servers
 
@@ -27,16 +21,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("sessions")
-    catalogue = load_catalogue(sessions_catalogue(folder, rounds=2))
-    workspace = Workspace(catalogue, Home(folder / "home"))
-    store = open_store(catalogue)
-    try:
-        build = ServerBuild(workspace, catalogue.server("sessions"), catalogue.build,
-                            sink=StoreSink(store, AtlasPaths(catalogue)))
-        asyncio.run(build.run())
-        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
-    finally:
-        store.close()
+    return server_entries(folder, sessions_catalogue(folder, rounds=2), "sessions")
 
 
 class TestMintedSessions:

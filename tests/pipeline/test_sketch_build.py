@@ -8,10 +8,10 @@ The real :mod:`toolatlas.testing.servers.sketch` server over stdio; one build fo
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from small_builds import library_server_entries
 
 from toolatlas.config import load_catalogue
 from toolatlas.graph.families import SCHEMA_SUMMARY
@@ -20,11 +20,8 @@ from toolatlas.graph.models import Entry, EntryKind, EntryStatus
 from toolatlas.graph.state import ServerGraph
 from toolatlas.home import Home
 from toolatlas.lifecycle.verify import agreement, replay_probe
-from toolatlas.pipeline.persistence import StoreSink
-from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import Direction, Probe, ProbeStep
-from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.testing.opaque import server_catalogue
 from toolatlas.workspace import Workspace
 
@@ -33,17 +30,8 @@ pytestmark = pytest.mark.servers
 
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
-    folder: Path = tmp_path_factory.mktemp("sketch")
-    catalogue = load_catalogue(server_catalogue(folder, "sketch", rounds=2, description="Shapes on a canvas."))
-    workspace = Workspace(catalogue, Home(folder / "home"))
-    store = open_store(catalogue)
-    try:
-        settings = catalogue.build.model_copy(update={"seed_tasks_per_tool": 1, "rollouts_per_task": 1})
-        build = ServerBuild(workspace, catalogue.server("sketch"), settings, sink=StoreSink(store, AtlasPaths(catalogue)))
-        asyncio.run(build.run())
-        return [e for e in store.all("entries") if e.status is EntryStatus.ACTIVE]
-    finally:
-        store.close()
+    return library_server_entries(tmp_path_factory, "sketch", rounds=2, description="Shapes on a canvas.",
+                                  seed_tasks_per_tool=1, rollouts_per_task=1)
 
 
 class TestClaimedActions:

@@ -580,6 +580,23 @@ class TestCards:
         assert "<pre>Error: Access denied - path outside allowed directories: /etc/passwd</pre>" in page
         assert '<details class="evidence"><summary>evidence (1)</summary>' in page
 
+    def test_a_cards_entries_are_folded_and_the_tools_can_be_filtered(self, atlas: AtlasExport) -> None:
+        """Each card shows its tool's header open and its entries folded under one closed summary; a tool with
+        no entry says so in the open; the page has the filter box over the cards' names."""
+        page = render_report(atlas)
+        cards = page.split('<article class="tool-card"')[1:]
+        tools = [t for s in atlas.servers for t in s.tools]
+        assert len(cards) == len(tools) > 1
+        for card, tool in zip(cards, tools, strict=True):
+            total = len(tool.affordances) + len(tool.boundaries) + len(tool.co_usage)
+            card = card.split("</article>")[0]
+            if total:
+                folded = f'<details class="card-entries"><summary>entries ({total})</summary>'
+                assert card.count(folded) == 1 and card.index(folded) < card.index('<ul class="entries')
+            else:
+                assert "card-entries" not in card and "found yet" in card
+        assert '<input id="tool-filter" type="search"' in page and page.count('data-name="') == len(tools)
+
     def test_a_condition_the_sentence_states_is_not_repeated(self) -> None:
         """A boundary whose sentence already says its condition lists no condition field."""
         said = _entry("s", "t", EntryKind.BOUNDARY, "`t` fails (tool_error) when `path` is a directory: “EISDIR”.",

@@ -163,6 +163,7 @@ class TestBearerToken:
             assert "bearer token" in response.json()["error"]
 
     def test_the_scheme_is_case_insensitive_and_must_be_bearer(self, service: ServiceProcess) -> None:
+        """`bearer` in any case is accepted; another scheme, no token or a wrong one is 401."""
         for header, status in ((f"bearer {TOKEN}", 200), (f"BEARER {TOKEN}", 200), (f"Basic {TOKEN}", 401),
                                ("Bearer", 401), (f"Bearer {TOKEN}x", 401)):
             response = httpx.get(f"{service.url}/v1/servers", headers={"Authorization": header})
@@ -206,4 +207,5 @@ class TestMetrics:
         assert "# TYPE toolatlas_request_seconds histogram" in text
 
     def test_metrics_need_the_token(self, service: ServiceProcess) -> None:
+        """/metrics answers 401 without the service's token."""
         assert httpx.get(f"{service.url}/metrics").status_code == 401

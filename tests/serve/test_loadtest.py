@@ -26,6 +26,7 @@ class TestTheCommand:
     @pytest.mark.parametrize("mcp", [False, True], ids=["http", "mcp"])
     def test_levels_table_json_and_plot(self, service: ServiceProcess, token_file: Path, tmp_path: Path,
                                         mcp: bool, capsys: pytest.CaptureFixture[str]) -> None:
+        """`loadtest` over HTTP and MCP measures each level without errors and writes a table, its JSON and an SVG plot."""
         page = tmp_path / "load.html"
         argv = ["loadtest", service.url, "--concurrency", "1,3", "--duration", "1", "--windows", "2",
                 "--warmup", "0.2", "--token-file", str(token_file), "-o", str(page), *(["--mcp"] if mcp else [])]
@@ -39,6 +40,7 @@ class TestTheCommand:
 
     def test_a_wrong_token_shows_as_errors_by_kind(self, service: ServiceProcess, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
+        """Requests refused for a wrong token are counted as `status 401` and the command exits 1."""
         wrong = tmp_path / "wrong"
         wrong.write_text("not-the-token")
         tasks = tmp_path / "tasks.txt"
@@ -49,6 +51,7 @@ class TestTheCommand:
         assert set(figures["levels"][0]["errors"]) == {"status 401"}
 
     def test_a_service_elsewhere_needs_to_be_allowed(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A service on another machine is refused unless `--allow-remote` says it is the user's own."""
         assert main(["loadtest", "http://192.0.2.10:8600"]) == 2
         assert "not this machine" in capsys.readouterr().err
 

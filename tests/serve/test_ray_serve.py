@@ -21,7 +21,7 @@ from toolatlas.serve import ReplicaSettings, write_snapshot
 
 ray = pytest.importorskip("ray")
 
-from actors.serve import free_serve_port, replica_port_ranges, start_serve  # noqa: E402
+from toolatlas.actors.serve import free_serve_port, replica_port_ranges, start_serve  # noqa: E402
 
 pytestmark = pytest.mark.servers
 

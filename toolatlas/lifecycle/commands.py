@@ -107,7 +107,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     try:
         if args.engine == "ray":
-            from actors.verify import ray_replayer
+            from toolatlas.actors.verify import ray_replayer
 
             with ray_session(args.address):
                 report = asyncio.run(run(ray_replayer(str(args.config))))
@@ -193,7 +193,7 @@ def cmd_refresh(args: argparse.Namespace) -> int:
 def _refresh_on_ray(args: argparse.Namespace, catalogue, servers, on_round) -> list:  # type: ignore[no-untyped-def]
     """A refresh whose probes run on Ray: the plans and replays here (the store is this process's),
     then one Ray build of what changed (its store owner holds the store meanwhile)."""
-    from actors.coordinator import RayBuild
+    from toolatlas.actors.coordinator import RayBuild
     from toolatlas.lifecycle.refresh import build_focus, prepare_catalogue, probed
     from toolatlas.pipeline.catalogue import write_consistency
     from toolatlas.ray_session import ray_session

@@ -97,7 +97,7 @@ def cmd_loadtest(args: argparse.Namespace) -> int:
           f"{args.windows} window(s) of {seconds:g} s after {args.warmup:g} s each", flush=True)
     levels = []
     if args.ray:
-        from actors.loadtest import ray_level
+        from toolatlas.actors.loadtest import ray_level
         from toolatlas.ray_session import ray_session
 
         with ray_session(args.address):

@@ -1,7 +1,7 @@
 """A round's probes on executors away from its shard: cut into batches, absorbed back in probe order.
 
 A placement that runs a server's probes on other processes (the split placement of
-:mod:`actors.split`) sends them in batches of :func:`batch_size` — about
+:mod:`toolatlas.actors.split`) sends them in batches of :func:`batch_size` — about
 :data:`BATCHES_PER_SANDBOX` per sandbox, :data:`PREFETCH` queued per sandbox so the next one waits
 while one runs — and hands the verified batches to the shard in probe order through an
 :class:`InOrder` buffer, whatever order they finish in. Its sandboxes' failures in a row are a

@@ -1,7 +1,7 @@
 """The build as a command runs it, on an engine chosen by name: ``asyncio`` (this process, through
-:func:`toolatlas.pipeline.catalogue.build_catalogue`) or ``ray`` (the Ray placements of :mod:`actors`).
+:func:`toolatlas.pipeline.catalogue.build_catalogue`) or ``ray`` (the Ray placements of :mod:`toolatlas.actors`).
 
-Like every ``commands`` module this one sits above :mod:`actors`: it is where a command wires the
+Like every ``commands`` module this one sits above :mod:`toolatlas.actors`: it is where a command wires the
 library to a placement, and it imports the actors only inside the function that chose Ray, so
 ``toolatlas`` still imports without Ray.
 """
@@ -46,7 +46,7 @@ def build_atlas(
     ``hosts`` executor hosts in ``topology``). ``on_start`` hears what the Ray build runs on."""
     rounds = catalogue.build.rounds if rounds is None else rounds
     if engine == "ray":
-        from actors.coordinator import RayBuild
+        from toolatlas.actors.coordinator import RayBuild
         from toolatlas.ray_session import ray_session
 
         if on_start is not None:

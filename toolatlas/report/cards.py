@@ -200,5 +200,15 @@ def tool_card(tool: ToolExport, anchor: str) -> str:
         f'<span class="mono">{esc(tool.schema_hash)}</span> · {counts}</span></header>{description}{schema}'
         f'<div class="facts"><b>Arguments</b> {_arguments(tool)}</div>'
         f'<div class="facts"><b>Probes</b> {tool.probes} call(s) {outcome_mix(tool.outcomes)}</div>'
-        f"{_sections(tool)}</article>"
+        f"{_folded_sections(tool)}</article>"
     )
+
+
+def _folded_sections(tool: ToolExport) -> str:
+    """The card's entries, folded under one summary line (a page of many tools stays a list of their headers,
+    which count them); a tool with no entry says so in the open."""
+    total = len(tool.affordances) + len(tool.boundaries) + len(tool.co_usage)
+    if not total:
+        return _sections(tool)
+    return f'<details class="card-entries"><summary>entries ({total})</summary>{_sections(tool)}</details>'
+

@@ -186,7 +186,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"serving the atlas on http://{args.host}:{args.port} (HTTP API /v1, MCP /mcp), {processes}, "
               f"{'bearer token required' if token else 'no token'}", file=sys.stderr, flush=True)
         if args.engine == "ray-serve":
-            from actors.serve import serve_on_ray
+            from toolatlas.actors.serve import serve_on_ray
 
             serve_on_ray(settings, port=args.port, replicas=args.replicas, address=args.address)
         else:

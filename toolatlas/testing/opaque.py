@@ -69,41 +69,34 @@ path = "atlas"
 
 [[servers]]
 name = "{name}"
-transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.{name}"] }}
+transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.{name}"{root}] }}
 """
+
+_FOLDER_ENVIRONMENT = 'environment = { kind = "directory", snapshot = "snapshot" }\n'
+"""A folder server's environment: the snapshot folder copied for each instance, its root the server's argument."""
+
+
+def _write_one_server(dest: Path, name: str, rounds: int, description: str, *, over_folder: bool) -> Path:
+    """Write the catalogue of the one in-library stdio server ``name`` as ``dest/<name>.toml`` (its atlas in
+    ``dest/atlas``), over the folder ``dest/snapshot`` when ``over_folder``; returns the TOML path."""
+    dest.mkdir(parents=True, exist_ok=True)
+    config = dest / f"{name}.toml"
+    text = _ONE_SERVER_TOML.format(name=name, description=description, rounds=rounds, python=sys.executable,
+                                   root=', "${root}"' if over_folder else "")
+    config.write_text(text + (_FOLDER_ENVIRONMENT if over_folder else ""))
+    return config
 
 
 def server_catalogue(dest: Path, name: str, *, rounds: int = 1, description: str = "") -> Path:
     """Write a catalogue of the one in-library stdio server :mod:`toolatlas.testing.servers.<name>` under
     ``dest`` (its atlas in ``dest/atlas``); returns the TOML path."""
-    dest.mkdir(parents=True, exist_ok=True)
-    config = dest / f"{name}.toml"
-    config.write_text(_ONE_SERVER_TOML.format(name=name, description=description, rounds=rounds, python=sys.executable))
-    return config
+    return _write_one_server(dest, name, rounds, description, over_folder=False)
 
 
 def sessions_catalogue(dest: Path, *, rounds: int = 1) -> Path:
     """Write the catalogue of the sessions server under ``dest``; returns the TOML path."""
     return server_catalogue(dest, "sessions", rounds=rounds, description="Tables opened into sessions the server "
                             "mints in memory; a capped SQL reader.")
-
-
-_FOLDER_TOML = """version = 1
-name = "{name}"
-description = "{description}"
-
-[build]
-rounds = {rounds}
-
-[store]
-backend = "edge"
-path = "atlas"
-
-[[servers]]
-name = "{name}"
-transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.{name}", "${{root}}"] }}
-environment = {{ kind = "directory", snapshot = "snapshot" }}
-"""
 
 
 def folder_catalogue(dest: Path, name: str, files: dict[str, str], *, rounds: int = 1, description: str = "") -> Path:
@@ -113,6 +106,4 @@ def folder_catalogue(dest: Path, name: str, files: dict[str, str], *, rounds: in
     for relative, text in files.items():
         (snapshot / relative).parent.mkdir(parents=True, exist_ok=True)
         (snapshot / relative).write_text(text)
-    config = dest / f"{name}.toml"
-    config.write_text(_FOLDER_TOML.format(name=name, description=description, rounds=rounds, python=sys.executable))
-    return config
+    return _write_one_server(dest, name, rounds, description, over_folder=True)

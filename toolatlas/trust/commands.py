@@ -93,7 +93,7 @@ def cmd_outcomes(args: argparse.Namespace) -> int:
     store = built_store(catalogue)
     try:
         if args.engine == "ray":
-            from actors.admission import ray_admitter
+            from toolatlas.actors.admission import ray_admitter
             from toolatlas.ray_session import ray_session
 
             with ray_session(args.address):
