@@ -3,23 +3,16 @@
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``). The
 driver (:class:`~toolatlas.pipeline.driver.CatalogueBuild`) owns resume, re-running a lost round,
 persisting in round order, failed rows and the report; this module spawns the actors and hands the
-driver a placement for the build's topology (:mod:`actors.colocated`, :mod:`actors.split`) and a
-record writer over the store's owner. Every call waits within a named timeout (:mod:`actors.calls`).
-
-- **colocated** (one executor per server, the default): the executor host that owns the server's
-  sandbox also plans and absorbs its probes — a round is one call, nothing is shipped per probe
-  (at 100 servers on 2 cores, a quarter less of ToolAtlas's own CPU per probe than split:
-  ``benchmarks/build_cpu.py``).
-- **split** (a server with several executors): probes run in batches on executor hosts spread over
-  the nodes, verified where they ran; the verified rollouts go to the server's shard actor by
-  reference and are absorbed in probe order.
-- **pools** (chosen per build): as split, but the rollouts are verified by a pool of verifier
-  hosts of their own (:mod:`actors.pools`), which scales apart from the executors.
-
-Rounds (colocated) or batches (split) in flight are bounded across the build (backpressure). Either
-way the atlas equals the in-process build's for the same seed. Executor hosts are restarted by Ray
-and their in-flight calls retried; a shard (or a colocated server) that is lost is reopened from its
-last checkpoint and the round re-run — nothing is lost, nothing counted twice.
+driver a placement for the build's topology and a record writer over the store's owner. Every call
+waits within a named timeout (:mod:`actors.calls`). Topologies (``docs/cluster.md``):
+**colocated** (:mod:`actors.colocated`, one executor per server, the default: a round is one call
+to the host that owns the server's sandbox), **split** (:mod:`actors.split`: batches on executor
+hosts, verified where they ran, absorbed in probe order by the server's shard actor) and **pools**
+(:mod:`actors.pools`: as split, verified by a verifier pool of their own). Rounds (colocated) or
+batches in flight are bounded across the build (backpressure); the atlas equals the in-process
+build's for the same seed. Executor and verifier hosts are restarted by Ray and their in-flight
+calls retried; a shard (or a colocated server) that is lost is reopened from its last checkpoint
+and the round re-run — nothing is lost, nothing counted twice.
 """
 
 from __future__ import annotations
