@@ -330,7 +330,8 @@ def killed_and_resumed(config: Path, rng: random.Random, writes: int, topology: 
 
 
 class TestRayResume:
-    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow)])
+    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow),
+                                          pytest.param("pools", marks=pytest.mark.slow)])
     def test_killed_at_a_random_write_and_resumed_equals_the_uninterrupted_build(
         self, local_ray, reference, tmp_path: Path, topology: str
     ) -> None:
