@@ -3,21 +3,16 @@
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``). The
 driver (:class:`~toolatlas.pipeline.driver.CatalogueBuild`) owns resume, re-running a lost round,
 persisting in round order, failed rows and the report; this module spawns the actors and hands the
-driver a placement for the build's topology (:mod:`toolatlas.actors.colocated`, :mod:`toolatlas.actors.split`) and a
-record writer over the store's owner. Every call waits within a named timeout (:mod:`toolatlas.actors.calls`).
-
-- **colocated** (one executor per server, the default): the executor host that owns the server's
-  sandbox also plans and absorbs its probes — a round is one call, nothing is shipped per probe
-  (at 100 servers on 2 cores, a quarter less of ToolAtlas's own CPU per probe than split:
-  ``benchmarks/build_cpu.py``).
-- **split** (a server with several executors): probes run in batches on executor hosts spread over
-  the nodes, verified where they ran; the verified rollouts go to the server's shard actor by
-  reference and are absorbed in probe order.
-
-Rounds (colocated) or batches (split) in flight are bounded across the build (backpressure). Either
-way the atlas equals the in-process build's for the same seed. Executor hosts are restarted by Ray
-and their in-flight calls retried; a shard (or a colocated server) that is lost is reopened from its
-last checkpoint and the round re-run — nothing is lost, nothing counted twice.
+driver a placement for the build's topology and a record writer over the store's owner. Every call
+waits within a named timeout (:mod:`toolatlas.actors.calls`). Topologies (``docs/cluster.md``):
+**colocated** (:mod:`toolatlas.actors.colocated`, one executor per server, the default: a round is one call
+to the host that owns the server's sandbox), **split** (:mod:`toolatlas.actors.split`: batches on executor
+hosts, verified where they ran, absorbed in probe order by the server's shard actor) and **pools**
+(:mod:`toolatlas.actors.pools`: as split, verified by a verifier pool of their own). Rounds (colocated) or
+batches in flight are bounded across the build (backpressure); the atlas equals the in-process
+build's for the same seed. Executor and verifier hosts are restarted by Ray and their in-flight
+calls retried; a shard (or a colocated server) that is lost is reopened from its last checkpoint
+and the round re-run — nothing is lost, nothing counted twice.
 """
 
 from __future__ import annotations
@@ -35,9 +30,11 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from toolatlas.actors.calls import SHARD_TIMEOUT_S, START_TIMEOUT_S, STOP_TIMEOUT_S, STORE_TIMEOUT_S, answer
 from toolatlas.actors.colocated import ColocatedPlacement
 from toolatlas.actors.executor import ExecutorHost
+from toolatlas.actors.pools import PoolsPlacement
 from toolatlas.actors.shard import ShardActor
 from toolatlas.actors.split import SplitPlacement
 from toolatlas.actors.store import StoreOwner, StoreOwnerWriter
+from toolatlas.actors.verifiers import VerifierHost
 from toolatlas.config import Catalogue, ServerSpec
 from toolatlas.errors import WorkerError
 from toolatlas.graph.state import RoundCoverage
@@ -66,6 +63,7 @@ class RayBuild:
     def __init__(
         self, config: Path, catalogue: Catalogue, *, frontier: str = "graph", hosts: int | None = None,
         inflight: int | None = None, shards: int | None = None, backend: str = "auto", topology: str = "auto",
+        verifiers: int | None = None,
     ) -> None:
         self.config = str(config.resolve())
         self.catalogue = catalogue
@@ -82,6 +80,8 @@ class RayBuild:
             shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
         """One per node: a shard's planning and induction take a fraction of a core even for 100
         servers. Colocated servers need them only for the LLM method's rounds."""
+        self.verifier_count = (verifiers or self.host_count) if self.topology == "pools" else 0
+        """The pools topology's verifier hosts: as many as executor hosts unless asked otherwise."""
         self.placements: dict[str, set[str]] = {}
         """Server → the Ray nodes its executors ran on."""
         self.ready_at: dict[str, float] = {}
@@ -123,14 +123,18 @@ class RayBuild:
             raise WorkerError(f"executor hosts gave no answer in {START_TIMEOUT_S:.0f} s") from exc
         self.shards = [ray.remote(ShardActor).options(num_cpus=SMALL_CPU, **restarts, max_task_retries=0)
                        .remote(self.config, self.frontier) for _ in range(self.shard_count)]
-        log.info("ray_actors_started", hosts=self.host_count, nodes=self.node_count, shards=self.shard_count)
+        self.verifiers = [ray.remote(VerifierHost).options(num_cpus=SMALL_CPU, scheduling_strategy="SPREAD", **restarts,
+                                                           max_task_retries=ACTOR_RESTARTS).remote(self.config)
+                          for _ in range(self.verifier_count)]
+        log.info("ray_actors_started", hosts=self.host_count, nodes=self.node_count, shards=self.shard_count,
+                 verifiers=self.verifier_count)
 
     def _stop_actors(self) -> None:
         try:
             ray.get([h.close.remote() for h in self.hosts] + [self.store.close.remote()], timeout=STOP_TIMEOUT_S)
         except GetTimeoutError:
             log.warning("actors_not_closed", timeout_s=STOP_TIMEOUT_S)
-        for actor in [*self.hosts, *self.shards, self.store]:
+        for actor in [*self.hosts, *self.verifiers, *self.shards, self.store]:
             ray.kill(actor)
 
     # -- the build --------------------------------------------------------------------------------
@@ -150,7 +154,8 @@ class RayBuild:
         self.paths.root.mkdir(parents=True, exist_ok=True)
         self._start_actors()
         self.gate = asyncio.Semaphore(self.inflight)
-        placement = ColocatedPlacement(self, rounds) if self.colocated else SplitPlacement(self, rounds)
+        placement = self.placement = {"colocated": ColocatedPlacement, "split": SplitPlacement,
+                                      "pools": PoolsPlacement}[self.topology](self, rounds)
         files, writer = self.persistence()
         driver = CatalogueBuild(self.catalogue, placement, files, writer,
                                 frontier=self.frontier, rounds=rounds, with_llm=self.with_llm, on_round=on_round,

@@ -5,10 +5,10 @@ concurrently (an async actor); each sandbox runs one probe at a time. Sandboxes 
 first use, so a host that Ray restarts after a crash rebuilds them when the retried call arrives.
 A host installs missing server runtimes on its node before starting a server (idempotent).
 
-The verifier role runs here too, right after each probe, next to the state it reads: shipping a
-rollout to a verifier process costs more than verifying it (its digests are most of its bytes).
-A batch comes back as two objects: a small :class:`BatchSummary` the coordinator reads, and the
-verified rollouts, which it hands on to the server's shard unread.
+The verifier role runs here too (split topology), right after each probe, next to the state it
+reads — or, in the pools topology, in a pool of its own (:mod:`toolatlas.actors.verifiers`), which gets the
+rollouts with their digests (:meth:`execute_many`). A batch comes back as two objects: a small
+:class:`BatchSummary` the coordinator reads, and the rollouts, which it hands on unread.
 
 **Colocated servers.** A server with a single executor can be built here whole (:meth:`open`,
 :meth:`round`): its proposer, executor, verifier and inducer roles run in this process around its
@@ -34,6 +34,7 @@ from toolatlas.errors import ToolAtlasError
 from toolatlas.models import ToolSpec
 from toolatlas.pipeline.checkpoint import RoundRecords, RoundResult, ShardCheckpoint
 from toolatlas.pipeline.server import ServerBuild
+from toolatlas.pipeline.verifying import VerifierBasis
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import BatchSummary, Probe, Rollout, Verdict
 from toolatlas.runtimes import install
@@ -84,6 +85,17 @@ class ExecutorHost:
         async with self.locks[(server, slot)]:
             complete, ended = await executor.run_batch(probes)
         return BatchSummary.of([rollout for rollout, _ in complete], ended), complete
+
+    async def execute_many(self, server: str, slot: int, probes: list[Probe]) -> tuple[BatchSummary, list[Rollout]]:
+        """:meth:`run_many` for a verifier elsewhere: the rollouts unverified, with their digests."""
+        executor = await self._executor(server, slot)
+        async with self.locks[(server, slot)]:
+            rollouts, ended = await executor.execute_batch(probes)
+        return BatchSummary.of(rollouts, ended), rollouts
+
+    async def basis(self, server: str, slot: int) -> VerifierBasis:
+        """What a verifier reads of the (server, slot) sandbox besides its rollouts."""
+        return VerifierBasis.of(await self._executor(server, slot), server, slot)
 
     # -- colocated servers --------------------------------------------------------------------------
 

@@ -104,8 +104,7 @@ class SplitPlacement:
                             break  # never wait for a second permit while holding one: consume first (no deadlock)
                         batch = [queue.popleft() for _ in range(min(size, len(queue)))]
                         await gate.acquire()
-                        summary, verified = self.build.hosts[host].run_many.options(num_returns=2).remote(
-                            name, slot, [probe for _, probe in batch])
+                        summary, verified = self.dispatch(name, slot, host, [probe for _, probe in batch])
                         window.append((batch[0][0], len(batch), summary, verified, time.perf_counter()))
                     first, count, summary, verified, sent = window[0]
                     done: BatchSummary = await answer(summary, BATCH_TIMEOUT_S, f"a batch of {name}")
@@ -141,6 +140,10 @@ class SplitPlacement:
         result: RoundResult = await answer(shard.finish_round.remote(
             name, round_, time.perf_counter() - t0, *failures.round_status()), SHARD_TIMEOUT_S, f"round {round_} of {name}")
         return result.model_copy(update={"summary": round_summary(batches)})
+
+    def dispatch(self, name: str, slot: int, host: int, probes: list[Probe]) -> tuple[ray.ObjectRef, ray.ObjectRef]:
+        """Send a batch to its executor host: its summary, and its verified rollouts (references)."""
+        return self.build.hosts[host].run_many.options(num_returns=2).remote(name, slot, probes)
 
     async def _stop(self, server: str) -> None:
         await asyncio.gather(*(answer(self.build.hosts[h].stop.remote(server), STOP_TIMEOUT_S, f"stop of {server}")

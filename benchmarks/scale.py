@@ -39,6 +39,7 @@ from _common import ProcessTreeSampler, save  # noqa: E402
 from toolatlas.config import load_catalogue  # noqa: E402
 from toolatlas.environments import render_value  # noqa: E402
 from toolatlas.logs import configure_logging  # noqa: E402
+from toolatlas.pipeline import TOPOLOGIES  # noqa: E402
 from toolatlas.testing.catalogues import generate_catalogue  # noqa: E402
 from toolatlas.workspace import Workspace  # noqa: E402
 
@@ -305,7 +306,7 @@ def main() -> None:
     parser.add_argument("--cold-pass", action="store_true",
                         help="also the limit of one raw pass of the build's probes over freshly started servers")
     parser.add_argument("--in-process", action="store_true", help="also build in-process, for the ratio")
-    parser.add_argument("--topology", choices=["auto", "colocated", "split"], default="auto",
+    parser.add_argument("--topology", choices=TOPOLOGIES, default="auto",
                         help="the Ray build's topology (actors/coordinator.py)")
     args = parser.parse_args()
     configure_logging()

@@ -1,8 +1,9 @@
 """The Ray build on a real local Ray instance and a real two-node cluster.
 
-Same seed, same atlas: the Ray engine equals the in-process engine in both topologies (colocated:
-a server's host plans and absorbs its probes; split: shard actors do); killing an executor host or
-a shard mid-build changes nothing in the final atlas; a server that cannot start is reported
+Same seed, same atlas: the Ray engine equals the in-process engine in every topology (colocated:
+a server's host plans and absorbs its probes; split: shard actors do; pools: as split, with the
+rollouts verified by a verifier pool of their own); killing an executor host, a shard or the
+verifier hosts mid-build changes nothing in the final atlas; a server that cannot start is reported
 while the others complete; `ray job submit` to a two-node cluster runs executors on both nodes.
 """
 
@@ -113,12 +114,16 @@ def wait_until_ready(build: RayBuild, server: str, timeout: float = 120) -> None
 
 
 class TestRayEngine:
-    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    @pytest.mark.parametrize("topology", ["colocated", "split", "pools"])
     def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
-        """The Ray build of the same catalogue and seed stores exactly the in-process atlas."""
+        """The Ray build of the same catalogue and seed stores exactly the in-process atlas (pools: every
+        batch verified by the verifier pool, both of its hosts taking turns)."""
         config = demo_copy(tmp_path, "ray")
         report, build = ray_build(config, topology=topology)
         assert not build.redone and report.engine == "ray" and report.servers == {"memory": "ok", "time": "ok"}
+        if topology == "pools":
+            assert len(build.verifiers) == 2 and sorted(build.placement.batches) == [0, 1]
+            assert sum(build.placement.batches.values()) == len(build.probe_log.batches)
         assert report.calls >= report.probes > 0 and report.resets > 0
         assert entries_of(config) == reference
         # every probe's end time came back, within its batch's (or round's) span on the driver's clock
@@ -134,12 +139,13 @@ class TestRayEngine:
         assert build.probe_log.after(middle) == later and 0 < later < report.probes
         assert build.probe_log.after(0.0) == report.probes == build.probe_log.after(0.0, exact=False)
 
-    @pytest.mark.parametrize("topology", ["colocated", "split"])
+    @pytest.mark.parametrize("topology", ["colocated", "split", pytest.param("pools", marks=pytest.mark.slow)])
     def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
-        """With a single batch (or round) allowed in flight across the build, every server still completes, same atlas."""
+        """With a single batch (or round) allowed in flight across the build, every server still completes,
+        same atlas (pools: with a single verifier host for two executor hosts)."""
         config = demo_copy(tmp_path, "one-permit")
         catalogue = load_catalogue(config)
-        build = RayBuild(config, catalogue, hosts=2, inflight=1, topology=topology)
+        build = RayBuild(config, catalogue, hosts=2, inflight=1, topology=topology, verifiers=1)
         report = asyncio.run(build.run([catalogue.server("memory"), catalogue.server("time")], rounds=1))
         assert report.servers == {"memory": "ok", "time": "ok"} and report.probing_seconds > 0
         assert entries_of(config) == reference
@@ -213,8 +219,26 @@ class TestRayEngine:
         assert "memory" in {server for server, _ in build.redone}
         assert entries_of(config) == reference
 
+    @pytest.mark.slow  # a verifier's death costs a retried batch, no redone round; 12 s
+    def test_verifier_host_killed_while_its_server_probes(self, local_ray, reference, tmp_path: Path) -> None:
+        """Every verifier host of the pools topology dies while the servers probe: Ray restarts them and
+        retries their batches, which bring all they need — no round redone, same atlas."""
+        killed = []
+
+        def kill_verifiers(build: RayBuild) -> None:
+            wait_until_ready(build, "memory")
+            killed.append(True)
+            for verifier in build.verifiers:
+                ray.kill(verifier, no_restart=False)
+
+        config = demo_copy(tmp_path, "killed-verifiers")
+        report, build = ray_build(config, watch=kill_verifiers, topology="pools")
+        assert killed and report.servers == {"memory": "ok", "time": "ok"} and not build.redone
+        assert entries_of(config) == reference
+
     def test_topology_choice(self, local_ray, tmp_path: Path) -> None:
-        """auto: colocated with one executor per server, split with several; colocated refuses several (naming the field)."""
+        """auto: colocated with one executor per server, split with several; colocated refuses several (naming
+        the field); pools is chosen, not defaulted to, its verifier pool as large as the executor hosts unless asked."""
         config = demo_copy(tmp_path, "topology")
         catalogue = load_catalogue(config)
         assert RayBuild(config, catalogue).topology == "colocated"
@@ -224,6 +248,10 @@ class TestRayEngine:
             RayBuild(config, several, topology="colocated")
         with pytest.raises(ConfigError, match="topology"):
             RayBuild(config, catalogue, topology="mesh")
+        pools = RayBuild(config, several, hosts=3, topology="pools")
+        assert (pools.topology, pools.verifier_count) == ("pools", 3)
+        assert RayBuild(config, catalogue, topology="pools", verifiers=5).verifier_count == 5
+        assert RayBuild(config, catalogue, hosts=3).verifier_count == 0
 
     def test_an_actor_that_gives_no_answer_fails_with_a_worker_error(self, local_ray) -> None:
         """A call on an actor that outlasts its named timeout raises WorkerError naming the call, instead of hanging."""
@@ -302,7 +330,8 @@ def killed_and_resumed(config: Path, rng: random.Random, writes: int, topology: 
 
 
 class TestRayResume:
-    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow)])
+    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow),
+                                          pytest.param("pools", marks=pytest.mark.slow)])
     def test_killed_at_a_random_write_and_resumed_equals_the_uninterrupted_build(
         self, local_ray, reference, tmp_path: Path, topology: str
     ) -> None:

@@ -50,7 +50,14 @@ class TestTopology:
         two = catalogue.model_copy(update={"build": catalogue.build.model_copy(update={"executors_per_server": 2})})
         assert choose_topology(two, "auto", config="demo.toml") == "split"
 
-    @pytest.mark.parametrize(("topology", "field"), [("pools", "topology"), ("colocated", "build.executors_per_server")])
+    def test_pools_is_chosen_never_defaulted_to(self) -> None:
+        """``pools`` (verifiers as a pool of their own) holds one executor per server or several; ``auto`` never picks it."""
+        catalogue = load_catalogue(REPO / "configs" / "demo.toml")
+        two = catalogue.model_copy(update={"build": catalogue.build.model_copy(update={"executors_per_server": 2})})
+        assert [choose_topology(c, "pools", config="demo.toml") for c in (catalogue, two)] == ["pools", "pools"]
+        assert "pools" not in {choose_topology(c, "auto", config="demo.toml") for c in (catalogue, two)}
+
+    @pytest.mark.parametrize(("topology", "field"), [("mesh", "topology"), ("colocated", "build.executors_per_server")])
     def test_an_impossible_topology_names_the_file_and_field(self, topology: str, field: str) -> None:
         """An unknown topology, or colocated roles for several executors per server, is a ConfigError naming the field."""
         catalogue = load_catalogue(REPO / "configs" / "demo.toml")

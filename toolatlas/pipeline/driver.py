@@ -38,14 +38,16 @@ __all__ = ["BuildReport", "CatalogueBuild", "Placement", "RecordWriter", "choose
 log = structlog.get_logger(__name__)
 
 def choose_topology(catalogue: Catalogue, topology: str, *, config: str) -> str:
-    """The topology ``topology`` asks for, ``colocated`` or ``split``: a :class:`ConfigError` naming
-    ``config`` when it is unknown or cannot hold the catalogue's executors per server."""
+    """The topology ``topology`` asks for, ``colocated``, ``split`` or ``pools``: a :class:`ConfigError`
+    naming ``config`` when it is unknown or cannot hold the catalogue's executors per server."""
     single = catalogue.build.executors_per_server == 1
     if topology not in TOPOLOGIES:
         raise ConfigError(config, [("topology", f"must be one of {', '.join(TOPOLOGIES)}, not {topology!r}")])
     if topology == "colocated" and not single:
         raise ConfigError(config, [("build.executors_per_server", "the colocated topology runs one executor per server")])
-    return "colocated" if topology == "colocated" or (topology == "auto" and single) else "split"
+    if topology == "auto":
+        return "colocated" if single else "split"
+    return topology
 
 
 class Placement(Protocol):

@@ -17,10 +17,10 @@ from toolatlas.environments import StateDigest, render_value
 from toolatlas.errors import SandboxError, ServerStartError
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import answer_document, bind_outputs, bound_references
-from toolatlas.probing.clock import carries_clock, later_second, second_after
-from toolatlas.probing.models import Check, Direction, Probe, Rollout, StepResult, Verdict
+from toolatlas.probing.clock import later_second
+from toolatlas.probing.determinism import verified, wants_later_second
+from toolatlas.probing.models import Direction, Probe, Rollout, StepResult, Verdict
 from toolatlas.probing.own_state import OwnState
-from toolatlas.probing.text import evidence_excerpt, to_placeholders
 from toolatlas.probing.verifier import Verifier, step_failed
 from toolatlas.sandbox import Sandbox
 
@@ -34,8 +34,9 @@ class Executor:
 
     After the last step the instance is digested: a probe that left it exactly as the snapshot
     (every read-only probe) needs no freeze and no reset — the sandbox goes straight on; one that
-    changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when it
-    is verified right here (:meth:`run_verified`), restored without keeping the changed state.
+    changed it (or crashed or hung the server) is frozen for the verifier and reset, or, when the
+    verifier reads the digests the rollout carries (:meth:`execute`: verified right here by
+    :meth:`run_verified`, or by a verifier in another process), restored without keeping the changed state.
 
     What the server keeps in its own memory is kept fresh too (:mod:`toolatlas.probing.own_state`):
     after a probe that left its argument-free readers answering otherwise than a fresh server (where
@@ -44,11 +45,11 @@ class Executor:
     server holds, as far as can be seen.
 
     A replay whose output matched the original call is repeated once more, from the snapshot, in
-    a later second of the clock (:mod:`toolatlas.probing.clock`); only then is the call
+    a later second of the clock (:mod:`toolatlas.probing.determinism`); only then is the call
     deterministic — unless the replay itself began in a later second than it was planned in
-    (:attr:`Probe.planned_at`). The wait is paid once per batch at most: :meth:`run_verified` with
-    ``defer=True`` sets such replays aside, ``settle(ready_only=True)`` between probes repeats
-    those whose later second has come, and :meth:`settle` waits for the rest at the end.
+    (:attr:`Probe.planned_at`). The wait is paid once per batch at most: :meth:`execute` with
+    ``defer=True`` sets such replays aside, ``settle_rollouts(ready_only=True)`` between probes
+    repeats those whose later second has come, and :meth:`settle_rollouts` waits for the rest at the end.
     """
 
     repeat_in_later_second = True
@@ -62,7 +63,7 @@ class Executor:
         self.resets = 0
         self.snapshot_digest: StateDigest | None = None
         self._verifier: Verifier | None = None
-        self._unsettled: list[tuple[Rollout, Verdict]] = []
+        self._unsettled: list[Rollout] = []
         self.own_state: OwnState | None = None
         """The readers of the server's own state, and what keeps it fresh between probes."""
 
@@ -93,28 +94,41 @@ class Executor:
             self._verifier = Verifier(self.sandbox.environment, self.snapshot_digest, tools, outputs_validated=True)
         return self._verifier
 
-    async def run_verified(self, probe: Probe, *, defer: bool = False) -> tuple[Rollout, Verdict] | None:
-        """Run a probe and verify it here, from the digests the rollout carries: no post-state is
-        kept (a changed instance is restored the quickest way). The rollout comes back without its
-        digests — what an inducer in another process reads, and a fraction of the bytes.
+    async def execute(self, probe: Probe, *, defer: bool = False) -> Rollout | None:
+        """Run a probe for a verifier here or in another process: no post-state is kept (a changed
+        instance is restored the quickest way); the rollout carries the digests verification reads.
 
-        A replay that still looks deterministic is repeated in a later second first — right away,
-        or with ``defer`` set aside (None is returned) until :meth:`settle`."""
+        A probe whose reads show the server changed its own state, which no reset of the environment
+        undoes, is followed by a restart of the server before the next probe (where the environment
+        holds no state, the probe's own-state check has done so already): whether its reads show it
+        is the verifier's judgement, made here too for the probes that compare reads. A replay that
+        still looks deterministic is repeated in a later second, its outcome carried on the rollout
+        (:mod:`toolatlas.probing.determinism`) — right away, or with ``defer`` set aside (None is
+        returned) until :meth:`settle_rollouts`."""
         rollout = await self.run(probe, keep_post_state=False)
-        verdict = self.verifier.verify(rollout)
-        if any(step.output_changed for step in verdict.steps) and self.sandbox.connection is not None:
-            # the server changed its own state, which no reset of the environment undoes: start it afresh
-            # (where the environment holds no state, the probe's own-state check has done so already)
-            if self.own_state is None or self.own_state.environment_holds_state:
-                await self.sandbox.connection.restart()
-        if verdict.deterministic and self.repeat_in_later_second and not _crossed_a_second(rollout):
+        connection = self.sandbox.connection
+        if (connection is not None and (self.own_state is None or self.own_state.environment_holds_state)
+                and any(step.compares is not None for step in probe.steps)
+                and any(step.output_changed for step in self.verifier.verify(rollout).steps)):
+            await connection.restart()
+        if self.repeat_in_later_second and wants_later_second(rollout):
             if defer:
-                self._unsettled.append((rollout.for_induction(), verdict))
+                self._unsettled.append(rollout)
                 return None
-            return (await self._settle([(rollout.for_induction(), verdict)]))[0]
-        return rollout.for_induction(), verdict
+            return (await self._settle([rollout]))[0]
+        return rollout
+
+    async def run_verified(self, probe: Probe, *, defer: bool = False) -> tuple[Rollout, Verdict] | None:
+        """:meth:`execute` a probe and verify it here: the rollout without its digests (what an inducer
+        in another process reads, and a fraction of the bytes) and its verdict; None when deferred."""
+        rollout = await self.execute(probe, defer=defer)
+        return None if rollout is None else verified(self.verifier, rollout)
 
     async def settle(self, *, ready_only: bool = False) -> list[tuple[Rollout, Verdict]]:
+        """:meth:`settle_rollouts`, each verified here."""
+        return [verified(self.verifier, rollout) for rollout in await self.settle_rollouts(ready_only=ready_only)]
+
+    async def settle_rollouts(self, *, ready_only: bool = False) -> list[Rollout]:
         """The replays set aside, in the order they ran, each repeated once from the snapshot in a
         second of the clock later than any of them ran in: one wait for all of them. With
         ``ready_only``, only the first ones whose later second has begun already (no wait): a
@@ -123,53 +137,55 @@ class Executor:
         if ready_only:
             now = time.time()
             ready = 0
-            while ready < len(unsettled) and later_second([unsettled[ready][0].steps[0].outcome]) <= now:
+            while ready < len(unsettled) and later_second([unsettled[ready].steps[0].outcome]) <= now:
                 ready += 1
             unsettled = unsettled[:ready]
         self._unsettled = self._unsettled[len(unsettled) :]
         return await self._settle(unsettled)
 
     async def run_batch(self, probes: list[Probe]) -> tuple[list[tuple[Rollout, Verdict]], list[float]]:
-        """Run and verify ``probes`` one after the other, in their order: each verified rollout, and
-        when each probe ended (``time.time()``; the replays repeated in a later second end together,
-        after one wait at most)."""
-        verified: list[tuple[Rollout, Verdict] | None] = []
-        ended: list[float] = []
-        settled: list[tuple[Rollout, Verdict]] = []
-        for probe in probes:
-            verified.append(await self.run_verified(probe, defer=True))
-            if verified[-1] is not None:
-                ended.append(time.time())
-            settled += await self.settle(ready_only=True)  # their later second has come
-        settled += await self.settle()
-        replays = iter(settled)
-        ended += [time.time()] * (len(verified) - len(ended))
-        return [item if item is not None else next(replays) for item in verified], ended
+        """:meth:`execute_batch`, each rollout verified here."""
+        rollouts, ended = await self.execute_batch(probes)
+        return [verified(self.verifier, rollout) for rollout in rollouts], ended
 
-    async def _settle(self, unsettled: list[tuple[Rollout, Verdict]]) -> list[tuple[Rollout, Verdict]]:
+    async def execute_batch(self, probes: list[Probe]) -> tuple[list[Rollout], list[float]]:
+        """Run ``probes`` one after the other, in their order: each rollout, for a verifier, and when
+        each probe ended (``time.time()``; the replays repeated in a later second end together,
+        after one wait at most)."""
+        executed: list[Rollout | None] = []
+        ended: list[float] = []
+        settled: list[Rollout] = []
+        for probe in probes:
+            executed.append(await self.execute(probe, defer=True))
+            if executed[-1] is not None:
+                ended.append(time.time())
+            settled += await self.settle_rollouts(ready_only=True)  # their later second has come
+        settled += await self.settle_rollouts()
+        replays = iter(settled)
+        ended += [time.time()] * (len(executed) - len(ended))
+        return [item if item is not None else next(replays) for item in executed], ended
+
+    async def _settle(self, unsettled: list[Rollout]) -> list[Rollout]:
         if not unsettled:
             return []
         t0 = time.perf_counter()
-        wait = later_second(r.steps[0].outcome for r, _ in unsettled) - time.time()
+        wait = later_second(r.steps[0].outcome for r in unsettled) - time.time()
         if wait > 0:
             await asyncio.sleep(wait)
         waited = time.perf_counter() - t0
-        settled = []
-        for rollout, verdict in unsettled:
-            settled.append((rollout, await self._repeat_later(rollout, verdict)))
+        settled = [await self._repeat_later(rollout) for rollout in unsettled]
         log.debug(
             "replays_repeated_later",
             executor=self.name,
             replays=len(settled),
             waited_ms=round(waited * 1000, 1),
             total_ms=round((time.perf_counter() - t0) * 1000, 1),
-            nondeterministic=sum(v.deterministic is False for _, v in settled),
         )
         return settled
 
-    async def _repeat_later(self, rollout: Rollout, verdict: Verdict) -> Verdict:
-        """The replayed call once more, from the snapshot: a different output (or one showing the
-        clock) makes the verdict non-deterministic."""
+    async def _repeat_later(self, rollout: Rollout) -> Rollout:
+        """The replayed call once more, from the snapshot, carried on the rollout (unchanged when the
+        sandbox failed: nothing was learned)."""
         step = rollout.probe.steps[0]
         try:
             arguments = render_value(step.arguments, self.sandbox.variables())
@@ -182,13 +198,8 @@ class Executor:
             log.warning(
                 "clock_replay_failed", server=rollout.probe.server, probe=rollout.probe.id, error=str(exc)[:300]
             )
-            return verdict
-        if outcome.outcome in (OutcomeClass.CRASH, OutcomeClass.TIMEOUT):  # the server broke: nothing learned
-            return verdict
-        same = _normalised(outcome, rollout) == _normalised(rollout.steps[0].outcome, rollout)
-        if same and not carries_clock(outcome):
-            return verdict
-        return _with_determinism(verdict, False, "output differs in a later second")
+            return rollout
+        return rollout.model_copy(update={"later": outcome})
 
     async def close(self) -> None:
         await self.sandbox.close()
@@ -254,23 +265,4 @@ class Executor:
             variables=variables,
             duration_ms=(time.perf_counter() - t0) * 1000,
         )
-
-
-def _crossed_a_second(rollout: Rollout) -> bool:
-    """Whether a replay began in a later second of the clock than the one it was planned in (so than
-    the original call it is compared with): it needs no repeat."""
-    planned_at = rollout.probe.planned_at
-    if planned_at is None or not rollout.steps:
-        return False
-    return rollout.steps[0].outcome.started_at.timestamp() >= second_after(planned_at)
-
-
-def _normalised(outcome: CallOutcome, rollout: Rollout) -> str:
-    return evidence_excerpt(to_placeholders(outcome.excerpt, rollout.variables))
-
-
-def _with_determinism(verdict: Verdict, deterministic: bool, detail: str) -> Verdict:
-    checks = [c for c in verdict.checks if c.name != "deterministic"]
-    checks.append(Check(name="deterministic", passed=True, detail=detail))
-    return verdict.model_copy(update={"deterministic": deterministic, "checks": checks})
 

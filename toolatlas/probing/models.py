@@ -126,14 +126,17 @@ class Rollout(Frozen):
     duration_ms: float = 0.0
     infrastructure_error: str | None = None
     """The sandbox failed (server could not start): nothing was learned about the tool."""
+    later: CallOutcome | None = None
+    """A deterministic-looking replay: its call once more, from the snapshot, in a later second of the
+    clock (:mod:`toolatlas.probing.determinism`); None when it was not (or could not be) repeated."""
 
     def for_induction(self) -> Rollout:
-        """This rollout without its state digests: verification has read them, induction does not
-        (they are most of a rollout's bytes when it crosses a process boundary)."""
-        if self.final_digest is None and all(s.digest_after is None for s in self.steps):
+        """This rollout without its state digests and later repeat: verification has read them,
+        induction does not (digests are most of a rollout's bytes when it crosses a process boundary)."""
+        if self.final_digest is None and self.later is None and all(s.digest_after is None for s in self.steps):
             return self
         steps = [s.model_copy(update={"digest_after": None}) for s in self.steps]
-        return self.model_copy(update={"steps": steps, "final_digest": None})
+        return self.model_copy(update={"steps": steps, "final_digest": None, "later": None})
 
 
 class BatchSummary(Frozen):

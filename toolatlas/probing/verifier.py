@@ -7,7 +7,7 @@ structured output against the tool's output schema; what the step changed in the
 the planner's expectation held. For replays: determinism (same output as the original call from
 the same snapshot; an output that shows the time of the call never is) and idempotence (the
 repeated call changes nothing more). The executor then repeats a deterministic-looking replay in a
-later second of the clock (:mod:`toolatlas.probing.clock`).
+later second of the clock, judged from the rollout (:mod:`toolatlas.probing.determinism`).
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from toolatlas.environments import Environment, StateDiff, StateDigest, render_v
 from toolatlas.errors import ConfigError
 from toolatlas.models import CallOutcome, Effect, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import bound_references
-from toolatlas.probing.clock import carries_clock, without_clock
+from toolatlas.probing.clock import without_clock
 from toolatlas.probing.conditions import joined, precondition_parts
+from toolatlas.probing.determinism import looks_deterministic
 from toolatlas.probing.evidence import error_evidence
 from toolatlas.probing.hidden import hidden_failure
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
-from toolatlas.probing.text import excerpts_agree, to_placeholders
+from toolatlas.probing.text import to_placeholders
 
 __all__ = ["Verifier", "step_failed"]
 
@@ -186,13 +187,8 @@ class Verifier:
         probe = rollout.probe
         if probe.direction is not Direction.REPLAY or not rollout.steps:
             return None, None
-        deterministic = None
-        if probe.reference_excerpt is not None:
-            first = to_placeholders(rollout.steps[0].outcome.excerpt, rollout.variables)
-            deterministic = excerpts_agree(first, probe.reference_excerpt)
-            detail = "same output" if deterministic else "output differs"
-            if deterministic and any(carries_clock(step.outcome) for step in rollout.steps):
-                deterministic, detail = False, "output carries the time of the call"
+        deterministic, detail = looks_deterministic(rollout)
+        if deterministic is not None:
             checks.append(Check(name="deterministic", passed=True, detail=detail))
         idempotent = None
         if len(verdicts) >= 2 and not verdicts[0].failed:
