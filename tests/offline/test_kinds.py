@@ -322,6 +322,41 @@ class TestUnseenSchemas:
         assert specs["count"].count_like and specs["count"].maximum == 20
 
 
+class TestDescribedPlaces:
+    def test_a_generic_name_described_as_a_path_is_a_path(self) -> None:
+        """`input` "Archive file(s) to extract" is a file path; `output` "Output directory path" a new folder;
+        `input` "File or folder path to compress" a path of either kind."""
+        extract = make("extract", {"input": {"type": "string", "description": "Archive file(s) to extract"},
+                                   "output": {"type": "string", "description": "Output directory path"}},
+                       ["input"], "Extract archives.")
+        packed = arg(infer_arguments(extract), "input")
+        assert (packed.kind, packed.target) == (ArgKind.FILE_PATH, ToolObject.FILE)
+        made = arg(infer_arguments(extract), "output")
+        assert (made.kind, made.target, made.fresh) == (ArgKind.NEW_PATH, ToolObject.DIRECTORY, True)
+        compress = make("compress", {"input": {"type": "string", "description": "File or folder path to compress"}},
+                        ["input"], "Compress into an archive.")
+        either = arg(infer_arguments(compress), "input")
+        assert (either.kind, either.target) == (ArgKind.PATH, None)
+
+    def test_descriptions_in_chinese_are_glossed(self) -> None:
+        """`要解压的压缩文件路径` (the archive file's path) is a file path, `输出目录路径` (output directory path) a
+        new folder, and a password that mentions files stays a plain string."""
+        extract = make("extract", {
+            "input": {"type": "string", "description": "要解压的压缩文件路径或路径数组"},
+            "output": {"type": "string", "description": "输出目录路径（可选，默认为源文件所在目录）"},
+            "password": {"type": "string", "description": "加密ZIP压缩包的密码（可选，不支持加密7Z文件）"},
+        }, ["input"], "解压缩文件工具")
+        specs = infer_arguments(extract)
+        assert arg(specs, "input").kind is ArgKind.FILE_PATH
+        assert (arg(specs, "output").kind, arg(specs, "output").target) == (ArgKind.NEW_PATH, ToolObject.DIRECTORY)
+        assert arg(specs, "password").kind is ArgKind.STRING
+
+    def test_words_that_are_not_places_stay_strings(self) -> None:
+        """An `input` described as text to hash is no file path."""
+        hashed = make("digest", {"input": {"type": "string", "description": "The text to hash"}}, ["input"], "Hash.")
+        assert arg(infer_arguments(hashed), "input").kind is not ArgKind.FILE_PATH
+
+
 class TestWords:
     @pytest.mark.parametrize(
         ("name", "words"),

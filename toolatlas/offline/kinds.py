@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
+from toolatlas.offline.glossary import gloss
 from toolatlas.offline.hints import documented_arguments, letter_range, named_values
 from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
@@ -393,7 +394,7 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]
     meaning = kind_for_string(
         words,
-        description,
+        gloss(description),
         schema.get("format"),
         ctx.words,
         ctx.text,
