@@ -219,6 +219,16 @@ class TestUnseenSchemas:
         operation = arg(infer_arguments(update), "operation")
         assert operation.kind is ArgKind.STRING and operation.examples == ["replace", "extract", "split"]
 
+    def test_the_set_a_tool_states_for_the_noun_beside_the_arguments_examples(self) -> None:
+        """`groups` whose own description only names two (`placement` and `maps` are left out…) takes its
+        choices from the tool's `The groups are `state`, `history`, `material`…`, its examples kept."""
+        tool = make("facts", {"groups": {"type": "array", "items": {"type": "string"},
+                                         "description": "Groups to read; `placement` and `maps` only when asked."}},
+                    [], "Facts of a position. The groups are `state`, `history`, `material`, and two more.")
+        item = arg(infer_arguments(tool), "groups[]")
+        assert item.kind is ArgKind.ENUM and item.enum == ["state", "history", "material"]
+        assert item.examples == ["placement", "maps"]
+
     def test_a_tool_that_adds_to_a_document_takes_an_existing_one(self) -> None:
         """``add_footnote_to_document`` makes a footnote in a document that exists; ``create_document``
         makes the document."""
