@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from toolatlas.models import ToolAnnotations, ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import (
     ArgSpec,
     ToolEffect,
@@ -16,6 +19,7 @@ from toolatlas.offline.kinds import (
     tool_effect,
     tool_object,
 )
+from toolatlas.offline.values import ValueSynth
 from toolatlas.offline.words import implicit_choices, tokens
 from toolatlas.probing.values import ArgKind
 
@@ -360,6 +364,15 @@ class TestDescribedPlaces:
         assert arg(specs, "input").kind is ArgKind.FILE_PATH
         assert (arg(specs, "output").kind, arg(specs, "output").target) == (ArgKind.NEW_PATH, ToolObject.DIRECTORY)
         assert arg(specs, "password").kind is ArgKind.STRING
+
+    def test_with_no_files_to_name_a_path_takes_the_descriptions_example(self) -> None:
+        """A server with no folder state asked for "Path to a Polyglot opening book, a `.bin` file" gets `.bin`,
+        the description's example, rather than no call at all."""
+        tool = make("book_moves", {"book": {"type": "string", "description": "Path to an opening book, a `.bin` file."}},
+                    ["book"], "The moves an opening book holds.")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        planned = synth.valid_arguments(tool, infer_arguments(tool), 0)
+        assert planned is not None and planned.arguments == {"book": ".bin"}
 
     def test_words_that_are_not_places_stay_strings(self) -> None:
         """An `input` described as text to hash is no file path."""
