@@ -375,9 +375,14 @@ class TestDescribedPlaces:
         assert planned is not None and planned.arguments == {"book": ".bin"}
 
     def test_words_that_are_not_places_stay_strings(self) -> None:
-        """An `input` described as text to hash is no file path."""
+        """An `input` described as text to hash, and an `alias` described as a name that defaults to the
+        filename's stem, are no paths."""
         hashed = make("digest", {"input": {"type": "string", "description": "The text to hash"}}, ["input"], "Hash.")
         assert arg(infer_arguments(hashed), "input").kind is not ArgKind.FILE_PATH
+        alias = make("load_json", {"alias": {"type": "string", "description":
+                                             "Optional friendly name for the document (defaults to filename stem)."}},
+                     [], "Load a JSON file.")
+        assert arg(infer_arguments(alias), "alias").kind not in (ArgKind.FILE_PATH, ArgKind.PATH, ArgKind.NEW_PATH)
 
 
 class TestWords:

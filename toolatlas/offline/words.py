@@ -287,6 +287,8 @@ def kind_for_string(
     return Meaning("string")
 
 
+_HEAD_WORDS = 6
+"""A place word heads a description only among its first words (``Archive file path``)."""
 _SECRET_WORDS = frozenset({"password", "passphrase", "passwd", "secret", "pin", "token"})
 _PLACES = _DIR_WORDS | _FILE_WORDS
 
@@ -298,8 +300,8 @@ def _described_place(description: str) -> set[str] | None:
     ``path``; None when the description names no path, file or folder."""
     words = [w for w in tokens(description) if w not in ("or", "and")]
     at = next((i for i, w in enumerate(words) if w in _PLACES or w in ("path", "paths")), None)
-    if at is None:
-        return None
+    if at is None or at >= _HEAD_WORDS or any(w in _NAME_WORDS for w in words[:at]):
+        return None  # "Optional friendly name for the document (defaults to filename stem)" is a name
     if words[at] in ("path", "paths"):
         return set()
     head = words[at]
