@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from toolatlas.models import ToolAnnotations, ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.kinds import (
     ArgSpec,
     ToolEffect,
@@ -16,6 +19,7 @@ from toolatlas.offline.kinds import (
     tool_effect,
     tool_object,
 )
+from toolatlas.offline.values import ValueSynth
 from toolatlas.offline.words import implicit_choices, tokens
 from toolatlas.probing.values import ArgKind
 
@@ -219,6 +223,16 @@ class TestUnseenSchemas:
         operation = arg(infer_arguments(update), "operation")
         assert operation.kind is ArgKind.STRING and operation.examples == ["replace", "extract", "split"]
 
+    def test_the_set_a_tool_states_for_the_noun_beside_the_arguments_examples(self) -> None:
+        """`groups` whose own description only names two (`placement` and `maps` are left out…) takes its
+        choices from the tool's `The groups are `state`, `history`, `material`…`, its examples kept."""
+        tool = make("facts", {"groups": {"type": "array", "items": {"type": "string"},
+                                         "description": "Groups to read; `placement` and `maps` only when asked."}},
+                    [], "Facts of a position. The groups are `state`, `history`, `material`, and two more.")
+        item = arg(infer_arguments(tool), "groups[]")
+        assert item.kind is ArgKind.ENUM and item.enum == ["state", "history", "material"]
+        assert item.examples == ["placement", "maps"]
+
     def test_a_tool_that_adds_to_a_document_takes_an_existing_one(self) -> None:
         """``add_footnote_to_document`` makes a footnote in a document that exists; ``create_document``
         makes the document."""
@@ -320,6 +334,55 @@ class TestUnseenSchemas:
         specs = {s.name: s for s in infer_arguments(spec)}
         assert specs["query"].kind is ArgKind.SEARCH_QUERY
         assert specs["count"].count_like and specs["count"].maximum == 20
+
+
+class TestDescribedPlaces:
+    def test_a_generic_name_described_as_a_path_is_a_path(self) -> None:
+        """`input` "Archive file(s) to extract" is a file path; `output` "Output directory path" a new folder;
+        `input` "File or folder path to compress" a path of either kind."""
+        extract = make("extract", {"input": {"type": "string", "description": "Archive file(s) to extract"},
+                                   "output": {"type": "string", "description": "Output directory path"}},
+                       ["input"], "Extract archives.")
+        packed = arg(infer_arguments(extract), "input")
+        assert (packed.kind, packed.target) == (ArgKind.FILE_PATH, ToolObject.FILE)
+        made = arg(infer_arguments(extract), "output")
+        assert (made.kind, made.target, made.fresh) == (ArgKind.NEW_PATH, ToolObject.DIRECTORY, True)
+        compress = make("compress", {"input": {"type": "string", "description": "File or folder path to compress"}},
+                        ["input"], "Compress into an archive.")
+        either = arg(infer_arguments(compress), "input")
+        assert (either.kind, either.target) == (ArgKind.PATH, None)
+
+    def test_descriptions_in_chinese_are_glossed(self) -> None:
+        """`要解压的压缩文件路径` (the archive file's path) is a file path, `输出目录路径` (output directory path) a
+        new folder, and a password that mentions files stays a plain string."""
+        extract = make("extract", {
+            "input": {"type": "string", "description": "要解压的压缩文件路径或路径数组"},
+            "output": {"type": "string", "description": "输出目录路径（可选，默认为源文件所在目录）"},
+            "password": {"type": "string", "description": "加密ZIP压缩包的密码（可选，不支持加密7Z文件）"},
+        }, ["input"], "解压缩文件工具")
+        specs = infer_arguments(extract)
+        assert arg(specs, "input").kind is ArgKind.FILE_PATH
+        assert (arg(specs, "output").kind, arg(specs, "output").target) == (ArgKind.NEW_PATH, ToolObject.DIRECTORY)
+        assert arg(specs, "password").kind is ArgKind.STRING
+
+    def test_with_no_files_to_name_a_path_takes_the_descriptions_example(self) -> None:
+        """A server with no folder state asked for "Path to a Polyglot opening book, a `.bin` file" gets `.bin`,
+        the description's example, rather than no call at all."""
+        tool = make("book_moves", {"book": {"type": "string", "description": "Path to an opening book, a `.bin` file."}},
+                    ["book"], "The moves an opening book holds.")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        planned = synth.valid_arguments(tool, infer_arguments(tool), 0)
+        assert planned is not None and planned.arguments == {"book": ".bin"}
+
+    def test_words_that_are_not_places_stay_strings(self) -> None:
+        """An `input` described as text to hash, and an `alias` described as a name that defaults to the
+        filename's stem, are no paths."""
+        hashed = make("digest", {"input": {"type": "string", "description": "The text to hash"}}, ["input"], "Hash.")
+        assert arg(infer_arguments(hashed), "input").kind is not ArgKind.FILE_PATH
+        alias = make("load_json", {"alias": {"type": "string", "description":
+                                             "Optional friendly name for the document (defaults to filename stem)."}},
+                     [], "Load a JSON file.")
+        assert arg(infer_arguments(alias), "alias").kind not in (ArgKind.FILE_PATH, ArgKind.PATH, ArgKind.NEW_PATH)
 
 
 class TestWords:

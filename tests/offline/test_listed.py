@@ -121,3 +121,22 @@ class TestAnswerBindings:
         restored.load(bindings.dump())
         planned = [ProbeStep(tool="stats", arguments={"session_id": "example", "column": "example"})]
         assert restored.bind(planned) == bindings.bind(planned)
+
+
+class TestFieldsOfOneObjectArgument:
+    def test_a_field_naming_a_part_takes_the_listed_name(self) -> None:
+        """`peek(params={session_id, var_name})` after `run`: `params.var_name` ("Variable name.") takes a
+        variable `run` listed (`namespace.variables`), as its session id takes the id `run` answered."""
+        model = {"type": "object", "required": ["session_id", "var_name"], "properties": {
+            "session_id": TEXT, "var_name": {"type": "string", "description": "Variable name."}}}
+        peek = ToolSpec(server="s", name="peek", description="peek tool", input_schema={
+            "type": "object", "properties": {"params": {"$ref": "#/$defs/PeekInput"}}, "required": ["params"],
+            "$defs": {"PeekInput": model}})
+        run = make("run", {"code": TEXT})
+        listed = ListedNames({"peek": peek, "run": run})
+        listed.observe("run", {"session_id": "a1", "namespace": {"total": 2, "variables": ["x", "y"]}}, "p0")
+        steps = listed.bind([ProbeStep(tool="run", arguments={"code": "x = 1"}),
+                             ProbeStep(tool="peek", arguments={"params": {"session_id": "${step0.session_id}",
+                                                                          "var_name": "sample"}})])
+        assert steps[1].arguments["params"]["var_name"].startswith("${step0.namespace.variables.")
+        assert steps[1].arguments["params"]["session_id"] == "${step0.session_id}"

@@ -97,3 +97,40 @@ class TestBinding:
         assert minted.bind([broken]) == [broken]
         own = ProbeStep(tool="load", arguments={"path": "x", "session_id": "mine"})
         assert minted.bind([own]) == [own]
+
+
+def wrapped(name: str, fields: dict[str, Any], required: list[str]) -> ToolSpec:
+    """A tool whose arguments all sit under one ``params`` object, described in ``$defs``."""
+    model = f"{name.title()}Input"
+    schema = {"type": "object", "properties": {"params": {"$ref": f"#/$defs/{model}"}}, "required": ["params"],
+              "$defs": {model: {"type": "object", "properties": fields, "required": required}}}
+    return ToolSpec(server="s", name=name, description=f"{name} tool", input_schema=schema)
+
+
+class TestArgumentsUnderOneObject:
+    SPECS = {t.name: t for t in [
+        wrapped("run", {"code": {"type": "string"}, "session_id": {"type": ["string", "null"], "maxLength": 20}},
+                ["code"]),
+        wrapped("peek", {"session_id": {"type": "string", "maxLength": 20}, "var_name": {"type": "string"}},
+                ["session_id", "var_name"]),
+    ]}
+
+    def test_a_field_of_the_one_object_argument_takes_the_minted_id(self) -> None:
+        """`peek(params={session_id, var_name})` is planned after `run`, its `params.session_id` bound to the id
+        `run` answered; the other fields are kept."""
+        minted = MintedIds(self.SPECS)
+        for n, answer in enumerate(({"status": "ok", "session_id": "a1b2c3"}, {"status": "ok", "session_id": "d4e5f6"})):
+            minted.observe("run", {"params": {"code": "x = 1"}}, answer, f"p{n}")
+        steps = minted.bind([ProbeStep(tool="peek", arguments={"params": {"session_id": "sample", "var_name": "x"}})])
+        assert [s.tool for s in steps] == ["run", "peek"]
+        assert steps[1].arguments == {"params": {"session_id": "${step0.session_id}", "var_name": "x"}}
+
+    def test_a_misuse_of_the_field_itself_is_left_alone(self) -> None:
+        """A probe that breaks `params.session_id` (an id past its 20 characters) keeps its own value."""
+        minted = MintedIds(self.SPECS)
+        for n, answer in enumerate(({"session_id": "a1b2c3"}, {"session_id": "d4e5f6"})):
+            minted.observe("run", {"params": {"code": "x = 1"}}, answer, f"p{n}")
+        long = {"params": {"session_id": "s" * 21, "var_name": "x"}}
+        step = ProbeStep(tool="peek", arguments=long, mutation="oversized_value",
+                         condition="`params.session_id` is 21 characters long")
+        assert minted.bind([step]) == [step]

@@ -144,6 +144,24 @@ class TestReferences:
         assert set(sent) <= {"${step0.id}"}
 
 
+class TestStatedLengths:
+    def test_a_string_is_tried_one_past_its_max_length(self) -> None:
+        """`session_id` with `maxLength: 20` (also as a field of a tool's one object argument) gets a 21-character
+        value, expected to be refused; a string with no stated length gets none."""
+        model = {"type": "object", "required": ["session_id"],
+                 "properties": {"session_id": {"type": "string", "maxLength": 20, "description": "Session ID."}}}
+        spec = ToolSpec(server="s", name="history", description="Show a session's history.", input_schema={
+            "type": "object", "properties": {"params": {"$ref": "#/$defs/In"}}, "required": ["params"],
+            "$defs": {"In": model}})
+        _valid, mutations = mutate(EnvironmentFacts(kind="none"), spec)
+        past = [m for m in mutations if m.name is MutationKind.OUT_OF_RANGE]
+        assert [len(m.arguments["params"]["session_id"]) for m in past] == [21]
+        assert past[0].expected_failure and "one past the 20" in past[0].condition
+        free = ToolSpec(server="s", name="history", description="Show a session's history.", input_schema={
+            "type": "object", "properties": {"session_id": {"type": "string"}}, "required": ["session_id"]})
+        assert not [m for m in mutate(EnvironmentFacts(kind="none"), free)[1] if m.name is MutationKind.OUT_OF_RANGE]
+
+
 class TestShape:
     def test_each_mutation_changes_one_thing(
         self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]

@@ -149,6 +149,22 @@ class TestSemanticKinds:
         ]
         assert found and all(m.expected_failure and m.arguments[name] != valid for m in found)
 
+    def test_python_code_meets_the_limits_of_its_runner(self) -> None:
+        """`code` "Python code to execute" is source code, and its boundary probes include what a sandboxed
+        runner forbids or stops: starting a process, `eval`, a run past a time limit; JavaScript gets none of them."""
+        tool = make("run_code", {"code": string("Python code to execute. Assigned variables persist.")})
+        assert infer_arguments(tool)[0].kind is ArgKind.CODE
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        valid = "x = 2\nprint(x)\n"
+        found = {str(m.arguments.get("code")) for m in boundary_mutations(tool, infer_arguments(tool), {"code": valid}, synth,
+                                                                 cap=40) if m.name is MutationKind.MALFORMED_VALUE}
+        assert any("import subprocess" in c for c in found) and any("eval(" in c for c in found)
+        assert any("time.sleep(" in c for c in found)
+        script = make("run_js", {"code": string("JavaScript code to run")})
+        js = {str(m.arguments.get("code")) for m in boundary_mutations(script, infer_arguments(script),
+                                                              {"code": "console.log(1);"}, synth, cap=40)}
+        assert not any("import subprocess" in c for c in js)
+
     def test_an_incompatible_unit_is_of_another_dimension(self) -> None:
         """The near-miss a unit boundary needs: same spelling style, another dimension."""
         assert incompatible_unit("km") == "kg" and incompatible_unit("kilogram") == "kilometer"

@@ -14,7 +14,7 @@ from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import error_evidence, promises_change, without_echoes
 from toolatlas.probing.executor import Executor
 from toolatlas.probing.models import ProbeStep
-from toolatlas.probing.text import looks_like_error
+from toolatlas.probing.text import error_signature, json_error_reason, looks_like_error
 
 
 async def verdict_of(executor: Executor, tool: str, **arguments):
@@ -169,3 +169,40 @@ class TestWrappedText:
         text = "Error: At least one condition is required."
         assert error_evidence(self.ok(text, {"result": text, "count": 0})) is None
         assert error_evidence(self.ok(text, {"message": "other words"})) is None
+
+
+class TestFailuresAnsweredAsSuccess:
+    async def test_an_error_object_is_an_error(self, executor: Executor) -> None:
+        """`{"error": {"kind": ..., "message": ...}}` in an ordinary result is a failure reported as success,
+        signed by its message."""
+        step = await verdict_of(executor, "parse_pair", pair="no pair here")
+        assert step.outcome is OutcomeClass.OK and step.failed and step.reported_as_success
+        assert "is not a key=value pair" in error_signature(step.error_text)
+        assert not (await verdict_of(executor, "parse_pair", pair="a=b")).failed
+
+    async def test_a_status_error_with_an_error_message_is_an_error(self, executor: Executor) -> None:
+        """`{"status": "error", "error_type": ..., "error_message": ...}` is a failure signed by its message."""
+        step = await verdict_of(executor, "run", script="a=1\nprint")
+        assert step.failed and step.reported_as_success
+        assert error_signature(step.error_text) == "line <n> assigns nothing"
+        assert not (await verdict_of(executor, "run", script="a=1\nb=2")).failed
+
+    async def test_a_tally_with_nothing_done_is_an_error(self, executor: Executor) -> None:
+        """A batch's tally with `Succeeded: 0` and `Failed: 1` is a failure signed by its `Error:` line; a
+        tally with a success is not."""
+        step = await verdict_of(executor, "unpack", keys=["no-such-key"])
+        assert step.failed and step.reported_as_success
+        assert error_signature(step.error_text) == "no entry named no-such-key"
+        assert not (await verdict_of(executor, "unpack", keys=["colour", "no-such-key"])).failed
+
+    async def test_an_action_failed_line_is_an_error(self, executor: Executor) -> None:
+        """`❌ Unpacking failed: <reason>` (a noun of the action, then `failed:`) reads as an error."""
+        step = await verdict_of(executor, "unpack", keys=[])
+        assert step.failed and step.reported_as_success
+
+    def test_a_timeout_status_is_a_failure(self) -> None:
+        """`"status": "timeout"` with its `error_message` is a failed verdict, cut short or whole."""
+        text = '{\n  "status": "timeout",\n  "session_id": "3f2a9c1b7d4e",\n  "error_message": "Execution exceeded 5s limit"\n}'
+        assert looks_like_error(text) and error_signature(text) == "Execution exceeded 5s limit"
+        assert json_error_reason(text[:-2]) == "Execution exceeded 5s limit"
+        assert json_error_reason('{"error": {"kind": "bad_fen", "message": "not a position"') == "not a position"

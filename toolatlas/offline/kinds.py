@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
+from toolatlas.offline.glossary import gloss
 from toolatlas.offline.hints import documented_arguments, letter_range, named_values
 from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
@@ -388,12 +389,14 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     if not choices and not examples:  # "Comparison operator (eq, neq)"; the tool's "operations like replace, split"
         choices, examples = named_values(description, name)
         choices, examples = (choices, examples) if choices or examples else named_values(ctx.tool.description, name)
+    elif not choices:  # examples only (`placement` and `maps` are left out…): the tool may still state the set
+        choices = named_values(ctx.tool.description, name)[0]
     examples = examples or letter_range(description)
     siblings = set(ctx.tool.properties)  # a backticked `name` of an argument is no value
     examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]
     meaning = kind_for_string(
         words,
-        description,
+        gloss(description),
         schema.get("format"),
         ctx.words,
         ctx.text,

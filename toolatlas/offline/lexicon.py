@@ -17,7 +17,12 @@ SELECTOR_WORDS = frozenset(
     {"type", "kind", "mode", "format", "order", "sort", "by", "level", "method", "strategy", "direction"}
 )
 SHEET_CONTEXT = re.compile(r"\b(sheets?|worksheets?|spreadsheets?|workbooks?|excel|xlsx|cells?)\b")
-_CODE_CONTEXT = re.compile(r"\b(programming|source code|code snippet|syntax|compile|interpreter|snippet)\b")
+_CODE_CONTEXT = re.compile(
+    r"\b(programming|source code|code snippet|syntax|compile|interpreter|snippet)\b"
+    r"|\b(python|javascript|typescript|js|ruby|lua|bash|shell|r|julia|go|rust|java|php|perl) code\b"
+    r"|\bcode to (execute|run|evaluate)\b"
+)
+"""Words that make a ``code`` argument source code (``Python code to execute``), not a postal or error code."""
 _NUMERIC = re.compile(r"\b(number|numeric|numerical|amount|quantity|decimal|integer|float|digits?)\b")
 _BASES = re.compile(r"\b(base|radix|binary|octal|hexadecimal|hex|base-?\d+)\b")
 

@@ -115,11 +115,14 @@ class ListedNames:
     def _slots(self, step: ProbeStep) -> list[tuple[tuple[str | int, ...], str, Any]]:
         """Where ``step`` takes names of a part (an argument, or a field of its items), the part, and the
         value planned there; not what the step breaks, nor what is bound already."""
-        described = {spec.name: noun for spec, noun in self._takers.get(step.tool, [])}
+        described = {spec.path: noun for spec, noun in self._takers.get(step.tool, [])}
         found: list[tuple[tuple[str | int, ...], str, Any]] = []
         for name, value in step.arguments.items():
             if name in described:
                 found.append(((name,), described[name], value))
+            elif isinstance(value, Mapping):  # the fields of one object argument (``params.var_name``)
+                found.extend(((name, key), described[f"{name}.{key}"], inner) for key, inner in value.items()
+                             if f"{name}.{key}" in described)
             elif isinstance(value, list) and all(isinstance(item, Mapping) for item in value):
                 found.extend(((name, i, key), noun, inner) for i, item in enumerate(value) for key, inner in item.items()
                              if (noun := _noun(tokens(key))) is not None and isinstance(inner, str | list))
@@ -190,7 +193,9 @@ def _takers(tool: ToolSpec) -> list[tuple[ArgSpec, str]]:
     """The arguments of ``tool`` that take names of a part, with the part's noun: strings (or arrays of
     them) named after it, or described starting with it (``Columns to sort by``)."""
     found = []
-    for spec in infer_arguments(tool):
+    arguments = infer_arguments(tool)
+    fields = [field for spec in arguments if spec.kind is ArgKind.OBJECT for field in spec.properties]
+    for spec in [*arguments, *fields]:
         item = spec.items if spec.kind is ArgKind.ARRAY else spec
         if item is None or item.json_type not in ("string", "any") or spec.fresh or "new" in tokens(spec.name):
             continue

@@ -24,12 +24,13 @@ from typing import Any, NamedTuple
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import id_like
+from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.words import tokens
 from toolatlas.probing.bindings import bound_references, output_ref, shifted_references
 from toolatlas.probing.models import ProbeStep
 from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["MintedIds", "Minter", "breaks_argument"]
+__all__ = ["MintedIds", "Minter", "argument_paths", "breaks_argument"]
 
 MINTED_AFTER = 2
 """Distinct values at one place of the answers to one call that show the tool mints them."""
@@ -57,9 +58,10 @@ class MintedIds:
         self.specs = specs
         self._takers: dict[tuple[str, ...], list[tuple[str, str]]] = {}
         for spec in specs.values():
-            for argument in spec.properties:
-                if id_like(argument):
-                    self._takers.setdefault(tuple(tokens(argument)), []).append((spec.name, argument))
+            for argument in argument_paths(spec):
+                leaf = argument.rsplit(".", 1)[-1]
+                if id_like(leaf):
+                    self._takers.setdefault(tuple(tokens(leaf)), []).append((spec.name, argument))
         self._seen: dict[tuple[str, str], dict[str, Any]] = {}
         """(tool, path) → the first call that answered there, its probe, and per call (canonical
         arguments) the distinct values it answered there."""
@@ -117,17 +119,18 @@ class MintedIds:
             step = bound[index]
             reference = output_ref(position, minter.path)
             ref = HarvestRef(kind=ArgKind.IDENTIFIER, value=reference, tool=minter.tool, probe_id=minter.probe_id)
-            bound[index] = step.model_copy(update={"arguments": {**step.arguments, argument: reference},
+            bound[index] = step.model_copy(update={"arguments": _with_value(step.arguments, argument, reference),
                                                    "harvested": [*step.harvested, ref]})
         return bound
 
     def _wanted(self, step: ProbeStep) -> list[tuple[str, list[Minter]]]:
-        """The arguments of ``step`` that take a minted identifier, with the tools that mint it."""
+        """The arguments of ``step`` (or the fields of its one object argument: ``params.session_id``) that
+        take a minted identifier, with the tools that mint it."""
         found = []
-        for argument, value in step.arguments.items():
+        for argument, value in _planned(step.arguments):
             if bound_references(value) or breaks_argument(step, argument):
                 continue
-            minters = self.minters(argument)
+            minters = self.minters(argument.rsplit(".", 1)[-1])
             if minters and all(m.tool != step.tool for m in minters):
                 found.append((argument, minters))
         return found
@@ -139,6 +142,35 @@ class MintedIds:
     def load(self, saved: list[list[Any]]) -> None:
         """Continue from :meth:`dump`."""
         self._seen = {(tool, path): dict(seen) for tool, path, seen in saved}
+
+
+def argument_paths(spec: ToolSpec) -> list[str]:
+    """A tool's arguments, and the fields of those that are objects with fields of their own, by locator
+    (``session_id``; ``params.session_id`` where every argument sits under one ``params`` object)."""
+    found = []
+    for argument in infer_arguments(spec):
+        found.append(argument.path)
+        if argument.kind is ArgKind.OBJECT:
+            found.extend(field.path for field in argument.properties)
+    return found
+
+
+def _planned(arguments: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """``(locator, value)`` of each argument planned, and of each field of an object planned as one."""
+    found: list[tuple[str, Any]] = []
+    for name, value in arguments.items():
+        found.append((name, value))
+        if isinstance(value, Mapping):
+            found.extend((f"{name}.{key}", inner) for key, inner in value.items())
+    return found
+
+
+def _with_value(arguments: Mapping[str, Any], locator: str, value: Any) -> dict[str, Any]:
+    """``arguments`` with ``value`` at ``locator`` (an argument, or a field of an object argument)."""
+    name, _, field = locator.partition(".")
+    if not field:
+        return {**arguments, name: value}
+    return {**arguments, name: {**arguments[name], field: value}}
 
 
 def breaks_argument(step: ProbeStep, argument: str) -> bool:

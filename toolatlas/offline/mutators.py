@@ -378,6 +378,16 @@ def _shift(bound: float | None, step: int) -> float | None:
     return None if bound is None else bound + step
 
 
+MAX_STATED_LENGTH = 10_000
+"""A ``maxLength`` up to this is probed one character past (a longer one is what the 100 KB value tries)."""
+
+
+def _one_past(value: Any, limit: int) -> str:
+    """A string one character longer than ``limit``, made of the valid value's own text (``my-session-…``)."""
+    seed = value if isinstance(value, str) and value and "${" not in value else "value-"
+    return (seed * (limit // len(seed) + 2))[: limit + 1]
+
+
 def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     synth = ctx.synth
     """Type, null, emptiness and size: the mutations every argument admits."""
@@ -385,6 +395,10 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     out: list[Found] = []
     if spec.json_type == "string" and spec.kind is not ArgKind.ENUM:
         out.append(("wrong_type", loc, 12345, f"{arg} is a number instead of a string", True))
+        if spec.max_length is not None and 0 < spec.max_length < MAX_STATED_LENGTH:
+            out.append(("out_of_range", loc, _one_past(value, spec.max_length),
+                        f"{arg} is {spec.max_length + 1} characters, one past the {spec.max_length} its schema allows",
+                        True))
         out.append(("empty_value", loc, "", f"{arg} is an empty string", spec.kind is not ArgKind.TEXT))
         if spec.kind in (
             ArgKind.TEXT,

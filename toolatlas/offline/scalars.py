@@ -228,6 +228,8 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
             files = [f for f in files if _suffix(f.value) in named] or files
         if spec.kind is ArgKind.PATH:
             files = files + targets.folders(include_root=False)
+        if not files and spec.examples and targets.facts.tree is None:
+            return str(spec.examples[0])  # no files to name (no folder state): the description's example
         draft.file = draft.pick(ArgKind.FILE_PATH, files)
         return draft.file
     if spec.kind in (ArgKind.DIR_PATH, ArgKind.PATH):

@@ -165,13 +165,28 @@ _NEAR_MISSES: dict[ArgKind, tuple[tuple[str, str], ...]] = {
 """Per kind, values that look right but are not: what a careful server refuses, with why."""
 
 
+_CODE_LIMITS = {
+    "python": (
+        ("import subprocess\nprint(subprocess.run(['true']).returncode)\n", "starts a process (what a sandbox forbids)"),
+        ("print(eval('2 + 3'))\n", "evaluates text as code (what a sandbox forbids)"),
+        ("import time\ntime.sleep(12)\nprint('done')\n", "runs for 12 seconds (past a time limit)"),
+        ("print(undefined_name)\n", "uses a name nothing defines"),
+        ("def broken(:\n    pass\n", "is not valid syntax"),
+    ),
+}
+"""Per language, code that a careful runner refuses or stops: what its sandbox forbids (starting a
+process, evaluating text as code), what outruns its time limit, and plain mistakes."""
+_PYTHON = re.compile(r"^\s*(?:def |import |from \w+ import |print\()", re.MULTILINE)
+
+
 def near_misses(spec: ArgSpec, value: Any) -> list[tuple[str, str]]:
     """``(value, why)`` near-misses of ``value`` for the argument's kind (none the schema itself forbids)."""
     if spec.fresh:
         return []  # a new name is free text: nothing to get wrong about it
-    return [
-        (v, why) for v, why in _NEAR_MISSES.get(spec.kind, ()) if v != value and conforms(v, spec.json_schema)
-    ]
+    known = _NEAR_MISSES.get(spec.kind, ())
+    if spec.kind is ArgKind.CODE and isinstance(value, str) and _PYTHON.search(value):
+        known = _CODE_LIMITS["python"]
+    return [(v, why) for v, why in known if v != value and conforms(v, spec.json_schema)]
 
 
 def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:

@@ -279,9 +279,35 @@ def kind_for_string(
         return Meaning("identifier", target=named_object, fresh=fresh)
     if w & _TEXT_WORDS or (parent and set(parent) & _TEXT_WORDS):
         return Meaning("json" if "json" in desc else "text")
+    described = _described_place(description)
+    if described is not None and not w & _SECRET_WORDS and not names_a_notation(description):
+        return _path_meaning(w | described, tool_words, tool_text, creates, obj, named_object)
     if "json" in desc:
         return Meaning("json")
     return Meaning("string")
+
+
+_HEAD_WORDS = 6
+"""A place word heads a description only among its first words (``Archive file path``)."""
+_SECRET_WORDS = frozenset({"password", "passphrase", "passwd", "secret", "pin", "token"})
+_PLACES = _DIR_WORDS | _FILE_WORDS
+
+
+def _described_place(description: str) -> set[str] | None:
+    """What an argument whose name says nothing of a path (``input``, ``output``) is, when its description
+    says it is one: the place word that heads it (``Output directory path`` → {directory}; ``Archive
+    file(s) to extract`` → {file}), none for either of two (``file or folder path``) or for a bare
+    ``path``; None when the description names no path, file or folder."""
+    words = [w for w in tokens(description) if w not in ("or", "and")]
+    at = next((i for i, w in enumerate(words) if w in _PLACES or w in ("path", "paths")), None)
+    if at is None or at >= _HEAD_WORDS or any(w in _NAME_WORDS for w in words[:at]):
+        return None  # "Optional friendly name for the document (defaults to filename stem)" is a name
+    if words[at] in ("path", "paths"):
+        return set()
+    head = words[at]
+    after = words[at + 1] if at + 1 < len(words) else ""
+    either = after in _PLACES and (after in _DIR_WORDS) != (head in _DIR_WORDS)
+    return set() if either else {head}
 
 
 _PLACE_WORDS = frozenset({"to", "into", "in", "on", "inside"})

@@ -38,7 +38,7 @@ from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import wraps_text
-from toolatlas.probing.text import json_error_reason, looks_like_error
+from toolatlas.probing.text import json_error_reason, looks_like_error, tally_failure
 
 __all__ = ["NOTHING_DONE", "argument_values", "error_evidence", "names_a_change", "promises_change", "without_echoes"]
 
@@ -177,7 +177,7 @@ def error_evidence(
         if changed is False and promises_change(spec) and NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
         return None
-    if json_error_reason(text):  # {"status": "error", "message": ...}: the result itself says it failed
+    if json_error_reason(text) or tally_failure(text):  # {"status": "error", …}, "Succeeded: 0 … Failed: 1"
         return "the result says it failed"
     remainder, echoed = without_echoes(text, values)
     if not looks_like_error(remainder.strip()):

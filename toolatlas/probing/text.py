@@ -24,6 +24,7 @@ __all__ = [
     "looks_like_error",
     "message_line",
     "run_specific_masked",
+    "tally_failure",
     "to_placeholders",
 ]
 
@@ -52,7 +53,7 @@ def excerpts_agree(text: str, kept: str) -> bool:
     return len(kept) == EXCERPT_CHARS and ELISION not in kept and text[:EXCERPT_CHARS] == kept
 
 ERROR_TEXT = re.compile(
-    r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"
+    r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|[\w ]{0,30}\bfailed:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"
     r"invalid\b|cannot\b|can't\b|could not\b|unable to\b|permission denied|access denied|not found\b|no such\b|"
     r"unknown (?:tool|argument|parameter)|input validation error|mcp error|(?-i:E[A-Z]{3,})\b:|"
     r"no\b[^\n.]{0,60}[.;,]?\s*(?:please\s+)?[^\n]{0,60}\b(?:first|beforehand)\b)",
@@ -180,7 +181,10 @@ def error_signature(text: str, *, limit: int = 160) -> str:
     """The error message with paths, times, ids, quoted values and numbers masked (a JSON answer that
     gives no reason: its fields, :func:`message_line`)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
-    if first in ("{", "[") or first.startswith(('{"', "[{")):  # a JSON result: the reason it gives
+    tallied = tally_failure(text) if not ERROR_TEXT.match(first) else None
+    if tallied:  # "Extraction completed … Failed: 1 … Error: <reason>": the reason the tally gives
+        first = tallied
+    elif first in ("{", "[") or first.startswith(('{"', "[{")):  # a JSON result: the reason it gives
         first = json_error_reason(text) or message_line(text)
     elif first.rstrip().endswith(("{", "[")):  # "Error calling tool 'x': {" and a JSON body: its reason too
         lead = first.rstrip()[:-1]
@@ -201,9 +205,10 @@ _SENTENCE_WORDS = 3
 
 
 def looks_like_error(text: str) -> bool:
-    """Whether an ok result's text reports a failure: it starts like an error message, or it is JSON
-    whose result (or one of its items, for a batch) is an error with its reason."""
-    if ERROR_TEXT.match(text or ""):
+    """Whether an ok result's text reports a failure: it starts like an error message, it is JSON
+    whose result (or one of its items, for a batch) is an error with its reason, or it is a tally of
+    a batch in which nothing succeeded and something failed."""
+    if ERROR_TEXT.match(text or "") or tally_failure(text or ""):
         return True
     if _MISSING_LINE.fullmatch((text or "").strip()):  # "Document notes.docx does not exist"
         return True
@@ -217,19 +222,46 @@ def looks_like_error(text: str) -> bool:
     return bool(_json_error(value, depth=0))
 
 
+_TALLY_NONE_DONE = re.compile(
+    r"^\W{0,4}(?:succeeded|successful|success(?:es)?|ok|passed|done)\s*:\s*0\s*$", re.IGNORECASE | re.MULTILINE
+)
+_TALLY_FAILED = re.compile(r"^\W{0,4}(?:failed|failures?|errors?)\s*:\s*[1-9]\d*\s*$", re.IGNORECASE | re.MULTILINE)
+_TALLY_REASON = re.compile(r"^\W{0,4}(?:error|reason)\s*:\s*(\S[^\n]*)$", re.IGNORECASE | re.MULTILINE)
+
+
+def tally_failure(text: str) -> str | None:
+    """The reason a batch's tally gives when nothing of the batch succeeded (``Succeeded: 0`` and
+    ``Failed: 1`` on lines of their own, under a heading such as ``Extraction completed``): its first
+    ``Error: <reason>`` line, else its count of failures; None for any other answer (a batch with one
+    success did what it could)."""
+    failed = _TALLY_FAILED.search(text)
+    if failed is None or not _TALLY_NONE_DONE.search(text):
+        return None
+    reason = _TALLY_REASON.search(text)
+    return reason.group(1).strip() if reason else failed.group(0).strip()
+
+
 _MISSING_LINE = re.compile(
     r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
 )
 """A one-line answer that says the thing it was asked about is not there."""
-_FAILED = frozenset({"error", "failed", "failure", "fail"})
-_REASON_KEYS = ("reason", "message", "error", "detail", "details", "msg")
+_FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
+"""Verdicts of a JSON answer that failed (a run stopped by its time limit answers ``"status": "timeout"``)."""
+_REASON_KEYS = ("reason", "message", "error_message", "errorMessage", "error", "detail", "details", "msg")
 
 
-_CUT_VERDICT = re.compile(r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail)"', re.IGNORECASE)
+_CUT_VERDICT = re.compile(
+    r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail|timeout|timed_out)"'
+    r'|^\s*\{\s*"error"\s*:\s*\{',
+    re.IGNORECASE,
+)
+"""A failed verdict of a cut answer, or an answer that is an error object (``{"error": {"kind": …``)."""
 _CUT_FALSE = re.compile(r'"(?:success|ok)"\s*:\s*false', re.IGNORECASE)
 """``"success": false`` of a cut answer: its verdict only at the answer's top level (not a nested record's)."""
-_CUT_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
-_CUT_OPEN_REASON = re.compile(r'"(?:reason|message|error|detail|details|msg)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})')
+_CUT_REASON = re.compile(r'"(?:reason|message|error_message|errorMessage|error|detail|details|msg)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+_CUT_OPEN_REASON = re.compile(
+    r'"(?:reason|message|error_message|errorMessage|error|detail|details|msg)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})'
+)
 """A reason whose string the cut ends inside (an answer that repeats a huge argument): its first characters."""
 _CUT_REACH = 300
 """How far after a failed verdict the reason of a cut-off JSON result is looked for."""
@@ -275,6 +307,8 @@ def _json_error(value: Any, depth: int) -> str:
         if failed and reason:
             return reason
         message = value.get("error")
+        if isinstance(message, dict):  # {"error": {"kind": "illegal_move", "message": "..."}}: an error object
+            message = next((message[k] for k in _REASON_KEYS if isinstance(message.get(k), str) and message[k]), "")
         if depth == 0 and isinstance(message, str) and message and not any(
             value.get(k) is True for k in ("success", "ok")
         ):  # {"error": "Todo with ID 'x' not found", ...}

@@ -14,6 +14,13 @@ log_tail           the server's log: lines that start with ``ERROR`` — content
 now                the current time (ISO 8601, seconds) and a fresh random request id
 clock              the time of day only (``HH:MM:SS``): no date a reader could recognise as now
 double             twice a number: a pure function
+parse_pair         a ``key=value`` pair as JSON; anything else answers an error object,
+                   ``{"error": {"kind": "invalid_pair", "message": ...}}``, in an ordinary result
+run                a tiny script's status: ``{"status": "ok", ...}``, or ``"error"`` with its
+                   ``error_type``/``error_message`` for a line that is not ``key=value``
+unpack             a batch of stored keys copied out: a tally (``Succeeded: N``, ``Failed: N``) with
+                   an ``Error:`` line per key it could not copy; an empty batch answers
+                   ``❌ Unpacking failed: nothing to unpack``
 list_keys          the stored keys
 =================  ===========================================================================
 
@@ -123,6 +130,37 @@ def clock() -> str:
 @server.tool(description="Twice the given number.")
 def double(number: int) -> str:
     return str(2 * number)
+
+
+@server.tool(description="Parse a key=value pair.")
+def parse_pair(pair: str) -> str:
+    key, sep, value = pair.partition("=")
+    if not sep or not key:
+        error = {"kind": "invalid_pair", "message": f"'{pair}' is not a key=value pair", "hint": "write k=v"}
+        return json.dumps({"error": error})
+    return json.dumps({"key": key, "value": value})
+
+
+@server.tool(description="Run a script of key=value lines and report its status.")
+def run(script: str) -> str:
+    for number, line in enumerate(script.splitlines(), 1):
+        if "=" not in line:
+            return json.dumps({"status": "error", "run_id": uuid.uuid4().hex[:12], "error_type": "SyntaxError",
+                               "error_message": f"line {number} assigns nothing"}, indent=2)
+    return json.dumps({"status": "ok", "run_id": uuid.uuid4().hex[:12], "lines": len(script.splitlines())}, indent=2)
+
+
+@server.tool(description="Copy the values of the given keys out, in one batch.")
+def unpack(keys: list[str]) -> str:
+    if not keys:
+        return "❌ Unpacking failed: nothing to unpack"
+    values = _load()
+    done = [k for k in keys if k in values]
+    lines = ["Unpacking completed", "=" * 20, f"Keys processed: {len(keys)}", f"Succeeded: {len(done)}",
+             f"Failed: {len(keys) - len(done)}", ""]
+    for key in keys:
+        lines += [f"✅ {key}"] if key in values else [f"❌ {key}", f"   Error: no entry named {key}"]
+    return "\n".join(lines)
 
 
 def main() -> None:
