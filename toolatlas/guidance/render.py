@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.implied import task_leads
+from toolatlas.guidance.implied import given_words, task_leads
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -206,7 +206,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
         purpose=profile.purpose,
         relevance=round(relevance, 4),
         operations=list(dict.fromkeys(operations)),
-        documented=_documented(view, _clauses(profile, query))[:CLAUSES],
+        documented=_documented(view, [*_given_arguments(profile, task), *_clauses(profile, query)])[:CLAUSES],
         when=[*([profile.use] if profile.use else []), *(_accepted(f) for f, _ in tolerances)],
         when_not=[_boundary(f, w) for f, w in boundaries],
         compositions=[
@@ -216,6 +216,15 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
             for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool
         ],
     )
+
+
+def _given_arguments(profile, task: str) -> list:
+    """What the documentation of the arguments the task gives values to states as rules ("protected with the
+    *password* 'q3-secret'": the `password` argument's own description) — what those values meet, first."""
+    if not task or not profile.arguments:
+        return []
+    given = given_words(task)
+    return list(dict.fromkeys(clause for stems, clause in profile.arguments if stems & given))
 
 
 def _clauses(profile, query: str) -> list:
