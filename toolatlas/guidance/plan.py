@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation
 from toolatlas.guidance.index import terms
+from toolatlas.guidance.instruments import named_instruments, runs_files
 from toolatlas.guidance.operations import (
     CHANGES,
     OPERATIONS,
@@ -296,12 +297,35 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             elif op in OPERATIONS and OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
+    _instrument(view, plan, servers)
     _enable(view, plan)
     _load(view, plan)
     if not names_something(task):
         _inspect(view, plan)
     _discover(view, plan, () if plan.steps or names_something(task) else _answering(view, plan))
     return plan
+
+
+def _instrument(view: AtlasView, plan: Plan, servers: set[str] | None) -> None:
+    """A request that names a language as the means of its work ("Use Python to list the files", "In Python, add
+    up the squares") is done by the tool that runs that language (:mod:`toolatlas.guidance.instruments`): it goes
+    first, its server joins the route, and the steps other servers' tools took for that clause go — its operation
+    words say what the code does, not which tool to call. A tool that runs files is chosen only for a request that
+    names a file."""
+    runners = named_instruments(plan.task, view.runners)
+    runners = [k for k in runners if (servers is None or k[0] in servers)
+               and (not runs_files(view.profiles[k].purpose) or "shape:file" in value_shapes(plan.task))]
+    if not runners:
+        return
+    best = max(runners, key=lambda k: (plan.relevance.get(k, 0.0), k))
+    clause = next((i for i, text in enumerate(plan.clauses) if best in named_instruments(text, view.runners)), 0)
+    plan.steps = [s for s in plan.steps if s.clause != clause or s.tool[0] == best[0]]
+    if all(s.tool != best for s in plan.steps):
+        score = max((s.score for s in plan.steps), default=1.0)
+        plan.steps.insert(0, Step(operation="run", tool=best, score=score, clause=clause))
+    plan.servers.add(best[0])
+    if plan.weights:
+        plan.weights[best[0]] = max(plan.weights.values())
 
 
 def _answering(view: AtlasView, plan: Plan) -> tuple[ToolKey, ...]:
