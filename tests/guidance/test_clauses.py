@@ -59,6 +59,14 @@ class TestAgreement:
         marked = agreement("Values are replaced when the key exists.", self.FINDINGS, vocabulary(self.FINDINGS))
         assert marked.status == "documented"
 
+    def test_one_shared_word_verifies_nothing(self) -> None:
+        """"If SFTP is required" and "missing required key" share one rare word: not the same thing, so the clause
+        stays documented however rare the word."""
+        findings = [boundary("`outputs` holds one item with no fields", "Item 0 is missing required key 'x'"),
+                    *(boundary(f"`value` is too large ({n} MB)", "Value too large") for n in range(8))]
+        marked = agreement("ConnectionError If SFTP is required but unavailable.", findings, vocabulary(findings))
+        assert vocabulary(findings)["requir"] >= 2.0 and marked.status == "documented"
+
     def test_unrelated_findings_leave_it_documented(self) -> None:
         """Findings about something else mark nothing."""
         marked = agreement("Keys must be at most 64 characters.", self.FINDINGS, vocabulary(self.FINDINGS))

@@ -174,9 +174,11 @@ def _content(text: str) -> set[str]:
 
 
 VERIFIED_WEIGHT, CONTRADICTED_WEIGHT = 2.0, 3.0
-CONTRADICTED_WORDS = 3
+CONTRADICTED_WORDS, VERIFIED_WORDS = 3, 2
 """How much distinctive vocabulary (summed IDF of shared words) a clause and an entry must share to be
-taken as speaking of the same thing; a disagreement also needs ``CONTRADICTED_WORDS`` shared words."""
+taken as speaking of the same thing; an agreement also needs ``VERIFIED_WORDS`` shared words, argument names counted (one rare word — "required"
+in "If SFTP is required" and in "missing required key" — ties a clause to an unrelated failure), a disagreement
+``CONTRADICTED_WORDS``."""
 
 
 def _speaks(entry: Entry) -> bool:
@@ -216,7 +218,8 @@ def agreement(
             continue  # what a tool does is checked against what it accepted, not where it failed
         shared = words & _said(entry)
         weight = sum(idf.get(word, 0.0) for word in shared)
-        if weight >= VERIFIED_WEIGHT and (best is None or weight > best[0]):
+        if (weight >= VERIFIED_WEIGHT and len(_content(clause) & _said(entry)) >= VERIFIED_WORDS
+                and (best is None or weight > best[0])):
             best = (weight, entry, len(shared))
     if best is None:
         return Clause(text=clause)
