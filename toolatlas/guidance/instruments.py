@@ -39,7 +39,7 @@ def languages(purpose: str) -> frozenset[str]:
 def runs_files(purpose: str) -> bool:
     """Whether what a tool's purpose says it runs is a file or a script (named by a path), not text passed to it."""
     match = _RUNS.search(purpose)
-    return bool(match) and match.group(2).lower().startswith(("file", "script"))
+    return match is not None and match.group(2).lower().startswith(("file", "script"))
 
 
 def named_instruments(task: str, runners: Mapping[tuple[str, str], frozenset[str]]) -> list[tuple[str, str]]:

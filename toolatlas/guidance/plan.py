@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from toolatlas.graph.models import CoUsageRelation
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.instruments import named_instruments, runs_files
+from toolatlas.guidance.minting import required_arguments
 from toolatlas.guidance.operations import (
     CHANGES,
     OPERATIONS,
@@ -299,6 +300,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
                          batch)
     _instrument(view, plan, servers)
     _enable(view, plan)
+    _mint(view, plan)
     _load(view, plan)
     if not names_something(task):
         _inspect(view, plan)
@@ -403,6 +405,42 @@ def _inspect(view: AtlasView, plan: Plan) -> None:
             index += 1
             break
         index += 1
+
+
+def _mint(view: AtlasView, plan: Plan) -> None:
+    """An identifier a planned tool takes and refused when made up comes from the answer of the tool that mints it
+    (:mod:`toolatlas.guidance.minting`): that tool goes first — the one matching the task best — unless a tool
+    already planned before it mints it or the server's discovery tool supplies it."""
+    index = 0
+    while index < len(plan.steps):
+        step = plan.steps[index]
+        server, tool = step.tool
+        earlier = {s.tool[1] for s in plan.steps[:index]}
+        profile = view.server_profiles[server]
+        discovered = {arg for supplied in profile.discovery.values() for arg in supplied}
+        for argument, tools in sorted(profile.minters.get(tool, {}).items()):
+            if tools & earlier or argument in discovered:
+                continue
+            first = max(sorted(tools), key=lambda name: (_can_call(view, (server, name), plan.task),
+                                                         plan.relevance.get((server, name), 0.0)))
+            operations = view.profiles[(server, first)].operations
+            operation = max(operations, key=lambda op: (operations[op], op)) if operations else step.operation
+            plan.steps.insert(index, Step(operation=operation, tool=(server, first), score=step.score,
+                                          clause=step.clause))
+            index += 1
+            break
+        index += 1
+
+
+_FILE_ARGUMENT = frozenset(terms("file path filename"))
+
+
+def _can_call(view: AtlasView, key: ToolKey, task: str) -> bool:
+    """Whether a tool can be called with what the task gives: one that requires a file or a path only when the
+    task names a file."""
+    needs_file = any(set(terms(argument)) & _FILE_ARGUMENT
+                     for argument in required_arguments(view.tool_nodes[key].input_schema))
+    return not needs_file or "shape:file" in value_shapes(task)
 
 
 def _load(view: AtlasView, plan: Plan) -> None:

@@ -40,6 +40,7 @@ from toolatlas.guidance.implied import (
     subjects,
 )
 from toolatlas.guidance.index import LexicalIndex, terms
+from toolatlas.guidance.minting import minters, required_arguments
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.shapes import changes_data, value_shapes
@@ -259,6 +260,9 @@ class ServerProfile:
     suppliers: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     """Tool → required argument → the read-only tools whose verified answers hold values it was verified
     to accept there (:mod:`toolatlas.guidance.supply`)."""
+    minters: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    """Tool → required identifier argument → the tools whose verified answers carry a field of that name, for an
+    identifier it refused when made up (:mod:`toolatlas.guidance.minting`)."""
 
 
 def _dedup(entries: Iterable[Entry]) -> list[Entry]:
@@ -432,5 +436,7 @@ def server_profiles(
             if supplied:
                 discovery[key[1]] = supplied
         supply = suppliers(keys, {k: tools[k].required for k in keys}, {k: tools[k].mutating for k in keys}, by_tool)
-        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery, suppliers=supply)
+        mint = minters(keys, {k: required_arguments(nodes[k].input_schema) for k in keys}, by_tool)
+        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery, suppliers=supply,
+                                       minters=mint)
     return result, tools

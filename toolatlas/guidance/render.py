@@ -200,6 +200,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
                     if not planned or (server, e.peer or "") in planned),
                    key=lambda e: (e.relation is not CoUsageRelation.DATA, -(e.weight or 0), e.id))
+    minted = _minted(view, key, plan, task)
     return ToolGuidance(
         server=server,
         tool=tool,
@@ -209,13 +210,35 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
         documented=_documented(view, [*_given_arguments(profile, task), *_clauses(profile, query)])[:CLAUSES],
         when=[*([profile.use] if profile.use else []), *(_accepted(f) for f, _ in tolerances)],
         when_not=[_boundary(f, w) for f, w in boundaries],
-        compositions=[
+        compositions=[*minted, *(
             CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data",
                             text=e.text,
                             weight=e.weight or 0.0, entry_id=e.id, evidence=e.probe_ids[:3])
-            for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool
-        ],
+            for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool and e.peer not in {m.peer for m in minted}
+        )],
     )
+
+
+def _minted(view: AtlasView, key: tuple[str, str], plan: Plan | None, task: str) -> list[CompositionNote]:
+    """Where each identifier the tool takes comes from (:mod:`toolatlas.guidance.minting`): the planned tool that
+    mints it, else the one that matches the task best — with the verified answer that carries it."""
+    server, tool = key
+    planned = {k[1] for k in plan.tools if k[0] == server} if plan else set()
+    profile = view.server_profiles[server]
+    discovered = {arg for supplied in profile.discovery.values() for arg in supplied}  # said by the discovery step
+    notes = []
+    for argument, tools in sorted(profile.minters.get(tool, {}).items()):
+        if argument in discovered:
+            continue
+        relevance = plan.relevance if plan else {}
+        peer = max(sorted(tools), key=lambda name: (name in planned, relevance.get((server, name), 0.0)))
+        use = next((e for e in view.entries_of(server, peer, EntryKind.AFFORDANCE) if e.evidence), None)
+        if use is None:
+            continue
+        notes.append(CompositionNote(
+            peer=peer, relation="minted", entry_id=use.id, evidence=use.probe_ids[:3],
+            text=f"`{argument}`: the `{argument}` `{peer}` answers with (a made-up one failed)"))
+    return notes
 
 
 def _given_arguments(profile, task: str) -> list:
