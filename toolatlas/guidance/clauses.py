@@ -38,6 +38,7 @@ __all__ = [
     "sentences",
     "shared_clauses",
     "vocabulary",
+    "wrapped",
 ]
 
 _SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)(?<=[.!?])\s+(?=[A-Z'\"`(])")
@@ -115,17 +116,26 @@ def _readable(text: str) -> bool:
     return latin > sum(1 for c in text if c.isalpha()) - latin
 
 
+def wrapped(schema: Mapping, spec: object) -> Mapping | None:
+    """The object a top-level argument only wraps the real arguments in (``params`` pointing into ``$defs``, or
+    an inline object with properties), or None."""
+    if not isinstance(spec, Mapping):
+        return None
+    defs = schema.get("$defs") or schema.get("definitions") or {}
+    ref = spec.get("$ref")
+    inner = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) and isinstance(defs, Mapping) else spec
+    return inner if isinstance(inner, Mapping) and isinstance(inner.get("properties"), Mapping) else None
+
+
 def _arguments(schema: Mapping) -> dict[str, Mapping]:
     """Argument name → its schema: the top-level properties, and those of a top-level argument that only wraps
-    the real ones in an object (``params`` pointing into ``$defs``)."""
+    the real ones in an object (:func:`wrapped`)."""
     found: dict[str, Mapping] = {}
-    defs = schema.get("$defs") or schema.get("definitions") or {}
     for name, spec in (schema.get("properties") or {}).items():
         if not isinstance(spec, Mapping):
             continue
-        ref = spec.get("$ref")
-        inner = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) and isinstance(defs, Mapping) else spec
-        if isinstance(inner, Mapping) and isinstance(inner.get("properties"), Mapping):
+        inner = wrapped(schema, spec)
+        if inner is not None:
             found.update({n: s for n, s in inner["properties"].items() if isinstance(s, Mapping)})
         else:
             found[str(name)] = spec

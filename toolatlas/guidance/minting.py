@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.models import Entry, EntryKind
+from toolatlas.guidance.clauses import wrapped
 from toolatlas.guidance.supply import leaves
 from toolatlas.models import OutcomeClass
 
@@ -73,14 +74,11 @@ def minters(keys: list[ToolKey], arguments: Mapping[ToolKey, tuple[str, ...]],
 
 def required_arguments(schema: Mapping) -> tuple[str, ...]:
     """The arguments a call must pass: the required top-level ones, and those required inside a required top-level
-    argument that only wraps them in an object (``params`` pointing into ``$defs``)."""
+    argument that only wraps them in an object (:func:`~toolatlas.guidance.clauses.wrapped`)."""
     found: list[str] = []
-    defs = schema.get("$defs") or schema.get("definitions") or {}
     for name in schema.get("required") or ():
-        spec = (schema.get("properties") or {}).get(name) or {}
-        ref = spec.get("$ref") if isinstance(spec, Mapping) else None
-        inner = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) and isinstance(defs, Mapping) else None
-        if isinstance(inner, Mapping) and inner.get("properties"):
+        inner = wrapped(schema, (schema.get("properties") or {}).get(name))
+        if inner is not None:
             found += [str(n) for n in inner.get("required") or ()]
         else:
             found.append(str(name))
