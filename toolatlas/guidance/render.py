@@ -200,7 +200,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
                     if not planned or (server, e.peer or "") in planned),
                    key=lambda e: (e.relation is not CoUsageRelation.DATA, -(e.weight or 0), e.id))
-    minted = _minted(view, key, plan, task)
+    minted = _minted(view, key, plan)
     return ToolGuidance(
         server=server,
         tool=tool,
@@ -219,7 +219,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     )
 
 
-def _minted(view: AtlasView, key: tuple[str, str], plan: Plan | None, task: str) -> list[CompositionNote]:
+def _minted(view: AtlasView, key: tuple[str, str], plan: Plan | None) -> list[CompositionNote]:
     """Where each identifier the tool takes comes from (:mod:`toolatlas.guidance.minting`): the planned tool that
     mints it, else the one that matches the task best — with the verified answer that carries it."""
     server, tool = key
