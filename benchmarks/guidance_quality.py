@@ -19,6 +19,9 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
                nobody tuned on (all tasks held; missing tools count as misses, as for ``wild``);
 * ``heldout2`` ``toolatlas/evaluation/heldout2_tasks.toml`` over ``configs/heldout2.toml``, a third catalogue
                of held-out servers nobody tuned on (all tasks held; missing tools count as misses);
+* ``heldout2_dev`` ``toolatlas/evaluation/heldout2_dev_tasks.toml`` over the same ``configs/heldout2.toml``:
+               development tasks written from those servers' listings and sources, apart from the held set
+               (all tasks dev; missing tools count as misses);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
@@ -31,7 +34,7 @@ the likely failure warned (share of the tasks with one), mean tokens and their r
 p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
-    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout,heldout2]
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout,heldout2,heldout2_dev]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
                                                     [--rows all|dev|none] [--repeat 5] [--why]
 
@@ -70,9 +73,12 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 MCPMARK_STATES = REPO / ".toolatlas" / "mcpmark" / "filesystem"
 """Where ``configs/mcpmark.toml`` reads the development instances' initial directories."""
-THIRD_PARTY_SETS = ("wild", "unseen", "heldout", "heldout2")
-"""Task sets over third-party catalogues: ``configs/<set>.toml`` with ``toolatlas/evaluation/<set>_tasks.toml``;
-a need for a tool the atlas has no node for (a server that failed to build) counts as a miss."""
+THIRD_PARTY_SETS = ("wild", "unseen", "heldout", "heldout2", "heldout2_dev")
+"""Task sets over third-party catalogues: ``toolatlas/evaluation/<set>_tasks.toml`` over ``configs/<set>.toml``
+(or the catalogue :data:`OVER` names); a need for a tool the atlas has no node for (a server that failed to
+build) counts as a miss."""
+OVER = {"heldout2_dev": "heldout2"}
+"""Task sets over another set's catalogue: development tasks written apart from a held set, on its servers."""
 
 
 def systems(atlas: Atlas, *, ablations: bool) -> list:
@@ -158,7 +164,8 @@ def task_sets(args: argparse.Namespace) -> list[tuple[str, Path, list[EvalTask]]
         elif name == "demo":
             chosen.append(("demo", CONFIGS / "demo.toml", load_tasks(DEMO_TASKS)))
         elif name in THIRD_PARTY_SETS:
-            config, tasks = CONFIGS / f"{name}.toml", DEMO_TASKS.with_name(f"{name}_tasks.toml")
+            config = CONFIGS / f"{OVER.get(name, name)}.toml"
+            tasks = DEMO_TASKS.with_name(f"{name}_tasks.toml")
             if config.exists() and tasks.exists():
                 chosen.append((name, config, load_tasks(tasks)))
             else:
@@ -192,7 +199,8 @@ def main() -> None:
     parser.add_argument("--tasks", help="the task file for --config")
     parser.add_argument("--missing-tools", choices=["error", "warn"], default=None,
                         help="a task needing a tool the atlas lacks: stop (a typo) or count it as a miss "
-                             "(default: warn for the third-party sets wild, unseen, heldout and heldout2, error otherwise)")
+                             "(default: warn for the third-party sets wild, unseen, heldout, heldout2 and heldout2_dev, "
+                             "error otherwise)")
     parser.add_argument("--rows", choices=["all", "dev", "none"], default="all",
                         help="per-task rows to print (dev: only the development split's)")
     parser.add_argument("--repeat", type=int, default=5, help="answers per task for latency (median)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from toolatlas.graph.models import EntryKind
+from toolatlas.graph.models import EntryKind, ToolNode
 from toolatlas.guidance.clauses import agreement, operative_clauses, purpose, shared_clauses, vocabulary
 from toolatlas.models import OutcomeClass
 
@@ -59,6 +59,14 @@ class TestAgreement:
         marked = agreement("Values are replaced when the key exists.", self.FINDINGS, vocabulary(self.FINDINGS))
         assert marked.status == "documented"
 
+    def test_one_shared_word_verifies_nothing(self) -> None:
+        """"If SFTP is required" and "missing required key" share one rare word: not the same thing, so the clause
+        stays documented however rare the word."""
+        findings = [boundary("`outputs` holds one item with no fields", "Item 0 is missing required key 'x'"),
+                    *(boundary(f"`value` is too large ({n} MB)", "Value too large") for n in range(8))]
+        marked = agreement("ConnectionError If SFTP is required but unavailable.", findings, vocabulary(findings))
+        assert vocabulary(findings)["requir"] >= 2.0 and marked.status == "documented"
+
     def test_unrelated_findings_leave_it_documented(self) -> None:
         """Findings about something else mark nothing."""
         marked = agreement("Keys must be at most 64 characters.", self.FINDINGS, vocabulary(self.FINDINGS))
@@ -78,3 +86,45 @@ class TestServed:
         [clause] = [d for d in guidance.tools[0].documented if d.text.startswith("If the key already exists")]
         assert clause.status == "verified" and clause.note == "Key already exists: …"
         assert "(verified: “Key already exists: …”)" in guidance.to_text()
+
+
+def packer(password: str, level: str = "Compression level, 0 to 9.") -> ToolNode:
+    """An archiver whose arguments' own descriptions say what their values meet (the tool's description does not)."""
+    return ToolNode(id="packer.pack", server="packer", tool="pack", schema_hash="h",
+                    description="Pack files into an archive.",
+                    input_schema={"type": "object", "required": ["files"], "properties": {
+                        "files": {"type": "array", "items": {"type": "string"}, "description": "Files to pack."},
+                        "password": {"type": "string", "description": password},
+                        "level": {"type": "integer", "description": level},
+                        "output": {"type": "string", "description": "Where to write it. Defaults to pack.zip if omitted."},
+                    }})
+
+
+class TestArgumentClauses:
+    def test_rules_an_argument_description_states_are_kept(self) -> None:
+        """An argument's sentences with an operative word are kept, plain ones and what a left-out value defaults to
+        are not; a description in a script the vocabulary cannot read is kept whole; arguments an object wraps in
+        ``$defs`` are read through it."""
+        from toolatlas.guidance.clauses import argument_clauses
+
+        assert argument_clauses(packer("Only ZIP archives take a password.").input_schema) == [
+            ("password", "Only ZIP archives take a password.")]
+        assert argument_clauses(packer("压缩密码（仅支持 ZIP 和 7Z 格式）").input_schema) == [
+            ("password", "压缩密码（仅支持 ZIP 和 7Z 格式）")]
+        wrapped = {"$defs": {"In": {"type": "object", "properties": {
+            "session_id": {"type": "string", "description": "Session ID."},
+            "code": {"type": "string", "description": "Python code. Imports of os are not allowed."}}}},
+            "properties": {"params": {"$ref": "#/$defs/In"}}}
+        assert argument_clauses(wrapped) == [("code", "Imports of os are not allowed.")]
+
+    def test_the_rule_of_an_argument_the_task_gives_a_value_is_served_first(self) -> None:
+        """"protected with the password 'q3'": the `password` argument's rule is the tool's first documented clause;
+        a task that gives no password is not told it."""
+        from toolatlas.guidance import Atlas, AtlasView
+
+        atlas = Atlas(AtlasView([packer("Only ZIP archives take a password.")], [], [], []))
+        guidance = atlas.guide("Pack report.txt into report.tar.gz, protected with the password 'q3'.", docs_ratio=None)
+        assert guidance.tools[0].documented[0].text == "`password`: Only ZIP archives take a password."
+        assert "Only ZIP archives take a password" in guidance.to_text()
+        plain = atlas.guide("Pack report.txt into report.tar.gz.", docs_ratio=None)
+        assert all("password" not in d.text for d in plain.tools[0].documented)

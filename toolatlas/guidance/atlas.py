@@ -21,6 +21,7 @@ from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
 from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.index import LexicalIndex, content_terms, terms
+from toolatlas.guidance.instruments import runners_of
 from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, TraceExemplar
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.operations import OPERATIONS, expanded
@@ -135,6 +136,9 @@ class AtlasView:
         self._routes: dict[str, dict[str, float]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
         self.verbs = frozenset(op for p in self.profiles.values() for op in p.operations if op not in OPERATIONS)
+        self.runners = runners_of((key, p.purpose) for key, p in self.profiles.items())
+        """Tools that run a language (``Python``, ``SQL``), with the languages: what a request's instrument names
+        (:mod:`toolatlas.guidance.instruments`)."""
         """The catalogue's own verbs (the first words of tool names the operation vocabulary lacks: ``commit``)."""
         self.compositions: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
         for (server, tool), node in self.tool_nodes.items():

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from toolatlas.graph.families import is_schema_validation
@@ -31,12 +31,14 @@ from toolatlas.guidance.index import terms
 __all__ = [
     "Clause",
     "agreement",
+    "argument_clauses",
     "is_shared",
     "operative_clauses",
     "purpose",
     "sentences",
     "shared_clauses",
     "vocabulary",
+    "wrapped",
 ]
 
 _SENTENCE = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bcf\.)(?<=[.!?])\s+(?=[A-Z'\"`(])")
@@ -102,6 +104,64 @@ def operative_clauses(description: str) -> list[str]:
     return kept
 
 
+_LEFT_OUT = frozenset(terms("default defaults optional"))
+_OMITTED = re.compile(r"\b(?:omitted|not (?:given|provided|specified|passed)|no \w+ (?:is )?specified)\b", re.IGNORECASE)
+"""What an argument is when a call leaves it out: nothing a value the task gives there meets."""
+
+
+def _readable(text: str) -> bool:
+    """Whether most of a text's letters are of the script the operative vocabulary is written in (a name such as
+    "ZIP" inside a sentence of another script does not make it readable)."""
+    latin = sum(1 for c in text if c.isascii() and c.isalpha())
+    return latin > sum(1 for c in text if c.isalpha()) - latin
+
+
+def wrapped(schema: Mapping, spec: object) -> Mapping | None:
+    """The object a top-level argument only wraps the real arguments in (``params`` pointing into ``$defs``, or
+    an inline object with properties), or None."""
+    if not isinstance(spec, Mapping):
+        return None
+    defs = schema.get("$defs") or schema.get("definitions") or {}
+    ref = spec.get("$ref")
+    inner = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) and isinstance(defs, Mapping) else spec
+    return inner if isinstance(inner, Mapping) and isinstance(inner.get("properties"), Mapping) else None
+
+
+def _arguments(schema: Mapping) -> dict[str, Mapping]:
+    """Argument name → its schema: the top-level properties, and those of a top-level argument that only wraps
+    the real ones in an object (:func:`wrapped`)."""
+    found: dict[str, Mapping] = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        if not isinstance(spec, Mapping):
+            continue
+        inner = wrapped(schema, spec)
+        if inner is not None:
+            found.update({n: s for n, s in inner["properties"].items() if isinstance(s, Mapping)})
+        else:
+            found[str(name)] = spec
+    return found
+
+
+def argument_clauses(schema: Mapping) -> list[tuple[str, str]]:
+    """(argument, clause) for what an argument's own description states as a rule — a limit, a matching rule, a
+    condition (its sentences with an operative word) — or, written in a script whose words the operative vocabulary
+    cannot read, the whole description: it is the documentation of what a value given there meets."""
+    found = []
+    for name, spec in _arguments(schema).items():
+        description = " ".join(str(spec.get("description") or "").split())
+        if not description:
+            continue
+        if not _readable(description):
+            found.append((name, description[:CLAUSE_CHARS]))
+            continue
+        for sentence in sentences(description):
+            if not _ADVICE.search(sentence) and set(terms(sentence)) & _OPERATIVE - _LEFT_OUT \
+                    and not _OMITTED.search(sentence):
+                cut = sentence if len(sentence) <= CLAUSE_CHARS else sentence[:CLAUSE_CHARS - 1].rstrip() + "…"
+                found.append((name, cut))
+    return found
+
+
 def _key(sentence: str) -> str:
     return " ".join(terms(sentence))
 
@@ -124,9 +184,11 @@ def _content(text: str) -> set[str]:
 
 
 VERIFIED_WEIGHT, CONTRADICTED_WEIGHT = 2.0, 3.0
-CONTRADICTED_WORDS = 3
+CONTRADICTED_WORDS, VERIFIED_WORDS = 3, 2
 """How much distinctive vocabulary (summed IDF of shared words) a clause and an entry must share to be
-taken as speaking of the same thing; a disagreement also needs ``CONTRADICTED_WORDS`` shared words."""
+taken as speaking of the same thing; an agreement also needs ``VERIFIED_WORDS`` shared words, argument names counted (one rare word — "required"
+in "If SFTP is required" and in "missing required key" — ties a clause to an unrelated failure), a disagreement
+``CONTRADICTED_WORDS``."""
 
 
 def _speaks(entry: Entry) -> bool:
@@ -166,7 +228,8 @@ def agreement(
             continue  # what a tool does is checked against what it accepted, not where it failed
         shared = words & _said(entry)
         weight = sum(idf.get(word, 0.0) for word in shared)
-        if weight >= VERIFIED_WEIGHT and (best is None or weight > best[0]):
+        if (weight >= VERIFIED_WEIGHT and len(_content(clause) & _said(entry)) >= VERIFIED_WORDS
+                and (best is None or weight > best[0])):
             best = (weight, entry, len(shared))
     if best is None:
         return Clause(text=clause)

@@ -69,10 +69,11 @@ class BoundaryNote(Frozen):
 
 
 class CompositionNote(Frozen):
-    """A verified composition with a peer tool."""
+    """A verified composition with a peer tool (``minted``: the peer's verified answers carry the identifier this
+    tool takes, and a made-up one failed)."""
 
     peer: str
-    relation: Literal["data", "state", "retry"]
+    relation: Literal["data", "state", "retry", "minted"]
     text: str
     weight: float = 0.0
     entry_id: str

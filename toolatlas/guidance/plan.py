@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation
 from toolatlas.guidance.index import terms
+from toolatlas.guidance.instruments import named_instruments, runs_files
+from toolatlas.guidance.minting import required_arguments
 from toolatlas.guidance.operations import (
     CHANGES,
     OPERATIONS,
@@ -296,12 +298,36 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
             elif op in OPERATIONS and OPERATIONS[op].composition:
                 _compose(view, plan, index, op, OPERATIONS[op].composition, (relevance, whole), candidates,
                          batch)
+    _instrument(view, plan, servers)
     _enable(view, plan)
+    _mint(view, plan)
     _load(view, plan)
     if not names_something(task):
         _inspect(view, plan)
     _discover(view, plan, () if plan.steps or names_something(task) else _answering(view, plan))
     return plan
+
+
+def _instrument(view: AtlasView, plan: Plan, servers: set[str] | None) -> None:
+    """A request that names a language as the means of its work ("Use Python to list the files", "In Python, add
+    up the squares") is done by the tool that runs that language (:mod:`toolatlas.guidance.instruments`): it goes
+    first, its server joins the route, and the steps other servers' tools took for that clause go — its operation
+    words say what the code does, not which tool to call. A tool that runs files is chosen only for a request that
+    names a file."""
+    runners = named_instruments(plan.task, view.runners)
+    runners = [k for k in runners if (servers is None or k[0] in servers)
+               and (not runs_files(view.profiles[k].purpose) or "shape:file" in value_shapes(plan.task))]
+    if not runners:
+        return
+    best = max(runners, key=lambda k: (plan.relevance.get(k, 0.0), k))
+    clause = next((i for i, text in enumerate(plan.clauses) if best in named_instruments(text, view.runners)), 0)
+    plan.steps = [s for s in plan.steps if s.clause != clause or s.tool[0] == best[0]]
+    if all(s.tool != best for s in plan.steps):
+        score = max((s.score for s in plan.steps), default=1.0)
+        plan.steps.insert(0, Step(operation="run", tool=best, score=score, clause=clause))
+    plan.servers.add(best[0])
+    if plan.weights:
+        plan.weights[best[0]] = max(plan.weights.values())
 
 
 def _answering(view: AtlasView, plan: Plan) -> tuple[ToolKey, ...]:
@@ -379,6 +405,42 @@ def _inspect(view: AtlasView, plan: Plan) -> None:
             index += 1
             break
         index += 1
+
+
+def _mint(view: AtlasView, plan: Plan) -> None:
+    """An identifier a planned tool takes and refused when made up comes from the answer of the tool that mints it
+    (:mod:`toolatlas.guidance.minting`): that tool goes first — the one matching the task best — unless a tool
+    already planned before it mints it or the server's discovery tool supplies it."""
+    index = 0
+    while index < len(plan.steps):
+        step = plan.steps[index]
+        server, tool = step.tool
+        earlier = {s.tool[1] for s in plan.steps[:index]}
+        profile = view.server_profiles[server]
+        discovered = {arg for supplied in profile.discovery.values() for arg in supplied}
+        for argument, tools in sorted(profile.minters.get(tool, {}).items()):
+            if tools & earlier or argument in discovered:
+                continue
+            first = max(sorted(tools), key=lambda name: (_can_call(view, (server, name), plan.task),
+                                                         plan.relevance.get((server, name), 0.0)))
+            operations = view.profiles[(server, first)].operations
+            operation = max(operations, key=lambda op: (operations[op], op)) if operations else step.operation
+            plan.steps.insert(index, Step(operation=operation, tool=(server, first), score=step.score,
+                                          clause=step.clause))
+            index += 1
+            break
+        index += 1
+
+
+_FILE_ARGUMENT = frozenset(terms("file path filename"))
+
+
+def _can_call(view: AtlasView, key: ToolKey, task: str) -> bool:
+    """Whether a tool can be called with what the task gives: one that requires a file or a path only when the
+    task names a file."""
+    needs_file = any(set(terms(argument)) & _FILE_ARGUMENT
+                     for argument in required_arguments(view.tool_nodes[key].input_schema))
+    return not needs_file or "shape:file" in value_shapes(task)
 
 
 def _load(view: AtlasView, plan: Plan) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
@@ -23,6 +23,7 @@ from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, ToolNode
 from toolatlas.guidance.clauses import (
     Clause,
     agreement,
+    argument_clauses,
     is_shared,
     operative_clauses,
     purpose,
@@ -39,6 +40,7 @@ from toolatlas.guidance.implied import (
     subjects,
 )
 from toolatlas.guidance.index import LexicalIndex, terms
+from toolatlas.guidance.minting import minters, required_arguments
 from toolatlas.guidance.models import UseNote
 from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.shapes import changes_data, value_shapes
@@ -231,6 +233,9 @@ class ToolProfile:
     executes: bool = False
     """Verified to take statements that change data (an ``INSERT``), whether they went through or were
     refused: the server's executor, also when it changes nothing (a read-only connection refuses them)."""
+    arguments: tuple[tuple[frozenset[str], Clause], ...] = ()
+    """What its arguments' own descriptions state as rules (:func:`~toolatlas.guidance.clauses.argument_clauses`),
+    each with the stems of its argument's name and marked against the atlas like the description's clauses."""
 
 
     @cached_property
@@ -255,6 +260,9 @@ class ServerProfile:
     suppliers: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
     """Tool → required argument → the read-only tools whose verified answers hold values it was verified
     to accept there (:mod:`toolatlas.guidance.supply`)."""
+    minters: Mapping[str, Mapping[str, frozenset[str]]] = field(default_factory=dict)
+    """Tool → required identifier argument → the tools whose verified answers carry a field of that name, for an
+    identifier it refused when made up (:mod:`toolatlas.guidance.minting`)."""
 
 
 def _dedup(entries: Iterable[Entry]) -> list[Entry]:
@@ -363,6 +371,9 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))
     clauses = tuple(agreement(c, checked, idf, names) for c in operative_clauses(node.description)
                     if not is_shared(c, shared))
+    arguments = tuple((frozenset(terms(name)), replace(clause, text=f"`{name}`: {clause.text}"))
+                      for name, text in argument_clauses(node.input_schema)
+                      for clause in (agreement(text, checked, idf, names),))
     declared = node.annotations.read_only
     mutating = (declared is False) if declared is not None else any(e.effect is Effect.MUTATING for e in uses)
     required = tuple(node.input_schema.get("required") or ())
@@ -384,6 +395,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         clauses_index=LexicalIndex([c.text for c in clauses]),
         use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
         executes=any(takes_change(e) for e in (*uses, *boundaries)), files=bool(kinds), file_kinds=kinds,
+        arguments=arguments,
     )
 
 
@@ -424,5 +436,7 @@ def server_profiles(
             if supplied:
                 discovery[key[1]] = supplied
         supply = suppliers(keys, {k: tools[k].required for k in keys}, {k: tools[k].mutating for k in keys}, by_tool)
-        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery, suppliers=supply)
+        mint = minters(keys, {k: required_arguments(nodes[k].input_schema) for k in keys}, by_tool)
+        result[server] = ServerProfile(name=server, notes=tuple(notes), discovery=discovery, suppliers=supply,
+                                       minters=mint)
     return result, tools

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.implied import task_leads
+from toolatlas.guidance.implied import given_words, task_leads
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -200,22 +200,54 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
     edges = sorted((e for e in view.entries_of(server, tool, EntryKind.CO_USAGE)
                     if not planned or (server, e.peer or "") in planned),
                    key=lambda e: (e.relation is not CoUsageRelation.DATA, -(e.weight or 0), e.id))
+    minted = _minted(view, key, plan)
     return ToolGuidance(
         server=server,
         tool=tool,
         purpose=profile.purpose,
         relevance=round(relevance, 4),
         operations=list(dict.fromkeys(operations)),
-        documented=_documented(view, _clauses(profile, query))[:CLAUSES],
+        documented=_documented(view, [*_given_arguments(profile, task), *_clauses(profile, query)])[:CLAUSES],
         when=[*([profile.use] if profile.use else []), *(_accepted(f) for f, _ in tolerances)],
         when_not=[_boundary(f, w) for f, w in boundaries],
-        compositions=[
+        compositions=[*minted, *(
             CompositionNote(peer=e.peer or "", relation=e.relation.value if e.relation else "data",
                             text=e.text,
                             weight=e.weight or 0.0, entry_id=e.id, evidence=e.probe_ids[:3])
-            for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool
-        ],
+            for e in edges[:COMPOSITIONS] if e.peer and e.peer != tool and e.peer not in {m.peer for m in minted}
+        )],
     )
+
+
+def _minted(view: AtlasView, key: tuple[str, str], plan: Plan | None) -> list[CompositionNote]:
+    """Where each identifier the tool takes comes from (:mod:`toolatlas.guidance.minting`): the planned tool that
+    mints it, else the one that matches the task best — with the verified answer that carries it."""
+    server, tool = key
+    planned = {k[1] for k in plan.tools if k[0] == server} if plan else set()
+    profile = view.server_profiles[server]
+    discovered = {arg for supplied in profile.discovery.values() for arg in supplied}  # said by the discovery step
+    notes = []
+    for argument, tools in sorted(profile.minters.get(tool, {}).items()):
+        if argument in discovered:
+            continue
+        relevance = plan.relevance if plan else {}
+        peer = max(sorted(tools), key=lambda name: (name in planned, relevance.get((server, name), 0.0)))
+        use = next((e for e in view.entries_of(server, peer, EntryKind.AFFORDANCE) if e.evidence), None)
+        if use is None:
+            continue
+        notes.append(CompositionNote(
+            peer=peer, relation="minted", entry_id=use.id, evidence=use.probe_ids[:3],
+            text=f"`{argument}`: the `{argument}` `{peer}` answers with (a made-up one failed)"))
+    return notes
+
+
+def _given_arguments(profile, task: str) -> list:
+    """What the documentation of the arguments the task gives values to states as rules ("protected with the
+    *password* 'q3-secret'": the `password` argument's own description) — what those values meet, first."""
+    if not task or not profile.arguments:
+        return []
+    given = given_words(task)
+    return list(dict.fromkeys(clause for stems, clause in profile.arguments if stems & given))
 
 
 def _clauses(profile, query: str) -> list:

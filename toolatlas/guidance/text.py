@@ -207,6 +207,9 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
             said = "limit" if boundary.cut else "avoid"  # a cut answer went through: a limit, not a refusal
             lines.append(f"- {said}{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
+            if composition.relation == "minted":  # said whole: which argument, from which answer
+                lines.append(f"- {composition.text}")
+                continue
             lines.append(f"- verified: {_RELATIONS.get(composition.relation, '{}').format(composition.peer)}")
     if also and (line := _also_line(guidance)):
         lines.append(line)
