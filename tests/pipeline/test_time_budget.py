@@ -165,6 +165,22 @@ class TestSlowRefusals:
                     if e.tool == "describe_part" and e.kind is EntryKind.BOUNDARY and "no part named" in e.signature]
         assert refusals
 
+    def test_a_build_planned_by_count_holds_no_tool_to_a_share(self, tmp_path: Path) -> None:
+        """``plan_by = "count"``: the same server's slow refusals are probed as a round's plan has them, more than
+        the one per round its share of the time buys when the build plans by time."""
+        catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=2))
+        workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+        slow_refusals: list[float] = []
+
+        def clock(rollout, verdict, delta) -> None:
+            slow_refusals.extend(s.outcome.latency_ms / 1000 for s in rollout.steps
+                                 if s.outcome.tool == "describe_part" and s.outcome.latency_ms / 1000 >= SCAN_S)
+
+        by_count = catalogue.build.model_copy(update={"plan_by": "count"})
+        build = ServerBuild(workspace, catalogue.server("lookup"), by_count, on_probe=clock)
+        asyncio.run(build.run())
+        assert len(slow_refusals) > catalogue.build.rounds + 1, slow_refusals
+
     def test_a_refusal_pilot_is_asked_once(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """Discovery asks each tool for one refusal: the tool's pilot has loaded its code, so a slow refusal is
         not repeated (asking twice would double what a server's slowest calls cost its discovery)."""

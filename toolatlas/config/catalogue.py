@@ -69,6 +69,12 @@ class BuildSettings(Spec):
     probe_budget_per_round: int = Field(200, ge=1, le=1_000_000, description="probes per server per round")
     executors_per_server: int = Field(1, ge=1, le=256, description="sandboxed executors per server")
     seed: int = Field(0, description="random seed: the same seed gives the same atlas")
+    plan_by: Literal["time", "count"] = Field(
+        "time",
+        description="time: a costly tool's probes are held to its share of the build's time (a plan then follows "
+        "what calls cost on this machine); count: probes are planned by count alone, the same atlas from the "
+        "same seed on any machine, however slow a tool",
+    )
     method: MethodSettings = MethodSettings()
     ablation: AblationSettings = AblationSettings()
 

@@ -230,8 +230,11 @@ class ServerShard:
     def _within_time(self, chosen: list[Probe]) -> list[Probe]:
         """No costly tool's calls over its share of the build's time (:func:`~toolatlas.pipeline.budget.within_time`);
         slow tools are left to :meth:`_within_cost` (their probes ask for the least work, which their pilots
-        did not: a pilot's seconds say nothing of what those probes cost)."""
+        did not: a pilot's seconds say nothing of what those probes cost). A build planned by count
+        (``plan_by = "count"``) keeps every probe."""
         assert self.graph is not None and self.proposer is not None
+        if self.settings.plan_by == "count":
+            return chosen
         kept = within_time(chosen, self.costs, time_share(len(self.graph.tools)), exempt=self.proposer.slow)
         if len(kept) < len(chosen):
             log.debug("probes_over_time_share", server=self.spec.name, planned=len(chosen), kept=len(kept))
