@@ -3,16 +3,10 @@
 It runs in the driver (``toolatlas build --engine ray``, locally or under ``ray job submit``). The
 driver (:class:`~toolatlas.pipeline.driver.CatalogueBuild`) owns resume, re-running a lost round,
 persisting in round order, failed rows and the report; this module spawns the actors and hands the
-driver a placement for the build's topology and a record writer over the store's owner. Every call
-waits within a named timeout (:mod:`toolatlas.actors.calls`). Topologies (``docs/cluster.md``):
-**colocated** (:mod:`toolatlas.actors.colocated`, one executor per server, the default: a round is one call
-to the host that owns the server's sandbox), **split** (:mod:`toolatlas.actors.split`: batches on executor
-hosts, verified where they ran, absorbed in probe order by the server's shard actor) and **pools**
-(:mod:`toolatlas.actors.pools`: as split, verified by a verifier pool of their own). Rounds (colocated) or
-batches in flight are bounded across the build (backpressure); the atlas equals the in-process
-build's for the same seed. Executor and verifier hosts are restarted by Ray and their in-flight
-calls retried; a shard (or a colocated server) that is lost is reopened from its last checkpoint
-and the round re-run — nothing is lost, nothing counted twice.
+driver a placement for the build's topology — :mod:`~toolatlas.actors.colocated` (the default),
+:mod:`~toolatlas.actors.split` or :mod:`~toolatlas.actors.pools`, described in ``docs/cluster.md`` —
+and a record writer over the store's owner. Every call waits within a named timeout
+(:mod:`toolatlas.actors.calls`); the atlas equals the in-process build's for the same seed.
 """
 
 from __future__ import annotations
@@ -77,19 +71,12 @@ class RayBuild:
         self.topology = choose_topology(catalogue, topology, config=self.config)
         self.colocated = self.topology == "colocated"
         self.shard_count = 0 if self.colocated and not self.with_llm else \
-            shards or max(1, min(len(catalogue.enabled_servers), self.node_count))
-        """One per node: a shard's planning and induction take a fraction of a core even for 100
-        servers. Colocated servers need them only for the LLM method's rounds."""
-        self.verifier_count = (verifiers or self.host_count) if self.topology == "pools" else 0
-        """The pools topology's verifier hosts: as many as executor hosts unless asked otherwise."""
-        self.placements: dict[str, set[str]] = {}
-        """Server → the Ray nodes its executors ran on."""
-        self.ready_at: dict[str, float] = {}
-        """When each server was ready to probe (its sandboxes started, its shard prepared)."""
-        self.probe_log = ProbeLog()
-        """Every batch (split) or round (colocated): the build's probe rate over any window."""
-        self.redone: list[tuple[str, int]] = []
-        """(server, round) run again after its shard, or the host holding it colocated, was lost."""
+            shards or max(1, min(len(catalogue.enabled_servers), self.node_count))  # one per node (colocated: LLM rounds only)
+        self.verifier_count = (verifiers or self.host_count) if self.topology == "pools" else 0  # pools only
+        self.placements: dict[str, set[str]] = {}  # server -> the Ray nodes its executors ran on
+        self.ready_at: dict[str, float] = {}  # server -> when its sandboxes (and shard) were ready to probe
+        self.probe_log = ProbeLog()  # every batch (split, pools) or round (colocated): the probe rate
+        self.redone: list[tuple[str, int]] = []  # (server, round) run again after its shard or host was lost
         self.index: dict[str, int] = {}
 
     # -- what the placements share ------------------------------------------------------------------
