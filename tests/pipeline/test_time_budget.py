@@ -141,26 +141,37 @@ class TestPlanByTime:
         assert costs.charges(plan)[0] == [("slow", COSTLY_CALL_S * 16)]
 
 
+ROUNDS = 2
+
+
+def lookup_build(tmp_path: Path, plan_by: str) -> tuple[ServerBuild, list[float]]:
+    """The lookup server built over :data:`ROUNDS` rounds, planned by ``plan_by``; the seconds of each slow refusal
+    of ``describe_part`` the build made."""
+    catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=ROUNDS))
+    workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
+    slow_refusals: list[float] = []
+
+    def clock(rollout, verdict, delta) -> None:
+        slow_refusals.extend(s.outcome.latency_ms / 1000 for s in rollout.steps
+                             if s.outcome.tool == "describe_part" and s.outcome.latency_ms / 1000 >= SCAN_S)
+
+    settings = catalogue.build.model_copy(update={"plan_by": plan_by})
+    build = ServerBuild(workspace, catalogue.server("lookup"), settings, on_probe=clock)
+    asyncio.run(build.run())
+    return build, slow_refusals
+
+
 @pytest.mark.servers
 class TestSlowRefusals:
     def test_a_slowly_refusing_tool_keeps_its_facts_within_its_share(self, tmp_path: Path) -> None:
         """Discovery times a refusal of every tool; the build spends at most one slow refusal of the lookup per
         round (its share of the time buys no more) but for a second run of the first seed task, and still
         records that an unknown part is refused."""
-        catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=2))
-        workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
-        slow_refusals: list[float] = []
-
-        def clock(rollout, verdict, delta) -> None:
-            slow_refusals.extend(s.outcome.latency_ms / 1000 for s in rollout.steps
-                                 if s.outcome.tool == "describe_part" and s.outcome.latency_ms / 1000 >= SCAN_S)
-
-        build = ServerBuild(workspace, catalogue.server("lookup"), catalogue.build, on_probe=clock)
-        asyncio.run(build.run())
+        build, slow_refusals = lookup_build(tmp_path, "time")
         discovery = build.shard.proposer.discovery
         assert discovery.costs["describe_part"].refusal_seconds >= SCAN_S
         assert all((discovery.costs[t].refusal_seconds or 0) < COSTLY_CALL_S for t in ("echo", "add_numbers"))
-        assert 1 <= len(slow_refusals) <= catalogue.build.rounds + 1, slow_refusals
+        assert 1 <= len(slow_refusals) <= ROUNDS + 1, slow_refusals
         refusals = [e for e in build.shard.graph.entries.values()
                     if e.tool == "describe_part" and e.kind is EntryKind.BOUNDARY and "no part named" in e.signature]
         assert refusals
@@ -168,18 +179,8 @@ class TestSlowRefusals:
     def test_a_build_planned_by_count_holds_no_tool_to_a_share(self, tmp_path: Path) -> None:
         """``plan_by = "count"``: the same server's slow refusals are probed as a round's plan has them, more than
         the one per round its share of the time buys when the build plans by time."""
-        catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=2))
-        workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
-        slow_refusals: list[float] = []
-
-        def clock(rollout, verdict, delta) -> None:
-            slow_refusals.extend(s.outcome.latency_ms / 1000 for s in rollout.steps
-                                 if s.outcome.tool == "describe_part" and s.outcome.latency_ms / 1000 >= SCAN_S)
-
-        by_count = catalogue.build.model_copy(update={"plan_by": "count"})
-        build = ServerBuild(workspace, catalogue.server("lookup"), by_count, on_probe=clock)
-        asyncio.run(build.run())
-        assert len(slow_refusals) > catalogue.build.rounds + 1, slow_refusals
+        _, slow_refusals = lookup_build(tmp_path, "count")
+        assert len(slow_refusals) > ROUNDS + 1, slow_refusals
 
     def test_a_refusal_pilot_is_asked_once(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         """Discovery asks each tool for one refusal: the tool's pilot has loaded its code, so a slow refusal is
