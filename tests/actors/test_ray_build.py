@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -113,6 +113,18 @@ def wait_until_ready(build: RayBuild, server: str, timeout: float = 120) -> None
         time.sleep(0.005)
 
 
+def kill_when_memory_probes(pool: str, killed: list[str]) -> Callable[[RayBuild], None]:
+    """A watcher that kills every actor of the build's ``pool`` (``shards``, ``verifiers``) once the memory
+    server is ready to probe, noting the kill in ``killed``."""
+    def watch(build: RayBuild) -> None:
+        wait_until_ready(build, "memory")
+        killed.append(pool)
+        for actor in getattr(build, pool):
+            ray.kill(actor, no_restart=False)
+
+    return watch
+
+
 class TestRayEngine:
     @pytest.mark.parametrize("topology", ["colocated", "split", "pools"])
     def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
@@ -205,16 +217,9 @@ class TestRayEngine:
     def test_shard_lost_while_its_server_probes(self, local_ray, reference, tmp_path: Path) -> None:
         """The shard actor dies while its server probes (split): it is restored and the round redone.
         (Killed on a coverage row, as above, the shard may already have served its last call.)"""
-        killed = []
-
-        def kill_when_memory_probes(build: RayBuild) -> None:
-            wait_until_ready(build, "memory")
-            killed.append(True)
-            for shard in build.shards:
-                ray.kill(shard, no_restart=False)
-
+        killed: list[str] = []
         config = demo_copy(tmp_path, "lost-shard")
-        report, build = ray_build(config, watch=kill_when_memory_probes, topology="split")
+        report, build = ray_build(config, watch=kill_when_memory_probes("shards", killed), topology="split")
         assert killed and report.servers == {"memory": "ok", "time": "ok"}
         assert "memory" in {server for server, _ in build.redone}
         assert entries_of(config) == reference
@@ -223,16 +228,9 @@ class TestRayEngine:
     def test_verifier_host_killed_while_its_server_probes(self, local_ray, reference, tmp_path: Path) -> None:
         """Every verifier host of the pools topology dies while the servers probe: Ray restarts them and
         retries their batches, which bring all they need — no round redone, same atlas."""
-        killed = []
-
-        def kill_verifiers(build: RayBuild) -> None:
-            wait_until_ready(build, "memory")
-            killed.append(True)
-            for verifier in build.verifiers:
-                ray.kill(verifier, no_restart=False)
-
+        killed: list[str] = []
         config = demo_copy(tmp_path, "killed-verifiers")
-        report, build = ray_build(config, watch=kill_verifiers, topology="pools")
+        report, build = ray_build(config, watch=kill_when_memory_probes("verifiers", killed), topology="pools")
         assert killed and report.servers == {"memory": "ok", "time": "ok"} and not build.redone
         assert entries_of(config) == reference
 
