@@ -279,6 +279,17 @@ class TestEveryCollection:
             rollout, _ = await executor.run_verified(shelf_call(2, "list_shelves"))
             assert rollout.steps[0].outcome.excerpt == ""
 
+    async def test_a_deletion_that_writes_to_the_instance_is_restored(self, tmp_path: Path) -> None:
+        """The server's removing tool also writes to the folder (a log of removals, as a server that saves
+        and backs up on each change): the instance is restored after it, so the next probe, a read, starts
+        from the snapshot and is seen to change nothing."""
+        async with shelves(tmp_path, "--removable", "--logged-removal") as executor:
+            await executor.run_verified(shelf_call(1, "add_item", item="rake", shelf="garden"))
+            assert executor.own_state is not None and executor.own_state.deletions == 1
+            assert await executor.sandbox.digest() == executor.snapshot_digest
+            rollout, verdict = await executor.run_verified(shelf_call(2, "list_shelves"))
+            assert not rollout.reset and verdict.change.empty, verdict.change.summary()
+
     async def test_trust_in_other_tools_says_nothing_of_a_new_one(self, tmp_path: Path) -> None:
         """After TRUSTED_AFTER and more probes of a tool that changes nothing, the readers are still
         asked after a tool not seen before: its change is undone."""

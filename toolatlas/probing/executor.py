@@ -76,10 +76,18 @@ class Executor:
                                     restored: bool) -> None:
         """Bring the server back to what a fresh one holds after ``calls`` (tool, planned arguments,
         outcome) changed its own state (:meth:`OwnState.keep_fresh`)."""
-        if self.own_state is not None:
-            done = await self.own_state.keep_fresh(self.sandbox, calls, restored=restored)
-            if done:
-                log.debug("own_state_refreshed", executor=self.name, probe=probe.id, how=done)
+        if self.own_state is None:
+            return
+        done = await self.own_state.keep_fresh(self.sandbox, calls, restored=restored)
+        if not done:
+            return
+        log.debug("own_state_refreshed", executor=self.name, probe=probe.id, how=done)
+        # what brought the memory back may have written to the instance (a deleting tool that saves the
+        # whole list, with a backup beside it): the next probe starts from the snapshot all the same
+        if self.snapshot_digest is not None and await self.sandbox.digest() != self.snapshot_digest:
+            await self.sandbox.restore()
+            self.resets += 1
+            log.debug("own_state_refresh_restored", executor=self.name, probe=probe.id, how=done)
 
     def _specs(self) -> dict[str, ToolSpec]:
         return {t.name: t for t in self.sandbox.tools}

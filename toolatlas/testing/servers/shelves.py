@@ -1,13 +1,14 @@
 """A real MCP server of named shelves of items held in its process, beside a folder of notes.
 
-Run: ``python -m toolatlas.testing.servers.shelves ROOT [--removable]``. Every shelf, the
+Run: ``python -m toolatlas.testing.servers.shelves ROOT [--removable] [--logged-removal]``. Every shelf, the
 ``default`` one included, is made on its first use. ``add_item`` puts an item on a shelf;
 ``list_shelves`` lists every shelf with how many items it holds and when it was made (an ISO
 date-time); three more argument-free reads speak of the ``default`` shelf alone — and so make it —
 and sort before the listing by name. ``label_item`` makes a label, and changes nothing unless it is
 given a shelf to put the label on. ``write_note`` writes ``ROOT/note.txt`` and nothing else;
 ``stock`` puts an item on a shelf *and* appends a line to ``ROOT/stock.log``. With ``--removable``,
-``remove_shelf`` removes a shelf by its name. Shelves are never written to disk: a restore of the
+``remove_shelf`` removes a shelf by its name; with ``--logged-removal`` too, it also appends the
+shelf's name to ``ROOT/removed.log`` (as a server that saves and backs up on every change). Shelves are never written to disk: a restore of the
 folder never undoes one.
 """
 
@@ -23,7 +24,7 @@ from pydantic import Field
 __all__ = ["build_server", "main"]
 
 
-def build_server(root: Path, *, removable: bool = False) -> Any:
+def build_server(root: Path, *, removable: bool = False, logged_removal: bool = False) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp_types import ToolAnnotations
 
@@ -88,6 +89,9 @@ def build_server(root: Path, *, removable: bool = False) -> Any:
 
         @server.tool(description="Remove a shelf and its items.", annotations=writing)
         def remove_shelf(shelf: Annotated[str, Field(description="The shelf's name.")]) -> str:
+            if logged_removal:
+                with (root / "removed.log").open("a") as log:
+                    log.write(f"{shelf}\n")
             return f"removed {shelf}" if shelves.pop(shelf, None) is not None else f"no shelf named {shelf}"
 
     return server
@@ -97,8 +101,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Shelves of items kept in memory, beside a folder of notes.")
     parser.add_argument("root", type=Path)
     parser.add_argument("--removable", action="store_true", help="add a tool that removes a shelf by name")
+    parser.add_argument("--logged-removal", action="store_true", help="with --removable: log each removal in the folder")
     args = parser.parse_args()
-    build_server(args.root, removable=args.removable).run("stdio")
+    build_server(args.root, removable=args.removable, logged_removal=args.logged_removal).run("stdio")
 
 
 if __name__ == "__main__":
