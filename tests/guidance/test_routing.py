@@ -183,6 +183,14 @@ class TestBlends:
         assert blends.of("Book a regular meeting") == ()
         assert blends.of("Set the timezone to Tokyo") == ()
 
+    def test_two_words_that_make_a_catalogue_word_whole(self) -> None:
+        """"to do" meets a catalogue's ``todo`` and "log in" its ``login``, short and common as each word is; two
+        words that make no word of the catalogue ("go to", "do it") add nothing."""
+        blends = Blends(["todo", "login", "goto"])
+        assert blends.of("List everything I still have to do for work") == ("todo",)
+        assert blends.of("Log in as the admin user") == ("login",)
+        assert blends.of("Do it now, then go home") == ()
+
     def test_a_blend_routes_to_the_server_named_by_it(self) -> None:
         """A request for "a regular expression" goes to the pattern tester whose tools say ``regex``, not to
         the calculator whose descriptions say "expression"."""

@@ -7,7 +7,8 @@ expression" word by word, yet the name is the phrase's two starts joined. A pair
 request whose starts (at least two letters of each, three of the first word) join into a word of the
 catalogue's tool names, server names or descriptions adds that word to what the request is matched by.
 Nothing is listed by hand: the catalogue's own words are the only candidates, so a request meets only
-the blends its catalogue uses.
+the blends its catalogue uses. Two adjacent words that make a word of the catalogue whole, however short or
+common each is ("to do" → ``todo``, "log in" → ``login``, "set up" → ``setup``), are a blend too.
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ class Blends:
 
     def __init__(self, words: Iterable[str]) -> None:
         grouped: dict[str, set[str]] = {}
+        whole: set[str] = set()
         for word in words:
             if word.isalpha() and MIN_BLEND <= len(word) <= MAX_BLEND:
                 grouped.setdefault(word[:MIN_FIRST], set()).add(word)
+                whole.add(word)
+        self.words: frozenset[str] = frozenset(whole)
+        """The catalogue's words that may be blends."""
         self.by_start: dict[str, frozenset[str]] = {start: frozenset(found) for start, found in grouped.items()}
         """The catalogue's words that may be blends, by their first letters."""
         self.of = lru_cache(maxsize=4096)(self._of)
@@ -46,6 +51,8 @@ class Blends:
         said = set(words)
         found: dict[str, None] = {}
         for first, second in zip(words, words[1:], strict=False):
+            if (joined := first + second) in self.words and joined not in said:  # "to do" → todo
+                found[joined] = None
             if len(first) < MIN_FIRST or len(second) < MIN_SECOND or first in FILLER or second in FILLER:
                 continue
             for word in sorted(self.by_start.get(first[:MIN_FIRST], ())):
