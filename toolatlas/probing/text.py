@@ -248,20 +248,20 @@ _MISSING_LINE = re.compile(
 _FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
 """Verdicts of a JSON answer that failed (a run stopped by its time limit answers ``"status": "timeout"``)."""
 _REASON_KEYS = ("reason", "message", "error_message", "errorMessage", "error", "detail", "details", "msg")
+_REASON_KEY = "|".join(_REASON_KEYS)
+"""The reason keys as a regular expression's alternatives (for answers cut off before they parse)."""
 
 
 _CUT_VERDICT = re.compile(
-    r'"(?:result|status|outcome|state)"\s*:\s*"(?:error|failed|failure|fail|timeout|timed_out)"'
+    rf'"(?:result|status|outcome|state)"\s*:\s*"(?:{"|".join(sorted(_FAILED))})"'
     r'|^\s*\{\s*"error"\s*:\s*\{',
     re.IGNORECASE,
 )
 """A failed verdict of a cut answer, or an answer that is an error object (``{"error": {"kind": …``)."""
 _CUT_FALSE = re.compile(r'"(?:success|ok)"\s*:\s*false', re.IGNORECASE)
 """``"success": false`` of a cut answer: its verdict only at the answer's top level (not a nested record's)."""
-_CUT_REASON = re.compile(r'"(?:reason|message|error_message|errorMessage|error|detail|details|msg)"\s*:\s*("(?:[^"\\\n]|\\.)*")')
-_CUT_OPEN_REASON = re.compile(
-    r'"(?:reason|message|error_message|errorMessage|error|detail|details|msg)"\s*:\s*"((?:[^"\\\n]|\\.){1,200})'
-)
+_CUT_REASON = re.compile(rf'"(?:{_REASON_KEY})"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+_CUT_OPEN_REASON = re.compile(rf'"(?:{_REASON_KEY})"\s*:\s*"((?:[^"\\\n]|\\.){{1,200}})')
 """A reason whose string the cut ends inside (an answer that repeats a huge argument): its first characters."""
 _CUT_REACH = 300
 """How far after a failed verdict the reason of a cut-off JSON result is looked for."""
