@@ -180,6 +180,17 @@ class TestCoUsage:
         assert edge.transitions == 1 and graph.transition_opportunities["list_dir"] == 3
         assert edge.weight == round(1 / 3, 4)
 
+    def test_a_call_that_no_longer_sends_the_value_witnesses_no_data_edge(self) -> None:
+        """A variant of the data-flow call (its value replaced) keeps the harvested ref it was made from: it
+        succeeds, but says nothing of the listing's values."""
+        graph = ServerGraph("s", [READ, LIST])
+        ref = HarvestRef(kind=ArgKind.FILE_PATH, value="${root}/a", tool="list_dir", probe_id="p0")
+        listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"}, expect="ok")
+        variant = ProbeStep(tool="read_file", arguments={"path": "${root}/other"}, expect="ok", harvested=[ref])
+        Inducer(graph).induce(*rollout([listing, variant], [(OutcomeClass.OK, "a"), (OutcomeClass.OK, "content")],
+                                       direction=Direction.AFFORDANCE))
+        assert graph.entries_of("list_dir", EntryKind.CO_USAGE) == []
+
     def test_retry_edge(self) -> None:
         """A failing call followed by a corrected call that works is a retry edge."""
         graph = ServerGraph("s", [READ])

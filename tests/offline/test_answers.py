@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from toolatlas.models import ToolSpec
+from toolatlas.offline.answers import answered_values, argument_takers
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.hints import description_values, documented_arguments, error_values, listed_items
@@ -232,6 +233,71 @@ class TestHarvestFromAnswers:
         assert [r.value for r in pool.values(ArgKind.SHEET_NAME)] == ["Sales", "Targets"]
         assert [r.value for r in pool.values(ArgKind.UNIT)] == ["km", "mi"]
         assert pool.values(ArgKind.CELL) == []
+
+
+class TestFieldsNamedLikeArguments:
+    """``"projects": ["house"]`` in a listing's records: values another tool's ``project`` argument takes."""
+
+    LISTER = make("list_todos", {})
+    FILTER = make("filter_by_project", {"project": string()})
+    ANSWER = {"todos": [{"id": "0", "text": "Call the plumber +house", "projects": ["house"], "priority": "A"},
+                        {"id": "1", "text": "Send the report +work", "projects": ["work", "house"], "priority": 3}],
+              "count": 2}
+
+    def takers(self, *tools: ToolSpec) -> dict:
+        return argument_takers({t.name: t for t in tools})
+
+    def test_a_field_feeds_the_argument_named_like_it(self) -> None:
+        pool = ValuePool()
+        pool.harvest_answered(self.LISTER, self.ANSWER, self.takers(self.LISTER, self.FILTER), "p1", arguments={})
+        named = pool.named_for("filter_by_project:project")
+        assert [r.value for r in named] == ["house", "work"]
+        assert {(r.tool, r.probe_id, r.failed_arguments) for r in named} == {("list_todos", "p1", None)}
+        assert pool.values(ArgKind.STRING) == []  # tied to that argument: no other string argument gets them
+
+    def test_plans_of_that_tool_take_them(self) -> None:
+        pool = ValuePool()
+        pool.harvest_answered(self.LISTER, self.ANSWER, self.takers(self.LISTER, self.FILTER), "p1", arguments={})
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert synth.valid_arguments(self.FILTER, None, 0).arguments["project"] in ("house", "work")
+
+    def test_an_echo_of_the_call_is_no_value_of_the_server(self) -> None:
+        """``filter_by_project(project="example")`` answers ``"project": "example"``: the tool's own argument
+        and what the call sent are not harvested."""
+        echo = {"todos": [], "project": "example"}
+        other = make("tag_todos", {"project": string()})
+        takers = self.takers(self.FILTER, other)
+        assert answered_values(echo, "filter_by_project", takers, {"example"}) == []
+        found = answered_values({"project": "house"}, "filter_by_project", takers, {"example"})
+        assert [(tool, spec.name, value) for tool, spec, value in found] == [("tag_todos", "project", "house")]
+
+    def test_typed_arguments_and_long_texts_are_left_to_their_own_readers(self) -> None:
+        """Only plain string arguments: an id, a path or an enum has its own source; a record's long text is
+        content, not a name."""
+        tools = [make("get_todo", {"todo_id": string()}), make("open_file", {"path": string("File path")}),
+                 make("set_text", {"text": {"type": "string", "enum": ["a", "b"]}})]
+        takers = self.takers(*tools)
+        assert answered_values({"todo_id": "7", "path": "/tmp/x", "text": "a"}, "list_todos", takers, set()) == []
+        long = {"project": "x" * 65}
+        assert answered_values(long, "list_todos", self.takers(self.FILTER), set()) == []
+
+    def test_the_proposer_plans_the_lister_then_the_filter(self) -> None:
+        """A data-flow probe: the call whose answer named the value, then the tool that takes it."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        proposer = OfflineProposer(ServerGraph("s", [self.LISTER, self.FILTER]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        proposer.calls_by_probe["p1"] = {"list_todos": {}}
+        proposer.pool.harvest_answered(self.LISTER, self.ANSWER, proposer.takers, "p1", arguments={})
+        flows = [p for p in proposer.candidates(1, ["filter_by_project"])["filter_by_project"]
+                 if "filter_by_project:data<list_todos" in p.coverage_keys]
+        assert len(flows) == 1
+        first, second = flows[0].steps
+        assert (first.tool, first.arguments) == ("list_todos", {})
+        assert second.arguments["project"] in ("house", "work")
+        assert [r.value for r in second.harvested] == [second.arguments["project"]]
 
 
 class TestHintedRetries:

@@ -351,6 +351,8 @@ class Inducer:
                 if ref.tool not in self.graph.tools:
                     continue
                 self.graph.transition_opportunities[ref.tool] += 1
+                if not _carries(step.arguments, ref.value):
+                    continue  # the call no longer sends the value (a variant of the data-flow call)
                 seen = bound_source(ref.value, probe) or f"value {ref.value!r} seen in `{ref.tool}` output (probe {ref.probe_id})"
                 yield CoUsageRelation.DATA, ref.tool, step.tool, witness.model_copy(update={"excerpt": seen})
             if step.observes is not None and step_verdict.observed_marker:
@@ -679,3 +681,20 @@ def _tips(probe: Probe, verdict: Verdict, variables: dict[str, str]) -> list[str
             sources = ", ".join(sorted({f"`{h.tool}`" for h in step.harvested}))
             tips.append(f"Take `{step.tool}` arguments from {sources} output rather than guessing them.")
     return list(dict.fromkeys(tips))
+
+
+def _leaves(value: Any) -> Iterable[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item)
+    elif value is not None and not isinstance(value, bool):
+        yield str(value)
+
+
+def _carries(arguments: dict[str, Any], value: str) -> bool:
+    """Whether a call's arguments send ``value``: as one of them, or (three characters or more) inside one
+    (a table name inside a query)."""
+    return any(leaf == value or (len(value) >= 3 and value in leaf) for leaf in _leaves(arguments))

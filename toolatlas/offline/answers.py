@@ -7,6 +7,9 @@ Two sources feed the :class:`~toolatlas.offline.harvest.ValuePool` here:
   ``units``, ``currencies``), one per line or on one line between commas, and ``Noun: a, b, c``
   lines in text, give values of the kind the noun means (:func:`typed_listing`,
   :func:`listed_kind`);
+- **fields named like an argument** — a record's ``"projects": ["house"]`` holds values another tool's
+  ``project`` argument takes (:func:`answered_values`): the server's own names for what it holds, where
+  an invented value ("example") matches nothing; tied to that argument only;
 - **errors** — the values an error names as the way out (:func:`toolatlas.offline.hints.error_values`)
   are tied to the argument they are for: the one the error names (zod's ``path``, pydantic's
   location), else the one whose refused value it quotes, else the one its noun matches, else the
@@ -18,6 +21,7 @@ Two sources feed the :class:`~toolatlas.offline.harvest.ValuePool` here:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -37,7 +41,7 @@ from toolatlas.offline.schemas import conforms
 from toolatlas.offline.words import EFFECT_VERBS, tokens, tool_tokens
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["Fix", "listed_kind", "named_fixes", "noun_kind", "typed_listing"]
+__all__ = ["Fix", "answered_values", "argument_takers", "listed_kind", "named_fixes", "noun_kind", "typed_listing"]
 
 MAX_LISTED = 64
 _NOUNS = {
@@ -288,3 +292,62 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
                 continue
             fixes.append(Fix(kind, value, f"{tool.name}:{spec.path}", locator))
     return fixes
+
+
+MAX_ANSWERED = 8
+"""Values one answer gives one argument by its field's name (a long listing says nothing more)."""
+ANSWERED_CHARS = 64
+"""A longer value (a todo's whole text, a description) is a record's content, not a name an argument takes."""
+MAX_ANSWERED_DEPTH = 4
+
+
+def argument_takers(specs: Mapping[str, ToolSpec]) -> dict[str, list[tuple[str, ArgSpec]]]:
+    """Field name → ``(tool, spec)`` of the plain string arguments named so (``project`` also under its
+    plural ``projects``): arguments whose values nothing else types (no path, id, enum or semantic kind)."""
+    takers: dict[str, list[tuple[str, ArgSpec]]] = {}
+    for name, tool in specs.items():
+        for spec in infer_arguments(tool):
+            if spec.kind is ArgKind.STRING and spec.json_type == "string" and not spec.fresh:
+                takers.setdefault(spec.name.lower(), []).append((name, spec))
+    return takers
+
+
+def answered_values(
+    document: Any, tool: str, takers: Mapping[str, list[tuple[str, ArgSpec]]], sent: set[str]
+) -> list[tuple[str, ArgSpec, str]]:
+    """``(taker tool, its argument, value)`` for the short strings ``tool``'s answer holds under a field
+    named like another tool's argument; not what the call itself sent (an echo of an invented value)."""
+    found: dict[tuple[str, str], list[str]] = {}
+    specs: dict[tuple[str, str], ArgSpec] = {}
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > MAX_ANSWERED_DEPTH:
+            return
+        if isinstance(node, list):
+            for item in node[:MAX_LISTED]:
+                walk(item, depth + 1)
+            return
+        if not isinstance(node, Mapping):
+            return
+        for key, value in node.items():
+            if not _names(value):
+                walk(value, depth + 1)
+                continue
+            field = str(key).lower()
+            for taker, spec in takers.get(field, []) or takers.get(parent_singular(field), []):
+                if taker == tool:
+                    continue
+                values = found.setdefault((taker, spec.path), [])
+                specs[taker, spec.path] = spec
+                for text in [value] if isinstance(value, str) else value:
+                    if (0 < len(text) <= ANSWERED_CHARS and "\n" not in text and text not in sent
+                            and text not in values and len(values) < MAX_ANSWERED):
+                        values.append(text)
+
+    walk(document, 0)
+    return [(taker, specs[taker, path], value) for (taker, path), values in found.items() for value in values]
+
+
+def _names(value: Any) -> bool:
+    """Whether ``value`` is a text or a list of texts (what a field naming things holds)."""
+    return isinstance(value, str) or (isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value))

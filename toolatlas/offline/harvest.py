@@ -13,11 +13,12 @@ import ast
 import json
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.answers import listed_kind, named_fixes, typed_listing
+from toolatlas.offline.answers import answered_values, listed_kind, named_fixes, typed_listing
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     ArgSpec,
@@ -140,6 +141,26 @@ class ValuePool:
                 failed_arguments=args,
                 locator=fix.locator,
             )
+            if self.add(ref):
+                added.append(ref)
+        return added
+
+    def harvest_answered(
+        self,
+        tool: ToolSpec,
+        document: Any,
+        takers: Mapping[str, list[tuple[str, ArgSpec]]],
+        probe_id: str,
+        *,
+        arguments: dict[str, Any] | None = None,
+    ) -> list[HarvestRef]:
+        """Values a successful answer holds under a field named like another tool's argument
+        (:func:`~toolatlas.offline.answers.answered_values`), pooled for that argument only."""
+        sent = {v for v in _texts(arguments or {})}
+        added = []
+        for taker, spec, value in answered_values(document, tool.name, takers, sent):
+            ref = HarvestRef(kind=spec.kind, value=value, tool=tool.name, probe_id=probe_id,
+                             argument=f"{taker}:{spec.path}")
             if self.add(ref):
                 added.append(ref)
         return added
@@ -304,6 +325,16 @@ class ValuePool:
                 found.extend((ArgKind.URL, u.rstrip(".,"), None, False) for u in _URL.findall(line))
             if "@" in line:
                 found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    return []
 
 
 def _path_kind(path: str) -> ArgKind:

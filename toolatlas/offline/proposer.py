@@ -29,6 +29,7 @@ from toolatlas.graph.families import SCHEMA_SUMMARY
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import ToolSpec
+from toolatlas.offline.answers import argument_takers
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
@@ -124,6 +125,8 @@ class OfflineProposer:
         """What errors said of arguments (alternatives, the fields of open items), written into ``args``."""
         self.bindings = AnswerBindings(graph.specs)
         """Where answers mint ids and list names other tools take: their calls are bound to those answers."""
+        self.takers = argument_takers(graph.specs)
+        """Answer field → the plain string arguments named like it (values an answer holds for other tools)."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -186,6 +189,9 @@ class OfflineProposer:
                                       probe_id)
                 self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
                                   arguments=output.arguments)
+                self.pool.harvest_answered(self.graph.specs[output.tool],
+                                           document_of(output.structured, output.excerpt), self.takers, probe_id,
+                                           arguments=output.arguments)
 
     @property
     def slow(self) -> frozenset[str]:
@@ -408,7 +414,8 @@ class OfflineProposer:
         tool = self.graph.specs[name]
         sources: dict[str, list[HarvestRef]] = {}
         for spec in self.args[name]:
-            for ref in self.pool.values(spec.kind):
+            answered = [r for r in self.pool.named_for(f"{name}:{spec.path}") if r.failed_arguments is None]
+            for ref in [*self.pool.values(spec.kind), *answered]:
                 if ref.tool != name and ref.tool in self.graph.specs:
                     sources.setdefault(ref.tool, []).append(ref)
         probes = []
@@ -780,6 +787,9 @@ class OfflineProposer:
                 rollout.probe.id,
                 arguments=step.arguments,
             )
+            if not step.mutation and document is not None:
+                self.pool.harvest_answered(tool, to_placeholders(document, rollout.variables), self.takers,
+                                           rollout.probe.id, arguments=step.arguments)
 
     def _keep_unplanned(self, rollout: Rollout, step: ProbeStep, index: int, failed: set[int]) -> None:
         """Keep a call that failed where success was expected: the steps before it, its error, and the
