@@ -191,6 +191,18 @@ class TestCoUsage:
                                        direction=Direction.AFFORDANCE))
         assert graph.entries_of("list_dir", EntryKind.CO_USAGE) == []
 
+    def test_a_value_harvested_in_the_instance_is_compared_as_a_placeholder(self) -> None:
+        """A ref holding the instance's concrete path witnesses the call that sends it as ``${root}/…``, and its
+        evidence names no instance."""
+        graph = ServerGraph("s", [READ, LIST])
+        ref = HarvestRef(kind=ArgKind.FILE_PATH, value="/tmp/inst/state/root/a", tool="list_dir", probe_id="p0")
+        listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"}, expect="ok")
+        use = ProbeStep(tool="read_file", arguments={"path": "${root}/a"}, expect="ok", harvested=[ref])
+        Inducer(graph).induce(*rollout([listing, use], [(OutcomeClass.OK, "a"), (OutcomeClass.OK, "content")],
+                                       direction=Direction.AFFORDANCE))
+        [edge] = graph.entries_of("list_dir", EntryKind.CO_USAGE)
+        assert edge.peer == "read_file" and "/tmp/inst" not in edge.evidence[0].excerpt
+
     def test_retry_edge(self) -> None:
         """A failing call followed by a corrected call that works is a retry edge."""
         graph = ServerGraph("s", [READ])

@@ -351,9 +351,10 @@ class Inducer:
                 if ref.tool not in self.graph.tools:
                     continue
                 self.graph.transition_opportunities[ref.tool] += 1
-                if not _carries(step.arguments, ref.value):
+                value = to_placeholders(ref.value, rollout.variables)
+                if not _carries(step.arguments, value):
                     continue  # the call no longer sends the value (a variant of the data-flow call)
-                seen = bound_source(ref.value, probe) or f"value {ref.value!r} seen in `{ref.tool}` output (probe {ref.probe_id})"
+                seen = bound_source(value, probe) or f"value {value!r} seen in `{ref.tool}` output (probe {ref.probe_id})"
                 yield CoUsageRelation.DATA, ref.tool, step.tool, witness.model_copy(update={"excerpt": seen})
             if step.observes is not None and step_verdict.observed_marker:
                 source = probe.steps[step.observes].tool
