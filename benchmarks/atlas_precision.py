@@ -191,6 +191,11 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         print(f"    not deterministic {entry.server}.{entry.tool}: {how}")
     for contradiction in consistency.contradictions:
         print(f"    contradiction {contradiction.kind} {contradiction.server}.{contradiction.tool}: {contradiction.detail}")
+    by_id = {e.id: e for e in entries}
+    for label, ids in (("unconditioned", consistency.unconditioned), ("without evidence", consistency.without_evidence)):
+        for entry in (by_id[i] for i in ids if i in by_id):
+            print(f"    {label} {entry.server}.{entry.tool} [{entry.kind.value}] {entry.signature[:80]!r}: "
+                  f"{[ev.excerpt[:60] for ev in entry.evidence[:3]]}")
     print("  probe artefacts      " + ", ".join(f"{kind} {len(found[kind])}" for kind in ARTEFACTS))
     if show:
         for kind in ARTEFACTS:
