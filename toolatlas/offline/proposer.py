@@ -58,6 +58,10 @@ from toolatlas.workspace import Workspace
 
 __all__ = ["OfflineProposer"]
 
+ANSWERED_VALUES = 3
+"""Values an answer's field named for an argument that each get a data-flow call of their own: the values a
+request may name ("for work") are those the atlas saw the tool take."""
+
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
@@ -420,28 +424,31 @@ class OfflineProposer:
                     sources.setdefault(ref.tool, []).append(ref)
         probes = []
         for source, refs in sorted(sources.items()):
-            scratch = ValuePool()
-            for ref in refs:
-                scratch.add(ref)
-            call = ValueSynth(self.facts, scratch, random.Random(self.rng.random())).valid_arguments(
-                tool, self.args[name], 0
-            )
-            if call is None or not call.used_values:
-                continue
-            source_args = self.calls_by_probe.get(call.used_values[0].probe_id, {}).get(source)
-            if source_args is None:
-                continue
-            first = ProbeStep(
-                tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok"
-            )
-            second = self.planned_step(tool, call, expect="ok").model_copy(
-                update={"intent": f"use what `{source}` returned to {tool.purpose}"}
-            )
-            probe = self.new_probe(
-                round_, Direction.AFFORDANCE, name, [first, second], keys=[f"{name}:data<{source}"]
-            )
-            probes.append(probe)
+            answered = [r for r in refs if r.argument is not None][:ANSWERED_VALUES]
+            for n, group in enumerate([refs, *([r] for r in answered[1:])]):  # each value a field named, its own use
+                probe = self._data_flow(round_, tool, source, group, key=f"{name}:data<{source}" + (f":{n}" if n else ""))
+                if probe is not None:
+                    probes.append(probe)
         return probes
+
+    def _data_flow(self, round_: int, tool: ToolSpec, source: str, refs: list[HarvestRef], *, key: str) -> Probe | None:
+        """The call of ``source`` that returned ``refs``, then ``tool`` called with them."""
+        scratch = ValuePool()
+        for ref in refs:
+            scratch.add(ref)
+        call = ValueSynth(self.facts, scratch, random.Random(self.rng.random())).valid_arguments(
+            tool, self.args[tool.name], 0
+        )
+        if call is None or not call.used_values:
+            return None
+        source_args = self.calls_by_probe.get(call.used_values[0].probe_id, {}).get(source)
+        if source_args is None:
+            return None
+        first = ProbeStep(tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok")
+        second = self.planned_step(tool, call, expect="ok").model_copy(
+            update={"intent": f"use what `{source}` returned to {tool.purpose}"}
+        )
+        return self.new_probe(round_, Direction.AFFORDANCE, tool.name, [first, second], keys=[key])
 
     def _retries(self, round_: int, name: str) -> list[Probe]:
         """A call the graph knows fails, followed by a corrected call: the retry composition."""
