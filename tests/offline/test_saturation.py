@@ -187,6 +187,31 @@ class TestTargetSweep:
         assert linted == files
 
 
+    def test_an_unpacker_verified_on_one_archive_meets_every_archive_of_that_format(self, tmp_path) -> None:
+        """Binary files are no text to lint; but once a tool worked on a ``.zip``, each other ``.zip`` is a
+        file of its kind (one may be encrypted, another corrupt) — and a ``.7z`` is still not."""
+        from toolatlas.offline.facts import extract_facts
+        from toolatlas.probing.models import ProbeStep
+
+        for name in ("a.zip", "b.zip", "c.7z"):
+            (tmp_path / name).write_bytes(b"PK\x03\x04\x00\x00binary" + name.encode())
+        (tmp_path / "notes.txt").write_text("hello\n")
+        unpack = tool("unpack", {"archive_file": {"type": "string", "description": "Path of the archive to unpack"}})
+        proposer = _proposer(unpack)
+        proposer.facts = extract_facts("directory", tmp_path)
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        [a_zip, b_zip, c_7z] = [f"{proposer.synth.targets.root}/{n}" for n in ("a.zip", "b.zip", "c.7z")]
+
+        def swept(round_: int) -> set[str]:
+            return {p.steps[0].arguments["archive_file"] for p in proposer.saturation(round_, set())
+                    if any(":target:" in k for k in p.coverage_keys)}
+
+        assert {a_zip, b_zip, c_7z}.isdisjoint(swept(1))
+        _verified(proposer, [ProbeStep(tool="unpack", arguments={"archive_file": a_zip}, expect="ok")])
+        found = swept(2) | swept(3)
+        assert b_zip in found and c_7z not in found
+
+
 def _proposer(*tools: ToolSpec):
     from toolatlas.config import ServerSpec
     from toolatlas.graph.state import ServerGraph

@@ -354,10 +354,11 @@ def _listed_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
 
 
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
-    """A reading tool's call on each existing file of its kind (text; media for a media reader) it has
-    not been pointed at yet (:data:`TARGETS_PER_ROUND` a
-    round): what a linter, a parser or a viewer answers depends on what the file holds (a clean file,
-    one that breaks rules, one that does not parse), which no argument's name tells."""
+    """A reading tool's call on each existing file of its kind (text; media for a media reader; any file of a
+    format it was verified on: every ``.zip`` of an unpacker) it has not been pointed at yet
+    (:data:`TARGETS_PER_ROUND` a round): what a linter, a parser, a viewer or an unpacker answers depends on
+    what the file holds (a clean file, one that breaks rules, one that does not parse, one that is encrypted),
+    which no argument's name tells."""
     tool = proposer.graph.specs[name]
     effect = tool_effect(tool)
     if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
@@ -370,10 +371,11 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     found: list[tuple[tuple[str, ...], Probe]] = []
     targets = proposer.synth.targets
     binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
+    formats = _verified_formats(proposer, name, spec.name)
     for candidate in targets.files(binary=binary):
         fact = targets.file_fact(candidate.value)
-        if fact is not None and fact.text == binary:
-            continue
+        if fact is not None and fact.text == binary and fact.extension not in formats:
+            continue  # a file of another nature, unless of a format the tool was verified on (each .zip its own)
         key: tuple[str, ...] = (name, "target", candidate.value)
         coverage = f"{name}:target:{candidate.value}"
         if key in proposer.saturated or coverage in proposer.graph.covered:
@@ -384,6 +386,18 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[coverage])))
         if len(found) == TARGETS_PER_ROUND:
             break
+    return found
+
+
+def _verified_formats(proposer: OfflineProposer, name: str, argument: str) -> set[str]:
+    """The extensions of the files ``argument`` named in the tool's verified calls (``.zip``)."""
+    found = set()
+    for base in _verified_bases(proposer, name):
+        value = base.arguments.get(argument)
+        for path in value if isinstance(value, list) else [value]:
+            fact = proposer.synth.targets.file_fact(path) if isinstance(path, str) else None
+            if fact is not None and fact.extension:
+                found.add(fact.extension)
     return found
 
 
