@@ -61,6 +61,18 @@ class TestFamiliesByKind:
                 pytest.fail(f"absolute host path in a write probe: {path}")
         assert any(str(m.arguments.get("path", "")).startswith("${home}/") for m in mutations)
 
+    def test_a_read_is_also_given_its_file_relative_to_the_root(
+        self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
+    ) -> None:
+        """``notes/todo.txt`` for ``${root}/notes/todo.txt``: either answer is informative (resolved against the
+        server's working folder, or refused as not absolute); a write never gets one (it could land anywhere)."""
+        valid, mutations = mutate(seed_facts["filesystem"], demo_tools("filesystem", "read_text_file"))
+        [relative] = [m for m in mutations if m.name is MutationKind.RELATIVE_PATH]
+        assert "${root}/" + relative.arguments["path"] == valid["path"] and not relative.expected_failure
+        assert relative.condition == f"`path` is given relative to the root (`{relative.arguments['path']}`)"
+        _valid, writes = mutate(seed_facts["filesystem"], demo_tools("filesystem", "write_file"))
+        assert MutationKind.RELATIVE_PATH not in families(writes)
+
     def test_overwriting_an_existing_file_is_not_expected_to_fail(
         self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
     ) -> None:

@@ -61,6 +61,9 @@ class MutationKind(StrEnum):
     PATH_IS_FILE = "path_is_file"
     MISSING_EXTENSION = "missing_extension"
     """An existing file named without its extension (some tools add it, others fail)."""
+    RELATIVE_PATH = "relative_path"
+    """An existing file named relative to the root (``notes/todo.txt``): some servers resolve it against
+    their working folder, others refuse anything but an absolute path."""
     OUT_OF_RANGE = "out_of_range"
     NEGATIVE_NUMBER = "negative_number"
     CONFLICTING_ARGUMENTS = "conflicting_arguments"
@@ -92,6 +95,7 @@ SEMANTIC_FAMILIES = frozenset(
         "path_is_directory",
         "path_is_file",
         "missing_extension",
+        "relative_path",
         "conflicting_arguments",
         "invalid_enum",
         "out_of_range",

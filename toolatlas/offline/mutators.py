@@ -79,6 +79,10 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
     if spec.kind in (ArgKind.FILE_PATH, ArgKind.PATH) and dot and stem and "/" not in extension and 1 <= len(extension) <= 5:
         out.append(("missing_extension", loc, stem,
                     f"{arg} names an existing file without its extension (`.{extension}`)", False))
+    relative = value.removeprefix(f"{root}/")
+    if (spec.kind in (ArgKind.FILE_PATH, ArgKind.PATH) and relative != value and relative and "${" not in relative
+            and effect in (ToolEffect.READ, ToolEffect.UNKNOWN)):  # never a write where a relative path may land
+        out.append(("relative_path", loc, relative, f"{arg} is given relative to the root (`{relative}`)", False))
     out.append(
         (
             "path_escape",
