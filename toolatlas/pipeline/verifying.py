@@ -51,8 +51,7 @@ class Verifiers:
         known = self.known.get(key)
         if known is None or known[0] != basis:
             environment = self.workspace.environment(self.workspace.catalogue.server(basis.server))
-            tools = {t.name: t for t in basis.tools}
-            known = self.known[key] = (basis, Verifier(environment, basis.snapshot, tools, outputs_validated=True))
+            known = self.known[key] = (basis, Verifier.of_live(environment, basis.snapshot, basis.tools))
         return known[1]
 
     def verify(self, basis: VerifierBasis, rollouts: list[Rollout]) -> list[tuple[Rollout, Verdict]]:

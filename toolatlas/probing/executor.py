@@ -98,8 +98,7 @@ class Executor:
         (the sandbox's MCP client has validated every structured result already)."""
         if self._verifier is None:
             assert self.snapshot_digest is not None, "start() the executor first"
-            tools = {t.name: t for t in self.sandbox.tools}
-            self._verifier = Verifier(self.sandbox.environment, self.snapshot_digest, tools, outputs_validated=True)
+            self._verifier = Verifier.of_live(self.sandbox.environment, self.snapshot_digest, self.sandbox.tools)
         return self._verifier
 
     async def execute(self, probe: Probe, *, defer: bool = False) -> Rollout | None:

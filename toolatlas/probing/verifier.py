@@ -13,7 +13,7 @@ later second of the clock, judged from the rollout (:mod:`toolatlas.probing.dete
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import jsonschema
@@ -73,6 +73,12 @@ class Verifier:
         self.tools = dict(tools)
         self.outputs_validated = outputs_validated
         self._validators: dict[str, jsonschema.protocols.Validator] = {}
+
+    @classmethod
+    def of_live(cls, environment: Environment, snapshot_digest: StateDigest, tools: Iterable[ToolSpec]) -> Verifier:
+        """The verifier of rollouts a live sandbox ran (its MCP client validated the outputs) over the tools
+        that sandbox lists."""
+        return cls(environment, snapshot_digest, {t.name: t for t in tools}, outputs_validated=True)
 
     def verify(self, rollout: Rollout, *, discard: bool = True) -> Verdict:
         """Verify one rollout; the frozen post-state is discarded afterwards unless ``discard`` is false."""
