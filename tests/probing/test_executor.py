@@ -16,7 +16,7 @@ from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.home import Home
 from toolatlas.pipeline.shard import ServerShard
 from toolatlas.probing.executor import Executor
-from toolatlas.probing.models import BatchSummary
+from toolatlas.probing.models import BatchSummary, Direction, Probe
 from toolatlas.probing.verifier import Verifier
 from toolatlas.testing.catalogues import generate_catalogue
 from toolatlas.workspace import Workspace
@@ -68,3 +68,25 @@ class TestRunVerified:
         finally:
             await keeping.close()
             await verifying.close()
+
+    async def test_a_probe_that_compares_reads_is_judged_once(self, catalogue: Catalogue, tmp_path: Path) -> None:
+        """On a state the environment holds, the executor judges a probe that compares reads to decide on a
+        restart; the verdict it serves is that judgement, not a second one of the same rollout."""
+        workspace = Workspace(catalogue, Home(tmp_path / "home"))
+        spec = catalogue.server("notes-000")
+        executor = Executor(workspace.sandbox(spec), "here")
+        await executor.start()
+        try:
+            shard = ServerShard(workspace, spec, catalogue.build)
+            shard.prepare(executor.sandbox.tools)
+            read = next(p.steps[0] for p in shard.plan(0) if len(p.steps) == 1 and not p.steps[0].mutation
+                        and p.steps[0].tool.startswith(("list", "get", "read", "search")))
+            compared = Probe(id="compared", server=spec.name, round=1, direction=Direction.AFFORDANCE, target=read.tool,
+                             task="read twice", steps=[read, read.model_copy(update={"compares": 0})])
+            judged: list[str] = []
+            verify = executor.verifier.verify
+            executor.verifier.verify = lambda rollout, **kw: judged.append(rollout.probe.id) or verify(rollout, **kw)
+            _rollout, verdict = await executor.run_verified(compared)
+            assert judged == ["compared"] and verdict.steps[1].output_changed is False
+        finally:
+            await executor.close()

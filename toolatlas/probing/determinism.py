@@ -60,9 +60,10 @@ def with_later_second(verdict: Verdict, rollout: Rollout) -> Verdict:
     return verdict.model_copy(update={"deterministic": False, "checks": checks})
 
 
-def verified(verifier: Verifier, rollout: Rollout) -> tuple[Rollout, Verdict]:
-    """A rollout's judgement: the rollout as the inducer reads it (without digests) and its verdict."""
-    return rollout.for_induction(), with_later_second(verifier.verify(rollout), rollout)
+def verified(verifier: Verifier, rollout: Rollout, verdict: Verdict | None = None) -> tuple[Rollout, Verdict]:
+    """A rollout's judgement: the rollout as the inducer reads it (without digests) and its verdict
+    (``verdict``: the one ``verifier`` reached on this very rollout already)."""
+    return rollout.for_induction(), with_later_second(verdict or verifier.verify(rollout), rollout)
 
 
 def _normalised(outcome: CallOutcome, rollout: Rollout) -> str:

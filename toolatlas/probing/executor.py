@@ -112,24 +112,31 @@ class Executor:
         still looks deterministic is repeated in a later second, its outcome carried on the rollout
         (:mod:`toolatlas.probing.determinism`) — right away, or with ``defer`` set aside (None is
         returned) until :meth:`settle_rollouts`."""
+        return (await self._execute(probe, defer=defer))[0]
+
+    async def _execute(self, probe: Probe, *, defer: bool = False) -> tuple[Rollout | None, Verdict | None]:
+        """:meth:`execute`, and the verdict it reached on the rollout it returns, if it judged one."""
         rollout = await self.run(probe, keep_post_state=False)
         connection = self.sandbox.connection
+        verdict = None
         if (connection is not None and (self.own_state is None or self.own_state.environment_holds_state)
-                and any(step.compares is not None for step in probe.steps)
-                and any(step.output_changed for step in self.verifier.verify(rollout).steps)):
-            await connection.restart()
+                and any(step.compares is not None for step in probe.steps)):
+            verdict = self.verifier.verify(rollout)
+            if any(step.output_changed for step in verdict.steps):
+                await connection.restart()
         if self.repeat_in_later_second and wants_later_second(rollout):
             if defer:
                 self._unsettled.append(rollout)
-                return None
-            return (await self._settle([rollout]))[0]
-        return rollout
+                return None, None
+            return (await self._settle([rollout]))[0], None  # the later second is part of the verdict
+        return rollout, verdict
 
     async def run_verified(self, probe: Probe, *, defer: bool = False) -> tuple[Rollout, Verdict] | None:
         """:meth:`execute` a probe and verify it here: the rollout without its digests (what an inducer
-        in another process reads, and a fraction of the bytes) and its verdict; None when deferred."""
-        rollout = await self.execute(probe, defer=defer)
-        return None if rollout is None else verified(self.verifier, rollout)
+        in another process reads, and a fraction of the bytes) and its verdict; None when deferred. A
+        verdict :meth:`execute` reached already (to decide a restart) is not reached twice."""
+        rollout, verdict = await self._execute(probe, defer=defer)
+        return None if rollout is None else verified(self.verifier, rollout, verdict)
 
     async def settle(self, *, ready_only: bool = False) -> list[tuple[Rollout, Verdict]]:
         """:meth:`settle_rollouts`, each verified here."""
