@@ -88,5 +88,7 @@ class TestRunVerified:
             executor.verifier.verify = lambda rollout, **kw: judged.append(rollout.probe.id) or verify(rollout, **kw)
             _rollout, verdict = await executor.run_verified(compared)
             assert judged == ["compared"] and verdict.steps[1].output_changed is False
+            [(_rollout, batched)], _ended = await executor.run_batch([compared])  # a batch of an executor host
+            assert judged == ["compared", "compared"] and batched == verdict
         finally:
             await executor.close()

@@ -159,18 +159,24 @@ class Executor:
 
     async def run_batch(self, probes: list[Probe]) -> tuple[list[tuple[Rollout, Verdict]], list[float]]:
         """:meth:`execute_batch`, each rollout verified here."""
-        rollouts, ended = await self.execute_batch(probes)
-        return [verified(self.verifier, rollout) for rollout in rollouts], ended
+        judged: dict[int, Verdict] = {}
+        rollouts, ended = await self.execute_batch(probes, judged=judged)
+        return [verified(self.verifier, rollout, judged.get(id(rollout))) for rollout in rollouts], ended
 
-    async def execute_batch(self, probes: list[Probe]) -> tuple[list[Rollout], list[float]]:
+    async def execute_batch(self, probes: list[Probe], *, judged: dict[int, Verdict] | None = None,
+                            ) -> tuple[list[Rollout], list[float]]:
         """Run ``probes`` one after the other, in their order: each rollout, for a verifier, and when
         each probe ended (``time.time()``; the replays repeated in a later second end together,
-        after one wait at most)."""
+        after one wait at most). ``judged`` receives the verdicts reached on the way (by ``id`` of the
+        rollout: a probe that compares reads is judged to decide on a restart)."""
         executed: list[Rollout | None] = []
         ended: list[float] = []
         settled: list[Rollout] = []
         for probe in probes:
-            executed.append(await self.execute(probe, defer=True))
+            rollout, verdict = await self._execute(probe, defer=True)
+            executed.append(rollout)
+            if rollout is not None and verdict is not None and judged is not None:
+                judged[id(rollout)] = verdict
             if executed[-1] is not None:
                 ended.append(time.time())
             settled += await self.settle_rollouts(ready_only=True)  # their later second has come
