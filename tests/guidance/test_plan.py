@@ -236,6 +236,30 @@ class TestToolSelection:
         plan = AtlasView([*tools, writer], used, [], []).plan("Record a 4-night trip by Chen in the trips table.")
         assert [(s.operation, s.tool) for s in plan.steps] == [("write", ("trips", "write_trip"))]
 
+    def test_a_file_a_request_takes_from_is_read_by_the_server_that_reads_files(self) -> None:
+        """"Load the trips from data/trips.csv into a new table": the database's reader of trips takes no file,
+        so the file server's reader (verified on a named file) goes first; a file the request writes to is no
+        source."""
+        tools = [node("db", "read_query", "Read the trips rows of the database with a SELECT query.", ("query",),
+                      read_only=True),
+                 node("db", "create_table", "Create a new table in the database.", ("query",), read_only=False),
+                 node("db", "write_query", "Execute an INSERT, UPDATE, or DELETE query.", ("query",), read_only=False),
+                 node("files", "read_text_file", "Read the complete contents of a file as text.", ("path",),
+                      read_only=True),
+                 node("files", "write_file", "Create a new file or overwrite a file.", ("path", "content"),
+                      read_only=False)]
+        used = [entry("db", "read_query", EntryKind.AFFORDANCE, when="select trips", excerpt="trips: who, nights",
+                      arguments={"query": "SELECT * FROM trips"}),
+                entry("db", "create_table", EntryKind.AFFORDANCE, when="create a table", effect=Effect.MUTATING,
+                      arguments={"query": "CREATE TABLE trips (who TEXT)"}),
+                entry("files", "read_text_file", EntryKind.AFFORDANCE, when="read a file",
+                      arguments={"path": "${root}/data/notes.csv"})]
+        view = AtlasView(tools, used, [], [])
+        plan = view.plan("Load the trips from data/trips.csv into a new trips table in the database.")
+        assert plan.steps[0].tool == ("files", "read_text_file") and ("db", "create_table") in plan.tools
+        plan = view.plan("Create a new trips table in the database and save its schema to data/schema.csv.")
+        assert ("files", "read_text_file") not in plan.tools
+
     def test_the_right_server_first(self) -> None:
         """Among two servers, a calendar request is answered with calendar tools first."""
         guidance = Atlas(notes_atlas()).guide("Add an event on Monday to the calendar: dentist at nine")

@@ -443,10 +443,16 @@ def _can_call(view: AtlasView, key: ToolKey, task: str) -> bool:
     return not needs_file or "shape:file" in value_shapes(task)
 
 
+_SOURCE_FILE = re.compile(r"\bfrom\s+`?[\w./-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+"""A file a request takes something from (``from data/suppliers.csv``): a source to read, not a target."""
+
+
 def _load(view: AtlasView, plan: Plan) -> None:
     """A file the request names reaches a server whose planned tools take no file (they work on what the
     server holds: a session, a loaded document) only through the server's tool that reads a file into it:
-    that tool — verified on files, named or described to read — goes before them."""
+    that tool — verified on files, named or described to read — goes before them. Where no server of the plan
+    reads files and the file is where something comes from, the reader of files of a server the request is
+    routed to goes first (a CSV loaded into a database's table: the file server's reader, then the table's)."""
     if "shape:file" not in value_shapes(plan.task):
         return
     for server in dict.fromkeys(step.tool[0] for step in plan.steps):
@@ -460,6 +466,15 @@ def _load(view: AtlasView, plan: Plan) -> None:
             first = planned[0]
             plan.steps.insert(plan.steps.index(first), Step(operation="read", tool=reader, score=first.score,
                                                             clause=first.clause))
+    if plan.steps and _SOURCE_FILE.search(plan.task) and not any(view.profiles[s.tool].files for s in plan.steps):
+        # the file is a source ("from data/suppliers.csv") and no server of the plan reads files: a routed
+        # server's reader of files reads it first
+        readers = [k for k in view.tool_keys if k[0] in plan.servers and view.profiles[k].files
+                   and view.profiles[k].operations.get("read", 0.0) >= 1.0]
+        if readers:
+            reader = max(readers, key=lambda k: (plan.weights.get(k[0], 1.0), plan.relevance.get(k, 0.0), k))
+            first = plan.steps[0]
+            plan.steps.insert(0, Step(operation="read", tool=reader, score=first.score, clause=first.clause))
 
 
 def _enable(view: AtlasView, plan: Plan) -> None:
