@@ -187,6 +187,22 @@ class TestTargetSweep:
         assert linted == files
 
 
+    def test_a_file_in_a_field_of_the_items_is_swept_too(self, seed_facts: dict) -> None:
+        """``files: [{"file_path": …, "encoding": …}]``: each text file in turn, the item's other fields kept."""
+        item = {"type": "object", "properties": {"file_path": {"type": "string", "description": "Path to the file"},
+                                                 "encoding": {"type": "string", "enum": ["utf-8"]}},
+                "required": ["file_path", "encoding"]}
+        reader = tool("get_text_file_contents", {"files": {"type": "array", "items": item}},
+                      description="Read text file contents")
+        proposer = _proposer(reader)
+        proposer.facts = seed_facts["filesystem"]
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        probes = [p for p in proposer.saturation(1, set()) if any(":target:" in k for k in p.coverage_keys)]
+        assert len(probes) == 3
+        items = [p.steps[0].arguments["files"] for p in probes]
+        assert all(len(i) == 1 and i[0]["encoding"] == "utf-8" for i in items)
+        assert len({i[0]["file_path"] for i in items}) == 3
+
     def test_an_unpacker_verified_on_one_archive_meets_every_archive_of_that_format(self, tmp_path) -> None:
         """Binary files are no text to lint; but once a tool worked on a ``.zip``, each other ``.zip`` is a
         file of its kind (one may be encrypted, another corrupt) — and a ``.7z`` is still not."""

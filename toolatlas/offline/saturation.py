@@ -364,10 +364,16 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
         return []  # a tool of no known verb (``lint``, ``parse``) reads too, unless it says it destroys
     specs = proposer.args[name]
-    spec = next((s for s in specs if _file_kind(s) or (s.items is not None and _file_kind(s.items))), None)
+    spec = next((s for s in specs if _file_kind(s) or (s.items is not None and _file_kind(s.items))
+                 or _file_field(s) is not None), None)
     planned = proposer.synth.valid_arguments(tool, specs, 0) if spec is not None else None
     if spec is None or planned is None:
         return []
+    field = _file_field(spec)  # ``files[0].file_path``: the file sits in a field of the items
+    item = planned.arguments.get(spec.name)
+    if field is not None and not (isinstance(item, list) and item and isinstance(item[0], dict)):
+        return []
+    first: dict[str, Any] = item[0] if field is not None and isinstance(item, list) else {}
     found: list[tuple[tuple[str, ...], Probe]] = []
     targets = proposer.synth.targets
     binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
@@ -381,6 +387,8 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         if key in proposer.saturated or coverage in proposer.graph.covered:
             continue
         value: Any = [candidate.value] if spec.items is not None and not _file_kind(spec) else candidate.value
+        if field is not None:
+            value = [{**first, field: candidate.value}]
         arguments = {**planned.arguments, spec.name: value}
         step = ProbeStep(tool=name, arguments=arguments, intent=f"{tool.purpose} ({candidate.value})", expect="any")
         found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[coverage])))
@@ -399,6 +407,13 @@ def _verified_formats(proposer: OfflineProposer, name: str, argument: str) -> se
             if fact is not None and fact.extension:
                 found.add(fact.extension)
     return found
+
+
+def _file_field(spec: ArgSpec) -> str | None:
+    """The field of an array argument's items that names an existing file (``file_path`` of ``files``)."""
+    if spec.kind is not ArgKind.ARRAY or spec.items is None:
+        return None
+    return next((p.name for p in spec.items.properties if _file_kind(p)), None)
 
 
 def _file_kind(spec: ArgSpec) -> bool:
