@@ -156,7 +156,7 @@ class ValuePool:
     ) -> list[HarvestRef]:
         """Values a successful answer holds under a field named like another tool's argument
         (:func:`~toolatlas.offline.answers.answered_values`), pooled for that argument only."""
-        sent = {v for v in _texts(arguments or {})}
+        sent = set(_texts(arguments or {}))
         added = []
         for taker, spec, value in answered_values(document, tool.name, takers, sent):
             ref = HarvestRef(kind=spec.kind, value=value, tool=tool.name, probe_id=probe_id,
