@@ -281,6 +281,12 @@ class TestFieldsNamedLikeArguments:
         long = {"project": "x" * 65}
         assert answered_values(long, "list_todos", self.takers(self.FILTER), set()) == []
 
+    def test_a_name_many_tools_take_is_the_servers_handle(self) -> None:
+        """``alias`` taken by five tools names what the server holds (minted and listed by their own means):
+        no pooled copy per taker."""
+        tools = [make(f"tool_{n}", {"alias": string()}) for n in range(5)]
+        assert "alias" not in self.takers(*tools) and "alias" in self.takers(*tools[:4])
+
     def test_the_proposer_plans_the_lister_then_the_filter(self) -> None:
         """A data-flow probe per value: the call whose answer named it, then the tool that takes it."""
         from toolatlas.config import ServerSpec

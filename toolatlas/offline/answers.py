@@ -299,17 +299,22 @@ MAX_ANSWERED = 8
 ANSWERED_CHARS = 64
 """A longer value (a todo's whole text, a description) is a record's content, not a name an argument takes."""
 MAX_ANSWERED_DEPTH = 4
+MAX_TAKERS = 4
+"""An argument name more tools take is the server's handle of what it holds (a document's ``alias``, a
+``path``): the values its answers mint or list reach those tools by their own means, and a pooled copy per
+taker would crowd out the values errors named."""
 
 
 def argument_takers(specs: Mapping[str, ToolSpec]) -> dict[str, list[tuple[str, ArgSpec]]]:
     """Field name → ``(tool, spec)`` of the plain string arguments named so (``project`` also under its
-    plural ``projects``): arguments whose values nothing else types (no path, id, enum or semantic kind)."""
+    plural ``projects``): arguments whose values nothing else types (no path, id, enum or semantic kind),
+    of names at most :data:`MAX_TAKERS` tools take."""
     takers: dict[str, list[tuple[str, ArgSpec]]] = {}
     for name, tool in specs.items():
         for spec in infer_arguments(tool):
             if spec.kind is ArgKind.STRING and spec.json_type == "string" and not spec.fresh:
                 takers.setdefault(spec.name.lower(), []).append((name, spec))
-    return takers
+    return {field: found for field, found in takers.items() if len(found) <= MAX_TAKERS}
 
 
 def answered_values(
