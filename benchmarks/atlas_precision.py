@@ -196,6 +196,8 @@ async def measure(config: Path, servers: list[str] | None, rounds: int | None, s
         for entry in (by_id[i] for i in ids if i in by_id):
             print(f"    {label} {entry.server}.{entry.tool} [{entry.kind.value}] {entry.signature[:80]!r}: "
                   f"{[ev.excerpt[:60] for ev in entry.evidence[:3]]}")
+            for effect in entry.effects:
+                print(f"      {effect.effect.value} when {effect.condition or '(no condition)'}: {effect.change[:80]}")
     print("  probe artefacts      " + ", ".join(f"{kind} {len(found[kind])}" for kind in ARTEFACTS))
     if show:
         for kind in ARTEFACTS:

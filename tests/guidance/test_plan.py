@@ -314,6 +314,15 @@ class TestBoundaries:
                         ("malformed_value", 9, "`request` is a request id in lower case", "Bad request id"))
         assert first_warning(atlas, "Approve the 'Proofread' task of the newsletter request.") == "Task not found"
 
+    def test_the_very_file_a_finding_failed_on_comes_first(self) -> None:
+        """Extracting payroll-2024.zip meets the failure the build saw on that very archive (encrypted) before a
+        better supported one the task's words point at as much; another archive does not."""
+        atlas = failing(("archives", "extract", "Extract an archive into a folder.", ("input", "output")),
+                        (None, 1, 'called with `input` = "${root}/payroll-2024.zip"', "password required"),
+                        ("path_is_file", 9, "the parent of `output` is a file, not a folder", "Not a directory"))
+        assert first_warning(atlas, "Extract payroll-2024.zip into a folder called restored.") == "password required"
+        assert first_warning(atlas, "Extract site-backup.tar.gz into a folder called restored.") == "Not a directory"
+
     def test_an_expression_that_divides_risks_a_zero_divisor(self) -> None:
         """An expression with a division meets the evaluator's division-by-zero failure before a better supported
         one; an expression without does not."""
@@ -444,6 +453,16 @@ class TestQuotedAnswers:
         assert answer_line("Invalid timezone: Mars/Olympus\nTraceback…") == "Invalid timezone: Mars/Olympus"
         pretty = '{\n  "error": "Priority must be a single uppercase letter (A-Z)",\n  "priority": "b"\n}'
         assert answer_line(pretty) == '{ "error": "Priority must be a single uppercase letter (A-Z)", "priority": "b" }'
+
+    def test_a_tally_where_nothing_went_through_is_quoted_by_its_reason(self) -> None:
+        """``Extraction completed … Succeeded: 0 … Error: <reason>``: the reason, with an object's printed fields
+        folded; a tally where something went through keeps its first line."""
+        tally = ("Extraction completed\n=====\nArchives processed: 1\nSucceeded: 0\nFailed: 1\n\n❌ payroll.zip\n"
+                 "   Error: ZIP extraction failed: File <ZipInfo filename='payroll/march.csv' compress_type=99 "
+                 "filemode='?rw-------' file_size=112> is encrypted, password required for extraction\n")
+        assert answer_line(tally) == "ZIP extraction failed: File <ZipInfo …> is encrypted, password required for extraction"
+        done = tally.replace("Succeeded: 0", "Succeeded: 1").replace("Failed: 1", "Failed: 0")
+        assert answer_line(done) == "Extraction completed"
 
     def test_a_line_that_opens_a_structure_is_said_with_it(self) -> None:
         """A prefix ending in a brace ("Error calling tool 'x': {") is quoted with the JSON body that says what

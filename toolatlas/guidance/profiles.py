@@ -46,6 +46,7 @@ from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.shapes import changes_data, value_shapes
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 from toolatlas.models import Effect, OutcomeClass
+from toolatlas.probing.text import tally_failure
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 
@@ -90,12 +91,18 @@ def _opens(line: str) -> bool:
     return not _WORDY.search(line) or line[-1] in "{["
 
 
+_REPR = re.compile(r"<([A-Z]\w*) [^<>]{20,}>")
+"""An object as Python prints it inside a message (``<ZipInfo filename='a.csv' compress_type=99 …>``)."""
+
+
 def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit: int = 240) -> str:
-    """A server's answer as guidance quotes it: its first line that says something (:func:`first_said`),
+    """A server's answer as guidance quotes it: its first line that says something (:func:`first_said`) — of a
+    batch's tally where nothing went through, the reason it gives (``Error: … is encrypted, password required``) —
     with the names a probe invented (random or harvested-and-altered: ``missing_3f2a.md``, a made-up hash)
     never carried into guidance — a value of the call's ``arguments`` is named by its argument
     (``<path>``), any other such name becomes ``…``."""
-    first = first_said(text)
+    first = tally_failure(text) or first_said(text)  # a batch of which nothing went through: the reason it gives
+    first = _REPR.sub(r"<\1 …>", first)  # an object's printed fields say nothing of the failure
     for name, value in sorted(((n, v) for key, item in (arguments or {}).items() for n, v in leaves(item, key)),
                               key=lambda pair: -len(pair[1])):
         if len(value) >= 4 and _RANDOM.search(value) and value in first:

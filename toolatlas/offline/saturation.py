@@ -378,8 +378,11 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     targets = proposer.synth.targets
     binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
     formats = _verified_formats(proposer, name, spec.name)
-    for candidate in targets.files(binary=binary):
-        fact = targets.file_fact(candidate.value)
+    files = targets.files(binary=binary)
+    facts = {c.value: targets.file_fact(c.value) for c in files}
+    verified_first = sorted(files, key=lambda c: (f := facts[c.value]) is None or f.extension not in formats)
+    for candidate in verified_first:  # files of the formats it took first: what they hold is what differs
+        fact = facts[candidate.value]
         if fact is not None and fact.text == binary and fact.extension not in formats:
             continue  # a file of another nature, unless of a format the tool was verified on (each .zip its own)
         key: tuple[str, ...] = (name, "target", candidate.value)
