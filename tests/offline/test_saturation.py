@@ -205,7 +205,8 @@ class TestTargetSweep:
 
     def test_an_unpacker_verified_on_one_archive_meets_every_archive_of_that_format(self, tmp_path) -> None:
         """Binary files are no text to lint; but once a tool worked on a ``.zip``, each other ``.zip`` is a
-        file of its kind (one may be encrypted, another corrupt) — and a ``.7z`` is still not."""
+        file of its kind (one may be encrypted, another corrupt) — and a ``.7z`` is not, until its description
+        names the format."""
         from toolatlas.offline.facts import extract_facts
         from toolatlas.probing.models import ProbeStep
 
@@ -226,6 +227,8 @@ class TestTargetSweep:
         _verified(proposer, [ProbeStep(tool="unpack", arguments={"archive_file": a_zip}, expect="ok")])
         found = swept(2) | swept(3)
         assert b_zip in found and c_7z not in found
+        proposer.graph.specs["unpack"] = unpack.model_copy(update={"description": "Unpack ZIP or 7Z archives."})
+        assert c_7z in swept(4) | swept(5)  # a format its description names
 
 
 def _proposer(*tools: ToolSpec):

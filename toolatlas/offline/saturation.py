@@ -58,6 +58,7 @@ from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer
+    from toolatlas.offline.targets import Candidate
 
 __all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments", "with_context"]
 
@@ -355,7 +356,8 @@ def _listed_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
 
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
     """A reading tool's call on each existing file of its kind (text; media for a media reader; any file of a
-    format it was verified on: every ``.zip`` of an unpacker) it has not been pointed at yet
+    format it was verified on or its description names: every ``.zip``, ``.7z`` and ``.tar.gz`` of an unpacker
+    of "ZIP, 7Z, TAR.GZ") it has not been pointed at yet
     (:data:`TARGETS_PER_ROUND` a round): what a linter, a parser, a viewer or an unpacker answers depends on
     what the file holds (a clean file, one that breaks rules, one that does not parse, one that is encrypted),
     which no argument's name tells."""
@@ -377,11 +379,19 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     found: list[tuple[tuple[str, ...], Probe]] = []
     targets = proposer.synth.targets
     binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
-    formats = _verified_formats(proposer, name, spec.name)
+    verified = _verified_formats(proposer, name, spec.name)
     files = targets.files(binary=binary)
     facts = {c.value: targets.file_fact(c.value) for c in files}
-    verified_first = sorted(files, key=lambda c: (f := facts[c.value]) is None or f.extension not in formats)
-    for candidate in verified_first:  # files of the formats it took first: what they hold is what differs
+    described = {f.extension for f in facts.values() if f is not None and f.extension
+                 and re.search(rf"(?<![\w.]){re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
+    formats = verified | described
+
+    def order(candidate: Candidate) -> int:  # the formats it took first, then those it says it takes
+        fact = facts[candidate.value]
+        extension = fact.extension if fact is not None else ""
+        return 0 if extension in verified else 1 if extension in described else 2
+
+    for candidate in sorted(files, key=order):  # what files of one format hold is what differs
         fact = facts[candidate.value]
         if fact is not None and fact.text == binary and fact.extension not in formats:
             continue  # a file of another nature, unless of a format the tool was verified on (each .zip its own)
