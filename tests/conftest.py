@@ -101,11 +101,7 @@ def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
         key = (release, rounds, rollouts)
         if key not in built:
             folder = tmp_path_factory.mktemp(f"release{release}-rounds{rounds}-rollouts{rollouts or 'default'}")
-            config = release_catalogue(folder, release, rounds=rounds)
-            if rollouts is not None:
-                text = config.read_text()
-                config.write_text(text.replace(f"rounds = {rounds}\n", f"rounds = {rounds}\nrollouts_per_task = {rollouts}\n", 1))
-                assert f"rollouts_per_task = {rollouts}" in config.read_text(), "the release catalogue's [build] moved"
+            config = release_catalogue(folder, release, rounds=rounds, rollouts=rollouts)
             assert main(["build", str(config), "--engine", "asyncio"]) == 0
             built[key] = folder
         copy_folder(built[key], dest)
