@@ -383,6 +383,10 @@ def json_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+# 45 s, slow: a real two-node cluster started and stopped (cluster/local_cluster.sh, ~20 s of it) and a build
+# submitted as a job; by default the Ray build runs on a local instance in every topology (TestRayEngine), and
+# `python -m toolatlas`, what a job's entry point calls, is tests/test_package.py's
+@pytest.mark.slow
 class TestTwoNodeCluster:
     def test_job_submit_runs_executors_on_both_nodes(self, tmp_path: Path) -> None:
         """`ray job submit` of a real build to a two-node cluster (127.0.0.2 + 127.0.0.3) completes on both nodes."""
