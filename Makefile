@@ -1,12 +1,13 @@
 # The two commands of the README, plus their parts. Every target is idempotent.
 #   make demo   set up, provision the demo catalogue's servers, build its atlas (the main job)
 #   make test   set up, provision the test servers, run the test suite
+#   make slow   the tests marked slow (scale and end-to-end variants), which make test leaves out
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.toolatlas-installed
 
-.PHONY: demo test lint setup sandbox servers test-servers bench clean
+.PHONY: demo test slow lint setup sandbox servers test-servers bench clean
 
 demo: servers
 	$(BIN)/toolatlas servers check configs/demo.toml
@@ -15,6 +16,9 @@ demo: servers
 
 test: test-servers
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+slow: test-servers
+	$(BIN)/python benchmarks/slow_tests.py $(PYTEST_ARGS)
 
 # The rule set and the type checker's settings are in pyproject.toml ([tool.ruff], [tool.mypy]).
 lint: $(STAMP)

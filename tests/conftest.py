@@ -87,25 +87,21 @@ def wild_fast_subset(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[
 
 @pytest.fixture(scope="session")
 def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
-    """``built_release(dest, release=1, rounds=1, rollouts=None)``: the catalogue of the ``versioned``
+    """``built_release(dest, release=1, rounds=1, rollouts=1)``: the catalogue of the ``versioned``
     server at ``release`` with its atlas built (offline), copied into ``dest``; ``rollouts`` runs each
-    seed task that often instead of the method's default (for tests that read what an atlas holds,
-    not how often it was seen). Each (release, rounds, rollouts) is built once per test session, so
-    tests that refresh, verify or export it do not build it again."""
+    seed task that often (once by default: the tests read what an atlas holds, not how often it was
+    seen; None: the method's default). Each (release, rounds, rollouts) is built once per test session,
+    so tests that refresh, verify or export it do not build it again."""
     from toolatlas.cli import main
     from toolatlas.testing.releases import release_catalogue
 
     built: dict[tuple[int, int, int | None], Path] = {}
 
-    def copy(dest: Path, release: int = 1, rounds: int = 1, rollouts: int | None = None) -> Path:
+    def copy(dest: Path, release: int = 1, rounds: int = 1, rollouts: int | None = 1) -> Path:
         key = (release, rounds, rollouts)
         if key not in built:
             folder = tmp_path_factory.mktemp(f"release{release}-rounds{rounds}-rollouts{rollouts or 'default'}")
-            config = release_catalogue(folder, release, rounds=rounds)
-            if rollouts is not None:
-                text = config.read_text()
-                config.write_text(text.replace(f"rounds = {rounds}\n", f"rounds = {rounds}\nrollouts_per_task = {rollouts}\n", 1))
-                assert f"rollouts_per_task = {rollouts}" in config.read_text(), "the release catalogue's [build] moved"
+            config = release_catalogue(folder, release, rounds=rounds, rollouts=rollouts)
             assert main(["build", str(config), "--engine", "asyncio"]) == 0
             built[key] = folder
         copy_folder(built[key], dest)

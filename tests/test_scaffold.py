@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from toolatlas.cli import main
+from toolatlas.client import connection
 from toolatlas.config import load_catalogue
 
 pytestmark = pytest.mark.servers
@@ -30,9 +31,10 @@ class TestInit:
         assert main(["validate", str(catalogue)]) == 0
 
     def test_a_server_for_the_old_sdk_gets_the_requirement_that_starts_it(
-        self, capsys: pytest.CaptureFixture[str]
+        self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """gnomon-mcp 0.1.2 does not start with mcp 2; with mcp<2 it does, and the entry says so."""
+        monkeypatch.setattr(connection, "RESTART_BACKOFF_S", (0.0,))  # its starts with mcp 2 all fail alike: no wait
         assert main(["init", "--pypi", "gnomon-mcp==0.1.2"]) == 0
         entry = capsys.readouterr().out
         assert 'requirements = ["mcp<2"]' in entry and "does not start with the current mcp SDK" in entry

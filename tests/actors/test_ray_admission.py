@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.servers
 
 
+@pytest.mark.slow  # 18 s; the same admission runs in process in tests/trust/test_writeback.py's TestAdmission (default suite)
 class TestAdmissionOnRay:
     def test_a_true_report_is_admitted_and_a_false_one_rejected(self, tmp_path: Path, built_release) -> None:  # type: ignore[no-untyped-def]
         config = built_release(tmp_path, rounds=0, rollouts=1)

@@ -151,7 +151,10 @@ class TestRayEngine:
         assert build.probe_log.after(middle) == later and 0 < later < report.probes
         assert build.probe_log.after(0.0) == report.probes == build.probe_log.after(0.0, exact=False)
 
-    @pytest.mark.parametrize("topology", ["colocated", "split", pytest.param("pools", marks=pytest.mark.slow)])
+    # colocated (9 s) and pools, slow: a colocated round holds one permit for its whole span, with nothing to
+    # deadlock on; split's window of batches is the harder case
+    @pytest.mark.parametrize("topology", [pytest.param("colocated", marks=pytest.mark.slow), "split",
+                                          pytest.param("pools", marks=pytest.mark.slow)])
     def test_backpressure_of_one_batch_does_not_deadlock(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
         """With a single batch (or round) allowed in flight across the build, every server still completes,
         same atlas (pools: with a single verifier host for two executor hosts)."""
@@ -380,6 +383,10 @@ def json_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+# 45 s, slow: a real two-node cluster started and stopped (cluster/local_cluster.sh, ~20 s of it) and a build
+# submitted as a job; by default the Ray build runs on a local instance in every topology (TestRayEngine), and
+# `python -m toolatlas`, what a job's entry point calls, is tests/test_package.py's
+@pytest.mark.slow
 class TestTwoNodeCluster:
     def test_job_submit_runs_executors_on_both_nodes(self, tmp_path: Path) -> None:
         """`ray job submit` of a real build to a two-node cluster (127.0.0.2 + 127.0.0.3) completes on both nodes."""

@@ -88,6 +88,9 @@ class TestLocalRayInstance:
         finally:
             build.kill()
 
+    @pytest.mark.slow  # 12-22 s; by default Ray's processes carrying the build's tag are the killed driver's test
+    # above, and the reaper's stop ending every tagged process before the driver goes on is
+    # tests/confinement/test_lifecycle.py's TestProcessReaper
     def test_a_finished_build_leaves_no_ray_process(self, tmp_path: Path) -> None:
         """A build that ends normally has stopped its instance by the time the command returns."""
         build = start_build(catalogue(tmp_path), tmp_path / "home")

@@ -24,15 +24,17 @@ def exported(config: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict[str, Path]:  # type: ignore[no-untyped-def]
-    """Release 1's atlas (the build the lifecycle tests share), a second build of release 1 of its own,
-    and release 2's, each bootstrap and one round, exported."""
+    """Release 1's atlas (the bootstrap-only build that the CLI, trust and admission tests share), a second
+    build of release 1 of its own, and release 2's, each a bootstrap of one rollout per seed task, exported:
+    what a release changed is what its tools and their verified uses and failures say, not how often a use
+    was seen."""
     root = tmp_path_factory.mktemp("releases")
-    again = release_catalogue(root / "v1-again", 1)
+    again = release_catalogue(root / "v1-again", 1, rounds=0, rollouts=1)
     assert main(["build", str(again), "--engine", "asyncio"]) == 0
     return {
-        "v1": exported(built_release(root / "v1")),
+        "v1": exported(built_release(root / "v1", rounds=0, rollouts=1)),
         "v1-again": exported(again),
-        "v2": exported(built_release(root / "v2", 2)),
+        "v2": exported(built_release(root / "v2", 2, rounds=0, rollouts=1)),
     }
 
 

@@ -33,7 +33,8 @@ def probes_of(output: str) -> int:
 @pytest.fixture(scope="module")
 def pipeline(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict:  # type: ignore[no-untyped-def]
     """Release 1 built and exported; refreshed unchanged; the catalogue moved to release 2, refreshed,
-    verified and exported. What each step printed and returned."""
+    verified and exported, each seed task run once as in release 1's build. What each step printed and
+    returned."""
     folder = tmp_path_factory.mktemp("pipeline")
     config = built_release(folder)
     found: dict = {"config": config}
@@ -47,7 +48,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict:  
     found["v1"] = folder / "v1.json"
     run("export1", "export", str(config), "-o", str(found["v1"]))
     run("unchanged", "refresh", str(config))
-    release_catalogue(folder, 2)
+    release_catalogue(folder, 2, rollouts=1)
     run("refresh", "refresh", str(config))
     run("verify", "verify", str(config))
     found["v2"] = folder / "v2.json"

@@ -33,7 +33,8 @@ SHEETS = {"Sales", "Targets"}
 
 @pytest.fixture(scope="module")
 def built():
-    """Bootstrap + three rounds of the spreadsheet server, one rollout per task; the hinted retries it ran."""
+    """Bootstrap + one round of the spreadsheet server, one rollout per task; the hinted retries it ran (each
+    in one affordance probe: the failed call, then the call with the value its error named)."""
     wild = load_catalogue(REPO / "configs" / "wild.toml")
     settings = wild.build.model_copy(update={"rollouts_per_task": 1})
     catalogue = wild.model_copy(update={"build": settings})
@@ -48,7 +49,7 @@ def built():
             if "a value the error named" in steps[1].intent:
                 retries.append((rollout, verdict))
 
-    server = ServerBuild(Workspace(catalogue, home), spec, settings, on_probe=on_probe, rounds=3)
+    server = ServerBuild(Workspace(catalogue, home), spec, settings, on_probe=on_probe, rounds=1)
     asyncio.run(server.run())
     return server.shard.graph, retries
 

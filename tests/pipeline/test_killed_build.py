@@ -70,7 +70,8 @@ class TestKilledBuild:
         _path, expected, writes = earlier
         assert expected["entries"] and writes == len(SERVERS) * (1 + 4 * (ROUNDS + 1)) + 2
 
-    @pytest.mark.parametrize("seed", range(4))
+    # seeds 2 and 3 (8 s each), slow: more random kill points of the same resume
+    @pytest.mark.parametrize("seed", [0, 1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)])
     def test_resumed_build_equals_the_uninterrupted_one(
         self, earlier: tuple[Path, dict, int], tmp_path: Path, seed: int
     ) -> None:

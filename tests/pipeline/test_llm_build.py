@@ -154,6 +154,8 @@ class TestLlmBuild:
         assert any("Ada-" in str(ev.arguments) for e in llm_entries for ev in e.evidence)
 
 
+@pytest.mark.slow  # 20 s; the LLM rounds are TestLlmBuild's in process, the ledgers' merge across processes
+# tests/llm/test_llm_ledger.py's, the Ray build's placement tests/actors/test_ray_build.py's (default suite)
 @pytest.mark.timeout(600)
 def test_the_ray_build_runs_the_same_llm_rounds(tmp_path, monkeypatch):
     """Through the Ray coordinator (local Ray): the shard actor runs the LLM rounds, their records

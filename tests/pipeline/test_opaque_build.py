@@ -3,12 +3,13 @@
 Real servers over stdio (:mod:`toolatlas.testing.opaque`): the demo's SQLite server over the shop
 database copied in by a command, and an in-memory server with tasks, settings, a history and a tool
 that sleeps 10 s by default. Discovery runs once per server for the module; one build (bootstrap +
-1 round) runs once for the module.
+1 round, two rollouts per seed task) runs once for the module.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,8 @@ def workspace(catalogue: Catalogue) -> Workspace:
     return Workspace(catalogue, Home(REPO / ".toolatlas"))
 
 
-def shard_of(workspace: Workspace, name: str) -> ServerShard:
+def prepared_shard(workspace: Workspace, name: str) -> ServerShard:
+    """A new shard of the server ``name``, prepared on the tools it lists (its discovery run)."""
     spec = workspace.catalogue.server(name)
 
     async def tools():
@@ -52,20 +54,39 @@ def shard_of(workspace: Workspace, name: str) -> ServerShard:
 
 
 @pytest.fixture(scope="module")
+def shard_of(workspace: Workspace) -> Callable[[str], ServerShard]:
+    """``shard_of(name)``: the server's prepared shard, discovered once for the module (each test plans
+    at most one round of it, on a server no other test plans)."""
+    shards: dict[str, ServerShard] = {}
+
+    def shard(name: str) -> ServerShard:
+        if name not in shards:
+            shards[name] = prepared_shard(workspace, name)
+        return shards[name]
+
+    return shard
+
+
+@pytest.fixture(scope="module")
 def built(workspace: Workspace) -> dict:
-    store = open_store(workspace.catalogue)
+    """Both servers built, two rollouts per seed task: what is asserted of the build does not depend on a
+    seed task's third and fourth runs, and the in-memory server restarts after most of them."""
+    build = workspace.catalogue.build.model_copy(update={"rollouts_per_task": 2})
+    catalogue = workspace.catalogue.model_copy(update={"build": build})
+    store = open_store(catalogue)
     try:
-        report = asyncio.run(build_catalogue(workspace, store))
+        report = asyncio.run(build_catalogue(Workspace(catalogue, workspace.home), store))
         return {"report": report, "records": store.records()}
     finally:
         store.close()
 
 
 class TestIntrospection:
-    def test_the_query_tool_tells_the_real_schema(self, workspace: Workspace, catalogue: Catalogue) -> None:
+    def test_the_query_tool_tells_the_real_schema(self, shard_of: Callable[[str], ServerShard],
+                                                  catalogue: Catalogue) -> None:
         """Behind a command environment, the tables, columns, keys and views read through `read_query`
         are the database's own (as a direct read of the file gives them)."""
-        found = shard_of(workspace, "shopdb").proposer.facts.database
+        found = shard_of("shopdb").proposer.facts.database
         truth = sqlite_facts(catalogue.resolve("shop.db"))
         assert found is not None and found.dialect == "sqlite" and found.views == truth.views
         assert [t.name for t in found.tables] == [t.name for t in truth.tables]
@@ -75,9 +96,9 @@ class TestIntrospection:
             assert mine.row_count == real.row_count and mine.checks == real.checks
             assert [fk.table for fk in mine.foreign_keys] == [fk.table for fk in real.foreign_keys]
 
-    def test_seeds_write_real_rows(self, workspace: Workspace, catalogue: Catalogue) -> None:
+    def test_seeds_write_real_rows(self, shard_of: Callable[[str], ServerShard], catalogue: Catalogue) -> None:
         """Bootstrap plans INSERTs into real tables, not only `SELECT 1`."""
-        shard = shard_of(workspace, "shopdb")
+        shard = shard_of("shopdb")
         tables = {t.name for t in sqlite_facts(catalogue.resolve("shop.db")).tables}
         queries = [s.arguments.get("query", "") for p in shard.plan(0) for s in p.steps if s.tool == "write_query"]
         inserted = {q.split()[2] for q in queries if q.startswith("INSERT INTO")}
@@ -85,17 +106,17 @@ class TestIntrospection:
 
 
 class TestCost:
-    def test_a_tool_that_sleeps_by_default_is_found_slow(self, workspace: Workspace) -> None:
+    def test_a_tool_that_sleeps_by_default_is_found_slow(self, shard_of: Callable[[str], ServerShard]) -> None:
         """The pilot of `wait` (10 s by default) times out: slow; every other tool answers at once."""
-        shard = shard_of(workspace, "inmemory")
+        shard = shard_of("inmemory")
         costs = shard.proposer.discovery.costs
         assert set(costs) == set(shard.graph.specs) and shard.proposer.slow == {"wait"}
         assert costs["wait"].timed_out
 
-    def test_a_slow_tool_gets_one_cheap_seed_with_a_tight_timeout(self, workspace: Workspace) -> None:
+    def test_a_slow_tool_gets_one_cheap_seed_with_a_tight_timeout(self, shard_of: Callable[[str], ServerShard]) -> None:
         """One seed task, one rollout, `seconds` at its least, and the pilot's timeout; beside it one
         plain call with the default `seconds`, under the same timeout."""
-        shard = shard_of(workspace, "inmemory")
+        shard = shard_of("inmemory")
         planned = [p for p in shard.plan(0) if p.target == "wait"]
         seeds = [p for p in planned if p.direction is Direction.SEED]
         assert len(seeds) == 1
@@ -156,12 +177,13 @@ class TestLexicon:
         [node] = [n for n in built["records"]["servers"] if n.server == "inmemory"]
         assert node.instructions == "Tasks, settings and a history kept in memory."
 
-    def test_a_whole_build_hears_every_answer_again(self, workspace: Workspace) -> None:
+    def test_a_whole_build_hears_every_answer_again(self, workspace: Workspace,
+                                                     shard_of: Callable[[str], ServerShard]) -> None:
         """A build of every tool starts its lexicon afresh; a focused build (a refresh) keeps the stored one."""
         from toolatlas.graph.models import Fingerprint, ServerNode
 
         spec = workspace.catalogue.server("shopdb")
-        tools = shard_of(workspace, "shopdb").graph.specs.values()
+        tools = shard_of("shopdb").graph.specs.values()
         stored = {"servers": [ServerNode(id="n", server="shopdb", lexicon=["zebra"], fingerprint=Fingerprint(
             runtime="r", transport="t", snapshot="", tools={}, toolatlas="v", method="m"))]}
         whole = ServerShard(workspace, spec, workspace.catalogue.build)

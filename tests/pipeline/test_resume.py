@@ -45,8 +45,11 @@ def build(config: Path, *extra: str, hash_seed: str, servers: list[str] = SERVER
 
 
 class TestResume:
-    # split: 40 s, slow; its resume logic is the driver's, which colocated and test_killed_build cover by default
-    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow)])
+    # 55 s (split 40 s), slow: a real driver SIGKILLed and resumed from the command line; by default a Ray build
+    # killed at a random durable write and resumed is tests/actors/test_ray_build.py's TestRayResume, the same in
+    # process tests/pipeline/test_killed_build.py's, and `--resume` on the command line test_resume_refuses_another_seed
+    @pytest.mark.slow
+    @pytest.mark.parametrize("topology", ["colocated", "split"])
     def test_killed_build_resumes_to_the_same_atlas(self, tmp_path: Path, topology: str) -> None:
         """A driver killed mid-build resumes from the last completed rounds and ends with the uninterrupted atlas
         (in both Ray topologies: each server built by its host, or fed to shard actors batch by batch)."""
