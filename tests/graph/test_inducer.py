@@ -162,6 +162,17 @@ class TestPortableEvidence:
         assert "/tmp/inst" not in json.dumps([e.model_dump(mode="json") for e in graph.entries.values()])
 
 
+def listed_then_read(harvested: str, sent: str) -> ServerGraph:
+    """The graph after a listing, then a read sending ``sent`` made from the listed value ``harvested``."""
+    graph = ServerGraph("s", [READ, LIST])
+    ref = HarvestRef(kind=ArgKind.FILE_PATH, value=harvested, tool="list_dir", probe_id="p0")
+    listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"}, expect="ok")
+    read = ProbeStep(tool="read_file", arguments={"path": sent}, expect="ok", harvested=[ref])
+    Inducer(graph).induce(*rollout([listing, read], [(OutcomeClass.OK, "a"), (OutcomeClass.OK, "content")],
+                                   direction=Direction.AFFORDANCE))
+    return graph
+
+
 class TestCoUsage:
     def test_data_edge_weight_is_a_witnessed_ratio(self) -> None:
         """A harvested value that works gives a data edge with weight N_ij / N_i."""
@@ -183,24 +194,12 @@ class TestCoUsage:
     def test_a_call_that_no_longer_sends_the_value_witnesses_no_data_edge(self) -> None:
         """A variant of the data-flow call (its value replaced) keeps the harvested ref it was made from: it
         succeeds, but says nothing of the listing's values."""
-        graph = ServerGraph("s", [READ, LIST])
-        ref = HarvestRef(kind=ArgKind.FILE_PATH, value="${root}/a", tool="list_dir", probe_id="p0")
-        listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"}, expect="ok")
-        variant = ProbeStep(tool="read_file", arguments={"path": "${root}/other"}, expect="ok", harvested=[ref])
-        Inducer(graph).induce(*rollout([listing, variant], [(OutcomeClass.OK, "a"), (OutcomeClass.OK, "content")],
-                                       direction=Direction.AFFORDANCE))
-        assert graph.entries_of("list_dir", EntryKind.CO_USAGE) == []
+        assert listed_then_read("${root}/a", "${root}/other").entries_of("list_dir", EntryKind.CO_USAGE) == []
 
     def test_a_value_harvested_in_the_instance_is_compared_as_a_placeholder(self) -> None:
         """A ref holding the instance's concrete path witnesses the call that sends it as ``${root}/…``, and its
         evidence names no instance."""
-        graph = ServerGraph("s", [READ, LIST])
-        ref = HarvestRef(kind=ArgKind.FILE_PATH, value="/tmp/inst/state/root/a", tool="list_dir", probe_id="p0")
-        listing = ProbeStep(tool="list_dir", arguments={"path": "${root}"}, expect="ok")
-        use = ProbeStep(tool="read_file", arguments={"path": "${root}/a"}, expect="ok", harvested=[ref])
-        Inducer(graph).induce(*rollout([listing, use], [(OutcomeClass.OK, "a"), (OutcomeClass.OK, "content")],
-                                       direction=Direction.AFFORDANCE))
-        [edge] = graph.entries_of("list_dir", EntryKind.CO_USAGE)
+        [edge] = listed_then_read("/tmp/inst/state/root/a", "${root}/a").entries_of("list_dir", EntryKind.CO_USAGE)
         assert edge.peer == "read_file" and "/tmp/inst" not in edge.evidence[0].excerpt
 
     def test_retry_edge(self) -> None:

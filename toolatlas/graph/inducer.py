@@ -42,6 +42,7 @@ from toolatlas.probing.text import (
     message_line,
     to_placeholders,
 )
+from toolatlas.probing.values import scalars
 
 __all__ = [
     "STATE_CAUSE",
@@ -684,18 +685,8 @@ def _tips(probe: Probe, verdict: Verdict, variables: dict[str, str]) -> list[str
     return list(dict.fromkeys(tips))
 
 
-def _leaves(value: Any) -> Iterable[str]:
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _leaves(item)
-    elif value is not None and not isinstance(value, bool):
-        yield str(value)
-
-
 def _carries(arguments: dict[str, Any], value: str) -> bool:
     """Whether a call's arguments send ``value``: as one of them, or (three characters or more) inside one
     (a table name inside a query)."""
-    return any(leaf == value or (len(value) >= 3 and value in leaf) for leaf in _leaves(arguments))
+    leaves = (str(v) for v in scalars(arguments) if not isinstance(v, bool))
+    return any(leaf == value or (len(value) >= 3 and value in leaf) for leaf in leaves)

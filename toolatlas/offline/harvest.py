@@ -33,7 +33,7 @@ from toolatlas.offline.words import tokens
 from toolatlas.probing.text import looks_like_error, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["ValuePool", "id_like", "id_noun", "is_zone", "looks_like_error", "normalise"]
+__all__ = ["ValuePool", "id_like", "id_noun", "is_zone", "looks_like_error", "normalise", "texts_in"]
 
 MAX_PER_KIND = 64
 MAX_PARSE_CHARS = 200_000
@@ -156,7 +156,7 @@ class ValuePool:
     ) -> list[HarvestRef]:
         """Values a successful answer holds under a field named like another tool's argument
         (:func:`~toolatlas.offline.answers.answered_values`), pooled for that argument only."""
-        sent = set(_texts(arguments or {}))
+        sent = set(texts_in(arguments or {}))
         added = []
         for taker, spec, value in answered_values(document, tool.name, takers, sent):
             ref = HarvestRef(kind=spec.kind, value=value, tool=tool.name, probe_id=probe_id,
@@ -327,13 +327,14 @@ class ValuePool:
                 found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
 
 
-def _texts(value: Any) -> list[str]:
+def texts_in(value: Any) -> list[str]:
+    """Every text inside ``value`` (a call's arguments), however deep."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
-        return [t for v in value for t in _texts(v)]
+        return [t for v in value for t in texts_in(v)]
     if isinstance(value, dict):
-        return [t for v in value.values() for t in _texts(v)]
+        return [t for v in value.values() for t in texts_in(v)]
     return []
 
 

@@ -28,7 +28,7 @@ from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.words import tokens
 from toolatlas.probing.bindings import bound_references, output_ref, shifted_references
 from toolatlas.probing.models import ProbeStep
-from toolatlas.probing.values import ArgKind, HarvestRef
+from toolatlas.probing.values import ArgKind, HarvestRef, scalars
 
 __all__ = ["MintedIds", "Minter", "argument_paths", "breaks_argument"]
 
@@ -70,7 +70,7 @@ class MintedIds:
         """Note the identifiers a successful answer of ``tool`` carries where other tools take them."""
         if not self._takers or not isinstance(document, Mapping) or bound_references(arguments):
             return
-        given = {str(v) for v in _scalars(arguments)}
+        given = {str(v) for v in scalars(arguments)}
         for path, key, value in _fields(document, "", 0):
             words = tuple(tokens(key))
             if not id_like(key) or not any(t != tool for t, _a in self._takers.get(words, [])):
@@ -198,12 +198,3 @@ def _fields(node: Mapping[str, Any], prefix: str, depth: int):
             yield from _fields(value, path + ".", depth + 1)
 
 
-def _scalars(value: Any):
-    if isinstance(value, Mapping):
-        for item in value.values():
-            yield from _scalars(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _scalars(item)
-    elif value is not None:
-        yield value

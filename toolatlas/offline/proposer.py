@@ -33,7 +33,7 @@ from toolatlas.offline.answers import argument_takers
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
-from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.harvest import ValuePool, texts_in
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
@@ -84,16 +84,6 @@ def _markers(call: PlannedCall) -> list[str]:
             if isinstance(value, str) and value:
                 found.append(value.rstrip("/").rsplit("/", 1)[-1] if "/" in value else value)
     return found
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    return []
 
 
 class OfflineProposer:
@@ -323,7 +313,7 @@ class OfflineProposer:
                 listed = {s.name for s in self.args[reader.name] if s.kind is ArgKind.DIR_PATH}
                 arguments = {k: folder if k in listed else v for k, v in call.arguments.items()}
                 call = call.model_copy(update={"arguments": arguments})
-            values = [v for v in _strings(call.arguments)]
+            values = texts_in(call.arguments)
             names_it = any(marker in v for v in values for marker in markers)
             targets_it = names_it or any(v in parents for v in values)
             whole = not reader.required and tool_object(reader) is obj  # e.g. a listing of every branch
@@ -577,7 +567,7 @@ class OfflineProposer:
         """``tool``'s call on what a planned creation makes (``synth``: :meth:`created_synth` of it, whose
         distinctive values are ``markers``), or None when its call would name none of it."""
         call = synth.valid_arguments(tool, self.args[tool.name], 0)
-        if call is None or not any(m in v for v in _strings(call.arguments) for m in markers):
+        if call is None or not any(m in v for v in texts_in(call.arguments) for m in markers):
             return None
         return call
 

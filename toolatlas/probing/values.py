@@ -9,13 +9,13 @@ records the harvested values it uses (its data-flow provenance), so their vocabu
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from typing import Any
 
 from toolatlas.models import Frozen
 
-__all__ = ["MADE_UP", "ArgKind", "HarvestRef", "names_made_up"]
+__all__ = ["MADE_UP", "ArgKind", "HarvestRef", "names_made_up", "scalars"]
 
 MADE_UP = re.compile(r"(?:\bno_such_[a-z_]*|(?:^|/)missing)_[0-9a-f]{4}(?![0-9a-z])|^No [Ss]uch [A-Za-z]+ [0-9a-f]{4}$")
 """The names a boundary probe invents to name nothing (:mod:`toolatlas.offline.mutators`): ``no_such_object_3f2a``,
@@ -138,3 +138,15 @@ class HarvestRef(Frozen):
     """The arguments of the failed call whose error named the value (to retry it, corrected)."""
     locator: str | None = None
     """Where in ``failed_arguments`` the corrected value goes (``sheet``, ``ranges[0]``)."""
+
+
+def scalars(value: Any) -> Iterator[Any]:
+    """Every value inside ``value`` (a call's arguments, an answer) that is neither a container nor null."""
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from scalars(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from scalars(item)
+    elif value is not None:
+        yield value
