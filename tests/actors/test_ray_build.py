@@ -334,9 +334,8 @@ def killed_and_resumed(config: Path, rng: random.Random, writes: int, topology: 
 
 
 # slow in every topology (colocated 23 s): a resume is the driver's, written once in the library and killed at
-# random writes in process by default (tests/pipeline/test_killed_build.py); by default on Ray, a colocated server
-# is reopened from its checkpoint on a restarted host (test_colocated_server_reopened_when_its_host_dies), and a
-# Ray build's `--resume` reaches the driver's checkpoints (tests/pipeline/test_resume.py, test_resume_refuses_another_seed)
+# random writes in process by default (tests/pipeline/test_killed_build.py), and on Ray a colocated server is
+# reopened from its checkpoint on a restarted host by default (test_colocated_server_reopened_when_its_host_dies)
 @pytest.mark.slow
 class TestRayResume:
     @pytest.mark.parametrize("topology", ["colocated", "split", "pools"])
