@@ -85,13 +85,19 @@ def wild_fast_subset(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[
     return build_wild(tmp_path_factory.mktemp("wild") / "atlas", FAST_SUBSET)
 
 
+RELEASE_EXECUTORS = 2
+"""The executors of :func:`built_release`'s catalogues."""
+
+
 @pytest.fixture(scope="session")
 def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
     """``built_release(dest, release=1, rounds=1, rollouts=1)``: the catalogue of the ``versioned``
     server at ``release`` with its atlas built (offline), copied into ``dest``; ``rollouts`` runs each
     seed task that often (once by default: the tests read what an atlas holds, not how often it was
     seen; None: the method's default). Each (release, rounds, rollouts) is built once per test session,
-    so tests that refresh, verify or export it do not build it again."""
+    so tests that refresh, verify or export it do not build it again. The catalogue has two executors:
+    the server keeps its notes in memory and restarts after most probes, and two executors overlap the
+    restarts (the atlas is the one executor's, tests/pipeline/test_resume.py's TestDeterminism)."""
     from toolatlas.cli import main
     from toolatlas.testing.releases import release_catalogue
 
@@ -101,7 +107,7 @@ def built_release(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Pat
         key = (release, rounds, rollouts)
         if key not in built:
             folder = tmp_path_factory.mktemp(f"release{release}-rounds{rounds}-rollouts{rollouts or 'default'}")
-            config = release_catalogue(folder, release, rounds=rounds, rollouts=rollouts)
+            config = release_catalogue(folder, release, rounds=rounds, rollouts=rollouts, executors=RELEASE_EXECUTORS)
             assert main(["build", str(config), "--engine", "asyncio"]) == 0
             built[key] = folder
         copy_folder(built[key], dest)

@@ -3,6 +3,7 @@ and imported by its public modules."""
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import re
 import subprocess
@@ -57,10 +58,17 @@ def declared_distributions(pyproject: Path) -> set[str]:
     return {re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", r).group()).lower() for r in requirements}
 
 
+@functools.cache
+def installed_distributions() -> dict[str, list[str]]:
+    """Top-level module → the installed distributions providing it (read once: it walks every installed
+    distribution's files)."""
+    return dict(importlib.metadata.packages_distributions())
+
+
 def distribution_of(top_level: str) -> str:
     """The normalised name of the distribution that provides the top-level module (its own name, with dashes,
     when it is not installed here: an extra's)."""
-    installed = importlib.metadata.packages_distributions().get(top_level)
+    installed = installed_distributions().get(top_level)
     return re.sub(r"[-_.]+", "-", installed[0] if installed else top_level).lower()
 
 

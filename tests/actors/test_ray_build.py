@@ -126,7 +126,10 @@ def kill_when_memory_probes(pool: str, killed: list[str]) -> Callable[[RayBuild]
 
 
 class TestRayEngine:
-    @pytest.mark.parametrize("topology", ["colocated", "split", "pools"])
+    # split (9 s), slow: pools places its batches with split's code (PoolsPlacement is a SplitPlacement) and
+    # its batches' probe log is asserted here by default, and a split build's atlas is asserted equal to the
+    # in-process one by test_backpressure_of_one_batch_does_not_deadlock and test_shard_lost_while_its_server_probes
+    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow), "pools"])
     def test_same_atlas_as_in_process(self, local_ray, reference, tmp_path: Path, topology: str) -> None:
         """The Ray build of the same catalogue and seed stores exactly the in-process atlas (pools: every
         batch verified by the verifier pool, both of its hosts taking turns)."""
@@ -330,9 +333,12 @@ def killed_and_resumed(config: Path, rng: random.Random, writes: int, topology: 
     return kills
 
 
+# slow in every topology (colocated 23 s): a resume is the driver's, written once in the library and killed at
+# random writes in process by default (tests/pipeline/test_killed_build.py), and on Ray a colocated server is
+# reopened from its checkpoint on a restarted host by default (test_colocated_server_reopened_when_its_host_dies)
+@pytest.mark.slow
 class TestRayResume:
-    @pytest.mark.parametrize("topology", ["colocated", pytest.param("split", marks=pytest.mark.slow),
-                                          pytest.param("pools", marks=pytest.mark.slow)])
+    @pytest.mark.parametrize("topology", ["colocated", "split", "pools"])
     def test_killed_at_a_random_write_and_resumed_equals_the_uninterrupted_build(
         self, local_ray, reference, tmp_path: Path, topology: str
     ) -> None:

@@ -29,7 +29,7 @@ def exports(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict[str
     what a release changed is what its tools and their verified uses and failures say, not how often a use
     was seen."""
     root = tmp_path_factory.mktemp("releases")
-    again = release_catalogue(root / "v1-again", 1, rounds=0, rollouts=1)
+    again = release_catalogue(root / "v1-again", 1, rounds=0, rollouts=1, executors=2)  # as built_release builds
     assert main(["build", str(again), "--engine", "asyncio"]) == 0
     return {
         "v1": exported(built_release(root / "v1", rounds=0, rollouts=1)),

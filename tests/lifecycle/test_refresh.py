@@ -48,7 +48,7 @@ def pipeline(tmp_path_factory: pytest.TempPathFactory, built_release) -> dict:  
     found["v1"] = folder / "v1.json"
     run("export1", "export", str(config), "-o", str(found["v1"]))
     run("unchanged", "refresh", str(config))
-    release_catalogue(folder, 2, rollouts=1)
+    release_catalogue(folder, 2, rollouts=1, executors=2)  # as built_release built release 1
     run("refresh", "refresh", str(config))
     run("verify", "verify", str(config))
     found["v2"] = folder / "v2.json"

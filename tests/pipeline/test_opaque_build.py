@@ -3,7 +3,7 @@
 Real servers over stdio (:mod:`toolatlas.testing.opaque`): the demo's SQLite server over the shop
 database copied in by a command, and an in-memory server with tasks, settings, a history and a tool
 that sleeps 10 s by default. Discovery runs once per server for the module; one build (bootstrap +
-1 round, two rollouts per seed task) runs once for the module.
+1 round, two rollouts per seed task, two executors per server) runs once for the module.
 """
 
 from __future__ import annotations
@@ -70,8 +70,9 @@ def shard_of(workspace: Workspace) -> Callable[[str], ServerShard]:
 @pytest.fixture(scope="module")
 def built(workspace: Workspace) -> dict:
     """Both servers built, two rollouts per seed task: what is asserted of the build does not depend on a
-    seed task's third and fourth runs, and the in-memory server restarts after most of them."""
-    build = workspace.catalogue.build.model_copy(update={"rollouts_per_task": 2})
+    seed task's third and fourth runs, and the in-memory server restarts after most of them; two executors
+    per server, so that its restarts overlap (the atlas is the one executor's)."""
+    build = workspace.catalogue.build.model_copy(update={"rollouts_per_task": 2, "executors_per_server": 2})
     catalogue = workspace.catalogue.model_copy(update={"build": build})
     store = open_store(catalogue)
     try:

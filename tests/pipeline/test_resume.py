@@ -84,15 +84,18 @@ class TestResume:
         assert {p.stem for p in checkpoints.glob("*.json")} == set(SERVERS)
         assert all(json.loads(p.read_text())["completed_round"] == 2 for p in checkpoints.glob("*.json"))
 
-    def test_resume_refuses_another_seed(self, tmp_path: Path) -> None:
+    # the default engine (Ray), slow (+10 s of a local instance): the driver checks the checkpoints on either engine
+    @pytest.mark.parametrize("engine", ["asyncio", pytest.param(None, marks=pytest.mark.slow, id="default")])
+    def test_resume_refuses_another_seed(self, tmp_path: Path, engine: str | None) -> None:
         """A checkpoint written with one seed is not resumed under another."""
         config = catalogue_file(tmp_path, "seeded")
-        # the checkpoint of one server's bootstrap, written in process; the resume on the default engine
+        # the checkpoint of one server's bootstrap, written in process; the resume on ``engine``
         process = build(config, "--engine", "asyncio", hash_seed="0", servers=["time"], rounds=0)
         assert process.communicate(timeout=600)[0] and process.returncode == 0
         text = config.read_text().replace("seed = 0", "seed = 7")
         config.write_text(text)
-        process = build(config, "--resume", hash_seed="0", servers=["time"], rounds=0)
+        process = build(config, "--resume", *(["--engine", engine] if engine else []), hash_seed="0", servers=["time"],
+                        rounds=0)
         output = process.communicate(timeout=600)[0]
         assert process.returncode == 2 and "seed 0" in output and "not 7" in output
 

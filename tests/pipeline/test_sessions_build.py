@@ -4,7 +4,8 @@ shape and states limits in its descriptions.
 The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build for the module
 (bootstrap + 2 rounds: an item field learnt in the first is used in the second), one boundary and one
 affordance probe per tool a round: each behaviour below needs one probe of its kind, and the server,
-which holds its sessions in memory, is restarted after most probes.
+which holds its sessions in memory, is restarted after most probes. Two executors share the probes, so
+that two restarts overlap; the atlas is the one executor's (tests/pipeline/test_resume.py, TestDeterminism).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.servers
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("sessions")
     return server_entries(folder, sessions_catalogue(folder, rounds=2), "sessions",
-                          boundary_probes_per_tool=1, affordance_probes_per_tool=1)
+                          boundary_probes_per_tool=1, affordance_probes_per_tool=1, executors_per_server=2)
 
 
 class TestMintedSessions:

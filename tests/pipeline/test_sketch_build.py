@@ -3,7 +3,8 @@ schema refusals share one first line, whose second link between two shapes repla
 check fails only on what another tool filled.
 
 The real :mod:`toolatlas.testing.servers.sketch` server over stdio; one build for the module (bootstrap +
-2 rounds, one rollout of one seed task a tool), and hand-planned probes on the same server for a boundary's cause.
+2 rounds, one rollout of one seed task a tool, two executors so that the server's restarts overlap: the atlas
+is the one executor's), and hand-planned probes on the same server for a boundary's cause.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     return library_server_entries(tmp_path_factory, "sketch", rounds=2, description="Shapes on a canvas.",
-                                  seed_tasks_per_tool=1, rollouts_per_task=1)
+                                  seed_tasks_per_tool=1, rollouts_per_task=1, executors_per_server=2)
 
 
 class TestClaimedActions:

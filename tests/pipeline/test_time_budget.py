@@ -144,9 +144,9 @@ class TestPlanByTime:
 ROUNDS = 2
 
 
-def lookup_build(tmp_path: Path, plan_by: str) -> tuple[ServerBuild, list[float]]:
-    """The lookup server built over :data:`ROUNDS` rounds, planned by ``plan_by``; the seconds of each slow refusal
-    of ``describe_part`` the build made."""
+def lookup_build(tmp_path: Path, plan_by: str, executors: int = 1) -> tuple[ServerBuild, list[float]]:
+    """The lookup server built over :data:`ROUNDS` rounds, planned by ``plan_by`` on ``executors`` sandboxes; the
+    seconds of each slow refusal of ``describe_part`` the build made."""
     catalogue = load_catalogue(server_catalogue(tmp_path, "lookup", rounds=ROUNDS))
     workspace = Workspace(catalogue, Home(REPO / ".toolatlas"))
     slow_refusals: list[float] = []
@@ -155,7 +155,7 @@ def lookup_build(tmp_path: Path, plan_by: str) -> tuple[ServerBuild, list[float]
         slow_refusals.extend(s.outcome.latency_ms / 1000 for s in rollout.steps
                              if s.outcome.tool == "describe_part" and s.outcome.latency_ms / 1000 >= SCAN_S)
 
-    settings = catalogue.build.model_copy(update={"plan_by": plan_by})
+    settings = catalogue.build.model_copy(update={"plan_by": plan_by, "executors_per_server": executors})
     build = ServerBuild(workspace, catalogue.server("lookup"), settings, on_probe=clock)
     asyncio.run(build.run())
     return build, slow_refusals
@@ -179,7 +179,7 @@ class TestSlowRefusals:
     def test_a_build_planned_by_count_holds_no_tool_to_a_share(self, tmp_path: Path) -> None:
         """``plan_by = "count"``: the same server's slow refusals are probed as a round's plan has them, more than
         the one per round its share of the time buys when the build plans by time."""
-        _, slow_refusals = lookup_build(tmp_path, "count")
+        _, slow_refusals = lookup_build(tmp_path, "count", executors=2)  # a plan by count: two sandboxes wait at once
         assert len(slow_refusals) > ROUNDS + 1, slow_refusals
 
     def test_a_refusal_pilot_is_asked_once(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

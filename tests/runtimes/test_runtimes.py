@@ -92,8 +92,12 @@ def time_server(runtime_home: Home) -> Installed:
 
 
 @pytest.fixture(scope="session")
-def sqlite(runtime_home: Home) -> Installed:
-    return _timed_install(server("sqlite", SQLITE), runtime_home)
+def sqlite() -> Installed:
+    """The demo's SQLite server, in the repository's home: installed there by ``make servers`` (a fresh
+    install of ~10 s that this finds), else here. What its requirements gave is read from its venv."""
+    spec = server("sqlite", SQLITE)
+    assert load_catalogue(REPO / "configs" / "demo.toml").server("sqlite").runtime == spec.runtime
+    return _timed_install(spec, Home(REPO / ".toolatlas"))
 
 
 @pytest.fixture

@@ -16,9 +16,9 @@ _TOML = """version = 1
 name = "releases"
 description = "One in-memory notes server, at release {release}."
 
-[build]                     # the method's defaults, but the rounds (and the rollouts, when asked)
+[build]                     # the method's defaults, but the rounds (and the rollouts and executors, when asked)
 rounds = {rounds}
-{rollouts}
+{rollouts}{executors}
 [store]
 backend = "edge"
 path = "atlas"
@@ -30,13 +30,16 @@ transport = {{ command = "{python}", args = ["-m", "toolatlas.testing.servers.ve
 """
 
 
-def release_catalogue(dest: Path, release: int, *, rounds: int = 1, rollouts: int | None = None) -> Path:
+def release_catalogue(dest: Path, release: int, *, rounds: int = 1, rollouts: int | None = None,
+                      executors: int | None = None) -> Path:
     """Write the catalogue of the ``versioned`` server at ``release`` (1 or 2) under ``dest``; ``rollouts``
-    runs each seed task that often instead of the method's default."""
+    runs each seed task that often instead of the method's default, ``executors`` sandboxes share a
+    server's probes instead of one."""
     dest.mkdir(parents=True, exist_ok=True)
     config = dest / "releases.toml"
     config.write_text(_TOML.format(release=release, rounds=rounds, python=sys.executable,
-                                   rollouts="" if rollouts is None else f"rollouts_per_task = {rollouts}\n"))
+                                   rollouts="" if rollouts is None else f"rollouts_per_task = {rollouts}\n",
+                                   executors="" if executors is None else f"executors_per_server = {executors}\n"))
     return config
 
 
