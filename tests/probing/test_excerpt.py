@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from toolatlas.probing.text import ELISION, EXCERPT_CHARS, TAIL_CHARS, evidence_excerpt, excerpts_agree
+from toolatlas.probing.text import ELISION, EXCERPT_CHARS, TAIL_CHARS, evidence_excerpt, excerpts_agree, message_line
 
 
 def long_listing(count: int) -> str:
@@ -33,3 +33,24 @@ class TestEvidenceExcerpt:
         assert not excerpts_agree(long_listing(11), evidence_excerpt(long_listing(12)))
         assert excerpts_agree(long_listing(11), long_listing(12)[:EXCERPT_CHARS])
 
+
+
+class TestMessageLine:
+    """What a boundary's text quotes of an answer: one line that says something."""
+
+    def test_a_json_object_is_said_by_its_fields(self) -> None:
+        answer = json.dumps({"status": "error", "error_message": "Module 'subprocess' is blocked"}, indent=2)
+        assert message_line(answer) == 'status: "error", error_message: "Module \'subprocess\' is blocked"'
+
+    def test_a_json_object_kept_cut_is_said_by_the_fields_it_shows_whole(self) -> None:
+        answer = json.dumps({"status": "error", "error_type": "ImportError",
+                             "error_message": "Module 'subprocess' is blocked in sandbox mode",
+                             "traceback": "Traceback (most recent call last):\n" + "  File x\n" * 80,
+                             "namespace": {"total": 0, "variables": []}}, indent=2)
+        kept = evidence_excerpt(answer)
+        assert ELISION in kept and kept.splitlines()[0] == "{"
+        assert message_line(kept) == ('status: "error", error_type: "ImportError", '
+                                      'error_message: "Module \'subprocess\' is blocked in sandbox mode"')
+
+    def test_a_cut_answer_with_no_field_whole_is_its_first_line(self) -> None:
+        assert message_line("[\n  1,\n  2" + ELISION + "  99\n]") == "["

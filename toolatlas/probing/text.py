@@ -162,16 +162,25 @@ def condition_signature(condition: str, arguments: Collection[str], *, limit: in
     return "".join(pieces).strip()[:limit]
 
 
+_FIELD = re.compile(r'"([^"\n]{1,40})": ((?:"(?:[^"\\\n]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)),?')
+"""A scalar field of a JSON object printed over several lines, on a line of its own."""
+
+
 def message_line(text: str) -> str:
     """What an answer says on one line: its first line, or — for a JSON object printed over several lines,
-    whose first line is only ``{`` — its fields as ``key: value`` pairs (``aligned: true, ids: ["x"]``)."""
+    whose first line is only ``{`` — its fields as ``key: value`` pairs (``aligned: true, ids: ["x"]``); of
+    such an object kept cut (:data:`ELISION`), the scalar fields it shows whole."""
     first = text.strip().splitlines()[0] if text.strip() else ""
     if first not in ("{", "["):
         return first
     try:
         value = json.loads(text)
-    except ValueError:
-        return first
+    except ValueError:  # kept cut (its beginning and end): the fields it still shows whole
+        lines = text.strip().splitlines()
+        indent = len(lines[1]) - len(lines[1].lstrip(" ")) if len(lines) > 1 else 0
+        fields = (_FIELD.fullmatch(line[indent:]) for line in lines[1:]  # a top-level field: at the first indent
+                  if line.startswith(" " * indent) and not line[indent:indent + 1].isspace())
+        return ", ".join(f"{m.group(1)}: {m.group(2)}" for m in fields if m) or first
     if isinstance(value, dict):
         return ", ".join(f"{key}: {json.dumps(item, ensure_ascii=False)}" for key, item in value.items())
     return json.dumps(value, ensure_ascii=False)
