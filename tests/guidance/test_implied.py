@@ -274,3 +274,48 @@ class TestGivenValues:
         assert first.error == "Unsupported file format: '.txt'"
         profile = atlas.view.profiles[("books", "add_sheet")]
         assert task_leads(profile, "Add one more sheet to budget.xlsx.") == {}
+
+
+def code_runner() -> AtlasView:
+    """A code runner probed with code that outran its time limit, beside better supported failures."""
+    runner = ToolNode(id="py.run_code", server="py", tool="run_code", schema_hash="h",
+                      description="Run Python code in a session.",
+                      input_schema={"type": "object", "properties": {"code": {"type": "string"}},
+                                    "required": ["code"]})
+    found = [
+        entry("py", "run_code", EntryKind.AFFORDANCE, when="run code", effect=Effect.READ_ONLY,
+              arguments={"code": "print(1 + 1)"}),
+        entry("py", "run_code", EntryKind.BOUNDARY, outcome=FAIL, support=12,
+              condition="`code` uses a name nothing defines", error_signature="name <s> is not defined",
+              excerpt="NameError: name 'undefined_name' is not defined"),
+        entry("py", "run_code", EntryKind.BOUNDARY, outcome=FAIL, support=9,
+              condition="`code` is not valid syntax", error_signature="invalid syntax", excerpt="invalid syntax"),
+        entry("py", "run_code", EntryKind.BOUNDARY, support=1, reported_as_success=True, family="malformed_value",
+              condition="`code` runs for 12 seconds (past a time limit)", error_signature="Execution exceeded <n>s limit",
+              excerpt='status: "timeout", error_message: "Execution exceeded 5s limit"'),
+    ]
+    return AtlasView([runner], found, [], [])
+
+
+class TestLongRuns:
+    def test_work_over_a_huge_count_meets_the_time_limit(self) -> None:
+        """A loop over every integer below ten billion is what a time limit stops: the call that outran it is
+        served first, ahead of better supported mistakes; a small count or a year leads to nothing."""
+        view = code_runner()
+        profile = view.profiles[("py", "run_code")]
+        timed = next(i for i, f in enumerate(profile.findings) if "time limit" in f.text)
+        assert task_leads(profile, "In Python, add up the squares of every integer below ten billion") == {timed: 2.0}
+        guidance = Atlas(view).guide("In Python, add up the squares of every integer below ten billion with a loop")
+        assert "past a time limit" in guidance.tools[0].when_not[0].condition
+        for task in ("Sum the squares of 1 to 100 in Python", "In Python, count the weekdays of 2024",
+                     "Add up 1,250 and 3,400 in Python"):
+            assert task_leads(profile, task) == {}, task
+
+    def test_the_counts_that_outrun_seconds(self) -> None:
+        from toolatlas.guidance.implied import asks_long_run
+
+        for task in ("below 10,000,000,000", "a loop to 100000000000", "5 million rows", "1e12 steps",
+                     "ten billion integers"):
+            assert asks_long_run(task), task
+        for task in ("the 1,000 coldest readings", "order 123456", "in 2024", "costs 12,500.50", "2024-03-01"):
+            assert not asks_long_run(task), task

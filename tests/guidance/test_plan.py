@@ -98,6 +98,22 @@ class TestToolSelection:
         plan = notes_atlas().plan("What is the output returned at line 3 of `work/todo.note`?")
         assert ("read", ("notes", "open_note")) in [(s.operation, s.tool) for s in plan.steps]
 
+    def test_which_things_a_named_container_holds_is_a_listing(self) -> None:
+        """"Which files are inside site-backup.tar.gz?" lists the archive, though a question about a named thing
+        otherwise reads it, and an extractor is named for a reading word."""
+        from toolatlas.guidance.operations import asks_for_members
+
+        tools = [node("arc", "extract", "Extract a ZIP or TAR.GZ archive into a folder.", ("input",), read_only=False),
+                 node("arc", "list_archive", "List what a ZIP or TAR.GZ archive holds without extracting it.",
+                      ("input",), read_only=True)]
+        view = AtlasView(tools, [], [], [])
+        plan = view.plan("Which files are inside site-backup.tar.gz? Don't unpack it.")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("list", ("arc", "list_archive"))]
+        plan = view.plan("What is inside site-backup.tar.gz?")
+        assert [(s.operation, s.tool) for s in plan.steps] == [("read", ("arc", "extract"))]
+        assert asks_for_members("What tables does shop.db have?")
+        assert not asks_for_members("Which files are large?") and not asks_for_members("What does notes.txt say?")
+
     def test_an_export_a_converter_does_is_no_gap(self) -> None:
         """A tool that converts a document to another format exports it: no "No tool exports" is said."""
         tools = [*notes_tools(), node("notes", "convert_to_pdf", "Convert a note to a PDF file.", ("notebook", "title"),
@@ -275,6 +291,31 @@ class TestBoundaries:
         save = next(t for t in guidance.tools if t.tool == "save_note")
         assert save.when_not and "does not exist" in save.when_not[0].condition
         assert sum(1 for b in save.when_not if "Input validation" in b.error) <= 1
+
+    def test_a_file_a_result_goes_into_may_already_exist(self) -> None:
+        """Compressing into a named archive meets the refusal of an output that already exists, served beside
+        better supported failures; compressing with no named output leaves it to them."""
+        tools = [node("arc", "compress", "Compress files into an archive.", ("input",), optional=("output",),
+                      read_only=False)]
+        fail = OutcomeClass.TOOL_ERROR
+        found = [
+            entry("arc", "compress", EntryKind.AFFORDANCE, when="compress a file", effect=Effect.MUTATING,
+                  arguments={"input": "notes.txt"}),
+            entry("arc", "compress", EntryKind.BOUNDARY, outcome=fail, support=9,
+                  condition="called with `format` = \"rar\" (the error names it)",
+                  error_signature="Unsupported format: rar", excerpt="Unsupported format: rar"),
+            entry("arc", "compress", EntryKind.BOUNDARY, outcome=fail, support=7,
+                  condition="called with `level` = 12 (the error names it)",
+                  error_signature="Compression level must be 0-9", excerpt="Compression level must be 0-9"),
+            entry("arc", "compress", EntryKind.BOUNDARY, outcome=fail, support=2, family="already_exists",
+                  condition="`output` names an existing file", error_signature="Output file already exists: <path>",
+                  excerpt="Output file already exists: backup.zip. Use overwrite=true to replace."),
+        ]
+        atlas = Atlas(AtlasView(tools, found, [], []))
+        served = atlas.guide("Compress notes.txt into invoices-2024.zip").tools[0].when_not
+        assert any("already exists" in b.error for b in served)
+        served = atlas.guide("Compress notes.txt with the best compression").tools[0].when_not
+        assert len(served) == 2 and not any("already exists" in b.error for b in served)
 
     def test_an_argument_the_task_gives_a_value_meets_its_finding(self) -> None:
         """"A level 10 heading called Plan": the finding about `level` = 10 comes before one that only shares

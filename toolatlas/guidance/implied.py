@@ -14,6 +14,8 @@ A task rarely names the failure it will run into, but its values often decide it
   value given there (`level` = 10: "Level must be between 1 and 9"; `customers.country` violating a
   CHECK), unless that finding is about a value left out (NULL, empty) or about *which* thing a value
   names (a missing file: what naming a thing risks ranks those);
+* **work past a time limit** — a task over a count too large to finish in seconds ("add up every integer
+  below ten billion") gets the tool's answer to a call that outran its time limit;
 * **a change of what cannot change** — a task that changes data through a tool that changes nothing
   (a read-only connection's executor: none of its data-changing statements was carried out until the
   data refused it) gets what that tool answered to a statement that changes data: its refusal.
@@ -36,8 +38,8 @@ from toolatlas.guidance.shapes import value_shapes
 if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
-__all__ = ["IMPLIED_LEAD", "asks_past", "declared_sets", "given_words", "near_miss", "stated_cap_of", "states_cap",
-           "subjects", "task_leads"]
+__all__ = ["IMPLIED_LEAD", "asks_long_run", "asks_past", "declared_sets", "given_words", "near_miss", "outran",
+           "stated_cap_of", "states_cap", "subjects", "task_leads"]
 
 IMPLIED_LEAD = 2.0
 """What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""
@@ -200,6 +202,27 @@ def subjects(condition: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_LARGE = re.compile(r"\b(?:\d{1,3}(?:,\d{3}){2,}|\d{9,}|\d+(?:\.\d+)?e\d{2}|(?:\w+ )?(?:million|billion|trillion)s?)\b",
+                    re.IGNORECASE)
+"""A count past what runs in seconds: 100,000,000 and more written out, 1e12, "ten billion"."""
+_TIME_LIMIT = re.compile(r"\btime limit\b|\btimed? ?out\b", re.IGNORECASE)
+"""How a finding says its call ran out of time (the condition of the probe that outran a limit, or its answer)."""
+
+
+@lru_cache(maxsize=4096)
+def asks_long_run(task: str) -> bool:
+    """Whether a request asks for work over a count too large to finish in seconds ("every integer below ten
+    billion"): what a time limit stops."""
+    return bool(_LARGE.search(task))
+
+
+def outran(finding: Finding) -> bool:
+    """Whether a finding is a call stopped by a time limit (its condition or answer says so, or it timed out)."""
+    e = finding.entry
+    return (e.outcome is not None and e.outcome.value == "timeout") or bool(
+        _TIME_LIMIT.search(finding.text) or _TIME_LIMIT.search(finding.error or ""))
+
+
 def given_can_meet(finding: Finding) -> bool:
     """Whether a value a task gives to what ``finding``'s value went to can meet it: not schema validation (the
     schema says it), a contrived value, an answer cut at a limit, a value left out (NULL, empty) or *which* thing
@@ -225,9 +248,10 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
         for index, finding in enumerate(profile.findings):
             if finding.changes and not finding.schema:
                 leads[index] = IMPLIED_LEAD
+    long_run = asks_long_run(task)
     for index, finding in enumerate(profile.findings):
         cap = finding.cap
-        if cap is not None and asks_past(task, cap):
+        if (cap is not None and asks_past(task, cap)) or (long_run and not finding.schema and outran(finding)):
             leads[index] = IMPLIED_LEAD
     kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
     if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)

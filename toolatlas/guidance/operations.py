@@ -35,12 +35,14 @@ __all__ = [
     "Operation",
     "absolute_path",
     "asks_about_named",
+    "asks_for_members",
     "content_search",
     "expanded",
     "given_values",
     "many",
     "mentions",
     "name_search",
+    "names_destination",
     "name_verb",
     "names_by_value",
     "names_something",
@@ -338,6 +340,30 @@ def asks_about_named(text: str) -> bool:
     words = text.split()
     question = text.rstrip().endswith("?") or bool(words and words[0].lower().strip("?,.") in _QUESTION)
     return question and bool(_IDENTIFIER.search(text))
+
+
+_MEMBERS = frozenset({"files", "folders", "directories", "entries", "items", "documents", "tables", "sheets",
+                      "tabs", "members"})
+"""What a container holds, as a question asks for them ("*which files* are inside backup.tar.gz?")."""
+
+
+def asks_for_members(text: str) -> bool:
+    """Whether a request asks which things an exactly named container holds ("Which files are inside
+    site-backup.tar.gz?", "what tables does shop.db have?"): a listing of it, not a read of what it says."""
+    words = [w.strip("?,.!:;").lower() for w in text.split()]
+    asked = any(word in ("which", "what") and following in _MEMBERS for word, following in zip(words, words[1:], strict=False))
+    return asked and asks_about_named(text)
+
+
+_DESTINATION = re.compile(r"\b(?:into|as)\s+[`'\"“‘]?[\w./-]*\w\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+"""A file a request puts something *into* or saves something *as* ("compress notes.txt into backup.zip")."""
+
+
+@lru_cache(maxsize=4096)
+def names_destination(text: str) -> bool:
+    """Whether a request names the file a result goes into ("… into invoices-2024.zip", "save it as q3.csv"):
+    a name that may already be taken."""
+    return bool(_DESTINATION.search(text))
 
 
 @lru_cache(maxsize=4096)

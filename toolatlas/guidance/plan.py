@@ -34,6 +34,7 @@ from toolatlas.guidance.operations import (
     OPERATIONS,
     Mention,
     asks_about_named,
+    asks_for_members,
     content_search,
     expanded,
     many,
@@ -239,7 +240,9 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
 
     for index, clause in enumerate(plan.clauses):
         found_in = mentions(clause, view.verbs)
-        if all(m.operation != "read" for m in found_in) and asks_about_named(clause):
+        if not found_in and asks_for_members(clause):  # "which files are inside backup.tar.gz?": list it
+            found_in = (Mention("list", " ".join(w for w in clause.split() if _named(w)), True),)
+        elif all(m.operation != "read" for m in found_in) and asks_about_named(clause):
             # "what does line 137 of `a/b.py` return?", "what is the output of … in `a/b.py`?": read it
             found_in = (Mention("read", " ".join(w for w in clause.split() if _named(w)), True), *found_in)
         if not found_in:

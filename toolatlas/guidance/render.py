@@ -33,6 +33,7 @@ from toolatlas.guidance.operations import (
     OPERATIONS,
     absolute_path,
     names_by_value,
+    names_destination,
     names_something,
     relative_path,
     synonyms,
@@ -67,6 +68,8 @@ RELATIVE_RISKS = "absolute relative path"
 """What a task naming a relative path risks (a tool may need it absolute)."""
 NAMED_RISKS = "does not exist not found unknown missing"
 """What a task naming an exact thing (a path, an id, a hash) risks: that it is not there."""
+DESTINATION_RISKS = "already exists overwrite replace"
+"""What a task naming the file a result goes into risks: that a file of that name is there already."""
 VARIABLE_RISKS = "unknown identifier name not defined undefined function does not exist"
 """What an expression over a name risks ("rate * 12"): that the evaluator knows no such name."""
 DIVISION_RISKS = "divides division by zero"
@@ -271,6 +274,7 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
                      NAMED_RISKS if names_something(task) or names_by_value(task) else "",
+                     DESTINATION_RISKS if names_destination(task) else "",
                      VARIABLE_RISKS if "shape:named_expression" in shapes else "",
                      DIVISION_RISKS if "shape:division" in shapes else ""])
 
