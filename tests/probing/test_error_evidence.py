@@ -96,6 +96,29 @@ class TestTheEvidence:
         assert looks_like_error(f"Document {path}.docx does not exist")
         assert error_evidence(ok(f"Document {path}.docx does not exist", filename=path)) is not None
 
+    def test_two_violations_of_one_input_model_are_two_signatures(self) -> None:
+        """A pydantic validation error's first line is the same for every violation of a tool's input model; the
+        field and the message below it tell a status outside its set from a name past its length."""
+        head = "Error executing tool log_attempt: 1 validation error for log_attemptArguments\n"
+        status = head + ("params.status\n  Input should be 'solved' or 'gave_up' [type=enum, input_value='x', "
+                         "input_type=str]\n    For further information visit https://errors.pydantic.dev/2.11/v/enum")
+        name = head + "params.problem_name\n  String should have at most 200 characters [type=string_too_long, input_"
+        assert error_signature(status) == ("Error executing tool log_attempt: <n> validation error for "
+                                           "log_attemptArguments: params.status: Input should be <s> or <s>")
+        assert error_signature(name).endswith("params.problem_name: String should have at most <n> characters")
+        assert error_signature(head.strip()) == "Error executing tool log_attempt: <n> validation error for log_attemptArguments"
+
+    def test_an_error_in_chinese_or_japanese_reads_as_one(self) -> None:
+        """A server that answers in Chinese or Japanese says "not found", "does not exist", "error" in its words: a
+        missing key it quotes back is an error about the call's arguments; a success in the same words is none."""
+        missing = "未找到key 'missing_3f2a' 的条目。\n文件中的前10个key: vaswani2017attention, devlin2019bert"
+        assert looks_like_error(missing) and error_signature(missing).startswith("未找到key <s> 的条目")
+        assert error_evidence(ok(missing, key="missing_3f2a")) == "error words about the call's arguments"
+        for text in ("文件 chapter9.bib 不存在", "エラー: ファイルが見つかりません", "操作失败：权限不足"):
+            assert looks_like_error(text), text
+        for text in ("成功追加 2 个条目到 chapter2.bib", "共 12 个条目", "ファイルを保存しました"):
+            assert not looks_like_error(text), text
+
     def test_a_step_that_must_come_first_is_evidence(self) -> None:
         """A long answer whose first line asks for a step first is an error; the same words later are not."""
         text = "No test cases defined. Please add test cases first using add_test_case.\n" + "detail " * 80

@@ -56,11 +56,14 @@ ERROR_TEXT = re.compile(
     r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|[\w ]{0,30}\bfailed:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"
     r"invalid\b|cannot\b|can't\b|could not\b|unable to\b|permission denied|access denied|not found\b|no such\b|"
     r"unknown (?:tool|argument|parameter)|input validation error|mcp error|(?-i:E[A-Z]{3,})\b:|"
-    r"no\b[^\n.]{0,60}[.;,]?\s*(?:please\s+)?[^\n]{0,60}\b(?:first|beforehand)\b)",
+    r"no\b[^\n.]{0,60}[.;,]?\s*(?:please\s+)?[^\n]{0,60}\b(?:first|beforehand)\b|"
+    r"[\u3040-\u30ff\u4e00-\u9fff]{0,8}(?:错误|失败|未找到|找不到|不存在|无法|无效|异常|エラー|失敗|見つかりません|存在しません|無効))",
     re.IGNORECASE,
 )
 """Text that starts like this reads as an error (``ENOENT:``-style codes in capitals only: ``Echo:`` is
-not one). On an ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
+not one), in English or in the Chinese and Japanese words for error, failed, not found, does not exist,
+unable and invalid, after a few words of what failed (``未找到key 'x' 的条目``, ``操作失败``). On an ok result it is a failure only with evidence besides:
+:mod:`toolatlas.probing.evidence`."""
 
 _MINTED_ID = re.compile(r"(?<![0-9A-Za-z])(?=[a-z]{0,63}\d)(?=[a-z]*\d+[a-z]+\d)[0-9a-z]{12,64}(?![0-9A-Za-z])")
 """An id a server minted in base 36 (``mxawa0xp2h87byufydf``): twelve or more lower-case letters and
@@ -204,7 +207,23 @@ def error_signature(text: str, *, limit: int = 160) -> str:
     body = (wrapped.group("body") or wrapped.group("single")) if wrapped else ""
     if len(body.split()) >= _SENTENCE_WORDS:  # Error: "Key 'x' not found. …"
         first = wrapped.group("lead") + body if wrapped else first
+    if _VALIDATION.search(first):  # "1 validation error for XArguments" and, below it, which field and why
+        first = ": ".join([first.rstrip(), *_validation_detail(text)])
     return _masked(first).strip()[:limit]
+
+
+_VALIDATION = re.compile(r"\b\d+ validation errors? for \w+\s*$")
+"""The first line of a pydantic validation error: the same for every violation of a tool's input model."""
+_DETAIL_TYPE = re.compile(r"\s*\[type=[^\]]*\]?.*$")
+
+
+def _validation_detail(text: str) -> list[str]:
+    """The first violation a pydantic validation error lists: its field (``params.status``) and its message
+    (``Input should be 'solved' or 'gave_up'``), without the ``[type=…, input_value=…]`` that repeats the value."""
+    lines = [line.strip() for line in text.strip().splitlines()[1:3]]
+    if len(lines) < 2 or not lines[0] or not lines[1]:
+        return []
+    return [lines[0], _DETAIL_TYPE.sub("", lines[1])]
 
 
 _WRAPPED = re.compile(r"""(?P<lead>[^"'`\n]{0,40}?:\s*|)(?:"(?P<body>[^"\n]+)"|'(?P<single>[^'\n]+)')[.!]?$""")
@@ -251,7 +270,8 @@ def tally_failure(text: str) -> str | None:
 
 
 _MISSING_LINE = re.compile(
-    r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?",
+    r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?"
+    r"|[^\n]{1,200}(?:不存在|未找到|找不到|存在しません|見つかりません)[。！.!]?",
 )
 """A one-line answer that says the thing it was asked about is not there."""
 _FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
