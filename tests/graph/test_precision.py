@@ -179,6 +179,24 @@ class TestSchemaSummary:
         served = graph.entries_of("read_file", EntryKind.BOUNDARY, served=True)
         assert [e.family for e in served] == [SCHEMA_SUMMARY] and served[0].support == 2
 
+    def test_a_value_made_when_rendered_is_checked_as_the_server_saw_it(self) -> None:
+        """A 100 KB value, carried as its placeholder, meets the answer a 101-character one got ("String should have
+        at most <n> characters": one signature): the placeholder's 17 characters satisfy the schema, the value sent
+        does not, so the violation stays summarised and the summary stays served."""
+        capped = ToolSpec(server="s", name="search", description="Search.", input_schema={
+            "type": "object", "properties": {"query": {"type": "string", "maxLength": 100}}, "required": ["query"]})
+        graph = ServerGraph("s", [capped])
+        inducer = Inducer(graph)
+        error = "1 validation error for searchArguments\nquery\n  String should have at most 100 characters"
+        past = ProbeStep(tool="search", arguments={"query": "q" * 101}, mutation="out_of_range",
+                         condition="`query` is 101 characters, one past the 100 its schema allows", expect="error")
+        induce(inducer, [(past, OutcomeClass.TOOL_ERROR, error, StateDiff(), "")], 0)
+        huge = ProbeStep(tool="search", arguments={"query": "${oversized_text}"}, mutation="oversized_value",
+                         condition="`query` is 100 KB long", expect="error")
+        induce(inducer, [(huge, OutcomeClass.TOOL_ERROR, error, StateDiff(), "")], 1)
+        served = graph.entries_of("search", EntryKind.BOUNDARY, served=True)
+        assert [e.family for e in served] == [SCHEMA_SUMMARY] and served[0].status is EntryStatus.ACTIVE
+
     def test_error_shape_is_the_shared_beginning(self) -> None:
         """The shape of several errors is what they share, cut at a word; one error is its own shape."""
         assert error_shape(["Invalid arguments: x is required", "Invalid arguments: y must be int"]) == "Invalid arguments: …"
@@ -310,8 +328,8 @@ DELETE_FROM = ToolSpec(server="s", name="delete_items", description="Delete item
 
 
 class TestMisusePassedOver:
-    MADE_UP = "`items[0]` names a item that does not exist"
-    MADE_UP_OWNER = "`owner` names a owner that does not exist"
+    MADE_UP = "`items[0]` names an item that does not exist"
+    MADE_UP_OWNER = "`owner` names an owner that does not exist"
 
     def delete(self, inducer: Inducer, items: list[str], change: StateDiff, n: int, *, hidden: bool = True) -> None:
         """A call of ``delete_items`` whose first item is made up, answered as a success (a hidden failure

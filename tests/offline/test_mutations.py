@@ -239,3 +239,49 @@ class TestMadeUpNames:
         _valid, mutations = mutate(seed_facts[server], demo_tools(server, tool))
         missing = [m for m in mutations if m.name is MutationKind.NONEXISTENT_REFERENCE]
         assert missing and all(names_made_up(m.step(tool).arguments) for m in missing)
+
+
+class TestWrappedArguments:
+    """A server that takes one model (``params``) as its only argument, as FastMCP servers with a pydantic input do."""
+
+    SCHEMA = {
+        "type": "object",
+        "properties": {"params": {"$ref": "#/$defs/LogInput"}},
+        "required": ["params"],
+        "$defs": {"LogInput": {"type": "object", "additionalProperties": False, "required": ["name", "status"],
+                               "properties": {"name": {"type": "string", "description": "The problem's name."},
+                                              "status": {"type": "string", "enum": ["solved", "struggled"]}}}},
+    }
+
+    def wrapped(self, schema: dict) -> tuple[dict, list[Mutation]]:
+        tool = ToolSpec(server="s", name="log_attempt", description="Record an attempt at a problem.",
+                        input_schema=schema)
+        return mutate(EnvironmentFacts(kind="none"), tool)
+
+    def test_its_fields_at_the_top_level_and_a_field_it_does_not_declare(self) -> None:
+        """The fields sent beside the wrapper instead of inside it (what a caller who reads the fields sends), and
+        an undeclared field inside it, expected to fail where the model forbids extra fields."""
+        valid, mutations = self.wrapped(self.SCHEMA)
+        [flat] = [m for m in mutations if m.name is MutationKind.UNWRAPPED_ARGUMENTS]
+        assert flat.arguments == valid["params"] and "params" not in flat.arguments and flat.expected_failure
+        assert flat.condition == "the fields of `params` are passed at the top level, not inside `params`"
+        [extra] = [m for m in mutations if m.name is MutationKind.EXTRA_ARGUMENT and m.target_arg == "params"]
+        assert set(extra.arguments) == {"params"} and set(extra.arguments["params"]) - set(valid["params"])
+        assert extra.expected_failure and "`params` holds a field its schema does not declare" in extra.condition
+
+    def test_an_open_model_is_not_expected_to_refuse_an_extra_field(self) -> None:
+        schema = {**self.SCHEMA, "$defs": {"LogInput": {**self.SCHEMA["$defs"]["LogInput"],
+                                                        "additionalProperties": True}}}
+        _, mutations = self.wrapped(schema)
+        [extra] = [m for m in mutations if m.name is MutationKind.EXTRA_ARGUMENT and m.target_arg == "params"]
+        assert not extra.expected_failure
+
+    def test_a_call_of_several_arguments_is_no_wrapper(self) -> None:
+        """Two required arguments, one of them an object: the object is an argument, not a wrapper."""
+        schema = {"type": "object", "required": ["name", "options"],
+                  "properties": {"name": {"type": "string"},
+                                 "options": {"type": "object", "properties": {"depth": {"type": "integer"}},
+                                             "required": ["depth"]}}}
+        _, mutations = self.wrapped(schema)
+        assert not [m for m in mutations if m.name is MutationKind.UNWRAPPED_ARGUMENTS]
+        assert not [m for m in mutations if m.name is MutationKind.EXTRA_ARGUMENT and m.target_arg == "options"]

@@ -21,6 +21,7 @@ from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, sql_statement_kind, tool
 from toolatlas.offline.limits import limit_mutations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.operations import described_operations
+from toolatlas.offline.schemas import inline_refs
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
 from toolatlas.probing.bindings import bound_references, output_ref
@@ -56,6 +57,9 @@ class MutationKind(StrEnum):
     LEADING_DASH = "leading_dash"
     INVALID_ENUM = "invalid_enum"
     MISSING_REQUIRED = "missing_required"
+    UNWRAPPED_ARGUMENTS = "unwrapped_arguments"
+    """The fields of a call's one wrapping object (``params``) passed at the top level beside it, as a caller
+    who reads the fields and not the wrapper sends them."""
     WRONG_TYPE = "wrong_type"
     PATH_IS_DIRECTORY = "path_is_directory"
     PATH_IS_FILE = "path_is_file"
@@ -390,6 +394,28 @@ def _call_mutations(
             strict,
         )
     )
+    out.extend(_wrapper_mutations(tool, valid, unknown))
+    return out
+
+
+def _wrapper_mutations(tool: ToolSpec, valid: dict[str, Any], unknown: str) -> list[Found]:
+    """Of a call whose arguments sit in one required object (``params``: a server that takes a model), its
+    fields passed at the top level instead, and a field its object's schema does not declare."""
+    required = tool.input_schema.get("required") or []
+    wrappers = [name for name in required if isinstance(valid.get(name), dict) and valid[name]]
+    if len(required) != 1 or len(wrappers) != 1:
+        return []
+    name = wrappers[0]
+    inner = valid[name]
+    out: list[Found] = []
+    if not set(inner) & set(valid):
+        out.append(("unwrapped_arguments", None, {**{k: v for k, v in valid.items() if k != name}, **inner},
+                    f"the fields of `{name}` are passed at the top level, not inside `{name}`", True))
+    schema = tool.input_schema
+    declared = inline_refs((schema.get("properties") or {}).get(name) or {}, schema.get("$defs") or {})
+    out.append(("extra_argument", name, {**inner, unknown: "unexpected"},
+                f"`{name}` holds a field its schema does not declare (`{unknown}`)",
+                isinstance(declared, dict) and declared.get("additionalProperties") is False))
     return out
 
 

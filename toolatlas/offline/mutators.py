@@ -63,6 +63,11 @@ def _arg(locator: str) -> str:
     return f"`{locator}`"
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article ("an object", "a file")."""
+    return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"
+
+
 def _root_of(value: str, synth: ValueSynth) -> str:
     match = re.match(r"\$\{\w+\}", value)
     return match.group(0) if match else synth.targets.root
@@ -251,7 +256,7 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
         existing = [c for c in existing if c.value not in ctx.in_call]
         if existing:
             out.append(
-                ("already_exists", loc, existing[0].value, f"{arg} names a {what} that already exists", True)
+                ("already_exists", loc, existing[0].value, f"{arg} names {_a(what)} that already exists", True)
             )
         if spec.kind in (ArgKind.BRANCH, ArgKind.ENTITY_NAME, ArgKind.IDENTIFIER):
             unicode_name = f"probe-ünïcødé-{tag}" if spec.kind is ArgKind.BRANCH else f"{UNICODE_TEXT} {tag}"
@@ -263,7 +268,7 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
             ArgKind.OBSERVATION: f"No such observation {tag}",
             ArgKind.BRANCH: f"no-such-branch-{tag}",
         }.get(spec.kind, f"no_such_{what}_{tag}")
-        out.append(("nonexistent_reference", loc, missing, f"{arg} names a {what} that does not exist", True))
+        out.append(("nonexistent_reference", loc, missing, f"{arg} names {_a(what)} that does not exist", True))
     if spec.kind in (ArgKind.BRANCH, ArgKind.REVISION):
         out.append(
             (
