@@ -192,6 +192,7 @@ async def measure(
                 "status": "ok" if not failed else f"failed: {failed[-1]}",
                 "facts": len(mine),
                 "recalled": sum(o.recalled for o in mine),
+                "recalled_summarised": sorted(o.fact for o in mine if o.summarised),
                 "missed": [
                     {"fact": o.fact, "kind": o.kind.value, "reason": o.reason} for o in mine if not o.recalled
                 ],
@@ -226,6 +227,9 @@ async def measure(
         "parallel_servers": parallel,
         "build_wall_s": wall,
         "recall": sum(r["recalled"] for r in rows) / facts if facts else None,
+        "recall_active_only": sum(r["recalled"] - len(r["recalled_summarised"]) for r in rows) / facts
+        if facts
+        else None,
         "facts": facts,
         "tools": tools_n,
         "tools_with_affordance_share": sum(r["tools_with_affordance"] for r in rows) / tools_n
@@ -264,7 +268,8 @@ def show(result: dict, misses: bool) -> None:
     over_15 = [r["server"] for r in result["rows"] if r["tools"] > 1 and r["heaviest_tool_share"] > 0.15]
     slow = [r["server"] for r in result["rows"] if r["calls_vs_raw"] is not None and r["calls_vs_raw"] < 0.5]
     print(
-        f"recall {result['recall']:.3f} of {result['facts']} facts; tools with a verified affordance "
+        f"recall {result['recall']:.3f} of {result['facts']} facts ({result['recall_active_only']:.3f} by served entries, "
+        f"the rest by schema violations a summary serves); tools with a verified affordance "
         f"{result['tools_with_affordance_share']:.3f} of {result['tools']}; "
         f"build {result['build_wall_s']:.1f}s"
     )
@@ -277,6 +282,8 @@ def show(result: dict, misses: bool) -> None:
         for r in result["rows"]:
             for miss in r["missed"]:
                 print(f"  miss {r['server']}.{miss['fact']} ({miss['kind']}): {miss['reason']}")
+            for fact in r["recalled_summarised"]:
+                print(f"  summarised {r['server']}.{fact}: a schema violation its tool's summary serves")
             if r["tools_without_affordance"]:
                 print(f"  no affordance {r['server']}: {', '.join(r['tools_without_affordance'])}")
             if r["tools_without_node"]:

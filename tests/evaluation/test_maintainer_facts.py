@@ -89,6 +89,20 @@ class TestBoundaryFacts:
         [outcome] = recall_facts([FactSet(server="taskmanager", package="p", facts=[APPROVE])], [stale])
         assert not outcome.recalled and "stale" in outcome.reason
 
+    def test_a_summarised_schema_violation_does_and_is_marked(self):
+        """A schema-only boundary the tool's schema summary stands for is in the atlas with its own evidence: it
+        recalls the fact, marked as recalled through the summary; an active entry of the same fact is preferred."""
+        schema_fact = fact("boundary", ["log_attempt"], error="Extra inputs are not permitted")
+        member = entry(EntryKind.BOUNDARY, "log_attempt", status=EntryStatus.SUMMARISED, family="extra_argument",
+                       error_signature="<n> validation error for log_attemptArguments: params.x: Extra inputs are "
+                                       "not permitted")
+        facts = [FactSet(server="taskmanager", package="p", facts=[schema_fact])]
+        [outcome] = recall_facts(facts, [member])
+        assert outcome.recalled and outcome.summarised and outcome.entry == member.id
+        served = member.model_copy(update={"id": "served", "status": EntryStatus.ACTIVE, "family": None})
+        [outcome] = recall_facts(facts, [member, served])
+        assert outcome.recalled and not outcome.summarised and outcome.entry == "served"
+
     def test_reported_as_success_is_checked_when_the_fact_says(self):
         """A fact that the error hides in a successful result needs an entry that saw it so."""
         hidden = fact(

@@ -6,7 +6,9 @@ tool (*co_usage*). Each fact carries a :class:`FactMatch` — regexes and typed 
 entry must satisfy — so recall is computed automatically and strictly:
 
 * the entry is of the fact's kind, active, and on one of the fact's tools (a composition: it joins
-  the fact's tool and its peer, recorded on either);
+  the fact's tool and its peer, recorded on either) — or a schema-only boundary its tool's schema summary
+  stands for (status ``summarised``: in the atlas with its own evidence, served through the summary; such
+  a recall is marked :attr:`FactOutcome.summarised`, so that recall is reported both ways);
 * every field the matcher sets holds: ``error`` over the entry's error signature or a verbatim
   excerpt of its evidence, ``condition`` over its condition or text, ``peer``/``relation`` of a
   composition, ``effect``, ``reported_as_success``; and the *evidence* fields (``arguments``,
@@ -152,10 +154,14 @@ class FactSet(Frozen):
         return self
 
 
+HELD = frozenset({EntryStatus.ACTIVE, EntryStatus.SUMMARISED})
+"""The statuses of an entry that recalls a fact (see the module docstring)."""
+
+
 def matches(fact: Fact, entry: Entry) -> bool:
     """Whether ``entry`` recalls ``fact`` (see the module docstring for the rules)."""
     m = fact.match
-    if entry.kind is not fact.kind or entry.status is not EntryStatus.ACTIVE or not _on_pair(fact, entry):
+    if entry.kind is not fact.kind or entry.status not in HELD or not _on_pair(fact, entry):
         return False
     if m.relation is not None and entry.relation is not m.relation:
         return False
@@ -207,14 +213,16 @@ class FactOutcome(Frozen):
     kind: EntryKind
     recalled: bool
     entry: str | None = None
-    """The id of the first matching entry."""
+    """The id of the first matching entry (an active one when there is one)."""
+    summarised: bool = False
+    """Recalled only by a schema-only boundary its tool's schema summary stands for."""
     reason: str = ""
     """For a miss: what the atlas holds on the fact's tools and what it lacks."""
 
 
 def explain_miss(fact: Fact, entries: Sequence[Entry]) -> str:
     """Why no entry recalls ``fact``: the nearest candidates and the first matcher field they fail."""
-    inactive = [e for e in entries if e.status is not EntryStatus.ACTIVE]
+    inactive = [e for e in entries if e.status not in HELD]
     revived = next(
         (e for e in inactive if matches(fact, e.model_copy(update={"status": EntryStatus.ACTIVE}))), None
     )
@@ -255,13 +263,15 @@ def recall_facts(fact_sets: Iterable[FactSet], entries: Iterable[Entry]) -> list
     for fact_set in fact_sets:
         pool = by_server.get(fact_set.server, [])
         for fact in fact_set.facts:
-            hit = next((e for e in pool if matches(fact, e)), None)
+            hits = [e for e in pool if matches(fact, e)]
+            hit = next((e for e in hits if e.status is EntryStatus.ACTIVE), hits[0] if hits else None)
             outcomes.append(
                 FactOutcome(
                     server=fact_set.server,
                     fact=fact.id,
                     kind=fact.kind,
                     recalled=hit is not None,
+                    summarised=hit is not None and hit.status is EntryStatus.SUMMARISED,
                     entry=hit.id if hit is not None else None,
                     reason="" if hit is not None else explain_miss(fact, pool),
                 )
