@@ -223,6 +223,21 @@ class TestUnseenSchemas:
         operation = arg(infer_arguments(update), "operation")
         assert operation.kind is ArgKind.STRING and operation.examples == ["replace", "extract", "split"]
 
+    def test_the_kind_of_a_thing_said_the_other_way_round(self) -> None:
+        """``filter_type`` described "Type of filter (blur, sharpen, grayscale)" takes those three; a default among
+        them stays; a description that lists nothing leaves it a string."""
+        tool = make("apply_filter", {"filter_type": {"type": "string", "title": "Filter Type"},
+                                     "detection_type": {"type": "string", "default": "faces"},
+                                     "paper_type": {"type": "string"}}, ["filter_type"],
+                    "Apply a filter.\n\n    Args:\n        filter_type: Type of filter (blur, sharpen, grayscale)\n"
+                    "        detection_type: Type of detection (faces, edges, contours)\n"
+                    "        paper_type: Type of paper to print on\n")
+        specs = infer_arguments(tool)
+        assert arg(specs, "filter_type").enum == ["blur", "sharpen", "grayscale"]
+        detection = arg(specs, "detection_type")
+        assert detection.enum == ["faces", "edges", "contours"] and detection.default == "faces"
+        assert arg(specs, "paper_type").kind is not ArgKind.ENUM
+
     def test_the_set_a_tool_states_for_the_noun_beside_the_arguments_examples(self) -> None:
         """`groups` whose own description only names two (`placement` and `maps` are left out…) takes its
         choices from the tool's `The groups are `state`, `history`, `material`…`, its examples kept."""

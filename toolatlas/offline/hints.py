@@ -151,12 +151,14 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
 
 def named_values(text: str, name: str) -> tuple[list[str], list[str]]:
     """``(choices, examples)`` a text lists for the noun an argument is named after: ``Operators: eq, neq,
-    gt``, ``operator (eq, neq, gt)`` and ``The operators are `eq`, `neq`, `gt``` are choices, ``operations
-    like replace, extract, split`` examples."""
+    gt``, ``operator (eq, neq, gt)``, ``Type of filter (blur, sharpen, grayscale)`` (for ``filter_type``) and ``The
+    operators are `eq`, `neq`, `gt``` are choices, ``operations like replace, extract, split`` examples."""
     words = [re.escape(w) for w in re.findall(r"[a-z]+|[A-Z][a-z]*", name) if w]
     if not words or not text:
         return [], []
     phrase = r"\b" + r"[\s_-]*".join(words) + r"(?:e?s)?\b"
+    if len(words) == 2:  # ``filter_type`` is also said "Type of filter (blur, sharpen, …)"
+        phrase = rf"(?:{phrase}|\b{words[1]}(?:e?s)?\s+of\s+{words[0]}(?:e?s)?\b)"
     for pattern in (rf"(?:^|[.\n])\s*(?:[-*]\s*)?{phrase}\s*:\s*", rf"{phrase}\s*(?=\()", rf"\bthe\s+{phrase}\s+are\s+"):
         for match in re.finditer(pattern, text, re.IGNORECASE):
             found = listed_items(text[match.end():])
