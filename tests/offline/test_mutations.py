@@ -285,3 +285,42 @@ class TestWrappedArguments:
         _, mutations = self.wrapped(schema)
         assert not [m for m in mutations if m.name is MutationKind.UNWRAPPED_ARGUMENTS]
         assert not [m for m in mutations if m.name is MutationKind.EXTRA_ARGUMENT and m.target_arg == "options"]
+
+
+class TestCase:
+    def test_a_symbol_is_retyped_in_capitals_and_in_lower_case(self) -> None:
+        """A formula written ``NaCl`` is also sent as ``NACL`` and ``nacl`` (a server that reads symbols case by case
+        refuses one of them); free text is never retyped."""
+        schema = {"type": "object", "required": ["formula", "note"],
+                  "properties": {"formula": {"type": "string", "description": "A chemical formula.",
+                                             "examples": ["NaCl"]},
+                                 "note": {"type": "string", "description": "Free text content of the note."}}}
+        tool = ToolSpec(server="s", name="weigh", description="Compute the molecular weight of a formula.",
+                        input_schema=schema)
+        valid, mutations = mutate(EnvironmentFacts(kind="none"), tool)
+        assert valid["formula"] == "NaCl"
+        cased = [m for m in mutations if m.name is MutationKind.CASE_CHANGED]
+        assert sorted(m.arguments["formula"] for m in cased) == ["NACL", "nacl"]
+        assert {m.target_arg for m in cased} == {"formula"} and not any(m.expected_failure for m in cased)
+        assert "`formula` is written in capitals (`NACL`)" in {m.condition for m in cased}
+
+    def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
+        """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely
+        takes the closest); a name the build invented is not."""
+        from toolatlas.offline.harvest import ValuePool
+        from toolatlas.probing.values import HarvestRef
+
+        schema = {"type": "object", "required": ["problem_name"],
+                  "properties": {"problem_name": {"type": "string", "description": "Name of the problem to log."}}}
+        tool = ToolSpec(server="s", name="log_attempt", description="Record an attempt at a problem.",
+                        input_schema=schema)
+        specs = infer_arguments(tool)
+        pool = ValuePool()
+        pool.add(HarvestRef(kind=specs[0].kind, value="Two Sum", tool="list_problems", probe_id="p0"))
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        near = [m for m in boundary_mutations(tool, specs, {"problem_name": "Two Sum"}, synth, cap=40)
+                if m.name is MutationKind.NEAR_NAME]
+        assert len(near) == 1 and near[0].arguments["problem_name"].startswith("Two Sum_")
+        assert near[0].condition == "`problem_name` names `Two Sum` with a suffix no name has"
+        invented = boundary_mutations(tool, specs, {"problem_name": "example"}, synth, cap=40)
+        assert not [m for m in invented if m.name is MutationKind.NEAR_NAME]

@@ -58,3 +58,16 @@ class TestHiddenFailures:
         """An answer claiming the action where the state changed is no hidden failure."""
         assert hidden_failure(ok("File removed: a.md"), tool("rm", "Remove a file."), mutation=None, changed=True,
                               arguments={"path": "missing_3f2a.md"}) is None
+
+    def test_an_answer_about_the_closest_name_is_a_failure(self) -> None:
+        """`Two Sum_3f2a` logged as `Two Sum`: the server took the closest name it knows for the one sent, and the
+        answer never names what was sent; an answer that quotes the sent name back refused it, and the same answer
+        to a call that was no near-name probe is judged by its words alone."""
+        log = tool("log_attempt", "Record an attempt at a problem.")
+        sent = {"params": {"problem_name": "Two Sum_3f2a", "status": "solved"}}
+        taken = ok("Logged: Two Sum (Arrays & Hashing, Easy) — solved\nNext review: 2026-12-13")
+        found = hidden_failure(taken, log, mutation="near_name", changed=True, arguments=sent)
+        assert found == "it answered for `Two Sum`, the closest name it knows, not for the name given"
+        refused = ok("Error: no problem found matching 'Two Sum_3f2a'. Did you mean: Two Sum?")
+        assert hidden_failure(refused, log, mutation="near_name", changed=False, arguments=sent) is None
+        assert hidden_failure(taken, log, mutation=None, changed=True, arguments=sent) is None

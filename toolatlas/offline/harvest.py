@@ -82,6 +82,10 @@ class ValuePool:
             refs.popitem(last=False)
         return True
 
+    def holds(self, value: str) -> bool:
+        """Whether ``value`` was harvested from an answer (as any kind), not made by a created name."""
+        return any(key[0] == value and not ref.created for refs in self._refs.values() for key, ref in refs.items())
+
     def dump(self) -> list[dict[str, Any]]:
         """Every ref in pool order, JSON-able (for checkpoints)."""
         return [ref.model_dump(mode="json") for refs in self._refs.values() for ref in refs.values()]

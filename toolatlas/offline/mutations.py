@@ -38,6 +38,8 @@ class MutationKind(StrEnum):
 
     PATH_ESCAPE = "path_escape"
     NONEXISTENT_REFERENCE = "nonexistent_reference"
+    NEAR_NAME = "near_name"
+    """A name the server gave, with a suffix no name has: refused, or taken for the closest name it knows."""
     NO_MATCH_EDIT = "no_match_edit"
     MISSING_PARENT = "missing_parent"
     WRONG_OBJECT_KIND = "wrong_object_kind"
@@ -55,6 +57,9 @@ class MutationKind(StrEnum):
     INCOMPATIBLE_VALUE = "incompatible_value"
     """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
+    CASE_CHANGED = "case_changed"
+    """A name or symbol written in capitals or in lower case (``NACL`` for ``NaCl``): matched whatever its case, or
+    refused."""
     INVALID_ENUM = "invalid_enum"
     MISSING_REQUIRED = "missing_required"
     UNWRAPPED_ARGUMENTS = "unwrapped_arguments"
@@ -82,6 +87,7 @@ SEMANTIC_FAMILIES = frozenset(
     {
         "path_escape",
         "nonexistent_reference",
+        "near_name",
         "no_match_edit",
         "sql_wrong_statement",
         "constraint_violation",
@@ -96,6 +102,7 @@ SEMANTIC_FAMILIES = frozenset(
         "malformed_value",
         "incompatible_value",
         "leading_dash",
+        "case_changed",
         "path_is_directory",
         "path_is_file",
         "missing_extension",

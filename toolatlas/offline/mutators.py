@@ -484,12 +484,59 @@ def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
     return found
 
 
+_CASED_KINDS = frozenset({
+    ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME, ArgKind.STRING, ArgKind.EXPRESSION, ArgKind.UNIT, ArgKind.CURRENCY,
+    ArgKind.COUNTRY_CODE, ArgKind.LANGUAGE_CODE, ArgKind.LOCALE, ArgKind.SHEET_NAME, ArgKind.TIMEZONE,
+    ArgKind.TABLE_NAME, ArgKind.COLUMN_NAME,
+})
+"""Kinds of names and symbols whose letters' case may or may not matter to a server (``NaCl`` and ``NACL``, a key,
+a unit, a sheet): what a caller who retypes a value gets wrong. Paths, free text and code are left out."""
+
+
+_NEAR_KINDS = frozenset({ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME, ArgKind.STRING, ArgKind.SHEET_NAME})
+"""Kinds of names a server may look up loosely (the closest name it knows for one it does not)."""
+
+
+def _known(spec: ArgSpec, value: str, ctx: MutationContext) -> bool:
+    """Whether ``value`` is a name the server knows: one its answers gave, or the schema's or description's own
+    example or default (not a placeholder word the build filled in)."""
+    return ctx.synth.pool.holds(value) or value in spec.examples or (spec.has_default and value == spec.default)
+
+
+def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A name the server knows (:func:`_known`), with a suffix no name has (``Two Sum_3f2a``): refused as unknown, or
+    taken for the closest name the server knows — an answer about ``Two Sum`` is an action on what the caller did
+    not name (:func:`~toolatlas.probing.hidden.hidden_failure` tells)."""
+    if spec.fresh or spec.kind not in _NEAR_KINDS or not isinstance(value, str) or spec.enum:
+        return []
+    if sum(c.isalpha() for c in value) < 3 or "${" in value or not _known(spec, value, ctx):
+        return []
+    near = f"{value}_{ctx.synth.tag()}"
+    return [("near_name", loc, near, f"{_arg(loc)} names `{value}` with a suffix no name has", True)]
+
+
+def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it):
+    whether the server matches names whatever their case, or refuses (``unknown element 'A'`` for ``NACL``)."""
+    if spec.fresh or spec.kind not in _CASED_KINDS or not isinstance(value, str) or spec.enum:
+        return []
+    if sum(c.isalpha() for c in value) < 2 or "${" in value or not _known(spec, value, ctx):
+        return []
+    found: list[Found] = []
+    for changed, how in ((value.upper(), "in capitals"), (value.lower(), "in lower case")):
+        if changed != value and changed not in ctx.in_call:
+            found.append(("case_changed", loc, changed, f"{_arg(loc)} is written {how} (`{changed}`)", False))
+    return found
+
+
 SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_mutations,
     reference_mutations,
     identity_mutations,
     format_mutations,
     semantic_mutations,
+    near_name_mutations,
+    case_mutations,
     number_mutations,
     shape_mutations,
 )

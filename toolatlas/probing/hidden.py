@@ -1,6 +1,6 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Two answers read
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Three answers read
 like successes and are not, and only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
@@ -8,6 +8,10 @@ like successes and are not, and only the call's own misuse shows it:
   the tool answered that it found nothing (``No matches found for pattern: ([a-z``): a value that
   cannot be read cannot have been looked for, so the error was swallowed and reported as an empty
   result — what a caller with a typo would take for "not there".
+- **an answer about another name.** A boundary probe sent a name the server gave with a suffix no name has
+  (``Two Sum_3f2a``), and the answer speaks of the name it was made from and never of the one sent
+  (``Logged: Two Sum — solved``): the server took the closest name it knows for the one given, and acted on
+  what the caller did not name.
 - **an action claimed on what does not exist.** The call names something the build invented to name
   nothing (:data:`~toolatlas.probing.values.MADE_UP`: a made-up id, a path of no file), nothing
   changed, and the answer says the tool's own action was done (``File removed: notes/missing_3f2a.md``,
@@ -18,7 +22,7 @@ like successes and are not, and only the call's own misuse shows it:
   opens things is never judged so, nor is an answer that says the action was not needed
   (``already``, ``not``, ``0 removed``), nor a call that changed the state.
 
-Both are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
+All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
 """
 
@@ -111,4 +115,23 @@ def hidden_failure(
     made_up = names_made_up(arguments) or names_made_up(rendered)
     if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
+    if mutation == NEAR_NAME:
+        taken = _closest_taken(text, values)
+        if taken is not None:
+            return f"it answered for `{taken}`, the closest name it knows, not for the name given"
+    return None
+
+
+NEAR_NAME = "near_name"
+_SUFFIXED = re.compile(r"^(?P<base>.{3,}?)_[0-9a-f]{4}$")
+"""A name with the suffix a boundary probe adds to a name the server gave (:mod:`toolatlas.offline.mutators`)."""
+
+
+def _closest_taken(text: str, values: list[str]) -> str | None:
+    """The name a suffixed value was made from, when the answer speaks of it and never of the value sent (an
+    answer that quotes the value back refused it: ``no problem found matching 'Two Sum_3f2a'``)."""
+    for value in values:
+        match = _SUFFIXED.match(value)
+        if match and value not in text and match.group("base") in text:
+            return match.group("base")
     return None
