@@ -195,6 +195,22 @@ class TestValidCalls:
             call = files.valid_arguments(read, variant=variant)
             assert call is not None and not {"head", "tail"} <= set(call.arguments)
 
+    def test_a_query_tries_each_way_its_examples_are_written(self) -> None:
+        """A look-up whose description gives a name, a phrase and formulae as examples is called with each shape
+        first (a name, a phrase, a formula), then the rest; a parenthesised annotation is no example to send."""
+        from toolatlas.models import ToolSpec
+
+        description = ("Compound to look up -- a name or a molecular formula, ignoring annotations like '(9CI)'. "
+                       "Examples: 'aspirin', 'caffeine', 'acetylsalicylic acid', 'C9H8O4'.")
+        tool = ToolSpec(server="s", name="find_compound", description="Find a chemical compound.",
+                        input_schema={"type": "object", "required": ["query"],
+                                      "properties": {"query": {"type": "string", "description": description}}})
+        synth = synth_for(EnvironmentFacts(kind="none"))
+        [query] = infer_arguments(tool)
+        assert query.kind is ArgKind.SEARCH_QUERY
+        sent = [synth.valid_arguments(tool, variant=v).arguments["query"] for v in range(4)]
+        assert sent == ["aspirin", "acetylsalicylic acid", "C9H8O4", "caffeine"]
+
     def test_enum_members_are_covered(
         self, demo_tools: DemoTools, seed_facts: dict[str, EnvironmentFacts]
     ) -> None:

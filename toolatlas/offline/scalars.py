@@ -132,7 +132,8 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             words = targets.vocabulary()
             if len(words) == 1 and words[0].ref is None and words[0].value == "probe":
                 words = [Candidate(w) for w in domain_words(draft.text)] or words  # no data: the tool's domain
-            return draft.pick(kind, words)
+            stated = [Candidate(str(e)) for e in _by_shape([e for e in spec.examples if str(e)[:1].isalnum()])]
+            return draft.pick(kind, [*stated, *(w for w in words if w.value not in spec.examples)])
         case ArgKind.GLOB:
             return _glob(spec, synth, draft)
         case ArgKind.REGEX:
@@ -489,6 +490,20 @@ def _writes_file(draft: CallDraft) -> bool:
     return draft.object in (ToolObject.FILE, ToolObject.DIRECTORY) or any(
         s.kind in PATH_KINDS for s in draft.scope_specs.values()
     )
+
+
+def _by_shape(examples: list[Any]) -> list[Any]:
+    """``examples`` with one of each shape first — a name, a phrase, a formula or code with digits — so that the
+    first calls try each way the description says a value may be written ('aspirin', 'acetylsalicylic acid',
+    'C9H8O4')."""
+    def shape(value: Any) -> tuple[bool, bool]:
+        text = str(value)
+        return any(c.isdigit() for c in text), " " in text.strip()
+
+    first: dict[tuple[bool, bool], Any] = {}
+    for example in examples:
+        first.setdefault(shape(example), example)
+    return [*first.values(), *(e for e in examples if e not in first.values())]
 
 
 _WORDS = ("example", "sample", "demo", "test")
