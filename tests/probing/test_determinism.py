@@ -172,3 +172,35 @@ class TestClockReadings:
         start = datetime(2026, 1, 1, 12, 0, 0, 900_000, tzinfo=UTC)
         calls = [at("x", start), at("y", start).model_copy(update={"latency_ms": 200.0})]
         assert later_second(calls) == pytest.approx(start.replace(microsecond=0).timestamp() + 2.02)
+
+
+class TestTemporaryFolders:
+    """A server that writes its results into a folder ``mkdtemp`` made when its process started answers the same
+    within one process and another name after a restart: its replay is no proof of determinism."""
+
+    @staticmethod
+    def replay(answer: str, original: str):
+        from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult
+
+        step = ProbeStep(tool="crop_image", arguments={"path": "${root}/a.png"})
+        probe = Probe(id="p1", server="images", round=1, direction=Direction.REPLAY, target="crop_image",
+                      task="replay", steps=[step], replay_of="p0", reference_excerpt=original)
+        outcome = CallOutcome(server="images", tool="crop_image", outcome=OutcomeClass.OK, excerpt=answer)
+        return Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)])
+
+    def test_an_answer_naming_a_temporary_folder_is_not_deterministic(self) -> None:
+        from toolatlas.probing.determinism import looks_deterministic
+
+        made = '{"output_path": "${home}/image_editor_owfkvez6/a_cropped.png", "width": 40}'
+        assert looks_deterministic(self.replay(made, made)) == (
+            False, "output names a temporary folder of the server's process")
+        kept = '{"output_path": "${root}/products/a_cropped.png", "width": 40}'
+        assert looks_deterministic(self.replay(kept, kept)) == (True, "same output")
+
+    def test_what_a_temporary_folder_looks_like(self) -> None:
+        from toolatlas.probing.text import names_temporary_folder
+
+        assert names_temporary_folder("/tmp/tmpab12cd_e/out.png")
+        for text in ("${home}/notebook-logs/a.log", "${root}/image_editor_owfkvez6/x",
+                     "${home}/image_editor_thumbnai/x", "/tmp/report_2024_final1/x"):
+            assert not names_temporary_folder(text), text

@@ -1,7 +1,7 @@
 """A replay's determinism, judged from its rollout alone — wherever the rollout is verified.
 
-A replay is deterministic-looking when its output matches the original call's and shows no time
-of the call (:func:`looks_deterministic`). Such a replay is repeated once more by its executor, from
+A replay is deterministic-looking when its output matches the original call's and shows neither the time
+of the call nor a temporary folder the server's process made (:func:`looks_deterministic`). Such a replay is repeated once more by its executor, from
 the snapshot, in a later second of the clock (:mod:`toolatlas.probing.clock`), unless it began in a
 later second than it was planned in already (:func:`wants_later_second`); the repeat's outcome
 travels on the rollout (:attr:`~toolatlas.probing.models.Rollout.later`), so a verifier in another
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from toolatlas.models import CallOutcome, OutcomeClass
 from toolatlas.probing.clock import carries_clock, second_after
 from toolatlas.probing.models import Check, Direction, Rollout, Verdict
-from toolatlas.probing.text import evidence_excerpt, excerpts_agree, to_placeholders
+from toolatlas.probing.text import evidence_excerpt, excerpts_agree, names_temporary_folder, to_placeholders
 
 if TYPE_CHECKING:
     from toolatlas.probing.verifier import Verifier
@@ -35,6 +35,8 @@ def looks_deterministic(rollout: Rollout) -> tuple[bool | None, str]:
         return False, "output differs"
     if any(carries_clock(step.outcome) for step in rollout.steps):
         return False, "output carries the time of the call"
+    if names_temporary_folder(first):  # one per server process: another after a restart
+        return False, "output names a temporary folder of the server's process"
     return True, "same output"
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "excerpts_agree",
     "looks_like_error",
     "message_line",
+    "names_temporary_folder",
     "run_specific_masked",
     "tally_failure",
     "to_placeholders",
@@ -92,6 +93,19 @@ _RUN_SPECIFIC: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![0-9A-Za-z.])\d{10,}(?![0-9A-Za-z])"), "<id>"),  # a Unix time, a counter
     (re.compile(r"(?<=[A-Za-z])([-_])(?=[a-f]{0,3}\d)(?=\d{0,3}[a-f])[0-9a-f]{4}(?![0-9A-Za-z])"), r"\1<new>"),
 ]
+
+
+_TEMPORARY = re.compile(r"(?:\$\{home\}|\$\{tmp\}|(?<![\w.])/tmp|(?<![\w.])/var/tmp)/(?:tmp|[\w.-]*?[_-])"
+                        r"(?=[a-z0-9_]{8}(?![\w.-]))(?=[a-z_]{0,7}\d)[a-z0-9_]{8}(?![\w.-])")
+"""A folder a server's process made for itself under its home or the system's temporary folder: Python's
+``mkdtemp`` names it by a prefix and eight random characters (``${home}/image_editor_owfkvez6``), one name per
+process (the one in ten with no digit among the eight is not told apart from a word)."""
+
+
+def names_temporary_folder(text: str) -> bool:
+    """Whether an answer names a temporary folder its server's process made (:data:`_TEMPORARY`): the same call
+    answers another name after the server restarts."""
+    return bool(_TEMPORARY.search(text))
 
 
 def run_specific_masked(name: str) -> str:
