@@ -319,3 +319,42 @@ class TestLongRuns:
             assert asks_long_run(task), task
         for task in ("the 1,000 coldest readings", "order 123456", "in 2024", "costs 12,500.50", "2024-03-01"):
             assert not asks_long_run(task), task
+
+
+def bibliography(listing: str) -> AtlasView:
+    """A reader of a bibliography file whose verified answer lists five entries and says how many more there are."""
+    reader = ToolNode(id="bib.read_file", server="bib", tool="read_file", schema_hash="h",
+                      description="Read a BibTeX file and list its entries.",
+                      input_schema={"type": "object", "properties": {"path": {"type": "string"}},
+                                    "required": ["path"]})
+    found = [
+        entry("bib", "read_file", EntryKind.AFFORDANCE, when="read a file", effect=Effect.READ_ONLY,
+              arguments={"path": "thesis.bib"}, excerpt=listing),
+        entry("bib", "read_file", EntryKind.BOUNDARY, outcome=FAIL, support=9,
+              condition="`path` names a file that does not exist", family="nonexistent_reference",
+              error_signature="No such file or directory: <s>", excerpt="No such file or directory: 'x.bib'"),
+    ]
+    return AtlasView([reader], found, [], [])
+
+
+class TestPartialAnswers:
+    LISTING = "共 14 个条目\n1. vaswani2017attention\n2. devlin2019bert\n\n... 还有 9 个条目"
+
+    def test_a_request_for_everything_is_told_the_answer_shows_part(self) -> None:
+        """Every entry of a file whose reader's verified answer lists five and says "... 还有 9 个条目" (9 more): that
+        line is served, quoted, ahead of a better supported failure; a request for one entry is not told."""
+        view = bibliography(self.LISTING)
+        served = Atlas(view).guide("Print every entry of the thesis bibliography").tools[0].when_not
+        assert served[0].cut and served[0].error == "... 还有 9 个条目"
+        one = Atlas(view).guide("Print the entry vaswani2017attention of the thesis bibliography").tools[0].when_not
+        assert not any(b.cut for b in one)
+
+    def test_an_answer_that_shows_everything_says_nothing_more(self) -> None:
+        from toolatlas.guidance.profiles import says_more
+
+        view = bibliography("共 2 个条目\n1. vaswani2017attention\n2. devlin2019bert")
+        assert not any(f.cut for f in view.profiles[("bib", "read_file")].findings)
+        for line in ("... and 9 more entries", "Showing 5 of 14 results", "… 还有 3 条"):
+            listed = entry("bib", "read_file", EntryKind.AFFORDANCE, excerpt=f"a\nb\n{line}")
+            assert says_more(listed) == line, line
+        assert says_more(entry("bib", "read_file", EntryKind.AFFORDANCE, excerpt="We need 3 more chairs.")) is None

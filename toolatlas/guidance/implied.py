@@ -2,6 +2,8 @@
 
 A task rarely names the failure it will run into, but its values often decide it:
 
+* **an answer that shows part** — a verified use whose answer says how much more there is (``... and 9 more``,
+  ``... 还有 9 个条目``) is what a task asking for all of it gets from one call;
 * **past a stated limit** — a tool whose description caps its answer ("capped at 25 rows") was
   probed one step past the cap (family ``past_stated_limit``); a task asking for *every* reading, or
   for more items than the cap, gets what that probe got: a refusal, or an answer cut at the cap (the
@@ -38,7 +40,7 @@ from toolatlas.guidance.shapes import value_shapes
 if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
-__all__ = ["IMPLIED_LEAD", "asks_long_run", "asks_past", "declared_sets", "given_words", "near_miss", "outran",
+__all__ = ["IMPLIED_LEAD", "asks_for_all", "asks_long_run", "asks_past", "declared_sets", "given_words", "near_miss", "outran",
            "stated_cap_of", "states_cap", "subjects", "task_leads"]
 
 IMPLIED_LEAD = 2.0
@@ -83,6 +85,11 @@ def asks_past(task: str, cap: int) -> bool:
     if words & _WHOLE:
         return True
     return any(int(count.replace(",", "")) > cap for count in _counts(task))
+
+
+def asks_for_all(task: str) -> bool:
+    """Whether a request asks for all of something ("every entry", "the whole list")."""
+    return bool({w.strip(".,;:!?'\"()").lower() for w in task.split()} & _WHOLE)
 
 
 def _counts(task: str) -> list[str]:
@@ -252,6 +259,8 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
     for index, finding in enumerate(profile.findings):
         cap = finding.cap
         if (cap is not None and asks_past(task, cap)) or (long_run and not finding.schema and outran(finding)):
+            leads[index] = IMPLIED_LEAD
+        elif finding.cut and cap is None and asks_for_all(task):  # an answer that says how much more there is
             leads[index] = IMPLIED_LEAD
     kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
     if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)

@@ -140,7 +140,10 @@ class Finding:
     """Provoked only by violating the input schema (served at most once per tool)."""
     cut: bool = False
     """A call past a limit the description states that went through, its answer cut at the limit (the
-    server said so: "truncated to 25 rows"): what a task asking for more gets (:func:`cut_at_limit`)."""
+    server said so: "truncated to 25 rows"), or a verified use whose answer says how much more there is
+    (:func:`says_more`): what a task asking for more gets (:func:`cut_at_limit`)."""
+    said: str = ""
+    """The line of the answer guidance quotes, when it is not the answer's first (:func:`says_more`)."""
 
     @cached_property
     def changes(self) -> bool:
@@ -198,6 +201,8 @@ class Finding:
     def quoted(self) -> str:
         """The server's answer behind it, as guidance quotes it (:func:`answer_line`)."""
         e = self.entry
+        if self.said:
+            return answer_line(self.said, e.evidence[0].arguments if e.evidence else None)
         if e.evidence:
             return answer_line(e.evidence[0].excerpt, e.evidence[0].arguments)
         return answer_line(e.error_signature or "")
@@ -297,6 +302,24 @@ def cut_at_limit(entry: Entry) -> bool:
     return cap is not None and states_cap(first_said(entry.evidence[0].excerpt), cap)
 
 
+_MORE = re.compile(
+    r"^\s*(?:(?:\.\.\.|…)\s*)?(?:and\s+)?\d[\d,]*\s+more\b.*$"  # "... and 9 more entries"
+    r"|^\s*(?:(?:\.\.\.|…)\s*)?还有\s*\d+\s*(?:个|条|项|件).*$"  # "... 还有 9 个条目"
+    r"|^\s*(?:showing|displaying|listing)\s+(?:the\s+)?(?:first\s+)?\d+\s+of\s+\d[\d,]*\b.*$",  # "Showing 5 of 14"
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line of an answer that says it shows only part of what there is, and how much more there is."""
+
+
+def says_more(entry: Entry) -> str | None:
+    """The line by which a verified use's answer says it shows only part of what there is (``... 还有 9 个条目``,
+    ``... and 9 more``), or None: what a task asking for all of it gets from one call."""
+    if entry.kind is not EntryKind.AFFORDANCE or not entry.evidence:
+        return None
+    found = _MORE.search(entry.evidence[0].excerpt)
+    return found.group(0).strip() if found else None
+
+
 def _finding(entry: Entry, *, cut: bool = False) -> Finding:
     """``entry`` as a finding; an error that only opens a structure (``Error calling tool 'x': {``) is
     said by the answer behind it, which holds what went wrong, and so is an answer ``cut`` at a limit."""
@@ -306,6 +329,13 @@ def _finding(entry: Entry, *, cut: bool = False) -> Finding:
         error = answer_line(entry.evidence[0].excerpt, entry.evidence[0].arguments)
     return Finding(entry=entry, text=(entry.condition or entry.when or "").removesuffix(" (accepted)"),
                    error=error, schema=is_schema_validation(entry), cut=cut)
+
+
+def _partial(entry: Entry) -> Finding:
+    """A verified use whose answer shows only part of what there is, as a finding of what one call can do."""
+    said = says_more(entry) or ""
+    return Finding(entry=entry, text="one call's answer shows only part of what there is and says how much more",
+                   error=said, schema=False, cut=True, said=said)
 
 
 def _scalar(value: object, spec: Mapping) -> bool:
@@ -389,7 +419,9 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                 and ((properties.get(a) or {}).get("items") or {}).get("type") == "string" for a in required)
     feeds = {e.peer: e.weight or 0.0 for e in entries.get(EntryKind.CO_USAGE, [])
              if e.relation is CoUsageRelation.DATA and e.peer and e.peer != node.tool}
-    findings = (*(_finding(e) for e in boundaries), *(_finding(e, cut=True) for e in cut))
+    partial = _dedup(e for e in uses if says_more(e))[:1]  # a use whose answer says how much more there is
+    findings = (*(_finding(e) for e in boundaries), *(_finding(e, cut=True) for e in cut),
+                *(_partial(e) for e in partial))
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
