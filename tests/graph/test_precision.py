@@ -399,3 +399,37 @@ class TestMisusePassedOver:
         for boundary in boundaries:
             argument = "owner" if "owner" in boundary.condition else "items"
             assert all("no_such" in str(item.arguments[argument]) for item in boundary.evidence)
+
+
+class TestNearNames:
+    """A known name with a suffix no name has: only an answer about another name is knowledge of its own."""
+
+    LOG = ToolSpec(server="s", name="log_attempt", description="Record an attempt.", input_schema={
+        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+
+    def induce_near(self, excerpt: str, *, failed: bool, hidden: str = "") -> ServerGraph:
+        graph = ServerGraph("s", [self.LOG])
+        step = ProbeStep(tool="log_attempt", arguments={"name": "Two Sum_3f2a"}, mutation="near_name",
+                         condition="`name` names `Two Sum` with a suffix no name has", expect="error")
+        probe = Probe(id="p1", server="s", round=1, direction=Direction.BOUNDARY, target="log_attempt", task="t",
+                      steps=[step])
+        outcome = OutcomeClass.TOOL_ERROR if failed and not hidden else OutcomeClass.OK
+        result = StepResult(index=0, outcome=CallOutcome(server="s", tool="log_attempt", arguments=step.arguments,
+                                                         outcome=outcome, excerpt=excerpt))
+        verdict = StepVerdict(index=0, tool="log_attempt", outcome=outcome, failed=failed, hidden_failure=hidden,
+                              reported_as_success=bool(hidden), error_text=excerpt if failed else "",
+                              change=StateDiff(), effect=Effect.READ_ONLY)
+        Inducer(graph).induce(Rollout(probe=probe, steps=[result]),
+                              Verdict(probe_id="p1", server="s", resolved=True, steps=[verdict]))
+        return graph
+
+    def test_an_answer_about_another_name_is_a_boundary(self) -> None:
+        graph = self.induce_near("Logged: Two Sum — solved", failed=True,
+                                 hidden="it answered for `Two Sum`, the closest name it knows, not for the name given")
+        [entry] = graph.entries_of("log_attempt", EntryKind.BOUNDARY)
+        assert entry.family == "near_name" and entry.reported_as_success
+
+    def test_a_refusal_or_an_acceptance_adds_nothing(self) -> None:
+        """Refused as unknown, or accepted: what a made-up name's probe says already."""
+        assert not self.induce_near("Unknown problem: Two Sum_3f2a", failed=True).entries
+        assert not self.induce_near("ok", failed=False).entries

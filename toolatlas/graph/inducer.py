@@ -34,6 +34,7 @@ from toolatlas.graph.models import (
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined, portable_change
+from toolatlas.probing.hidden import NEAR_NAME
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
     condition_signature,
@@ -150,6 +151,8 @@ class Inducer:
             self._count_call(step.tool, result.outcome.outcome)
             if result.outcome.outcome in (OutcomeClass.OK, OutcomeClass.TOOL_ERROR):
                 self.graph.lexicon.hear(to_placeholders(result.outcome.excerpt, rollout.variables), said)
+            if step.mutation == NEAR_NAME and not step_verdict.hidden_failure:
+                continue  # refused or accepted, a name no name has says what a made-up name says already
             opposed = self._opposed(evidence, step_verdict.failed) if not prefix else []
             if step_verdict.failed:
                 entry = self._boundary(probe, step, step_verdict, evidence)

@@ -57,9 +57,6 @@ class MutationKind(StrEnum):
     INCOMPATIBLE_VALUE = "incompatible_value"
     """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
-    CASE_CHANGED = "case_changed"
-    """A name or symbol written in capitals or in lower case (``NACL`` for ``NaCl``): matched whatever its case, or
-    refused."""
     INVALID_ENUM = "invalid_enum"
     MISSING_REQUIRED = "missing_required"
     UNWRAPPED_ARGUMENTS = "unwrapped_arguments"
@@ -81,6 +78,9 @@ class MutationKind(StrEnum):
     OVERSIZED_VALUE = "oversized_value"
     UNICODE_VALUE = "unicode_value"
     EXTRA_ARGUMENT = "extra_argument"
+    CASE_CHANGED = "case_changed"
+    """A name or symbol written in capitals or in lower case (``NACL`` for ``NaCl``): matched whatever its case, or
+    refused — last, with what the cap leaves."""
 
 
 SEMANTIC_FAMILIES = frozenset(
@@ -102,7 +102,6 @@ SEMANTIC_FAMILIES = frozenset(
         "malformed_value",
         "incompatible_value",
         "leading_dash",
-        "case_changed",
         "path_is_directory",
         "path_is_file",
         "missing_extension",

@@ -490,7 +490,8 @@ _CASED_KINDS = frozenset({
     ArgKind.TABLE_NAME, ArgKind.COLUMN_NAME,
 })
 """Kinds of names and symbols whose letters' case may or may not matter to a server (``NaCl`` and ``NACL``, a key,
-a unit, a sheet): what a caller who retypes a value gets wrong. Paths, free text and code are left out."""
+a unit, a sheet): what a caller who retypes a value gets wrong. Paths, free text, code and record ids are left
+out."""
 
 
 _NEAR_KINDS = frozenset({ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME, ArgKind.STRING, ArgKind.SHEET_NAME})
@@ -507,7 +508,7 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     """A name the server knows (:func:`_known`), with a suffix no name has (``Two Sum_3f2a``): refused as unknown, or
     taken for the closest name the server knows — an answer about ``Two Sum`` is an action on what the caller did
     not name (:func:`~toolatlas.probing.hidden.hidden_failure` tells)."""
-    if spec.fresh or spec.kind not in _NEAR_KINDS or not isinstance(value, str) or spec.enum:
+    if spec.fresh or spec.kind not in _NEAR_KINDS or not isinstance(value, str) or spec.enum or _id_like(loc):
         return []
     if sum(c.isalpha() for c in value) < 3 or "${" in value or not _known(spec, value, ctx):
         return []
@@ -518,7 +519,7 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
 def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it):
     whether the server matches names whatever their case, or refuses (``unknown element 'A'`` for ``NACL``)."""
-    if spec.fresh or spec.kind not in _CASED_KINDS or not isinstance(value, str) or spec.enum:
+    if spec.fresh or spec.kind not in _CASED_KINDS or not isinstance(value, str) or spec.enum or _id_like(loc):
         return []
     if sum(c.isalpha() for c in value) < 2 or "${" in value or not _known(spec, value, ctx):
         return []
