@@ -5,33 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from reporting_kit import reporting_catalogue, started_executor
 
-from toolatlas.config import Catalogue, parse_catalogue
-from toolatlas.home import Home
-from toolatlas.probing.executor import Executor
-from toolatlas.testing import reporting_server_command
-from toolatlas.workspace import Workspace
+from toolatlas.config import Catalogue
 
 
 @pytest.fixture()
 def reporting(tmp_path: Path) -> Catalogue:
-    seed = tmp_path / "seed.json"
-    seed.write_text('{"colour": "blue"}')
-    command, args = reporting_server_command("--state", "${file}")
-    server = {
-        "name": "reporting",
-        "transport": {"command": command, "args": args},
-        "environment": {"kind": "json_file", "snapshot": str(seed)},
-    }
-    return parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
+    return reporting_catalogue(tmp_path)
 
 
 @pytest.fixture()
 async def executor(reporting: Catalogue, tmp_path: Path):
-    workspace = Workspace(reporting, Home(tmp_path / "home"))
-    running = Executor(workspace.sandbox(reporting.server("reporting")), "test")
-    await running.start()
-    try:
+    async with started_executor(reporting, tmp_path / "home") as running:
         yield running
-    finally:
-        await running.close()
