@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -205,21 +202,21 @@ def test_backend_llm_without_an_endpoint_is_a_config_error(tmp_path):
         asyncio.run(build_catalogue(Workspace(demo, Home(REPO / ".toolatlas")), None, backend="llm"))
 
 
-def test_the_cli_build_prints_llm_rounds_and_usage_per_role(tmp_path):
-    """`toolatlas build --engine asyncio --backend llm` on a catalogue file: LLM round lines and the usage table."""
+def test_the_cli_build_prints_llm_rounds_and_usage_per_role(tmp_path, capsys, monkeypatch):
+    """`toolatlas build --engine asyncio --backend llm` on a catalogue file: LLM round lines and the usage table
+    (the command in this process, as a build on the asyncio engine runs)."""
+    from toolatlas.cli import main
+
+    monkeypatch.setenv("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
     with ScriptedOpenAIServer(MemoryPolicy().script()) as endpoint:
         catalogue = catalogue_for(endpoint, tmp_path / "atlas")
         config = tmp_path / "catalogue.toml"
         config.write_text(to_toml(catalogue))
-        done = subprocess.run(
-            [sys.executable, "-m", "toolatlas", "build", str(config), "--engine", "asyncio", "--backend", "llm",
-             "--server", "memory"],
-            capture_output=True, text=True, timeout=300,
-            env={**os.environ, "TOOLATLAS_HOME": str(REPO / ".toolatlas")},
-        )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "round 2 (LLM bootstrap)" in done.stdout and "round 3 (LLM exploration)" in done.stdout
-    usage = {line.split()[0] for line in done.stdout.splitlines() if line.split()}
+        status = main(["build", str(config), "--engine", "asyncio", "--backend", "llm", "--server", "memory"])
+    done = capsys.readouterr()
+    assert status == 0, done.err[-2000:]
+    assert "round 2 (LLM bootstrap)" in done.out and "round 3 (LLM exploration)" in done.out
+    usage = {line.split()[0] for line in done.out.splitlines() if line.split()}
     assert {"agent", "inducer", "proposer", "total"} <= usage
 
 

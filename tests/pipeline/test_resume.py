@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from small_builds import atlas, planned_by_count
 
+from toolatlas.cli import main
 from toolatlas.config import load_catalogue
 from toolatlas.pipeline.persistence import read_coverage
 from toolatlas.store.paths import AtlasPaths, open_store
@@ -86,18 +87,28 @@ class TestResume:
 
     # the default engine (Ray), slow (+10 s of a local instance): the driver checks the checkpoints on either engine
     @pytest.mark.parametrize("engine", ["asyncio", pytest.param(None, marks=pytest.mark.slow, id="default")])
-    def test_resume_refuses_another_seed(self, tmp_path: Path, engine: str | None) -> None:
+    def test_resume_refuses_another_seed(self, tmp_path: Path, engine: str | None, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
         """A checkpoint written with one seed is not resumed under another."""
         config = catalogue_file(tmp_path, "seeded")
-        # the checkpoint of one server's bootstrap, written in process; the resume on ``engine``
-        process = build(config, "--engine", "asyncio", hash_seed="0", servers=["time"], rounds=0)
-        assert process.communicate(timeout=600)[0] and process.returncode == 0
+        # the checkpoint of one server's bootstrap, written by the command in this process (what is refused is the
+        # checkpoint's seed, not anything of the process that wrote it); the resume on ``engine``: the command in
+        # this process on asyncio, in a process of its own on Ray (a local instance is not started in the tests' process)
+        monkeypatch.setenv("TOOLATLAS_HOME", str(REPO / ".toolatlas"))
+        one_bootstrap = [str(config), "--rounds", "0", "--server", "time"]
+        assert main(["build", *one_bootstrap, "--engine", "asyncio"]) == 0
+        assert capsys.readouterr().out
         text = config.read_text().replace("seed = 0", "seed = 7")
         config.write_text(text)
-        process = build(config, "--resume", *(["--engine", engine] if engine else []), hash_seed="0", servers=["time"],
-                        rounds=0)
-        output = process.communicate(timeout=600)[0]
-        assert process.returncode == 2 and "seed 0" in output and "not 7" in output
+        if engine is not None:
+            status = main(["build", *one_bootstrap, "--resume", "--engine", engine])
+            captured = capsys.readouterr()
+            output = captured.out + captured.err
+        else:
+            process = build(config, "--resume", hash_seed="0", servers=["time"], rounds=0)
+            output = process.communicate(timeout=600)[0]
+            status = process.returncode
+        assert status == 2 and "seed 0" in output and "not 7" in output
 
 
 

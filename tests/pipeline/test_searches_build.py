@@ -3,7 +3,9 @@ malformed pattern answered as if nothing matched.
 
 The real :mod:`toolatlas.testing.servers.searches` server over stdio; one build for the module (bootstrap
 of one seed task a tool run twice — two answers of one call show an id minted anew —, then 1 round, where
-the ids learnt from them are bound).
+the ids learnt from them are bound). The server keeps its searches in memory, so it restarts after most
+probes, and each search sleeps: two executors share the probes so that those waits overlap; the atlas is
+the one executor's (tests/pipeline/test_resume.py, TestDeterminism).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     return library_server_entries(tmp_path_factory, "searches", rounds=1, description="Paged searches over meeting notes.",
-                                  seed_tasks_per_tool=1, rollouts_per_task=2)
+                                  seed_tasks_per_tool=1, rollouts_per_task=2, executors_per_server=2)
 
 
 class TestIdsInText:

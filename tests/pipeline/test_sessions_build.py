@@ -4,8 +4,11 @@ shape and states limits in its descriptions.
 The real :mod:`toolatlas.testing.servers.sessions` server over stdio; one build for the module
 (bootstrap + 2 rounds: an item field learnt in the first is used in the second), one boundary and one
 affordance probe per tool a round: each behaviour below needs one probe of its kind, and the server,
-which holds its sessions in memory, is restarted after most probes. Two executors share the probes, so
-that two restarts overlap; the atlas is the one executor's (tests/pipeline/test_resume.py, TestDeterminism).
+which holds its sessions in memory, is restarted after most probes. Each seed task runs twice, not the
+method's four times: the behaviours below need a second run of a seed task (with one, the session's own
+boundaries and the fields of open items are not reached), not a third or a fourth. Two executors share
+the probes, so that two restarts overlap; the atlas is the one executor's (tests/pipeline/test_resume.py,
+TestDeterminism).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ pytestmark = pytest.mark.servers
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("sessions")
     return server_entries(folder, sessions_catalogue(folder, rounds=2), "sessions",
-                          boundary_probes_per_tool=1, affordance_probes_per_tool=1, executors_per_server=2)
+                          boundary_probes_per_tool=1, affordance_probes_per_tool=1, executors_per_server=2,
+                          rollouts_per_task=2)
 
 
 class TestMintedSessions:

@@ -2,36 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
+from reporting_kit import reporting_catalogue, started_executor
 
-from toolatlas.config import Catalogue, parse_catalogue
-from toolatlas.home import Home
+from toolatlas.config import Catalogue
 from toolatlas.probing.executor import Executor
-from toolatlas.testing import reporting_server_command
-from toolatlas.workspace import Workspace
 
 
 @pytest.fixture()
 def reporting(tmp_path: Path) -> Catalogue:
-    seed = tmp_path / "seed.json"
-    seed.write_text('{"colour": "blue"}')
-    command, args = reporting_server_command("--state", "${file}")
-    server = {
-        "name": "reporting",
-        "transport": {"command": command, "args": args},
-        "environment": {"kind": "json_file", "snapshot": str(seed)},
-    }
-    return parse_catalogue({"servers": [server]}, tmp_path / "catalogue.toml")
+    return reporting_catalogue(tmp_path)
 
 
 @pytest.fixture()
 async def executor(reporting: Catalogue, tmp_path: Path):
-    workspace = Workspace(reporting, Home(tmp_path / "home"))
-    running = Executor(workspace.sandbox(reporting.server("reporting")), "test")
-    await running.start()
-    try:
+    async with started_executor(reporting, tmp_path / "home") as running:
         yield running
-    finally:
-        await running.close()
+
+
+@pytest_asyncio.fixture(scope="class", loop_scope="class")
+async def class_executor(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Executor]:
+    """One executor of the reporting server for a class's tests, which run on the class's event loop
+    (``pytest.mark.asyncio(loop_scope="class")``): it restores the seeded state after every probe that
+    changed it, as in a build, so each test's calls start from the seed as on a fresh executor."""
+    folder = tmp_path_factory.mktemp("reporting")
+    async with started_executor(reporting_catalogue(folder), folder / "home") as running:
+        yield running

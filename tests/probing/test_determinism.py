@@ -57,79 +57,83 @@ class TestTheDemoTimeServer:
             await executor.close()
 
 
+@pytest.mark.asyncio(loop_scope="class")
 class TestAcrossASecond:
-    async def test_a_pure_tool_stays_deterministic(self, executor: Executor) -> None:
+    """On one executor of the reporting server for the class: each test settles every replay it set aside,
+    and the executor restores the seeded state after any probe that changed it."""
+
+    async def test_a_pure_tool_stays_deterministic(self, class_executor: Executor) -> None:
         """Same output from the snapshot, in another second too: deterministic (inline and batched)."""
-        verdict = await replay(executor, "double", number=21)
+        verdict = await replay(class_executor, "double", number=21)
         assert verdict is not None and verdict.deterministic is True and verdict.idempotent is True
-        assert await replay(executor, "double", defer=True, number=4) is None
-        [(rollout, settled)] = await executor.settle()
+        assert await replay(class_executor, "double", defer=True, number=4) is None
+        [(rollout, settled)] = await class_executor.settle()
         assert settled.deterministic is True and rollout.steps[0].outcome.excerpt == "8"
 
-    async def test_a_clock_reading_is_not_deterministic(self, executor: Executor) -> None:
+    async def test_a_clock_reading_is_not_deterministic(self, class_executor: Executor) -> None:
         """A date-time of the call in the output decides at once, without waiting."""
-        verdict = await replay(executor, "now")
+        verdict = await replay(class_executor, "now")
         assert verdict is not None and verdict.deterministic is False
 
-    async def test_a_time_of_day_differs_in_a_later_second(self, executor: Executor) -> None:
+    async def test_a_time_of_day_differs_in_a_later_second(self, class_executor: Executor) -> None:
         """``HH:MM:SS`` repeats within its second; the batched repeat in a later second tells."""
         for _ in range(5):
-            first = await replay(executor, "clock", defer=True)
+            first = await replay(class_executor, "clock", defer=True)
             if first is None:  # looked deterministic: the original and its replay ran in one second
-                [(_, settled)] = await executor.settle()
+                [(_, settled)] = await class_executor.settle()
                 assert settled.deterministic is False
                 assert any(c.detail == "output differs in a later second" for c in settled.checks)
                 return
             assert first.deterministic is False  # the replay had crossed a second by itself: retry
         pytest.fail("no replay ran within the second of its original call")
 
-    async def test_replays_whose_later_second_has_come_need_no_wait(self, executor: Executor) -> None:
+    async def test_replays_whose_later_second_has_come_need_no_wait(self, class_executor: Executor) -> None:
         """Between probes, a replay set aside is repeated as soon as its later second has begun."""
-        assert await replay(executor, "double", defer=True, number=5) is None
+        assert await replay(class_executor, "double", defer=True, number=5) is None
         await asyncio.sleep(1.1)
-        assert await replay(executor, "double", defer=True, number=6) is None
-        ready = await executor.settle(ready_only=True)
+        assert await replay(class_executor, "double", defer=True, number=6) is None
+        ready = await class_executor.settle(ready_only=True)
         assert [r.steps[0].outcome.excerpt for r, _ in ready] == ["10"]
-        [(rollout, verdict)] = await executor.settle()
+        [(rollout, verdict)] = await class_executor.settle()
         assert rollout.steps[0].outcome.excerpt == "12" and verdict.deterministic is True
 
-    async def test_a_replay_planned_in_an_earlier_second_needs_no_repeat(self, executor: Executor) -> None:
+    async def test_a_replay_planned_in_an_earlier_second_needs_no_repeat(self, class_executor: Executor) -> None:
         """A replay that starts in a later second than it was planned in (so than its original call)
         is settled at once: a pure tool is deterministic without being set aside, a time of day
         differs from its original and is not."""
-        verdict = await replay(executor, "double", defer=True, planned_before=1.05, number=7)
+        verdict = await replay(class_executor, "double", defer=True, planned_before=1.05, number=7)
         assert verdict is not None and verdict.deterministic is True
-        clock = await replay(executor, "clock", defer=True, planned_before=1.05)
+        clock = await replay(class_executor, "clock", defer=True, planned_before=1.05)
         assert clock is not None and clock.deterministic is False
-        assert await executor.settle() == []
+        assert await class_executor.settle() == []
 
-    async def test_a_replay_planned_within_its_second_is_still_repeated(self, executor: Executor) -> None:
+    async def test_a_replay_planned_within_its_second_is_still_repeated(self, class_executor: Executor) -> None:
         """A replay that starts in the second it was planned in is set aside for a later second."""
         for _ in range(5):
-            if await replay(executor, "double", defer=True, planned_before=0.0, number=8) is None:
-                [(_, settled)] = await executor.settle()
+            if await replay(class_executor, "double", defer=True, planned_before=0.0, number=8) is None:
+                [(_, settled)] = await class_executor.settle()
                 assert settled.deterministic is True
                 return
         pytest.fail("no replay started within the second it was planned in")
 
-    async def test_one_wait_for_a_whole_batch(self, executor: Executor) -> None:
+    async def test_one_wait_for_a_whole_batch(self, class_executor: Executor) -> None:
         """Replays set aside come back in order, after a single wait for the next second."""
         for number in (1, 2, 3):
-            assert await replay(executor, "double", defer=True, number=number) is None
-        settled = await executor.settle()
+            assert await replay(class_executor, "double", defer=True, number=number) is None
+        settled = await class_executor.settle()
         assert [r.steps[0].outcome.excerpt for r, _ in settled] == ["2", "4", "6"]
-        assert await executor.settle() == []
+        assert await class_executor.settle() == []
 
 
-    async def test_a_batch_keeps_its_order_with_replays_set_aside(self, executor: Executor) -> None:
+    async def test_a_batch_keeps_its_order_with_replays_set_aside(self, class_executor: Executor) -> None:
         """A batch of originals and replays comes back verified in the order it was given, with one end time per probe."""
         originals = [probe(ProbeStep(tool="double", arguments={"number": n}, expect="ok")) for n in (11, 12)]
-        first, _ = await executor.run_verified(originals[0])
+        first, _ = await class_executor.run_verified(originals[0])
         reference = evidence_excerpt(to_placeholders(first.steps[0].outcome.excerpt, first.variables))
         step = ProbeStep(tool="double", arguments={"number": 11}, expect="ok")
         again = probe(step, step, direction=Direction.REPLAY, replay_of="p0", reference_excerpt=reference)
         before = time.time()
-        verified, ended = await executor.run_batch([again, originals[1]])
+        verified, ended = await class_executor.run_batch([again, originals[1]])
         assert [r.steps[0].outcome.excerpt for r, _ in verified] == ["22", "24"]
         assert verified[0][1].deterministic is True  # the replay was repeated in a later second
         assert len(ended) == 2 and before <= min(ended) and ended == sorted(ended)

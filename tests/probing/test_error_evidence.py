@@ -22,42 +22,43 @@ async def verdict_of(executor: Executor, tool: str, **arguments):
     return verdict.steps[0]
 
 
+@pytest.mark.asyncio(loop_scope="class")
 class TestOnARealServer:
     @pytest.mark.parametrize(
         "message", ["hello", "Error: boom", "Invalid input given", "cannot parse ${root}/x", "E", "EACCES: denied"]
     )
-    async def test_an_echo_is_never_an_error(self, executor: Executor, message: str) -> None:
+    async def test_an_echo_is_never_an_error(self, class_executor: Executor, message: str) -> None:
         """``Echo: <message>`` is the tool's normal answer whatever the message says."""
-        step = await verdict_of(executor, "echo", message=message)
+        step = await verdict_of(class_executor, "echo", message=message)
         assert step.outcome is OutcomeClass.OK and not step.failed and not step.reported_as_success
 
-    async def test_a_verbatim_repeat_of_error_words_is_not_an_error(self, executor: Executor) -> None:
+    async def test_a_verbatim_repeat_of_error_words_is_not_an_error(self, class_executor: Executor) -> None:
         """A tool that returns its input unchanged is not failing when the input reads like an error."""
-        step = await verdict_of(executor, "repeat", text="Error: could not open the file")
+        step = await verdict_of(class_executor, "repeat", text="Error: could not open the file")
         assert not step.failed
 
-    async def test_an_error_in_text_about_the_arguments_is_an_error(self, executor: Executor) -> None:
+    async def test_an_error_in_text_about_the_arguments_is_an_error(self, class_executor: Executor) -> None:
         """``Error: no entry named 'k'`` in an ordinary result is an error reported as a success."""
-        step = await verdict_of(executor, "lookup", key="no-such-key")
+        step = await verdict_of(class_executor, "lookup", key="no-such-key")
         assert step.outcome is OutcomeClass.OK and step.failed and step.reported_as_success
         assert "no-such-key" in step.error_text
-        assert not (await verdict_of(executor, "lookup", key="colour")).failed
+        assert not (await verdict_of(class_executor, "lookup", key="colour")).failed
 
-    async def test_an_is_error_result_is_an_error(self, executor: Executor) -> None:
+    async def test_an_is_error_result_is_an_error(self, class_executor: Executor) -> None:
         """``isError`` true is a tool error, not a soft one."""
-        step = await verdict_of(executor, "lookup_strict", key="no-such-key")
+        step = await verdict_of(class_executor, "lookup_strict", key="no-such-key")
         assert step.outcome is OutcomeClass.TOOL_ERROR and step.failed and not step.reported_as_success
 
-    async def test_a_bare_failure_message_that_changed_nothing_is_an_error(self, executor: Executor) -> None:
+    async def test_a_bare_failure_message_that_changed_nothing_is_an_error(self, class_executor: Executor) -> None:
         """``Failed: read-only entry`` from a tool that stores values, with the state unchanged."""
-        refused = await verdict_of(executor, "store", key="ro-colour", value="red")
+        refused = await verdict_of(class_executor, "store", key="ro-colour", value="red")
         assert refused.failed and refused.reported_as_success and refused.change.empty
-        stored = await verdict_of(executor, "store", key="colour", value="red")
+        stored = await verdict_of(class_executor, "store", key="colour", value="red")
         assert not stored.failed and not stored.change.empty
 
-    async def test_content_that_starts_with_error_words_is_not_an_error(self, executor: Executor) -> None:
+    async def test_content_that_starts_with_error_words_is_not_an_error(self, class_executor: Executor) -> None:
         """A log whose lines start with ``ERROR`` is what the tool is for."""
-        assert not (await verdict_of(executor, "log_tail")).failed
+        assert not (await verdict_of(class_executor, "log_tail")).failed
 
 
 def ok(text: str, **arguments) -> CallOutcome:
