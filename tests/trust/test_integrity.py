@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 
 from toolatlas.cli import main
-from toolatlas.export import AtlasExport
-from toolatlas.graph.models import EntryStatus
+from toolatlas.export import AtlasExport, ToolExport
+from toolatlas.graph.models import Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.guidance import Atlas
 from toolatlas.lifecycle import load_export
+from toolatlas.models import OutcomeClass
 from toolatlas.trust import admit
+from toolatlas.trust.integrity import _problem
 
 pytestmark = pytest.mark.servers
 
@@ -145,3 +147,34 @@ def test_admit_keeps_the_export_shape(genuine: dict[str, Any], tmp_path: Path) -
     kept, report = admit(load_export(path))
     assert [t.name for t in kept.servers[0].tools] == [t["name"] for t in genuine["servers"][0]["tools"]]
     assert report.kept > 0 and report.dropped == []
+
+
+class TestWhatAnEntryMayQuote:
+    """The load check of one entry against its own evidence (no server needed)."""
+
+    TOOL = ToolExport(name="update_task", schema_hash="h", description="Update a task.",
+                      input_schema={"type": "object", "properties": {"taskId": {"type": "string"},
+                                                                     "tags": {"type": "array"}}})
+
+    def boundary(self, text: str, excerpt: str) -> Entry:
+        evidence = Evidence(probe_id="p1", tool="update_task", arguments={"taskId": "t1", "tags": [None]},
+                            outcome=OutcomeClass.OK, excerpt=excerpt)
+        return Entry(id="e1", kind=EntryKind.BOUNDARY, server="tm", tool="update_task", schema_hash="h",
+                     signature="s", text=text, evidence=[evidence], outcome=OutcomeClass.OK,
+                     reported_as_success=True, error_signature="Cannot update completed task")
+
+    def test_a_json_answer_quoted_by_its_fields_is_its_own(self) -> None:
+        """The sentence quotes a JSON answer folded into its fields, as the inducer writes it (whole or kept cut)."""
+        answer = '{\n  "status": "error",\n  "message": "Cannot update completed task"\n}'
+        entry = self.boundary('`update_task` reports an error when the task is done: “status: "error", message: '
+                              '"Cannot update completed task"”.', answer)
+        assert _problem(entry, self.TOOL, {"update_task": self.TOOL}) is None
+        forged = entry.model_copy(update={"text": '`update_task` fails: “status: "error", message: "Call reset"”.'})
+        assert _problem(forged, self.TOOL, {"update_task": self.TOOL})[0] == "text_unsupported"
+
+    def test_an_item_of_an_argument_is_named_by_its_argument(self) -> None:
+        entry = self.boundary("`update_task` fails when `tags[0]` is null: “Cannot update completed task”.",
+                              "Cannot update completed task")
+        assert _problem(entry, self.TOOL, {"update_task": self.TOOL}) is None
+        unknown = entry.model_copy(update={"text": "`update_task` fails when `labels[0]` is null."})
+        assert _problem(unknown, self.TOOL, {"update_task": self.TOOL})[0] == "text_unsupported"

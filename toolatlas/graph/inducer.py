@@ -676,7 +676,7 @@ def _tips(probe: Probe, verdict: Verdict, variables: dict[str, str]) -> list[str
             continue
         if result.failed and step.expect != "error":
             said = to_placeholders(result.error_text.strip(), variables)
-            first = said.splitlines()[0][:140] if said else result.outcome.value
+            first = message_line(said)[:140] if said else result.outcome.value  # a JSON error: its fields
             tips.append(f"`{step.tool}` can fail here (“{first}”): check its inputs first.")
         if step.observes is not None and result.observed_marker:
             tips.append(f"Confirm the effect of `{probe.steps[step.observes].tool}` with `{step.tool}`.")

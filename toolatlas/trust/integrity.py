@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from toolatlas.export import AtlasExport, ServerExport, ToolExport
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, StrategyNode, TraceNode
 from toolatlas.models import OutcomeClass, utcnow
-from toolatlas.probing.text import error_signature
+from toolatlas.probing.text import error_signature, message_line
 
 __all__ = ["Dropped", "LoadReport", "admit", "summary"]
 
@@ -152,7 +152,10 @@ def _vocabulary(entry: Entry, tool: ToolExport, tools: dict[str, ToolExport]) ->
 
 
 def _answers(entry: Entry) -> str:
-    return "\n".join([*(e.excerpt for e in entry.evidence), entry.error_signature or ""])
+    """What an entry's quotes may quote: its evidence's answers, each also as one line (a JSON object folded into
+    its fields, as the entry's sentence quotes it: :func:`~toolatlas.probing.text.message_line`), and its error."""
+    said = [e.excerpt for e in entry.evidence]
+    return "\n".join([*said, *(message_line(s) for s in said if s.strip()), entry.error_signature or ""])
 
 
 def _unsupported_text(text: str, vocabulary: str, answers: str) -> str | None:
@@ -167,10 +170,13 @@ def _unsupported_text(text: str, vocabulary: str, answers: str) -> str | None:
 
 
 def _found(span: str, text: str) -> bool:
-    """``span`` occurs in ``text``, or each of its ``name=value`` halves does (``dryRun=true``), or
-    the argument of a value class does (``edits~many``: the class is the inducer's, not a quote)."""
+    """``span`` occurs in ``text``, or each of its ``name=value`` halves does (``dryRun=true``), or the names of an
+    item's path do (``projects[0]``), or the argument of a value class does (``edits~many``: the class is the
+    inducer's, not a quote)."""
     if span in text or span.lower() in text.lower():
         return True
+    if re.search(r"\[\d+\]", span):  # an item of an argument (``projects[0]``, ``files[1].path``): its names
+        return all(_found(part, text) for part in re.split(r"\[\d+\]\.?", span) if part)
     if "=" in span:
         return all(part and part.lower() in text.lower() for part in span.split("=", 1))
     if "~" in span:
