@@ -40,8 +40,8 @@ from toolatlas.guidance.shapes import value_shapes
 if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
-__all__ = ["IMPLIED_LEAD", "asks_for_all", "asks_long_run", "asks_past", "declared_sets", "given_words", "near_miss", "outran",
-           "stated_cap_of", "states_cap", "subjects", "task_leads"]
+__all__ = ["IMPLIED_LEAD", "asks_for_all", "asks_long_run", "asks_past", "declared_sets", "given_words",
+           "near_miss", "outran", "stated_cap_of", "states_cap", "subjects", "task_leads"]
 
 IMPLIED_LEAD = 2.0
 """What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""

@@ -351,7 +351,8 @@ def asks_for_members(text: str) -> bool:
     """Whether a request asks which things an exactly named container holds ("Which files are inside
     site-backup.tar.gz?", "what tables does shop.db have?"): a listing of it, not a read of what it says."""
     words = [w.strip("?,.!:;").lower() for w in text.split()]
-    asked = any(word in ("which", "what") and following in _MEMBERS for word, following in zip(words, words[1:], strict=False))
+    asked = any(word in ("which", "what") and following in _MEMBERS
+                for word, following in zip(words, words[1:], strict=False))
     return asked and asks_about_named(text)
 
 
