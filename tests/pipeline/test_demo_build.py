@@ -21,6 +21,7 @@ from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, EntryStatu
 from toolatlas.models import Effect
 from toolatlas.pipeline.catalogue import build_catalogue
 from toolatlas.pipeline.persistence import read_coverage
+from toolatlas.probing.hidden import hidden_failure
 from toolatlas.probing.verifier import step_failed
 from toolatlas.store.paths import AtlasPaths, open_store
 from toolatlas.workspace import Workspace
@@ -186,10 +187,14 @@ class TestEvidenceIsTrue:
             ]
             sample = rng.sample(candidates, min(8, len(candidates)))
             async with workspace.sandbox(server) as sandbox:
+                specs = {spec.name: spec for spec in sandbox.tools}
                 for entry, evidence in sample:
                     outcome = await sandbox.call(evidence.tool, render_value(evidence.arguments, sandbox.variables()))
                     await sandbox.reset()
                     failed, _soft = step_failed(outcome)
+                    # an answer that reads as a success and is not: judged, as the build judges it, by what the call broke
+                    failed = failed or hidden_failure(outcome, specs.get(evidence.tool), mutation=entry.family,
+                                                      changed=None, arguments=evidence.arguments) is not None
                     assert failed == (entry.kind is EntryKind.BOUNDARY), (entry.text, outcome.excerpt[:200])
                     assert outcome.outcome is evidence.outcome, (entry.text, outcome.excerpt[:200])
                     checked += 1
