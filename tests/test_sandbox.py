@@ -259,3 +259,9 @@ class TestGeneratedValues:
     def test_an_unknown_placeholder_names_the_known_ones(self) -> None:
         with pytest.raises(ConfigError, match=r"unknown placeholder \$\{nope\}; known here: \$\{oversized_text\}, \$\{root\}"):
             render_value({"a": ["${nope}"]}, {"root": "/r"}, field="probe")
+
+    def test_generated_values_alone_are_filled_when_the_instance_is_not_known(self) -> None:
+        """A record's arguments, checked as the server saw them without an instance: ``${oversized_text}`` becomes its
+        100 KB, an instance's ``${root}`` stays as it is."""
+        filled = render_value({"a": ["${root}/x", "${oversized_text}"]}, {}, keep_unknown=True)
+        assert filled == {"a": ["${root}/x", "x" * OVERSIZED_TEXT_CHARS]}

@@ -170,9 +170,10 @@ carried literally, it made a probe's id, every entry it supports (example and ev
 each checkpoint and each stored point 100 KB larger."""
 
 
-def render_template(text: str, variables: dict[str, str], *, field: str = "") -> str:
+def render_template(text: str, variables: dict[str, str], *, field: str = "", keep_unknown: bool = False) -> str:
     """Fill ``${name}`` placeholders from ``variables``, then :data:`GENERATED_VALUES`; an unknown
-    one is a :class:`ConfigError` naming ``field``.
+    one is a :class:`ConfigError` naming ``field`` (``keep_unknown``: left as it is — a record's
+    instance placeholders, when only the generated values matter).
 
     Only the braced form is a placeholder, so shell text such as ``$(cmd)`` or ``$HOME`` in a
     command environment passes through untouched.
@@ -181,6 +182,8 @@ def render_template(text: str, variables: dict[str, str], *, field: str = "") ->
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
         value = variables.get(name, GENERATED_VALUES.get(name))
+        if value is None and keep_unknown:
+            return match.group(0)
         if value is None:
             known = ", ".join(f"${{{k}}}" for k in sorted({*variables, *GENERATED_VALUES}))
             raise ConfigError(None, [(field, f"unknown placeholder ${{{name}}}; known here: {known}")])
@@ -189,14 +192,16 @@ def render_template(text: str, variables: dict[str, str], *, field: str = "") ->
     return _PLACEHOLDER.sub(fill, text)
 
 
-def render_value(value: Any, variables: dict[str, str], *, field: str = "") -> Any:
-    """Fill placeholders in every string of a JSON-like value (for smoke-call arguments)."""
+def render_value(value: Any, variables: dict[str, str], *, field: str = "", keep_unknown: bool = False) -> Any:
+    """Fill placeholders in every string of a JSON-like value (for smoke-call arguments;
+    ``keep_unknown``: see :func:`render_template`)."""
     if isinstance(value, str):
-        return render_template(value, variables, field=field)
+        return render_template(value, variables, field=field, keep_unknown=keep_unknown)
     if isinstance(value, list):
-        return [render_value(v, variables, field=f"{field}[{i}]") for i, v in enumerate(value)]
+        return [render_value(v, variables, field=f"{field}[{i}]", keep_unknown=keep_unknown)
+                for i, v in enumerate(value)]
     if isinstance(value, dict):
-        return {k: render_value(v, variables, field=f"{field}.{k}") for k, v in value.items()}
+        return {k: render_value(v, variables, field=f"{field}.{k}", keep_unknown=keep_unknown) for k, v in value.items()}
     return value
 
 

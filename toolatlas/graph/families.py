@@ -29,7 +29,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 from referencing.exceptions import Unresolvable
 
-from toolatlas.environments.base import GENERATED_VALUES
+from toolatlas.environments.base import render_value
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, confidence
 from toolatlas.models import utcnow
 
@@ -141,26 +141,13 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
     })
 
 
-def _generated(value: Any) -> Any:
-    """``value`` with the placeholders of values made when a call is rendered filled (``${oversized_text}``:
-    the 100 KB string a call carries as its placeholder, :data:`GENERATED_VALUES`)."""
-    if isinstance(value, str):
-        return _GENERATED.sub(lambda m: GENERATED_VALUES[m.group(1)], value) if "${" in value else value
-    if isinstance(value, dict):
-        return {k: _generated(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_generated(v) for v in value]
-    return value
-
-
-_GENERATED = re.compile(r"\$\{(" + "|".join(map(re.escape, GENERATED_VALUES)) + r")\}")
-
-
 def _conforms(arguments: dict[str, Any], schema: dict[str, Any]) -> bool:
-    """Whether a call's arguments, as the server saw them (:func:`_generated`), satisfy the tool's input schema
-    (a schema that does not parse, or whose ``$ref`` leads nowhere: no)."""
+    """Whether a call's arguments, as the server saw them (the values made when a call is rendered filled in:
+    ``${oversized_text}`` is 100 KB, not its placeholder), satisfy the tool's input schema (a schema that does not
+    parse, or whose ``$ref`` leads nowhere: no)."""
     try:
-        return bool(validator_for(schema)(schema).is_valid(_generated(arguments))) if schema else True
+        sent = render_value(arguments, {}, keep_unknown=True)
+        return bool(validator_for(schema)(schema).is_valid(sent)) if schema else True
     except (SchemaError, Unresolvable):
         return False
 
