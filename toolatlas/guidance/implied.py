@@ -81,10 +81,7 @@ def states_cap(answer: str, cap: int) -> bool:
 @lru_cache(maxsize=4096)
 def asks_past(task: str, cap: int) -> bool:
     """Whether a request asks for more than ``cap`` things: for all of them, or for a larger count of them."""
-    words = {w.strip(".,;:!?'\"()").lower() for w in task.split()}
-    if words & _WHOLE:
-        return True
-    return any(int(count.replace(",", "")) > cap for count in _counts(task))
+    return asks_for_all(task) or any(int(count.replace(",", "")) > cap for count in _counts(task))
 
 
 def asks_for_all(task: str) -> bool:

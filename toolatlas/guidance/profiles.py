@@ -331,9 +331,9 @@ def _finding(entry: Entry, *, cut: bool = False) -> Finding:
                    error=error, schema=is_schema_validation(entry), cut=cut)
 
 
-def _partial(entry: Entry) -> Finding:
-    """A verified use whose answer shows only part of what there is, as a finding of what one call can do."""
-    said = says_more(entry) or ""
+def _partial(entry: Entry, said: str) -> Finding:
+    """A verified use whose answer shows only part of what there is (``said``: the line that says how much more), as
+    a finding of what one call can do."""
     return Finding(entry=entry, text="one call's answer shows only part of what there is and says how much more",
                    error=said, schema=False, cut=True, said=said)
 
@@ -419,9 +419,9 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                 and ((properties.get(a) or {}).get("items") or {}).get("type") == "string" for a in required)
     feeds = {e.peer: e.weight or 0.0 for e in entries.get(EntryKind.CO_USAGE, [])
              if e.relation is CoUsageRelation.DATA and e.peer and e.peer != node.tool}
-    partial = _dedup(e for e in uses if says_more(e))[:1]  # a use whose answer says how much more there is
+    partial = next(((e, said) for e in _dedup(uses) if (said := says_more(e))), None)  # says how much more there is
     findings = (*(_finding(e) for e in boundaries), *(_finding(e, cut=True) for e in cut),
-                *(_partial(e) for e in partial))
+                *([_partial(*partial)] if partial else []))
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
