@@ -14,12 +14,17 @@ FAIL = OutcomeClass.TOOL_ERROR
 CAPPED = "`query` selects all 60 rows of `readings`, more than the 25 rows the description caps a result at"
 
 
+def one_argument_tool(server: str, tool: str, description: str, argument: str) -> ToolNode:
+    """A tool of ``server`` taking one required string ``argument``."""
+    return ToolNode(id=f"{server}.{tool}", server=server, tool=tool, schema_hash="h", description=description,
+                    input_schema={"type": "object", "properties": {argument: {"type": "string"}},
+                                  "required": [argument]})
+
+
 def capped_reader(answer: str) -> AtlasView:
     """A read-only query tool whose description caps a result at 25 rows, probed one row past the cap."""
-    reader = ToolNode(id="obs.run_query", server="obs", tool="run_query", schema_hash="h",
-                      description="Run one read-only query over the observations. Results are capped at 25 rows.",
-                      input_schema={"type": "object", "properties": {"query": {"type": "string"}},
-                                    "required": ["query"]})
+    reader = one_argument_tool("obs", "run_query",
+                               "Run one read-only query over the observations. Results are capped at 25 rows.", "query")
     found = [
         entry("obs", "run_query", EntryKind.AFFORDANCE, when="run a query", effect=Effect.READ_ONLY,
               arguments={"query": "SELECT * FROM stations"}),
@@ -278,10 +283,7 @@ class TestGivenValues:
 
 def code_runner() -> AtlasView:
     """A code runner probed with code that outran its time limit, beside better supported failures."""
-    runner = ToolNode(id="py.run_code", server="py", tool="run_code", schema_hash="h",
-                      description="Run Python code in a session.",
-                      input_schema={"type": "object", "properties": {"code": {"type": "string"}},
-                                    "required": ["code"]})
+    runner = one_argument_tool("py", "run_code", "Run Python code in a session.", "code")
     found = [
         entry("py", "run_code", EntryKind.AFFORDANCE, when="run code", effect=Effect.READ_ONLY,
               arguments={"code": "print(1 + 1)"}),
@@ -323,10 +325,7 @@ class TestLongRuns:
 
 def bibliography(listing: str) -> AtlasView:
     """A reader of a bibliography file whose verified answer lists five entries and says how many more there are."""
-    reader = ToolNode(id="bib.read_file", server="bib", tool="read_file", schema_hash="h",
-                      description="Read a BibTeX file and list its entries.",
-                      input_schema={"type": "object", "properties": {"path": {"type": "string"}},
-                                    "required": ["path"]})
+    reader = one_argument_tool("bib", "read_file", "Read a BibTeX file and list its entries.", "path")
     found = [
         entry("bib", "read_file", EntryKind.AFFORDANCE, when="read a file", effect=Effect.READ_ONLY,
               arguments={"path": "thesis.bib"}, excerpt=listing),
