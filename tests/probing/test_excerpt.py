@@ -54,3 +54,12 @@ class TestMessageLine:
 
     def test_a_cut_answer_with_no_field_whole_is_its_first_line(self) -> None:
         assert message_line("[\n  1,\n  2" + ELISION + "  99\n]") == "["
+
+    def test_a_validation_error_is_said_by_its_first_violation(self) -> None:
+        """Every violation of a tool's input model has the same first line: the field and why come with it."""
+        answer = ("Error executing tool log_attempt: 1 validation error for log_attemptArguments\n"
+                  "params.confidence\n"
+                  "  Input should be less than or equal to 5 [type=less_than_equal, input_value=6, input_type=int]\n"
+                  "    For further information visit https://errors.pydantic.dev/2.11/v/less_than_equal")
+        assert message_line(answer) == ("Error executing tool log_attempt: 1 validation error for log_attemptArguments: "
+                                        "params.confidence: Input should be less than or equal to 5")

@@ -186,8 +186,12 @@ _FIELD = re.compile(r'"([^"\n]{1,40})": ((?:"(?:[^"\\\n]|\\.)*"|-?\d[\d.eE+-]*|t
 def message_line(text: str) -> str:
     """What an answer says on one line: its first line, or — for a JSON object printed over several lines,
     whose first line is only ``{`` — its fields as ``key: value`` pairs (``aligned: true, ids: ["x"]``); of
-    such an object kept cut (:data:`ELISION`), the scalar fields it shows whole."""
+    such an object kept cut (:data:`ELISION`), the scalar fields it shows whole; of a pydantic validation error,
+    the field and message of its first violation after its head (``1 validation error for XArguments: params.status:
+    Input should be 'solved' or 'gave_up'``)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
+    if _VALIDATION.search(first):
+        return ": ".join([first.rstrip(), *_validation_detail(text)])
     if first not in ("{", "["):
         return first
     try:
