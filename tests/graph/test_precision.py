@@ -433,3 +433,36 @@ class TestNearNames:
         """Refused as unknown, or accepted: what a made-up name's probe says already."""
         assert not self.induce_near("Unknown problem: Two Sum_3f2a", failed=True).entries
         assert not self.induce_near("ok", failed=False).entries
+
+
+class TestMisusesWithOneAnswer:
+    """Misuses a server answers the same way are one boundary that states each of them, not the first alone."""
+
+    WEIGH = ToolSpec(server="s", name="weigh", description="Molar mass of a chemical formula.", input_schema={
+        "type": "object", "properties": {"formula": {"type": "string"}}, "required": ["formula"]})
+    ANSWER = "Error executing tool weigh: expected element or '(' at pos 0"
+
+    def induce_misuses(self, misuses: list[tuple[str, str]]) -> ServerGraph:
+        graph = ServerGraph("s", [self.WEIGH])
+        inducer = Inducer(graph)
+        for n, (value, condition) in enumerate(misuses):
+            step = ProbeStep(tool="weigh", arguments={"formula": value}, mutation="malformed_value",
+                             condition=condition, expect="error")
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, self.ANSWER, StateDiff(), "")], n)
+        return graph
+
+    def test_each_misuse_is_stated_with_the_answer_they_share(self) -> None:
+        graph = self.induce_misuses([("1 / 0", "`formula` divides by zero"),
+                                     ("h2o", "`formula` is written in lower case (`h2o`)"),
+                                     ("1 / 0", "`formula` divides by zero")])
+        [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
+        assert entry.support == 3
+        assert entry.text == ("`weigh` fails (tool_error) when `formula` divides by zero; or when `formula` is written "
+                              f"in lower case (`h2o`): “{self.ANSWER}”.")
+        assert entry.when_not == "`formula` divides by zero"  # what the misuse is grouped by stays the first
+
+    def test_at_most_three_are_stated(self) -> None:
+        graph = self.induce_misuses([(f"x{n}", f"`formula` is misuse {n}") for n in range(5)])
+        [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
+        assert entry.support == 5
+        assert entry.condition == "`formula` is misuse 0; or when `formula` is misuse 1; or when `formula` is misuse 2"

@@ -567,8 +567,33 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
         update["evidence"] = _keep_evidence(existing.evidence, evidence)
         if evidence.probe_id not in existing.probe_ids:
             update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
+    update |= _widened(existing, entry)
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
+
+
+OR_WHEN = "; or when "
+"""Between the conditions of a boundary that several misuses ran into (:func:`_widened`)."""
+MAX_CONDITIONS = 3
+"""Conditions a boundary's sentence states at most; the ones after are still counted as its support."""
+
+
+def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
+    """A boundary reinforced by another misuse that got the same answer (``h2o`` and ``1 / 0`` for a chemical
+    formula, both “expected element”) states that misuse too: its sentence names only the condition it was
+    first written under otherwise, and a reader takes that one for the cause. Up to :data:`MAX_CONDITIONS`
+    conditions, first seen first; the planned condition (``when_not``) a misuse is grouped by stays the first."""
+    if (existing.kind is not EntryKind.BOUNDARY or existing.family == SCHEMA_SUMMARY
+            or not entry.condition or not existing.condition):
+        return {}
+    stated = existing.condition.split(OR_WHEN)
+    head = f" when {existing.condition}: “"
+    if stated[0] != existing.when_not:  # qualified by what separates it from an accepted call: that one stands
+        return {}
+    if entry.condition in stated or len(stated) >= MAX_CONDITIONS or head not in existing.text:
+        return {}
+    condition = existing.condition + OR_WHEN + entry.condition
+    return {"condition": condition, "text": existing.text.replace(head, f" when {condition}: “", 1)}
 
 
 def _call(step: ProbeStep) -> dict[str, Any]:
