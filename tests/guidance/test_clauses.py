@@ -117,6 +117,26 @@ class TestArgumentClauses:
             "properties": {"params": {"$ref": "#/$defs/In"}}}
         assert argument_clauses(wrapped) == [("code", "Imports of os are not allowed.")]
 
+    def test_what_the_schema_allows_is_a_rule_unless_the_kept_words_say_it(self) -> None:
+        """A range, a set of values (through ``anyOf`` and ``$ref``) or a length the schema sets is a rule of its
+        argument; a description whose kept clause already names its values, or a lower bound alone, adds none."""
+        from toolatlas.guidance.clauses import argument_clauses
+
+        schema = {"$defs": {"Status": {"enum": ["solved", "struggled", "gave_up"], "type": "string"}},
+                  "properties": {
+                      "status": {"$ref": "#/$defs/Status"},
+                      "confidence": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": 5}, {"type": "null"}],
+                                     "description": "Self-rated confidence, 1 (low) to 5 (high)."},
+                      "level": {"type": "integer", "minimum": 0, "maximum": 9,
+                                "description": "Compression level, must be 0 to 9."},
+                      "limit": {"type": "integer", "minimum": 1},
+                      "name": {"type": "string", "maxLength": 200}}}
+        assert argument_clauses(schema) == [
+            ("status", "its schema allows only solved, struggled or gave_up"),
+            ("confidence", "its schema allows 1 to 5"),  # the description says it, in words no clause keeps
+            ("level", "Compression level, must be 0 to 9."),
+            ("name", "its schema allows at most 200 characters")]
+
     def test_the_rule_of_an_argument_the_task_gives_a_value_is_served_first(self) -> None:
         """"protected with the password 'q3'": the `password` argument's rule is the tool's first documented clause;
         a task that gives no password is not told it."""

@@ -35,6 +35,7 @@ __all__ = [
     "is_shared",
     "operative_clauses",
     "purpose",
+    "schema_rule",
     "sentences",
     "shared_clauses",
     "vocabulary",
@@ -147,19 +148,82 @@ def argument_clauses(schema: Mapping) -> list[tuple[str, str]]:
     condition (its sentences with an operative word) — or, written in a script whose words the operative vocabulary
     cannot read, the whole description: it is the documentation of what a value given there meets."""
     found = []
+    defs = schema.get("$defs") or schema.get("definitions") or {}
     for name, spec in _arguments(schema).items():
         description = " ".join(str(spec.get("description") or "").split())
-        if not description:
-            continue
+        kept: list[str] = []
         if not _readable(description):
-            found.append((name, description[:CLAUSE_CHARS]))
-            continue
-        for sentence in sentences(description):
-            if not _ADVICE.search(sentence) and set(terms(sentence)) & _OPERATIVE - _LEFT_OUT \
-                    and not _OMITTED.search(sentence):
-                cut = sentence if len(sentence) <= CLAUSE_CHARS else sentence[:CLAUSE_CHARS - 1].rstrip() + "…"
-                found.append((name, cut))
+            kept.append(description[:CLAUSE_CHARS])
+        else:
+            for sentence in sentences(description):
+                if not _ADVICE.search(sentence) and set(terms(sentence)) & _OPERATIVE - _LEFT_OUT \
+                        and not _OMITTED.search(sentence):
+                    kept.append(sentence if len(sentence) <= CLAUSE_CHARS else sentence[:CLAUSE_CHARS - 1].rstrip() + "…")
+        options = _options(spec, defs)
+        rule = schema_rule(options)
+        if rule and not all(re.search(rf"(?<!\w)(?<!\d\.){re.escape(v)}(?!\w|\.\d)", " ".join(kept))
+                            for v in _rule_values(options)):
+            kept.insert(0, rule)
+        found += [(name, clause) for clause in kept if clause]
     return found
+
+
+MAX_SHOWN_MEMBERS = 12
+"""Declared values a schema rule lists at most (a longer set is a vocabulary, not a rule a value meets)."""
+
+
+def _number(value: object) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
+def _options(spec: Mapping, defs: object) -> list[Mapping]:
+    """An argument's schema and the alternatives it allows (``anyOf``: a value or null), each ``$ref`` followed
+    into ``defs``."""
+    def resolved(item: Mapping) -> Mapping:
+        ref = item.get("$ref")
+        target = defs.get(ref.rsplit("/", 1)[-1]) if isinstance(ref, str) and isinstance(defs, Mapping) else None
+        return target if isinstance(target, Mapping) else item
+    alternatives = [s for s in (spec.get("anyOf") or spec.get("oneOf") or []) if isinstance(s, Mapping)]
+    return [resolved(item) for item in [spec, *alternatives]]
+
+
+def _members(options: Sequence[Mapping]) -> list[str]:
+    return list(dict.fromkeys(str(m) for o in options for m in (o.get("enum") or []) if m is not None))
+
+
+def _bound(options: Sequence[Mapping], *keys: str) -> str | None:
+    """The first of ``keys`` an option sets, written (``5``; ``5 (not included)`` for an exclusive bound)."""
+    for option in options:
+        for key in keys:
+            value = option.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                return _number(value) + (" (not included)" if key.startswith("exclusive") else "")
+    return None
+
+
+def _rule_values(options: Sequence[Mapping]) -> list[str]:
+    """The values a schema rule names: its members, or its bounds."""
+    bounds = [_bound(options, key) for key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                                               "maxLength")]
+    return _members(options) or [b.removesuffix(" (not included)") for b in bounds if b is not None]
+
+
+def schema_rule(options: Sequence[Mapping]) -> str:
+    """What an argument's schema allows (its options: :func:`_options`), as a rule a given value meets (``its
+    schema allows 1 to 5``, ``its schema allows only g/mol, kg/mol or Da``, ``… at most 200 characters``): the
+    bounds a value a task gives may be outside, which the description often leaves to the schema. Empty when the
+    schema sets none (a lower bound alone is left out: what it refuses is rarely a value a task gives)."""
+    members = _members(options)
+    if 1 < len(members) <= MAX_SHOWN_MEMBERS:
+        return f"its schema allows only {', '.join(members[:-1])} or {members[-1]}"
+    low = _bound(options, "minimum", "exclusiveMinimum")
+    high = _bound(options, "maximum", "exclusiveMaximum")
+    if low is not None and high is not None:
+        return f"its schema allows {low} to {high}"
+    if high is not None:
+        return f"its schema allows at most {high}"
+    length = _bound(options, "maxLength")
+    return f"its schema allows at most {length} characters" if length is not None else ""
 
 
 def _key(sentence: str) -> str:
