@@ -147,6 +147,17 @@ class TestRouting:
         weights = AtlasView(tools, entries, [], []).route_weights("Record a new stay for the traveller")
         assert max(weights, key=weights.get) == "trips"
 
+    def test_a_request_whose_object_only_answers_know_goes_to_them(self) -> None:
+        """"Add the Brennan booking to trips.csv": only "add" meets a description (the pattern tester's "Add a case");
+        Brennan is a word of the trips data's answers and a CSV file what it was verified on — there it goes."""
+        view = catalogue()
+        entries = [*view.entries.values(),
+                   entry("trips", "run_query", EntryKind.AFFORDANCE, when="run a query", effect=Effect.READ_ONLY,
+                         arguments={"sql": "SELECT * FROM 'exports/trips.csv'"},
+                         excerpt="traveller,city,nights\nHarlow,Oslo,3")]
+        weights = AtlasView(view.tool_nodes.values(), entries, [], []).route_weights("Add the Brennan booking to trips.csv")
+        assert max(weights, key=weights.get) == "trips"
+
     def test_a_routed_server_weighs_its_tools_by_its_score(self) -> None:
         """Among routed servers, the better-scoring one's tools weigh more; an unrouted one's least."""
         view = catalogue()

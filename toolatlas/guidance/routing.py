@@ -147,12 +147,14 @@ class ServerRouter:
         query = [t for t in content_terms(expanded(named_apart(task))) if not t.replace(".", "").isdigit()]
         query += self.blends.of(task)
         bm25 = self.text_index.scores_of(query, _ASKING)
-        top_text = max(bm25.values(), default=0.0)
         asked = set(query) | value_shapes(task)
         held = [sum(self.idf[w] * (SHAPE_WEIGHT if w.startswith("shape:") else _ASKING.get(w, 1.0))
                     for w in asked & words)
                 for words in self.vocabulary]
         top_held = max(held, default=0.0)
+        if bm25 and top_held and not self.text_index.scores_of([t for t in query if t not in _ASKING]):
+            bm25 = {}  # only how the task asks ("add") meets a server's text: what it acts on (its vocabulary) decides
+        top_text = max(bm25.values(), default=0.0)
         combined = {}
         for i, server in enumerate(self.servers):
             score = 0.5 * (bm25.get(i, 0.0) / top_text if top_text else 0.0)
