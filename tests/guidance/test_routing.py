@@ -154,7 +154,7 @@ class TestRouting:
         entries = [*view.entries.values(),
                    entry("trips", "run_query", EntryKind.AFFORDANCE, when="run a query", effect=Effect.READ_ONLY,
                          arguments={"sql": "SELECT * FROM 'exports/trips.csv'"},
-                         excerpt="traveller,city,nights\nHarlow,Oslo,3")]
+                         excerpt="traveller,city,nights\nBrennan,Oslo,3")]
         weights = AtlasView(view.tool_nodes.values(), entries, [], []).route_weights("Add the Brennan booking to trips.csv")
         assert max(weights, key=weights.get) == "trips"
 
