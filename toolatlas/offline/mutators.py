@@ -527,6 +527,12 @@ def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
     for changed, how in ((value.upper(), "in capitals"), (value.lower(), "in lower case")):
         if changed != value and changed not in ctx.in_call:
             found.append(("case_changed", loc, changed, f"{_arg(loc)} is written {how} (`{changed}`)", False))
+    if value.upper() == value:  # nothing to capitalise (``H2O``): a documented example that has (``Ca(OH)2``)
+        mixed = next((e for e in spec.examples if isinstance(e, str) and e.upper() != e and e.lower() != e
+                      and sum(c.isalpha() for c in e) >= 2 and e.upper() not in ctx.in_call), None)
+        if mixed is not None:
+            found.append(("case_changed", loc, mixed.upper(),
+                          f"{_arg(loc)} is written in capitals (`{mixed.upper()}` for `{mixed}`)", False))
     return found
 
 
