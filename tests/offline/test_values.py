@@ -564,3 +564,21 @@ class TestSqlExamples:
         described = ("SQL SELECT statement to execute. Each sheet is a table. Example: "
                      "SELECT name, revenue FROM Sales WHERE status = 'Active' LIMIT 20")
         assert sql_examples(described) == ["SELECT name, revenue FROM Sales WHERE status = 'Active' LIMIT 20"]
+
+
+class TestFileFormats:
+    def test_a_file_of_the_format_the_description_names_is_chosen(self, tmp_path: Path) -> None:
+        """"Fix a SQL file on disk": a .sql file of the folder, never its README, whatever the seed."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.facts import directory_facts
+
+        (tmp_path / "README.md").write_text("# Models\n")
+        (tmp_path / "models").mkdir()
+        (tmp_path / "models" / "orders.sql").write_text("select 1\n")
+        (tmp_path / "notes.txt").write_text("todo\n")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        tool = ToolSpec(server="s", name="fix_file", description="Fix a SQL file on disk.", input_schema={
+            "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}})
+        for seed in range(4):
+            call = synth_for(facts, seed).valid_arguments(tool, infer_arguments(tool), seed)
+            assert call is not None and call.arguments["path"] == "${root}/models/orders.sql"

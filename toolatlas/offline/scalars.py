@@ -264,15 +264,33 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
 _EXTENSION = re.compile(r"(?<![\w/.])\.([a-z][a-z0-9]{1,4})\b")
 
 
+_FORMAT_EXTENSIONS = {
+    "sql": (".sql",), "csv": (".csv",), "tsv": (".tsv",), "json": (".json",), "jsonl": (".jsonl",),
+    "yaml": (".yaml", ".yml"), "yml": (".yml", ".yaml"), "toml": (".toml",), "ini": (".ini",),
+    "xml": (".xml",), "html": (".html", ".htm"), "markdown": (".md",), "python": (".py",),
+    "javascript": (".js", ".mjs"), "typescript": (".ts",), "bibtex": (".bib",), "latex": (".tex",),
+    "excel": (".xlsx", ".xls"), "spreadsheet": (".xlsx", ".ods", ".csv"), "word": (".docx",), "docx": (".docx",),
+    "pdf": (".pdf",), "image": (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"),
+    "notebook": (".ipynb",), "jupyter": (".ipynb",), "log": (".log",), "text": (".txt",), "zip": (".zip",),
+}
+"""What a format's name says a file's extension is ("a SQL file", "an image file")."""
+_FORMAT_FILE = re.compile(rf"\b({'|'.join(_FORMAT_EXTENSIONS)})\s+(?:file|files|document|documents|script|scripts)\b")
+
+
 def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None) -> list[str]:
-    """File extensions an error named for the argument, else its description (else the tool's) names."""
+    """File extensions an error named for the argument, else its description (else the tool's) names — written
+    out (``.sql``), or as the format a file is of ("Fix a SQL file on disk")."""
     if synth is not None:
         refs = synth.pool.named_for(f"{draft.tool.name}:{spec.path}")
         named = [r.value for r in refs if r.value.startswith(".")]
         if named:
             return list(dict.fromkeys(named))
-    for text in (spec.description.lower(), draft.text):
+    for text in (spec.description.lower(), draft.text.lower()):
         found = list(dict.fromkeys(f".{e}" for e in _EXTENSION.findall(text)))
+        if found:
+            return found
+    for text in (spec.description.lower(), draft.text.lower()):
+        found = list(dict.fromkeys(e for name in _FORMAT_FILE.findall(text) for e in _FORMAT_EXTENSIONS[name]))
         if found:
             return found
     return []
