@@ -517,22 +517,23 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
 
 
 def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
-    """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it):
-    whether the server matches names whatever their case, or refuses (``unknown element 'A'`` for ``NACL``)."""
+    """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it),
+    capitals first (a build probes one misuse per argument: the first): whether the server matches names whatever
+    their case, or refuses (``unknown element 'A'`` for ``NACL``)."""
     if spec.fresh or spec.kind not in _CASED_KINDS or not isinstance(value, str) or spec.enum or _id_like(loc):
         return []
     if sum(c.isalpha() for c in value) < 2 or "${" in value or not _known(spec, value, ctx):
         return []
     found: list[Found] = []
-    for changed, how in ((value.upper(), "in capitals"), (value.lower(), "in lower case")):
-        if changed != value and changed not in ctx.in_call:
-            found.append(("case_changed", loc, changed, f"{_arg(loc)} is written {how} (`{changed}`)", False))
     if value.upper() == value:  # nothing to capitalise (``H2O``): a documented example that has (``Ca(OH)2``)
         mixed = next((e for e in spec.examples if isinstance(e, str) and e.upper() != e and e.lower() != e
                       and sum(c.isalpha() for c in e) >= 2 and e.upper() not in ctx.in_call), None)
         if mixed is not None:
             found.append(("case_changed", loc, mixed.upper(),
                           f"{_arg(loc)} is written in capitals (`{mixed.upper()}` for `{mixed}`)", False))
+    for changed, how in ((value.upper(), "in capitals"), (value.lower(), "in lower case")):
+        if changed != value and changed not in ctx.in_call:
+            found.append(("case_changed", loc, changed, f"{_arg(loc)} is written {how} (`{changed}`)", False))
     return found
 
 
