@@ -71,3 +71,28 @@ class TestHiddenFailures:
         refused = ok("Error: no problem found matching 'Two Sum_3f2a'. Did you mean: Two Sum?")
         assert hidden_failure(refused, log, mutation="near_name", changed=False, arguments=sent) is None
         assert hidden_failure(taken, log, mutation=None, changed=True, arguments=sent) is None
+
+
+class TestListedMissing:
+    WRITE = ToolSpec(server="s", name="write_entries", description="Write selected entries to a file.",
+                     input_schema={"type": "object"})
+
+    def test_a_made_up_name_listed_as_not_found_is_a_failure_though_the_call_wrote(self) -> None:
+        """`成功写入 0 个条目` above `未找到的keys: [...]`: the batch named nothing, whatever its first line says."""
+        answer = "成功写入 0 个条目到 refs.bib\n找到的keys: []\n未找到的keys: ['no_such_object_1db5', 'sample']\n"
+        found = hidden_failure(ok(answer), self.WRITE, mutation="nonexistent_reference", changed=True,
+                               arguments={"keys": ["no_such_object_1db5", "sample"]})
+        assert found == "its answer lists what the call named as not found"
+        english = "Exported 1 entry\nMissing ids: no_such_object_3f2a"
+        assert hidden_failure(ok(english), self.WRITE, mutation=None, changed=True,
+                              arguments={"ids": ["a1", "no_such_object_3f2a"]}) is not None
+
+    def test_a_made_up_name_the_answer_only_repeats_or_a_real_name_not_found_is_none(self) -> None:
+        """An answer that names the made-up name without saying it is missing, and one saying a real name is
+        missing (what the call did not invent), tell nothing of the misuse; nor does the word in a made-up path."""
+        assert hidden_failure(ok("Wrote no_such_object_1db5 to refs.bib"), self.WRITE, mutation=None, changed=True,
+                              arguments={"keys": ["no_such_object_1db5"]}) is None
+        assert hidden_failure(ok("Wrote 1 entry\nnot found: smith2020"), self.WRITE, mutation=None, changed=True,
+                              arguments={"keys": ["smith2020", "vaswani2017"]}) is None
+        assert hidden_failure(ok("Saved ${root}/missing_3f2a.md"), self.WRITE, mutation=None, changed=True,
+                              arguments={"path": "${root}/missing_3f2a.md"}) is None

@@ -1,6 +1,6 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Three answers read
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Four answers read
 like successes and are not, and only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
@@ -22,6 +22,11 @@ like successes and are not, and only the call's own misuse shows it:
   opens things is never judged so, nor is an answer that says the action was not needed
   (``already``, ``not``, ``0 removed``), nor a call that changed the state.
 
+- **a made-up name listed as not found.** The call names something invented to name nothing, and a line of
+  the answer lists it as not found (``未找到的keys: ['no_such_object_1db5']`` under ``成功写入 0 个条目``): the
+  answer leads with what the tool did, and the part of the call that named nothing is said below it — a batch
+  that went through in part, or not at all, reported as a success.
+
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
 """
@@ -35,7 +40,7 @@ from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
-from toolatlas.probing.values import names_made_up
+from toolatlas.probing.values import MADE_UP, names_made_up
 
 __all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
 
@@ -115,11 +120,26 @@ def hidden_failure(
     made_up = names_made_up(arguments) or names_made_up(rendered)
     if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
+    if made_up and _listed_missing(text):
+        return "its answer lists what the call named as not found"
     if mutation == NEAR_NAME:
         taken = _closest_taken(text, values)
         if taken is not None:
             return f"it answered for `{taken}`, the closest name it knows, not for the name given"
     return None
+
+
+_MISSING = re.compile(r"\b(?:not found|not exist|does not exist|doesn't exist|missing|unknown)\b|未找到|找不到|不存在"
+                      r"|見つかりません|存在しません", re.IGNORECASE)
+"""Words of a line that says what it names is not there."""
+
+
+def _listed_missing(text: str) -> bool:
+    """Whether an answer lists a made-up name (:data:`~toolatlas.probing.values.MADE_UP`) as not there: a line
+    that holds both (``未找到的keys: ['no_such_object_1db5']``, ``Missing ids: no_such_object_3f2a``) — an answer
+    whose first line reports what it did (``成功追加 0 个条目``, ``Exported 2 entries``) while a later one says
+    part of the call named nothing."""
+    return any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines())
 
 
 NEAR_NAME = "near_name"
