@@ -590,10 +590,19 @@ def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
     head = f" when {existing.condition}: “"
     if stated[0] != existing.when_not:  # qualified by what separates it from an accepted call: that one stands
         return {}
-    if entry.condition in stated or len(stated) >= MAX_CONDITIONS or head not in existing.text:
+    if _bare(entry.condition) in {_bare(c) for c in stated} or len(stated) >= MAX_CONDITIONS or head not in existing.text:
         return {}
     condition = existing.condition + OR_WHEN + entry.condition
     return {"condition": condition, "text": existing.text.replace(head, f" when {condition}: “", 1)}
+
+
+_GIVEN = re.compile(r" \(with [^()]*\)$")
+"""How a condition names what else its call had (``… (with `mode` given)``, :mod:`toolatlas.offline.saturation`)."""
+
+
+def _bare(condition: str) -> str:
+    """A condition without the optional arguments its call also had: the same misuse either way."""
+    return _GIVEN.sub("", condition)
 
 
 def _call(step: ProbeStep) -> dict[str, Any]:
