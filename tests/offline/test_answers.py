@@ -186,6 +186,20 @@ class TestHarvestFromAnswers:
         }
         assert synth.valid_arguments(writer, None, 0).arguments["sheet_name"] in ("Sales", "Targets")
 
+    def test_identities_an_answer_labels_feed_the_arguments_named_for_them(self) -> None:
+        """``Key: vaswani2017`` lines and the bare lines under ``所有条目的key:`` are what ``key`` and the items of
+        ``keys`` take — before an identifier harvested under another name."""
+        reader = make("read_file", {"filepath": string("File to read")})
+        entry = make("get_entry", {"key": string()})
+        writer = make("write_entries", {"keys": {"type": "array", "items": {"type": "string"}}})
+        pool = ValuePool()
+        pool.harvest(reader, "1. Key: vaswani2017attention\n   Type: inproceedings\n", None, {}, "p1")
+        pool.harvest(reader, "文件: thesis.bib (总计 2 个条目)\n\n所有条目的key:\nbeltagy2020\ntay2022\n", None, {}, "p2")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        keys = {"vaswani2017attention", "beltagy2020", "tay2022"}
+        assert {synth.valid_arguments(entry, None, v).arguments["key"] for v in range(3)} == keys
+        assert set(synth.valid_arguments(writer, None, 0).arguments["keys"]) <= keys
+
     def test_a_generic_argument_keeps_its_values_to_itself(self) -> None:
         """Values named for a plain string argument are not offered to other tools' string arguments."""
         tool = make("set_mode", {"mode": string("How to run")})

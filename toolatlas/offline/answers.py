@@ -145,17 +145,49 @@ def _keys_listed(lines: list[str]) -> list[Found]:
     return found
 
 
+_ID_LABEL = re.compile(r"^\s*(?:[-*•]\s*|\d+[.)]\s*)?(id|key|sku|uuid|slug|code|handle)\s*:\s*([^\s,;:]{1,60})\s*$",
+                       re.IGNORECASE)
+"""A record's identity on a line of its own (``1. Key: vaswani2017attention``, ``- id: 42``)."""
+LABEL_CONTEXT = "label:"
+"""The context of an identity an answer labels (``label:key``): what an argument of that name takes."""
+
+
+_ID_HEADER = re.compile(r"(?<![A-Za-z])(id|key|sku|uuid|slug|code|handle)s?\s*[:：]\s*$", re.IGNORECASE)
+_BARE_ID = re.compile(r"^\s*([^\s:,;]{1,60})\s*$")
+
+
+def _identities_listed(lines: list[str]) -> list[Found]:
+    """The bare lines under a line that announces records' identities (``All keys:``, ``所有条目的key:``), up to the
+    first line that is not one: identities labelled by that word, like ``Key: …`` lines."""
+    found: list[Found] = []
+    label = None
+    for line in lines:
+        bare = _BARE_ID.match(line)
+        if label is not None and bare:
+            found.append((ArgKind.IDENTIFIER, bare.group(1), label, False))
+            continue
+        header = _ID_HEADER.search(line)
+        label = LABEL_CONTEXT + header.group(1).lower() if header else None
+    return found[:MAX_LISTED]
+
+
 def listed_kind(text: str, tool: ToolSpec) -> list[Found]:
-    """Values in text: ``Sheets: Sales, Targets`` lines, and the bare lines of a listing tool's output."""
+    """Values in text: ``Sheets: Sales, Targets`` lines, records' identities labelled ``Key: …`` / ``ID: …``, and
+    the bare lines of a listing tool's output."""
     found: list[Found] = []
     lines = text.splitlines()
     for line in lines:
+        identity = _ID_LABEL.match(line)
+        if identity:
+            found.append((ArgKind.IDENTIFIER, identity.group(2), LABEL_CONTEXT + identity.group(1).lower(), False))
+            continue
         labelled = _LABELLED.match(line)
         if labelled:
             kind = noun_kind(tokens(labelled.group(1)))
             if kind is not None and kind not in GENERIC_KINDS:
                 found.extend((kind, v, None, False) for v in listed_items(labelled.group(2)))
     found.extend(_keys_listed(lines))
+    found.extend(_identities_listed(lines))
     listing = _listing_noun(tool)
     if listing in SEMANTIC_KINDS and len(lines) <= MAX_LISTED:
         bare = [_BULLET.match(line) for line in lines if line.strip()]

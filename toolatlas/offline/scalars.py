@@ -15,11 +15,11 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.answers import KEY_CONTEXT
+from toolatlas.offline.answers import KEY_CONTEXT, LABEL_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
 from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
-from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject, parent_singular
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
 from toolatlas.offline.targets import Candidate
@@ -165,6 +165,9 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
                 pooled = [c for c in pooled if c.ref is not None and c.ref.context == noun] or [
                     c for c in pooled if c.ref is None or c.ref.context is None
                 ] or pooled
+            else:  # a bare ``key``/``id`` (or the items of ``keys``): what answers labelled so, first
+                label = LABEL_CONTEXT + parent_singular(spec.name.lower())
+                pooled = [c for c in pooled if c.ref is not None and c.ref.context == label] or pooled
             if pooled:
                 return draft.pick(kind, pooled)
             return _string(spec, synth, v)
