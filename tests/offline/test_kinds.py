@@ -446,3 +446,20 @@ class TestSqlStatementKind:
     def test_statement_kind(self, sql: str, kind: str) -> None:
         """The statement kind is its leading verb, looking past comments and CTEs."""
         assert sql_statement_kind(sql) == kind
+
+
+class TestTagsOutsideGit:
+    def test_tags_are_labels_unless_the_tool_speaks_of_git(self) -> None:
+        """A glossary term's ``tags`` are labels; a ``tag`` of a tool about commits names a revision."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.kinds import infer_arguments
+        from toolatlas.probing.values import ArgKind
+
+        term = ToolSpec(server="s", name="add_term", description="Add a term to the glossary.", input_schema={
+            "type": "object", "required": ["lemma"], "properties": {
+                "lemma": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}})
+        tags = next(s for s in infer_arguments(term) if s.name == "tags")
+        assert tags.items is not None and tags.items.kind is not ArgKind.REVISION
+        show = ToolSpec(server="s", name="git_show", description="Show a commit of the repository.", input_schema={
+            "type": "object", "required": ["tag"], "properties": {"tag": {"type": "string"}}})
+        assert infer_arguments(show)[0].kind is ArgKind.REVISION

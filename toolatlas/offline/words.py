@@ -255,9 +255,9 @@ def kind_for_string(
         fresh = creates and named_object == "branch" and not w & _REF_WORDS
         return Meaning("branch", target="branch", fresh=fresh)
     if (
-        w & {"revision", "rev", "commit", "sha", "ref", "refspec", "tag", "treeish"}
+        w & {"revision", "rev", "commit", "sha", "refspec", "treeish"}
         or "commit sha" in desc
-        or (git and w & {"target", "contains", "base"})
+        or (git and w & {"ref", "tag", "tags", "target", "contains", "base"})  # a tag is a label elsewhere
     ):
         return Meaning("revision", target="commit")
     entity_word = bool(w & {"entity", "entities", "node", "nodes"})
