@@ -97,6 +97,14 @@ class TestTheEvidence:
         assert looks_like_error(f"Document {path}.docx does not exist")
         assert error_evidence(ok(f"Document {path}.docx does not exist", filename=path)) is not None
 
+    def test_an_unknown_value_and_a_lookup_that_found_none_read_as_errors(self) -> None:
+        """``Unknown memory type 'sample'. Valid types: …`` and ``No entry with id 999999.`` answered as successes
+        are refusals of the value the call gave; a filter's empty answer (``No entries with tag api``) is none."""
+        refusal = ok("Unknown memory type 'sample'. Valid types: feedback, project, reference, user.", type="sample")
+        assert error_evidence(refusal) == "error words about the call's arguments"
+        assert error_evidence(ok("No entry with id 999999.", id=999999)) is not None
+        assert not looks_like_error("No entries with tag api") and not looks_like_error("No matches found for: x")
+
     def test_two_violations_of_one_input_model_are_two_signatures(self) -> None:
         """A pydantic validation error's first line is the same for every violation of a tool's input model; the
         field and the message below it tell a status outside its set from a name past its length."""
