@@ -200,6 +200,17 @@ class TestHarvestFromAnswers:
         assert {synth.valid_arguments(entry, None, v).arguments["key"] for v in range(3)} == keys
         assert set(synth.valid_arguments(writer, None, 0).arguments["keys"]) <= keys
 
+    def test_a_list_under_a_plural_key_feeds_the_argument_of_its_singular(self) -> None:
+        """``{"lemmas": [...]}`` from one tool: the values another tool's ``lemma`` takes (a name the build knew
+        no kind for)."""
+        lister = make("list_terms", {})
+        deprecate = make("deprecate_term", {"lemma": string(), "reason": string()})
+        pool = ValuePool()
+        pool.harvest(lister, '{"lemmas": ["aqueduct", "bastion"]}', {"lemmas": ["aqueduct", "bastion"]}, {}, "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert {synth.valid_arguments(deprecate, None, v).arguments["lemma"] for v in range(2)} == {"aqueduct", "bastion"}
+        assert synth.valid_arguments(deprecate, None, 0).arguments["reason"] not in ("aqueduct", "bastion")
+
     def test_a_generic_argument_keeps_its_values_to_itself(self) -> None:
         """Values named for a plain string argument are not offered to other tools' string arguments."""
         tool = make("set_mode", {"mode": string("How to run")})

@@ -110,6 +110,10 @@ def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Foun
     if key is None:  # a list inside a list (the rows of a table): nothing says what it holds
         return []
     kind = noun_kind(tokens(key)) if key else _listing_noun(tool)
+    if kind is None and key and parent_singular(key) != key and node and all(isinstance(n, str) for n in node):
+        # ``{"lemmas": ["aqueduct", …]}``: what an argument named ``lemma`` takes (:data:`LABEL_CONTEXT`)
+        label = LABEL_CONTEXT + parent_singular(key).lower()
+        return [(ArgKind.IDENTIFIER, n, label, False) for n in node[:MAX_LISTED] if 0 < len(n) <= 80]
     if kind is None or not node:
         return []
     if all(isinstance(n, str) for n in node):

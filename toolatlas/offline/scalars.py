@@ -531,7 +531,13 @@ _WORDS = ("example", "sample", "demo", "test")
 
 
 def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:
-    """An argument of unknown meaning: the schema's and description's own words first, else a plain word."""
+    """An argument of unknown meaning: what answers listed under its name (``lemmas`` for a ``lemma``), the
+    schema's and description's own words, else a plain word."""
+    if not spec.fresh:
+        label = LABEL_CONTEXT + parent_singular(spec.name.lower())
+        listed = [c.value for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == label]
+        if listed:
+            return _clamp(listed[variant % len(listed)], spec)
     if spec.examples:
         return _clamp(str(spec.examples[variant % len(spec.examples)]), spec)
     if spec.has_default and isinstance(spec.default, str) and spec.default:
