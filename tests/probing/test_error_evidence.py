@@ -105,6 +105,12 @@ class TestTheEvidence:
         assert error_evidence(ok("No entry with id 999999.", id=999999)) is not None
         assert not looks_like_error("No entries with tag api") and not looks_like_error("No matches found for: x")
 
+    def test_a_refusal_to_replace_what_exists_reads_as_an_error(self) -> None:
+        """A second write of the same note answered ``Note already exists: … Pass overwrite=True`` wrote nothing."""
+        answer = ok("Note already exists: notes/a.md. Pass overwrite=True to replace it.", path="notes/a.md")
+        assert error_evidence(answer) == "error words about the call's arguments"
+        assert not looks_like_error("Created table; index already exists")
+
     def test_two_violations_of_one_input_model_are_two_signatures(self) -> None:
         """A pydantic validation error's first line is the same for every violation of a tool's input model; the
         field and the message below it tell a status outside its set from a name past its length."""
