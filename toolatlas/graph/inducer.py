@@ -151,8 +151,8 @@ class Inducer:
             self._count_call(step.tool, result.outcome.outcome)
             if result.outcome.outcome in (OutcomeClass.OK, OutcomeClass.TOOL_ERROR):
                 self.graph.lexicon.hear(to_placeholders(result.outcome.excerpt, rollout.variables), said)
-            if step.mutation == NEAR_NAME and not step_verdict.hidden_failure:
-                continue  # refused or accepted, a name no name has says what a made-up name says already
+            if step.mutation == NEAR_NAME and not step_verdict.failed:
+                continue  # accepted, and answered about itself: a name no name has, taken as a new one
             opposed = self._opposed(evidence, step_verdict.failed) if not prefix else []
             if step_verdict.failed:
                 entry = self._boundary(probe, step, step_verdict, evidence)
