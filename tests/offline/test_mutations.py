@@ -338,3 +338,19 @@ class TestCase:
         assert near[0].condition == "`problem_name` names `Two Sum` with a suffix no name has"
         invented = boundary_mutations(tool, specs, {"problem_name": "example"}, synth, cap=40)
         assert not [m for m in invented if m.name is MutationKind.NEAR_NAME]
+
+
+class TestSearchQueries:
+    def test_a_query_is_probed_with_a_hyphen_an_operator_and_part_of_its_word(self) -> None:
+        """``widgets`` is also sent as ``widgets-based``, ``widgets OR`` and ``idget``; none is expected to fail."""
+        schema = {"type": "object", "required": ["query"],
+                  "properties": {"query": {"type": "string", "description": "Search query.", "examples": ["widgets"]}}}
+        tool = ToolSpec(server="s", name="search_notes", description="Full-text search over the notes.",
+                        input_schema=schema)
+        valid, mutations = mutate(EnvironmentFacts(kind="none"), tool)
+        assert valid["query"] == "widgets"
+        found = {m.name: (m.arguments["query"], m.expected_failure) for m in mutations
+                 if m.name in (MutationKind.QUERY_SYNTAX, MutationKind.QUERY_OPERATOR, MutationKind.WORD_FRAGMENT)}
+        assert found == {MutationKind.QUERY_SYNTAX: ("widgets-based", False),
+                         MutationKind.QUERY_OPERATOR: ("widgets OR", False),
+                         MutationKind.WORD_FRAGMENT: ("idget", False)}

@@ -96,3 +96,16 @@ class TestListedMissing:
                               arguments={"keys": ["smith2020", "vaswani2017"]}) is None
         assert hidden_failure(ok("Saved ${root}/missing_3f2a.md"), self.WRITE, mutation=None, changed=True,
                               arguments={"path": "${root}/missing_3f2a.md"}) is None
+
+
+class TestWordFragments:
+    SEARCH = ToolSpec(server="s", name="search_notes", description="Search the notes.", input_schema={"type": "object"})
+
+    def test_part_of_a_word_answered_with_nothing_found_is_a_failure(self) -> None:
+        """``idget`` of ``widget`` answered ``No matches found for: idget``: what a caller searching part of a name
+        gets, reported as a success; an answer that found it is none."""
+        found = hidden_failure(ok("No matches found for: idget"), self.SEARCH, mutation="word_fragment",
+                               changed=False, arguments={"query": "idget"})
+        assert found == "part of a word finds nothing"
+        assert hidden_failure(ok("Found 2 notes:\n- Widgets.md"), self.SEARCH, mutation="word_fragment",
+                              changed=False, arguments={"query": "idget"}) is None

@@ -54,6 +54,14 @@ class MutationKind(StrEnum):
     INVALID_TIME_FORMAT = "invalid_time_format"
     MALFORMED_VALUE = "malformed_value"
     """A value of the argument's kind that looks right but is not (a cron minute 61, ``1 / 0``)."""
+    QUERY_SYNTAX = "query_syntax"
+    """A search query with a hyphen between two words (``widget-based``): a search engine's syntax reads it as more
+    than a word (a column, a negation), a plain one finds the text."""
+    QUERY_OPERATOR = "query_operator"
+    """A search query ending on an operator word in capitals (``widget OR``): a syntax error, or a plain word."""
+    WORD_FRAGMENT = "word_fragment"
+    """Part of a word of a working query (``idget`` of ``widget``): found by a substring search, not by a search of
+    whole words or stems."""
     INCOMPATIBLE_VALUE = "incompatible_value"
     """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
@@ -100,6 +108,9 @@ SEMANTIC_FAMILIES = frozenset(
         "invalid_timezone",
         "invalid_time_format",
         "malformed_value",
+        "query_syntax",
+        "query_operator",
+        "word_fragment",
         "incompatible_value",
         "leading_dash",
         "path_is_directory",

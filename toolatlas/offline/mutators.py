@@ -484,6 +484,28 @@ def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
     return found
 
 
+_QUERY_WORD = re.compile(r"[A-Za-z]{5,}")
+
+
+def query_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A search query's longest word joined to another by a hyphen, followed by an operator word in capitals, and
+    cut to its inner part (``idget`` of ``widget``): what a full-text engine's syntax and matching rules do to a
+    query a person writes, which the description rarely says. Either outcome is knowledge."""
+    if spec.kind is not ArgKind.SEARCH_QUERY or spec.fresh or not isinstance(value, str) or spec.enum:
+        return []
+    words = _QUERY_WORD.findall(value)
+    if not words:
+        return []
+    word = max(words, key=len)
+    arg = _arg(loc)
+    inner = word[1:-1]
+    return [
+        ("query_syntax", loc, f"{word}-based", f"{arg} joins two words with a hyphen (`{word}-based`)", False),
+        ("query_operator", loc, f"{word} OR", f"{arg} ends on the operator word OR (`{word} OR`)", False),
+        ("word_fragment", loc, inner, f"{arg} is part of a word (`{inner}` of `{word}`)", False),
+    ]
+
+
 _CASED_KINDS = frozenset({
     ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME, ArgKind.STRING, ArgKind.EXPRESSION, ArgKind.UNIT, ArgKind.CURRENCY,
     ArgKind.COUNTRY_CODE, ArgKind.LANGUAGE_CODE, ArgKind.LOCALE, ArgKind.SHEET_NAME, ArgKind.TIMEZONE,
@@ -543,6 +565,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     identity_mutations,
     format_mutations,
     semantic_mutations,
+    query_mutations,
     near_name_mutations,
     case_mutations,
     number_mutations,

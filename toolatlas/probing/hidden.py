@@ -1,6 +1,6 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Four answers read
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Five answers read
 like successes and are not, and only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
@@ -22,6 +22,9 @@ like successes and are not, and only the call's own misuse shows it:
   opens things is never judged so, nor is an answer that says the action was not needed
   (``already``, ``not``, ``0 removed``), nor a call that changed the state.
 
+- **part of a word answered with nothing found.** A boundary probe sent the inner part of a word of a query
+  (``idget`` of ``widget``) and the tool answered it found nothing: it matches whole words (or stems), not text
+  inside them — a caller searching part of a name takes the empty answer for "not there".
 - **a made-up name listed as not found.** The call names something invented to name nothing, and a line of
   the answer lists it as not found (``未找到的keys: ['no_such_object_1db5']`` under ``成功写入 0 个条目``): the
   answer leads with what the tool did, and the part of the call that named nothing is said below it — a batch
@@ -45,6 +48,7 @@ from toolatlas.probing.values import MADE_UP, names_made_up
 __all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
 
 MALFORMED = "malformed_value"
+FRAGMENT = "word_fragment"
 CREATING_VERBS = frozenset(
     "add append create import init insert load make mkdir new open post put register save set start store upload "
     "write".split()
@@ -117,6 +121,8 @@ def hidden_failure(
     values = argument_values(arguments, rendered, outcome.arguments)
     if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
         return "a malformed value answered as if nothing was found"
+    if mutation == FRAGMENT and NOTHING_DONE.match(without_echoes(text, values)[0]):
+        return "part of a word finds nothing"
     made_up = names_made_up(arguments) or names_made_up(rendered)
     if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
