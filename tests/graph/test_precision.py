@@ -169,6 +169,23 @@ class TestSchemaSummary:
         report = check_consistency(graph.entries.values())
         assert (report.boundaries_served, report.schema_only_served) == (2, 1)
 
+    def test_a_summary_states_each_violation_once(self) -> None:
+        """Two violations answered alike (one boundary stating both) and a third: the summary's condition names
+        each violation once."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        violations = [("null_value", {"path": None}, "`path` is null", "Input validation error: 'path': bad value"),
+                      ("wrong_type", {"path": 5}, "`path` is a number instead of a string",
+                       "Input validation error: 'path': bad value"),
+                      ("missing_required", {}, "required argument `path` is missing",
+                       "Input validation error: 'path' is a required property")]
+        for n, (family, args, condition, error) in enumerate(violations):
+            step = ProbeStep(tool="read_file", arguments=args, mutation=family, condition=condition, expect="error")
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, error, StateDiff(), "")], n)
+        [summary] = [e for e in graph.entries_of("read_file", EntryKind.BOUNDARY, served=True)]
+        stated = summary.condition.split(" or ")
+        assert len(stated) == len(set(stated)) and "`path` is a number instead of a string" in stated
+
     def test_a_summarised_boundary_seen_again_stays_summarised(self) -> None:
         """Re-observing a violation adds support to the summary; the member is not served again."""
         graph = ServerGraph("s", [READ])
@@ -444,12 +461,12 @@ class TestMisusesWithOneAnswer:
         "type": "object", "properties": {"formula": {"type": "string"}}, "required": ["formula"]})
     ANSWER = "Error executing tool weigh: expected element or '(' at pos 0"
 
-    def induce_misuses(self, misuses: list[tuple[str, str]]) -> ServerGraph:
+    def induce_misuses(self, misuses: list[tuple[str, str | None]]) -> ServerGraph:
         graph = ServerGraph("s", [self.WEIGH])
         inducer = Inducer(graph)
         for n, (value, condition) in enumerate(misuses):
-            step = ProbeStep(tool="weigh", arguments={"formula": value}, mutation="malformed_value",
-                             condition=condition, expect="error")
+            step = ProbeStep(tool="weigh", arguments={"formula": value}, mutation="malformed_value" if condition else None,
+                             condition=condition, expect="error" if condition else "ok")
             induce(inducer, [(step, OutcomeClass.TOOL_ERROR, self.ANSWER, StateDiff(), "")], n)
         return graph
 
@@ -469,3 +486,10 @@ class TestMisusesWithOneAnswer:
         [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
         assert entry.support == 5
         assert entry.condition == "`formula` is misuse 0; or when `formula` is misuse 1; or when `formula` is misuse 2"
+
+    def test_calls_nobody_planned_to_fail_stand_for_each_other(self) -> None:
+        """Two valid-looking calls refused the same way are stated by the first's values, not each call's."""
+        graph = self.induce_misuses([("C2H6", None), ("CH4", None), ("1 / 0", "`formula` divides by zero")])
+        [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
+        assert entry.condition.count("called with") == 1 and entry.condition.endswith("`formula` divides by zero")
+

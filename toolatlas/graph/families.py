@@ -37,9 +37,13 @@ if TYPE_CHECKING:
     from toolatlas.graph.state import ServerGraph
 
 __all__ = [
-    "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "error_shape", "is_schema_validation", "restate_schema_boundary",
+    "OR_WHEN", "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "error_shape", "is_schema_validation", "restate_schema_boundary",
     "schema_summary", "summarise_schema",
 ]
+
+OR_WHEN = "; or when "
+"""Between the conditions of a boundary that several misuses ran into with one answer
+(:func:`toolatlas.graph.inducer.merge_entry`)."""
 
 SCHEMA_SUMMARY = "schema_validation"
 """Family of the one entry per tool that stands for all its schema-only boundaries."""
@@ -114,7 +118,7 @@ def schema_summary(tool: str, members: list[Entry], base: Entry) -> Entry:
         how = "an error in an otherwise successful result" if soft else outcome
         shape = error_shape([e.error_signature or "" for e in group])
         answers.append(f"{how} “{shape[:160]}”" if shape else how)
-    conditions = list(dict.fromkeys(e.condition for e in members if e.condition))
+    conditions = list(dict.fromkeys(c for e in members if e.condition for c in e.condition.split(OR_WHEN)))
     examples = "; ".join(conditions[:MAX_EXAMPLES]) + (f"; +{len(conditions) - MAX_EXAMPLES} more" if len(conditions) > MAX_EXAMPLES else "")
     calls = sum(e.support for e in members)
     text = (f"`{tool}` validates its arguments against its input schema; a violation answers with "

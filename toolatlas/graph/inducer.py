@@ -16,7 +16,13 @@ from typing import Any
 
 from toolatlas.graph.bound import bound_source, prove_bound_causes
 from toolatlas.graph.effects import observe_effect
-from toolatlas.graph.families import SCHEMA_FAMILIES, SCHEMA_SUMMARY, restate_schema_boundary, summarise_schema
+from toolatlas.graph.families import (
+    OR_WHEN,
+    SCHEMA_FAMILIES,
+    SCHEMA_SUMMARY,
+    restate_schema_boundary,
+    summarise_schema,
+)
 from toolatlas.graph.lexicon import argument_words
 from toolatlas.graph.misuses import separate_misuse
 from toolatlas.graph.models import (
@@ -572,10 +578,10 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
     return "reinforced" if existing.confidence < 0.8 else "known"
 
 
-OR_WHEN = "; or when "
-"""Between the conditions of a boundary that several misuses ran into (:func:`_widened`)."""
 MAX_CONDITIONS = 3
 """Conditions a boundary's sentence states at most; the ones after are still counted as its support."""
+UNPLANNED = "called "
+"""How the condition of a failure nobody provoked begins (:meth:`Inducer._unplanned_condition`)."""
 
 
 def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
@@ -592,6 +598,8 @@ def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
         return {}
     if _bare(entry.condition) in {_bare(c) for c in stated} or len(stated) >= MAX_CONDITIONS or head not in existing.text:
         return {}
+    if entry.condition.startswith(UNPLANNED) and any(c.startswith(UNPLANNED) for c in stated):
+        return {}  # the values of one more call nobody planned to fail: the first ones stand for them
     condition = existing.condition + OR_WHEN + entry.condition
     return {"condition": condition, "text": existing.text.replace(head, f" when {condition}: “", 1)}
 
