@@ -109,6 +109,13 @@ class TestDeclaredSets:
         assert not near_miss("What time is it in Lisbon?", members)
         assert not near_miss("List the first names", ("first_name", "last_name"))
 
+    def test_a_member_with_capitals_written_otherwise_is_a_near_miss(self) -> None:
+        """"the Arduino Uno" where the set holds "Arduino UNO": a value a caller copies from the task is refused; the
+        member written as declared is none."""
+        boards = ("ESP32", "Arduino UNO", "STM32")
+        assert near_miss("Draw me a pinout of the Arduino Uno.", boards)
+        assert not near_miss("Draw me a pinout of the Arduino UNO.", boards)
+
     def test_the_answer_to_a_value_outside_the_set_leads(self) -> None:
         """A task nearly writing a declared format is served the tool's answer to a value outside the set (schema
         validation, otherwise last) before a better supported failure its words do not point at."""
@@ -357,3 +364,13 @@ class TestPartialAnswers:
             listed = entry("bib", "read_file", EntryKind.AFFORDANCE, excerpt=f"a\nb\n{line}")
             assert says_more(listed) == line, line
         assert says_more(entry("bib", "read_file", EntryKind.AFFORDANCE, excerpt="We need 3 more chairs.")) is None
+
+
+class TestConditionLines:
+    def test_misuses_answered_alike_are_said_by_the_first_and_a_count(self) -> None:
+        """A boundary several misuses ran into is served by its first condition and how many more there are."""
+        from toolatlas.guidance.profiles import condition_line
+
+        assert condition_line("`formula` divides by zero; or when `formula` is written in lower case (`h2o`); or when "
+                              "`formula` is empty") == "`formula` divides by zero (or 2 more)"
+        assert condition_line("`path` names no_such_object_3f2a") == "`path` names …"

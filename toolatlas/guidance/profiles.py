@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from toolatlas.graph.families import SCHEMA_FAMILIES, is_schema_validation
+from toolatlas.graph.families import OR_WHEN, SCHEMA_FAMILIES, is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, ToolNode
 from toolatlas.guidance.clauses import (
     Clause,
@@ -112,8 +112,11 @@ def answer_line(text: str, arguments: Mapping[str, object] | None = None, limit:
 
 def condition_line(text: str) -> str:
     """A finding's condition as guidance says it: a name the probe invented becomes ``…``, and a
-    parenthesis that only named it goes."""
-    return _RANDOM.sub("…", text).replace(" (`…`)", "")
+    parenthesis that only named it goes; of several misuses answered alike (:data:`~toolatlas.graph.families.OR_WHEN`),
+    the first and how many more."""
+    first, *more = text.split(OR_WHEN)
+    said = f"{first} (or {len(more)} more)" if more else first
+    return _RANDOM.sub("…", said).replace(" (`…`)", "")
 
 
 CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leading_dash"})
