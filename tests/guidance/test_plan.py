@@ -148,6 +148,15 @@ class TestToolSelection:
         assert gap.text.startswith("No tool copies") and {"notes.open_note", "notes.save_note"} <= set(gap.tools)
         assert {"open_note", "save_note"} <= set(served(guidance))
 
+    def test_a_tool_that_mirrors_is_a_copy(self) -> None:
+        """A tool that mirrors one folder into another copies: "copy my notes out to the backup folder" is planned
+        on it, not read + write."""
+        tools = [*notes_tools(), node("notes", "mirror_notes", "Mirror every note out to a backup directory.", (),
+                                      read_only=False)]
+        guidance = Atlas(AtlasView(tools, notes_entries(), [], [])).guide("Copy my notes out to the backup folder")
+        assert not [g for g in guidance.gaps if g.operation == "copy"]
+        assert served(guidance)[0] == "mirror_notes"
+
     def test_a_content_search_is_not_sent_to_a_name_search(self) -> None:
         """A search for words inside notes is told that the search tool matches titles, and to read instead."""
         guidance = Atlas(notes_atlas()).guide("Find the notes that contain the word invoice")
