@@ -140,13 +140,19 @@ def near_miss(task: str, members: Sequence[str]) -> bool:
     """Whether a task writes a value almost like a declared member but not one: the longest run of the
     task that begins a member is at least :data:`NEAR_SHARE` of it and :data:`MIN_MEMBER` characters, yet
     that member is not written whole — and no member as long is ("YYYY-MM-DD HH:mm" against
-    "YYYY-MM-DD HH:mm:ss" and "YYYY-MM-DD")."""
+    "YYYY-MM-DD HH:mm:ss" and "YYYY-MM-DD"); or a member that has capitals is written whole with other ones
+    ("Arduino Uno" against "Arduino UNO": a declared set is matched as written) and none as declared — a member in
+    lower case written capitalised ("in Celsius") is prose, not a value."""
     best: tuple[int, bool] | None = None
+    exact = [len(member) for member in members if len(member) >= MIN_MEMBER and member in task]
     for member in members:
         if len(member) < MIN_MEMBER:
             continue
         length = _matched(member, task)
         whole = length == len(_valued(member))
+        if (whole and member not in task and any(c.isupper() for c in member) and length == len(member)
+                and not any(n >= len(member) for n in exact)):
+            return True  # its capitals written otherwise ("Arduino Uno" where the set holds "Arduino UNO")
         if length < MIN_MEMBER or (not whole and length < NEAR_SHARE * len(member)):
             continue
         if best is None or (length, whole) > best:

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.implied import given_words, task_leads
+from toolatlas.guidance.implied import given_words, near_miss, task_leads
+from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
     CompositionNote,
@@ -249,7 +250,8 @@ def _given_arguments(profile, task: str) -> list:
     *password* 'q3-secret'": the `password` argument's own description) — what those values meet, first."""
     if not task or not profile.arguments:
         return []
-    given = given_words(task)
+    given = given_words(task) | {t for argument, members in profile.declared.items() if near_miss(task, members)
+                                 for t in terms(argument)}  # a value nearly written: its argument's rule
     return list(dict.fromkeys(clause for stems, clause in profile.arguments if stems & given))
 
 
