@@ -111,6 +111,11 @@ class TestTheEvidence:
         assert error_evidence(answer) == "error words about the call's arguments"
         assert not looks_like_error("Created table; index already exists")
 
+    def test_a_tool_not_configured_reads_as_an_error(self) -> None:
+        """``sync_memory is not configured. Set the … variable`` answered as a success did nothing."""
+        answer = ok("sync_memory is not configured. Set the MEMORY_DIR environment variable.")
+        assert error_evidence(answer) == "the whole result is an error message"
+
     def test_two_violations_of_one_input_model_are_two_signatures(self) -> None:
         """A pydantic validation error's first line is the same for every violation of a tool's input model; the
         field and the message below it tell a status outside its set from a name past its length."""
