@@ -493,3 +493,14 @@ class TestMisusesWithOneAnswer:
         [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
         assert entry.condition.count("called with") == 1 and entry.condition.endswith("`formula` divides by zero")
 
+
+    def test_an_entry_merged_from_another_build_adds_only_what_is_new(self) -> None:
+        """A boundary that states two misuses, merged into one that states one of them, states each once."""
+        from toolatlas.graph.inducer import merge_entry
+
+        first = self.induce_misuses([("1 / 0", "`formula` divides by zero")])
+        other = self.induce_misuses([("1 / 0", "`formula` divides by zero"), ("h2o", "`formula` is in lower case")])
+        [theirs] = other.entries_of("weigh", EntryKind.BOUNDARY)
+        merge_entry(first, theirs, None)
+        [entry] = first.entries_of("weigh", EntryKind.BOUNDARY)
+        assert entry.condition == "`formula` divides by zero; or when `formula` is in lower case"

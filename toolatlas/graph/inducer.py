@@ -596,11 +596,18 @@ def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
     head = f" when {existing.condition}: “"
     if stated[0] != existing.when_not:  # qualified by what separates it from an accepted call: that one stands
         return {}
-    if _bare(entry.condition) in {_bare(c) for c in stated} or len(stated) >= MAX_CONDITIONS or head not in existing.text:
+    if head not in existing.text:
         return {}
-    if entry.condition.startswith(UNPLANNED) and any(c.startswith(UNPLANNED) for c in stated):
-        return {}  # the values of one more call nobody planned to fail: the first ones stand for them
-    condition = existing.condition + OR_WHEN + entry.condition
+    added = list(stated)
+    for condition in entry.condition.split(OR_WHEN):  # an entry merged from another build states several
+        if _bare(condition) in {_bare(c) for c in added} or len(added) >= MAX_CONDITIONS:
+            continue
+        if condition.startswith(UNPLANNED) and any(c.startswith(UNPLANNED) for c in added):
+            continue  # the values of one more call nobody planned to fail: the first ones stand for them
+        added.append(condition)
+    if len(added) == len(stated):
+        return {}
+    condition = OR_WHEN.join(added)
     return {"condition": condition, "text": existing.text.replace(head, f" when {condition}: “", 1)}
 
 
