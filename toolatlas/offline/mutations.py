@@ -40,6 +40,14 @@ class MutationKind(StrEnum):
     NONEXISTENT_REFERENCE = "nonexistent_reference"
     NEAR_NAME = "near_name"
     """A name the server gave, with a suffix no name has: refused, or taken for the closest name it knows."""
+    QUERY_SYNTAX = "query_syntax"
+    """A search query with a hyphen between two words (``widget-based``): a search engine's syntax reads it as more
+    than a word (a column, a negation), a plain one finds the text."""
+    QUERY_OPERATOR = "query_operator"
+    """A search query ending on an operator word in capitals (``widget OR``): a syntax error, or a plain word."""
+    WORD_FRAGMENT = "word_fragment"
+    """Part of a word of a working query (``idget`` of ``widget``): found by a substring search, not by a search of
+    whole words or stems."""
     NO_MATCH_EDIT = "no_match_edit"
     MISSING_PARENT = "missing_parent"
     WRONG_OBJECT_KIND = "wrong_object_kind"
@@ -54,14 +62,6 @@ class MutationKind(StrEnum):
     INVALID_TIME_FORMAT = "invalid_time_format"
     MALFORMED_VALUE = "malformed_value"
     """A value of the argument's kind that looks right but is not (a cron minute 61, ``1 / 0``)."""
-    QUERY_SYNTAX = "query_syntax"
-    """A search query with a hyphen between two words (``widget-based``): a search engine's syntax reads it as more
-    than a word (a column, a negation), a plain one finds the text."""
-    QUERY_OPERATOR = "query_operator"
-    """A search query ending on an operator word in capitals (``widget OR``): a syntax error, or a plain word."""
-    WORD_FRAGMENT = "word_fragment"
-    """Part of a word of a working query (``idget`` of ``widget``): found by a substring search, not by a search of
-    whole words or stems."""
     INCOMPATIBLE_VALUE = "incompatible_value"
     """A well-formed value that cannot go with the call's others (a unit of another dimension)."""
     LEADING_DASH = "leading_dash"
