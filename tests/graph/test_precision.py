@@ -482,10 +482,18 @@ class TestMisusesWithOneAnswer:
         assert entry.when_not == "`formula` divides by zero"  # what the misuse is grouped by stays the first
 
     def test_at_most_three_are_stated(self) -> None:
-        graph = self.induce_misuses([(f"x{n}", f"`formula` is misuse {n}") for n in range(5)])
+        words = ["empty", "blank", "garbled", "reversed", "doubled"]
+        graph = self.induce_misuses([(f"x{n}", f"`formula` is {word}") for n, word in enumerate(words)])
         [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
         assert entry.support == 5
-        assert entry.condition == "`formula` is misuse 0; or when `formula` is misuse 1; or when `formula` is misuse 2"
+        assert entry.condition == "`formula` is empty; or when `formula` is blank; or when `formula` is garbled"
+
+    def test_one_misuse_of_two_values_is_stated_once(self) -> None:
+        """A hyphenated query refused for `middleware-based` and for `global-based` is one misuse."""
+        graph = self.induce_misuses([("a-b", "`formula` joins two words with a hyphen (`middleware-based`)"),
+                                     ("c-d", "`formula` joins two words with a hyphen (`global-based`) (with `x` given)")])
+        [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
+        assert entry.condition == "`formula` joins two words with a hyphen (`middleware-based`)"
 
     def test_calls_nobody_planned_to_fail_stand_for_each_other(self) -> None:
         """Two valid-looking calls refused the same way are stated by the first's values, not each call's."""

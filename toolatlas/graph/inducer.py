@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from toolatlas.graph.bound import bound_source, prove_bound_causes
@@ -573,7 +573,7 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
         update["evidence"] = _keep_evidence(existing.evidence, evidence)
         if evidence.probe_id not in existing.probe_ids:
             update["probe_ids"] = (existing.probe_ids + [evidence.probe_id])[-50:]
-    update |= _widened(existing, entry)
+    update |= _widened(graph, existing, entry)
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
 
@@ -584,7 +584,7 @@ UNPLANNED = "called "
 """How the condition of a failure nobody provoked begins (:meth:`Inducer._unplanned_condition`)."""
 
 
-def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
+def _widened(graph: ServerGraph, existing: Entry, entry: Entry) -> dict[str, Any]:
     """A boundary reinforced by another misuse that got the same answer (``h2o`` and ``1 / 0`` for a chemical
     formula, both “expected element”) states that misuse too: its sentence names only the condition it was
     first written under otherwise, and a reader takes that one for the cause. Up to :data:`MAX_CONDITIONS`
@@ -599,8 +599,10 @@ def _widened(existing: Entry, entry: Entry) -> dict[str, Any]:
     if head not in existing.text:
         return {}
     added = list(stated)
+    spec = graph.specs.get(existing.tool)
+    arguments = spec.properties if spec is not None else {}
     for condition in entry.condition.split(OR_WHEN):  # an entry merged from another build states several
-        if _bare(condition) in {_bare(c) for c in added} or len(added) >= MAX_CONDITIONS:
+        if _bare(condition, arguments) in {_bare(c, arguments) for c in added} or len(added) >= MAX_CONDITIONS:
             continue
         if condition.startswith(UNPLANNED) and any(c.startswith(UNPLANNED) for c in added):
             continue  # the values of one more call nobody planned to fail: the first ones stand for them
@@ -615,9 +617,10 @@ _GIVEN = re.compile(r" \(with [^()]*\)$")
 """How a condition names what else its call had (``… (with `mode` given)``, :mod:`toolatlas.offline.saturation`)."""
 
 
-def _bare(condition: str) -> str:
-    """A condition without the optional arguments its call also had: the same misuse either way."""
-    return _GIVEN.sub("", condition)
+def _bare(condition: str, arguments: Collection[str]) -> str:
+    """A condition without the optional arguments its call also had and with its values masked (the argument names
+    kept, :func:`~toolatlas.probing.text.condition_signature`): the same misuse either way, of whichever value."""
+    return condition_signature(_GIVEN.sub("", condition), arguments)
 
 
 def _call(step: ProbeStep) -> dict[str, Any]:
