@@ -484,13 +484,14 @@ def semantic_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
     return found
 
 
-_QUERY_WORD = re.compile(r"[A-Za-z]{5,}")
+_QUERY_WORD = re.compile(r"[A-Za-z]{4,}")
 
 
 def query_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     """A search query's longest word joined to another by a hyphen, followed by an operator word in capitals, and
     cut to its inner part (``idget`` of ``widget``): what a full-text engine's syntax and matching rules do to a
-    query a person writes, which the description rarely says. Either outcome is knowledge."""
+    query a person writes, which the description rarely says (a short word loses its last letter: ``ide`` of
+    ``idea``). Either outcome is knowledge."""
     if spec.kind is not ArgKind.SEARCH_QUERY or spec.fresh or not isinstance(value, str) or spec.enum:
         return []
     words = _QUERY_WORD.findall(value)
@@ -498,7 +499,7 @@ def query_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
         return []
     word = max(words, key=len)
     arg = _arg(loc)
-    inner = word[1:-1]
+    inner = word[1:-1] if len(word) >= 6 else word[:-1]  # ``idget`` of ``widget``, ``ide`` of ``idea``
     return [
         ("query_syntax", loc, f"{word}-based", f"{arg} joins two words with a hyphen (`{word}-based`)", False),
         ("query_operator", loc, f"{word} OR", f"{arg} ends on the operator word OR (`{word} OR`)", False),
