@@ -512,3 +512,25 @@ class TestMisusesWithOneAnswer:
         merge_entry(first, theirs, None)
         [entry] = first.entries_of("weigh", EntryKind.BOUNDARY)
         assert entry.condition == "`formula` divides by zero; or when `formula` is in lower case"
+
+
+class TestPitfalls:
+    def test_a_strategy_warns_of_what_the_atlas_serves(self) -> None:
+        """A strategy's pitfalls are served boundaries other than schema validation: never a violation one by one (a
+        load check drops a derived record quoting what no kept entry says)."""
+        from toolatlas.graph.distil import _pitfalls
+
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        violations = [("wrong_type", {"path": 5}, "`path` is a number instead of a string", "Input error: 5 is not a string"),
+                      ("null_value", {"path": None}, "`path` is null", "Input error: None is not a string"),
+                      ("missing_required", {}, "required argument `path` is missing", "Input error: 'path' is required")]
+        for n, (family, args, condition, error) in enumerate(violations * 3):
+            step = ProbeStep(tool="read_file", arguments=args, mutation=family, condition=condition, expect="error")
+            induce(inducer, [(step, OutcomeClass.TOOL_ERROR, error, StateDiff(), "")], n)
+        assert _pitfalls(graph, ["read_file"]) == []  # the schema says it
+        step = ProbeStep(tool="read_file", arguments={"path": "/etc/passwd"}, mutation="path_escape",
+                         condition="`path` is outside the root", expect="error")
+        induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Access denied", StateDiff(), "")], 99)
+        assert _pitfalls(graph, ["read_file"]) == [
+            "`read_file` fails (tool_error) when `path` is outside the root: “Access denied”."]

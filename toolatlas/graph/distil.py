@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Effect, stable_id
@@ -19,7 +20,11 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def _pitfalls(graph: ServerGraph, tools: list[str], limit: int = 3) -> list[str]:
-    boundaries = [e for t in tools for e in graph.entries_of(t, EntryKind.BOUNDARY)]
+    """The best-supported boundaries the atlas serves for ``tools``, schema validation left out: the schema says it,
+    its violations are served by one summary whose sentence changes as violations join it, and a pitfall quoting a
+    violation no served entry says any more is dropped by a load check."""
+    boundaries = [e for t in tools for e in graph.entries_of(t, EntryKind.BOUNDARY, served=True)
+                  if not is_schema_validation(e)]
     boundaries.sort(key=lambda e: (-e.support, e.id))
     return [e.text for e in boundaries[:limit]]
 

@@ -580,18 +580,18 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
 
 MAX_CONDITIONS = 3
 """Conditions a boundary's sentence states at most; the ones after are still counted as its support."""
-UNPLANNED = "called "
-"""How the condition of a failure nobody provoked begins (:meth:`Inducer._unplanned_condition`)."""
 
 
 def _widened(graph: ServerGraph, existing: Entry, entry: Entry) -> dict[str, Any]:
     """A boundary reinforced by another misuse that got the same answer (``h2o`` and ``1 / 0`` for a chemical
     formula, both “expected element”) states that misuse too: its sentence names only the condition it was
     first written under otherwise, and a reader takes that one for the cause. Up to :data:`MAX_CONDITIONS`
-    conditions, first seen first; the planned condition (``when_not``) a misuse is grouped by stays the first."""
-    if (existing.kind is not EntryKind.BOUNDARY or existing.family == SCHEMA_SUMMARY
+    conditions, first seen first; the planned condition (``when_not``) a misuse is grouped by stays the first. Only a
+    misuse a probe planned (a family) adds one: a call nobody planned to fail, or a reader's words for a failure
+    already stated, add support, not a condition."""
+    if (existing.kind is not EntryKind.BOUNDARY or existing.family == SCHEMA_SUMMARY or entry.family is None
             or not entry.condition or not existing.condition):
-        return {}
+        return {}  # a misuse a probe planned only: not the words of a reader (an LLM's) for the same one
     stated = existing.condition.split(OR_WHEN)
     head = f" when {existing.condition}: “"
     if stated[0] != existing.when_not:  # qualified by what separates it from an accepted call: that one stands
@@ -604,8 +604,6 @@ def _widened(graph: ServerGraph, existing: Entry, entry: Entry) -> dict[str, Any
     for condition in entry.condition.split(OR_WHEN):  # an entry merged from another build states several
         if _bare(condition, arguments) in {_bare(c, arguments) for c in added} or len(added) >= MAX_CONDITIONS:
             continue
-        if condition.startswith(UNPLANNED) and any(c.startswith(UNPLANNED) for c in added):
-            continue  # the values of one more call nobody planned to fail: the first ones stand for them
         added.append(condition)
     if len(added) == len(stated):
         return {}
