@@ -94,28 +94,6 @@ class TestValuesAndInstructions:
         plan = sheets_and_shop().plan("Delete the second row of the table in report.xlsx.")
         assert [(s.operation, s.tool) for s in plan.steps] == [("delete", ("sheets", "delete_rows"))]
 
-    def test_a_change_named_for_what_the_task_never_mentions_yields_to_the_executor(self) -> None:
-        """"Sign up a new customer account" creates a record, not a table: the statement runner verified on an
-        INSERT outranks a table creator; "create a table for invoices" is still the creator's."""
-        from toolatlas.graph.models import EntryKind
-        from toolatlas.models import Effect
-
-        from .conftest import entry, node
-
-        tools = [node("shop", "create_table", "Create a new table in the SQLite database.", ("query",), read_only=False),
-                 node("shop", "write_query", "Execute an INSERT, UPDATE, or DELETE query on the SQLite database.",
-                      ("query",), read_only=False),
-                 node("shop", "read_query", "Execute a SELECT query on the SQLite database.", ("query",),
-                      read_only=True)]
-        found = [entry("shop", "write_query", EntryKind.AFFORDANCE, when="run a statement", effect=Effect.MUTATING,
-                       arguments={"query": "INSERT INTO customers (email) VALUES ('a@b.c')"}),
-                 entry("shop", "create_table", EntryKind.AFFORDANCE, when="create a table", effect=Effect.MUTATING,
-                       arguments={"query": "CREATE TABLE accounts_archive (id INTEGER)"})]
-        view = AtlasView(tools, found, [], [])
-        signup = view.plan("Sign up a second customer account using an email address another customer already has.")
-        assert ("shop", "write_query") in signup.tools and ("shop", "create_table") not in signup.tools
-        assert ("shop", "create_table") in view.plan("Create a table for invoices in the shop database.").tools
-
     def test_appending_is_what_an_appender_does(self) -> None:
         """"Append a row" asks for what a tool named ``append_…`` does (a write), not only for an edit."""
         from .conftest import node

@@ -200,8 +200,6 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
             score *= 1.3 if batch else 0.8  # many things: one call for all; one thing: the plain reader
         if profile.objects and profile.objects & near:
             score *= 1.5  # its name says what it acts on, and the task names that
-        elif op in _CHANGES and profile.objects and task_words and not profile.objects & task_words:
-            score *= 0.5  # a change named for something the task never mentions (a table, for a customer account)
         if peers:
             score *= 1.0 + 2.0 * peers.get(key, 0.0)
         if best is None or (score, key) > (best[1], best[0]):
