@@ -43,6 +43,7 @@ from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
+from toolatlas.probing.text import MISSING_WORDS_CJK
 from toolatlas.probing.values import MADE_UP, names_made_up
 
 __all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
@@ -135,8 +136,8 @@ def hidden_failure(
     return None
 
 
-_MISSING = re.compile(r"\b(?:not found|not exist|does not exist|doesn't exist|missing|unknown)\b|未找到|找不到|不存在"
-                      r"|見つかりません|存在しません", re.IGNORECASE)
+_MISSING = re.compile(rf"\b(?:not found|not exist|does not exist|doesn't exist|missing|unknown)\b|{MISSING_WORDS_CJK}",
+                      re.IGNORECASE)
 """Words of a line that says what it names is not there."""
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "evidence_excerpt",
     "excerpts_agree",
     "looks_like_error",
+    "MISSING_WORDS_CJK",
     "message_line",
     "names_temporary_folder",
     "run_specific_masked",
@@ -195,7 +196,7 @@ def message_line(text: str) -> str:
     Input should be 'solved' or 'gave_up'``)."""
     first = text.strip().splitlines()[0] if text.strip() else ""
     if _VALIDATION.search(first):
-        return ": ".join([first.rstrip(), *_validation_detail(text)])
+        return _with_validation_detail(first, text)
     if first not in ("{", "["):
         return first
     try:
@@ -230,13 +231,18 @@ def error_signature(text: str, *, limit: int = 160) -> str:
     if len(body.split()) >= _SENTENCE_WORDS:  # Error: "Key 'x' not found. …"
         first = wrapped.group("lead") + body if wrapped else first
     if _VALIDATION.search(first):  # "1 validation error for XArguments" and, below it, which field and why
-        first = ": ".join([first.rstrip(), *_validation_detail(text)])
+        first = _with_validation_detail(first, text)
     return _masked(first).strip()[:limit]
 
 
 _VALIDATION = re.compile(r"\b\d+ validation errors? for \w+\s*$")
 """The first line of a pydantic validation error: the same for every violation of a tool's input model."""
 _DETAIL_TYPE = re.compile(r"\s*\[type=[^\]]*\]?.*$")
+
+
+def _with_validation_detail(first: str, text: str) -> str:
+    """A pydantic validation error's first line with its first violation's field and message after it."""
+    return ": ".join([first.rstrip(), *_validation_detail(text)])
 
 
 def _validation_detail(text: str) -> list[str]:
@@ -291,9 +297,11 @@ def tally_failure(text: str) -> str | None:
     return reason.group(1).strip() if reason else failed.group(0).strip()
 
 
+MISSING_WORDS_CJK = "不存在|未找到|找不到|存在しません|見つかりません"
+"""The Chinese and Japanese words for "does not exist" and "not found"."""
 _MISSING_LINE = re.compile(
     r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?"
-    r"|[^\n]{1,200}(?:不存在|未找到|找不到|存在しません|見つかりません)[。！.!]?",
+    rf"|[^\n]{{1,200}}(?:{MISSING_WORDS_CJK})[。！.!]?",
 )
 """A one-line answer that says the thing it was asked about is not there."""
 _FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
