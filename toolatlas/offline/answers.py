@@ -149,14 +149,16 @@ def _keys_listed(lines: list[str]) -> list[Found]:
     return found
 
 
-_ID_LABEL = re.compile(r"^\s*(?:[-*•]\s*|\d+[.)]\s*)?(id|key|sku|uuid|slug|code|handle)\s*:\s*([^\s,;:]{1,60})\s*$",
+IDENTITY_WORDS = ("id", "key", "sku", "uuid", "slug", "code", "handle")
+"""Names a record's identity goes by (a key ``id``, a label ``Key:``)."""
+_ID_LABEL = re.compile(rf"^\s*(?:[-*•]\s*|\d+[.)]\s*)?({'|'.join(IDENTITY_WORDS)})\s*:\s*([^\s,;:]{{1,60}})\s*$",
                        re.IGNORECASE)
 """A record's identity on a line of its own (``1. Key: vaswani2017attention``, ``- id: 42``)."""
 LABEL_CONTEXT = "label:"
 """The context of an identity an answer labels (``label:key``): what an argument of that name takes."""
 
 
-_ID_HEADER = re.compile(r"(?<![A-Za-z])(id|key|sku|uuid|slug|code|handle)s?\s*[:：]\s*$", re.IGNORECASE)
+_ID_HEADER = re.compile(rf"(?<![A-Za-z])({'|'.join(IDENTITY_WORDS)})s?\s*[:：]\s*$", re.IGNORECASE)
 _BARE_ID = re.compile(r"^\s*([^\s:,;]{1,60})\s*$")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.answers import answered_values, listed_kind, named_fixes, typed_listing
+from toolatlas.offline.answers import IDENTITY_WORDS, answered_values, listed_kind, named_fixes, typed_listing
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     ArgSpec,
@@ -399,7 +399,7 @@ def _parse(text: str) -> Any:
         return None
 
 
-_ID_KEYS = frozenset({"id", "key", "sku", "uuid", "slug", "code", "handle"})
+_ID_KEYS = frozenset(IDENTITY_WORDS)
 
 
 def id_like(key: str) -> bool:

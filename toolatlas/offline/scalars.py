@@ -166,8 +166,7 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
                     c for c in pooled if c.ref is None or c.ref.context is None
                 ] or pooled
             else:  # a bare ``key``/``id`` (or the items of ``keys``): what answers labelled so, first
-                label = LABEL_CONTEXT + parent_singular(spec.name.lower())
-                pooled = [c for c in pooled if c.ref is not None and c.ref.context == label] or pooled
+                pooled = _labelled(synth, spec) or pooled
             if pooled:
                 return draft.pick(kind, pooled)
             return _string(spec, synth, v)
@@ -530,14 +529,19 @@ def _by_shape(examples: list[Any]) -> list[Any]:
 _WORDS = ("example", "sample", "demo", "test")
 
 
+def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """The identities answers labelled with this argument's name (``Key: x`` for ``key``, ``{"lemmas": […]}`` for
+    ``lemma``: :data:`~toolatlas.offline.answers.LABEL_CONTEXT`)."""
+    label = LABEL_CONTEXT + parent_singular(spec.name.lower())
+    return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == label]
+
+
 def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:
     """An argument of unknown meaning: what answers listed under its name (``lemmas`` for a ``lemma``), the
     schema's and description's own words, else a plain word."""
-    if not spec.fresh:
-        label = LABEL_CONTEXT + parent_singular(spec.name.lower())
-        listed = [c.value for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == label]
-        if listed:
-            return _clamp(listed[variant % len(listed)], spec)
+    listed = [] if spec.fresh else _labelled(synth, spec)
+    if listed:
+        return _clamp(listed[variant % len(listed)].value, spec)
     if spec.examples:
         return _clamp(str(spec.examples[variant % len(spec.examples)]), spec)
     if spec.has_default and isinstance(spec.default, str) and spec.default:
