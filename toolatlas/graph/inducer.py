@@ -601,9 +601,12 @@ def _widened(graph: ServerGraph, existing: Entry, entry: Entry) -> dict[str, Any
     added = list(stated)
     spec = graph.specs.get(existing.tool)
     arguments = spec.properties if spec is not None else {}
+    seen = {_bare(c, arguments) for c in added}
     for condition in entry.condition.split(OR_WHEN):  # an entry merged from another build states several
-        if _bare(condition, arguments) in {_bare(c, arguments) for c in added} or len(added) >= MAX_CONDITIONS:
+        bare = _bare(condition, arguments)
+        if bare in seen or len(added) >= MAX_CONDITIONS:
             continue
+        seen.add(bare)
         added.append(condition)
     if len(added) == len(stated):
         return {}
