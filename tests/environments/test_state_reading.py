@@ -203,6 +203,47 @@ class TestContentEqualRewrites:
         assert env.digest(snapshot).diff(env.digest(instance)).empty
 
 
+class TestSqliteInAFolder:
+    def test_a_database_held_open_is_one_item_with_its_log(self, tmp_path: Path) -> None:
+        """A server opening a WAL-mode database in its folder adds a log and an index beside it: the folder still
+        holds what it held; a committed row kept in the log changes the database's item, and no side file is an
+        item of its own."""
+        root = tmp_path / "root"
+        root.mkdir()
+        with sqlite3.connect(root / "memory.db") as setup:
+            setup.execute("PRAGMA journal_mode=WAL")
+            setup.execute("CREATE TABLE entries(body TEXT)")
+        setup.close()
+        before = tree_items(root)
+        assert set(before) == {"memory.db"}
+        conn = sqlite3.connect(root / "memory.db")
+        try:
+            conn.execute("PRAGMA wal_autocheckpoint=0")
+            conn.execute("SELECT count(*) FROM entries").fetchone()
+            assert {p.name for p in root.iterdir()} >= {"memory.db-wal", "memory.db-shm"}
+            assert tree_items(root) == before
+            conn.execute("INSERT INTO entries VALUES ('kept in the log')")
+            conn.commit()
+            after = tree_items(root)
+            assert set(after) == {"memory.db"} and after["memory.db"] != before["memory.db"]
+            assert after["memory.db"].startswith(before["memory.db"].split()[0])  # the file itself is untouched
+        finally:
+            conn.close()
+
+    def test_a_side_file_of_no_database_is_a_file(self, tmp_path: Path) -> None:
+        """``x-journal`` beside a file ``x`` that is not a SQLite database is a file like any other, and a FIFO
+        in a database's log's place is told, never opened."""
+        root = tmp_path / "root"
+        root.mkdir()
+        (root / "trip").write_text("day one\n")
+        (root / "trip-journal").write_text("day two\n")
+        assert set(tree_items(root)) == {"trip", "trip-journal"}
+        sqlite3.connect(root / "app.db").execute("CREATE TABLE t(x)").connection.close()
+        os.mkfifo(root / "app.db-wal")
+        items = finishes(lambda: tree_items(root))
+        assert "app.db-wal" not in items and "wal:special file: fifo" in items["app.db"]
+
+
 class TestCommandSnapshotDigest:
     def spec(self, **fields: str) -> CommandEnv:
         return CommandEnv(kind="command", snapshot="seed.txt", prepare="cp ${snapshot} ${root}/data.txt", **fields)

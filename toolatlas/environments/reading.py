@@ -49,6 +49,12 @@ DIGEST_DEADLINE_S = 60.0
 SPECIAL_ITEM = "<special file>"
 """The item of a state whose entry is not a regular file (or folder, for tree kinds)."""
 INCOMPLETE_ITEM = "<digest incomplete>"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+SQLITE_LOGS = ("-wal", "-journal")
+"""Files SQLite writes beside an open database that hold part of its content: a write-ahead log holds committed
+pages not yet copied into the file, a rollback journal the pages a transaction is changing."""
+SQLITE_INDEX = "-shm"
+"""The shared-memory index SQLite keeps beside a database in WAL mode: derived from the log, never content."""
 
 _KINDS = (
     (stat.S_ISFIFO, "fifo"),
@@ -173,6 +179,53 @@ def describe_entry(path: str, *, folder: bool) -> str | None:
     return special_file(info.st_mode, path)
 
 
+def _sqlite_databases(folder: str, files: list[str]) -> set[str]:
+    """The SQLite databases among ``files`` that have a log or index file beside them (read by their header)."""
+    names = set(files)
+    found: set[str] = set()
+    for name in names:
+        base = next((name[: -len(s)] for s in (*SQLITE_LOGS, SQLITE_INDEX) if name.endswith(s)), None)
+        if base is None or base not in names or base in found:
+            continue
+        if _header(os.path.join(folder, base), len(SQLITE_MAGIC)) == SQLITE_MAGIC:
+            found.add(base)
+    return found
+
+
+def _header(path: str, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file (nothing for anything else)."""
+    try:
+        fd, _info = _open_regular(path)
+    except (_NotRegular, OSError):
+        return b""
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _beside(name: str, databases: set[str]) -> str | None:
+    """The suffix ``name`` has as a side file of one of ``databases`` (``-wal`` of ``memory.db-wal``), or None."""
+    return next((s for s in (*SQLITE_LOGS, SQLITE_INDEX) if name.endswith(s) and name[: -len(s)] in databases), None)
+
+
+def _logs(path: str) -> str:
+    """What the logs beside the database at ``path`` add to its description: the hash of each that holds
+    anything. A database opened (an empty log and an index appear) reads as unchanged; a write kept in its log
+    changes the database, not a file of its own."""
+    out = ""
+    for suffix in SQLITE_LOGS:
+        try:
+            info = os.lstat(path + suffix)
+        except FileNotFoundError:
+            continue
+        if not (stat.S_ISREG(info.st_mode) and info.st_size == 0):  # a FIFO or a link in its place is told
+            out += f" {suffix[1:]}:{file_hash(path + suffix)}"
+    return out
+
+
 def tree_items(
     root: str | os.PathLike[str],
     *,
@@ -183,7 +236,10 @@ def tree_items(
     """``relative path → description`` for every entry under ``root``.
 
     Files hash their bytes and executable bit, symlinks their target (never followed), folders
-    just exist, FIFOs, sockets and devices are special files (never opened).
+    just exist, FIFOs, sockets and devices are special files (never opened). A SQLite database is one
+    item with the logs SQLite keeps beside it while it is open (:data:`SQLITE_LOGS`; its index
+    :data:`SQLITE_INDEX` is left out): the folder of a server holding a database open holds the same
+    content as the one it started with until something is written.
     """
     items: dict[str, str] = {}
     root = os.fspath(root)
@@ -195,13 +251,16 @@ def tree_items(
             path = os.path.join(folder, name)
             rel = os.path.normpath(os.path.join(rel_folder, name))
             items[rel + "/"] = "link:" + os.readlink(path) if os.path.islink(path) else "dir"
+        databases = _sqlite_databases(folder, files)
         for name in sorted(files):
             path = os.path.join(folder, name)
             rel = os.path.normpath(os.path.join(rel_folder, name))
+            if _beside(name, databases) is not None:
+                continue  # described with its database
             if os.path.islink(path):
                 items[rel] = "link:" + os.readlink(path)
             else:
-                items[rel] = file_hash(path)
+                items[rel] = file_hash(path) + (_logs(path) if name in databases else "")
         if len(items) >= max_entries or time.monotonic() > stop:
             why = f"more than {max_entries} entries" if len(items) >= max_entries else f"over {deadline_s:g}s"
             items[INCOMPLETE_ITEM] = why
