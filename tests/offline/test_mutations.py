@@ -354,3 +354,26 @@ class TestSearchQueries:
         assert found == {MutationKind.QUERY_SYNTAX: ("widgets-based", False),
                          MutationKind.QUERY_OPERATOR: ("widgets OR", False),
                          MutationKind.WORD_FRAGMENT: ("idget", False)}
+
+
+class TestStoredSeparators:
+    def test_text_a_writing_tool_keeps_is_sent_with_a_column_bar_and_a_line_break(self) -> None:
+        """A definition a tool adds to a glossary is also sent holding ``|`` and a line break (a store of lines or of
+        markdown table rows cannot keep them in one field); a reading tool's text is not."""
+        schema = {"type": "object", "required": ["term", "definition"],
+                  "properties": {"term": {"type": "string", "description": "The term to define."},
+                                 "definition": {"type": "string", "description": "The definition text."}}}
+        add = ToolSpec(server="s", name="add_term", description="Add a term and its definition to the glossary.",
+                       input_schema=schema)
+        valid, mutations = mutate(EnvironmentFacts(kind="none"), add)
+        split = [m for m in mutations if m.name is MutationKind.STORED_SEPARATOR]
+        assert "definition" in {m.target_arg for m in split}
+        changed = next(m for m in split if m.target_arg == "definition")
+        assert "|" in changed.arguments["definition"] and "\n" in changed.arguments["definition"]
+        assert changed.arguments["definition"].startswith(valid["definition"].strip().splitlines()[0][:10])
+        assert not changed.expected_failure and "column bar (`|`) and a line break" in changed.condition
+        look = ToolSpec(server="s", name="lookup_term", description="Look up the definition of a term.",
+                        input_schema={"type": "object", "required": ["term"],
+                                      "properties": {"term": {"type": "string", "description": "The term."}}})
+        assert not [m for m in mutate(EnvironmentFacts(kind="none"), look)[1]
+                    if m.name is MutationKind.STORED_SEPARATOR]

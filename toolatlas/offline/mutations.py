@@ -58,6 +58,9 @@ class MutationKind(StrEnum):
     PAST_STATED_LIMIT = "past_stated_limit"
     """One step past a limit the description states (two statements, a row more than the cap)."""
     ALREADY_EXISTS = "already_exists"
+    STORED_SEPARATOR = "stored_separator"
+    """Text a writing tool keeps, holding a column bar and a line break: what a store of lines or of table rows
+    cannot hold in one field."""
     INVALID_TIMEZONE = "invalid_timezone"
     INVALID_TIME_FORMAT = "invalid_time_format"
     MALFORMED_VALUE = "malformed_value"
@@ -104,6 +107,7 @@ SEMANTIC_FAMILIES = frozenset(
         "wrong_object_kind",
         "missing_parent",
         "already_exists",
+        "stored_separator",
         "duplicate_create",
         "invalid_timezone",
         "invalid_time_format",

@@ -507,6 +507,21 @@ def query_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     ]
 
 
+_STORED_TEXT_KINDS = frozenset({ArgKind.TEXT, ArgKind.STRING, ArgKind.OBSERVATION})
+
+
+def separator_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """Text a tool stores holding a column bar and a line break (``dry | wet`` over two lines): what a store kept as
+    lines, or as a markdown table's rows, cannot hold in one field — refused (``must not contain '|'``), or written
+    into a row that breaks the file. Either outcome is knowledge; only text a writing tool keeps is tried."""
+    if (ctx.effect not in (ToolEffect.CREATE, ToolEffect.UPDATE) or spec.kind not in _STORED_TEXT_KINDS
+            or spec.enum or not isinstance(value, str) or not value.strip() or "${" in value):
+        return []
+    first = value.strip().splitlines()[0][:40].rstrip()
+    return [("stored_separator", loc, f"{first} | {ctx.synth.tag()}\nsecond line",
+             f"{_arg(loc)} holds a column bar (`|`) and a line break", False)]
+
+
 _CASED_KINDS = frozenset({
     ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME, ArgKind.STRING, ArgKind.EXPRESSION, ArgKind.UNIT, ArgKind.CURRENCY,
     ArgKind.COUNTRY_CODE, ArgKind.LANGUAGE_CODE, ArgKind.LOCALE, ArgKind.SHEET_NAME, ArgKind.TIMEZONE,
@@ -567,6 +582,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     format_mutations,
     semantic_mutations,
     query_mutations,
+    separator_mutations,
     near_name_mutations,
     case_mutations,
     number_mutations,
