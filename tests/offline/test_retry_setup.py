@@ -45,3 +45,33 @@ def test_a_retry_repeats_the_calls_its_failing_call_followed(demo_tools) -> None
     assert setup.arguments == failing.arguments == QUERY and setup.expect == "ok"
     assert failing.mutation == "duplicate_create" and failing.expect == "error"
     assert fixed.retry_of == 1 and fixed.expect == "ok"
+
+
+def test_a_change_verified_after_its_setup_is_made_again_after_it(demo_tools) -> None:  # type: ignore[no-untyped-def]
+    """A write that changed the state, verified after a create, is planned again right after itself, behind the same
+    create: a change made twice is refused ("already …") or changes nothing, and the setup gives it what to change."""
+    graph = ServerGraph("sqlite", demo_tools.all("sqlite"))
+    write = {"query": "UPDATE probe_30a1 SET label = 'closed' WHERE id = 1"}
+    steps = [ProbeStep(tool="create_table", arguments=QUERY, expect="ok"),
+             ProbeStep(tool="write_query", arguments=write, expect="ok")]
+    probe = Probe(id="p2", server="sqlite", round=1, direction=Direction.AFFORDANCE, target="write_query", task="t",
+                  steps=steps)
+    results = [StepResult(index=i, outcome=CallOutcome(server="sqlite", tool=s.tool, arguments=s.arguments,
+                                                       outcome=OutcomeClass.OK, excerpt=a))
+               for i, (s, a) in enumerate(zip(steps, ["Table created successfully", "1 row affected"], strict=True))]
+    from toolatlas.environments.base import StateDiff
+
+    verdicts = [StepVerdict(index=0, tool="create_table", outcome=OutcomeClass.OK, failed=False),
+                StepVerdict(index=1, tool="write_query", outcome=OutcomeClass.OK, failed=False,
+                            change=StateDiff(changed=["probe_30a1#1"]))]
+    Inducer(graph).induce(Rollout(probe=probe, steps=results), Verdict(probe_id="p2", server="sqlite", resolved=True,
+                                                                       steps=verdicts))
+    proposer = OfflineProposer(graph, None, ServerSpec(name="sqlite", transport={"command": "x"}), random.Random(0))
+    [again] = [p for p in proposer.candidates(2, ["write_query"])["write_query"]
+               if "write_query:mut:repeated_change" in p.coverage_keys]
+    setup, first, second = again.steps
+    assert setup.tool == "create_table" and setup.arguments == QUERY
+    assert first.arguments == second.arguments == write and first.expect == "ok"
+    assert second.mutation == "repeated_change" and second.condition == "the same change was made just before"
+    assert not [p for p in proposer.candidates(2, ["read_query"])["read_query"]
+                if "read_query:mut:repeated_change" in p.coverage_keys]  # a read is never a change made twice

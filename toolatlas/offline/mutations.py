@@ -109,6 +109,7 @@ SEMANTIC_FAMILIES = frozenset(
         "already_exists",
         "stored_separator",
         "duplicate_create",
+        "repeated_change",
         "invalid_timezone",
         "invalid_time_format",
         "malformed_value",

@@ -388,6 +388,7 @@ class OfflineProposer:
                 *self._observations(round_, name),
                 *self._replays(round_, name),
                 *self._boundaries(round_, name),
+                *self._repeated_changes(round_, name),
             ]
             unique: dict[str, Probe] = {}
             for probe in probes:
@@ -659,6 +660,32 @@ class OfflineProposer:
                     )
                 )
         return probes
+
+    def _repeated_changes(self, round_: int, name: str) -> list[Probe]:
+        """A verified call that changed the state, made again right after itself (after the calls it was verified
+        after): a change made twice (deprecate, archive, mark done) is refused (``'x' is already deprecated``) or
+        changes nothing — either is what a caller repeating it meets. A tool that creates has its own repeat
+        (``duplicate_create``)."""
+        if tool_effect(self.graph.specs[name]) in (ToolEffect.CREATE, ToolEffect.READ):  # a read's first call may
+            return []  # build what it reads from (an index): its repeat is a replay, not a change made twice
+        changed = [
+            (entry, shown)
+            for entry in self.graph.entries_of(name, EntryKind.AFFORDANCE)
+            if entry.example_arguments is not None and not entry.signature.startswith("tolerates:")
+            for shown in entry.evidence[:1]
+            if shown.state_change and shown.state_change != "no change" and shown.arguments == entry.example_arguments
+        ]
+        if not changed:
+            return []
+        entry, shown = max(changed, key=lambda pair: (pair[0].support, pair[0].id))
+        setup = self._setup_of(entry)
+        first = ProbeStep(tool=name, arguments=shown.arguments, intent="make a change", expect="ok")
+        again = first.model_copy(update={
+            "expect": "any", "mutation": "repeated_change", "intent": "make the same change again",
+            "condition": "the same change was made just before",
+        })
+        return [self.new_probe(round_, Direction.BOUNDARY, name, [*setup, first, again],
+                               keys=[f"{name}:mut:repeated_change"])]
 
     def exploration_state(self) -> dict[str, Any]:
         """What saturation and chained preconditions remember between rounds, JSON-able (for checkpoints)."""
