@@ -128,6 +128,14 @@ class TestTheEvidence:
         assert error_signature(name).endswith("params.problem_name: String should have at most <n> characters")
         assert error_signature(head.strip()) == "Error executing tool log_attempt: <n> validation error for log_attemptArguments"
 
+    def test_a_value_of_the_call_the_message_repeats_is_masked_as_a_whole_word(self) -> None:
+        """``Invalid pins for STM32`` and ``Invalid pins for ESP32`` are one failure met with two boards; a value
+        inside a longer word (``ESP`` in ``ESP32``) or too short to tell (``id``) is kept."""
+        one = error_signature("❌ Invalid pins for STM32: [-10]", echoes=["STM32"])
+        assert one == error_signature("❌ Invalid pins for ESP32: [-3]", echoes=["ESP32"]) == "❌ Invalid pins for <s>: [-<n>]"
+        assert error_signature("Invalid pins for ESP32", echoes=["ESP"]) == "Invalid pins for ESP32"
+        assert error_signature("Database not found: demo") == "Database not found: demo"  # no call values, no mask
+
     def test_an_error_in_chinese_or_japanese_reads_as_one(self) -> None:
         """A server that answers in Chinese or Japanese says "not found", "does not exist", "error" in its words: a
         missing key it quotes back is an error about the call's arguments; a success in the same words is none."""

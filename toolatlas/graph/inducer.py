@@ -40,6 +40,7 @@ from toolatlas.graph.models import (
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined, portable_change
+from toolatlas.probing.evidence import argument_values
 from toolatlas.probing.hidden import NEAR_NAME
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
@@ -250,7 +251,7 @@ class Inducer:
 
     def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         message = evidence.excerpt or verdict.outcome.value
-        signature_text = error_signature(message) or verdict.outcome.value
+        signature_text = error_signature(message, echoes=argument_values(step.arguments)) or verdict.outcome.value
         signature = f"{verdict.outcome.value}|{signature_text}"
         if verdict.hidden_failure and step.condition:
             # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about

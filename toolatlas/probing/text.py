@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import Any
 
 __all__ = [
@@ -212,9 +212,11 @@ def message_line(text: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def error_signature(text: str, *, limit: int = 160) -> str:
+def error_signature(text: str, *, limit: int = 160, echoes: Iterable[str] = ()) -> str:
     """The error message with paths, times, ids, quoted values and numbers masked (a JSON answer that
-    gives no reason: its fields, :func:`message_line`)."""
+    gives no reason: its fields, :func:`message_line`). ``echoes``: the call's own values, masked where the
+    message repeats one as a whole word (``Invalid pins for STM32``, ``Database not found: demo``), so the same
+    failure met with other values has one signature."""
     first = text.strip().splitlines()[0] if text.strip() else ""
     tallied = tally_failure(text) if not ERROR_TEXT.match(first) else None
     if tallied:  # "Extraction completed … Failed: 1 … Error: <reason>": the reason the tally gives
@@ -232,7 +234,15 @@ def error_signature(text: str, *, limit: int = 160) -> str:
         first = wrapped.group("lead") + body if wrapped else first
     if _VALIDATION.search(first):  # "1 validation error for XArguments" and, below it, which field and why
         first = _with_validation_detail(first, text)
+    for value in echoes:
+        if len(value.strip()) >= _ECHO_CHARS and value in first:
+            first = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", _ECHO_MASK, first)
     return _masked(first).strip()[:limit]
+
+
+_ECHO_CHARS = 3
+"""Characters a value of the call needs to be masked where the message repeats it (not ``a``, ``id``)."""
+_ECHO_MASK = "<s>"
 
 
 _VALIDATION = re.compile(r"\b\d+ validation errors? for \w+\s*$")
