@@ -128,6 +128,14 @@ class TestTheEvidence:
         assert error_signature(name).endswith("params.problem_name: String should have at most <n> characters")
         assert error_signature(head.strip()) == "Error executing tool log_attempt: <n> validation error for log_attemptArguments"
 
+    def test_a_thing_not_found_on_what_the_call_named_reads_as_an_error(self) -> None:
+        """``❌ Pin 9 not found on ESP32`` with the pins there are below it refuses the pin asked for; a search's
+        ``'x' not found in notes.md`` and a missing line over a listing are no refusal."""
+        answer = ok("❌ Pin 9 not found on ESP32\nAvailable pins: 0, 1, 2, 3, 4, 5, 12", board_type="ESP32", pin_number=9)
+        assert looks_like_error(answer.excerpt) and error_evidence(answer) is not None
+        assert not looks_like_error("Pattern 'x' not found in notes.md")
+        assert not looks_like_error("Key x not found\nThe rest of the listing: a, b")
+
     def test_a_value_of_the_call_the_message_repeats_is_masked_as_a_whole_word(self) -> None:
         """``Invalid pins for STM32`` and ``Invalid pins for ESP32`` are one failure met with two boards; a value
         inside a longer word (``ESP`` in ``ESP32``) or too short to tell (``id``) is kept."""

@@ -276,8 +276,9 @@ def looks_like_error(text: str) -> bool:
     a batch in which nothing succeeded and something failed."""
     if ERROR_TEXT.match(text or "") or tally_failure(text or ""):
         return True
-    if _MISSING_LINE.fullmatch((text or "").strip()):  # "Document notes.docx does not exist"
-        return True
+    first, *rest = (text or "").strip().splitlines() or [""]
+    if _MISSING_LINE.fullmatch(first.strip()) and all(_HINT_LINE.match(line) for line in rest if line.strip()):
+        return True  # "Document notes.docx does not exist", and what there is instead on the lines below
     stripped = (text or "").lstrip()
     if not stripped.startswith(("{", "[")):
         return False
@@ -310,10 +311,14 @@ def tally_failure(text: str) -> str | None:
 MISSING_WORDS_CJK = "不存在|未找到|找不到|存在しません|見つかりません"
 """The Chinese and Japanese words for "does not exist" and "not found"."""
 _MISSING_LINE = re.compile(
-    r"[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)[.!]?"
+    r"(?:\W{1,3}\s*)?[A-Z][\w ]{0,40}\S{0,2000}? (?:does not exist|doesn't exist|not found|was not found|could not be found)"
+    r"(?: (?:on|for)(?: [\w -]{1,40})?)?[.!]?"  # the place it is not on may be the call's value, taken out
     rf"|[^\n]{{1,200}}(?:{MISSING_WORDS_CJK})[。！.!]?",
 )
-"""A one-line answer that says the thing it was asked about is not there."""
+"""A one-line answer that says the thing it was asked about is not there (``❌ Pin 9 not found on ESP32``); not
+``… not found in x``, what a search that found nothing says."""
+_HINT_LINE = re.compile(r"\W{0,3}\s*(?:available|valid|supported|known|allowed|existing|did you mean)\b", re.IGNORECASE)
+"""A line under a refusal that names what the call could have asked for instead (``Available pins: 0, 1, 2``)."""
 _FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
 """Verdicts of a JSON answer that failed (a run stopped by its time limit answers ``"status": "timeout"``)."""
 _REASON_KEYS = ("reason", "message", "error_message", "errorMessage", "error", "detail", "details", "msg")
