@@ -109,3 +109,16 @@ class TestWordFragments:
         assert found == "part of a word finds nothing"
         assert hidden_failure(ok("Found 2 notes:\n- Widgets.md"), self.SEARCH, mutation="word_fragment",
                               changed=False, arguments={"query": "idget"}) is None
+
+    def test_a_value_it_could_not_read_reported_as_a_finding_is_a_failure(self) -> None:
+        """A linter given SQL that does not parse answers successfully with one violation naming it: the unreadable
+        input is one of its findings, not an error; the same answer to a well-formed call, or a finding of another
+        kind, is none."""
+        sql = "SELEC id FROM t"
+        answer = ok('{\n  "violation_count": 1,\n  "violations": [\n    {\n      "code": "PRS",\n      "description": '
+                    '"Line 1, Position 1: Found unparsable section: \'SELEC id FROM t\'"\n    }\n  ]\n}')
+        found = hidden_failure(answer, None, mutation="sql_syntax_error", changed=False, arguments={"sql": sql})
+        assert found is not None and "“Line 1, Position 1: Found unparsable section: 'SELEC id FROM t'”" in found
+        assert hidden_failure(answer, None, mutation=None, changed=False, arguments={"sql": sql}) is None
+        style = ok('{"violation_count": 1, "violations": [{"code": "LT01", "description": "Expected single space"}]}')
+        assert hidden_failure(style, None, mutation="sql_syntax_error", changed=False, arguments={"sql": sql}) is None

@@ -1,6 +1,6 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Five answers read
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Six answers read
 like successes and are not, and only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
@@ -29,6 +29,11 @@ like successes and are not, and only the call's own misuse shows it:
   the answer lists it as not found (``未找到的keys: ['no_such_object_1db5']`` under ``成功写入 0 个条目``): the
   answer leads with what the tool did, and the part of the call that named nothing is said below it — a batch
   that went through in part, or not at all, reported as a success.
+
+- **a value it could not read reported as a finding.** A boundary probe sent a value that does not parse (SQL
+  with ``SELEC``, a malformed expression) and the tool answered successfully, naming it as one of its findings
+  (``Found unparsable section: 'SELEC id FROM t'`` among a linter's violations): a caller checking the answer's
+  verdict or count takes unreadable input for input with a finding.
 
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
@@ -124,6 +129,10 @@ def hidden_failure(
         return "a malformed value answered as if nothing was found"
     if mutation == FRAGMENT and NOTHING_DONE.match(without_echoes(text, values)[0]):
         return "part of a word finds nothing"
+    if mutation in UNREADABLE:
+        finding = _finding(text, values)
+        if finding is not None:
+            return f"it reports the value it could not read as a finding, not as an error: “{finding}”"
     made_up = names_made_up(arguments) or names_made_up(rendered)
     if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
@@ -147,6 +156,29 @@ def _listed_missing(text: str) -> bool:
     whose first line reports what it did (``成功追加 0 个条目``, ``Exported 2 entries``) while a later one says
     part of the call named nothing."""
     return any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines())
+
+
+UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
+"""Misuses that send a value the server cannot read (a malformed value, SQL that does not parse)."""
+_CANNOT_READ = re.compile(
+    r"\b(?:unpars(?:e)?able|parse error|parsing error|syntax error|invalid syntax|malformed|"
+    r"(?:could ?not|couldn't|cannot|can't|failed to|unable to) parse)\b",
+    re.IGNORECASE,
+)
+_FINDING_CHARS = 160
+
+
+def _finding(text: str, values: list[str]) -> str | None:
+    """The line of an answer that says what it was given could not be read (``Found unparsable section: …``; the
+    call's own values taken out first), cut to :data:`_FINDING_CHARS`; of a JSON field, its value."""
+    for line in text.splitlines():
+        if _CANNOT_READ.search(without_echoes(line, values)[0]) is None:
+            continue
+        stripped = line.strip().strip(",").strip()
+        if stripped.startswith('"') and '":' in stripped:  # a JSON field: its value
+            stripped = stripped.split('":', 1)[1].strip().strip('"')
+        return stripped[:_FINDING_CHARS]
+    return None
 
 
 NEAR_NAME = "near_name"
