@@ -377,3 +377,21 @@ class TestStoredSeparators:
                                       "properties": {"term": {"type": "string", "description": "The term."}}})
         assert not [m for m in mutate(EnvironmentFacts(kind="none"), look)[1]
                     if m.name is MutationKind.STORED_SEPARATOR]
+
+
+class TestFilterFragments:
+    def test_a_known_tag_a_listing_filters_by_is_cut_to_its_first_part(self) -> None:
+        """`tag` given the documented `rate-limit` is also sent as `rate`, `auth` as `aut`; a tool that writes, or a
+        value the build made up, is not cut."""
+        def listing(example: str, name: str = "mem_list", description: str = "List entries, optionally filtered by tag."):
+            schema = {"type": "object", "properties": {"tag": {"type": "string", "description": "Tag to filter by.",
+                                                               "examples": [example]}}, "required": ["tag"]}
+            return ToolSpec(server="s", name=name, description=description, input_schema=schema)
+
+        for example, part in (("rate-limit", "rate"), ("auth", "aut")):
+            _valid, mutations = mutate(EnvironmentFacts(kind="none"), listing(example))
+            cut = [m for m in mutations if m.name is MutationKind.WORD_FRAGMENT]
+            assert [m.arguments["tag"] for m in cut] == [part]
+            assert cut[0].condition == f"`tag` is part of a value (`{part}` of `{example}`)"
+        tagger = listing("auth", "tag_entry", "Add a tag to an entry.")
+        assert not [m for m in mutate(EnvironmentFacts(kind="none"), tagger)[1] if m.name is MutationKind.WORD_FRAGMENT]

@@ -122,3 +122,12 @@ class TestWordFragments:
         assert hidden_failure(answer, None, mutation=None, changed=False, arguments={"sql": sql}) is None
         style = ok('{"violation_count": 1, "violations": [{"code": "LT01", "description": "Expected single space"}]}')
         assert hidden_failure(style, None, mutation="sql_syntax_error", changed=False, arguments={"sql": sql}) is None
+
+    def test_part_of_a_tag_answered_with_an_empty_listing_is_a_failure(self) -> None:
+        """A listing filtered by `aut` (of the tag `auth`) answered `No entries with tag 'aut'.` matches whole tags;
+        the same answer to a call that broke nothing is a listing that is empty."""
+        empty = ok("No entries with tag 'aut'.")
+        assert hidden_failure(empty, None, mutation="word_fragment", changed=False, arguments={"tag": "aut"})
+        assert hidden_failure(empty, None, mutation=None, changed=False, arguments={"tag": "aut"}) is None
+        assert hidden_failure(ok("=== memex: 1 entries ==="), None, mutation="word_fragment", changed=False,
+                              arguments={"tag": "aut"}) is None

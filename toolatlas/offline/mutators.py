@@ -507,6 +507,29 @@ def query_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     ]
 
 
+_FILTER_NAME = re.compile(r"(?:^|_)(?:tags?|labels?|categor(?:y|ies)|kinds?|types?|status|topics?|genres?|authors?"
+                          r"|owners?|groups?|folders?|projects?)$", re.IGNORECASE)
+"""Names of an argument a listing narrows its answer by (``tag``, ``status``, ``project``)."""
+_FILTER_KINDS = frozenset({ArgKind.STRING, ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME})
+_VALUE_PARTS = re.compile(r"[-_./: ]+")
+
+
+def filter_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A value a listing filters by, known to the server (:func:`_known`), cut to its first part (``rate`` of
+    ``rate-limit``) or short of its last letter (``aut`` of ``auth``): a filter that matches whole values answers
+    with nothing, one that matches inside them finds the entries — what a caller who half-remembers a tag meets."""
+    if (ctx.effect is not ToolEffect.READ or spec.kind not in _FILTER_KINDS or spec.enum or spec.fresh
+            or not isinstance(value, str) or _id_like(spec.name) or "${" in value):
+        return []
+    if not (_FILTER_NAME.search(spec.name) or "filter" in (spec.description or "").lower()):
+        return []
+    if sum(c.isalpha() for c in value) < 4 or not _known(spec, value, ctx):
+        return []
+    first = _VALUE_PARTS.split(value.strip())[0]
+    part = first if len(first) >= 3 and first != value.strip() else value.strip()[:-1]
+    return [("word_fragment", loc, part, f"{_arg(loc)} is part of a value (`{part}` of `{value}`)", False)]
+
+
 _STORED_TEXT_KINDS = frozenset({ArgKind.TEXT, ArgKind.STRING, ArgKind.OBSERVATION})
 
 
@@ -582,6 +605,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     format_mutations,
     semantic_mutations,
     query_mutations,
+    filter_mutations,
     separator_mutations,
     near_name_mutations,
     case_mutations,
