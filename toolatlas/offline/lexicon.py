@@ -72,7 +72,15 @@ def _maths(w: set[str], last: str, desc: str, text: str) -> str | None:
     return None
 
 
+_IP_CONTEXT = re.compile(r"\b(?:ip(?:v[46])?|cidr|subnet|netmask)\b")
+"""Words that put a ``network`` or a ``mask`` among IP addresses (not a social or a neural network)."""
+
+
 def _network(w: set[str], last: str, desc: str, text: str) -> str | None:
+    if w & {"mask", "netmask"} and _IP_CONTEXT.search(f"{desc} {text} {' '.join(w)}"):
+        return "ip_address"  # a dotted mask (255.255.255.0): an address's syntax
+    if "network" in w and _IP_CONTEXT.search(f"{desc} {text}"):
+        return "cidr"
     if w & {"cidr", "subnet", "netmask", "prefix"} and re.search(
         r"\bcidr|subnet|network\b", f"{desc} {text}"
     ):

@@ -196,6 +196,8 @@ def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         named = {v for v in draft.scope.values() if isinstance(v, str)} | ({draft.file} if draft.file else set())
         matching = [c for c in pooled if c.ref is not None and c.ref.context in named]
         pooled = matching or [c for c in pooled if c.ref is None or c.ref.context is None]
+    if spec.kind is ArgKind.IP_ADDRESS and re.search(r"mask\b", spec.name.lower()):  # a mask is no host's address
+        pooled = [c for c in pooled if str(c.value).startswith("255.")]
     stated = [Candidate(str(v)) for v in [*spec.enum, *spec.examples]]
     default = (
         [Candidate(spec.default)]
@@ -218,6 +220,8 @@ def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
 def _generated(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> list[str]:
     text = f"{spec.name} {spec.description}".lower()
     match spec.kind:
+        case ArgKind.IP_ADDRESS if re.search(r"mask\b", text):  # subnet_mask, netmask: dotted, contiguous
+            return ["255.255.255.0", "255.255.0.0", "255.255.255.192"]
         case ArgKind.COLOUR:
             if re.search(r"\brgb\b", text) and "hex" not in text:
                 return ["rgb(30, 144, 255)", "rgb(255, 99, 71)", "rgb(46, 139, 87)"]

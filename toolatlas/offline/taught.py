@@ -1,10 +1,12 @@
 """What a tool's errors taught about its arguments, written into the specs every later call is planned from.
 
-Two lessons, each read from a failed call: optional arguments that are alternatives
-(:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``) and the fields an array's open
-items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``). :class:`TaughtArguments` keeps
-both per tool, applies them to the tool's inferred specs (the proposer's ``args``), survives a
-checkpoint, and plans the call again once its items' shape is learnt (:meth:`TaughtArguments.retries`).
+Three lessons, each read from a failed call: optional arguments that are alternatives
+(:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``), the fields an array's open
+items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``) and the kind of value an
+argument takes (:mod:`toolatlas.offline.stated`: ``Input is not a valid IPv4 address``).
+:class:`TaughtArguments` keeps them per tool, applies them to the tool's inferred specs (the proposer's
+``args``), survives a checkpoint, and plans the call again once its items' shape or an argument's kind
+is learnt (:meth:`TaughtArguments.retries`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.items import ItemFields
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
+from toolatlas.offline.stated import stated_kinds
 from toolatlas.probing.models import Direction, Probe
+from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer
@@ -36,6 +40,8 @@ class TaughtArguments:
         self.alternatives: dict[str, list[Alternatives]] = {}
         """tool → the groups of its optional arguments its errors said are given one at a time."""
         self.items = ItemFields()
+        self.kinds: dict[str, dict[str, ArgKind]] = {}
+        """tool → argument → the kind of value its errors said the argument takes."""
         for name, spec in specs.items():
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
@@ -51,6 +57,11 @@ class TaughtArguments:
         if self.items.learn(tool, self.args[tool.name], arguments, error):
             log.debug("item_field_learned", tool=tool.name, arguments=sorted(arguments))
             self._apply(tool.name)
+        stated = stated_kinds(self.args[tool.name], arguments, error)
+        if stated:
+            self.kinds.setdefault(tool.name, {}).update(stated)
+            log.debug("argument_kind_learned", tool=tool.name, kinds={a: k.value for a, k in stated})
+            self._apply(tool.name)
 
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
         """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
@@ -58,26 +69,33 @@ class TaughtArguments:
         tool = self.specs[name]
         shapes = [(spec.name, self.items.fields(name, spec.name)) for spec in self.args[name]]
         shapes = [(argument, fields) for argument, fields in shapes if fields]
-        planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if shapes else None
+        kinds = sorted(self.kinds.get(name, {}).items())
+        planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if shapes or kinds else None
         if planned is None:
             return []
-        shown = "; ".join(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes)
+        shown = "; ".join([*(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes),
+                           *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
-            update={"intent": f"call again with the fields its errors named ({shown})"})
-        keys = [f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes]
+            update={"intent": f"call again with what its errors named ({shown})"})
+        keys = [*(f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes),
+                *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
     def _apply(self, name: str) -> None:
         specs = self.items.apply(self.specs[name], infer_arguments(self.specs[name]))
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
-        self.args[name] = specs
+        kinds = self.kinds.get(name, {})
+        self.args[name] = [spec.model_copy(update={"kind": kinds[spec.name]}) if spec.name in kinds else spec
+                           for spec in specs]
 
     def dump(self) -> dict[str, Any]:
         """What was learnt, JSON-able (for checkpoints)."""
         return {
             "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
             "items": self.items.dump(),
+            "kinds": {tool: {argument: kind.value for argument, kind in found.items()}
+                      for tool, found in self.kinds.items()},
         }
 
     def load(self, saved: dict[str, Any]) -> None:
@@ -87,5 +105,7 @@ class TaughtArguments:
             for tool, groups in saved.get("alternatives", {}).items() if tool in self.specs
         }
         self.items.load({tool: found for tool, found in saved.get("items", {}).items() if tool in self.specs})
-        for name in {*self.alternatives, *saved.get("items", {})} & set(self.specs):
+        self.kinds = {tool: {argument: ArgKind(kind) for argument, kind in found.items()}
+                      for tool, found in saved.get("kinds", {}).items() if tool in self.specs}
+        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds} & set(self.specs):
             self._apply(name)

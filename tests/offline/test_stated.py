@@ -1,0 +1,56 @@
+"""An argument typed as a plain string takes the kind of value the server's refusal names: the field a pydantic error
+names (or the argument whose value a one-line refusal repeats) and the format its message states."""
+
+from __future__ import annotations
+
+import random
+
+from toolatlas.models import ToolSpec
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool
+from toolatlas.offline.kinds import infer_arguments
+from toolatlas.offline.stated import stated_kinds
+from toolatlas.offline.taught import TaughtArguments
+from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.values import ArgKind
+
+SUBNET = ToolSpec(server="s", name="get_nth_usable_ip", description="Return the Nth usable address of a range.",
+                  input_schema={"type": "object", "required": ["network", "position"],
+                                "properties": {"network": {"type": "string"}, "position": {"type": "integer"}}})
+PYDANTIC = ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest\nnetwork\n"
+            "  Input is not a valid IPv4 network [type=ip_v4_network, input_value='example', input_type=str]")
+
+
+def test_a_pydantic_field_takes_the_format_its_message_names() -> None:
+    specs = infer_arguments(SUBNET)
+    assert {s.name: s.kind for s in specs}["network"] is ArgKind.STRING
+    assert stated_kinds(specs, {"network": "example", "position": 3}, PYDANTIC) == [("network", ArgKind.CIDR)]
+
+
+def test_a_one_line_refusal_names_the_argument_by_its_value() -> None:
+    """``'abc' is not a valid UUID`` is about the one argument whose value it repeats; a message that repeats none,
+    or an argument already of its kind, teaches nothing."""
+    tool = ToolSpec(server="s", name="fetch", description="Fetch a record.", input_schema={
+        "type": "object", "properties": {"key": {"type": "string"}, "note": {"type": "string"}}})
+    specs = infer_arguments(tool)
+    assert stated_kinds(specs, {"key": "sample", "note": "hello there"}, "'sample' is not a valid UUID") == [
+        ("key", ArgKind.UUID)]
+    assert stated_kinds(specs, {"key": "sample"}, "Input should be a valid UUID") == []
+    typed = ToolSpec(server="s", name="ping", description="Ping a host.", input_schema={
+        "type": "object", "properties": {"ip_address": {"type": "string"}}})
+    assert stated_kinds(infer_arguments(typed), {"ip_address": "256.1.1.1"},
+                        "'256.1.1.1' does not appear to be an IPv4 or IPv6 address") == []
+
+
+def test_what_is_taught_is_what_later_calls_send() -> None:
+    """Once taught, the tool's specs give ``network`` a network, and a valid call sends one."""
+    specs = {"get_nth_usable_ip": infer_arguments(SUBNET)}
+    taught = TaughtArguments(specs, {"get_nth_usable_ip": SUBNET})
+    taught.learn(SUBNET, {"network": "example", "position": 3}, PYDANTIC)
+    assert {s.name: s.kind for s in specs["get_nth_usable_ip"]}["network"] is ArgKind.CIDR
+    synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+    call = synth.valid_arguments(SUBNET, specs["get_nth_usable_ip"], 0)
+    assert call is not None and "/" in call.arguments["network"]
+    restored = TaughtArguments({"get_nth_usable_ip": infer_arguments(SUBNET)}, {"get_nth_usable_ip": SUBNET})
+    restored.load(taught.dump())
+    assert {s.name: s.kind for s in restored.args["get_nth_usable_ip"]}["network"] is ArgKind.CIDR

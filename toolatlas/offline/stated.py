@@ -1,0 +1,81 @@
+"""What a value must be, learned from the server's refusal of one that was not.
+
+A schema often types an argument as a plain string and leaves its format to the server's validation,
+which names it when it refuses a value: ``network_base: Input is not a valid IPv4 address
+[type=ip_v4_address]``, ``network: Expected 4 octets in 'example'``, ``Input should be a valid UUID``.
+:func:`stated_kinds` reads such an error: the argument it is about (the field line of a pydantic
+error, else the argument whose value the message repeats) and the kind of value the message names.
+:class:`~toolatlas.offline.taught.TaughtArguments` writes the kind into the tool's argument specs, so
+every later call sends a value of that kind (an address, a network, a date) instead of a word.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolatlas.offline.kinds import GENERIC_KINDS, ArgSpec
+from toolatlas.probing.values import ArgKind
+
+__all__ = ["STATED_FORMATS", "stated_kinds"]
+
+STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), kind)
+    for pattern, kind in (
+        (r"\bip_v[46]_(?:network|interface)\b|\bip_any_network\b|\bvalid IP(?:v[46])? (?:network|interface)\b"
+         r"|\bnot an? IP(?:v[46])? network\b|appear to be an IPv4 or IPv6 network", ArgKind.CIDR),
+        (r"\bip_v[46]_address\b|\bip_any_address\b|\bvalid IP(?:v[46])? address\b|\bnot an? IP(?:v[46])? address\b"
+         r"|\bExpected 4 octets\b|appear to be an IPv4 or IPv6 address", ArgKind.IP_ADDRESS),
+        (r"\burl_(?:parsing|type|scheme)\b|\bvalid (?:URL|URI)\b|\bnot an? (?:URL|URI)\b", ArgKind.URL),
+        (r"\buuid_(?:parsing|type|version)\b|\bvalid UUID\b|\bnot an? (?:valid )?UUID\b", ArgKind.UUID),
+        (r"\bdatetime_(?:parsing|type|from_date_parsing)\b|\bvalid datetime\b", ArgKind.DATETIME),
+        (r"\bdate_(?:parsing|type|from_datetime_parsing|from_datetime_inexact)\b|\bvalid date\b"
+         r"|\bnot an? (?:valid )?(?:ISO(?: 8601)? )?date\b", ArgKind.DATE),
+        (r"\btime_(?:parsing|type)\b|\bvalid time\b", ArgKind.TIME_OF_DAY),
+        (r"\bjson_(?:invalid|type)\b|\bvalid JSON\b|\binvalid JSON\b", ArgKind.JSON),
+        (r"\bvalid e-?mail\b|\bnot an? (?:valid )?e-?mail\b", ArgKind.EMAIL),
+    )
+)
+"""The words (or pydantic error types) that name the kind of value a field takes, most specific first: a network
+before an address, a datetime before a date."""
+
+_PYDANTIC_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*)$")
+_TYPE_NOTE = re.compile(r"\[type=(?P<type>\w+)")
+
+
+def _kind_of(message: str) -> ArgKind | None:
+    return next((kind for pattern, kind in STATED_FORMATS if pattern.search(message)), None)
+
+
+def stated_kinds(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[tuple[str, ArgKind]]:
+    """The ``(argument, kind)`` pairs an error of a call with ``arguments`` states, for top-level arguments
+    whose kind says little (:data:`~toolatlas.offline.kinds.GENERIC_KINDS`) or is another address kind (an
+    address given where a network is wanted); the kind must differ from the argument's."""
+    by_name = {spec.name: spec for spec in specs}
+    found: dict[str, ArgKind] = {}
+    lines = [line.strip() for line in error.splitlines()]
+    for at, line in enumerate(lines[:-1]):  # pydantic: the field on its own line, its message below it
+        field = _PYDANTIC_FIELD.match(line)
+        if field is None:
+            continue
+        name = re.split(r"[.\[]", field.group("field"))[-1] if field.group("field") not in by_name else field.group("field")
+        kind = _kind_of(lines[at + 1])
+        if name in by_name and kind is not None:
+            found.setdefault(name, kind)
+    if not found:  # one sentence: the argument whose value it repeats
+        kind = _kind_of(error)
+        echoed = [n for n, v in arguments.items() if isinstance(v, str) and len(v) >= 3 and v in error]
+        if kind is not None and len(echoed) == 1 and echoed[0] in by_name:
+            found[echoed[0]] = kind
+    return [(name, kind) for name, kind in found.items() if _teachable(by_name[name], kind)]
+
+
+_ADDRESSES = frozenset({ArgKind.IP_ADDRESS, ArgKind.CIDR, ArgKind.HOSTNAME})
+
+
+def _teachable(spec: ArgSpec, kind: ArgKind) -> bool:
+    """Whether the error may change the argument's kind: one that says little, or one address kind for another."""
+    if spec.kind is kind or spec.enum or spec.json_type not in ("string", "any"):
+        return False
+    return spec.kind in GENERIC_KINDS or (spec.kind in _ADDRESSES and kind in _ADDRESSES)
