@@ -54,3 +54,25 @@ def test_what_is_taught_is_what_later_calls_send() -> None:
     restored = TaughtArguments({"get_nth_usable_ip": infer_arguments(SUBNET)}, {"get_nth_usable_ip": SUBNET})
     restored.load(taught.dump())
     assert {s.name: s.kind for s in restored.args["get_nth_usable_ip"]}["network"] is ArgKind.CIDR
+
+
+def test_a_refused_absolute_path_is_sent_relative_to_the_root(seed_facts: dict[str, EnvironmentFacts]) -> None:
+    """``Non-relative patterns are unsupported`` for a rename given `${root}/a.ged` teaches that its file argument
+    takes paths relative to the root: the next valid call names a file of the folder without the root."""
+    tool = ToolSpec(server="s", name="rename_file", description="Rename a file.", input_schema={
+        "type": "object", "required": ["file_name", "new_name"],
+        "properties": {"file_name": {"type": "string", "description": "Path of the file to rename."},
+                       "new_name": {"type": "string"}}})
+    specs = {"rename_file": infer_arguments(tool)}
+    assert {s.name: s.kind for s in specs["rename_file"]}["file_name"] is ArgKind.FILE_PATH
+    synth = ValueSynth(seed_facts["filesystem"], ValuePool(), random.Random(0))
+    before = synth.valid_arguments(tool, specs["rename_file"], 0)
+    assert before is not None and before.arguments["file_name"].startswith("${root}/")
+    taught = TaughtArguments(specs, {"rename_file": tool})
+    taught.learn(tool, before.arguments, "Non-relative patterns are unsupported")
+    assert [s.name for s in specs["rename_file"] if s.relative] == ["file_name"]
+    after = synth.valid_arguments(tool, specs["rename_file"], 0)
+    assert after is not None and after.arguments["file_name"] == before.arguments["file_name"].removeprefix("${root}/")
+    restored = TaughtArguments({"rename_file": infer_arguments(tool)}, {"rename_file": tool})
+    restored.load(taught.dump())
+    assert [s.name for s in restored.args["rename_file"] if s.relative] == ["file_name"]

@@ -136,6 +136,18 @@ class TestTheEvidence:
         assert not looks_like_error("Pattern 'x' not found in notes.md")
         assert not looks_like_error("Key x not found\nThe rest of the listing: a, b")
 
+    def test_a_read_of_one_named_thing_that_found_none_failed(self) -> None:
+        """``No files found matching example`` answered by a tool that views *a* file is a failed read; the same
+        answer of a listing, or of a query, is an empty result."""
+        def spec(name: str, description: str) -> ToolSpec:
+            return ToolSpec(server="s", name=name, description=description, input_schema={"type": "object"})
+
+        answer = ok("No files found matching example", name="example")
+        view = spec("view_file", "View a GEDCOM file in plaintext format.")
+        assert error_evidence(answer, {"name": "example"}, view) == "found nothing where the tool reads the one thing the call names"
+        assert error_evidence(answer, {"name": "example"}, spec("list_files", "List GEDCOM files.")) is None
+        assert error_evidence(ok("No rows found"), {}, spec("read_query", "Run a SELECT query.")) is None
+
     def test_a_value_of_the_call_the_message_repeats_is_masked_as_a_whole_word(self) -> None:
         """``Invalid pins for STM32`` and ``Invalid pins for ESP32`` are one failure met with two boards; a value
         inside a longer word (``ESP`` in ``ESP32``) or too short to tell (``id``) is kept."""

@@ -146,6 +146,8 @@ class ArgSpec(Frozen):
     """Sibling arguments that must not be given together with this one."""
     alternative_needed: bool = False
     """One of this argument and the siblings it excludes must be given (the server said so)."""
+    relative: bool = False
+    """A path the server takes relative to its root (its errors refused an absolute one)."""
     additional_properties: bool = True
     items: ArgSpec | None = None
     properties: list[ArgSpec] = Field(default_factory=list)

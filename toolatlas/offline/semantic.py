@@ -184,6 +184,8 @@ def near_misses(spec: ArgSpec, value: Any) -> list[tuple[str, str]]:
     if spec.fresh:
         return []  # a new name is free text: nothing to get wrong about it
     known = _NEAR_MISSES.get(spec.kind, ())
+    if spec.kind is ArgKind.IP_ADDRESS and re.search(r"mask\b", spec.name.lower()):
+        known = (("255.255.0.255", "is not a contiguous mask"), ("/24", "is a prefix length, not a dotted mask"))
     if spec.kind is ArgKind.CODE and isinstance(value, str) and _PYTHON.search(value):
         known = _CODE_LIMITS["python"]
     return [(v, why) for v, why in known if v != value and conforms(v, spec.json_schema)]

@@ -1,4 +1,5 @@
-"""What a value must be, learned from the server's refusal of one that was not.
+"""What a value must be, learned from the server's refusal of one that was not (its kind; a path that must be
+relative).
 
 A schema often types an argument as a plain string and leaves its format to the server's validation,
 which names it when it refuses a value: ``network_base: Input is not a valid IPv4 address
@@ -15,10 +16,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolatlas.offline.kinds import GENERIC_KINDS, ArgSpec
+from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["STATED_FORMATS", "stated_kinds"]
+__all__ = ["STATED_FORMATS", "stated_kinds", "stated_relative"]
 
 STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
@@ -79,3 +80,20 @@ def _teachable(spec: ArgSpec, kind: ArgKind) -> bool:
     if spec.kind is kind or spec.enum or spec.json_type not in ("string", "any"):
         return False
     return spec.kind in GENERIC_KINDS or (spec.kind in _ADDRESSES and kind in _ADDRESSES)
+
+
+_RELATIVE_ONLY = re.compile(
+    r"\bnon-?relative\b|\bmust be (?:a )?relative\b|\bonly relative\b|\brelative paths? (?:only|required|expected)\b"
+    r"|\babsolute paths? (?:are|is) not (?:allowed|supported|permitted)\b|\bmust not be (?:an )?absolute\b",
+    re.IGNORECASE,
+)
+
+
+def stated_relative(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
+    """The path arguments an error that refuses absolute paths is about (``Non-relative patterns are
+    unsupported``): those the call gave an absolute path (under the root placeholder or ``/``)."""
+    if not _RELATIVE_ONLY.search(error):
+        return []
+    return [spec.name for spec in specs
+            if spec.kind in PATH_KINDS and not spec.relative and isinstance(arguments.get(spec.name), str)
+            and arguments[spec.name].startswith(("${", "/"))]

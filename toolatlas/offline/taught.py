@@ -1,9 +1,10 @@
 """What a tool's errors taught about its arguments, written into the specs every later call is planned from.
 
-Three lessons, each read from a failed call: optional arguments that are alternatives
+Four lessons, each read from a failed call: optional arguments that are alternatives
 (:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``), the fields an array's open
 items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``) and the kind of value an
-argument takes (:mod:`toolatlas.offline.stated`: ``Input is not a valid IPv4 address``).
+argument takes and whether its paths are relative (:mod:`toolatlas.offline.stated`: ``Input is not a
+valid IPv4 address``, ``Non-relative patterns are unsupported``).
 :class:`TaughtArguments` keeps them per tool, applies them to the tool's inferred specs (the proposer's
 ``args``), survives a checkpoint, and plans the call again once its items' shape or an argument's kind
 is learnt (:meth:`TaughtArguments.retries`).
@@ -19,7 +20,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.items import ItemFields
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
-from toolatlas.offline.stated import stated_kinds
+from toolatlas.offline.stated import stated_kinds, stated_relative
 from toolatlas.probing.models import Direction, Probe
 from toolatlas.probing.values import ArgKind
 
@@ -42,6 +43,8 @@ class TaughtArguments:
         self.items = ItemFields()
         self.kinds: dict[str, dict[str, ArgKind]] = {}
         """tool → argument → the kind of value its errors said the argument takes."""
+        self.relative: dict[str, set[str]] = {}
+        """tool → the path arguments its errors said take paths relative to the root."""
         for name, spec in specs.items():
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
@@ -57,6 +60,11 @@ class TaughtArguments:
         if self.items.learn(tool, self.args[tool.name], arguments, error):
             log.debug("item_field_learned", tool=tool.name, arguments=sorted(arguments))
             self._apply(tool.name)
+        relative = stated_relative(self.args[tool.name], arguments, error)
+        if relative:
+            self.relative.setdefault(tool.name, set()).update(relative)
+            log.debug("relative_paths_learned", tool=tool.name, arguments=relative)
+            self._apply(tool.name)
         stated = stated_kinds(self.args[tool.name], arguments, error)
         if stated:
             self.kinds.setdefault(tool.name, {}).update(stated)
@@ -70,24 +78,31 @@ class TaughtArguments:
         shapes = [(spec.name, self.items.fields(name, spec.name)) for spec in self.args[name]]
         shapes = [(argument, fields) for argument, fields in shapes if fields]
         kinds = sorted(self.kinds.get(name, {}).items())
-        planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if shapes or kinds else None
+        relative = sorted(self.relative.get(name, set()))
+        learnt = shapes or kinds or relative
+        planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if learnt else None
         if planned is None:
             return []
         shown = "; ".join([*(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes),
-                           *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds)])
+                           *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds),
+                           *(f"`{argument}` relative to the root" for argument in relative)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
             update={"intent": f"call again with what its errors named ({shown})"})
         keys = [*(f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes),
-                *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds)]
+                *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds),
+                *(f"{name}:relative:{argument}" for argument in relative)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
     def _apply(self, name: str) -> None:
         specs = self.items.apply(self.specs[name], infer_arguments(self.specs[name]))
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
-        kinds = self.kinds.get(name, {})
-        self.args[name] = [spec.model_copy(update={"kind": kinds[spec.name]}) if spec.name in kinds else spec
-                           for spec in specs]
+        kinds, relative = self.kinds.get(name, {}), self.relative.get(name, set())
+        self.args[name] = [
+            spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative})
+            if spec.name in kinds or spec.name in relative else spec
+            for spec in specs
+        ]
 
     def dump(self) -> dict[str, Any]:
         """What was learnt, JSON-able (for checkpoints)."""
@@ -96,6 +111,7 @@ class TaughtArguments:
             "items": self.items.dump(),
             "kinds": {tool: {argument: kind.value for argument, kind in found.items()}
                       for tool, found in self.kinds.items()},
+            "relative": {tool: sorted(found) for tool, found in self.relative.items()},
         }
 
     def load(self, saved: dict[str, Any]) -> None:
@@ -107,5 +123,6 @@ class TaughtArguments:
         self.items.load({tool: found for tool, found in saved.get("items", {}).items() if tool in self.specs})
         self.kinds = {tool: {argument: ArgKind(kind) for argument, kind in found.items()}
                       for tool, found in saved.get("kinds", {}).items() if tool in self.specs}
-        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds} & set(self.specs):
+        self.relative = {tool: set(found) for tool, found in saved.get("relative", {}).items() if tool in self.specs}
+        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative} & set(self.specs):
             self._apply(name)

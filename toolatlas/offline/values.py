@@ -359,6 +359,8 @@ class ValueSynth:
             return self._sql(spec, draft)
         try:
             value = scalar_value(self, spec, draft)
+            if spec.relative and isinstance(value, str):  # the server refused absolute paths
+                value = value.removeprefix(f"{self.targets.root}/")
         except Unsatisfiable:
             invented = spec.kind in SEMANTIC_KINDS or spec.kind in GENERIC_KINDS
             if not (invented and spec.json_schema and constrains(spec.json_schema)):

@@ -109,6 +109,42 @@ def without_echoes(text: str, values: Iterable[str]) -> tuple[str, bool]:
     return text, found
 
 
+EMPTY_ANSWER = re.compile(
+    r"^\W{0,3}\s*(?:\[\s*\]|\{\s*\}|none\b|nothing\b|0 (?:\w+ ){0,2}(?:results?|entries|items|matches|records|rows)\b|"
+    r"no (?:\w+ ){0,2}(?:results?|entries|items|matches|records|rows|notes|memories|documents|files|terms)\b)",
+    re.IGNORECASE,
+)
+"""An answer that opens by saying it holds nothing (``No entries with tag 'aut'.``, ``0 results``, ``[]``)."""
+
+
+def found_nothing(text: str) -> bool:
+    """Whether an answer reports that it found nothing: nothing to act on, or an empty listing."""
+    return bool(NOTHING_DONE.match(text) or EMPTY_ANSWER.match(text))
+
+
+_READ_ONE_VERBS = frozenset("view get read show open describe display fetch load print cat".split())
+_MANY_WORDS = frozenset("all list many every each query sql search status log history diff result data".split())
+"""Words after a read verb that make it a listing, a query or a report (``read_query``, ``show_status``)."""
+_NO_MATCH = re.compile(r"^\W{0,3}\s*no\b[^\n.]{0,60}\b(?:found|match(?:es|ing|ed)?|exists?)\b", re.IGNORECASE)
+"""A read that found nothing by the name given (``No files found matching example``)."""
+
+
+def reads_one(spec: ToolSpec | None) -> bool:
+    """Whether a tool reads the one thing its call names (``view_file``, ``get_pin_info``; "View a GEDCOM file"):
+    a read verb first, and no plural or "all" after it — not a listing or a search, whose empty answer is an
+    answer."""
+    if spec is None:
+        return False
+    words = _name_words(spec.name)
+    if len(words) < 2:
+        words = [w.lower() for w in _FIRST_WORD.findall(spec.description or "")[:3]]
+    if len(words) < 2 or words[0] not in _READ_ONE_VERBS:
+        return False
+    target = next((w for w in words[1:] if w not in ("a", "an", "the", "one")), "")
+    plural = target.endswith("s") and not target.endswith(("ss", "us", "is"))
+    return bool(target) and target not in _MANY_WORDS and not plural
+
+
 def promises_change(spec: ToolSpec | None) -> bool:
     """Whether a tool says it changes state: annotated so, or described starting with a verb of change."""
     if spec is None:
@@ -176,6 +212,8 @@ def error_evidence(
             return "the value answered is what a failed computation prints"
         if changed is False and promises_change(spec) and NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
+        if reads_one(spec) and _NO_MATCH.match(without_echoes(text, values)[0]):
+            return "found nothing where the tool reads the one thing the call names"
         return None
     if json_error_reason(text) or tally_failure(text):  # {"status": "error", …}, "Succeeded: 0 … Failed: 1"
         return "the result says it failed"

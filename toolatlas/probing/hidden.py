@@ -47,7 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
-from toolatlas.probing.evidence import NOTHING_DONE, argument_values, without_echoes
+from toolatlas.probing.evidence import NOTHING_DONE, argument_values, found_nothing, without_echoes
 from toolatlas.probing.text import MISSING_WORDS_CJK
 from toolatlas.probing.values import MADE_UP, names_made_up
 
@@ -127,7 +127,7 @@ def hidden_failure(
     values = argument_values(arguments, rendered, outcome.arguments)
     if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
         return "a malformed value answered as if nothing was found"
-    if mutation == FRAGMENT and _found_nothing(without_echoes(text, values)[0]):
+    if mutation == FRAGMENT and found_nothing(without_echoes(text, values)[0]):
         return "part of a word finds nothing"
     if mutation in UNREADABLE:
         finding = _finding(text, values)
@@ -156,19 +156,6 @@ def _listed_missing(text: str) -> bool:
     whose first line reports what it did (``成功追加 0 个条目``, ``Exported 2 entries``) while a later one says
     part of the call named nothing."""
     return any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines())
-
-
-_EMPTY = re.compile(
-    r"^\W{0,3}\s*(?:\[\s*\]|\{\s*\}|none\b|nothing\b|0 (?:\w+ ){0,2}(?:results?|entries|items|matches|records|rows)\b|"
-    r"no (?:\w+ ){0,2}(?:results?|entries|items|matches|records|rows|notes|memories|documents|files|terms)\b)",
-    re.IGNORECASE,
-)
-"""An answer that opens by saying it holds nothing (``No entries with tag 'aut'.``, ``0 results``, ``[]``)."""
-
-
-def _found_nothing(text: str) -> bool:
-    """Whether an answer reports that it found nothing: nothing to act on, or an empty listing."""
-    return bool(NOTHING_DONE.match(text) or _EMPTY.match(text))
 
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
