@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.answers import answered_values, argument_takers
+from toolatlas.offline.answers import answered_values, argument_takers, named_fixes
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.hints import description_values, documented_arguments, error_values, listed_items
@@ -123,6 +123,9 @@ class TestErrors:
                 None,
             ),
             ("Unknown unit. Supported units: 'Amer...', 'km'", ["km"], None),
+            ('{"message": "Reference kind is not supported.", "hint": "Use return, noc, or sec."}',
+             ["return", "noc", "sec"], None),
+            ("You can use this tool, or that one.", None, None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:
@@ -166,6 +169,15 @@ class TestHarvestFromAnswers:
         assert [r.value for r in named] == ["Sales", "Targets"]
         assert {r.kind for r in named} == {ArgKind.SHEET_NAME} and named[0].failed_arguments == arguments
         assert pool.named_for("read_sheet:cell") == []
+
+    def test_a_json_errors_keys_do_not_say_which_argument(self) -> None:
+        """A JSON error's ``"code":`` key is its shape: the hint's values go to `kind`, which the message names, not
+        to an argument called `code`."""
+        tool = make("lookup_code", {"kind": string("Kind of code"), "code": string("The code to look up")})
+        text = ('{"error": {"code": "UNSUPPORTED", "message": "Reference kind is not supported.", '
+                '"hint": "Use return, noc, transaction, or sec."}}')
+        fixes = named_fixes(tool, text, {"kind": "example", "code": "example"})
+        assert {f.locator for f in fixes} == {"kind"} and [f.value for f in fixes][:2] == ["return", "noc"]
 
     def test_later_calls_prefer_named_values(self) -> None:
         """Once an error named the sheets, plans of that tool (and other sheet arguments) use them."""

@@ -272,6 +272,10 @@ def _names_the_argument(name: str, said: set[str]) -> bool:
     return bool(words) and words <= said
 
 
+_JSON_KEY = re.compile(r'"[\w-]+"\s*:')
+"""The keys of a JSON error (``"code":``, ``"hint":``): its shape, not words it says about an argument."""
+
+
 def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fix]:
     """The values ``text`` (a failed call's error) names, each tied to the argument it is for."""
     leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
@@ -288,7 +292,7 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
             "valid",
             "allowed",
         }
-        said = {parent_singular(w) for w in tokens(text)} - {parent_singular(v) for v in named.values}
+        said = {parent_singular(w) for w in tokens(_JSON_KEY.sub(" ", text))} - {parent_singular(v) for v in named.values}
         scored = []
         for spec, locator, sent in leaves:
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))

@@ -34,7 +34,7 @@ _ITEM = re.compile(r"[\w.+\-/#°%:$@*]+(?: [\w.+\-/#°%:$@*]+){0,4}")
 _BARE_ITEM = re.compile(r"[\w.+\-/#°%$@]{1,40}")
 _QUOTED = re.compile(r"""(?:'([^'\n]{1,60})'|"([^"\n]{0,60})"|`([^`\n]{1,60})`)""")
 _SEPARATOR = re.compile(r"^\s*(?:,|\||/|;)?\s*(?:\b(?:or|and)\b\s*)?$")
-_END = re.compile(r"\.(?:\s|$)|[;\n)]|\s\((?!\w+\))|$")
+_END = re.compile(r"\.(?:\s|$|(?=[\"'}\]]))|[;\n)]|\s\((?!\w+\))|$")  # a sentence may end inside a JSON string
 _TAIL = re.compile(r"\s*(?:,?\s*(?:etc\.?|\.\.\.|…)|\bor\s+(?:more|others?)\b).*$", re.IGNORECASE)
 
 
@@ -77,7 +77,7 @@ def listed_items(span: str) -> list[str]:
         return _clean_quoted(items)
     closing = _END.search(span)
     body = _TAIL.sub("", span[: closing.start() if closing else len(span)])
-    parts = [p.strip() for p in re.split(r",|\||\s+or\s+|\s+and\s+", body)]
+    parts = [p.strip() for p in re.split(r",\s*(?:or|and)\s+|,|\||\s+or\s+|\s+and\s+", body)]  # "a, b, or c"
     items = []
     for part in parts:
         if not _BARE_ITEM.fullmatch(part):
@@ -251,6 +251,9 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"\b(?:must|should) be (?:one of|either|in)?\s*:?\s*", re.IGNORECASE), True),
     (re.compile(r"\bexpected (?:one of\s*)?:?\s*(?=['\"`\[])", re.IGNORECASE), True),
     (re.compile(r"\b(?:use|try|choose)(?: one of)?\s*:\s*", re.IGNORECASE), False),
+    # a sentence that opens "Use a, b, or c." (a hint under a refusal): a list of two or more, no colon
+    (re.compile(r"(?:^|(?<=[.!?\"'{:]))\s*(?:use|try|choose)\s+(?:one of\s+)?(?=[\w-]+,\s*[\w-]+)", re.IGNORECASE
+                | re.MULTILINE), False),
     (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
     (re.compile(r"\bnot (?:in|one of)\s*:?\s*", re.IGNORECASE), True),
 )
