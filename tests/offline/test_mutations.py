@@ -395,3 +395,20 @@ class TestFilterFragments:
             assert cut[0].condition == f"`tag` is part of a value (`{part}` of `{example}`)"
         tagger = listing("auth", "tag_entry", "Add a tag to an entry.")
         assert not [m for m in mutate(EnvironmentFacts(kind="none"), tagger)[1] if m.name is MutationKind.WORD_FRAGMENT]
+
+
+class TestNewFileNames:
+    def test_a_new_file_name_is_tried_taken_and_in_a_missing_folder(self, seed_facts: dict[str, EnvironmentFacts]) -> None:
+        """The new name a rename gives is also a name a file of the folder has (its stem, as the valid name has no
+        extension) and the name inside a folder that does not exist."""
+        schema = {"type": "object", "required": ["file_name", "new_name"],
+                  "properties": {"file_name": {"type": "string", "description": "Path of the file to rename."},
+                                 "new_name": {"type": "string", "description": "The new name."}}}
+        rename = ToolSpec(server="s", name="rename_file", description="Rename a file.", input_schema=schema)
+        valid, mutations = mutate(seed_facts["filesystem"], rename)
+        assert "." not in valid["new_name"]
+        taken = [m for m in mutations if m.name is MutationKind.ALREADY_EXISTS and m.target_arg == "new_name"]
+        assert len(taken) == 1 and "." not in taken[0].arguments["new_name"] and taken[0].expected_failure
+        assert taken[0].arguments["new_name"] not in valid["file_name"]
+        nested = [m for m in mutations if m.name is MutationKind.MISSING_PARENT and m.target_arg == "new_name"]
+        assert [m.arguments["new_name"].split("/", 1)[1] for m in nested] == [valid["new_name"]]

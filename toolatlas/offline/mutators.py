@@ -224,6 +224,28 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
     return out
 
 
+_FILE_WORD = re.compile(r"\bfiles?\b")
+_NEW_NAME = re.compile(r"^(?:new|target|dest(?:ination)?)_?name$", re.IGNORECASE)
+"""An argument that gives the name a tool's file gets (``new_name`` of a rename)."""
+
+
+def _file_name_mutations(loc: str, value: str, ctx: MutationContext) -> list[Found]:
+    """A new name a file tool gives (``new_name`` of a rename) set to a file the folder holds (by its name, or its
+    stem when the valid name has no extension) and put in a folder that does not exist: refused, overwritten, or
+    moved — what a caller choosing a name meets."""
+    arg, tag = _arg(loc), ctx.synth.tag()
+    names = [posixpath.basename(c.value) for c in ctx.synth.targets.files()]
+    if "." not in value:
+        names = [n.rsplit(".", 1)[0] if "." in n.lstrip(".") else n for n in names]
+    taken = [n for n in names if n and n != value and not any(n in v for v in ctx.in_call)]
+    out: list[Found] = []
+    if taken:
+        out.append(("already_exists", loc, taken[0], f"{arg} names a file that already exists (`{taken[0]}`)", True))
+    out.append(("missing_parent", loc, f"no_such_folder_{tag}/{value}",
+                f"{arg} puts the file in a folder that does not exist", True))
+    return out
+
+
 def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     synth = ctx.synth
     what = _REFERENCE_WORDS.get(spec.kind)
@@ -247,6 +269,8 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
         return []
     arg, tag, targets = _arg(loc), synth.tag(), synth.targets
     out: list[Found] = []
+    if spec.kind is ArgKind.IDENTIFIER and _FILE_WORD.search(ctx.text) and (spec.fresh or _NEW_NAME.search(spec.name)):
+        out.extend(_file_name_mutations(loc, value, ctx))
     if spec.fresh:
         existing = {
             ArgKind.BRANCH: targets.branches(),
