@@ -131,3 +131,20 @@ class TestWordFragments:
         assert hidden_failure(empty, None, mutation=None, changed=False, arguments={"tag": "aut"}) is None
         assert hidden_failure(ok("=== memex: 1 entries ==="), None, mutation="word_fragment", changed=False,
                               arguments={"tag": "aut"}) is None
+
+    def test_a_negative_verdict_is_quoted_in_the_answers_own_words(self) -> None:
+        """A validator's ``"is_valid": false``, a findings list's first message under ``"valid": false``, and the item
+        under a ``❌`` heading are verdicts; ``"valid": true``, a nested flag and an answer opening with ``❌`` are not."""
+        from toolatlas.probing.hidden import NEGATIVE_VERDICT, negative_verdict
+
+        assert negative_verdict('{\n  "ip_address": "8.8.8.8",\n  "is_valid": false\n}') == '"is_valid": false'
+        findings = ('{\n  "valid": false,\n  "findings": [\n    {"rule_id": "ED001", "message": '
+                    '"Transaction code is invalid."}\n  ]\n}')
+        assert negative_verdict(findings) == "Transaction code is invalid."
+        pins = ("🔍 Pin Conflict Analysis for ESP32\n\n❌ **CONFLICTS (Must Fix):**\n"
+                "  • Pin 34 (GPIO34) is INPUT ONLY - cannot drive outputs\n")
+        assert negative_verdict(pins) == "Pin 34 (GPIO34) is INPUT ONLY - cannot drive outputs"
+        for none in ('{\n  "valid": true\n}', '{"data": {"valid": false}}', "❌ Invalid pins for ESP32: [-3]"):
+            assert negative_verdict(none) is None
+        reason = hidden_failure(ok(findings), None, mutation=None, changed=False, arguments={"path": "a.ach"})
+        assert reason == f"{NEGATIVE_VERDICT}: “Transaction code is invalid.”"

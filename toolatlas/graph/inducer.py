@@ -41,7 +41,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined, portable_change
 from toolatlas.probing.evidence import argument_values
-from toolatlas.probing.hidden import NEAR_NAME
+from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
     condition_signature,
@@ -251,15 +251,20 @@ class Inducer:
 
     def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         message = evidence.excerpt or verdict.outcome.value
-        signature_text = error_signature(message, echoes=argument_values(step.arguments)) or verdict.outcome.value
+        judged = verdict.hidden_failure.startswith(NEGATIVE_VERDICT)
+        said = verdict.hidden_failure.partition("“")[2].removesuffix("”") if judged else ""  # the verdict quoted
+        signature_text = (error_signature(said or message, echoes=argument_values(step.arguments))
+                          or verdict.outcome.value)
         signature = f"{verdict.outcome.value}|{signature_text}"
         if verdict.hidden_failure and step.condition:
             # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about
             signature += "|" + condition_signature(step.condition, self.graph.specs[step.tool].properties)
         condition = step.condition or self._unplanned_condition(probe, step, message)
-        first_line = message_line(message)[:200] if message.strip() else verdict.outcome.value
+        first_line = said or (message_line(message)[:200] if message.strip() else verdict.outcome.value)
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
-        if verdict.hidden_failure:
+        if judged:
+            how = "gives a negative verdict"
+        elif verdict.hidden_failure:
             how = f"answers as if it succeeded ({verdict.hidden_failure})"
         elif verdict.reported_as_success:
             how += " in an otherwise successful result"

@@ -70,7 +70,7 @@ _SPELLINGS = {
 
 _FIXED: dict[ArgKind, tuple[str, ...]] = {
     ArgKind.CRON: ("*/5 * * * *", "0 9 * * 1-5", "30 2 1 * *", "0 0 * * 0"),
-    ArgKind.IP_ADDRESS: ("192.168.1.10", "10.0.0.1", "172.16.0.5", "8.8.8.8"),
+    ArgKind.IP_ADDRESS: ("192.168.1.10", "10.0.0.1", "8.8.8.8", "172.16.0.5"),  # the third public: outside the third network
     ArgKind.CIDR: ("192.168.1.0/24", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"),
     ArgKind.HOSTNAME: ("example.com", "www.example.org", "localhost", "api.example.net"),
     ArgKind.HASH_ALGORITHM: ("sha256", "md5", "sha1", "sha512"),

@@ -1,6 +1,6 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Six answers read
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Seven answers read
 like successes and are not, and only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
@@ -35,6 +35,10 @@ like successes and are not, and only the call's own misuse shows it:
   (``Found unparsable section: 'SELEC id FROM t'`` among a linter's violations): a caller checking the answer's
   verdict or count takes unreadable input for input with a finding.
 
+- **a negative verdict.** A tool that judges what it is given (a validator, a checker) answered successfully and
+  its verdict is no (``"is_valid": false``, ``"valid": false`` with findings, ``❌ CONFLICTS (Must Fix):`` over the
+  pins in conflict): what the call gave does not pass — the answer a caller must read, not the tool failing.
+
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
 """
@@ -51,7 +55,8 @@ from toolatlas.probing.evidence import NOTHING_DONE, argument_values, found_noth
 from toolatlas.probing.text import MISSING_WORDS_CJK
 from toolatlas.probing.values import MADE_UP, names_made_up
 
-__all__ = ["CREATING_VERBS", "action_participles", "claims_action", "hidden_failure"]
+__all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "action_participles", "claims_action", "hidden_failure",
+           "negative_verdict"]
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
@@ -133,6 +138,9 @@ def hidden_failure(
         finding = _finding(text, values)
         if finding is not None:
             return f"it reports the value it could not read as a finding, not as an error: “{finding}”"
+    verdict = negative_verdict(text)
+    if verdict is not None:
+        return f"{NEGATIVE_VERDICT}: “{verdict}”"
     made_up = names_made_up(arguments) or names_made_up(rendered)
     if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
@@ -156,6 +164,37 @@ def _listed_missing(text: str) -> bool:
     whose first line reports what it did (``成功追加 0 个条目``, ``Exported 2 entries``) while a later one says
     part of the call named nothing."""
     return any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines())
+
+
+NEGATIVE_VERDICT = "its verdict on what it was given is negative"
+_VERDICT_KEYS = ("valid", "is_valid", "isValid", "passed", "pass", "compliant", "conforms", "balanced", "matches",
+                 "is_match", "in_range", "within_range", "consistent", "compatible", "is_compatible")
+"""Keys of a JSON answer whose false value is the answer's verdict on the call's input (not a failure to answer)."""
+_VERDICT_LINE = re.compile(rf'^\s{{0,2}}"(?:{"|".join(_VERDICT_KEYS)})"\s*:\s*false\b', re.MULTILINE)
+_FIRST_MESSAGE = re.compile(r'"(?:message|description|reason|detail)"\s*:\s*"([^"\n]{1,160})"')
+_CROSS_LINE = re.compile(r"^\s*[❌✗✘]\s*(?P<line>\S[^\n]{0,160})$", re.MULTILINE)
+_BULLET = re.compile(r"^\s*[•*-]\s+(?P<line>\S[^\n]{0,160})$", re.MULTILINE)
+
+
+def negative_verdict(text: str) -> str | None:
+    """What an answer that judged its input says of it, when the judgement is no, in its own words: of a JSON answer
+    whose top-level verdict key is false (``"is_valid": false``), its first finding's message, else that key; of a
+    line marked with a cross (``❌ CONFLICTS (Must Fix):``), the first item under it, else the line. None when the
+    answer judged nothing or said yes; a first line that is itself an error is an error, not a verdict."""
+    head = text.lstrip()
+    verdict = _VERDICT_LINE.search(head[:600]) if head.startswith("{") else None
+    if verdict is not None:
+        message = _FIRST_MESSAGE.search(head, verdict.end())
+        return message.group(1) if message else verdict.group(0).strip()
+    crossed = _CROSS_LINE.search(text)
+    if crossed is None or crossed.start() == len(text) - len(head):  # an answer that opens with ❌ is an error
+        return None
+    line = crossed.group("line").strip("* ").rstrip()
+    if line.endswith(":"):  # a heading: what it lists is the verdict
+        item = _BULLET.search(text, crossed.end())
+        if item is not None:
+            return item.group("line").strip()
+    return line
 
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
