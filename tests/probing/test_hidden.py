@@ -146,5 +146,8 @@ class TestWordFragments:
         assert negative_verdict(pins) == "Pin 34 (GPIO34) is INPUT ONLY - cannot drive outputs"
         for none in ('{\n  "valid": true\n}', '{"data": {"valid": false}}', "❌ Invalid pins for ESP32: [-3]"):
             assert negative_verdict(none) is None
-        reason = hidden_failure(ok(findings), None, mutation=None, changed=False, arguments={"path": "a.ach"})
+        validate = tool("validate_ach_file", "Validate an ACH file.")
+        reason = hidden_failure(ok(findings), validate, mutation=None, changed=False, arguments={"path": "a.ach"})
+        assert hidden_failure(ok(findings), tool("repair_file", "Repair a file."), mutation=None, changed=False,
+                              arguments={"path": "a.ach"}) is None  # a repair reports the validity it found
         assert reason == f"{NEGATIVE_VERDICT}: “Transaction code is invalid.”"

@@ -35,8 +35,8 @@ like successes and are not, and only the call's own misuse shows it:
   (``Found unparsable section: 'SELEC id FROM t'`` among a linter's violations): a caller checking the answer's
   verdict or count takes unreadable input for input with a finding.
 
-- **a negative verdict.** A tool that judges what it is given (a validator, a checker) answered successfully and
-  its verdict is no (``"is_valid": false``, ``"valid": false`` with findings, ``❌ CONFLICTS (Must Fix):`` over the
+- **a negative verdict.** A tool that judges what it is given (a validator, a checker: :func:`judges`) answered
+  successfully, changed nothing, and its verdict is no (``"is_valid": false``, ``"valid": false`` with findings, ``❌ CONFLICTS (Must Fix):`` over the
   pins in conflict): what the call gave does not pass — the answer a caller must read, not the tool failing.
 
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
@@ -138,7 +138,7 @@ def hidden_failure(
         finding = _finding(text, values)
         if finding is not None:
             return f"it reports the value it could not read as a finding, not as an error: “{finding}”"
-    verdict = negative_verdict(text)
+    verdict = negative_verdict(text) if changed is not True and judges(spec) else None
     if verdict is not None:
         return f"{NEGATIVE_VERDICT}: “{verdict}”"
     made_up = names_made_up(arguments) or names_made_up(rendered)
@@ -174,6 +174,18 @@ _VERDICT_LINE = re.compile(rf'^\s{{0,2}}"(?:{"|".join(_VERDICT_KEYS)})"\s*:\s*fa
 _FIRST_MESSAGE = re.compile(r'"(?:message|description|reason|detail)"\s*:\s*"([^"\n]{1,160})"')
 _CROSS_LINE = re.compile(r"^\s*[❌✗✘]\s*(?P<line>\S[^\n]{0,160})$", re.MULTILINE)
 _BULLET = re.compile(r"^\s*[•*-]\s+(?P<line>\S[^\n]{0,160})$", re.MULTILINE)
+
+
+JUDGING_VERBS = frozenset("validate check verify lint test audit detect assess evaluate compare".split())
+"""Verbs of tools whose use is to judge what they are given: their answer is a verdict."""
+
+
+def judges(spec: ToolSpec | None) -> bool:
+    """Whether a tool judges what it is given (``validate_ach_file``, ``check_pin_conflict``; "Check if …")."""
+    if spec is None:
+        return False
+    words = [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
+    return any(w in JUDGING_VERBS for w in words)
 
 
 def negative_verdict(text: str) -> str | None:
