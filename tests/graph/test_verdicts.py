@@ -39,3 +39,25 @@ def test_the_same_negative_verdict_on_other_values_is_one_entry_quoted_in_its_wo
     assert entry.reported_as_success and entry.support == 2
     assert entry.text.startswith("`validate_ip_in_subnet` gives a negative verdict when called with")
     assert entry.text.endswith('“"is_valid": false”.') and '"is_valid": false' in entry.evidence[0].excerpt
+
+
+def test_a_verdict_met_by_a_planned_misuse_joins_the_same_verdict() -> None:
+    """The verdict of a call with a string for a boolean is the verdict the plain call met: one entry, whose condition
+    names the call's values (the verdict names none of them)."""
+    graph = ServerGraph("s", [VALIDATE])
+    inducer = Inducer(graph)
+    judge(inducer, "8.8.8.8", "172.16.0.0/12", 1)
+    arguments = {"ip_address": "8.8.8.8", "network": "172.16.0.0/12", "return_gateway": "yes"}
+    answer = '{\n  "ip_address": "8.8.8.8",\n  "is_valid": false\n}'
+    outcome = CallOutcome(server="s", tool=VALIDATE.name, arguments=arguments, outcome=OutcomeClass.OK, excerpt=answer)
+    step = ProbeStep(tool=VALIDATE.name, arguments=arguments, expect="any", mutation="wrong_type",
+                     condition="`return_gateway` is a string instead of a boolean")
+    probe = Probe(id="p9", server="s", round=1, direction=Direction.BOUNDARY, target=VALIDATE.name, task="t", steps=[step])
+    reason = hidden_failure(outcome, VALIDATE, mutation="wrong_type", changed=None, arguments=arguments)
+    verdict = StepVerdict(index=0, tool=VALIDATE.name, outcome=OutcomeClass.OK, failed=True, reported_as_success=True,
+                          hidden_failure=reason or "")
+    inducer.induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                   Verdict(probe_id=probe.id, server="s", resolved=False, steps=[verdict]))
+    [entry] = graph.entries_of(VALIDATE.name, EntryKind.BOUNDARY)
+    assert entry.support == 2
+    assert entry.condition == "called with `ip_address` = \"8.8.8.8\", `network` = \"172.16.0.0/12\""

@@ -256,14 +256,14 @@ class Inducer:
         signature_text = (error_signature(said or message, echoes=argument_values(step.arguments))
                           or verdict.outcome.value)
         signature = f"{verdict.outcome.value}|{signature_text}"
-        if verdict.hidden_failure and step.condition:
+        if verdict.hidden_failure and step.condition and not judged:
             # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about
             signature += "|" + condition_signature(step.condition, self.graph.specs[step.tool].properties)
-        condition = step.condition or self._unplanned_condition(probe, step, message)
+        condition = step.condition or self._unplanned_condition(probe, step, said or message)
         first_line = said or (message_line(message)[:200] if message.strip() else verdict.outcome.value)
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
         if judged:
-            how = "gives a negative verdict"
+            how = VERDICT_HOW
         elif verdict.hidden_failure:
             how = f"answers as if it succeeded ({verdict.hidden_failure})"
         elif verdict.reported_as_success:
@@ -584,6 +584,8 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
     return "reinforced" if existing.confidence < 0.8 else "known"
 
 
+VERDICT_HOW = "gives a negative verdict"
+"""How a boundary's sentence says a judging tool's answer was no (:data:`~toolatlas.probing.hidden.NEGATIVE_VERDICT`)."""
 MAX_CONDITIONS = 3
 """Conditions a boundary's sentence states at most; the ones after are still counted as its support."""
 
@@ -598,6 +600,8 @@ def _widened(graph: ServerGraph, existing: Entry, entry: Entry) -> dict[str, Any
     if (existing.kind is not EntryKind.BOUNDARY or existing.family == SCHEMA_SUMMARY or entry.family is None
             or not entry.condition or not existing.condition):
         return {}  # a misuse a probe planned only: not the words of a reader (an LLM's) for the same one
+    if f"` {VERDICT_HOW} when " in existing.text:
+        return {}  # a verdict is about the values judged: a misuse met on the way is not its cause
     stated = existing.condition.split(OR_WHEN)
     head = f" when {existing.condition}: “"
     if stated[0] != existing.when_not:  # qualified by what separates it from an accepted call: that one stands
