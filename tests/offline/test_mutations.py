@@ -412,3 +412,20 @@ class TestNewFileNames:
         assert taken[0].arguments["new_name"] not in valid["file_name"]
         nested = [m for m in mutations if m.name is MutationKind.MISSING_PARENT and m.target_arg == "new_name"]
         assert [m.arguments["new_name"].split("/", 1)[1] for m in nested] == [valid["new_name"]]
+
+
+class TestRequiredFirst:
+    def test_within_a_family_a_required_arguments_misuse_comes_first(self) -> None:
+        """A huge ``hosts_needed`` (required) is kept before a 100 KB ``return_format`` (optional, declared first) of
+        the same family: the cap keeps the misuse every call can make."""
+        schema = {"type": "object", "required": ["hosts_needed"],
+                  "properties": {"return_format": {"type": "string", "description": "Output format."},
+                                 "hosts_needed": {"type": "integer", "description": "Hosts the range must hold."}}}
+        tool = ToolSpec(server="s", name="plan_range", description="Plan an address range.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        specs = infer_arguments(tool)
+        call = synth.valid_arguments(tool, specs, 2)  # every optional argument given
+        assert call is not None and "return_format" in call.arguments
+        oversized = [m for m in boundary_mutations(tool, specs, call.arguments, synth, cap=40)
+                     if m.name is MutationKind.OVERSIZED_VALUE]
+        assert [m.target_arg for m in oversized] == ["hosts_needed", "return_format"]

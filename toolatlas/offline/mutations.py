@@ -179,6 +179,9 @@ def boundary_mutations(
         if arguments == valid_args or _rewrites_a_reference(new_value, references):
             continue
         by_family.setdefault(MutationKind(name), []).append((arguments, condition, where, expected))
+    required = {locator for spec, locator, _value in leaves if spec.required}
+    for group in by_family.values():  # within a family, a misuse of what every call gives comes first
+        group.sort(key=lambda found: found[2] not in required)
     ordered = [(f, by_family[f]) for f in _FAMILIES if f in by_family]
     result: list[Mutation] = []
     depth = 0
