@@ -8,7 +8,7 @@ import random
 from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.offline.kinds import infer_arguments
+from toolatlas.offline.kinds import ArgSpec, infer_arguments
 from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.operations import described_operations
 from toolatlas.offline.retries import counterpart, stated_enablers
@@ -348,6 +348,11 @@ class TestConditionsOfOtherBases:
         assert with_context(step, {"file": "${root}/prices.csv", "cell": "C3"}, first).condition == step.condition
         assert with_context(step, {"file": "${root}/other.csv", "cell": "A1", "sheet": "S"}, first).condition == (
             "`cell` names row 0, which does not exist (with `sheet` given)")  # a name, a count: never said
+        network = ArgSpec(name="network", path="network", json_type="string", kind=ArgKind.CIDR)
+        hosts = ProbeStep(tool="plan", arguments={"network": "172.16.0.0", "hosts": -1}, mutation="negative_number",
+                          condition="`hosts` is negative")
+        assert with_context(hosts, {"network": "172.16.0.0", "hosts": -1}, {"network": "192.168.1.0/24", "hosts": 3},
+                            [network]).condition == "`hosts` is negative"  # a network's slash names no file
 
     def test_the_frontier_breaks_one_call_per_misuse(self) -> None:
         """The frontier's boundary probes of a tool's two planned calls hold each misuse (family, argument)

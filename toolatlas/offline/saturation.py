@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind, EntryStatus
-from toolatlas.offline.kinds import ArgSpec, ToolEffect, tool_effect, tool_object
+from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, ToolEffect, tool_effect, tool_object
 from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
 from toolatlas.offline.rewrites import SECOND_WRITE, second_writes
 from toolatlas.offline.scalars import reads_media
@@ -180,7 +180,8 @@ def with_context(
             value, before = arguments[name], reference[name]
             if isinstance(value, bool) or (spec is not None and spec.enum and value in spec.enum):
                 said.append(f"`{name}` = {json.dumps(value)}")
-            elif isinstance(value, str) and isinstance(before, str) and _file_class(value) != _file_class(before):
+            elif (isinstance(value, str) and isinstance(before, str) and (spec is None or spec.kind in PATH_KINDS)
+                  and _file_class(value) and _file_class(value) != _file_class(before)):  # a network has a slash too
                 said.append(f"`{name}` {_file_class(value)}")
     if not said:
         return step
