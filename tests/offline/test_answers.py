@@ -198,6 +198,18 @@ class TestHarvestFromAnswers:
         }
         assert synth.valid_arguments(writer, None, 0).arguments["sheet_name"] in ("Sales", "Targets")
 
+    def test_a_named_ranges_costly_end_is_never_planned(self) -> None:
+        """``entries_per_batch must be between 1 and 10000``: later calls take 1, never 10000 entries a batch (a valid
+        call at the far end of a count makes every call of the tool slow)."""
+        generate = make("generate_file", {"entries_per_batch": {"type": "integer", "description": "Entries a batch."}})
+        pool = ValuePool()
+        pool.harvest_error(generate, "entries_per_batch must be between 1 and 10000", {}, "p1",
+                           arguments={"entries_per_batch": 1000000000})
+        assert {r.value for r in pool.named_for("generate_file:entries_per_batch")} >= {"1", "10000"}
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        planned = {synth.valid_arguments(generate, None, v).arguments.get("entries_per_batch") for v in range(3)}
+        assert 1 in planned and 10000 not in planned
+
     def test_identities_an_answer_labels_feed_the_arguments_named_for_them(self) -> None:
         """``Key: vaswani2017`` lines and the bare lines under ``所有条目的key:`` are what ``key`` and the items of
         ``keys`` take — before an identifier harvested under another name."""

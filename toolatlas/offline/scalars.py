@@ -195,11 +195,18 @@ def _document_path(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
     return draft.pick(ArgKind.STRING, candidates)
 
 
+CHEAP_NUMBER = 1000
+"""The largest number an error named that a valid call is planned with: a count or a size past it can make every call
+of the tool slow (an error's ``must be between 1 and 10000`` names the cheap end too)."""
+
+
 def _hinted(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """A value an error of this tool named for this very argument (``Available sheets: ...``), if any."""
     argument = f"{draft.tool.name}:{spec.path}"
     refs = synth.pool.named_for(argument)
     refs = [r for r in refs if conforms(_typed(r.value, spec), spec.json_schema)]
+    if spec.json_type in ("integer", "number"):  # a stated range's far end (10000 entries a batch) costs every call
+        refs = [r for r in refs if not isinstance(v := _typed(r.value, spec), int | float) or abs(v) <= CHEAP_NUMBER]
     taken = draft.taken.get(spec.kind, set())
     if not refs or all(r.value in taken for r in refs):
         return None
