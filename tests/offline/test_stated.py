@@ -76,3 +76,22 @@ def test_a_refused_absolute_path_is_sent_relative_to_the_root(seed_facts: dict[s
     restored = TaughtArguments({"rename_file": infer_arguments(tool)}, {"rename_file": tool})
     restored.load(taught.dump())
     assert [s.name for s in restored.args["rename_file"] if s.relative] == ["file_name"]
+
+
+def test_a_lesson_reopens_the_misuses_probed_on_a_refused_call() -> None:
+    """Misuses planned before the server said what `network` takes were probed on a call it refused for that: once
+    taught, the same misuses are planned again under new coverage keys."""
+    from toolatlas.config import ServerSpec
+    from toolatlas.graph.state import ServerGraph
+    from toolatlas.offline.proposer import OfflineProposer
+
+    proposer = OfflineProposer(ServerGraph("s", [SUBNET]), None, ServerSpec(name="s", transport={"command": "x"}),
+                               random.Random(0))
+
+    def misuse_keys() -> set[str]:
+        return {k for p in proposer.candidates(1, [SUBNET.name])[SUBNET.name] for k in p.coverage_keys
+                if ":mut:oversized_value:position" in k}
+
+    assert misuse_keys() == {"get_nth_usable_ip:mut:oversized_value:position"}
+    proposer.taught.learn(SUBNET, {"network": "example", "position": 3}, PYDANTIC)
+    assert misuse_keys() == {"get_nth_usable_ip:mut:oversized_value:position@1"}

@@ -628,6 +628,8 @@ class OfflineProposer:
         tool = self.graph.specs[name]
         probes = []
         planned_keys: set[str] = set()
+        epoch = self.taught.epoch(name)
+        lesson = f"@{epoch}" if epoch else ""  # a misuse of a call its errors refused for another reason: again
         for variant in range(2):
             planned = self.synth.valid_arguments(tool, self.args[name], variant)
             if planned is None:
@@ -635,7 +637,7 @@ class OfflineProposer:
             for mutation in boundary_mutations(
                 tool, self.args[name], planned.arguments, self.synth, cap=MUTATIONS_PER_CALL
             ):
-                key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}"
+                key = f"{name}:mut:{mutation.name.value}:{mutation.target_arg or '*'}{lesson}"
                 if key in planned_keys:  # one call per misuse: under one condition, one call's answer
                     continue
                 planned_keys.add(key)

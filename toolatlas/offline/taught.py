@@ -71,6 +71,11 @@ class TaughtArguments:
             log.debug("argument_kind_learned", tool=tool.name, kinds={a: k.value for a, k in stated})
             self._apply(tool.name)
 
+    def epoch(self, name: str) -> int:
+        """How many kinds and relative paths the tool's errors taught: a misuse probed before a lesson was probed on
+        a call the server refused for another reason, and is probed again after it (its coverage key changes)."""
+        return len(self.kinds.get(name, {})) + len(self.relative.get(name, set()))
+
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
         """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
         the coverage key names the fields)."""
