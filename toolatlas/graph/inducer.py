@@ -260,6 +260,8 @@ class Inducer:
             # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about
             signature += "|" + condition_signature(step.condition, self.graph.specs[step.tool].properties)
         condition = step.condition or self._unplanned_condition(probe, step, said or message)
+        if step.condition and not judged and _blames_another(step.condition, signature_text, step.tool, self.graph):
+            condition = self._unplanned_condition(probe, step, message)  # the misuse planned is not what it refused
         first_line = said or (message_line(message)[:200] if message.strip() else verdict.outcome.value)
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
         if judged:
@@ -582,6 +584,18 @@ def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> 
     update |= _widened(graph, existing, entry)
     graph.put_entry(existing.model_copy(update=update))
     return "reinforced" if existing.confidence < 0.8 else "known"
+
+
+def _blames_another(condition: str, said: str, tool: str, graph: ServerGraph) -> bool:
+    """Whether an error names another argument of the tool and not the one a planned misuse broke (``hosts_needed``
+    negative, refused with ``network_base: Input is not a valid IPv4 address``): the call failed for something else,
+    and the misuse's condition would be a guess."""
+    spec = graph.specs.get(tool)
+    target = re.split(r"[.\[]", condition.split("`")[1])[0] if condition.count("`") >= 2 else ""
+    if spec is None or target not in spec.properties:
+        return False
+    named = {n for n in spec.properties if len(n) >= 3 and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", said)}
+    return bool(named) and target not in named
 
 
 VERDICT_HOW = "gives a negative verdict"

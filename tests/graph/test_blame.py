@@ -1,0 +1,40 @@
+"""A planned misuse refused for another argument keeps no condition it did not show."""
+
+from __future__ import annotations
+
+from toolatlas.graph.inducer import Inducer
+from toolatlas.graph.models import EntryKind
+from toolatlas.graph.state import ServerGraph
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
+
+PLAN = ToolSpec(server="s", name="calculate_subnet", description="Plan a subnet.", input_schema={
+    "type": "object", "required": ["network_base", "hosts_needed"],
+    "properties": {"network_base": {"type": "string"}, "hosts_needed": {"type": "integer"}}})
+REFUSED = ("Error executing tool calculate_subnet: 2 validation errors for SubnetCalculationRequest\nnetwork_base\n"
+           "  Input is not a valid IPv4 address [type=ip_v4_address, input_value='192.168.1.0/24', input_type=str]\n"
+           "hosts_needed\n  Input should be greater than or equal to 0 [type=greater_than_equal]")
+
+
+def refuse(condition: str, arguments: dict) -> str:
+    graph = ServerGraph("s", [PLAN])
+    step = ProbeStep(tool=PLAN.name, arguments=arguments, expect="error", mutation="negative_number", condition=condition)
+    probe = Probe(id="p1", server="s", round=1, direction=Direction.BOUNDARY, target=PLAN.name, task="t", steps=[step])
+    outcome = CallOutcome(server="s", tool=PLAN.name, arguments=arguments, outcome=OutcomeClass.TOOL_ERROR,
+                          excerpt=REFUSED)
+    verdict = StepVerdict(index=0, tool=PLAN.name, outcome=OutcomeClass.TOOL_ERROR, failed=True, error_text=REFUSED)
+    Inducer(graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                          Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+    [entry] = graph.entries_of(PLAN.name, EntryKind.BOUNDARY)
+    return entry.condition or ""
+
+
+def test_a_misuse_refused_for_another_argument_is_said_by_what_the_error_names() -> None:
+    arguments = {"network_base": "192.168.1.0/24", "hosts_needed": -3}
+    condition = refuse("`hosts_needed` is negative (-3)", arguments)
+    assert condition.startswith("called with `network_base` = \"192.168.1.0/24\"") and "negative" not in condition
+
+
+def test_a_misuse_the_error_names_keeps_its_condition() -> None:
+    condition = refuse("`network_base` has a prefix length over 32", {"network_base": "10.0.0.0/33", "hosts_needed": 3})
+    assert condition == "`network_base` has a prefix length over 32"
