@@ -374,3 +374,24 @@ class TestConditionLines:
         assert condition_line("`formula` divides by zero; or when `formula` is written in lower case (`h2o`); or when "
                               "`formula` is empty") == "`formula` divides by zero (or 2 more)"
         assert condition_line("`path` names no_such_object_3f2a") == "`path` names …"
+
+
+class TestVerdicts:
+    def test_a_negative_verdict_is_said_as_the_tools_no_in_its_own_words(self) -> None:
+        """A validator's boundary that is its verdict is served as "says no", quoted by the verdict, not as a
+        refusal to avoid quoted by the answer's first line."""
+        validate = one_argument_tool("net", "validate_ip_in_subnet",
+                                     "Validate that an IP address belongs to a subnet.", "ip_address")
+        condition = 'called with `ip_address` = "8.8.8.8", `network` = "172.16.0.0/12"'
+        found = [
+            entry("net", "validate_ip_in_subnet", EntryKind.AFFORDANCE, when="validate an address",
+                  effect=Effect.READ_ONLY, arguments={"ip_address": "172.16.0.5"}),
+            entry("net", "validate_ip_in_subnet", EntryKind.BOUNDARY, reported_as_success=True, condition=condition,
+                  text=f'`validate_ip_in_subnet` gives a negative verdict when {condition}: “"is_valid": false”.',
+                  error_signature="<s>: false", arguments={"ip_address": "8.8.8.8"},
+                  excerpt='{\n  "ip_address": "8.8.8.8",\n  "is_valid": false\n}'),
+        ]
+        guidance = Atlas(AtlasView([validate], found, [], [])).guide("Is 8.8.8.8 inside 172.16.0.0/12?")
+        [note] = guidance.tools[0].when_not
+        assert note.verdict and note.error == '"is_valid": false'
+        assert f'- says no: {condition}: “"is_valid": false”' in guidance.to_text()

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from toolatlas.graph.state import ServerGraph
 
 __all__ = [
-    "OR_WHEN", "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "error_shape", "is_schema_validation", "restate_schema_boundary",
-    "schema_summary", "summarise_schema",
+    "OR_WHEN", "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "VERDICT_HOW", "error_shape", "is_schema_validation",
+    "restate_schema_boundary", "schema_summary", "summarise_schema", "verdict_quote",
 ]
 
 OR_WHEN = "; or when "
@@ -204,3 +204,16 @@ def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | 
     summary = summary.model_copy(update={"confidence": confidence(summary.support, summary.contradictions)})
     graph.put_entry(summary)
     return summary
+
+
+VERDICT_HOW = "gives a negative verdict"
+"""How a boundary's sentence says a judging tool's answer was no (:data:`~toolatlas.probing.hidden.NEGATIVE_VERDICT`)."""
+
+
+def verdict_quote(entry: Entry) -> str | None:
+    """The answer's own words of a boundary that is a judging tool's negative verdict (``"is_valid": false``), or
+    None for any other entry."""
+    if entry.kind is not EntryKind.BOUNDARY or f"` {VERDICT_HOW} when " not in entry.text:
+        return None
+    quote = entry.text.rpartition("“")[2].rpartition("”")[0]
+    return quote or None

@@ -20,6 +20,7 @@ from toolatlas.graph.families import (
     OR_WHEN,
     SCHEMA_FAMILIES,
     SCHEMA_SUMMARY,
+    VERDICT_HOW,
     restate_schema_boundary,
     summarise_schema,
 )
@@ -598,8 +599,6 @@ def _blames_another(condition: str, said: str, tool: str, graph: ServerGraph) ->
     return bool(named) and target not in named
 
 
-VERDICT_HOW = "gives a negative verdict"
-"""How a boundary's sentence says a judging tool's answer was no (:data:`~toolatlas.probing.hidden.NEGATIVE_VERDICT`)."""
 MAX_CONDITIONS = 3
 """Conditions a boundary's sentence states at most; the ones after are still counted as its support."""
 

@@ -66,6 +66,9 @@ class BoundaryNote(Frozen):
     cut: bool = False
     """Not a refusal: one step past a limit the description states, the call went through with its answer
     cut at the limit (``error`` quotes the answer): a task asking for more gets no more."""
+    verdict: bool = False
+    """Not a refusal: the tool judges what it is given and its answer said no (``"is_valid": false``), quoted in
+    ``error``."""
 
 
 class CompositionNote(Frozen):

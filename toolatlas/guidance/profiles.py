@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
-from toolatlas.graph.families import OR_WHEN, SCHEMA_FAMILIES, is_schema_validation
+from toolatlas.graph.families import OR_WHEN, SCHEMA_FAMILIES, is_schema_validation, verdict_quote
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, ToolNode
 from toolatlas.guidance.clauses import (
     Clause,
@@ -147,6 +147,8 @@ class Finding:
     (:func:`says_more`): what a task asking for more gets (:func:`cut_at_limit`)."""
     said: str = ""
     """The line of the answer guidance quotes, when it is not the answer's first (:func:`says_more`)."""
+    verdict: bool = False
+    """A judging tool's negative verdict (:func:`~toolatlas.graph.inducer.verdict_quote`), quoted by ``said``."""
 
     @cached_property
     def changes(self) -> bool:
@@ -326,6 +328,9 @@ def says_more(entry: Entry) -> str | None:
 def _finding(entry: Entry, *, cut: bool = False) -> Finding:
     """``entry`` as a finding; an error that only opens a structure (``Error calling tool 'x': {``) is
     said by the answer behind it, which holds what went wrong, and so is an answer ``cut`` at a limit."""
+    verdict = verdict_quote(entry)
+    if verdict is not None:  # the answer's words of its verdict, not its first line
+        return Finding(entry=entry, text=entry.condition or "", error=verdict, schema=False, said=verdict, verdict=True)
     error = entry.error_signature or ""
     first = next((line.strip() for line in error.splitlines() if line.strip()), "")
     if (cut or (first and _opens(first))) and entry.evidence:

@@ -150,7 +150,7 @@ def _boundary(finding: Finding, weight: float = 0.0) -> BoundaryNote:
     error = finding.quoted
     return BoundaryNote(condition=condition_line(finding.text if finding.cut else e.condition or ""), error=error,
                         weight=weight, outcome=e.outcome.value if e.outcome else "",
-                        reported_as_success=e.reported_as_success, cut=finding.cut,
+                        reported_as_success=e.reported_as_success, cut=finding.cut, verdict=finding.verdict,
                         entry_id=e.id, support=e.support, confidence=e.confidence, evidence=e.probe_ids[:3])
 
 

@@ -199,12 +199,12 @@ def render_text(guidance: Guidance, *, also: bool = True) -> str:
         lines += [f"- documented: {_marked(note)}" for note in tool.documented]
         lines += [f"- verified: {use.text}" for use in tool.when]
         for boundary in tool.when_not:
-            outcome = ("reported as success" if boundary.reported_as_success else
+            outcome = ("" if boundary.verdict else "reported as success" if boundary.reported_as_success else
                        "" if boundary.outcome in _PLAIN_OUTCOMES else boundary.outcome)
             error = boundary.error[:ERROR_CHARS]
             shared = f" (also {', '.join(f'`{named(t)}`' for t in boundary.also)})" if boundary.also else ""
             condition = _without_purpose(boundary.condition, tool.purpose)
-            said = "limit" if boundary.cut else "avoid"  # a cut answer went through: a limit, not a refusal
+            said = "says no" if boundary.verdict else "limit" if boundary.cut else "avoid"  # not every one a refusal
             lines.append(f"- {said}{shared}: {condition}{f' → {outcome}' if outcome else ''}: “{error}”")
         for composition in tool.compositions:
             if composition.relation == "minted":  # said whole: which argument, from which answer
