@@ -38,3 +38,25 @@ def test_a_misuse_refused_for_another_argument_is_said_by_what_the_error_names()
 def test_a_misuse_the_error_names_keeps_its_condition() -> None:
     condition = refuse("`network_base` has a prefix length over 32", {"network_base": "10.0.0.0/33", "hosts_needed": 3})
     assert condition == "`network_base` has a prefix length over 32"
+
+
+def test_an_answer_that_reads_as_a_success_keeps_the_misuse_it_was_probed_for() -> None:
+    """A linter's answer to SQL that does not parse opens with its `dialect` field: an answer's fields are not an error
+    naming another argument, and the planned misuse stays the condition."""
+    lint = ToolSpec(server="s", name="lint_sql", description="Lint SQL.", input_schema={
+        "type": "object", "required": ["sql", "dialect"],
+        "properties": {"sql": {"type": "string"}, "dialect": {"type": "string"}}})
+    graph = ServerGraph("s", [lint])
+    arguments = {"sql": "SELEC id FROM t", "dialect": "ansi"}
+    answer = ('{\n  "dialect": "ansi",\n  "violation_count": 1,\n  "violations": [{"code": "PRS", "description": '
+              '"Found unparsable section: \'SELEC id FROM t\'"}]\n}')
+    step = ProbeStep(tool="lint_sql", arguments=arguments, expect="error", mutation="sql_syntax_error",
+                     condition="`sql` is not valid SQL (misspelled `SELECT`)")
+    probe = Probe(id="p1", server="s", round=1, direction=Direction.BOUNDARY, target="lint_sql", task="t", steps=[step])
+    outcome = CallOutcome(server="s", tool="lint_sql", arguments=arguments, outcome=OutcomeClass.OK, excerpt=answer)
+    verdict = StepVerdict(index=0, tool="lint_sql", outcome=OutcomeClass.OK, failed=True, reported_as_success=True,
+                          hidden_failure="it reports the value it could not read as a finding, not as an error")
+    Inducer(graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                          Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+    [entry] = graph.entries_of("lint_sql", EntryKind.BOUNDARY)
+    assert entry.condition == "`sql` is not valid SQL (misspelled `SELECT`)"

@@ -261,7 +261,8 @@ class Inducer:
             # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about
             signature += "|" + condition_signature(step.condition, self.graph.specs[step.tool].properties)
         condition = step.condition or self._unplanned_condition(probe, step, said or message)
-        if step.condition and not judged and _blames_another(step.condition, signature_text, step.tool, self.graph):
+        if (step.condition and verdict.outcome is not OutcomeClass.OK  # an error's words, not an answer's fields
+                and _blames_another(step.condition, signature_text, step.tool, self.graph)):
             condition = self._unplanned_condition(probe, step, message)  # the misuse planned is not what it refused
         first_line = said or (message_line(message)[:200] if message.strip() else verdict.outcome.value)
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
