@@ -33,6 +33,7 @@ from toolatlas.offline.answers import argument_takers
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
+from toolatlas.offline.flagged import flagged_values
 from toolatlas.offline.harvest import ValuePool, texts_in
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.listed import AnswerBindings
@@ -51,6 +52,7 @@ from toolatlas.offline.workflows import (
     record_chains,
 )
 from toolatlas.probing.bindings import answer_fields, bound_references
+from toolatlas.probing.hidden import judges
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
@@ -65,6 +67,8 @@ request may name ("for work") are those the atlas saw the tool take."""
 log = structlog.get_logger(__name__)
 
 MUTATIONS_PER_CALL = 16
+FLAGGED_PER_ROUND = 3
+"""Calls of a judging tool with flagged values planned a round (one per marker)."""
 SLOW_TIMEOUT_S = PILOT_TIMEOUT_S
 """Longest wait for one call of a slow tool: as long as its pilot was given."""
 _CONTENT_WORDS = re.compile(r"\b(read|content|contents|text|show|open|cat)\b", re.IGNORECASE)
@@ -389,6 +393,7 @@ class OfflineProposer:
                 *self._replays(round_, name),
                 *self._boundaries(round_, name),
                 *self._repeated_changes(round_, name),
+                *self._flagged_checks(round_, name),
             ]
             unique: dict[str, Probe] = {}
             for probe in probes:
@@ -688,6 +693,30 @@ class OfflineProposer:
         })
         return [self.new_probe(round_, Direction.BOUNDARY, name, [*setup, first, again],
                                keys=[f"{name}:mut:repeated_change"])]
+
+    def _flagged_checks(self, round_: int, name: str) -> list[Probe]:
+        """A tool that judges what it is given (:func:`~toolatlas.probing.hidden.judges`), called with the values the
+        server's other answers flag (:func:`~toolatlas.offline.flagged.flagged_values`: a pin listed ``[INPUT ONLY]``),
+        beside the arguments of the call that flagged them: what its check exists to catch."""
+        tool = self.graph.specs[name]
+        numbered = [s for s in self.args[name] if s.kind is ArgKind.INTEGER
+                    or (s.kind is ArgKind.ARRAY and s.items is not None and s.items.kind is ArgKind.INTEGER)]
+        if not judges(tool) or len(numbered) != 1:
+            return []
+        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        if planned is None:
+            return []
+        target = numbered[0]
+        probes = []
+        for flagged in flagged_values(self.graph.entries.values(), exclude=name)[:FLAGGED_PER_ROUND]:
+            arguments = dict(planned.arguments)
+            arguments.update({k: v for k, v in flagged.context.items() if k in tool.properties and k != target.name})
+            arguments[target.name] = [flagged.value] if target.kind is ArgKind.ARRAY else flagged.value
+            step = ProbeStep(tool=name, arguments=arguments, expect="any",
+                             intent=f"check {flagged.value}, which `{flagged.source}` marks {flagged.marker[:60]}")
+            key = f"{name}:flagged:{flagged.source}:{flagged.marker.lower()[:40]}"
+            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[key]))
+        return probes
 
     def exploration_state(self) -> dict[str, Any]:
         """What saturation and chained preconditions remember between rounds, JSON-able (for checkpoints)."""
