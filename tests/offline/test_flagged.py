@@ -1,15 +1,15 @@
 """A checker is called with the values the server's own answers flag: a listed pin marked ``[INPUT ONLY]``, the pin
-whose description warns to keep it free, beside the board those answers were about."""
+whose description warns to keep it free, beside the board those answers were about — read from whole answers, as
+an atlas keeps only their beginning and end."""
 
 from __future__ import annotations
 
 import random
 
 from toolatlas.config import ServerSpec
-from toolatlas.graph.models import Entry, EntryKind, Evidence
 from toolatlas.graph.state import ServerGraph
-from toolatlas.models import OutcomeClass, ToolSpec
-from toolatlas.offline.flagged import flagged_values
+from toolatlas.models import ToolSpec
+from toolatlas.offline.flagged import FlaggedValues
 from toolatlas.offline.proposer import OfflineProposer
 
 LISTING = ("📊 ADC-Capable Pins for ESP32\n\n  • Pin 32 (GPIO32  ) - ADC1_CH4 [WiFi Compatible]\n"
@@ -18,24 +18,25 @@ LISTING = ("📊 ADC-Capable Pins for ESP32\n\n  • Pin 32 (GPIO32  ) - ADC1_CH
 PIN_INFO = "📌 STM32 Pin 13\n\n**Name:** PA13\n\n⚠️ **Notes:** SWD programming data. Keep free for debugging.\n"
 
 
-def use(tool: str, arguments: dict, excerpt: str, n: int) -> Entry:
-    shown = Evidence(probe_id=f"p{n}", tool=tool, arguments=arguments, outcome=OutcomeClass.OK, excerpt=excerpt)
-    return Entry(id=f"e{n}", kind=EntryKind.AFFORDANCE, server="gpio", tool=tool, schema_hash="h", signature=f"s{n}",
-                 text=f"`{tool}` works", evidence=[shown], probe_ids=[shown.probe_id], outcome=OutcomeClass.OK)
-
-
-ENTRIES = [use("find_adc_pins", {"board_type": "ESP32"}, LISTING, 1),
-           use("get_pin_info", {"board_type": "STM32", "pin_number": 13}, PIN_INFO, 2)]
+def observed() -> FlaggedValues:
+    flagged = FlaggedValues()
+    flagged.observe("find_adc_pins", {"board_type": "ESP32"}, LISTING)
+    flagged.observe("get_pin_info", {"board_type": "STM32", "pin_number": 13}, PIN_INFO)
+    return flagged
 
 
 def test_markers_of_restriction_and_warnings_flag_values_labels_do_not() -> None:
-    found = {(f.value, f.marker, f.source, tuple(f.context.items())) for f in flagged_values(ENTRIES, exclude="x")}
+    flagged = observed()
+    found = {(f.value, f.marker, f.source, tuple(f.context.items())) for f in flagged.values(exclude="x")}
     assert found == {
         (2, "Not usable with WiFi", "find_adc_pins", (("board_type", "ESP32"),)),
         (34, "INPUT ONLY", "find_adc_pins", (("board_type", "ESP32"),)),  # one per marker: 35 adds nothing
         (13, "SWD programming data. Keep free for debugging.", "get_pin_info", (("board_type", "STM32"),)),
     }
-    assert flagged_values(ENTRIES, exclude="find_adc_pins")[0].value == 13
+    assert [f.value for f in flagged.values(exclude="find_adc_pins")] == [13]
+    restored = FlaggedValues()
+    restored.load(flagged.dump())
+    assert restored.values(exclude="x") == flagged.values(exclude="x")
 
 
 def test_the_checker_is_called_with_each_flagged_value_on_its_board() -> None:
@@ -48,9 +49,8 @@ def test_the_checker_is_called_with_each_flagged_value_on_its_board() -> None:
     info = ToolSpec(server="gpio", name="get_pin_info", description="Get a pin.", input_schema={
         "type": "object", "properties": {"board_type": {"type": "string"}, "pin_number": {"type": "integer"}}})
     graph = ServerGraph("gpio", [checker, reader, info])
-    for found in ENTRIES:
-        graph.put_entry(found)
     proposer = OfflineProposer(graph, None, ServerSpec(name="gpio", transport={"command": "x"}), random.Random(0))
+    proposer.flagged = observed()
     calls = [p.steps[0].arguments for p in proposer.candidates(1, ["check_pin_conflict"])["check_pin_conflict"]
              if any(":flagged:" in k for k in p.coverage_keys)]
     assert {(c["board_type"], tuple(c["pin_list"])) for c in calls} == {("ESP32", (2,)), ("ESP32", (34,)), ("STM32", (13,))}

@@ -3,7 +3,7 @@
 A reference server marks some of what it lists (``• Pin 34 (GPIO34) - ADC1_CH6 [INPUT ONLY]``) and warns
 about some of what it is asked (``⚠️ Notes: SWD programming data. Keep free for debugging.`` for pin 13): those
 are the values its checker exists to catch, and a build that only ever checks the values it made up never
-sees the checker say no. :func:`flagged_values` reads the verified answers of a server's tools for them:
+sees the checker say no. :class:`FlaggedValues` reads the answers of a server's tools for them as they come:
 a listed line's number beside a marker, or the one number a call asked about when its answer carries a
 warning, each with the call's other arguments (the board it is a pin of).
 """
@@ -11,14 +11,10 @@ warning, each with the call's other arguments (the board it is a pin of).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolatlas.graph.models import Entry, EntryKind
-from toolatlas.models import OutcomeClass
-
-__all__ = ["Flagged", "flagged_values"]
+__all__ = ["Flagged", "FlaggedValues", "flags_in"]
 
 _MARKER = re.compile(r"\[(?P<marker>[A-Za-z][A-Za-z /-]{2,40})\]")
 _CAVEAT = re.compile(r"\b(?:only|not|no|cannot|avoid|reserved|deprecated|unsafe|disabled|unavailable)\b", re.IGNORECASE)
@@ -46,28 +42,46 @@ def _caveat(marker: str) -> bool:
     return bool(_CAVEAT.search(marker))
 
 
-def flagged_values(entries: Iterable[Entry], *, exclude: str) -> list[Flagged]:
-    """Values the verified answers of ``entries`` (other than ``exclude``'s) flag, one per marker."""
-    found: dict[str, Flagged] = {}
-    for entry in entries:
-        if entry.kind is not EntryKind.AFFORDANCE or entry.tool == exclude:
-            continue
-        for shown in entry.evidence[:1]:
-            if shown.outcome is not OutcomeClass.OK:
-                continue
-            numbers = {k: v for k, v in shown.arguments.items() if isinstance(v, int) and not isinstance(v, bool)}
-            context = {k: v for k, v in shown.arguments.items() if k not in numbers and isinstance(v, str)}
-            for line in shown.excerpt.splitlines():
-                marker = _MARKER.search(line)
-                number = _NUMBER.search(line)
-                if marker and number and _caveat(marker.group("marker")):
-                    key = marker.group("marker").strip().lower()
-                    found.setdefault(key, Flagged(int(number.group(1)), marker.group("marker").strip(), entry.tool,
-                                                  context))
-            warning = _WARNING.search(shown.excerpt)
-            if warning and len(numbers) == 1:
-                note = _LABEL.sub("", warning.group("note").strip("* "))  # "**Notes:** SWD …" says "SWD …"
-                found.setdefault(note.lower()[:60], Flagged(next(iter(numbers.values())), note, entry.tool, context))
-        if len(found) >= MAX_FLAGGED:
-            break
-    return list(found.values())[:MAX_FLAGGED]
+def flags_in(tool: str, arguments: dict[str, Any], text: str) -> list[Flagged]:
+    """The values one answer of ``tool`` to a call with ``arguments`` flags (see the module docstring)."""
+    numbers = {k: v for k, v in arguments.items() if isinstance(v, int) and not isinstance(v, bool)}
+    context = {k: v for k, v in arguments.items() if k not in numbers and isinstance(v, str)}
+    found = []
+    for line in text.splitlines():
+        marker = _MARKER.search(line)
+        number = _NUMBER.search(line)
+        if marker and number and _caveat(marker.group("marker")):
+            found.append(Flagged(int(number.group(1)), marker.group("marker").strip(), tool, context))
+    warning = _WARNING.search(text)
+    if warning and len(numbers) == 1:
+        note = _LABEL.sub("", warning.group("note").strip("* "))  # "**Notes:** SWD …" says "SWD …"
+        found.append(Flagged(next(iter(numbers.values())), note, tool, context))
+    return found
+
+
+class FlaggedValues:
+    """The values a server's answers flagged so far, the first of each marker, read from whole answers as they come
+    (an atlas keeps only an answer's beginning and end)."""
+
+    def __init__(self) -> None:
+        self._by_marker: dict[str, Flagged] = {}
+
+    def observe(self, tool: str, arguments: dict[str, Any], text: str) -> None:
+        for flagged in flags_in(tool, arguments, text):
+            if len(self._by_marker) >= MAX_FLAGGED:
+                return
+            self._by_marker.setdefault(flagged.marker.lower()[:60], flagged)
+
+    def values(self, *, exclude: str) -> list[Flagged]:
+        """The flagged values, but those ``exclude`` (the judging tool itself) flagged."""
+        return [f for f in self._by_marker.values() if f.source != exclude]
+
+    def dump(self) -> list[dict[str, Any]]:
+        return [{"value": f.value, "marker": f.marker, "source": f.source, "context": f.context}
+                for f in self._by_marker.values()]
+
+    def load(self, saved: list[dict[str, Any]]) -> None:
+        self._by_marker = {}
+        for item in saved:
+            flagged = Flagged(int(item["value"]), str(item["marker"]), str(item["source"]), dict(item["context"]))
+            self._by_marker.setdefault(flagged.marker.lower()[:60], flagged)

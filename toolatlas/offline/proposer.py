@@ -28,12 +28,12 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.families import SCHEMA_SUMMARY
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
-from toolatlas.models import ToolSpec
+from toolatlas.models import OutcomeClass, ToolSpec
 from toolatlas.offline.answers import argument_takers
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
-from toolatlas.offline.flagged import flagged_values
+from toolatlas.offline.flagged import FlaggedValues
 from toolatlas.offline.harvest import ValuePool, texts_in
 from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
 from toolatlas.offline.listed import AnswerBindings
@@ -120,6 +120,7 @@ class OfflineProposer:
         self.records = ReadRecords()
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.taught = TaughtArguments(self.args, graph.specs)
+        self.flagged = FlaggedValues()
         """What errors said of arguments (alternatives, the fields of open items), written into ``args``."""
         self.bindings = AnswerBindings(graph.specs)
         """Where answers mint ids and list names other tools take: their calls are bound to those answers."""
@@ -708,7 +709,7 @@ class OfflineProposer:
             return []
         target = numbered[0]
         probes = []
-        for flagged in flagged_values(self.graph.entries.values(), exclude=name)[:FLAGGED_PER_ROUND]:
+        for flagged in self.flagged.values(exclude=name)[:FLAGGED_PER_ROUND]:
             arguments = dict(planned.arguments)
             arguments.update({k: v for k, v in flagged.context.items() if k in tool.properties and k != target.name})
             arguments[target.name] = [flagged.value] if target.kind is ArgKind.ARRAY else flagged.value
@@ -724,6 +725,7 @@ class OfflineProposer:
             "saturated": sorted(list(key) for key in self.saturated),
             "reference_calls": self.reference_calls,
             "taught": self.taught.dump(),
+            "flagged": self.flagged.dump(),
             "bindings": self.bindings.dump(),
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
@@ -737,6 +739,7 @@ class OfflineProposer:
         self.saturated = {tuple(key) for key in state.get("saturated", [])}
         self.reference_calls = dict(state.get("reference_calls", {}))
         self.taught.load(state.get("taught", {}))
+        self.flagged.load(state.get("flagged", []))
         self.bindings.load(state.get("bindings", {}))
         self.unplanned_failures = {
             tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
@@ -823,6 +826,8 @@ class OfflineProposer:
                     arguments=step.arguments,
                 )
                 continue
+            if not step.mutation and result.outcome.outcome is OutcomeClass.OK:  # flags a checker should meet
+                self.flagged.observe(step.tool, step.arguments, result.outcome.excerpt)
             document = document_of(result.outcome.structured, result.outcome.excerpt)
             if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
                 self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments
