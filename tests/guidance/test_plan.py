@@ -673,3 +673,13 @@ class TestBudget:
         plain = guidance.model_copy(update={"plan": [s.model_copy(update={"feeds": None}) for s in steps]})
         kept = fit(guidance, len(render_text(plain, also=False)) // 4 + 1)
         assert kept.tools[0].when_not == [boundary] and not any(s.feeds for s in kept.plan)
+
+
+def test_a_validation_error_is_quoted_by_its_field_and_message() -> None:
+    """Every violation of a pydantic model opens with the same head: guidance quotes the field and message under it."""
+    from toolatlas.guidance.profiles import answer_line
+
+    refused = ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest\nnetwork\n"
+               "  Input is not a valid IPv4 network [type=ip_v4_network, input_value='10.0.0.0/33', input_type=str]")
+    assert answer_line(refused) == ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest: "
+                                    "network: Input is not a valid IPv4 network")

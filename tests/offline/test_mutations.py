@@ -416,8 +416,8 @@ class TestNewFileNames:
 
 class TestRequiredFirst:
     def test_within_a_family_a_required_arguments_misuse_comes_first(self) -> None:
-        """A huge ``hosts_needed`` (required) is kept before a 100 KB ``return_format`` (optional, declared first) of
-        the same family: the cap keeps the misuse every call can make."""
+        """A wrongly typed ``hosts_needed`` (required) is kept before a wrongly typed ``return_format`` (optional,
+        declared first) of the same family: the cap keeps the misuse every call can make."""
         schema = {"type": "object", "required": ["hosts_needed"],
                   "properties": {"return_format": {"type": "string", "description": "Output format."},
                                  "hosts_needed": {"type": "integer", "description": "Hosts the range must hold."}}}
@@ -426,6 +426,8 @@ class TestRequiredFirst:
         specs = infer_arguments(tool)
         call = synth.valid_arguments(tool, specs, 2)  # every optional argument given
         assert call is not None and "return_format" in call.arguments
-        oversized = [m for m in boundary_mutations(tool, specs, call.arguments, synth, cap=40)
-                     if m.name is MutationKind.OVERSIZED_VALUE]
-        assert [m.target_arg for m in oversized] == ["hosts_needed", "return_format"]
+        mutations = boundary_mutations(tool, specs, call.arguments, synth, cap=40)
+        typed = [m.target_arg for m in mutations if m.name is MutationKind.WRONG_TYPE]
+        assert typed[0] == "hosts_needed" and "return_format" in typed
+        huge = [m for m in mutations if m.arguments.get("hosts_needed") == 10**9]
+        assert [m.name for m in huge] == [MutationKind.OUT_OF_RANGE]  # a count past what there is: not contrived

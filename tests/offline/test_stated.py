@@ -90,8 +90,8 @@ def test_a_lesson_reopens_the_misuses_probed_on_a_refused_call() -> None:
 
     def misuse_keys() -> set[str]:
         return {k for p in proposer.candidates(1, [SUBNET.name])[SUBNET.name] for k in p.coverage_keys
-                if ":mut:oversized_value:position" in k}
+                if ":mut:out_of_range:position" in k}
 
-    assert misuse_keys() == {"get_nth_usable_ip:mut:oversized_value:position"}
+    assert misuse_keys() == {"get_nth_usable_ip:mut:out_of_range:position"}
     proposer.taught.learn(SUBNET, {"network": "example", "position": 3}, PYDANTIC)
-    assert misuse_keys() == {"get_nth_usable_ip:mut:oversized_value:position@1"}
+    assert misuse_keys() == {"get_nth_usable_ip:mut:out_of_range:position@1"}

@@ -402,7 +402,7 @@ def number_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
         negative = -abs(value) if isinstance(value, int | float) and not isinstance(value, bool) and value else -5
         out.append(("negative_number", loc, negative, f"{arg} is negative ({negative})", False))
         if spec.json_type == "integer":  # a position or a count past what there is: refused, capped or taken
-            out.append(("oversized_value", loc, 10**9, f"{arg} is huge (10^9)", False))
+            out.append(("out_of_range", loc, 10**9, f"{arg} is huge (10^9), past any count", False))
     out.append(("wrong_type", loc, "three", f"{arg} is a string instead of a number", True))
     if spec.json_type == "integer":
         out.append(("wrong_type", loc, 2.5, f"{arg} is fractional where an integer is expected", True))
