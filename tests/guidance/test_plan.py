@@ -677,8 +677,6 @@ class TestBudget:
 
 def test_a_validation_error_is_quoted_by_its_field_and_message() -> None:
     """Every violation of a pydantic model opens with the same head: guidance quotes the field and message under it."""
-    from toolatlas.guidance.profiles import answer_line
-
     refused = ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest\nnetwork\n"
                "  Input is not a valid IPv4 network [type=ip_v4_network, input_value='10.0.0.0/33', input_type=str]")
     assert answer_line(refused) == ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest: "
