@@ -15,15 +15,14 @@ VALIDATE = ToolSpec(server="s", name="validate_ip_in_subnet", description="Valid
                                   "properties": {"ip_address": {"type": "string"}, "network": {"type": "string"}}})
 
 
-def judge(inducer: Inducer, ip: str, network: str, n: int) -> None:
+def judge(inducer: Inducer, ip: str, network: str, n: int, direction: Direction = Direction.AFFORDANCE) -> None:
     arguments = {"ip_address": ip, "network": network}
     answer = f'{{\n  "ip_address": "{ip}",\n  "network": "{network}",\n  "is_valid": false\n}}'
     outcome = CallOutcome(server="s", tool=VALIDATE.name, arguments=arguments, outcome=OutcomeClass.OK, excerpt=answer)
     reason = hidden_failure(outcome, VALIDATE, mutation=None, changed=None, arguments=arguments)
     assert reason is not None
     step = ProbeStep(tool=VALIDATE.name, arguments=arguments, expect="ok")
-    probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.AFFORDANCE, target=VALIDATE.name, task="t",
-                  steps=[step])
+    probe = Probe(id=f"p{n}", server="s", round=1, direction=direction, target=VALIDATE.name, task="t", steps=[step])
     verdict = StepVerdict(index=0, tool=VALIDATE.name, outcome=OutcomeClass.OK, failed=True, reported_as_success=True,
                           hidden_failure=reason)
     inducer.induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
@@ -61,3 +60,13 @@ def test_a_verdict_met_by_a_planned_misuse_joins_the_same_verdict() -> None:
     [entry] = graph.entries_of(VALIDATE.name, EntryKind.BOUNDARY)
     assert entry.support == 2
     assert entry.condition == "called with `ip_address` = \"8.8.8.8\", `network` = \"172.16.0.0/12\""
+
+
+def test_a_trace_tip_quotes_the_verdict_the_entry_quotes() -> None:
+    """The tip a run leaves says the tool can say no, in the words its boundary quotes (a tip quoting the answer's
+    first fields would quote what no served entry says)."""
+    graph = ServerGraph("s", [VALIDATE])
+    judge(Inducer(graph), "8.8.8.8", "172.16.0.0/12", 1, Direction.SEED)
+    tips = [tip for trace in graph.traces.values() for tip in trace.tips]
+    assert tips == ['`validate_ip_in_subnet` can say no here (“"is_valid": false”): read its verdict, not only its '
+                    'success.']

@@ -754,7 +754,11 @@ def _tips(probe: Probe, verdict: Verdict, variables: dict[str, str]) -> list[str
         if result.failed and step.expect != "error":
             said = to_placeholders(result.error_text.strip(), variables)
             first = message_line(said)[:140] if said else result.outcome.value  # a JSON error: its fields
-            tips.append(f"`{step.tool}` can fail here (“{first}”): check its inputs first.")
+            quoted = result.hidden_failure.partition("“")[2].removesuffix("”")  # what the entry quotes
+            if result.hidden_failure.startswith(NEGATIVE_VERDICT) and quoted:
+                tips.append(f"`{step.tool}` can say no here (“{quoted}”): read its verdict, not only its success.")
+            else:
+                tips.append(f"`{step.tool}` can fail here (“{quoted or first}”): check its inputs first.")
         if step.observes is not None and result.observed_marker:
             tips.append(f"Confirm the effect of `{probe.steps[step.observes].tool}` with `{step.tool}`.")
         if step.retry_of is not None and not result.failed:
