@@ -322,6 +322,11 @@ _MORE = re.compile(
 """A line of an answer that says it shows only part of what there is, and how much more there is."""
 
 
+_INDUCER_WORDS = re.compile(r"\bcalled with\b|\(the error names it\)|\bcalled right after\b")
+"""How the inducer says a condition nobody planned (``called with `x` = …``): its words, not the server's — a task's
+"a folder called trees" says nothing of them."""
+
+
 def says_more(entry: Entry) -> str | None:
     """The line by which a verified use's answer says it shows only part of what there is (``... 还有 9 个条目``,
     ``... and 9 more``), or None: what a task asking for all of it gets from one call."""
@@ -442,7 +447,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         operations=tool_operations(node.tool, purpose(node.description), node.server), mutating=mutating,
         deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
         findings=findings, tolerances=accepted,
-        findings_index=LexicalIndex([f.text.replace(f"`{node.tool}`", "") for f in findings]),
+        findings_index=LexicalIndex([_INDUCER_WORDS.sub(" ", f.text.replace(f"`{node.tool}`", "")) for f in findings]),
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
