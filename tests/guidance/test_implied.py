@@ -395,3 +395,26 @@ class TestVerdicts:
         [note] = guidance.tools[0].when_not
         assert note.verdict and note.error == '"is_valid": false'
         assert f'- says no: {condition}: “"is_valid": false”' in guidance.to_text()
+
+
+class TestInducerWords:
+    def test_a_task_saying_called_meets_the_folder_not_the_inducers_called_with(self) -> None:
+        """"a folder called trees" points at the folder that does not exist, not at a better supported condition the
+        inducer wrote as "called with …"."""
+        rename = ToolNode(id="f.rename_file", server="f", tool="rename_file", schema_hash="h",
+                          description="Rename a GEDCOM file",
+                          input_schema={"type": "object", "required": ["file_name", "new_name"],
+                                        "properties": {"file_name": {"type": "string"}, "new_name": {"type": "string"}}})
+        found = [
+            entry("f", "rename_file", EntryKind.AFFORDANCE, when="rename a file", effect=Effect.MUTATING,
+                  arguments={"file_name": "a.ged", "new_name": "b"}),
+            entry("f", "rename_file", EntryKind.BOUNDARY, outcome=FAIL, support=24,
+                  condition='called with `file_name` = "${root}/a.ged", `new_name` = "example"',
+                  error_signature="Non-relative patterns are unsupported", excerpt="Non-relative patterns are unsupported"),
+            entry("f", "rename_file", EntryKind.BOUNDARY, reported_as_success=True, support=2, family="missing_parent",
+                  condition="`new_name` puts the file in a folder that does not exist",
+                  error_signature="Error renaming a.ged: [Errno <n>] No such file or directory",
+                  excerpt="Error renaming a.ged: [Errno 2] No such file or directory"),
+        ]
+        guidance = Atlas(AtlasView([rename], found, [], [])).guide("Move the Okafor tree into a folder called trees.")
+        assert guidance.tools[0].when_not[0].condition == "`new_name` puts the file in a folder that does not exist"
