@@ -95,3 +95,18 @@ def test_a_lesson_reopens_the_misuses_probed_on_a_refused_call() -> None:
     assert misuse_keys() == {"get_nth_usable_ip:mut:out_of_range:position"}
     proposer.taught.learn(SUBNET, {"network": "example", "position": 3}, PYDANTIC)
     assert misuse_keys() == {"get_nth_usable_ip:mut:out_of_range:position@1"}
+
+
+def test_a_harvested_word_is_no_address() -> None:
+    """A field name an answer said (``network_address``) pooled as an address is never sent as one; a harvested
+    address is."""
+    from toolatlas.probing.values import HarvestRef
+
+    tool = ToolSpec(server="s", name="ping", description="Ping an IP address.", input_schema={
+        "type": "object", "required": ["ip_address"], "properties": {"ip_address": {"type": "string"}}})
+    pool = ValuePool()
+    pool.add(HarvestRef(kind=ArgKind.IP_ADDRESS, value="network_address", tool="calc", probe_id="p1"))
+    pool.add(HarvestRef(kind=ArgKind.IP_ADDRESS, value="172.16.0.0", tool="calc", probe_id="p1"))
+    synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+    sent = {synth.valid_arguments(tool, infer_arguments(tool), v).arguments["ip_address"] for v in range(4)}
+    assert "network_address" not in sent and "172.16.0.0" in sent

@@ -191,6 +191,13 @@ def near_misses(spec: ArgSpec, value: Any) -> list[tuple[str, str]]:
     return [(v, why) for v, why in known if v != value and conforms(v, spec.json_schema)]
 
 
+_ADDRESS_SYNTAX = {
+    ArgKind.IP_ADDRESS: re.compile(r"\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]*:[0-9A-Fa-f:]*"),
+    ArgKind.CIDR: re.compile(r"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]*:[0-9A-Fa-f:]*)/\d{1,3}"),
+}
+"""What an address or a network looks like: a harvested value of another shape is not one."""
+
+
 def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """The variant's value for a semantic kind, from the most trusted candidates that fit the schema."""
     pooled = synth.targets.pooled(spec.kind)
@@ -200,6 +207,8 @@ def semantic_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         pooled = matching or [c for c in pooled if c.ref is None or c.ref.context is None]
     if spec.kind is ArgKind.IP_ADDRESS and re.search(r"mask\b", spec.name.lower()):  # a mask is no host's address
         pooled = [c for c in pooled if str(c.value).startswith("255.")]
+    if spec.kind in _ADDRESS_SYNTAX:  # a harvested word (a field name) is no address
+        pooled = [c for c in pooled if _ADDRESS_SYNTAX[spec.kind].fullmatch(str(c.value))]
     stated = [Candidate(str(v)) for v in [*spec.enum, *spec.examples]]
     default = (
         [Candidate(spec.default)]
