@@ -42,7 +42,6 @@ STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
 before an address, a datetime before a date."""
 
 _PYDANTIC_FIELD = re.compile(r"^(?P<field>[A-Za-z_][\w.\[\]]*)$")
-_TYPE_NOTE = re.compile(r"\[type=(?P<type>\w+)")
 
 
 def _kind_of(message: str) -> ArgKind | None:

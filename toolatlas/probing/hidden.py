@@ -1,7 +1,7 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
 :func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Seven answers read
-like successes and are not, and only the call's own misuse shows it:
+like successes and are not, and (but for a verdict) only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
   kind that is not well-formed (a regular expression that does not compile, a date of month 13) and
@@ -36,8 +36,9 @@ like successes and are not, and only the call's own misuse shows it:
   verdict or count takes unreadable input for input with a finding.
 
 - **a negative verdict.** A tool that judges what it is given (a validator, a checker: :func:`judges`) answered
-  successfully, changed nothing, and its verdict is no (``"is_valid": false``, ``"valid": false`` with findings, ``❌ CONFLICTS (Must Fix):`` over the
-  pins in conflict): what the call gave does not pass — the answer a caller must read, not the tool failing.
+  successfully, changed nothing, and its verdict is no (``"is_valid": false``, ``"valid": false`` with findings,
+  ``❌ CONFLICTS (Must Fix):`` over the pins in conflict): what the call gave does not pass — the answer a caller
+  must read, not the tool failing, whatever the call was.
 
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
@@ -199,7 +200,7 @@ def negative_verdict(text: str) -> str | None:
         message = _FIRST_MESSAGE.search(head, verdict.end())
         return message.group(1) if message else verdict.group(0).strip()
     crossed = _CROSS_LINE.search(text)
-    if crossed is None or crossed.start() == len(text) - len(head):  # an answer that opens with ❌ is an error
+    if crossed is None or not text[:crossed.start()].strip():  # an answer that opens with ❌ is an error
         return None
     line = crossed.group("line").strip("* ").rstrip()
     if line.endswith(":"):  # a heading: what it lists is the verdict
