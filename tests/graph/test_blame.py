@@ -60,3 +60,27 @@ def test_an_answer_that_reads_as_a_success_keeps_the_misuse_it_was_probed_for() 
                           Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
     [entry] = graph.entries_of("lint_sql", EntryKind.BOUNDARY)
     assert entry.condition == "`sql` is not valid SQL (misspelled `SELECT`)"
+
+
+def test_a_failure_only_its_misuse_tells_is_not_contradicted_by_the_same_call_made_unknowing() -> None:
+    """SQL that does not parse, answered with a finding, failed when the probe knew it sent bad SQL; the same call
+    made again without that knowledge reads as a success — neither counts against the other."""
+    lint = ToolSpec(server="s", name="lint_sql", description="Lint SQL.", input_schema={
+        "type": "object", "required": ["sql"], "properties": {"sql": {"type": "string"}}})
+    graph = ServerGraph("s", [lint])
+    inducer = Inducer(graph)
+    arguments = {"sql": "SELEC id FROM t"}
+    answer = '{\n  "violation_count": 1,\n  "violations": [{"description": "Found unparsable section: \'SELEC id FROM t\'"}]\n}'
+    outcome = CallOutcome(server="s", tool="lint_sql", arguments=arguments, outcome=OutcomeClass.OK, excerpt=answer)
+    for n, (mutation, failed) in enumerate([("sql_syntax_error", True), (None, False)]):
+        step = ProbeStep(tool="lint_sql", arguments=arguments, expect="any", mutation=mutation,
+                         condition="`sql` is not valid SQL (misspelled `SELECT`)" if mutation else None)
+        probe = Probe(id=f"p{n}", server="s", round=1, direction=Direction.BOUNDARY if mutation else Direction.AFFORDANCE,
+                      target="lint_sql", task="t", steps=[step])
+        verdict = StepVerdict(index=0, tool="lint_sql", outcome=OutcomeClass.OK, failed=failed, reported_as_success=failed,
+                              hidden_failure="it reports the value it could not read as a finding, not as an error"
+                              if failed else "")
+        inducer.induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                       Verdict(probe_id=probe.id, server="s", resolved=not failed, steps=[verdict]))
+    [boundary] = graph.entries_of("lint_sql", EntryKind.BOUNDARY)
+    assert boundary.status.value == "active" and boundary.contradictions == 0

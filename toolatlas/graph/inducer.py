@@ -42,7 +42,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import joined, portable_change
 from toolatlas.probing.evidence import argument_values
-from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT
+from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
     condition_signature,
@@ -161,7 +161,8 @@ class Inducer:
                 self.graph.lexicon.hear(to_placeholders(result.outcome.excerpt, rollout.variables), said)
             if step.mutation == NEAR_NAME and not step_verdict.failed:
                 continue  # accepted, and answered about itself: a name no name has, taken as a new one
-            opposed = self._opposed(evidence, step_verdict.failed) if not prefix else []
+            told = bool(step_verdict.hidden_failure) and step.mutation in TOLD_BY_MISUSE  # only the misuse tells
+            opposed = self._opposed(evidence, step_verdict.failed) if not prefix and not told else []
             if step_verdict.failed:
                 entry = self._boundary(probe, step, step_verdict, evidence)
             else:
@@ -473,6 +474,8 @@ class Inducer:
         for entry in self.graph.entries_of(evidence.tool, active_only=False):
             if entry.status is EntryStatus.STALE or entry.kind is EntryKind.CO_USAGE or entry.family == SCHEMA_SUMMARY:
                 continue  # a summary stands or falls with its members
+            if entry.kind is EntryKind.BOUNDARY and entry.reported_as_success and entry.family in TOLD_BY_MISUSE:
+                continue  # a failure only its misuse told: the same call made unknowing is judged by its words
             for item in entry.evidence:
                 if item.step == 0 and not item.prefix and item.arguments == evidence.arguments:
                     item_failed = entry.kind is EntryKind.BOUNDARY or item.outcome is not OutcomeClass.OK

@@ -56,8 +56,8 @@ from toolatlas.probing.evidence import NOTHING_DONE, argument_values, found_noth
 from toolatlas.probing.text import MISSING_WORDS_CJK
 from toolatlas.probing.values import MADE_UP, names_made_up
 
-__all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "action_participles", "claims_action", "hidden_failure",
-           "negative_verdict"]
+__all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_participles", "claims_action",
+           "hidden_failure", "negative_verdict"]
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
@@ -212,6 +212,9 @@ def negative_verdict(text: str) -> str | None:
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
 """Misuses that send a value the server cannot read (a malformed value, SQL that does not parse)."""
+TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, *UNREADABLE})
+"""Misuses whose failure only the misuse tells (an empty answer to part of a word, a finding on SQL that does not
+parse): the same call made without knowing it broke something is judged by its words alone, and contradicts nothing."""
 _CANNOT_READ = re.compile(
     r"\b(?:unpars(?:e)?able|parse error|parsing error|syntax error|invalid syntax|malformed|"
     r"(?:could ?not|couldn't|cannot|can't|failed to|unable to) parse)\b",
