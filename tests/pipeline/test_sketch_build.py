@@ -66,12 +66,14 @@ class TestOpenFilters:
 class TestSchemaSummary:
     def test_a_refusal_of_the_input_model_is_said_by_its_field(self, entries: list[Entry]) -> None:
         """A pydantic refusal's first line is the same for every violation ("1 validation error for
-        add_shapeArguments"); the summary's answer says which field and why (a kind not in the enum), and its
-        evidence keeps the server's list of kinds."""
+        add_shapeArguments"); the summary names each violation tried (a kind not in the enum among them), and its evidence
+        keeps the field and the server's list of kinds."""
         [summary] = [e for e in entries if e.tool == "add_shape" and e.family == SCHEMA_SUMMARY]
         answers = " ".join(ev.excerpt for ev in summary.evidence)
         assert "Input should be 'circle', 'square' or 'triangle'" in answers
-        assert "validation error for add_shapeArguments: kind: Input should be" in summary.text
+        assert "validation error for add_shapeArguments" in summary.text
+        assert "`kind` is not one of: circle, square, triangle" in summary.text
+        assert "add_shapeArguments\nkind\n  Input should be" in answers  # the field under the head, then why
 
 
 class TestSecondWrites:

@@ -121,7 +121,7 @@ class TestMerge:
         tool = next(t for s in document["servers"] for t in s["tools"] if t["affordances"] and t["boundaries"])
         works = next(e for e in tool["affordances"] if e["status"] == "active" and e["evidence"])
         fails = json.loads(json.dumps(next(e for e in tool["boundaries"] if e["status"] == "active")))
-        fails["evidence"] = [works["evidence"][0] | {"outcome": "tool_error", "excerpt": "Error: refused"}]
+        fails["evidence"] = [works["evidence"][0] | {"outcome": "tool_error", "excerpt": fails["evidence"][0]["excerpt"]}]
         other = json.loads(json.dumps(document))
         other_tool = next(t for s in other["servers"] for t in s["tools"] if t["name"] == tool["name"])
         other_tool["affordances"] = [e for e in other_tool["affordances"] if e["id"] != works["id"]]

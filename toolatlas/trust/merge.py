@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolatlas.export import AtlasExport, Conflict, MergeLog, ServerExport, ToolExport
+from toolatlas.graph.families import OR_WHEN
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, StrategyNode, TraceNode
 from toolatlas.models import canonical_json, utcnow
 from toolatlas.probing.text import run_specific_masked
@@ -185,6 +186,8 @@ def _field_conflicts(server: str, held: list[tuple[str, Entry]]) -> list[Conflic
         if first.summarises and field in _AGGREGATES:
             continue
         values = {builder: _plain(getattr(entry, field)) for builder, entry in held}
+        if field == "condition" and any(OR_WHEN in str(v) for v in values.values()):
+            continue  # the misuses one answer met, in the order a build met them: a list, not a claim to compare
         if len({canonical_json(_seedless(v)) for v in values.values()}) > 1:
             found.append(Conflict(kind="field", server=server, tool=first.tool, entries=[first.id], field=field,
                                   values=values))
