@@ -84,3 +84,6 @@ def test_a_failure_only_its_misuse_tells_is_not_contradicted_by_the_same_call_ma
                        Verdict(probe_id=probe.id, server="s", resolved=not failed, steps=[verdict]))
     [boundary] = graph.entries_of("lint_sql", EntryKind.BOUNDARY)
     assert boundary.status.value == "active" and boundary.contradictions == 0
+    from toolatlas.graph.consistency import check_consistency
+
+    assert check_consistency(graph.entries.values()).contradictions == []  # the build's own check agrees

@@ -27,6 +27,7 @@ from toolatlas.graph.families import is_schema_validation
 from toolatlas.graph.misuses import misuse_condition
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus
 from toolatlas.models import Effect, Frozen, OutcomeClass, canonical_json
+from toolatlas.probing.hidden import TOLD_BY_MISUSE
 
 __all__ = ["ConsistencyReport", "Contradiction", "check_consistency"]
 
@@ -94,7 +95,8 @@ def check_consistency(entries: Iterable[Entry]) -> ConsistencyReport:
         use = _use(entry)
         if use is not None:
             uses[(entry.server, entry.tool, entry.schema_hash, use)].append(entry)
-        if entry.kind is not EntryKind.CO_USAGE:
+        told = entry.kind is EntryKind.BOUNDARY and entry.reported_as_success and entry.family in TOLD_BY_MISUSE
+        if entry.kind is not EntryKind.CO_USAGE and not told:  # a failure only its misuse told: no opposite call
             for item in entry.evidence:
                 if item.step == 0 and not item.prefix:
                     failed = entry.kind is EntryKind.BOUNDARY or item.outcome is not OutcomeClass.OK
