@@ -277,3 +277,11 @@ class TestFailuresAnsweredAsSuccess:
         assert looks_like_error(text) and error_signature(text) == "Execution exceeded 5s limit"
         assert json_error_reason(text[:-2]) == "Execution exceeded 5s limit"
         assert json_error_reason('{"error": {"kind": "bad_fen", "message": "not a position"') == "not a position"
+
+
+def test_a_file_whose_text_opens_with_no_match_is_read_not_refused() -> None:
+    """A read of a file whose own text opens "No matches found today" answered it: the answer names nothing the call
+    gave, so it is the file's text, not a refusal of the name."""
+    view = ToolSpec(server="s", name="view_file", description="View a file.", input_schema={"type": "object"})
+    answer = ok("No matches found today; the team will meet again on Monday.", name="${root}/notes/standup.md")
+    assert error_evidence(answer, {"name": "${root}/notes/standup.md"}, view) is None

@@ -154,7 +154,7 @@ class Finding:
     said: str = ""
     """The line of the answer guidance quotes, when it is not the answer's first (:func:`says_more`)."""
     verdict: bool = False
-    """A judging tool's negative verdict (:func:`~toolatlas.graph.inducer.verdict_quote`), quoted by ``said``."""
+    """A judging tool's negative verdict (:func:`~toolatlas.graph.families.verdict_quote`), quoted by ``said``."""
 
     @cached_property
     def changes(self) -> bool:

@@ -212,7 +212,8 @@ def error_evidence(
             return "the value answered is what a failed computation prints"
         if changed is False and promises_change(spec) and NOTHING_DONE.match(without_echoes(text, values)[0]):
             return "found nothing to change where the tool promises a change"
-        if reads_one(spec) and _NO_MATCH.match(without_echoes(text, values)[0]):
+        remainder, echoed = without_echoes(text, values)
+        if reads_one(spec) and echoed and _NO_MATCH.match(remainder):  # it says so of the name the call gave
             return "found nothing where the tool reads the one thing the call names"
         return None
     if json_error_reason(text) or tally_failure(text):  # {"status": "error", …}, "Succeeded: 0 … Failed: 1"
