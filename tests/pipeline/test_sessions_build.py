@@ -27,7 +27,7 @@ pytestmark = pytest.mark.servers
 @pytest.fixture(scope="module")
 def entries(tmp_path_factory: pytest.TempPathFactory) -> list[Entry]:
     folder: Path = tmp_path_factory.mktemp("sessions")
-    return server_entries(folder, sessions_catalogue(folder, rounds=2), "sessions",
+    return server_entries(folder, sessions_catalogue(folder, rounds=3), "sessions",
                           boundary_probes_per_tool=1, affordance_probes_per_tool=1, executors_per_server=2,
                           rollouts_per_task=2)
 
