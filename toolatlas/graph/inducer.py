@@ -40,9 +40,9 @@ from toolatlas.graph.models import (
 )
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
-from toolatlas.probing.conditions import joined, portable_change
+from toolatlas.probing.conditions import condition_argument, joined, portable_change
 from toolatlas.probing.evidence import argument_values
-from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE
+from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE, reason_quote
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
     condition_signature,
@@ -254,7 +254,7 @@ class Inducer:
     def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         message = evidence.excerpt or verdict.outcome.value
         judged = verdict.hidden_failure.startswith(NEGATIVE_VERDICT)
-        said = verdict.hidden_failure.partition("“")[2].removesuffix("”") if judged else ""  # the verdict quoted
+        said = reason_quote(verdict.hidden_failure) if judged else ""  # the verdict quoted
         signature_text = (error_signature(said or message, echoes=argument_values(step.arguments))
                           or verdict.outcome.value)
         signature = f"{verdict.outcome.value}|{signature_text}"
@@ -596,7 +596,7 @@ def _blames_another(condition: str, said: str, tool: str, graph: ServerGraph) ->
     negative, refused with ``network_base: Input is not a valid IPv4 address``): the call failed for something else,
     and the misuse's condition would be a guess."""
     spec = graph.specs.get(tool)
-    target = re.split(r"[.\[]", condition.split("`")[1])[0] if condition.count("`") >= 2 else ""
+    target = condition_argument(condition)
     if spec is None or target not in spec.properties:
         return False
     named = {n for n in spec.properties if len(n) >= 3 and re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", said)}
@@ -757,7 +757,7 @@ def _tips(probe: Probe, verdict: Verdict, variables: dict[str, str]) -> list[str
         if result.failed and step.expect != "error":
             said = to_placeholders(result.error_text.strip(), variables)
             first = message_line(said)[:140] if said else result.outcome.value  # a JSON error: its fields
-            quoted = result.hidden_failure.partition("“")[2].removesuffix("”")  # what the entry quotes
+            quoted = reason_quote(result.hidden_failure)  # what the entry quotes
             if result.hidden_failure.startswith(NEGATIVE_VERDICT) and quoted:
                 tips.append(f"`{step.tool}` can say no here (“{quoted}”): read its verdict, not only its success.")
             else:

@@ -46,7 +46,7 @@ from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.shapes import changes_data, value_shapes
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 from toolatlas.models import Effect, OutcomeClass
-from toolatlas.probing.text import message_line, tally_failure
+from toolatlas.probing.text import is_validation_head, message_line, tally_failure
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 
@@ -78,16 +78,12 @@ def masked(text: str) -> str:
 _WORDY = re.compile(r"[A-Za-z]{3,}")
 
 
-_VALIDATION_HEAD = re.compile(r"\b\d+ validation errors? for \w+\s*$")
-"""The first line of a pydantic validation error (:func:`~toolatlas.probing.text.message_line` adds its detail)."""
-
-
 def first_said(text: str) -> str:
     """The first line of ``text`` that says something, on one line with what it opens: an answer whose
     first line is only a brace (JSON), or ends by opening one (``Error calling tool 'x': {`` and a JSON
     body that says what went wrong), is said whole."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if first and _VALIDATION_HEAD.search(first):  # every violation's head is the same: the field and why say it
+    if first and is_validation_head(first):  # every violation's head is the same: the field and why say it
         return message_line(text.strip())
     return " ".join(text.split()) if first and _opens(first) else first
 

@@ -53,6 +53,7 @@ from toolatlas.offline.rewrites import SECOND_WRITE, second_writes
 from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.workflows import exercised_keys, shared_arguments
+from toolatlas.probing.conditions import condition_argument
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.probing.values import ArgKind
 
@@ -165,7 +166,7 @@ def with_context(
     never a made-up name or a count."""
     if reference is None or step.condition is None:
         return step
-    target = re.split(r"[.\[]", step.condition.split("`")[1])[0] if "`" in step.condition else None
+    target = condition_argument(step.condition)
     by_name = {s.name: s for s in specs}
     said = []
     for name in sorted(set(arguments) | set(reference)):

@@ -138,6 +138,14 @@ def _shown(kinds: list[str]) -> str:
     return "existing " + ", ".join(listed[:3]) + (f" +{len(listed) - 3}" if len(listed) > 3 else "")
 
 
+def condition_argument(condition: str | None) -> str | None:
+    """The top-level argument a misuse's condition is about: its first quoted name, up to a field or an item
+    (``observations`` of ```observations[0].entityName` names …``); None when it quotes none."""
+    if not condition or "`" not in condition:
+        return None
+    return re.split(r"[.\[]", condition.split("`")[1])[0]
+
+
 def precondition(arguments: dict[str, Any], before: StateDigest | None, previous: tuple[str, dict] | None,
                  tool: str, snapshot: StateDigest | None = None) -> str:
     """The condition a call was made under, as a short phrase ("" when nothing is known): every part

@@ -57,7 +57,7 @@ from toolatlas.probing.text import MISSING_WORDS_CJK
 from toolatlas.probing.values import MADE_UP, names_made_up
 
 __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_participles", "claims_action",
-           "hidden_failure", "negative_verdict"]
+           "hidden_failure", "negative_verdict", "reason_quote"]
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
@@ -84,11 +84,21 @@ def _past(verb: str) -> set[str]:
     return forms
 
 
+def _lead_words(spec: ToolSpec) -> list[str]:
+    """The first word of a tool's name and of its description, lower-cased: where its verb stands."""
+    return [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
+
+
+def reason_quote(reason: str) -> str:
+    """The answer's words a failure's reason quotes (``… negative: “"is_valid": false”``), or ``""``."""
+    return reason.partition("“")[2].removesuffix("”")
+
+
 def action_participles(spec: ToolSpec) -> set[str]:
     """How an answer says the tool's action was done: the past participles of the verbs that start its
     name and its description (``align_elements`` → aligned; ``rm`` "Remove a file." → removed); none for a
     tool whose action creates."""
-    words = [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
+    words = _lead_words(spec)
     if any(w in CREATING_VERBS for w in words):
         return set()
     return {form for w in words if len(w) >= _SHORT_VERB for form in _past(w)}
@@ -185,8 +195,7 @@ def judges(spec: ToolSpec | None) -> bool:
     """Whether a tool judges what it is given (``validate_ach_file``, ``check_pin_conflict``; "Check if …")."""
     if spec is None:
         return False
-    words = [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
-    return any(w in JUDGING_VERBS for w in words)
+    return any(w in JUDGING_VERBS for w in _lead_words(spec))
 
 
 def negative_verdict(text: str) -> str | None:

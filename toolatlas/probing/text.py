@@ -246,6 +246,11 @@ _ECHO_MASK = "<s>"
 
 
 _VALIDATION = re.compile(r"\b\d+ validation errors? for \w+\s*$")
+
+
+def is_validation_head(line: str) -> bool:
+    """Whether ``line`` is the head every violation of a pydantic input model shares (``1 validation error for X``)."""
+    return bool(_VALIDATION.search(line))
 """The first line of a pydantic validation error: the same for every violation of a tool's input model."""
 _DETAIL_TYPE = re.compile(r"\s*\[type=[^\]]*\]?.*$")
 
