@@ -704,12 +704,13 @@ class OfflineProposer:
                     or (s.kind is ArgKind.ARRAY and s.items is not None and s.items.kind is ArgKind.INTEGER)]
         if not judges(tool) or len(numbered) != 1:
             return []
-        planned = self.synth.valid_arguments(tool, self.args[name], 0)
+        flags = self.flagged.values(exclude=name)[:FLAGGED_PER_ROUND]
+        planned = self.synth.valid_arguments(tool, self.args[name], 0) if flags else None  # planned only when used
         if planned is None:
             return []
         target = numbered[0]
         probes = []
-        for flagged in self.flagged.values(exclude=name)[:FLAGGED_PER_ROUND]:
+        for flagged in flags:
             arguments = dict(planned.arguments)
             arguments.update({k: v for k, v in flagged.context.items() if k in tool.properties and k != target.name})
             arguments[target.name] = [flagged.value] if target.kind is ArgKind.ARRAY else flagged.value
