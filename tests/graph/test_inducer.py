@@ -213,6 +213,31 @@ class TestCoUsage:
         assert edge.relation is CoUsageRelation.RETRY and edge.peer == "read_file"
 
 
+class TestTraces:
+    @staticmethod
+    def watched(changed: bool) -> tuple[Rollout, Verdict]:
+        """``list, list again, read, list``: the sandwich a probe puts around a call to see whether it changes state."""
+        look = ProbeStep(tool="list_dir", arguments={}, expect="ok", intent="see the state")
+        call = ProbeStep(tool="read_file", arguments={"path": "${root}/a"}, expect="ok")
+        steps = [look, look.model_copy(update={"compares": 0}), call, look.model_copy(update={"compares": 1})]
+        run, verdict = rollout(steps, [(OutcomeClass.OK, "a")] * 4, direction=Direction.SEED)
+        marked = [v.model_copy(update={"output_changed": changed if v.index == 3 else False if v.index == 1 else None})
+                  for v in verdict.steps]
+        return run, verdict.model_copy(update={"steps": marked})
+
+    def test_reads_that_saw_no_change_are_not_steps_of_the_task(self) -> None:
+        graph = ServerGraph("s", [READ, LIST])
+        Inducer(graph).induce(*self.watched(changed=False))
+        [trace] = graph.traces.values()
+        assert [s.tool for s in trace.steps] == ["read_file"] and trace.tools == ["read_file"]
+
+    def test_reads_that_saw_the_change_stay(self) -> None:
+        graph = ServerGraph("s", [READ, LIST])
+        Inducer(graph).induce(*self.watched(changed=True))
+        [trace] = graph.traces.values()
+        assert [s.tool for s in trace.steps] == ["list_dir", "list_dir", "read_file", "list_dir"]
+
+
 class TestStale:
     def test_entries_of_a_changed_interface_go_stale(self) -> None:
         """Loading entries stored for an older schema marks them stale and keeps them out of the live graph."""

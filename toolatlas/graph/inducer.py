@@ -513,8 +513,11 @@ class Inducer:
         is_task = probe.direction is Direction.SEED or (probe.direction is Direction.AFFORDANCE and len(probe.steps) > 1)
         if not is_task:
             return []
-        steps = [TraceStep(tool=s.tool, rationale=s.intent or f"call `{s.tool}`") for s in probe.steps]
-        trace_id = stable_id("trace", self.graph.server, probe.task, [s.tool for s in probe.steps])
+        kept = _task_steps(probe, verdict)
+        if len(kept) < 2 and probe.direction is not Direction.SEED:
+            return []
+        steps = [TraceStep(tool=s.tool, rationale=s.intent or f"call `{s.tool}`") for s in kept]
+        trace_id = stable_id("trace", self.graph.server, probe.task, [s.tool for s in kept])
         existing = self.graph.traces.get(trace_id)
         tips = _tips(probe, verdict, rollout.variables)
         if existing is None:
@@ -524,7 +527,7 @@ class Inducer:
                 task=probe.task,
                 steps=steps,
                 tips=tips,
-                tools=sorted({s.tool for s in probe.steps}),
+                tools=sorted({s.tool for s in kept}),
                 runs=1,
                 resolved=int(verdict.resolved),
                 failed=int(not verdict.resolved),
@@ -549,6 +552,18 @@ class Inducer:
         )
         return []
 
+
+
+def _task_steps(probe: Probe, verdict: Verdict) -> list[ProbeStep]:
+    """The probe's steps an agent would take for its task: the reads that only watched for a change
+    are scaffolding when the change they watched for did not come (``read, read again, call, read``
+    around a call that changed nothing is the call alone)."""
+    by_index = {v.index: v for v in verdict.steps}
+    watchers = {i for i, s in enumerate(probe.steps) if s.compares is not None}
+    if not watchers or any(i not in by_index or by_index[i].output_changed is not False for i in watchers):
+        return list(probe.steps)  # a change seen, or a comparison that could not be made
+    watched = {probe.steps[i].compares for i in watchers}
+    return [s for i, s in enumerate(probe.steps) if i not in watchers and i not in watched]
 
 
 def merge_entry(graph: ServerGraph, entry: Entry, evidence: Evidence | None) -> str:
