@@ -392,6 +392,17 @@ class TestBoundaries:
                          {"column": "salary", "dtype": "example"}))
         assert first_warning(atlas, "Change the salary column to the money type.") == "Unsupported dtype: example"
 
+    def test_a_lookup_that_found_nothing_is_no_contrived_value(self) -> None:
+        """A pin numbered 10^9 "not found on ESP32" says what any pin outside the board's table meets: served to a task
+        naming a pin by its code, while a huge value refused for its size stays contrived."""
+        pin = failing(("gpio", "get_pin_info", "Get detailed information about a GPIO pin.", ("board", "pin")),
+                      ("oversized_value", 2, "`pin` is huge (10^9)", "❌ Pin 1000000000 not found on ESP32"),
+                      read_only=True)
+        assert first_warning(pin, "What is GPIO9 on the ESP32 good for?") == "❌ Pin … not found on ESP32"
+        sized = failing(("gpio", "get_pin_info", "Get detailed information about a GPIO pin.", ("board", "pin")),
+                        ("oversized_value", 2, "`pin` is huge (10^9)", "pin must be at most 40"), read_only=True)
+        assert not sized.guide("What is GPIO9 on the ESP32 good for?", docs_ratio=None).tools[0].when_not
+
     def test_errors_that_differ_only_in_the_value_passed_are_one(self) -> None:
         """"Unsupported dtype: demo" and "Unsupported dtype: example", each naming the value its call passed, are
         one finding: the tool's second boundary is another failure."""

@@ -45,6 +45,7 @@ __all__ = [
     "names_destination",
     "name_verb",
     "names_by_value",
+    "names_by_code",
     "names_something",
     "objects",
     "relative_path",
@@ -322,6 +323,17 @@ _HEX = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,40}\b")
 def names_something(text: str) -> bool:
     """Whether a request names an exact thing — a path, a file or identifier, a hash — which may not exist."""
     return bool(_IDENTIFIER.search(text) or _HEX.search(text) or _ABSOLUTE.search(text))
+
+
+_CODE = re.compile(r"(?<![\w.-])[A-Z]{1,6}-?\d{1,5}(?![\w.-])")
+"""A thing named by its code — capitals then digits (``GPIO9``, ``R02``, ``PA13``, ``L099``) — which a server's
+table may not hold."""
+
+
+@lru_cache(maxsize=4096)
+def names_by_code(text: str) -> bool:
+    """Whether a request names a thing by its code ("what is *GPIO9* good for"), which may not be in the server's table."""
+    return bool(_CODE.search(text))
 
 
 _QUOTED = re.compile(r"(?<![\w'])'[^']+'(?!\w)|\"[^\"]+\"|“[^”]+”|‘[^’]+’")

@@ -46,7 +46,7 @@ from toolatlas.guidance.operations import OPERATIONS, tool_operations
 from toolatlas.guidance.shapes import changes_data, value_shapes
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 from toolatlas.models import Effect, OutcomeClass
-from toolatlas.probing.text import is_validation_head, message_line, tally_failure
+from toolatlas.probing.text import is_validation_head, message_line, says_absent, tally_failure
 
 __all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
 
@@ -176,8 +176,10 @@ class Finding:
 
     @cached_property
     def contrived(self) -> bool:
-        """Provoked by a value no task hands a tool (:data:`CONTRIVED`)."""
-        return self.entry.family in CONTRIVED
+        """Provoked by a value no task hands a tool (:data:`CONTRIVED`) — unless its answer says the thing the value
+        named is not there (a pin numbered 10^9 "not found on ESP32"): a lookup's miss, which a task's own value meets
+        as well."""
+        return self.entry.family in CONTRIVED and not says_absent(self.error or "")
 
     @cached_property
     def lead(self) -> float:
@@ -188,7 +190,7 @@ class Finding:
         lead = NATURAL_LEAD if e.family is None else 0.0
         if e.relation in (CoUsageRelation.STATE, CoUsageRelation.DATA) and e.peer:  # a proven cause and its fix
             lead += STATE_LEAD
-        if e.reported_as_success and e.family not in CONTRIVED:
+        if e.reported_as_success and not self.contrived:
             lead += SOFT_LEAD
         return lead
 

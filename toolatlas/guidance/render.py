@@ -33,6 +33,7 @@ from toolatlas.guidance.models import (
 from toolatlas.guidance.operations import (
     OPERATIONS,
     absolute_path,
+    names_by_code,
     names_by_value,
     names_destination,
     names_something,
@@ -41,7 +42,7 @@ from toolatlas.guidance.operations import (
 )
 from toolatlas.guidance.operations import name_search as _name_search
 from toolatlas.guidance.plan import MAX_TOOLS, Plan
-from toolatlas.guidance.profiles import CONTRIVED, answer_line, condition_line
+from toolatlas.guidance.profiles import answer_line, condition_line
 from toolatlas.guidance.shapes import shape_words, value_shapes
 from toolatlas.guidance.text import fit, render_text
 
@@ -197,7 +198,7 @@ def tool_guidance(view: AtlasView, key: tuple[str, str], *, task: str, relevance
                             if query else [])
     boundaries = _relevant(profile.findings, indexes, query, BOUNDARIES, said=said, repeats=repeats, leads=leads)
     if task and not boundaries:  # nothing the task's words point at: the failure any use of it meets most
-        telling = tuple(f for f in profile.findings if not f.schema and f.entry.family not in CONTRIVED)
+        telling = tuple(f for f in profile.findings if not f.schema and not f.contrived)
         boundaries = [(f, 0.0) for f, _ in _relevant(telling, indexes, "", 1, said=said, repeats=repeats)]
     tolerances = _relevant(profile.tolerances, (profile.tolerances_index, None), query, 1) if query else []
     planned = set(plan.tools) if plan else set()
@@ -275,7 +276,7 @@ def _query(plan: Plan | None, key: tuple[str, str], task: str, operations: list[
                      *(shape_words(text, formats=False) for text in said),  # "9:15 am": a 12-hour clock
                      *(OPERATIONS[op].risks for op in dict.fromkeys(risky) if op in OPERATIONS),
                      ABSOLUTE_RISKS if absolute_path(task) else RELATIVE_RISKS if relative_path(task) else "",
-                     NAMED_RISKS if names_something(task) or names_by_value(task) else "",
+                     NAMED_RISKS if names_something(task) or names_by_value(task) or names_by_code(task) else "",
                      DESTINATION_RISKS if names_destination(task) else "",
                      VARIABLE_RISKS if "shape:named_expression" in shapes else "",
                      DIVISION_RISKS if "shape:division" in shapes else ""])

@@ -322,6 +322,15 @@ _MISSING_LINE = re.compile(
 )
 """A one-line answer that says the thing it was asked about is not there (``❌ Pin 9 not found on ESP32``); not
 ``… not found in x``, what a search that found nothing says."""
+_ABSENT = re.compile(rf"\b(?:not found|does not exist|doesn't exist|no such)\b|{MISSING_WORDS_CJK}", re.IGNORECASE)
+
+
+def says_absent(text: str) -> bool:
+    """Whether an answer says the thing it was asked about is not there (``Pin 1000000000 not found on ESP32``,
+    ``no such table``): a lookup's miss, whatever value made it."""
+    return bool(_ABSENT.search(text))
+
+
 _HINT_LINE = re.compile(r"\W{0,3}\s*(?:available|valid|supported|known|allowed|existing|did you mean)\b", re.IGNORECASE)
 """A line under a refusal that names what the call could have asked for instead (``Available pins: 0, 1, 2``)."""
 _FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
