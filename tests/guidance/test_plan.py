@@ -65,6 +65,13 @@ class TestToolSelection:
         assert "search" in view.plan("Look up the note about Lisbon").operations
         assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
+    def test_what_a_code_means_is_no_average(self) -> None:
+        """"What does R02 mean?" asks for a meaning; "the mean of the readings" for an average."""
+        from toolatlas.guidance.operations import operations_in
+
+        assert "count" not in operations_in("What does return reason R02 mean?")
+        assert "count" in operations_in("Give the mean of the temperature readings")
+
     def test_give_me_asks_for_a_read(self) -> None:
         """"Give me its full text", like "show me", asks to read what follows whom it is for."""
         assert notes_atlas().plan("Give me the full text of the todo note").operations == ["read"]

@@ -214,6 +214,8 @@ _PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"):
 """Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…")."""
 _INTO = frozenset({"turn", "make", "change"})
 """Verbs that ask for a conversion when what they act on is turned *into* something ("turn letter.docx into a PDF")."""
+_AUXILIARIES = frozenset({"do", "does", "did", "would", "could", "might"})
+"""Words that make "mean" a verb a question asks ("what does R02 *mean*"), not an average."""
 _IMPERATIVE_LEADS = frozenset({"to", "please", "and", "then"})
 """Words after which a verb is an instruction ("please *commit*", "and then *approve*")."""
 
@@ -276,7 +278,9 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
             after = " ".join(tokens[max(0, position - WINDOW + 1):position])
         named = absolute or bool(_IDENTIFIER.search(after))
         particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
-        if lowered == "many" and previous == "how":
+        if lowered == "mean" and _AUXILIARIES & {t.lower() for t in tokens[max(0, position - WINDOW):position]}:
+            pass  # "what does the code mean": its meaning, no average
+        elif lowered == "many" and previous == "how":
             found.append(Mention("count", after, named, position))
         elif lowered in _INTO and "into" in (t.lower() for t in tokens[position + 1:position + WINDOW + 1]):
             found.append(Mention("convert", after, named, position))
