@@ -40,7 +40,8 @@ class TestValidCatalogues:
         """Every catalogue shipped in configs/ loads and names at least one server."""
         assert load_catalogue(repo_root / "configs" / name).servers
 
-    @pytest.mark.parametrize("name", ["unseen", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"])
+    @pytest.mark.parametrize("name", ["unseen", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
+                                      "heldout6"])
     def test_held_out_snapshots_ship_with_the_catalogue(self, repo_root: Path, name: str) -> None:
         """Every snapshot a held-out catalogue names is a file or folder beside it in configs/."""
         catalogue = load_catalogue(repo_root / "configs" / f"{name}.toml")
