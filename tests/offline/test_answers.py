@@ -235,6 +235,36 @@ class TestHarvestFromAnswers:
         assert {synth.valid_arguments(deprecate, None, v).arguments["lemma"] for v in range(2)} == {"aqueduct", "bastion"}
         assert synth.valid_arguments(deprecate, None, 0).arguments["reason"] not in ("aqueduct", "bastion")
 
+    def test_a_title_named_as_existing_takes_one_a_listing_grouped_where_the_description_says(self) -> None:
+        """``{"TODO": [...], "DOING": [...]}`` from a board's listing — a framework's ``{"result": "<that JSON>"}``
+        around it —: "the exact title of the task currently in DOING" is one listed under DOING, a move names the
+        column its task is listed in, and a tool creating a task still invents its title."""
+        lister = make("list_tasks", {})
+        propose = make("propose_done", {"title": string("Exact title of the task currently in DOING.")})
+        move = make("move_task", {"title": string("Exact title of the task to move"),
+                                  "from_column": string("Source column — any column present in the board"),
+                                  "to_column": string("Destination column — any column present in the board")},
+                    description="Move a task from one column to another.")
+        add = make("add_task", {"title": string("Task title")}, description="Add a new task to the kanban board.")
+        board = '{\n  "TODO": ["Show the winter banner"],\n  "DOING": ["Fix double charge"]\n}'
+        pool = ValuePool()
+        pool.harvest(lister, board, {"result": board}, {}, "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        assert {synth.valid_arguments(propose, None, v).arguments["title"] for v in range(2)} == {"Fix double charge"}
+        moves = [synth.valid_arguments(move, None, v).arguments for v in range(2)]
+        assert {(m["title"], m["from_column"]) for m in moves} == {("Show the winter banner", "TODO"),
+                                                                    ("Fix double charge", "DOING")}
+        assert all(m["to_column"] not in ("TODO", "DOING") or m["to_column"] != m["from_column"] for m in moves)
+        assert synth.valid_arguments(add, None, 0).arguments["title"] not in ("Show the winter banner", "Fix double charge")
+
+    def test_one_group_is_a_grouping_only_when_the_call_asked_for_it(self) -> None:
+        """``{"DOING": [...]}`` answering ``column="DOING"`` is a group; ``{"Pinned": [...]}`` unasked is none."""
+        lister = make("list_tasks", {"column": string()})
+        pool = ValuePool()
+        pool.harvest(lister, '{"DOING": ["Fix double charge"]}', None, {}, "p1", arguments={"column": "DOING"})
+        pool.harvest(lister, '{"Pinned": ["Board file was reformatted"]}', None, {}, "p2", arguments={})
+        assert [(r.value, r.context) for r in pool.values(ArgKind.IDENTIFIER)] == [("Fix double charge", "group:DOING")]
+
     def test_a_generic_argument_keeps_its_values_to_itself(self) -> None:
         """Values named for a plain string argument are not offered to other tools' string arguments."""
         tool = make("set_mode", {"mode": string("How to run")})

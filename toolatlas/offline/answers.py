@@ -126,6 +126,27 @@ def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Foun
     return []
 
 
+GROUP_CONTEXT = "group:"
+"""The context of an item a listing groups under a label (``group:DOING`` for ``{"DOING": ["Fix login"]}``)."""
+MAX_GROUP_KEY = 40
+
+
+def grouped_listing(node: Mapping[str, Any], arguments: Mapping[str, Any], tool: ToolSpec) -> list[Found]:
+    """The items of a listing grouped under labels — ``{"TODO": [...], "DOING": [...]}``, or the one group a filter
+    asked for (``{"DOING": [...]}`` answering ``column="DOING"``): names of things that exist, each in the context
+    of its group (:data:`GROUP_CONTEXT`), which an argument described as "the task currently in DOING" takes. A key
+    that says what its items are (``files``, ``lemmas``) is a typed listing instead."""
+    if not node or not all(isinstance(v, list) and all(isinstance(i, str) for i in v) for v in node.values()):
+        return []
+    asked = {str(v) for v in arguments.values() if isinstance(v, str)}
+    if len(node) < 2 and not set(node) & asked:
+        return []
+    if any(len(k) > MAX_GROUP_KEY or "/" in k or typed_listing(v, k, tool) for k, v in node.items()):
+        return []
+    return [(ArgKind.IDENTIFIER, item, GROUP_CONTEXT + key, False)
+            for key, items in node.items() for item in items[:MAX_LISTED] if 0 < len(item) <= 80]
+
+
 _KEYS_HEADER = re.compile(r"\b(keys|fields|properties|attributes)\s*:\s*$", re.IGNORECASE)
 _KEY_ITEM = re.compile(r"^\s*[-*•]\s+([^\s:,;]{1,60})\s*$")
 KEY_CONTEXT = "key"

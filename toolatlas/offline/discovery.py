@@ -1,7 +1,9 @@
 """Discovery: before bootstrap, ask the server itself what exists and what each tool costs.
 
 An opaque environment (a database a ``command`` prepares, state a server keeps in memory) gives
-the planner no facts, but the server's own tools can. In one scratch sandbox, before any probe:
+the planner no facts, and a snapshot's files do not say what the server makes of them (the tasks of a
+board kept in one markdown file), but the server's own tools can. In one scratch sandbox, before any
+probe:
 
 1. **Listings.** Every read tool that needs no argument — the listing, describing and schema tools
    (``list_tables``, ``get_schema``, ``list_tasks``…, recognised from annotations, verbs and

@@ -18,7 +18,14 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.answers import IDENTITY_WORDS, answered_values, listed_kind, named_fixes, typed_listing
+from toolatlas.offline.answers import (
+    IDENTITY_WORDS,
+    answered_values,
+    grouped_listing,
+    listed_kind,
+    named_fixes,
+    typed_listing,
+)
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     ArgSpec,
@@ -30,6 +37,7 @@ from toolatlas.offline.kinds import (
     tool_object,
 )
 from toolatlas.offline.words import tokens
+from toolatlas.probing.bindings import wraps_text
 from toolatlas.probing.text import looks_like_error, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
 
@@ -199,7 +207,7 @@ class ValuePool:
             None,
         )
         text = normalise(excerpt, variables)
-        document = structured if structured else _parse(text)
+        document = structured if structured and not wraps_text(structured, excerpt) else _parse(text)
         if document is not None:
             self._walk(to_placeholders(document, variables), tool, args, base, found, key="")
         self._scan_text(text, tool, base, found)
@@ -244,6 +252,7 @@ class ValuePool:
             return
         if not isinstance(node, dict):
             return
+        found.extend(grouped_listing(node, args, tool))
         if "name" in node and ("entityType" in node or "entity_type" in node):
             name = str(node["name"])
             found.append((ArgKind.ENTITY_NAME, name, None, False))

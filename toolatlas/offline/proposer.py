@@ -146,13 +146,6 @@ class OfflineProposer:
         self.synth = ValueSynth(self.facts, self.pool, self.rng)
 
     @property
-    def opaque(self) -> bool:
-        """The snapshot told nothing of the state: only the server's own tools can."""
-        facts = self.facts
-        known = (facts.tree, facts.database, facts.repository, facts.graph)
-        return all(part is None for part in known) and not facts.document_keys
-
-    @property
     def stateless(self) -> bool:
         """The environment holds no state: what a call changes lives in the server's process, seen only
         through its own reads."""
@@ -160,12 +153,13 @@ class OfflineProposer:
 
     def discover(self, seed: int) -> Discovery:
         """Ask the server in a scratch sandbox (blocking) what exists and what its tools cost, and plan
-        from it: listings when the snapshot is opaque, introspection when no database facts are known."""
+        from it: its listings (a snapshot's files do not say what the server makes of them: the tasks of a board
+        kept in one markdown file), introspection when no database facts are known."""
         scratch = ValueSynth(self.facts, ValuePool(), random.Random(f"{seed}:discovery:{self.spec.name}"))
         sandbox = self.workspace.sandbox(self.spec)
         try:
             found = run_blocking(
-                lambda: discover(sandbox, scratch, listings=self.opaque, introspect=self.facts.database is None)
+                lambda: discover(sandbox, scratch, listings=True, introspect=self.facts.database is None)
             )
         except Exception as exc:  # noqa: BLE001 - a discovery that breaks leaves an ordinary build
             log.warning("discovery_abandoned", server=self.spec.name, error=str(exc)[:300])

@@ -15,7 +15,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.answers import KEY_CONTEXT, LABEL_CONTEXT
+from toolatlas.offline.answers import GROUP_CONTEXT, KEY_CONTEXT, LABEL_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
 from toolatlas.offline.harvest import id_noun
 from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
@@ -501,6 +501,9 @@ def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
     if words & {"message", "commit"} and (stored or "commit" in draft.text):
         return f"Probe commit {synth.tag()}: record a small change"
     if words & {"title", "name", "label", "subject", "heading"}:
+        listed = [] if spec.fresh or draft.effect is ToolEffect.CREATE else _grouped(synth, spec)
+        if listed:  # "the exact title of the task currently in DOING": one a listing grouped there
+            return _clamp(draft.pick(ArgKind.IDENTIFIER, listed), spec)
         return _clamp(f"Probe title {synth.tag()}" if stored else _NOTES[draft.variant % len(_NOTES)], spec)
     if not stored:  # text to analyse, count, translate or format: ordinary prose
         return _clamp(_PROSE[draft.variant % len(_PROSE)], spec)
@@ -541,6 +544,23 @@ def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
     ``lemma``: :data:`~toolatlas.offline.answers.LABEL_CONTEXT`)."""
     label = LABEL_CONTEXT + parent_singular(spec.name.lower())
     return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == label]
+
+
+_REFERS = re.compile(r"\b(?:exact|existing|current(?:ly)?)\b", re.IGNORECASE)
+"""Words of an argument's description that make a title name a thing that exists ("Exact title of the task")."""
+
+
+def _grouped(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """The names a listing grouped under labels (:data:`~toolatlas.offline.answers.GROUP_CONTEXT`), for a title that
+    names a thing that exists — its description says so (``exact``, ``existing``, ``currently``) or names a group —:
+    those of the groups the description names first ("currently in *DOING*")."""
+    grouped = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER)
+               if c.ref is not None and (c.ref.context or "").startswith(GROUP_CONTEXT)]
+    said = set(re.findall(r"[a-z0-9]+", spec.description.lower()))
+    named = [c for c in grouped if (c.ref.context or "")[len(GROUP_CONTEXT):].lower() in said]  # type: ignore[union-attr]
+    if named:
+        return named
+    return grouped if _REFERS.search(spec.description) else []
 
 
 def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:

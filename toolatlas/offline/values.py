@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec
+from toolatlas.offline.answers import GROUP_CONTEXT
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.hints import sql_examples
@@ -235,6 +236,7 @@ class ValueSynth:
                     if spec.required:
                         raise
             self._bind_parameters(chosen, draft)
+            _located(chosen, draft)
             return {s.name: draft.scope[s.name] for s in chosen if s.name in draft.scope}
         finally:
             draft.scope, draft.scope_specs, draft.entity = outer_scope, outer_specs, outer_entity
@@ -440,6 +442,25 @@ def _sql_candidates(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
         found += [Candidate(f'SELECT * FROM "{c.value}" LIMIT 5', c.ref) for c in tables]
         found.append(Candidate("SELECT 1 AS probe"))
     return found
+
+
+_WHERE = re.compile(r"^(?:from|source|src|current|old)(?:_|$)|\b(?:contain(?:s|ing)?|source|currently)\b", re.IGNORECASE)
+"""An argument that says where the thing a call names is now (``from_column``, "Column containing the task")."""
+
+
+def _located(chosen: list[ArgSpec], draft: CallDraft) -> None:
+    """A name taken from a listing's group (:data:`~toolatlas.offline.answers.GROUP_CONTEXT`: the task listed under
+    ``DOING``) is where that group says it is: an argument saying where the named thing is now (:data:`_WHERE`) gets
+    the group's label — the call names the task where it really is."""
+    named = {r.value: r.context[len(GROUP_CONTEXT):] for r in draft.used
+             if r.context and r.context.startswith(GROUP_CONTEXT) and r.value in draft.scope.values()}
+    if not named:
+        return
+    group = next(iter(named.values()))
+    for spec in chosen:
+        where = _WHERE.search(spec.name) or _WHERE.search(spec.description.split(".")[0])
+        if where and spec.json_type == "string" and draft.scope.get(spec.name) not in (None, group, *named):
+            draft.scope[spec.name] = group
 
 
 _PARAMETERS = re.compile(r"(?i)params|parameters|bindings|binds|bind_params|query_params|variables")

@@ -72,8 +72,9 @@ def shifted_references(arguments: Any, by: int, before: int) -> Any:
 
 
 def document_of(structured: Any, excerpt: str) -> Any:
-    """A result's JSON: its structured content, else its text when that is whole JSON."""
-    if structured is not None:
+    """A result's JSON: its structured content — unless it only wraps the text (:func:`wraps_text`: a framework's
+    ``{"result": "<the JSON the tool returned as a string>"}``) —, else its text when that is whole JSON."""
+    if structured is not None and not wraps_text(structured, excerpt):
         return structured
     text = excerpt.strip()
     if not text.startswith(("{", "[")):
