@@ -17,7 +17,7 @@ from toolatlas.config import load_catalogue
 from toolatlas.graph.models import EntryKind
 from toolatlas.home import Home
 from toolatlas.models import CallOutcome, OutcomeClass
-from toolatlas.offline.discovery import discover
+from toolatlas.offline.discovery import PILOT_TIMEOUT_S, discover
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool
 from toolatlas.offline.values import ValueSynth
@@ -25,6 +25,7 @@ from toolatlas.pipeline.budget import COSTLY_CALL_S, CallCosts, time_share, with
 from toolatlas.pipeline.server import ServerBuild
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult
 from toolatlas.testing.opaque import server_catalogue
+from toolatlas.testing.servers.cold import LOAD_S
 from toolatlas.testing.servers.lookup import SCAN_S
 from toolatlas.workspace import Workspace
 
@@ -201,3 +202,17 @@ class TestSlowRefusals:
         refusal = [c for c in described if c.arguments == described[-1].arguments]  # its refusal pilot: the last one
         assert (found.costs["describe_part"].refusal_seconds or 0) >= SCAN_S
         assert len(refusal) == 1 and refusal[0].latency_ms / 1000 >= SCAN_S, [c.arguments for c in described]
+
+
+@pytest.mark.servers
+class TestColdStarts:
+    def test_a_first_call_that_loads_its_data_is_no_slow_tool(self, tmp_path: Path) -> None:
+        """A lookup whose first call in the process loads a word list for longer than a pilot waits is asked once more
+        with a longer wait, then timed warm: not slow, planned like any other tool."""
+        catalogue = load_catalogue(server_catalogue(tmp_path, "cold", rounds=0))
+        sandbox = Workspace(catalogue, Home(REPO / ".toolatlas")).sandbox(catalogue.server("cold"))
+        found = asyncio.run(discover(sandbox, ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0)),
+                                     listings=True, introspect=False))
+        assert LOAD_S > PILOT_TIMEOUT_S
+        assert not found.costs["define"].timed_out and not found.costs["define"].slow, found.costs["define"]
+        assert found.slow == []
