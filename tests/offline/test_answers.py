@@ -265,6 +265,21 @@ class TestHarvestFromAnswers:
         pool.harvest(lister, '{"Pinned": ["Board file was reformatted"]}', None, {}, "p2", arguments={})
         assert [(r.value, r.context) for r in pool.values(ArgKind.IDENTIFIER)] == [("Fix double charge", "group:DOING")]
 
+    def test_a_changelog_names_commits_and_the_files_a_commit_changed(self) -> None:
+        """The abbreviated commits of a log and the files of a diffstat are what a tool taking a commit or a tracked
+        path is called with; the same hex in a tool that is no log is not a commit."""
+        log = make("changelog", {}, description="Generate a changelog for a commit range.")
+        text = ("## Changelog\n- **Split the fare calculator** — 62b24b4 (Sandeep Rao, 2026-12-01)\n"
+                " app/payments/fare_calculator.py | 10 ++++++++++\n 1 file changed")
+        pool = ValuePool()
+        pool.harvest(log, text, None, {}, "p1")
+        assert [r.value for r in pool.values(ArgKind.REVISION)] == ["62b24b4"]
+        assert [r.value for r in pool.values(ArgKind.FILE_PATH)] == ["app/payments/fare_calculator.py"]
+        paint = make("mix_paint", {}, description="Mix two colours.")
+        other = ValuePool()
+        other.harvest(paint, "mixed 62b24b4 and ffee00", None, {}, "p2")
+        assert other.values(ArgKind.REVISION) == []
+
     def test_a_generic_argument_keeps_its_values_to_itself(self) -> None:
         """Values named for a plain string argument are not offered to other tools' string arguments."""
         tool = make("set_mode", {"mode": string("How to run")})

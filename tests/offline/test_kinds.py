@@ -463,3 +463,41 @@ class TestTagsOutsideGit:
         show = ToolSpec(server="s", name="git_show", description="Show a commit of the repository.", input_schema={
             "type": "object", "required": ["tag"], "properties": {"tag": {"type": "string"}}})
         assert infer_arguments(show)[0].kind is ArgKind.REVISION
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str] | None = None) -> ToolSpec:
+    return ToolSpec(server="s", name=name, description=description, input_schema={
+        "type": "object", "required": list(properties) if required is None else required, "properties": properties})
+
+
+class TestReleaseHistory:
+    def test_tags_of_release_notes_and_a_since_defaulting_to_head_name_commits(self) -> None:
+        """"Draft release notes between two tags": the tags are revisions; a changelog's ``since`` defaulting to
+        ``HEAD~20`` is a commit, not a moment."""
+        notes = _tool("release_notes", "Draft release notes between two tags.",
+                      {"from_tag": {"type": "string"}, "to_tag": {"type": "string"}})
+        assert {s.kind for s in infer_arguments(notes)} == {ArgKind.REVISION}
+        changelog = _tool("changelog", "Generate a grouped changelog for a commit range.",
+                          {"since": {"type": "string", "default": "HEAD~20"}, "until": {"type": "string", "default": "HEAD"}},
+                          required=[])
+        assert {s.kind for s in infer_arguments(changelog)} == {ArgKind.REVISION}
+        window = _tool("list_events", "List the events of a period.", {"since": {"type": "string"}})
+        assert infer_arguments(window)[0].kind is ArgKind.DATETIME
+
+
+class TestNamesOfTools:
+    def test_tools_a_description_names_are_no_values_of_an_argument(self) -> None:
+        """"A token from `wiki_read` or a previous `wiki_write_page`" names the tools that give it, not its values."""
+        write = _tool("wiki_write_page", "Create or update one wiki page.", {
+            "slug": {"type": "string"},
+            "etag": {"type": "string", "description": "Optimistic-concurrency token from `wiki_read` or a previous "
+                                                      "`wiki_write_page`."}}, required=["slug"])
+        etag = next(s for s in infer_arguments(write) if s.name == "etag")
+        assert etag.kind is not ArgKind.ENUM and not etag.enum and not etag.examples
+
+    def test_the_verb_of_a_name_is_not_the_thing_it_acts_on(self) -> None:
+        """``log_append`` appends to a log (the log is its object); ``git_log`` and ``analyze_commit`` read."""
+        assert tool_effect(_tool("wiki_log_append", "Append one entry to the log.", {})) is ToolEffect.CREATE
+        assert tool_effect(_tool("git_log", "Show the commit log.", {})) is ToolEffect.READ
+        assert tool_effect(_tool("analyze_commit", "Explain a commit.", {})) is ToolEffect.READ
+        assert tool_effect(_tool("git_commit", "Record changes to the repository.", {})) is ToolEffect.CREATE

@@ -397,6 +397,41 @@ class TestFilterFragments:
         assert not [m for m in mutate(EnvironmentFacts(kind="none"), tagger)[1] if m.name is MutationKind.WORD_FRAGMENT]
 
 
+class TestLookupsOfWords:
+    @staticmethod
+    def lookup(name: str, argument: str, example: str) -> ToolSpec:
+        schema = {"type": "object", "required": [argument], "properties": {
+            argument: {"type": "string", "description": "What to look up.", "examples": [example]}}}
+        return ToolSpec(server="s", name=name, description="Look a word or a rule up.", input_schema=schema)
+
+    def test_a_known_word_is_also_sent_inflected(self) -> None:
+        """A dictionary's ``term`` given the documented ``start`` is also sent as ``started``; ``USE`` as ``USED``."""
+        for example, form in (("start", "started"), ("USE", "USED")):
+            inflected = [m for m in mutate(EnvironmentFacts(kind="none"), self.lookup("word_find", "term", example))[1]
+                         if m.name is MutationKind.INFLECTED_FORM]
+            assert [m.arguments["term"] for m in inflected] == [form]
+            assert inflected[0].condition == f"`term` is an inflected form (`{form}` for `{example}`)"
+
+    def test_a_known_code_is_also_sent_without_its_letters(self) -> None:
+        """A rule id ``R1.1`` is also sent as ``1.1``, a tag ``v1.5.0`` as ``1.5.0``; a plain word keeps its letters."""
+        for example, bare in (("R1.1", "1.1"), ("v1.5.0", "1.5.0"), ("GR-8", "8")):
+            stripped = [m for m in mutate(EnvironmentFacts(kind="none"), self.lookup("rules_find", "id", example))[1]
+                        if m.name is MutationKind.STRIPPED_PREFIX]
+            assert [m.arguments["id"] for m in stripped] == [bare]
+        plain = mutate(EnvironmentFacts(kind="none"), self.lookup("rules_find", "id", "passive"))[1]
+        assert MutationKind.STRIPPED_PREFIX not in families(plain)
+
+    def test_a_name_made_up_beside_hyphenated_names_is_hyphenated(self) -> None:
+        """A page slug ``fare-rules`` that does not exist is ``no-such-…-3f2a``: a server that takes only hyphenated
+        names refuses its absence, not its form — and it is still a made-up name."""
+        reader = ToolSpec(server="s", name="read_page", description="Read a wiki page by its slug.", input_schema={
+            "type": "object", "required": ["slug"], "properties": {"slug": {"type": "string", "examples": ["fare-rules"]}}})
+        absent = [m for m in mutate(EnvironmentFacts(kind="none"), reader)[1]
+                  if m.name is MutationKind.NONEXISTENT_REFERENCE]
+        assert absent and all(m.arguments["slug"].startswith("no-such-") for m in absent)
+        assert all(names_made_up(m.arguments) for m in absent)
+
+
 class TestNewFileNames:
     def test_a_new_file_name_is_tried_taken_and_in_a_missing_folder(self, seed_facts: dict[str, EnvironmentFacts]) -> None:
         """The new name a rename gives is also a name a file of the folder has (its stem, as the valid name has no

@@ -285,3 +285,17 @@ def test_a_file_whose_text_opens_with_no_match_is_read_not_refused() -> None:
     view = ToolSpec(server="s", name="view_file", description="View a file.", input_schema={"type": "object"})
     answer = ok("No matches found today; the team will meet again on Monday.", name="${root}/notes/standup.md")
     assert error_evidence(answer, {"name": "${root}/notes/standup.md"}, view) is None
+
+
+def test_a_range_that_holds_nothing_is_refused_as_written() -> None:
+    """"No commits found between v1.6.0 and v1.5.0." repeats both ends the call named: the range it read holds nothing
+    (a tool of two required arguments); a search of one value finding nothing is an answer."""
+    required = {"type": "object", "required": ["from_tag", "to_tag"],
+                "properties": {"from_tag": {"type": "string"}, "to_tag": {"type": "string"}}}
+    notes = ToolSpec(server="s", name="release_notes", description="Draft release notes between two tags.",
+                     input_schema=required)
+    arguments = {"from_tag": "v1.6.0", "to_tag": "v1.5.0"}
+    assert error_evidence(ok("No commits found between v1.6.0 and v1.5.0.", **arguments), arguments, notes)
+    search = ToolSpec(server="s", name="search_commits", description="Find commits by message.",
+                      input_schema={"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}})
+    assert error_evidence(ok("No commits matched 'refund'.", query="refund"), {"query": "refund"}, search) is None

@@ -151,3 +151,21 @@ class TestWordFragments:
         assert hidden_failure(ok(findings), tool("repair_file", "Repair a file."), mutation=None, changed=False,
                               arguments={"path": "a.ach"}) is None  # a repair reports the validity it found
         assert reason == f"{NEGATIVE_VERDICT}: “Transaction code is invalid.”"
+
+
+def test_no_content_at_all_for_what_does_not_exist_or_a_lookup_as_written_is_a_failure() -> None:
+    """An empty answer to a made-up id, to a rule id without its letters, to an inflected word: nothing found, reported
+    as a success; the same empty answer to a plain call is no failure the call is known to have met."""
+    find = ToolSpec(server="s", name="rules_find", description="Find a rule by its exact id.",
+                    input_schema={"type": "object", "required": ["id_"], "properties": {"id_": {"type": "string"}}})
+
+    def empty(**arguments: str) -> CallOutcome:
+        return CallOutcome(server="s", tool="rules_find", arguments=arguments, outcome=OutcomeClass.OK, excerpt="")
+
+    assert hidden_failure(empty(id_="no_such_rule_3f2a"), find, mutation="nonexistent_reference", changed=None,
+                          arguments={"id_": "no_such_rule_3f2a"})
+    assert hidden_failure(empty(id_="1.1"), find, mutation="stripped_prefix", changed=None, arguments={"id_": "1.1"})
+    total = CallOutcome(server="s", tool="word_match", arguments={"term": "started"}, outcome=OutcomeClass.OK,
+                        excerpt='{"total": 0, "offset": 0, "results": []}')
+    assert hidden_failure(total, find, mutation="inflected_form", changed=None, arguments={"term": "started"})
+    assert hidden_failure(empty(id_="R1.1"), find, mutation=None, changed=None, arguments={"id_": "R1.1"}) is None

@@ -58,6 +58,11 @@ def normalise(text: str, variables: dict[str, str]) -> str:
 _PLACEHOLDER_PATH = re.compile(r"\$\{(root|repo|file|db_path)\}(?:/[^\s'\"`,;)\]}<>|]*)?")
 _LISTING = re.compile(r"^\[(FILE|DIR)\]\s+(.+?)(?:\s{2,}.*)?$")
 _SHA = re.compile(r"\b[0-9a-f]{40}\b")
+_SHORT_SHA = re.compile(r"(?<![\w#-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,12}(?![\w-])")
+"""An abbreviated commit name (``dda872b``), as logs and changelogs print them."""
+_DIFFSTAT = re.compile(r"^\s*((?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.\w+)\s+\|\s+\d+")
+"""A file a commit changed, as a diffstat prints it (``app/payments/fare.py | 10 ++++``): relative to the repository."""
+_COMMITS = re.compile(r"\bcommits?\b|\bchangelog\b|\bgit\b", re.IGNORECASE)
 _ON_BRANCH = re.compile(r"\bOn branch (\S+)")
 _TIMEZONE = re.compile(
     r"\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)"
@@ -307,6 +312,7 @@ class ValuePool:
     def _scan_text(self, text: str, tool: ToolSpec, base: str | None, found: list) -> None:
         found.extend(listed_kind(text, tool))
         branch_tool = tool_object(tool) is ToolObject.BRANCH
+        logs = tool_object(tool) in (ToolObject.COMMIT, ToolObject.REPOSITORY) or bool(_COMMITS.search(tool.description))
         for raw in text.splitlines():
             line = raw.rstrip()
             if _FAILED_LINE.search(line):
@@ -330,8 +336,12 @@ class ValuePool:
             if "On branch " in line:
                 for match in _ON_BRANCH.finditer(line):
                     found.append((ArgKind.BRANCH, match.group(1), None, False))
-            if len(line) >= 40:
-                found.extend((ArgKind.REVISION, sha, None, False) for sha in _SHA.findall(line))
+            full = _SHA.findall(line) if len(line) >= 40 else []
+            found.extend((ArgKind.REVISION, sha, None, False) for sha in full)
+            if logs and not full:  # a log's abbreviated commits: what a tool taking a commit is asked about
+                found.extend((ArgKind.REVISION, sha, None, False) for sha in _SHORT_SHA.findall(line))
+            if logs and "|" in line and (changed := _DIFFSTAT.match(line)):
+                found.append((ArgKind.FILE_PATH, changed.group(1), None, False))
             if "/" in line:
                 found.extend((ArgKind.TIMEZONE, z, None, False) for z in _TIMEZONE.findall(line) if is_zone(z))
             if "://" in line:

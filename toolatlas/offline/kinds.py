@@ -192,10 +192,11 @@ def tool_effect(tool: ToolSpec) -> ToolEffect:
     """Whether a tool reads, creates, updates or deletes, from its annotations and the verb in its name."""
     if tool.annotations.read_only:
         return ToolEffect.READ
-    for word in tool_tokens(tool):
-        effect = EFFECT_VERBS.get(word)
-        if effect is None:
-            continue
+    words = tool_tokens(tool)
+    verbs = [w for w in words if w in EFFECT_VERBS]
+    acted = [w for w in verbs if w not in OBJECT_WORDS]  # in ``log_append`` the log is what is appended to
+    for word in acted or verbs:
+        effect = EFFECT_VERBS[word]
         if word == "write":
             return ToolEffect.CREATE if tool.description.lower().startswith("create") else ToolEffect.UPDATE
         return ToolEffect(effect)
@@ -262,7 +263,7 @@ class _Context:
                 self.text,
             )
         )
-        self.git = bool(re.search(r"\bgit\b|\bcommit|\bbranch", self.text)) or any(
+        self.git = bool(re.search(r"\bgit\b|\bcommit|\bbranch|\bchangelog|\brelease notes\b", self.text)) or any(
             "repo" in tokens(p) or "repository" in tokens(p) for p in tool.properties
         )
 
@@ -393,6 +394,8 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         choices, examples = (choices, examples) if choices or examples else named_values(ctx.tool.description, name)
     elif not choices:  # examples only (`placement` and `maps` are left out…): the tool may still state the set
         choices = named_values(ctx.tool.description, name)[0]
+    if ctx.tool.name in (*choices, *examples):  # "a token from `wiki_read` or a previous `wiki_write_page`": tools
+        choices, examples = [], []
     examples = examples or letter_range(description)
     siblings = set(ctx.tool.properties)  # a backticked `name` of an argument is no value
     examples = [e for e in examples if e not in siblings and conforms(e, common["json_schema"])]
@@ -410,6 +413,8 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         named_object=ctx.named_object,
     )
     kind = ArgKind(meaning.kind)
+    if isinstance(schema.get("default"), str) and _REVISION_DEFAULT.fullmatch(schema["default"]):
+        kind = ArgKind.REVISION  # "since", defaulting to HEAD~20: a commit, not a moment
     choices = [c for c in choices if conforms(c, common["json_schema"])]
     if choices and kind in (ArgKind.STRING, ArgKind.IDENTIFIER, ArgKind.ENUM):
         return ArgSpec(
@@ -433,6 +438,10 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         target=target,
         sql_statements=statements,
     )
+
+
+_REVISION_DEFAULT = re.compile(r"HEAD(?:[~^]\d*)*")
+"""A default that names a commit relative to the checked-out one (``HEAD``, ``HEAD~20``)."""
 
 
 def _is_title(description: str, name: str) -> bool:

@@ -48,6 +48,10 @@ class MutationKind(StrEnum):
     WORD_FRAGMENT = "word_fragment"
     """Part of a word of a working query (``idget`` of ``widget``): found by a substring search, not by a search of
     whole words or stems."""
+    INFLECTED_FORM = "inflected_form"
+    """A word a lookup knows, inflected (``started`` for ``start``): found by a lookup of stems, not of entries."""
+    STRIPPED_PREFIX = "stripped_prefix"
+    """A code the server gave without the letters it starts with (``1.1`` for ``R1.1``, ``1.5.0`` for ``v1.5.0``)."""
     NO_MATCH_EDIT = "no_match_edit"
     MISSING_PARENT = "missing_parent"
     WRONG_OBJECT_KIND = "wrong_object_kind"
@@ -116,6 +120,8 @@ SEMANTIC_FAMILIES = frozenset(
         "query_syntax",
         "query_operator",
         "word_fragment",
+        "inflected_form",
+        "stripped_prefix",
         "incompatible_value",
         "leading_dash",
         "path_is_directory",

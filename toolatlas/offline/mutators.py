@@ -291,7 +291,7 @@ def reference_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
             ArgKind.ENTITY_NAME: f"No Such Entity {tag}",
             ArgKind.OBSERVATION: f"No such observation {tag}",
             ArgKind.BRANCH: f"no-such-branch-{tag}",
-        }.get(spec.kind, f"no_such_{what}_{tag}")
+        }.get(spec.kind, f"no-such-{what}-{tag}" if _kebab(value) else f"no_such_{what}_{tag}")
         out.append(("nonexistent_reference", loc, missing, f"{arg} names {_a(what)} that does not exist", True))
     if spec.kind in (ArgKind.BRANCH, ArgKind.REVISION):
         out.append(
@@ -556,6 +556,43 @@ def filter_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     return [("word_fragment", loc, part, f"{_arg(loc)} is part of a value (`{part}` of `{value}`)", False)]
 
 
+_WORD_NAME = re.compile(r"(?:^|_)(?:terms?|words?|lemmas?|keywords?|headwords?)$", re.IGNORECASE)
+"""Names of an argument a lookup of words takes (``term``, ``word``)."""
+_PLAIN_WORD = re.compile(r"[A-Za-z]{3,14}")
+_WORD_KINDS = _FILTER_KINDS | {ArgKind.SEARCH_QUERY}
+
+
+def inflected_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A word a lookup of words knows (:func:`_known`), inflected (``started`` for ``start``): a dictionary of base
+    forms answers nothing, a lookup of stems finds the word — what a caller who copies a word from a sentence
+    meets."""
+    if (ctx.effect is not ToolEffect.READ or spec.kind not in _WORD_KINDS or spec.enum or spec.fresh
+            or not isinstance(value, str) or not _WORD_NAME.search(spec.name) or not _PLAIN_WORD.fullmatch(value)):
+        return []
+    if not _known(spec, value, ctx):
+        return []
+    ending = "d" if value.lower().endswith("e") else "ed"
+    form = value + (ending.upper() if value.isupper() else ending)
+    return [("inflected_form", loc, form, f"{_arg(loc)} is an inflected form (`{form}` for `{value}`)", False)]
+
+
+_PREFIXED = re.compile(r"(?P<letters>[A-Za-z]{1,4})[-_ ]?(?P<rest>\d[\w.-]*)")
+
+
+def prefix_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A code the server gave (:func:`_known`) without the letters it starts with (``1.1`` for ``R1.1``, ``8`` for
+    ``GR-8``, ``1.5.0`` for ``v1.5.0``): matched by its number, or answered with nothing — what a caller who retypes
+    the number of a rule, an issue or a release sends."""
+    if spec.kind not in _FILTER_KINDS or spec.enum or spec.fresh or not isinstance(value, str):
+        return []
+    match = _PREFIXED.fullmatch(value.strip())
+    if match is None or not _known(spec, value, ctx):
+        return []
+    bare = match.group("rest")
+    return [("stripped_prefix", loc, bare, f"{_arg(loc)} drops the letters it starts with (`{bare}` for `{value}`)",
+             False)]
+
+
 _STORED_TEXT_KINDS = frozenset({ArgKind.TEXT, ArgKind.STRING, ArgKind.OBSERVATION})
 
 
@@ -569,6 +606,12 @@ def separator_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     first = value.strip().splitlines()[0][:40].rstrip()
     return [("stored_separator", loc, f"{first} | {ctx.synth.tag()}\nsecond line",
              f"{_arg(loc)} holds a column bar (`|`) and a line break", False)]
+
+
+def _kebab(value: Any) -> bool:
+    """Whether a name is written with hyphens and no underscore (``fare-rules``): a name made up beside it is written
+    so too, or a server that takes only such names refuses its form, not its absence."""
+    return isinstance(value, str) and "-" in value and "_" not in value and not value.startswith("-")
 
 
 _CASED_KINDS = frozenset({
@@ -632,6 +675,8 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     semantic_mutations,
     query_mutations,
     filter_mutations,
+    inflected_mutations,
+    prefix_mutations,
     separator_mutations,
     near_name_mutations,
     case_mutations,

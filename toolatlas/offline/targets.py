@@ -150,7 +150,7 @@ class Targets:
         pooled = [
             c
             for c in self._pooled(ArgKind.REVISION)
-            if not sha_only or re.fullmatch(r"[0-9a-f]{40}", c.value)
+            if not sha_only or re.fullmatch(r"[0-9a-f]{7,40}", c.value)
         ]
         known: list[str] = []
         if repo:

@@ -234,7 +234,7 @@ def kind_for_string(
     if "sql" in w or (w & {"query", "queries", "statement", "statements", "stmt"} and sql):
         return Meaning("sql")
     if w & {"pattern", "patterns", "glob", "globs", "regex", "regexp", "wildcard", "mask"}:
-        if w & {"regex", "regexp"} or "regular expression" in desc or re.search(r"\bregexp?\b", desc):
+        if w & {"regex", "regexp"} or re.search(r"\bregular[- ]expression|\bregexp?\b", desc):
             return Meaning("regex")
         if "glob" in desc or "glob" in tool_text or "*" in desc or obj in ("file", "directory"):
             return Meaning("glob")

@@ -117,9 +117,13 @@ EMPTY_ANSWER = re.compile(
 """An answer that opens by saying it holds nothing (``No entries with tag 'aut'.``, ``0 results``, ``[]``)."""
 
 
+_NONE_COUNTED = re.compile(r'^\s*\{\s*"(?:total|count|matches|found|results?)"\s*:\s*0\s*[,}]', re.IGNORECASE)
+"""A JSON answer that opens with a count of none (``{"total": 0, "items": []}``)."""
+
+
 def found_nothing(text: str) -> bool:
-    """Whether an answer reports that it found nothing: nothing to act on, or an empty listing."""
-    return bool(NOTHING_DONE.match(text) or EMPTY_ANSWER.match(text))
+    """Whether an answer reports that it found nothing: nothing to act on, an empty listing, or a count of none."""
+    return bool(NOTHING_DONE.match(text) or EMPTY_ANSWER.match(text) or _NONE_COUNTED.match(text))
 
 
 _READ_ONE_VERBS = frozenset("view get read show open describe display fetch load print cat".split())
@@ -183,6 +187,14 @@ def _text_only(outcome: CallOutcome) -> bool:
     return outcome.structured is None or wraps_text(outcome.structured, outcome.excerpt)
 
 
+def _echoes_each(text: str, arguments: Mapping[str, Any] | None, spec: ToolSpec | None) -> bool:
+    """Whether an answer repeats the value of each of two or more required arguments (``No commits found between
+    v1.6.0 and v1.5.0``): it speaks of the very range or pair the call named."""
+    required = spec.required if spec is not None else []
+    given = [str(arguments[name]) for name in required if arguments and isinstance(arguments.get(name), str | int)]
+    return len(required) >= 2 and len(given) == len(required) and all(len(v) >= 2 and v in text for v in given)
+
+
 def _bare(text: str) -> bool:
     """Whether a result is a short message (a line or two), not content."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
@@ -215,6 +227,8 @@ def error_evidence(
         remainder, echoed = without_echoes(text, values)
         if reads_one(spec) and echoed and _NO_MATCH.match(remainder):  # it says so of the name the call gave
             return "found nothing where the tool reads the one thing the call names"
+        if _NO_MATCH.match(remainder) and _bare(text) and _echoes_each(text, arguments, spec):
+            return "found nothing between the things the call names"
         return None
     if json_error_reason(text) or tally_failure(text):  # {"status": "error", …}, "Succeeded: 0 … Failed: 1"
         return "the result says it failed"

@@ -61,6 +61,9 @@ __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_parti
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
+ABSENT = "nonexistent_reference"
+LOOKED_UP = frozenset({"inflected_form", "stripped_prefix"})
+"""Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
 CREATING_VERBS = frozenset(
     "add append create import init insert load make mkdir new open post put register save set start store upload "
     "write".split()
@@ -143,8 +146,11 @@ def hidden_failure(
     values = argument_values(arguments, rendered, outcome.arguments)
     if mutation == MALFORMED and NOTHING_DONE.match(without_echoes(text, values)[0]):
         return "a malformed value answered as if nothing was found"
-    if mutation == FRAGMENT and found_nothing(without_echoes(text, values)[0]):
+    empty = not text.strip() or found_nothing(without_echoes(text, values)[0])  # no content at all is nothing too
+    if mutation == FRAGMENT and empty:
         return "part of a word finds nothing"
+    if mutation in LOOKED_UP and empty:
+        return "the lookup finds nothing for the value as written"
     if mutation in UNREADABLE:
         finding = _finding(text, values)
         if finding is not None:
@@ -153,6 +159,8 @@ def hidden_failure(
     if verdict is not None:
         return f"{NEGATIVE_VERDICT}: “{verdict}”"
     made_up = names_made_up(arguments) or names_made_up(rendered)
+    if (made_up or mutation == ABSENT) and not text.strip() and changed is not True:
+        return "it answers nothing at all for what does not exist"
     if made_up and changed is not True and claims_action(text, spec, values):
         return "it claims its action on what does not exist, and nothing changed"
     if made_up and _listed_missing(text):
@@ -221,7 +229,7 @@ def negative_verdict(text: str) -> str | None:
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
 """Misuses that send a value the server cannot read (a malformed value, SQL that does not parse)."""
-TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, *UNREADABLE})
+TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, *LOOKED_UP, *UNREADABLE})
 """Misuses whose failure only the misuse tells (an empty answer to part of a word, a finding on SQL that does not
 parse): the same call made without knowing it broke something is judged by its words alone, and contradicts nothing."""
 _CANNOT_READ = re.compile(

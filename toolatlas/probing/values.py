@@ -17,8 +17,10 @@ from toolatlas.models import Frozen
 
 __all__ = ["MADE_UP", "ArgKind", "HarvestRef", "names_made_up", "scalars"]
 
-MADE_UP = re.compile(r"(?:\bno_such_[a-z_]*|(?:^|/)missing)_[0-9a-f]{4}(?![0-9a-z])|^No [Ss]uch [A-Za-z]+ [0-9a-f]{4}$")
+MADE_UP = re.compile(r"(?:\bno_such_[a-z_]*|(?:^|/)missing)_[0-9a-f]{4}(?![0-9a-z])|\bno-such-[a-z]+-[0-9a-f]{4}(?![0-9a-z])"
+                     r"|^No [Ss]uch [A-Za-z]+ [0-9a-f]{4}$")
 """The names a boundary probe invents to name nothing (:mod:`toolatlas.offline.mutators`): ``no_such_object_3f2a``,
+``no-such-page-3f2a`` (beside hyphenated names), ``no-such-branch-3f2a``,
 ``${root}/missing_3f2a.md``, ``No Such Entity 3f2a`` — four hex digits of the build's rng."""
 
 
