@@ -62,6 +62,8 @@ _SHORT_SHA = re.compile(r"(?<![\w#-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7
 """An abbreviated commit name (``dda872b``), as logs and changelogs print them."""
 _DIFFSTAT = re.compile(r"^\s*((?:[\w.@+-]+/)*[\w@+-][\w.@+-]*\.\w+)\s+\|\s+\d+")
 """A file a commit changed, as a diffstat prints it (``app/payments/fare.py | 10 ++++``): relative to the repository."""
+_BLOBS = re.compile(r"^index\s|[0-9a-f]{7}\.\.[0-9a-f]{7}")
+"""A diff's line of blob names (``index 076f1ee..e408e57 100644``): files' contents, not commits."""
 _COMMITS = re.compile(r"\bcommits?\b|\bchangelog\b|\bgit\b", re.IGNORECASE)
 _ON_BRANCH = re.compile(r"\bOn branch (\S+)")
 _TIMEZONE = re.compile(
@@ -338,7 +340,7 @@ class ValuePool:
                     found.append((ArgKind.BRANCH, match.group(1), None, False))
             full = _SHA.findall(line) if len(line) >= 40 else []
             found.extend((ArgKind.REVISION, sha, None, False) for sha in full)
-            if logs and not full:  # a log's abbreviated commits: what a tool taking a commit is asked about
+            if logs and not full and not _BLOBS.search(line):  # a log's abbreviated commits, not a diff's blobs
                 found.extend((ArgKind.REVISION, sha, None, False) for sha in _SHORT_SHA.findall(line))
             if logs and "|" in line and (changed := _DIFFSTAT.match(line)):
                 found.append((ArgKind.FILE_PATH, changed.group(1), None, False))

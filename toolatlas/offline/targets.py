@@ -150,7 +150,8 @@ class Targets:
         pooled = [
             c
             for c in self._pooled(ArgKind.REVISION)
-            if not sha_only or re.fullmatch(r"[0-9a-f]{7,40}", c.value)
+            if (not sha_only or re.fullmatch(r"[0-9a-f]{7,40}", c.value))
+            and not (repo and re.fullmatch(r"[0-9a-f]{7,12}", c.value))  # a log's short names: when nothing else is known
         ]
         known: list[str] = []
         if repo:
