@@ -275,6 +275,9 @@ class TestHarvestFromAnswers:
         pool.harvest(log, text, None, {}, "p1")
         assert [r.value for r in pool.values(ArgKind.REVISION)] == ["62b24b4"]
         assert [r.value for r in pool.values(ArgKind.FILE_PATH)] == ["app/payments/fare_calculator.py"]
+        diff = ValuePool()
+        diff.harvest(log, "diff --git a/x.py b/x.py\nindex 076f1ee..e408e57 100644", None, {}, "p3")
+        assert diff.values(ArgKind.REVISION) == []  # a diff's blobs are no commits
         paint = make("mix_paint", {}, description="Mix two colours.")
         other = ValuePool()
         other.harvest(paint, "mixed 62b24b4 and ffee00", None, {}, "p2")
