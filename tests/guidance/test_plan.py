@@ -63,6 +63,7 @@ class TestToolSelection:
         """"Look up" asks for a search; "saves", a noun where an instruction has the bare verb, asks for nothing."""
         view = notes_atlas()
         assert "search" in view.plan("Look up the note about Lisbon").operations
+        assert "delete" in view.plan("We dropped the Lisbon trip. Take it off the work notebook.").operations
         assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
     def test_what_a_code_means_is_no_average(self) -> None:

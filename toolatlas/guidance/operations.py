@@ -210,8 +210,11 @@ class Mention:
 _PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_forms if word.endswith("s"))
 """Words ending in -s that ask for an operation as they are ("sizes", "duplicates", "contents")."""
 _PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"): "create",
-            ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit"}
-"""Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…")."""
+            ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit", ("take", "off"): "delete"}
+"""Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…", "take it off the
+backlog")."""
+_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those"})
+"""Objects that go between a phrasal verb and its particle ("take it off")."""
 _INTO = frozenset({"turn", "make", "change"})
 """Verbs that ask for a conversion when what they act on is turned *into* something ("turn letter.docx into a PDF")."""
 _AUXILIARIES = frozenset({"do", "does", "did", "would", "could", "might"})
@@ -277,7 +280,10 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
         if not after.strip(" ?.!,;:"):  # last in its clause ("what does the report *say*?"): what precedes it
             after = " ".join(tokens[max(0, position - WINDOW + 1):position])
         named = absolute or bool(_IDENTIFIER.search(after))
-        particle = tokens[position + 1].lower().strip(".,;:") if position + 1 < len(tokens) else ""
+        following = [t.lower().strip(".,;:") for t in tokens[position + 1:position + 3]]
+        particle = following[0] if following else ""
+        if particle in _PRONOUNS and len(following) > 1:  # "take *it* off", "look *them* up": the particle after it
+            particle = following[1]
         if lowered == "mean" and _AUXILIARIES & {t.lower() for t in tokens[max(0, position - WINDOW):position]}:
             pass  # "what does the code mean": its meaning, no average
         elif lowered == "many" and previous == "how":
