@@ -554,10 +554,11 @@ def _grouped(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
     """The names a listing grouped under labels (:data:`~toolatlas.offline.answers.GROUP_CONTEXT`), for a title that
     names a thing that exists — its description says so (``exact``, ``existing``, ``currently``) or names a group —:
     those of the groups the description names first ("currently in *DOING*")."""
-    grouped = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER)
-               if c.ref is not None and (c.ref.context or "").startswith(GROUP_CONTEXT)]
+    groups = {c.value: c.ref.context.removeprefix(GROUP_CONTEXT) for c in synth.targets.pooled(ArgKind.IDENTIFIER)
+              if c.ref is not None and c.ref.context and c.ref.context.startswith(GROUP_CONTEXT)}
+    grouped = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.value in groups]
     said = set(re.findall(r"[a-z0-9]+", spec.description.lower()))
-    named = [c for c in grouped if (c.ref.context or "")[len(GROUP_CONTEXT):].lower() in said]  # type: ignore[union-attr]
+    named = [c for c in grouped if groups[c.value].lower() in said]
     if named:
         return named
     return grouped if _REFERS.search(spec.description) else []
