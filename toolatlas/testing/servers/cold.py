@@ -1,8 +1,8 @@
 """A real MCP server of a word list whose first lookup loads it, as a dictionary or a model is loaded.
 
 Run: ``python -m toolatlas.testing.servers.cold``. The first ``define`` call of the process loads the
-word list (:data:`LOAD_S`, longer than a discovery pilot waits); every later call answers at once. ``echo``
-answers at once from the start. No state a call changes.
+word list (:data:`LOAD_S`, longer than a discovery pilot waits); every later call answers at once. No state a
+call changes.
 """
 
 from __future__ import annotations
@@ -37,10 +37,6 @@ def build_server() -> Any:
         if word.lower() not in WORDS:
             raise ToolError(f"no word {word!r} in the list")
         return f"{word}: {WORDS[word.lower()]}"
-
-    @server.tool(description="Return the text unchanged.", annotations=reading)
-    def echo(text: Annotated[str, Field(description="Any text.")]) -> str:
-        return text
 
     return server
 
