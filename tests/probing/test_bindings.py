@@ -14,9 +14,9 @@ from toolatlas.probing.bindings import (
     answer_fields,
     bind_outputs,
     bound_references,
-    document_of,
     labelled_fields,
     output_ref,
+    returned_text,
     value_at,
 )
 from toolatlas.probing.executor import Executor
@@ -68,8 +68,8 @@ class TestTextAnswers:
         assert answer_fields({"result": text}, text) == {"search_id": "3f2a9c1b", "page": "1/2"}
         assert answer_fields({"result": '{"id": 7}'}, '{"id": 7}') == {"id": 7}
         assert answer_fields({"id": 7, "rows": []}, "whatever") == {"id": 7, "rows": []}
-        assert document_of({"result": '{"DOING": ["Fix"]}'}, '{"DOING": ["Fix"]}') == {"DOING": ["Fix"]}
-        assert document_of({"result": "Saved."}, "Saved.") is None
+        assert returned_text({"result": '{"DOING": ["Fix"]}'}, '{"DOING": ["Fix"]}')
+        assert not returned_text({"content": '{"name": "app"}'}, '{"name": "app"}')  # a file's text a tool read
 
 
 class TestBoundCalls:

@@ -37,7 +37,7 @@ from toolatlas.offline.kinds import (
     tool_object,
 )
 from toolatlas.offline.words import tokens
-from toolatlas.probing.bindings import wraps_text
+from toolatlas.probing.bindings import returned_text
 from toolatlas.probing.text import looks_like_error, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
 
@@ -214,7 +214,7 @@ class ValuePool:
             None,
         )
         text = normalise(excerpt, variables)
-        document = structured if structured and not wraps_text(structured, excerpt) else _parse(text)
+        document = _parse(text) if not structured or returned_text(structured, excerpt) else structured
         if document is not None:
             self._walk(to_placeholders(document, variables), tool, args, base, found, key="")
         self._scan_text(text, tool, base, found)

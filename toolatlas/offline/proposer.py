@@ -29,13 +29,20 @@ from toolatlas.graph.families import SCHEMA_SUMMARY
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import OutcomeClass, ToolSpec
-from toolatlas.offline.answers import argument_takers
+from toolatlas.offline.answers import GROUP_CONTEXT, LABEL_CONTEXT, argument_takers
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.flagged import FlaggedValues
 from toolatlas.offline.harvest import ValuePool, texts_in
-from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, tool_object
+from toolatlas.offline.kinds import (
+    SQL_KINDS,
+    ArgSpec,
+    ToolEffect,
+    infer_arguments,
+    tool_effect,
+    tool_object,
+)
 from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.readback import asking_for, marker_for, sql_read_back, sql_select_spec, written_markers
@@ -175,13 +182,22 @@ class OfflineProposer:
             self.facts = self.facts.model_copy(update={"database": found.database})
             self.synth = ValueSynth(self.facts, self.pool, self.rng)
         if harvest:
+            known = self.facts.tree is not None or self.facts.database is not None
             for output in found.outputs:
                 probe_id = f"discovery:{output.tool}"
+                listed = ValuePool()
+                refs = listed.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
+                                      arguments=output.arguments)
+                if known:  # the snapshot says what is there: a listing adds only the names it groups or labels
+                    for ref in refs:
+                        if (ref.context or "").startswith((GROUP_CONTEXT, LABEL_CONTEXT)):
+                            self.pool.add(ref)
+                    continue
                 self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
                 self.bindings.observe(output.tool, output.arguments, answer_fields(output.structured, output.excerpt),
                                       probe_id)
-                self.pool.harvest(self.graph.specs[output.tool], output.excerpt, output.structured, {}, probe_id,
-                                  arguments=output.arguments)
+                for ref in refs:
+                    self.pool.add(ref)
                 self.pool.harvest_answered(self.graph.specs[output.tool],
                                            document_of(output.structured, output.excerpt), self.takers, probe_id,
                                            arguments=output.arguments)

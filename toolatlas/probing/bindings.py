@@ -26,7 +26,7 @@ from toolatlas.models import CallOutcome
 
 __all__ = [
     "answer_document", "answer_fields", "bind_outputs", "bound_references", "document_of", "labelled_fields",
-    "output_ref", "parse_ref", "shifted_references", "value_at", "wraps_text",
+    "output_ref", "parse_ref", "returned_text", "shifted_references", "value_at", "wraps_text",
 ]
 
 _OUTPUT_REF = re.compile(r"^\$\{step(\d+)\.([^{}\s]+)\}$")
@@ -72,9 +72,8 @@ def shifted_references(arguments: Any, by: int, before: int) -> Any:
 
 
 def document_of(structured: Any, excerpt: str) -> Any:
-    """A result's JSON: its structured content — unless it only wraps the text (:func:`wraps_text`: a framework's
-    ``{"result": "<the JSON the tool returned as a string>"}``) —, else its text when that is whole JSON."""
-    if structured is not None and not wraps_text(structured, excerpt):
+    """A result's JSON: its structured content, else its text when that is whole JSON."""
+    if structured is not None:
         return structured
     text = excerpt.strip()
     if not text.startswith(("{", "[")):
@@ -83,6 +82,13 @@ def document_of(structured: Any, excerpt: str) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def returned_text(structured: Any, text: str) -> bool:
+    """Whether a structured content is what the Python SDK makes of a tool that returns a string: ``{"result":
+    "<that string>"}`` (:func:`wraps_text`) — the string is the tool's answer (a JSON one is read as JSON), where
+    another single key (``{"content": "<a file's text>"}``) holds what the tool read."""
+    return isinstance(structured, Mapping) and list(structured) == ["result"] and wraps_text(structured, text)
 
 
 def wraps_text(structured: Any, text: str) -> bool:
