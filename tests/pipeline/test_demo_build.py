@@ -189,12 +189,15 @@ class TestEvidenceIsTrue:
             async with workspace.sandbox(server) as sandbox:
                 specs = {spec.name: spec for spec in sandbox.tools}
                 for entry, evidence in sample:
+                    before = await sandbox.digest() if sandbox.environment.kind != "none" else None
                     outcome = await sandbox.call(evidence.tool, render_value(evidence.arguments, sandbox.variables()))
+                    # whether the call changed the state, as the build saw it (a refusal that also acts is a tolerance)
+                    changed = None if before is None else not before.diff(await sandbox.digest()).empty
                     await sandbox.reset()
                     failed, _soft = step_failed(outcome)
                     # an answer that reads as a success and is not: judged, as the build judges it, by what the call broke
                     failed = failed or hidden_failure(outcome, specs.get(evidence.tool), mutation=entry.family,
-                                                      changed=None, arguments=evidence.arguments) is not None
+                                                      changed=changed, arguments=evidence.arguments) is not None
                     assert failed == (entry.kind is EntryKind.BOUNDARY), (entry.text, outcome.excerpt[:200])
                     assert outcome.outcome is evidence.outcome, (entry.text, outcome.excerpt[:200])
                     checked += 1
