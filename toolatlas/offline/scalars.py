@@ -554,9 +554,10 @@ def _grouped(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
     """The names a listing grouped under labels (:data:`~toolatlas.offline.answers.GROUP_CONTEXT`), for a title that
     names a thing that exists — its description says so (``exact``, ``existing``, ``currently``) or names a group —:
     those of the groups the description names first ("currently in *DOING*")."""
-    groups = {c.value: c.ref.context.removeprefix(GROUP_CONTEXT) for c in synth.targets.pooled(ArgKind.IDENTIFIER)
+    pooled = synth.targets.pooled(ArgKind.IDENTIFIER)
+    groups = {c.value: c.ref.context.removeprefix(GROUP_CONTEXT) for c in pooled
               if c.ref is not None and c.ref.context and c.ref.context.startswith(GROUP_CONTEXT)}
-    grouped = [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.value in groups]
+    grouped = [c for c in pooled if c.value in groups]
     said = set(re.findall(r"[a-z0-9]+", spec.description.lower()))
     named = [c for c in grouped if groups[c.value].lower() in said]
     if named:
