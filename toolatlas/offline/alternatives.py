@@ -31,6 +31,14 @@ _NEEDED = re.compile(
     r"|\b(?:requires?|needs?)\s+(?:either|one of|at least one of)\b",
     re.IGNORECASE,
 )
+_SOME = re.compile(
+    r"\bnothing to (?:update|change|set|modify|edit)\b"
+    r"|\b(?:pass|provide|supply|specify|give)\s+(?:(?:at least )?one of\s+)?[`'\"]?\w+[`'\"]?(?:\s*,\s*[`'\"]?\w+[`'\"]?)+,?"
+    r"\s+or\b",
+    re.IGNORECASE,
+)
+"""A sentence asking for any of several arguments (``nothing to update: pass a, b, or c``): one is needed, and
+nothing says they exclude each other."""
 
 
 class Alternatives(NamedTuple):
@@ -39,6 +47,9 @@ class Alternatives(NamedTuple):
     names: tuple[str, ...]
     needed: bool
     """The error says one of them must be given."""
+    exclusive: bool = True
+    """The error says they are never given together (``nothing to update: pass a, b or c`` says only that one is
+    needed)."""
 
 
 def stated_alternatives(tool: ToolSpec, error: str) -> Alternatives | None:
@@ -47,29 +58,32 @@ def stated_alternatives(tool: ToolSpec, error: str) -> Alternatives | None:
     required = set(tool.required)
     optional = [n for n in tool.properties if n not in required]
     for sentence in re.split(r"(?<=[.;!?])\s+|\n", error):
-        exclusive = bool(_BOTH.search(sentence) or EXCLUSIVE_WORDS.search(sentence))
-        needed = bool(_NEEDED.search(sentence))
-        if not (exclusive or needed):
+        stated = bool(_BOTH.search(sentence) or EXCLUSIVE_WORDS.search(sentence))
+        one = bool(_NEEDED.search(sentence))  # "must provide either a or b": one of them, and one at a time
+        some = bool(_SOME.search(sentence))
+        if not (stated or one or some):
             continue
+        needed, exclusive = one or some, stated or one
         named = sorted(
             (m.start(), n)
             for n in optional
             if (m := re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", sentence)) is not None
         )
         if len(named) >= 2:
-            return Alternatives(tuple(n for _at, n in named), needed)
+            return Alternatives(tuple(n for _at, n in named), needed, exclusive)
     return None
 
 
 def with_alternatives(specs: list[ArgSpec], alternatives: Alternatives) -> list[ArgSpec]:
-    """``specs`` with the alternatives excluding each other (and marked needed when one is)."""
+    """``specs`` with the alternatives excluding each other when they do (and marked needed when one is)."""
     names = set(alternatives.names)
     out = []
     for spec in specs:
         if spec.name not in names:
             out.append(spec)
             continue
-        excludes = list(dict.fromkeys([*spec.excludes, *(n for n in alternatives.names if n != spec.name)]))
+        others = [n for n in alternatives.names if n != spec.name] if alternatives.exclusive else []
+        excludes = list(dict.fromkeys([*spec.excludes, *others]))
         needed = spec.alternative_needed or alternatives.needed
         out.append(spec.model_copy(update={"excludes": excludes, "alternative_needed": needed}))
     return out

@@ -37,6 +37,7 @@ from toolatlas.offline.kinds import (
     parent_singular,
 )
 from toolatlas.offline.lexicon import semantic_kind
+from toolatlas.offline.maps import map_key_spec, map_shape
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.words import EFFECT_VERBS, tokens, tool_tokens
 from toolatlas.probing.values import ArgKind
@@ -124,6 +125,25 @@ def typed_listing(node: list[Any], key: str | None, tool: ToolSpec) -> list[Foun
             (kind, str(v), None, False) for v in names[:MAX_LISTED] if isinstance(v, str | int) and str(v)
         ]
     return []
+
+
+RECORD_NAMES = ("name", "label", "title")
+"""The fields a record is called by, in the order one is taken."""
+
+
+def named_records(node: list[Any], key: str | None) -> list[Found]:
+    """What the records of a list under a plural key are called — ``{"accounts": [{"name": "Joint Current", …}]}``
+    — when every record has a ``name``, ``label`` or ``title``: what an argument named ``account`` takes
+    (:data:`LABEL_CONTEXT`). Files and folders of a tree are paths, not names."""
+    if not key or parent_singular(key) == key or not node or not all(isinstance(n, Mapping) for n in node):
+        return []
+    if any(n.get("type") in ("file", "directory") for n in node):
+        return []
+    names = [next((r[f] for f in RECORD_NAMES if isinstance(r.get(f), str) and r[f]), None) for r in node]
+    if not all(names):
+        return []
+    label = LABEL_CONTEXT + parent_singular(key).lower()
+    return [(ArgKind.IDENTIFIER, n, label, False) for n in names[:MAX_LISTED] if n and len(n) <= 80 and "\n" not in n]
 
 
 GROUP_CONTEXT = "group:"
@@ -377,6 +397,9 @@ def argument_takers(specs: Mapping[str, ToolSpec]) -> dict[str, list[tuple[str, 
         for spec in infer_arguments(tool):
             if spec.kind is ArgKind.STRING and spec.json_type == "string" and not spec.fresh:
                 takers.setdefault(spec.name.lower(), []).append((name, spec))
+            elif (shape := map_shape(spec, tool.description)) is not None and shape.key_field:
+                keys = map_key_spec(spec, shape)  # a map keyed by an answer field: ``merchant_clean`` feeds its keys
+                takers.setdefault(keys.name.lower(), []).append((name, keys))
     return {field: found for field, found in takers.items() if len(found) <= MAX_TAKERS}
 
 
@@ -402,12 +425,13 @@ def answered_values(
                 walk(value, depth + 1)
                 continue
             field = str(key).lower()
+            texts = [value] if isinstance(value, str) else value
             for taker, spec in takers.get(field, []) or takers.get(parent_singular(field), []):
                 if taker == tool:
                     continue
                 values = found.setdefault((taker, spec.path), [])
                 specs[taker, spec.path] = spec
-                for text in [value] if isinstance(value, str) else value:
+                for text in texts:
                     if (0 < len(text) <= ANSWERED_CHARS and "\n" not in text and text not in sent
                             and text not in values and len(values) < MAX_ANSWERED):
                         values.append(text)

@@ -24,6 +24,7 @@ from toolatlas.offline.answers import (
     grouped_listing,
     listed_kind,
     named_fixes,
+    named_records,
     typed_listing,
 )
 from toolatlas.offline.kinds import (
@@ -48,6 +49,9 @@ MAX_PARSE_CHARS = 200_000
 
 _TOKEN_KEY = re.compile(r"hash|etag|checksum|digest", re.IGNORECASE)
 _HEX_TOKEN = re.compile(r"[0-9a-fA-F]{8,128}")
+_DATE_KEY = re.compile(r"(?:^|_|-|(?<=[a-z])(?=D))(?:[Dd]ate|[Dd]ay)(?:$|_|-)|^(?:DATE|DAY)$")
+"""A key that holds a day: ``posted_date``, ``balance_date``, ``date``, ``dueDate``."""
+_ISO_DATE = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
 
 
 def normalise(text: str, variables: dict[str, str]) -> str:
@@ -254,6 +258,8 @@ class ValuePool:
                 kind = ArgKind.TABLE_NAME if tool_object(tool) is ToolObject.TABLE else ArgKind.IDENTIFIER
                 found.extend((kind, str(n["name"]), None, False) for n in node)
                 return
+            if not any(isinstance(n, dict) and any(id_like(k) for k in n) for n in node):  # else its ids name it
+                found.extend(named_records(node, key))
             for item in node:
                 self._walk(item, tool, args, base, found, noun=parent_singular(key).lower() if key else noun)
             return
@@ -293,6 +299,8 @@ class ValuePool:
                 found.append((ArgKind.TIMEZONE, value, None, False))
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
                 found.append((ArgKind.DATETIME, value, None, False))
+            elif isinstance(value, str) and _DATE_KEY.search(key) and _ISO_DATE.fullmatch(value):
+                found.append((ArgKind.DATE, value, None, False))  # ``"posted_date": "2026-11-03"``: a day the data holds
             elif isinstance(value, str) and _TOKEN_KEY.search(key) and _HEX_TOKEN.fullmatch(value):
                 # a fingerprint of what was read: its context is the thing it describes (the path read)
                 described = owner if owner and "/" in owner else next(
@@ -417,7 +425,48 @@ def _parse(text: str) -> Any:
     try:
         return ast.literal_eval(stripped)  # Python servers that print repr() of rows
     except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return _json_head(stripped)
+
+
+def _json_head(text: str) -> Any:
+    """The complete values at the head of a JSON text cut short (an answer longer than the excerpt kept):
+    ``{"transactions": [{…}, {…}, {"posted`` is read as ``{"transactions": [{…}, {…}]}``. None when no value
+    inside it is complete."""
+    stack: list[str] = []
+    cut, closers = 0, ""
+    quoted = escaped = False
+    for at, char in enumerate(text):
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+            continue
+        if char == '"':
+            quoted = True
+        elif char in "[{":
+            stack.append("]" if char == "[" else "}")
+        elif char in "]}":
+            if not stack:
+                return None
+            stack.pop()
+            if stack:
+                cut, closers = at + 1, "".join(reversed(stack))
+        elif char == "," and stack:
+            cut, closers = at, "".join(reversed(stack))
+    if not cut:
         return None
+    try:
+        return json.loads(text[:cut] + closers)
+    except json.JSONDecodeError:
+        return None
+
+
+def answered_document(structured: Any, excerpt: str) -> Any:
+    """The JSON an answer holds, for harvesting: its structured content (the SDK's ``{"result": "<JSON>"}``
+    unwrapped), else its text read as JSON — the complete head of a text cut short too."""
+    if isinstance(structured, Mapping) and list(structured) == ["result"] and isinstance(structured["result"], str):
+        return _parse(structured["result"]) or structured
+    if structured is not None:
+        return structured
+    return _parse(excerpt)
 
 
 _ID_KEYS = frozenset(IDENTITY_WORDS)

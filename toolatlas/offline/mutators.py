@@ -16,6 +16,7 @@ from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.formats import names_a_notation
 from toolatlas.offline.items import open_items
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
+from toolatlas.offline.maps import map_shape
 from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
 from toolatlas.offline.values import ValueSynth
 from toolatlas.probing.values import ArgKind
@@ -667,6 +668,24 @@ def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
     return found
 
 
+def map_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A map argument's entry misused (:mod:`.maps`): its value outside the set the description lists, its key
+    naming nothing of the field the description says the keys come from."""
+    shape = map_shape(spec, ctx.text)
+    if shape is None or not isinstance(value, dict) or not value:
+        return []
+    key, entry = next(iter(value.items()))
+    arg, out = _arg(loc), []
+    if shape.values:
+        out.append(("invalid_enum", loc, {key: "not_a_valid_choice"},
+                     f"{arg} maps `{key}` to a value outside the set its description lists", True))
+    if shape.key_field:
+        made_up = f"no_such_{shape.key_field}_{ctx.synth.tag()}"
+        out.append(("nonexistent_reference", loc, {made_up: entry},
+                    f"{arg} has a key that is no {shape.key_field.replace('_', ' ')} the answers list", True))
+    return out
+
+
 SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_mutations,
     reference_mutations,
@@ -681,5 +700,6 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     near_name_mutations,
     case_mutations,
     number_mutations,
+    map_mutations,
     shape_mutations,
 )

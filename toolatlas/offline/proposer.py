@@ -34,7 +34,7 @@ from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.flagged import FlaggedValues
-from toolatlas.offline.harvest import ValuePool, texts_in
+from toolatlas.offline.harvest import ValuePool, answered_document, texts_in
 from toolatlas.offline.kinds import (
     SQL_KINDS,
     ArgSpec,
@@ -192,15 +192,16 @@ class OfflineProposer:
                     for ref in refs:
                         if (ref.context or "").startswith((GROUP_CONTEXT, LABEL_CONTEXT)):
                             self.pool.add(ref)
-                    continue
-                self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
-                self.bindings.observe(output.tool, output.arguments, answer_fields(output.structured, output.excerpt),
-                                      probe_id)
-                for ref in refs:
-                    self.pool.add(ref)
+                else:
+                    self.calls_by_probe.setdefault(probe_id, {})[output.tool] = output.arguments
+                    self.bindings.observe(output.tool, output.arguments,
+                                          answer_fields(output.structured, output.excerpt), probe_id)
+                    for ref in refs:
+                        self.pool.add(ref)
+                # values under a field named like another tool's plain argument (``accounts`` for ``account``)
                 self.pool.harvest_answered(self.graph.specs[output.tool],
-                                           document_of(output.structured, output.excerpt), self.takers, probe_id,
-                                           arguments=output.arguments)
+                                           answered_document(output.structured, output.excerpt), self.takers,
+                                           probe_id, arguments=output.arguments)
 
     @property
     def slow(self) -> frozenset[str]:
@@ -858,8 +859,9 @@ class OfflineProposer:
                 rollout.probe.id,
                 arguments=step.arguments,
             )
-            if not step.mutation and document is not None:
-                self.pool.harvest_answered(tool, to_placeholders(document, rollout.variables), self.takers,
+            answered = answered_document(result.outcome.structured, result.outcome.excerpt)
+            if not step.mutation and answered is not None:
+                self.pool.harvest_answered(tool, to_placeholders(answered, rollout.variables), self.takers,
                                            rollout.probe.id, arguments=step.arguments)
 
     def _keep_unplanned(self, rollout: Rollout, step: ProbeStep, index: int, failed: set[int]) -> None:

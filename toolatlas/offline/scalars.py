@@ -437,7 +437,7 @@ def _ordered_bound(spec: ArgSpec, value: int | float, draft: CallDraft) -> int |
 
 def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
     words = set(re.findall(r"[a-z]+", spec.name.lower()))
-    dates = [d[:10] for d in synth.targets.commit_dates()]
+    dates = synth.targets.data_dates()
     low, high = (dates[0], dates[-1]) if dates else ("2024-03-01", "2024-03-31")
     if words & {"start", "since", "from", "after", "begin", "min"}:
         day, clock = low, "00:00:00"

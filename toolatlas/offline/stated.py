@@ -30,10 +30,10 @@ STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
          r"|\bExpected 4 octets\b|appear to be an IPv4 or IPv6 address", ArgKind.IP_ADDRESS),
         (r"\burl_(?:parsing|type|scheme)\b|\bvalid (?:URL|URI)\b|\bnot an? (?:URL|URI)\b", ArgKind.URL),
         (r"\buuid_(?:parsing|type|version)\b|\bvalid UUID\b|\bnot an? (?:valid )?UUID\b", ArgKind.UUID),
-        (r"\bdatetime_(?:parsing|type|from_date_parsing)\b|\bvalid datetime\b", ArgKind.DATETIME),
+        (r"\bdatetime_(?:parsing|type|from_date_parsing)\b|\bvalid datetime\b|\bYYYY-MM-DD[T ]HH\b", ArgKind.DATETIME),
         (r"\bdate_(?:parsing|type|from_datetime_parsing|from_datetime_inexact)\b|\bvalid date\b"
-         r"|\bnot an? (?:valid )?(?:ISO(?: 8601)? )?date\b", ArgKind.DATE),
-        (r"\btime_(?:parsing|type)\b|\bvalid time\b", ArgKind.TIME_OF_DAY),
+         r"|\bnot an? (?:valid )?(?:ISO(?: 8601)? )?date\b|\bYYYY-MM-DD\b", ArgKind.DATE),
+        (r"\btime_(?:parsing|type)\b|\bvalid time\b|\bHH:MM\b", ArgKind.TIME_OF_DAY),
         (r"\bjson_(?:invalid|type)\b|\bvalid JSON\b|\binvalid JSON\b", ArgKind.JSON),
         (r"\bvalid e-?mail\b|\bnot an? (?:valid )?e-?mail\b", ArgKind.EMAIL),
     )
@@ -63,12 +63,33 @@ def stated_kinds(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str)
         kind = _kind_of(lines[at + 1])
         if name in by_name and kind is not None:
             found.setdefault(name, kind)
-    if not found:  # one sentence: the argument whose value it repeats
+    if not found:  # one sentence: the argument whose value it repeats, else the field it is about
         kind = _kind_of(error)
         echoed = [n for n, v in arguments.items() if isinstance(v, str) and len(v) >= 3 and v in error]
         if kind is not None and len(echoed) == 1 and echoed[0] in by_name:
             found[echoed[0]] = kind
+        elif kind is not None and not echoed:
+            found.update(dict.fromkeys(_subject_arguments(by_name, arguments, error), kind))
     return [(name, kind) for name, kind in found.items() if _teachable(by_name[name], kind)]
+
+
+_SUBJECT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s+(?:must|should|has to|needs to) be\b")
+"""The field a one-sentence refusal is about: ``start_date must be YYYY-MM-DD``."""
+_KIND_WORDS = frozenset({"date", "time", "datetime", "value", "format", "input", "field", "string", "arg", "argument"})
+
+
+def _subject_arguments(by_name: Mapping[str, ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
+    """The arguments of the call a refusal's subject names: itself when it is one, else those of its words
+    (``start`` of ``start_date`` for ``first_start`` and ``second_start``) — a server often validates an
+    argument under its own internal name."""
+    subject = _SUBJECT.search(error)
+    if subject is None:
+        return []
+    name = subject.group(1)
+    if name in by_name:
+        return [name] if name in arguments else []
+    words = set(re.split(r"_+", name.lower())) - _KIND_WORDS
+    return [n for n in arguments if n in by_name and words & set(re.split(r"_+", n.lower()))]
 
 
 _ADDRESSES = frozenset({ArgKind.IP_ADDRESS, ArgKind.CIDR, ArgKind.HOSTNAME})

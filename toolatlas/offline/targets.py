@@ -17,6 +17,9 @@ from toolatlas.offline.facts import EnvironmentFacts, FileFact
 from toolatlas.offline.harvest import ValuePool, is_zone
 from toolatlas.probing.values import ArgKind, HarvestRef
 
+_ISO_DAY = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\d])")
+"""A day written ISO 8601 at the start of a text (``2026-11-03``, ``2026-11-03T10:30:00``)."""
+
 __all__ = ["TIMEZONES", "Candidate", "Targets"]
 
 TIMEZONES = (
@@ -167,6 +170,20 @@ class Targets:
     def commit_dates(self) -> list[str]:
         repo = self.facts.repository
         return sorted(c.date for c in repo.commits if c.date) if repo else []
+
+    def data_dates(self) -> list[str]:
+        """The days the state is about, sorted: its commits', else the dates its database's sample rows and the
+        answers hold (a period asked of a ledger covers its transactions, not a fixed month)."""
+        commits = self.commit_dates()
+        if commits:
+            return [d[:10] for d in commits]
+        days = {c.value[:10] for kind in (ArgKind.DATE, ArgKind.DATETIME) for c in self._pooled(kind)
+                if _ISO_DAY.match(c.value)}
+        database = self.facts.database
+        for table in database.tables if database else []:
+            days.update(v[:10] for row in table.sample_rows for v in row.values()
+                        if isinstance(v, str) and _ISO_DAY.match(v))
+        return sorted(days)
 
     # -- knowledge graph --------------------------------------------------------------------------
 

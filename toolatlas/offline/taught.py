@@ -112,7 +112,8 @@ class TaughtArguments:
     def dump(self) -> dict[str, Any]:
         """What was learnt, JSON-able (for checkpoints)."""
         return {
-            "alternatives": {tool: [[list(a.names), a.needed] for a in groups] for tool, groups in self.alternatives.items()},
+            "alternatives": {tool: [[list(a.names), a.needed, a.exclusive] for a in groups]
+                             for tool, groups in self.alternatives.items()},
             "items": self.items.dump(),
             "kinds": {tool: {argument: kind.value for argument, kind in found.items()}
                       for tool, found in self.kinds.items()},
@@ -122,7 +123,8 @@ class TaughtArguments:
     def load(self, saved: dict[str, Any]) -> None:
         """Continue from :meth:`dump`."""
         self.alternatives = {
-            tool: [Alternatives(tuple(names), bool(needed)) for names, needed in groups]
+            tool: [Alternatives(tuple(group[0]), bool(group[1]), bool(group[2]) if len(group) > 2 else True)
+                   for group in groups]
             for tool, groups in saved.get("alternatives", {}).items() if tool in self.specs
         }
         self.items.load({tool: found for tool, found in saved.get("items", {}).items() if tool in self.specs})

@@ -36,6 +36,7 @@ from toolatlas.offline.kinds import (
     tool_effect,
     tool_object,
 )
+from toolatlas.offline.maps import KEY_SUFFIX, map_entry, map_shape
 from toolatlas.offline.operations import described_operations
 from toolatlas.offline.scalars import Unsatisfiable, scalar_value
 from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
@@ -348,12 +349,22 @@ class ValueSynth:
                 batch.append({described.selector: op.name, **planned.arguments})
         return batch
 
+    def _map(self, spec: ArgSpec, draft: CallDraft) -> dict[str, Any]:
+        """A map argument (:mod:`.maps`) holds one entry: a key the answers listed for it (else a plain word) and
+        a value the description lists; an object the schema says nothing of stays empty."""
+        shape = map_shape(spec, draft.tool.description)
+        if shape is None:
+            return {}
+        keys = [Candidate(r.value, r) for r in self.pool.named_for(f"{draft.tool.name}:{spec.path}{KEY_SUFFIX}")]
+        key = draft.pick(ArgKind.STRING, keys) if keys else "example"
+        return map_entry(key, shape, draft.variant)
+
     # -- one value --------------------------------------------------------------------------------
 
     def value(self, spec: ArgSpec, draft: CallDraft) -> Any:
         if spec.kind is ArgKind.OBJECT:
             if not spec.properties:
-                return {}
+                return self._map(spec, draft)
             return self.fill_object(spec.properties, draft, draft.variant)
         if spec.kind is ArgKind.ARRAY:
             return self.fill_array(spec, draft)

@@ -182,7 +182,36 @@ def _listed_missing(text: str) -> bool:
     that holds both (``未找到的keys: ['no_such_object_1db5']``, ``Missing ids: no_such_object_3f2a``) — an answer
     whose first line reports what it did (``成功追加 0 个条目``, ``Exported 2 entries``) while a later one says
     part of the call named nothing."""
-    return any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines())
+    if any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines()):
+        return True
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return False
+    return _keyed_missing(document, False)
+
+
+_MISSING_KEY = re.compile(
+    r"(?:^|_)(?:not_?found|missing|unknown|unmatched|(?:zero|no)_match(?:es|ed)?|nonexistent|not_?exist(?:ing)?)(?:_|$)")
+"""The key of a JSON answer's part that lists what was not there: ``merchants_with_zero_matches``, ``not_found``,
+``missingIds``."""
+
+
+def _keyed_missing(node: Any, under: bool) -> bool:
+    """Whether a JSON answer holds a made-up name under a key that says what it lists was not there
+    (``{"merchants_with_zero_matches": ["no_such_merchant_clean_3f2a"]}``)."""
+    if isinstance(node, str):
+        return under and bool(MADE_UP.search(node))
+    if isinstance(node, list):
+        return any(_keyed_missing(item, under) for item in node)
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if under and MADE_UP.search(str(key)):  # ``{"not_found": {"no_such_x_3f2a": …}}``
+                return True
+            snake = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", str(key)).lower()
+            if _keyed_missing(value, under or bool(_MISSING_KEY.search(snake))):
+                return True
+    return False
 
 
 NEGATIVE_VERDICT = "its verdict on what it was given is negative"

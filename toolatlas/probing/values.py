@@ -28,8 +28,8 @@ def names_made_up(arguments: Any) -> bool:
     """Whether a call's arguments hold a name invented to name nothing (:data:`MADE_UP`), at any depth."""
     if isinstance(arguments, str):
         return bool(MADE_UP.search(arguments))
-    if isinstance(arguments, Mapping):
-        return any(names_made_up(v) for v in arguments.values())
+    if isinstance(arguments, Mapping):  # a map argument's keys are names too (``{"no_such_merchant_3f2a": …}``)
+        return any(names_made_up(k) or names_made_up(v) for k, v in arguments.items())
     if isinstance(arguments, list):
         return any(names_made_up(v) for v in arguments)
     return False

@@ -1,0 +1,145 @@
+"""What answers and refusals teach the next calls: a refusal's format for the arguments its subject names, an
+error asking for any of several arguments, the names of listed records, a map's keys and values, the days a
+ledger holds, a JSON answer cut short, and a made-up key an answer lists as matching nothing."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
+from toolatlas.offline.answers import argument_takers
+from toolatlas.offline.dbfacts import DatabaseFacts, TableFact
+from toolatlas.offline.facts import EnvironmentFacts
+from toolatlas.offline.harvest import ValuePool, _json_head, answered_document
+from toolatlas.offline.kinds import infer_arguments
+from toolatlas.offline.maps import map_shape
+from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.stated import stated_kinds
+from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.hidden import hidden_failure
+from toolatlas.probing.values import ArgKind, names_made_up
+
+COMPARE = ToolSpec(server="s", name="compare_periods", description="Compare two inclusive periods.", input_schema={
+    "type": "object", "required": ["first_start", "first_end", "second_start", "second_end"],
+    "properties": {name: {"type": "string"} for name in ("first_start", "first_end", "second_start", "second_end")}})
+UPDATE = ToolSpec(server="s", name="update_recurring_payment", description="Update a tracked payment by label.",
+                  input_schema={"type": "object", "required": ["label"], "properties": {
+                      "label": {"type": "string"}, "active": {"type": "boolean"},
+                      "expected_day": {"type": "integer"}, "cadence": {"type": "string"}}})
+CATEGORISE = ToolSpec(
+    server="s", name="set_merchant_categories",
+    description="Categorize merchants. Keys are exact merchant_clean values (as returned by search_transactions). "
+                "Values\n    must be from the fixed taxonomy: housing, utilities, groceries, dining, other.",
+    input_schema={"type": "object", "required": ["assignments"], "properties": {
+        "assignments": {"type": "object", "additionalProperties": {"type": "string"}}}})
+SEARCH = ToolSpec(server="s", name="search_transactions", description="Search transactions.", annotations={
+    "read_only": True}, input_schema={"type": "object", "properties": {"limit": {"type": "integer"}}})
+CONTEXT = ToolSpec(server="s", name="set_account_context", description="Set an account's metadata.", input_schema={
+    "type": "object", "required": ["account"], "properties": {"account": {"type": "string"}}})
+
+
+def synth(pool: ValuePool | None = None, facts: EnvironmentFacts | None = None) -> ValueSynth:
+    return ValueSynth(facts or EnvironmentFacts(kind="none"), pool or ValuePool(), random.Random(0))
+
+
+class TestRefusalSubjects:
+    def test_a_format_refused_under_an_internal_name_teaches_the_arguments_sharing_its_words(self) -> None:
+        """``start_date must be YYYY-MM-DD`` is about ``first_start`` and ``second_start`` (the server's own name
+        for them); the ends are taught by the refusal that follows."""
+        specs = infer_arguments(COMPARE)
+        sent = dict.fromkeys(("first_start", "first_end", "second_start", "second_end"), "example")
+        assert stated_kinds(specs, sent, "Error: start_date must be YYYY-MM-DD") == [
+            ("first_start", ArgKind.DATE), ("second_start", ArgKind.DATE)]
+        assert stated_kinds(specs, sent, "end_date must be YYYY-MM-DDTHH:MM:SS") == [
+            ("first_end", ArgKind.DATETIME), ("second_end", ArgKind.DATETIME)]
+        assert stated_kinds(specs, sent, "start_date must be positive") == []  # no format named
+
+    def test_any_of_several_is_needed_without_excluding_each_other(self) -> None:
+        error = "Error executing tool update_recurring_payment: nothing to update: pass active, expected_day, or cadence"
+        found = stated_alternatives(UPDATE, error)
+        assert found == Alternatives(("active", "expected_day", "cadence"), True, False)
+        specs = with_alternatives(infer_arguments(UPDATE), found)
+        assert all(s.alternative_needed and not s.excludes for s in specs if s.name != "label")
+        planned = synth().valid_arguments(UPDATE, specs, 0)
+        assert planned is not None and set(planned.arguments) & {"active", "expected_day", "cadence"}
+
+
+class TestListedRecords:
+    def test_records_listed_under_a_plural_name_what_its_singular_argument_takes(self) -> None:
+        pool = ValuePool()
+        answer = {"accounts": [{"name": "Joint Current", "currency": "GBP"}, {"name": "Everyday Card"}]}
+        pool.harvest(SEARCH, json.dumps(answer), None, {}, "p1")
+        planned = synth(pool).valid_arguments(CONTEXT, None, 0)
+        assert planned is not None and planned.arguments["account"] in ("Joint Current", "Everyday Card")
+
+    def test_records_with_ids_and_file_trees_name_nothing(self) -> None:
+        pool = ValuePool()
+        pool.harvest(SEARCH, json.dumps({"accounts": [{"id": 4, "name": "Joint Current"}]}), None, {}, "p1")
+        pool.harvest(SEARCH, json.dumps({"children": [{"name": "a.txt", "type": "file"}]}), None, {}, "p2")
+        assert not [r for r in pool.values(ArgKind.IDENTIFIER) if (r.context or "").startswith("label:")]
+
+    def test_a_json_answer_cut_short_is_read_up_to_its_last_complete_value(self) -> None:
+        assert _json_head('{"rows": [{"a": 1, "b": "x,y"}, {"a": 2}, {"pos') == {"rows": [{"a": 1, "b": "x,y"}, {"a": 2}]}
+        assert _json_head('["a", "b\\", c", "d') == ["a", 'b", c']
+        assert _json_head('{"a') is None
+        wrapped = {"result": json.dumps({"rows": [1, 2]})}
+        assert answered_document(wrapped, "") == {"rows": [1, 2]}
+
+
+class TestMaps:
+    def test_a_map_reads_its_keys_field_and_its_values_from_the_description(self) -> None:
+        (spec,) = infer_arguments(CATEGORISE)
+        shape = map_shape(spec, CATEGORISE.description)
+        assert shape is not None and shape.key_field == "merchant_clean"
+        assert shape.values == ["housing", "utilities", "groceries", "dining", "other"]
+        (plain,) = infer_arguments(ToolSpec(server="s", name="t", description="", input_schema={
+            "type": "object", "properties": {"options": {"type": "object"}}}))
+        assert map_shape(plain, "") is None
+
+    def test_a_map_holds_a_key_another_tools_answer_listed_and_a_listed_value(self) -> None:
+        pool = ValuePool()
+        assert synth(pool).valid_arguments(CATEGORISE, None, 0).arguments == {"assignments": {"example": "housing"}}
+        takers = argument_takers({t.name: t for t in (CATEGORISE, SEARCH)})
+        answer = {"result": json.dumps({"transactions": [{"merchant_clean": "Harbourside Coffee"}]})}
+        pool.harvest_answered(SEARCH, answered_document(answer, ""), takers, "p1")
+        planned = synth(pool).valid_arguments(CATEGORISE, None, 1)
+        assert planned is not None and planned.arguments == {"assignments": {"Harbourside Coffee": "utilities"}}
+
+    def test_a_maps_entry_is_misused_by_value_and_by_key(self) -> None:
+        valid = {"assignments": {"Harbourside Coffee": "housing"}}
+        mutated = {m.name.value: m for m in boundary_mutations(CATEGORISE, infer_arguments(CATEGORISE), valid, synth())}
+        assert mutated["invalid_enum"].arguments["assignments"] == {"Harbourside Coffee": "not_a_valid_choice"}
+        (key,) = mutated["nonexistent_reference"].arguments["assignments"]
+        assert names_made_up(mutated["nonexistent_reference"].arguments) and key.startswith("no_such_merchant_clean_")
+
+
+class TestHiddenMisses:
+    def test_a_made_up_key_an_answer_lists_under_matching_nothing_is_a_failure(self) -> None:
+        arguments = {"assignments": {"no_such_merchant_clean_3f2a": "housing"}}
+
+        def judged(answer: dict) -> str | None:
+            outcome = CallOutcome(server="s", tool=CATEGORISE.name, arguments=arguments, outcome=OutcomeClass.OK,
+                                  excerpt=json.dumps(answer))
+            return hidden_failure(outcome, CATEGORISE, mutation="nonexistent_reference", changed=False,
+                                  arguments=arguments)
+
+        assert judged({"recategorized": {"no_such_merchant_clean_3f2a": 0},
+                       "merchants_with_zero_matches": ["no_such_merchant_clean_3f2a"]}) is not None
+        assert judged({"recategorized": {"no_such_merchant_clean_3f2a": 0}, "merchants_with_zero_matches": []}) is None
+
+
+class TestDataDates:
+    def test_dates_come_from_the_database_and_the_answers_when_no_history_exists(self) -> None:
+        table = TableFact(name="transactions", sample_rows=[{"posted_date": "2026-11-03", "amount": 5},
+                                                            {"posted_date": "2026-06-01T09:00:00", "amount": 7}])
+        facts = EnvironmentFacts(kind="sqlite", database=DatabaseFacts(dialect="sqlite", tables=[table]))
+        pool = ValuePool()
+        pool.harvest(SEARCH, json.dumps({"balance_date": "2026-12-05"}), None, {}, "p1")
+        assert synth(pool, facts).targets.data_dates() == ["2026-06-01", "2026-11-03", "2026-12-05"]
+        planned = synth(pool, facts).valid_arguments(COMPARE.model_copy(update={"input_schema": {
+            "type": "object", "required": ["start_date", "end_date"],
+            "properties": {"start_date": {"type": "string", "format": "date"},
+                           "end_date": {"type": "string", "format": "date"}}}}), None, 0)
+        assert planned is not None and planned.arguments == {"start_date": "2026-06-01", "end_date": "2026-12-05"}
