@@ -1,23 +1,28 @@
-"""What answers and refusals teach the next calls: a refusal's format for the arguments its subject names, an
-error asking for any of several arguments, the names of listed records, a map's keys and values, the days a
-ledger holds, a JSON answer cut short, and a made-up key an answer lists as matching nothing."""
+"""What answers, refusals, the snapshot and the description teach the next calls: a refusal's format for the
+arguments its subject names, an error asking for any of several arguments, a moment refused as past, the names of
+listed records and of a table's rows, a map's keys and values, choices a docstring line states, the days a ledger
+holds, a JSON answer cut short; and answers that hide a failure (a made-up key listed as matching nothing, a text
+that says it was truncated)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import random
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.answers import argument_takers
-from toolatlas.offline.dbfacts import DatabaseFacts, TableFact
+from toolatlas.offline.dbfacts import ColumnFact, DatabaseFacts, TableFact
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool, _json_head, answered_document
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.maps import map_shape
 from toolatlas.offline.mutations import boundary_mutations
-from toolatlas.offline.stated import stated_kinds
+from toolatlas.offline.stated import stated_future, stated_kinds
+from toolatlas.offline.taught import TaughtArguments
 from toolatlas.offline.values import ValueSynth
+from toolatlas.probing.evidence import error_evidence
 from toolatlas.probing.hidden import hidden_failure
 from toolatlas.probing.values import ArgKind, names_made_up
 
@@ -143,3 +148,52 @@ class TestDataDates:
             "properties": {"start_date": {"type": "string", "format": "date"},
                            "end_date": {"type": "string", "format": "date"}}}}), None, 0)
         assert planned is not None and planned.arguments == {"start_date": "2026-06-01", "end_date": "2026-12-05"}
+
+
+class TestSnapshotAndDescription:
+    def test_an_argument_named_after_a_table_takes_what_its_rows_are_called(self) -> None:
+        table = TableFact(name="exercises", columns=[ColumnFact(name="id", type="INTEGER"),
+                                                     ColumnFact(name="name", type="TEXT")],
+                          sample_rows=[{"id": 1, "name": "Bench Press"}, {"id": 2, "name": "Back Squat"}])
+        facts = EnvironmentFacts(kind="sqlite", database=DatabaseFacts(dialect="sqlite", tables=[table]))
+        history = ToolSpec(server="s", name="exercise_history", description="One exercise's sets.", input_schema={
+            "type": "object", "required": ["exercise"], "properties": {"exercise": {"type": "string"}}})
+        planned = synth(facts=facts).valid_arguments(history, None, 1)
+        assert planned is not None and planned.arguments == {"exercise": "Back Squat"}
+        assert synth(facts=facts).targets.named_rows("account") == []
+
+    def test_a_docstring_line_saying_what_an_argument_is_lists_its_choices(self) -> None:
+        tool = ToolSpec(server="s", name="log_set", description=(
+            "Log a set.\n    weight/unit: 0 or omitted for bodyweight; unit is kg or lb (defaults to the last one)."),
+            input_schema={"type": "object", "properties": {"unit": {"type": "string"}}})
+        (unit,) = infer_arguments(tool)
+        assert unit.enum == ["kg", "lb"]
+
+    def test_a_moment_refused_as_past_is_planned_after_today(self) -> None:
+        task = ToolSpec(server="s", name="create_task", description="Create a task.", input_schema={
+            "type": "object", "required": ["title", "due_date"],
+            "properties": {"title": {"type": "string"}, "due_date": {"type": "string", "format": "date"}}})
+        specs = infer_arguments(task)
+        sent = {"title": "Call back", "due_date": "2026-11-28"}
+        assert stated_future(specs, sent, "Error executing tool create_task: due_date 2026-11-28 is in the past") == [
+            "due_date"]
+        assert stated_future(specs, sent, "due_date must be an ISO date") == []
+        taught = TaughtArguments({"create_task": specs}, {"create_task": task})
+        taught.learn(task, sent, "due_date 2026-11-28 is in the past")
+        planned = synth().valid_arguments(task, taught.args["create_task"], 0)
+        assert planned is not None and planned.arguments["due_date"] > dt.date.today().isoformat()
+        restored = TaughtArguments({"create_task": infer_arguments(task)}, {"create_task": task})
+        restored.load(taught.dump())
+        assert restored.args["create_task"] == taught.args["create_task"]
+
+
+class TestCutShort:
+    def test_an_answer_that_says_it_is_truncated_holds_only_part(self) -> None:
+        def judged(text: str) -> str | None:
+            return error_evidence(CallOutcome(server="s", tool="get_log_content", arguments={"filename": "api.log"},
+                                              outcome=OutcomeClass.OK, excerpt=text), {"filename": "api.log"})
+
+        assert judged("Content of api.log (TRUNCATED: showing ~3986 of ~5308 tokens)\n12:00 GET /") is not None
+        assert judged("line one\n[OUTPUT TRUNCATED - Use read_log_paginated for full access]") is not None
+        assert judged('{"rows": [1, 2], "truncated": true}') is None  # a page the call's own limit asked for
+        assert judged("12:00 GET / 200\n12:01 GET /health 200") is None

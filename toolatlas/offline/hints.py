@@ -151,18 +151,20 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
 
 def named_values(text: str, name: str) -> tuple[list[str], list[str]]:
     """``(choices, examples)`` a text lists for the noun an argument is named after: ``Operators: eq, neq,
-    gt``, ``operator (eq, neq, gt)``, ``Type of filter (blur, sharpen, grayscale)`` (for ``filter_type``) and ``The
-    operators are `eq`, `neq`, `gt``` are choices, ``operations like replace, extract, split`` examples."""
+    gt``, ``operator (eq, neq, gt)``, ``Type of filter (blur, sharpen, grayscale)`` (for ``filter_type``), ``The
+    operators are `eq`, `neq`, `gt``` and ``; unit is kg or lb`` are choices, ``operations like replace, extract,
+    split`` examples."""
     words = [re.escape(w) for w in re.findall(r"[a-z]+|[A-Z][a-z]*", name) if w]
     if not words or not text:
         return [], []
     phrase = r"\b" + r"[\s_-]*".join(words) + r"(?:e?s)?\b"
     if len(words) == 2:  # ``filter_type`` is also said "Type of filter (blur, sharpen, …)"
         phrase = rf"(?:{phrase}|\b{words[1]}(?:e?s)?\s+of\s+{words[0]}(?:e?s)?\b)"
-    for pattern in (rf"(?:^|[.\n])\s*(?:[-*]\s*)?{phrase}\s*:\s*", rf"{phrase}\s*(?=\()", rf"\bthe\s+{phrase}\s+are\s+"):
+    for pattern in (rf"(?:^|[.\n])\s*(?:[-*]\s*)?{phrase}\s*:\s*", rf"{phrase}\s*(?=\()", rf"\bthe\s+{phrase}\s+are\s+",
+                    rf"(?:^|[;.\n])\s*{phrase}\s+(?:is|must be)\s+(?:one of\s+|either\s+)?(?=[^,;.\n]+\bor\b)"):
         for match in re.finditer(pattern, text, re.IGNORECASE):
             found = listed_items(text[match.end():])
-            if len(found) >= (2 if ":" in match.group(0) else 3):
+            if len(found) >= (2 if ":" in match.group(0) or " or" in text[match.end():match.end() + 60] else 3):
                 return found, []
     like = re.search(rf"{phrase}\s+(?:like|such as|e\.g\.,?|including)\s+", text, re.IGNORECASE)
     return [], listed_items(text[like.end():]) if like else []

@@ -148,6 +148,8 @@ class ArgSpec(Frozen):
     """One of this argument and the siblings it excludes must be given (the server said so)."""
     relative: bool = False
     """A path the server takes relative to its root (its errors refused an absolute one)."""
+    future: bool = False
+    """A moment the server takes only after today (its errors refused one in the past)."""
     additional_properties: bool = True
     items: ArgSpec | None = None
     properties: list[ArgSpec] = Field(default_factory=list)

@@ -7,6 +7,7 @@ environment) raises :class:`Unsatisfiable`; an optional argument is then simply 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import posixpath
@@ -32,6 +33,8 @@ __all__ = ["Unsatisfiable", "reads_media", "scalar_value"]
 
 
 _TIMES = ("14:30", "09:05", "23:45", "00:00")
+FUTURE_DAYS = 30
+"""How far after today a moment the server wants in the future is put."""
 _COUNTS = (3, 1, 10, 5)
 _MEDIA = re.compile(r"\b(image|media|audio|video|binary|base64)\b")
 
@@ -445,6 +448,9 @@ def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
         day, clock = high, "23:59:59"
     else:
         day, clock = (dates[len(dates) // 2] if dates else "2024-03-14"), "10:30:00"
+    if spec.future:  # the server refused a moment in the past: a month after today (or after the data's last day)
+        last = max(dt.date.today(), dt.date.fromisoformat(dates[-1])) if dates else dt.date.today()
+        day = (last + dt.timedelta(days=FUTURE_DAYS)).isoformat()
     stated = stated_moment(spec.description)
     if stated is not None:  # written the way the description states
         return moment_text(stated, day, clock)
@@ -566,10 +572,11 @@ def _grouped(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
 
 
 def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:
-    """An argument of unknown meaning: what answers listed under its name (``lemmas`` for a ``lemma``), the
-    schema's and description's own words, else a plain word."""
-    listed = [] if spec.fresh else _labelled(synth, spec)
-    if listed:
+    """An argument of unknown meaning: what answers listed under its name (``lemmas`` for a ``lemma``) or the table
+    named after it holds (``exercises`` for an ``exercise``), the schema's and description's own words, else a plain
+    word."""
+    listed = [] if spec.fresh else _labelled(synth, spec) or synth.targets.named_rows(spec.name)
+    if listed:  # what answers listed under its name, else the rows of the table it is named after
         return _clamp(listed[variant % len(listed)].value, spec)
     if spec.examples:
         return _clamp(str(spec.examples[variant % len(spec.examples)]), spec)

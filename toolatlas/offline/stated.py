@@ -19,7 +19,7 @@ from typing import Any
 from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["STATED_FORMATS", "stated_kinds", "stated_relative"]
+__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_relative"]
 
 STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
@@ -117,3 +117,21 @@ def stated_relative(specs: list[ArgSpec], arguments: Mapping[str, Any], error: s
     return [spec.name for spec in specs
             if spec.kind in PATH_KINDS and not spec.relative and isinstance(arguments.get(spec.name), str)
             and arguments[spec.name].startswith(("${", "/"))]
+
+
+_PAST = re.compile(
+    r"\b(?:is|are|was|lies|falls) in the past\b|\bcannot be in the past\b|\bmust (?:not be in the past|be in the future"
+    r"|be a future|be (?:on or )?after (?:today|now|the current date))\b|\bpast dates? (?:is|are) not (?:allowed|accepted)\b",
+    re.IGNORECASE,
+)
+_MOMENTS = frozenset({ArgKind.DATE, ArgKind.DATETIME})
+
+
+def stated_future(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
+    """The date arguments an error that refuses a moment in the past is about (``due_date 2026-11-28 is in the
+    past``): those whose value it repeats or whose name it gives, else the call's only one."""
+    if not _PAST.search(error):
+        return []
+    moments = [s.name for s in specs if s.kind in _MOMENTS and not s.future and isinstance(arguments.get(s.name), str)]
+    named = [n for n in moments if arguments[n] in error or re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", error)]
+    return named or (moments if len(moments) == 1 else [])

@@ -15,8 +15,11 @@ from typing import NamedTuple
 
 from toolatlas.offline.facts import EnvironmentFacts, FileFact
 from toolatlas.offline.harvest import ValuePool, is_zone
+from toolatlas.offline.kinds import parent_singular
 from toolatlas.probing.values import ArgKind, HarvestRef
 
+ROW_NAMES = ("name", "label", "title")
+"""The columns a table's rows are called by, in the order one is taken."""
 _ISO_DAY = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\d])")
 """A day written ISO 8601 at the start of a text (``2026-11-03``, ``2026-11-03T10:30:00``)."""
 
@@ -219,6 +222,19 @@ class Targets:
         known = (db.views if views else [t.name for t in db.tables]) if db else []
         pooled = [] if views else self._pooled(ArgKind.TABLE_NAME)
         return _dedupe(pooled + [Candidate(t) for t in known])
+
+    def named_rows(self, noun: str) -> list[Candidate]:
+        """What the rows of the table named after ``noun`` are called (``exercise`` → the ``name`` of the rows of
+        ``exercises``): the names its unique key holds, else its sample rows'. Empty without such a table, or
+        when it has no ``name``, ``label`` or ``title`` column."""
+        db = self.facts.database
+        table = next((t for t in db.tables if parent_singular(t.name.lower()) == noun.lower()), None) if db else None
+        column = next((c for f in ROW_NAMES if table is not None for c in table.columns if c.name.lower() == f), None)
+        if table is None or column is None:
+            return []
+        unique = next((u for u in table.unique if u.columns == [column.name]), None)
+        names = [row[0] for row in unique.existing] if unique else [row.get(column.name) for row in table.sample_rows]
+        return _dedupe([Candidate(n) for n in names if isinstance(n, str) and 0 < len(n) <= 80])
 
     def columns(self, table: str | None) -> list[Candidate]:
         db = self.facts.database

@@ -1,10 +1,11 @@
 """What a tool's errors taught about its arguments, written into the specs every later call is planned from.
 
-Four lessons, each read from a failed call: optional arguments that are alternatives
+Five lessons, each read from a failed call: optional arguments that are alternatives
 (:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``), the fields an array's open
 items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``) and the kind of value an
-argument takes and whether its paths are relative (:mod:`toolatlas.offline.stated`: ``Input is not a
-valid IPv4 address``, ``Non-relative patterns are unsupported``).
+argument takes, whether its paths are relative and whether its moments must come after today
+(:mod:`toolatlas.offline.stated`: ``Input is not a valid IPv4 address``, ``Non-relative patterns are
+unsupported``, ``due_date 2026-11-28 is in the past``).
 :class:`TaughtArguments` keeps them per tool, applies them to the tool's inferred specs (the proposer's
 ``args``), survives a checkpoint, and plans the call again once its items' shape or an argument's kind
 is learnt (:meth:`TaughtArguments.retries`).
@@ -20,7 +21,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.items import ItemFields
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
-from toolatlas.offline.stated import stated_kinds, stated_relative
+from toolatlas.offline.stated import stated_future, stated_kinds, stated_relative
 from toolatlas.probing.models import Direction, Probe
 from toolatlas.probing.values import ArgKind
 
@@ -45,6 +46,8 @@ class TaughtArguments:
         """tool → argument → the kind of value its errors said the argument takes."""
         self.relative: dict[str, set[str]] = {}
         """tool → the path arguments its errors said take paths relative to the root."""
+        self.future: dict[str, set[str]] = {}
+        """tool → the date arguments its errors said take only moments after today."""
         for name, spec in specs.items():
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
@@ -65,6 +68,11 @@ class TaughtArguments:
             self.relative.setdefault(tool.name, set()).update(relative)
             log.debug("relative_paths_learned", tool=tool.name, arguments=relative)
             self._apply(tool.name)
+        future = stated_future(self.args[tool.name], arguments, error)
+        if future:
+            self.future.setdefault(tool.name, set()).update(future)
+            log.debug("future_moments_learned", tool=tool.name, arguments=future)
+            self._apply(tool.name)
         stated = stated_kinds(self.args[tool.name], arguments, error)
         if stated:
             self.kinds.setdefault(tool.name, {}).update(stated)
@@ -74,7 +82,7 @@ class TaughtArguments:
     def epoch(self, name: str) -> int:
         """How many kinds and relative paths the tool's errors taught: a misuse probed before a lesson was probed on
         a call the server refused for another reason, and is probed again after it (its coverage key changes)."""
-        return len(self.kinds.get(name, {})) + len(self.relative.get(name, set()))
+        return len(self.kinds.get(name, {})) + len(self.relative.get(name, set())) + len(self.future.get(name, set()))
 
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
         """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
@@ -84,28 +92,32 @@ class TaughtArguments:
         shapes = [(argument, fields) for argument, fields in shapes if fields]
         kinds = sorted(self.kinds.get(name, {}).items())
         relative = sorted(self.relative.get(name, set()))
-        learnt = shapes or kinds or relative
+        future = sorted(self.future.get(name, set()))
+        learnt = shapes or kinds or relative or future
         planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if learnt else None
         if planned is None:
             return []
         shown = "; ".join([*(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes),
                            *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds),
-                           *(f"`{argument}` relative to the root" for argument in relative)])
+                           *(f"`{argument}` relative to the root" for argument in relative),
+                           *(f"`{argument}` after today" for argument in future)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
             update={"intent": f"call again with what its errors named ({shown})"})
         keys = [*(f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes),
                 *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds),
-                *(f"{name}:relative:{argument}" for argument in relative)]
+                *(f"{name}:relative:{argument}" for argument in relative),
+                *(f"{name}:future:{argument}" for argument in future)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
     def _apply(self, name: str) -> None:
         specs = self.items.apply(self.specs[name], infer_arguments(self.specs[name]))
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
-        kinds, relative = self.kinds.get(name, {}), self.relative.get(name, set())
+        kinds, relative, future = self.kinds.get(name, {}), self.relative.get(name, set()), self.future.get(name, set())
         self.args[name] = [
-            spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative})
-            if spec.name in kinds or spec.name in relative else spec
+            spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative,
+                                    "future": spec.name in future})
+            if spec.name in kinds or spec.name in relative or spec.name in future else spec
             for spec in specs
         ]
 
@@ -118,6 +130,7 @@ class TaughtArguments:
             "kinds": {tool: {argument: kind.value for argument, kind in found.items()}
                       for tool, found in self.kinds.items()},
             "relative": {tool: sorted(found) for tool, found in self.relative.items()},
+            "future": {tool: sorted(found) for tool, found in self.future.items()},
         }
 
     def load(self, saved: dict[str, Any]) -> None:
@@ -131,5 +144,7 @@ class TaughtArguments:
         self.kinds = {tool: {argument: ArgKind(kind) for argument, kind in found.items()}
                       for tool, found in saved.get("kinds", {}).items() if tool in self.specs}
         self.relative = {tool: set(found) for tool, found in saved.get("relative", {}).items() if tool in self.specs}
-        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative} & set(self.specs):
+        self.future = {tool: set(found) for tool, found in saved.get("future", {}).items() if tool in self.specs}
+        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future} & set(
+                self.specs):
             self._apply(name)
