@@ -418,3 +418,25 @@ class TestInducerWords:
         ]
         guidance = Atlas(AtlasView([rename], found, [], [])).guide("Move the Okafor tree into a folder called trees.")
         assert guidance.tools[0].when_not[0].condition == "`new_name` puts the file in a folder that does not exist"
+
+
+class TestRefusedSizes:
+    def test_a_task_larger_than_the_limit_a_refusal_states_is_warned_of_it(self) -> None:
+        """A checker refused a 100 KB text with ``the limit is 50000``: a task over a 120,000-character report meets
+        that refusal first; one over a 3,000-character letter does not."""
+        checker = one_argument_tool("proof", "check_text", "Check a Welsh text for mutation errors.", "text")
+        found = [
+            entry("proof", "check_text", EntryKind.AFFORDANCE, when="check a text", effect=Effect.READ_ONLY,
+                  arguments={"text": "Dw i'n mynd i Gaerdydd."}),
+            entry("proof", "check_text", EntryKind.BOUNDARY, outcome=FAIL, support=9, family="empty_value",
+                  condition="`text` is an empty string", error_signature="The text is empty.",
+                  excerpt="The text is empty."),
+            entry("proof", "check_text", EntryKind.BOUNDARY, outcome=FAIL, support=2, family="oversized_value",
+                  condition="`text` is 100 KB long", error_signature="Text is <n> characters; the limit is <n>.",
+                  excerpt="Text is 100000 characters; the limit is 50000. Split the document into sections."),
+        ]
+        profile = AtlasView([checker], found, [], []).profiles[("proof", "check_text")]
+        oversized = next(i for i, f in enumerate(profile.findings) if f.entry.family == "oversized_value")
+        assert profile.findings[oversized].cap == 50000
+        assert oversized in task_leads(profile, "Check our annual report (about 120,000 characters) in one go.")
+        assert oversized not in task_leads(profile, "Check this letter of about 3,000 characters.")

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
 __all__ = ["IMPLIED_LEAD", "asks_for_all", "asks_long_run", "asks_past", "declared_sets", "given_words",
-           "near_miss", "outran", "stated_cap_of", "states_cap", "subjects", "task_leads"]
+           "error_cap_of", "near_miss", "outran", "stated_cap_of", "states_cap", "subjects", "task_leads"]
 
 IMPLIED_LEAD = 2.0
 """What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""
@@ -70,6 +70,18 @@ def stated_cap_of(finding_text: str) -> int | None:
     """The count a finding past a stated limit went beyond (None: no count, e.g. a single statement)."""
     match = _CAP.search(finding_text)
     return int(match.group(1)) if match else None
+
+
+_ERROR_LIMIT = re.compile(
+    r"\b(?:the |a )?(?:limit|maximum) (?:is|of)\s+(\d[\d,]*)|\b(?:at most|no more than|up to)\s+(\d[\d,]*)"
+    r"|\bexceeds? (?:the )?(?:limit|maximum)(?: of)?\s+(\d[\d,]*)", re.IGNORECASE)
+"""How a refusal states the size it allows: ``the limit is 50000``, ``at most 2,000 characters``."""
+
+
+def error_cap_of(error: str) -> int | None:
+    """The count a refusal says is the most a call may give (None when it states none)."""
+    match = _ERROR_LIMIT.search(error)
+    return int(next(g for g in match.groups() if g).replace(",", "")) if match else None
 
 
 def states_cap(answer: str, cap: int) -> bool:

@@ -34,6 +34,7 @@ from toolatlas.guidance.implied import (
     FILE_KIND,
     LIMIT_FAMILY,
     declared_sets,
+    error_cap_of,
     given_can_meet,
     stated_cap_of,
     states_cap,
@@ -159,8 +160,13 @@ class Finding:
 
     @cached_property
     def cap(self) -> int | None:
-        """The count a stated limit allows, for a finding one step past it (None otherwise)."""
-        return stated_cap_of(self.text) if self.entry.family == LIMIT_FAMILY else None
+        """The count a stated limit allows, for a finding one step past it, or the one its refusal states (``the
+        limit is 50000``: a task giving 120,000 characters meets it); None otherwise."""
+        if self.entry.family == LIMIT_FAMILY:
+            return stated_cap_of(self.text)
+        if self.schema or not self.entry.evidence or self.entry.outcome == "ok":
+            return None
+        return error_cap_of(self.entry.evidence[0].excerpt)  # the refusal as written (the error masks its numbers)
 
     @cached_property
     def subjects(self) -> frozenset[str]:
