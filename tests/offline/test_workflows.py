@@ -10,7 +10,7 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.state import ServerGraph
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.offline.proposer import OfflineProposer
-from toolatlas.offline.workflows import shared_arguments
+from toolatlas.offline.workflows import named_tools, shared_arguments
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
 
 IDS = {"requestId": {"type": "string"}, "taskId": {"type": "string"}}
@@ -109,3 +109,17 @@ class TestSharedArguments:
         assert shared_arguments({"alias_a": "x", "path_a": ""}, load) == {"alias": "x"}
         assert shared_arguments({"alias": "y", "alias_a": "x"}, load) == {"alias": "y"}
         assert shared_arguments({"alias2": 3}, load) == {}
+
+
+class TestNamedTools:
+    def test_an_answer_names_the_other_tools_that_change_things(self) -> None:
+        """``Remember to call save_drafts`` names the save; a read, the tool itself and a word inside another
+        word name nothing."""
+        specs = {name: ToolSpec(server="s", name=name, description=description, input_schema={"type": "object"})
+                 for name, description in (("edit_draft", "Replace a draft's text."),
+                                           ("save_drafts", "Write every draft to the drafts file."),
+                                           ("read_draft", "Read one draft."))}
+        answer = "Draft 'intro' edited. Remember to call save_drafts to persist changes (read_draft shows it)."
+        assert named_tools(answer, "edit_draft", specs) == ["save_drafts"]
+        assert named_tools("Saved. Call edit_draft again or autosave_drafts_now.", "save_drafts", specs) == [
+            "edit_draft"]

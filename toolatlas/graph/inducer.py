@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolatlas.graph.bound import bound_source, prove_bound_causes
 from toolatlas.graph.effects import observe_effect
@@ -42,6 +42,9 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import condition_argument, joined, portable_change
 from toolatlas.probing.evidence import argument_values
+
+if TYPE_CHECKING:
+    from toolatlas.environments import StateDiff
 from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE, reason_quote
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
@@ -391,6 +394,13 @@ class Inducer:
                 yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(
                     update={"excerpt": f"succeeded once `{source}` had changed the state ({changed})"}
                 )
+            elif enabler is not None and not enabler.failed and before is not None and not before.failed:
+                carried = _changed(step_verdict.change) - _changed(before.change)
+                if carried:  # it changes what it did not right after itself: what the enabler left in the server
+                    source = probe.steps[enabler.index].tool
+                    yield CoUsageRelation.STATE, source, step.tool, witness.model_copy(update={
+                        "excerpt": f"changed {', '.join(sorted(carried)[:2])} only after `{source}` (right after "
+                                   f"itself: {before.change.summary(limit=2) if not before.change.empty else 'nothing'})"})
             control = by_index.get(step.compares) if step.compares is not None else None
             if step_verdict.output_changed and control is not None and control.output_changed is False and index > 0:
                 source = probe.steps[index - 1].tool
@@ -792,3 +802,8 @@ def _carries(arguments: dict[str, Any], value: str) -> bool:
     (a table name inside a query)."""
     leaves = (str(v) for v in scalars(arguments) if not isinstance(v, bool))
     return any(leaf == value or (len(value) >= 3 and value in leaf) for leaf in leaves)
+
+
+def _changed(change: StateDiff) -> set[str]:
+    """What a step's change touched: the paths (or rows) it added, removed or changed."""
+    return {*change.added, *change.removed, *change.changed}

@@ -54,7 +54,9 @@ from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.offline.workflows import (
     UnplannedFailure,
     chained_preconditions,
+    deferred_effects,
     exercised_keys,
+    named_tools,
     preconditions,
     record_chains,
 )
@@ -133,6 +135,9 @@ class OfflineProposer:
         """Where answers mint ids and list names other tools take: their calls are bound to those answers."""
         self.takers = argument_takers(graph.specs)
         """Answer field → the plain string arguments named like it (values an answer holds for other tools)."""
+        self.named_next: dict[str, dict[str, dict[str, Any]]] = {}
+        """tool → another tool one of its answers named (``Remember to call save_sdlxliff``) → the arguments of
+        that call (:func:`~toolatlas.offline.workflows.deferred_effects`)."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -739,6 +744,7 @@ class OfflineProposer:
             "taught": self.taught.dump(),
             "flagged": self.flagged.dump(),
             "bindings": self.bindings.dump(),
+            "named_next": self.named_next,
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
                        for f in failures]
@@ -753,6 +759,7 @@ class OfflineProposer:
         self.taught.load(state.get("taught", {}))
         self.flagged.load(state.get("flagged", []))
         self.bindings.load(state.get("bindings", {}))
+        self.named_next = {tool: dict(named) for tool, named in state.get("named_next", {}).items()}
         self.unplanned_failures = {
             tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
                                     saved[2], saved[3] if len(saved) > 3 else [])
@@ -811,6 +818,7 @@ class OfflineProposer:
             *self._hinted_retries(round_, name),
             *self.taught.retries(self, round_, name),
             *self._preconditions(round_, name),
+            *deferred_effects(self, round_, name),
             *self._record_chains(round_, name),
             *self._compositions(round_, name),
         ]
@@ -840,6 +848,9 @@ class OfflineProposer:
                 continue
             if not step.mutation and result.outcome.outcome is OutcomeClass.OK:  # flags a checker should meet
                 self.flagged.observe(step.tool, step.arguments, result.outcome.excerpt)
+                if tool_effect(tool) is not ToolEffect.READ and not bound_references(step.arguments):
+                    for named in named_tools(result.outcome.excerpt, step.tool, self.graph.specs):
+                        self.named_next.setdefault(step.tool, {}).setdefault(named, step.arguments)
             document = document_of(result.outcome.structured, result.outcome.excerpt)
             if not bound_references(step.arguments):  # a call bound to an earlier answer cannot be repeated alone
                 self.calls_by_probe.setdefault(rollout.probe.id, {})[step.tool] = step.arguments

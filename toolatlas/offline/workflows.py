@@ -11,6 +11,10 @@
 - **Chained preconditions** (:func:`chained_preconditions`): a call that failed inside a chain is
   retried in the same chain after the tool its error points to — ``plan → approve`` failed with "not
   done yet", so ``plan → mark done → approve``; a deeper workflow grows one enabler per round.
+- **Deferred effects** (:func:`deferred_effects`): a call whose answer names another tool that changes things
+  (``Remember to call save_sdlxliff to persist changes``) is run between two calls of that tool —
+  ``save, save, update, save`` — and the last changes what the second, right after itself, did not: the first
+  tool's change reaches the state only through the second (an in-memory edit a save writes out).
 - **Record chains** (:func:`record_chains`): ``read → write`` where the write takes back the fields
   of the record the read returned (:mod:`toolatlas.offline.records`): the hash of that file, the
   range hash and lines of that range — a data composition value-by-value harvesting cannot make.
@@ -35,7 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "UnplannedFailure",
-    "chained_preconditions", "exercised_keys", "preconditions", "record_chains", "shared_arguments"]
+    "chained_preconditions", "deferred_effects", "exercised_keys", "named_tools", "preconditions", "record_chains",
+    "shared_arguments"]
+
+MIN_NAMED = 4
+"""Shortest tool name an answer is read for (a shorter one is a common word: ``get``, ``add``)."""
+
 
 class UnplannedFailure(NamedTuple):
     """A call that failed where success was expected, with what came before it."""
@@ -153,6 +162,42 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
             steps = [before, again, first, then.model_copy(update={"enabled_by": 2, "compares": 1})]
         probes.append(proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
     return probes
+
+def named_tools(answer: str, name: str, specs: dict[str, ToolSpec]) -> list[str]:
+    """The other tools of the server that change things and that an answer of ``name`` names by their own name
+    (``Remember to call save_sdlxliff to persist changes``)."""
+    return [t for t, spec in sorted(specs.items()) if t != name and len(t) >= MIN_NAMED
+            and tool_effect(spec) is not ToolEffect.READ and re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", answer)]
+
+
+def deferred_effects(proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
+    """For each tool an answer of ``name`` named (:func:`named_tools`): ``then, then, name, then`` — the named tool
+    alone, again right after itself (what it changes by itself), the call whose answer named it, and the named tool
+    once more, on the things that call named: the inducer compares the last with the second."""
+    tool = proposer.graph.specs[name]
+    probes = []
+    for then_name, arguments in sorted(proposer.named_next.get(name, {}).items()):
+        spec = proposer.graph.specs[then_name]
+        prepared = proposer.synth.valid_arguments(spec, proposer.args[then_name], 0)
+        if prepared is None:
+            continue
+        shared = shared_arguments(arguments, spec)
+        then = proposer.planned_step(spec, prepared, expect="any")
+        if shared:
+            merged = {**prepared.arguments, **shared}
+            then = then.model_copy(update={"arguments": merged, "exercised": exercised_keys(merged, spec)})
+        call = ProbeStep(tool=name, arguments=arguments, expect="ok", exercised=exercised_keys(arguments, tool),
+                         intent=f"{tool.purpose}: its answer names `{then_name}`")
+        steps = [
+            then.model_copy(update={"intent": f"{spec.purpose}, on its own"}),
+            then.model_copy(update={"compares": 0, "intent": "again right after itself: what it changes by itself"}),
+            call,
+            then.model_copy(update={"expect": "ok", "enabled_by": 2, "compares": 1,
+                                    "intent": f"{spec.purpose} after `{name}`: what it carries out of it"}),
+        ]
+        probes.append(proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:then:{then_name}"]))
+    return probes
+
 
 def chained_preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
     """A call that failed inside a chain, retried in the same chain after the tool its error points
