@@ -278,6 +278,13 @@ class TestFailuresAnsweredAsSuccess:
         assert json_error_reason(text[:-2]) == "Execution exceeded 5s limit"
         assert json_error_reason('{"error": {"kind": "bad_fen", "message": "not a position"') == "not a position"
 
+    def test_a_lookup_that_says_it_found_nothing_with_a_reason_failed(self) -> None:
+        """`"found": false` beside a message is a refusal of what was asked; a bare `"found": false` (an empty
+        result with no reason) is not."""
+        text = '{"found": false, "message": "\'cath\' was not found in the context. Pass the exact word."}'
+        assert looks_like_error(text) and json_error_reason(text).startswith("'cath' was not found")
+        assert json_error_reason('{"found": false, "matches": []}') is None
+
 
 def test_a_file_whose_text_opens_with_no_match_is_read_not_refused() -> None:
     """A read of a file whose own text opens "No matches found today" answered it: the answer names nothing the call

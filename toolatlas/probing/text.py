@@ -383,14 +383,15 @@ def json_error_reason(text: str) -> str | None:
 
 
 def _json_error(value: Any, depth: int) -> str:
-    """The reason of a JSON object saying it failed (``"result": "error"``, ``"success": false``), at the
-    top or up to two levels down (the items of a batch, keyed or listed); ``""`` if none did."""
+    """The reason of a JSON object saying it failed (``"result": "error"``, ``"success": false``, ``"found": false``
+    beside a message), at the top or up to two levels down (the items of a batch, keyed or listed); ``""`` if none
+    did."""
     if depth > 2:
         return ""
     if isinstance(value, dict):
         verdict = [value.get(k) for k in ("result", "status", "outcome", "state")]
         failed = any(isinstance(v, str) and v.lower() in _FAILED for v in verdict)
-        failed = failed or value.get("success") is False or value.get("ok") is False
+        failed = failed or value.get("success") is False or value.get("ok") is False or value.get("found") is False
         reason = next((value[k] for k in _REASON_KEYS if isinstance(value.get(k), str) and value[k]), "")
         if failed and reason:
             return reason
