@@ -1,7 +1,7 @@
 """A real MCP server of text drafts edited in its process and written to a folder only when saved.
 
 Run: ``python -m toolatlas.testing.servers.drafts ROOT``. The drafts are read from ``ROOT/drafts.json`` when the
-server starts. ``edit_draft`` changes a draft in the server's memory only and says so (``Remember to call
+server starts; ``list_drafts`` lists their names. ``edit_draft`` changes a draft in the server's memory only and says so (``Remember to call
 save_drafts to persist changes.``); ``read_draft`` shows the draft as edited; ``save_drafts`` writes every draft
 back to ``ROOT/drafts.json`` and keeps the file it replaces as ``ROOT/drafts.json.bak`` — so a save changes the
 folder even when nothing was edited (the backup), and changes the drafts file only after an edit. A draft that
@@ -28,6 +28,10 @@ def build_server(root: Path) -> Any:
     server = MCPServer("drafts", version="1.0.0", instructions="Text drafts, edited in memory and saved to a folder.")
     store = root / "drafts.json"
     drafts: dict[str, str] = json.loads(store.read_text()) if store.exists() else {}
+
+    @server.tool(description="List the drafts by name.")
+    def list_drafts() -> dict[str, list[str]]:
+        return {"names": sorted(drafts)}
 
     @server.tool(description="Read one draft as it stands, edits included.")
     def read_draft(name: Annotated[str, Field(description="The draft's name.")]) -> str:
