@@ -114,3 +114,22 @@ class TestValuesAndInstructions:
                                read_only=False)], [], [], [])
         plan = view.plan("Turn letter.docx into a PDF.")
         assert plan.operations == ["convert"] and plan.tools == [("docs", "convert_to_pdf")]
+
+
+class TestNounsAndSentences:
+    def test_a_word_after_a_possessive_names_a_thing(self) -> None:
+        """"our annual *report*" and "your *answer*" ask for no writing; "report the totals" does, and so does "a
+        *new* table" (an adjective after "a") and "what does the wiki *say*" is no noun either."""
+        from toolatlas.guidance.operations import as_noun, mentions
+
+        assert [m.operation for m in mentions("Check our annual report for errors.")] == []
+        assert "write" in [m.operation for m in mentions("Report the totals to me.")]
+        tokens = "Load it into a new suppliers table and see what the wiki say".split()
+        assert not as_noun(tokens, tokens.index("new")) and not as_noun(tokens, tokens.index("say"))
+
+    def test_a_sentence_run_on_without_a_space_still_asks(self) -> None:
+        """"…required by the task.Write your answer in answer.txt": the second sentence's verb is an instruction."""
+        from toolatlas.guidance.operations import mentions
+
+        found = mentions("Do not add anything required by the task.Write your answer in a file named answer.txt.")
+        assert [m.operation for m in found] == ["write"] and found[0].words.startswith("your answer")

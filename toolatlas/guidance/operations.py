@@ -223,6 +223,27 @@ _IMPERATIVE_LEADS = frozenset({"to", "please", "and", "then"})
 """Words after which a verb is an instruction ("please *commit*", "and then *approve*")."""
 
 
+_RUN_ON = re.compile(r"(?<=[a-z)])\.(?=[A-Z][a-z])")
+"""A full stop with no space after it, before the capital of the next sentence (``the task.Write``)."""
+_POSSESSIVES = frozenset({"my", "our", "your", "their", "his", "her", "its"})
+_LIGHT_VERBS = frozenset({"make", "take", "do", "run", "perform", "give", "get", "need", "want"})
+
+
+def as_noun(tokens: list[str], position: int) -> bool:
+    """Whether the word at ``position`` names a thing, not an instruction: it follows a possessive, at most one
+    plain word between ("our annual *report*", "your *answer*") — unless a light verb leads them ("make your
+    *copy*"). (After "the" or "a" a word may still be a verb — "what does the wiki *say*" — or an adjective that
+    asks for an operation — "a *new* table".)"""
+    bare = [t.lower().strip(".,;:!?()*\"'") for t in tokens[max(0, position - 3):position]]
+    if bare and bare[-1] in _POSSESSIVES:
+        lead = bare[:-1]
+    elif len(bare) >= 2 and bare[-2] in _POSSESSIVES and bare[-1].isalpha() and not set(terms(bare[-1])) & _VERBS:
+        lead = bare[:-2]
+    else:
+        return False
+    return not (lead and lead[-1] in _LIGHT_VERBS)
+
+
 _OPENS, _CLOSES = ("'", '"', "“", "‘"), ("'", '"', "”", "’")
 
 
@@ -255,13 +276,14 @@ def _capitalised(word: str) -> bool:
 def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, ...]:
     """Every operation a request asks for, in order, with the words that follow it. A past form
     ("someone deleted it", "she has moved") tells what happened, not what to do, and is skipped;
-    so are identifiers and paths (``large_file.txt`` asks for nothing), and a form in -s, a noun or a
-    description where an instruction has the bare verb ("my pending *changes*", "it *records*"). ``verbs``: the catalogue's own
+    so are identifiers and paths (``large_file.txt`` asks for nothing), a form in -s, a noun or a
+    description where an instruction has the bare verb ("my pending *changes*", "it *records*"), and a word after a
+    possessive (``our annual *report*``, :func:`as_noun`). ``verbs``: the catalogue's own
     verbs, the first words of its tools' names (``commit``, ``approve``), each an operation of its own
     when the request gives it as an instruction — first in the clause or after "to", "please", "and", or
     first after a comma, as the next of a list of instructions ("load it, *sort* it by price") — ("commit my
     changes", not "the details of commit e4b603a")."""
-    tokens = text.split()
+    tokens = _RUN_ON.sub(". ", text).split()  # "…required by the task.Write your answer": two sentences
     values = given_values(tokens)
     absolute = bool(_ABSOLUTE.search(text))
     found = []
@@ -294,7 +316,8 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
             found.append(Mention(_PHRASES[lowered, particle], " ".join(tokens[position + 2:position + WINDOW + 1]),
                                  named, position))
         elif (word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE)
-              and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)):
+              and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)
+              and not as_noun(tokens, position)):
             for stem in terms(word):
                 found += [Mention(op.name, after, named, position)
                           for op in OPERATIONS.values() if stem in op.task_words]
