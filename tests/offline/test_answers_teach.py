@@ -197,3 +197,37 @@ class TestCutShort:
         assert judged("line one\n[OUTPUT TRUNCATED - Use read_log_paginated for full access]") is not None
         assert judged('{"rows": [1, 2], "truncated": true}') is None  # a page the call's own limit asked for
         assert judged("12:00 GET / 200\n12:01 GET /health 200") is None
+
+
+class TestLockedRecords:
+    SEGMENTS = {"segments": [{"segment_id": "1", "locked": True, "target": "Ein/Aus"},
+                             {"segment_id": "2", "locked": False, "target": "Akku"}]}
+    UPDATE = ToolSpec(server="s", name="update_segment", description="Update a segment's target text.",
+                      input_schema={"type": "object", "required": ["segment_id", "target_text"], "properties": {
+                          "segment_id": {"type": "string"}, "target_text": {"type": "string"}}})
+
+    def pool(self) -> ValuePool:
+        pool = ValuePool()
+        pool.harvest(SEARCH, json.dumps(self.SEGMENTS), None, {}, "p1")
+        return pool
+
+    def test_a_change_is_tried_on_the_record_a_listing_marks_locked(self) -> None:
+        valid = {"segment_id": "2", "target_text": "Akku laden"}
+        mutated = {m.name.value: m for m in boundary_mutations(self.UPDATE, infer_arguments(self.UPDATE), valid,
+                                                               synth(self.pool()))}
+        assert mutated["locked_target"].arguments == {"segment_id": "1", "target_text": "Akku laden"}
+        assert mutated["locked_target"].condition == "`segment_id` names a segment its listing marks locked"
+        read = SEARCH.model_copy(update={"name": "read_segment"})
+        assert "locked_target" not in {m.name.value for m in boundary_mutations(read, infer_arguments(
+            self.UPDATE), valid, synth(self.pool()))}  # a read of a locked record is no misuse
+
+    def test_a_locked_record_changed_without_a_word_of_the_lock_is_a_failure(self) -> None:
+        arguments = {"segment_id": "1", "target_text": "Akku laden"}
+
+        def judged(text: str) -> str | None:
+            outcome = CallOutcome(server="s", tool=self.UPDATE.name, arguments=arguments, outcome=OutcomeClass.OK,
+                                  excerpt=text)
+            return hidden_failure(outcome, self.UPDATE, mutation="locked_target", changed=False, arguments=arguments)
+
+        assert judged('{"status": "success", "message": "Successfully updated segment \'1\'"}') is not None
+        assert judged("Skipped: segment 1 is locked.") is None

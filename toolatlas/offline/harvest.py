@@ -49,6 +49,11 @@ MAX_PARSE_CHARS = 200_000
 
 _TOKEN_KEY = re.compile(r"hash|etag|checksum|digest", re.IGNORECASE)
 _HEX_TOKEN = re.compile(r"[0-9a-fA-F]{8,128}")
+LOCK_FLAGS = ("locked", "is_locked", "isLocked", "read_only", "readonly", "readOnly", "protected", "immutable",
+              "frozen")
+"""Keys of a record that, set to true, say it must not change."""
+LOCKED_CONTEXT = "locked:"
+"""The context of the id of a record a listing marks locked (``locked:segment``)."""
 _DATE_KEY = re.compile(r"(?:^|_|-|(?<=[a-z])(?=D))(?:[Dd]ate|[Dd]ay)(?:$|_|-)|^(?:DATE|DAY)$")
 """A key that holds a day: ``posted_date``, ``balance_date``, ``date``, ``dueDate``."""
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
@@ -290,6 +295,9 @@ class ValuePool:
             table = next((str(v) for k, v in args.items() if "table" in k), None)
             found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
         owner = key  # the key this object sits under: in ``{"/a.txt": {...}}``, the thing it describes
+        if any(node.get(flag) is True for flag in LOCK_FLAGS):  # a record its listing marks locked: its ids
+            found.extend((ArgKind.IDENTIFIER, str(v), LOCKED_CONTEXT + (id_noun(k) or noun or ""), False)
+                         for k, v in node.items() if id_like(k) and isinstance(v, str | int) and not isinstance(v, bool))
         for key, value in node.items():
             if id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
                 found.append((ArgKind.IDENTIFIER, str(value), id_noun(key) or noun, False))

@@ -38,6 +38,8 @@ class MutationKind(StrEnum):
 
     PATH_ESCAPE = "path_escape"
     NONEXISTENT_REFERENCE = "nonexistent_reference"
+    LOCKED_TARGET = "locked_target"
+    """A change of a record the server's own listing marks locked (``"locked": true``)."""
     NEAR_NAME = "near_name"
     """A name the server gave, with a suffix no name has: refused, or taken for the closest name it knows."""
     QUERY_SYNTAX = "query_syntax"
@@ -102,6 +104,7 @@ SEMANTIC_FAMILIES = frozenset(
     {
         "path_escape",
         "nonexistent_reference",
+        "locked_target",
         "near_name",
         "no_match_edit",
         "sql_wrong_statement",

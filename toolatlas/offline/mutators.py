@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.environments.base import GENERATED_VALUES
 from toolatlas.offline.formats import names_a_notation
+from toolatlas.offline.harvest import LOCKED_CONTEXT, id_noun
 from toolatlas.offline.items import open_items
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.maps import map_shape
@@ -326,7 +327,8 @@ def _id_like(name: str) -> bool:
 
 
 def identity_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
-    """References by number or by a code shaped like the real ones (``nt-0003`` → ``nt-9999``) that name nothing."""
+    """References by number or by a code shaped like the real ones (``nt-0003`` → ``nt-9999``) that name nothing,
+    and — for a tool that changes or deletes — the id of a record a listing marks locked."""
     arg = _arg(loc)
     if spec.kind in (ArgKind.INTEGER, ArgKind.NUMBER) and _id_like(spec.name) and not spec.count_like:
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -338,11 +340,21 @@ def identity_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
     if spec.kind is ArgKind.UUID and isinstance(value, str):
         return [("nonexistent_reference", loc, "00000000-0000-4000-8000-000000000000",
                  f"{arg} is a well-formed UUID no record has", True)]
+    out: list[Found] = []
+    if ctx.effect in (ToolEffect.UPDATE, ToolEffect.DELETE) and isinstance(value, str | int) and _id_like(spec.name):
+        noun = id_noun(spec.name)
+        locked = [r.value for r in ctx.synth.pool.values(ArgKind.IDENTIFIER)
+                  if (r.context or "").startswith(LOCKED_CONTEXT) and r.context in (LOCKED_CONTEXT + (noun or ""),
+                                                                                     LOCKED_CONTEXT)]
+        locked = [v for v in locked if v != str(value) and v not in ctx.in_call]
+        if locked:  # the id as the argument takes it (a number for an integer id)
+            target: Any = int(locked[0]) if isinstance(value, int) and locked[0].isdigit() else locked[0]
+            out.append(("locked_target", loc, target, f"{arg} names a {noun or 'record'} its listing marks locked", True))
     if spec.kind is ArgKind.IDENTIFIER and not spec.fresh and isinstance(value, str) and re.search(r"\d", value):
         shaped = re.sub(r"\d", "9", value)
         if shaped != value and shaped not in ctx.in_call:
-            return [("nonexistent_reference", loc, shaped, f"{arg} is shaped like a real id but names nothing", True)]
-    return []
+            out.append(("nonexistent_reference", loc, shaped, f"{arg} is shaped like a real id but names nothing", True))
+    return out
 
 
 def format_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:

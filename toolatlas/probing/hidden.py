@@ -1,6 +1,6 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Seven answers read
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Eight answers read
 like successes and are not, and (but for a verdict) only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
@@ -39,6 +39,10 @@ like successes and are not, and (but for a verdict) only the call's own misuse s
   successfully, changed nothing, and its verdict is no (``"is_valid": false``, ``"valid": false`` with findings,
   ``❌ CONFLICTS (Must Fix):`` over the pins in conflict): what the call gave does not pass — the answer a caller
   must read, not the tool failing, whatever the call was.
+- **a change of what is locked.** A boundary probe gave a tool that changes or deletes the id of a record the
+  server's own listing marks locked (``"locked": true``), and the call went through — it changed the state, or
+  answered that it did (``Successfully updated segment '1'``) — without a word of the lock: the server keeps a
+  lock it does not honour.
 
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
@@ -63,6 +67,9 @@ MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
 LOOKED_UP = frozenset({"inflected_form", "stripped_prefix"})
+LOCKED = "locked_target"
+_LOCK_WORDS = re.compile(r"\block(?:ed|s)?\b|\bread[- ]?only\b|\bprotected\b|\bimmutable\b|\bfrozen\b", re.IGNORECASE)
+"""Words of an answer that speak of the lock (``skipped: segment 1 is locked``): the server knew it."""
 """Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
 CREATING_VERBS = frozenset(
     "add append create import init insert load make mkdir new open post put register save set start store upload "
@@ -165,6 +172,9 @@ def hidden_failure(
         return "it claims its action on what does not exist, and nothing changed"
     if made_up and _listed_missing(text):
         return "its answer lists what the call named as not found"
+    if mutation == LOCKED and (changed or not empty):  # it went through: changed the state, or answered it did
+        if not _LOCK_WORDS.search(without_echoes(text, values)[0]):
+            return "it changes a record its own listing marks locked, and says nothing of the lock"
     if mutation == NEAR_NAME:
         taken = _closest_taken(text, values)
         if taken is not None:
