@@ -1,4 +1,5 @@
-"""Values a server's own answers flag, fed to the tool that judges them.
+"""Values a server's own answers flag, fed to the tool that judges them — and records they flag, to the tools that
+change them.
 
 A reference server marks some of what it lists (``• Pin 34 (GPIO34) - ADC1_CH6 [INPUT ONLY]``) and warns
 about some of what it is asked (``⚠️ Notes: SWD programming data. Keep free for debugging.`` for pin 13): those
@@ -12,9 +13,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Flagged", "FlaggedValues", "flags_in"]
+from toolatlas.offline.harvest import FLAG_CONTEXT, id_like, id_noun
+from toolatlas.offline.kinds import ToolEffect, tool_effect
+from toolatlas.probing.models import Direction, Probe, ProbeStep
+from toolatlas.probing.values import ArgKind
+
+if TYPE_CHECKING:
+    from toolatlas.offline.proposer import OfflineProposer
+
+__all__ = ["FLAGGED_RECORDS_PER_ROUND", "Flagged", "FlaggedValues", "flagged_records", "flags_in"]
 
 _MARKER = re.compile(r"\[(?P<marker>[A-Za-z][A-Za-z /-]{2,40})\]")
 _CAVEAT = re.compile(r"\b(?:only|not|no|cannot|avoid|reserved|deprecated|unsafe|disabled|unavailable)\b", re.IGNORECASE)
@@ -85,3 +94,39 @@ class FlaggedValues:
         for item in saved:
             flagged = Flagged(int(item["value"]), str(item["marker"]), str(item["source"]), dict(item["context"]))
             self._by_marker.setdefault(flagged.marker.lower()[:60], flagged)
+
+
+FLAGGED_RECORDS_PER_ROUND = 3
+"""Calls of a changing tool on a flagged record planned a round (one per flag)."""
+
+
+def flagged_records(proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
+    """A tool that changes one record by its id, called on a record of each kind a listing flags (``"has_tags":
+    true``, harvested in the :data:`~toolatlas.offline.harvest.FLAG_CONTEXT`): records a flag sets apart are
+    where a change meets what the others do not (a segment with inline tags wants its placeholders back)."""
+    tool = proposer.graph.specs[name]
+    if tool_effect(tool) is not ToolEffect.UPDATE:
+        return []
+    ids = [s for s in proposer.args[name] if s.required and id_like(s.name)]
+    if len(ids) != 1:
+        return []
+    noun = id_noun(ids[0].name)
+    flagged: dict[str, str] = {}
+    for ref in proposer.pool.values(ArgKind.IDENTIFIER):
+        context = ref.context or ""
+        if context.startswith(FLAG_CONTEXT) and context.endswith(f":{noun}"):
+            flagged.setdefault(context.removeprefix(FLAG_CONTEXT).removesuffix(f":{noun}"), ref.value)
+    from toolatlas.offline.saturation import verified_bases  # saturation plans from this module's neighbours
+
+    bases = [b.arguments for b in verified_bases(proposer, name) if not b.prefix] if flagged else []
+    if not bases or ids[0].name not in bases[0]:
+        return []
+    required = set(tool.required)  # a call that works, plain: its required arguments; only the record differs
+    base = {k: v for k, v in bases[0].items() if k in required}
+    probes = []
+    for flag, value in sorted(flagged.items())[:FLAGGED_RECORDS_PER_ROUND]:
+        arguments = {**base, ids[0].name: value}
+        step = ProbeStep(tool=name, arguments=arguments, expect="any",
+                         intent=f"{tool.purpose} on a {noun} its listing flags `{flag}`")
+        probes.append(proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[f"{name}:flag:{flag}"]))
+    return probes

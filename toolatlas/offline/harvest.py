@@ -54,6 +54,10 @@ LOCK_FLAGS = ("locked", "is_locked", "isLocked", "read_only", "readonly", "readO
 """Keys of a record that, set to true, say it must not change."""
 LOCKED_CONTEXT = "locked:"
 """The context of the id of a record a listing marks locked (``locked:segment``)."""
+FLAG_CONTEXT = "flag:"
+"""The context of the id of a record a listing flags otherwise (``flag:has_tags:segment``)."""
+FLAGGED_IDS = 3
+"""Ids kept per flag of one answer (a long listing flags many records alike)."""
 _DATE_KEY = re.compile(r"(?:^|_|-|(?<=[a-z])(?=D))(?:[Dd]ate|[Dd]ay)(?:$|_|-)|^(?:DATE|DAY)$")
 """A key that holds a day: ``posted_date``, ``balance_date``, ``date``, ``dueDate``."""
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
@@ -295,9 +299,12 @@ class ValuePool:
             table = next((str(v) for k, v in args.items() if "table" in k), None)
             found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
         owner = key  # the key this object sits under: in ``{"/a.txt": {...}}``, the thing it describes
-        if any(node.get(flag) is True for flag in LOCK_FLAGS):  # a record its listing marks locked: its ids
-            found.extend((ArgKind.IDENTIFIER, str(v), LOCKED_CONTEXT + (id_noun(k) or noun or ""), False)
-                         for k, v in node.items() if id_like(k) and isinstance(v, str | int) and not isinstance(v, bool))
+        ids = [(k, str(v)) for k, v in node.items() if id_like(k) and isinstance(v, str | int) and not isinstance(v, bool)]
+        for flag in (k for k, v in node.items() if v is True and not id_like(k)) if ids else ():
+            # a record its listing flags (``"locked": true``, ``"has_tags": true``): its ids, a few per flag
+            context = (LOCKED_CONTEXT if flag in LOCK_FLAGS else f"{FLAG_CONTEXT}{flag}:") + (id_noun(ids[0][0]) or noun or "")
+            if sum(1 for f in found if f[2] == context) < FLAGGED_IDS:
+                found.extend((ArgKind.IDENTIFIER, value, context, False) for _key, value in ids[:1])
         for key, value in node.items():
             if id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
                 found.append((ArgKind.IDENTIFIER, str(value), id_noun(key) or noun, False))

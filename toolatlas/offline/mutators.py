@@ -352,7 +352,7 @@ def identity_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext
             out.append(("locked_target", loc, target, f"{arg} names a {noun or 'record'} its listing marks locked", True))
     if spec.kind is ArgKind.IDENTIFIER and not spec.fresh and isinstance(value, str) and re.search(r"\d", value):
         shaped = re.sub(r"\d", "9", value)
-        if shaped != value and shaped not in ctx.in_call:
+        if shaped != value and shaped not in ctx.in_call and not ctx.synth.pool.holds(shaped):  # '9' may be real
             out.append(("nonexistent_reference", loc, shaped, f"{arg} is shaped like a real id but names nothing", True))
     return out
 

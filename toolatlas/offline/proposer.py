@@ -33,7 +33,7 @@ from toolatlas.offline.answers import GROUP_CONTEXT, LABEL_CONTEXT, argument_tak
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
-from toolatlas.offline.flagged import FlaggedValues
+from toolatlas.offline.flagged import FlaggedValues, flagged_records
 from toolatlas.offline.harvest import ValuePool, answered_document, texts_in
 from toolatlas.offline.kinds import (
     SQL_KINDS,
@@ -813,12 +813,14 @@ class OfflineProposer:
     def composition_probes(self, round_: int, name: str) -> list[Probe]:
         """The named-value retry, precondition and data-flow chains of ``name`` (for saturation), the
         chains an answer of the server pointed to first: an error that named the fix (a value, the
-        fields of an array's items), a failure whose cause another tool may remove, a record a read returned."""
+        fields of an array's items), a failure whose cause another tool may remove, a tool an answer named, a
+        record a listing flagged, a record a read returned."""
         return [
             *self._hinted_retries(round_, name),
             *self.taught.retries(self, round_, name),
             *self._preconditions(round_, name),
             *deferred_effects(self, round_, name),
+            *flagged_records(self, round_, name),
             *self._record_chains(round_, name),
             *self._compositions(round_, name),
         ]

@@ -61,7 +61,8 @@ if TYPE_CHECKING:
     from toolatlas.offline.proposer import OfflineProposer
     from toolatlas.offline.targets import Candidate
 
-__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments", "with_context"]
+__all__ = ["SATURATING_FAMILIES", "SATURATION_BUDGET", "saturation_probes", "token_arguments", "verified_bases",
+           "with_context"]
 
 SATURATION_BUDGET = 120
 """Probes per server and round beyond the frontier's choice (single calls or short chains), at least;
@@ -124,7 +125,7 @@ class Base(NamedTuple):
     prefix: tuple[ProbeStep, ...] = ()
 
 
-def _verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
+def verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
     """The tool's verified calls, one per argument shape, most supported first: those that succeeded on
     their own; for a tool that only ever succeeded once other tools had prepared the state (a test run
     after its cases were added), those calls with the steps of the other tools before them."""
@@ -415,7 +416,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
 def _verified_formats(proposer: OfflineProposer, name: str, argument: str) -> set[str]:
     """The extensions of the files ``argument`` named in the tool's verified calls (``.zip``)."""
     found = set()
-    for base in _verified_bases(proposer, name):
+    for base in verified_bases(proposer, name):
         value = base.arguments.get(argument)
         for path in value if isinstance(value, list) else [value]:
             fact = proposer.synth.targets.file_fact(path) if isinstance(path, str) else None
@@ -444,7 +445,7 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
             continue
         tool = proposer.graph.specs[name]
         specs = proposer.args[name]
-        bases = _verified_bases(proposer, name)
+        bases = verified_bases(proposer, name)
         verified = bool(bases)
         if not bases:
             planned = proposer.synth.valid_arguments(tool, specs, 0)

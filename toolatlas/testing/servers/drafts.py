@@ -1,11 +1,13 @@
 """A real MCP server of text drafts edited in its process and written to a folder only when saved.
 
 Run: ``python -m toolatlas.testing.servers.drafts ROOT``. The drafts are read from ``ROOT/drafts.json`` when the
-server starts; ``list_drafts`` lists their names. ``edit_draft`` changes a draft in the server's memory only and says so (``Remember to call
+server starts (``{"d1": {"title": …, "text": …, "pinned": false, "locked": false}, …}``); ``list_drafts`` lists
+them with their flags. ``edit_draft`` changes a draft in the server's memory only and says so (``Remember to call
 save_drafts to persist changes.``); ``read_draft`` shows the draft as edited; ``save_drafts`` writes every draft
 back to ``ROOT/drafts.json`` and keeps the file it replaces as ``ROOT/drafts.json.bak`` — so a save changes the
-folder even when nothing was edited (the backup), and changes the drafts file only after an edit. A draft that
-does not exist is refused as an MCP tool error.
+folder even when nothing was edited (the backup), and changes the drafts file only after an edit. A *pinned* draft
+is not edited: the answer says so as a success (``{"status": "error", …}``); a *locked* draft is edited all the
+same, without a word of its lock. A draft that does not exist is refused as an MCP tool error.
 """
 
 from __future__ import annotations
@@ -27,27 +29,33 @@ def build_server(root: Path) -> Any:
 
     server = MCPServer("drafts", version="1.0.0", instructions="Text drafts, edited in memory and saved to a folder.")
     store = root / "drafts.json"
-    drafts: dict[str, str] = json.loads(store.read_text()) if store.exists() else {}
+    drafts: dict[str, dict[str, Any]] = json.loads(store.read_text()) if store.exists() else {}
 
-    @server.tool(description="List the drafts by name.")
-    def list_drafts() -> dict[str, list[str]]:
-        return {"names": sorted(drafts)}
+    def draft(draft_id: str) -> dict[str, Any]:
+        if draft_id not in drafts:
+            raise ToolError(f"No draft {draft_id!r}")
+        return drafts[draft_id]
+
+    @server.tool(description="List the drafts: id, title and flags.")
+    def list_drafts() -> dict[str, list[dict[str, Any]]]:
+        return {"drafts": [{"draft_id": key, "title": d["title"], "pinned": d.get("pinned", False),
+                            "locked": d.get("locked", False)} for key, d in sorted(drafts.items())]}
 
     @server.tool(description="Read one draft as it stands, edits included.")
-    def read_draft(name: Annotated[str, Field(description="The draft's name.")]) -> str:
-        if name not in drafts:
-            raise ToolError(f"No draft named {name!r}")
-        return drafts[name]
+    def read_draft(draft_id: Annotated[str, Field(description="The draft's id.")]) -> str:
+        return draft(draft_id)["text"]
 
     @server.tool(description="Replace the text of one draft.")
     def edit_draft(
-        name: Annotated[str, Field(description="The draft's name.")],
+        draft_id: Annotated[str, Field(description="The draft's id.")],
         text: Annotated[str, Field(description="The draft's new text.")],
-    ) -> str:
-        if name not in drafts:
-            raise ToolError(f"No draft named {name!r}")
-        drafts[name] = text
-        return f"Draft {name!r} edited. Remember to call save_drafts to persist changes."
+    ) -> dict[str, str]:
+        found = draft(draft_id)
+        if found.get("pinned"):
+            return {"status": "error", "message": f"Draft {draft_id} is pinned: unpin it before editing"}
+        found["text"] = text
+        return {"status": "success",
+                "message": f"Draft {draft_id} edited. Remember to call save_drafts to persist changes."}
 
     @server.tool(description="Write every draft to the drafts file, keeping the previous file as a backup.")
     def save_drafts() -> str:
