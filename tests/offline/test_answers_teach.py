@@ -22,7 +22,6 @@ from toolatlas.offline.mutations import boundary_mutations
 from toolatlas.offline.stated import stated_future, stated_kinds
 from toolatlas.offline.taught import TaughtArguments
 from toolatlas.offline.values import ValueSynth
-from toolatlas.probing.evidence import error_evidence
 from toolatlas.probing.hidden import hidden_failure
 from toolatlas.probing.values import ArgKind, names_made_up
 
@@ -189,12 +188,16 @@ class TestSnapshotAndDescription:
 
 class TestCutShort:
     def test_an_answer_that_says_it_is_truncated_holds_only_part(self) -> None:
-        def judged(text: str) -> str | None:
-            return error_evidence(CallOutcome(server="s", tool="get_log_content", arguments={"filename": "api.log"},
-                                              outcome=OutcomeClass.OK, excerpt=text), {"filename": "api.log"})
+        """A text answer saying it was cut is a failure reported as success — but for a call that asked past a
+        limit the description states, whose cut is that limit (a tolerance)."""
+        def judged(text: str, mutation: str | None = None) -> str | None:
+            outcome = CallOutcome(server="s", tool="get_log_content", arguments={"filename": "api.log"},
+                                  outcome=OutcomeClass.OK, excerpt=text)
+            return hidden_failure(outcome, None, mutation=mutation, changed=False, arguments={"filename": "api.log"})
 
         assert judged("Content of api.log (TRUNCATED: showing ~3986 of ~5308 tokens)\n12:00 GET /") is not None
         assert judged("line one\n[OUTPUT TRUNCATED - Use read_log_paginated for full access]") is not None
+        assert judged("id,name\n1,a\n(truncated to 5 rows)", mutation="past_stated_limit") is None
         assert judged('{"rows": [1, 2], "truncated": true}') is None  # a page the call's own limit asked for
         assert judged("12:00 GET / 200\n12:01 GET /health 200") is None
 

@@ -129,11 +129,6 @@ def found_nothing(text: str) -> bool:
 _READ_ONE_VERBS = frozenset("view get read show open describe display fetch load print cat".split())
 _MANY_WORDS = frozenset("all list many every each query sql search status log history diff result data".split())
 """Words after a read verb that make it a listing, a query or a report (``read_query``, ``show_status``)."""
-_CUT_SHORT = re.compile(r"\bTRUNCATED\b|(?i:\[(?:output|content|response|result|text)s? (?:was |is )?truncated\b"
-                        r"|\((?:output |content |response )?truncated[:;,)]|\btruncated (?:at|to|after) \d)")
-"""A notice in a text answer that it stops before the end of what was asked: ``(TRUNCATED: showing ~3986 of ~5308
-tokens)``, ``[OUTPUT TRUNCATED - Use read_log_paginated …]``, ``(truncated)`` — not a JSON flag beside a page of
-results the call's own limit asked for."""
 _NO_MATCH = re.compile(r"^\W{0,3}\s*no\b[^\n.]{0,60}\b(?:found|match(?:es|ing|ed)?|exists?)\b", re.IGNORECASE)
 """A read that found nothing by the name given (``No files found matching example``)."""
 
@@ -234,8 +229,6 @@ def error_evidence(
             return "found nothing where the tool reads the one thing the call names"
         if _NO_MATCH.match(remainder) and _bare(text) and _echoes_each(text, arguments, spec):
             return "found nothing between the things the call names"
-        if _CUT_SHORT.search(remainder):
-            return "the answer says it holds only part of what was asked (cut short)"
         return None
     if json_error_reason(text) or tally_failure(text):  # {"status": "error", …}, "Succeeded: 0 … Failed: 1"
         return "the result says it failed"

@@ -1,7 +1,7 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Eight answers read
-like successes and are not, and (but for a verdict) only the call's own misuse shows it:
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Nine answers read
+like successes and are not, and (but for a verdict and a cut) only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
   kind that is not well-formed (a regular expression that does not compile, a date of month 13) and
@@ -39,6 +39,9 @@ like successes and are not, and (but for a verdict) only the call's own misuse s
   successfully, changed nothing, and its verdict is no (``"is_valid": false``, ``"valid": false`` with findings,
   ``❌ CONFLICTS (Must Fix):`` over the pins in conflict): what the call gave does not pass — the answer a caller
   must read, not the tool failing, whatever the call was.
+- **an answer cut short.** A call's text answer says it holds only part of what was asked (``(TRUNCATED: showing
+  ~3986 of ~5308 tokens)``, ``[OUTPUT TRUNCATED …]``): a caller who reads it takes a part for the whole — unless
+  the call asked past a limit the description states (then the cut is the limit, a tolerance).
 - **a change of what is locked.** A boundary probe gave a tool that changes or deletes the id of a record the
   server's own listing marks locked (``"locked": true``), and the call went through — it changed the state, or
   answered that it did (``Successfully updated segment '1'``) — without a word of the lock: the server keeps a
@@ -68,6 +71,12 @@ FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
 LOOKED_UP = frozenset({"inflected_form", "stripped_prefix"})
 LOCKED = "locked_target"
+LIMIT = "past_stated_limit"
+_CUT_SHORT = re.compile(r"\bTRUNCATED\b|(?i:\[(?:output|content|response|result|text)s? (?:was |is )?truncated\b"
+                        r"|\((?:output |content |response )?truncated[:;,)]|\btruncated (?:at|to|after) \d)")
+"""A notice in a text answer that it stops before the end of what was asked: ``(TRUNCATED: showing ~3986 of ~5308
+tokens)``, ``[OUTPUT TRUNCATED - Use read_log_paginated …]``, ``(truncated to 5 rows)`` — not a JSON flag beside a
+page of results the call's own limit asked for."""
 _LOCK_WORDS = re.compile(r"\block(?:ed|s)?\b|\bread[- ]?only\b|\bprotected\b|\bimmutable\b|\bfrozen\b", re.IGNORECASE)
 """Words of an answer that speak of the lock (``skipped: segment 1 is locked``): the server knew it."""
 """Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
@@ -172,6 +181,8 @@ def hidden_failure(
         return "it claims its action on what does not exist, and nothing changed"
     if made_up and _listed_missing(text):
         return "its answer lists what the call named as not found"
+    if mutation != LIMIT and _CUT_SHORT.search(without_echoes(text, values)[0]):
+        return "the answer says it holds only part of what was asked (cut short)"
     if mutation == LOCKED and (changed or not empty):  # it went through: changed the state, or answered it did
         if not _LOCK_WORDS.search(without_echoes(text, values)[0]):
             return "it changes a record its own listing marks locked, and says nothing of the lock"
