@@ -78,10 +78,11 @@ class TestListedRecords:
         planned = synth(pool).valid_arguments(CONTEXT, None, 0)
         assert planned is not None and planned.arguments["account"] in ("Joint Current", "Everyday Card")
 
-    def test_records_with_ids_and_file_trees_name_nothing(self) -> None:
+    def test_records_with_ids_file_trees_and_a_databases_shape_name_nothing(self) -> None:
         pool = ValuePool()
         pool.harvest(SEARCH, json.dumps({"accounts": [{"id": 4, "name": "Joint Current"}]}), None, {}, "p1")
         pool.harvest(SEARCH, json.dumps({"children": [{"name": "a.txt", "type": "file"}]}), None, {}, "p2")
+        pool.harvest(SEARCH, json.dumps({"tables": [{"name": "cities"}], "columns": [{"name": "id"}]}), None, {}, "p3")
         assert not [r for r in pool.values(ArgKind.IDENTIFIER) if (r.context or "").startswith("label:")]
 
     def test_a_json_answer_cut_short_is_read_up_to_its_last_complete_value(self) -> None:

@@ -131,13 +131,18 @@ RECORD_NAMES = ("name", "label", "title")
 """The fields a record is called by, in the order one is taken."""
 
 
+_SCHEMA_NOUNS = frozenset({"table", "column", "database", "schema", "view", "index", "field", "property", "key"})
+"""What a listing of a database's or a document's shape names: kinds of their own (a table, a column), no record."""
+
+
 def named_records(node: list[Any], key: str | None) -> list[Found]:
     """What the records of a list under a plural key are called — ``{"accounts": [{"name": "Joint Current", …}]}``
     — when every record has a ``name``, ``label`` or ``title``: what an argument named ``account`` takes
-    (:data:`LABEL_CONTEXT`). Files and folders of a tree are paths, not names."""
+    (:data:`LABEL_CONTEXT`). Files and folders of a tree are paths, not names; tables and columns are the
+    database's shape (:data:`_SCHEMA_NOUNS`)."""
     if not key or parent_singular(key) == key or not node or not all(isinstance(n, Mapping) for n in node):
         return []
-    if any(n.get("type") in ("file", "directory") for n in node):
+    if parent_singular(key).lower() in _SCHEMA_NOUNS or any(n.get("type") in ("file", "directory") for n in node):
         return []
     names = [next((r[f] for f in RECORD_NAMES if isinstance(r.get(f), str) and r[f]), None) for r in node]
     if not all(names):
