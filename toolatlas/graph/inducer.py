@@ -42,9 +42,6 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import condition_argument, joined, portable_change
 from toolatlas.probing.evidence import argument_values
-
-if TYPE_CHECKING:
-    from toolatlas.environments import StateDiff
 from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE, reason_quote
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import (
@@ -55,6 +52,9 @@ from toolatlas.probing.text import (
     to_placeholders,
 )
 from toolatlas.probing.values import scalars
+
+if TYPE_CHECKING:
+    from toolatlas.environments import StateDiff
 
 __all__ = [
     "STATE_CAUSE",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolatlas.offline.harvest import FLAG_CONTEXT, id_like, id_noun
 from toolatlas.offline.kinds import ToolEffect, tool_effect
+from toolatlas.offline.saturation import verified_bases
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.probing.values import ArgKind
 
@@ -116,8 +117,6 @@ def flagged_records(proposer: OfflineProposer, round_: int, name: str) -> list[P
         context = ref.context or ""
         if context.startswith(FLAG_CONTEXT) and context.endswith(f":{noun}"):
             flagged.setdefault(context.removeprefix(FLAG_CONTEXT).removesuffix(f":{noun}"), ref.value)
-    from toolatlas.offline.saturation import verified_bases  # saturation plans from this module's neighbours
-
     bases = [b.arguments for b in verified_bases(proposer, name) if not b.prefix] if flagged else []
     if not bases or ids[0].name not in bases[0]:
         return []

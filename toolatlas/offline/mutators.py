@@ -687,7 +687,7 @@ def map_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> 
     if shape is None or not isinstance(value, dict) or not value:
         return []
     key, entry = next(iter(value.items()))
-    arg, out = _arg(loc), []
+    arg, out = _arg(loc), list[Found]()
     if shape.values:
         out.append(("invalid_enum", loc, {key: "not_a_valid_choice"},
                      f"{arg} maps `{key}` to a value outside the set its description lists", True))
