@@ -60,7 +60,8 @@ FLAGGED_IDS = 3
 """Ids kept per flag of one answer (a long listing flags many records alike)."""
 _DATE_KEY = re.compile(r"(?:^|_|-|(?<=[a-z])(?=D))(?:[Dd]ate|[Dd]ay)(?:$|_|-)|^(?:DATE|DAY)$")
 """A key that holds a day: ``posted_date``, ``balance_date``, ``date``, ``dueDate``."""
-_ISO_DATE = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])")
+ISO_DAY = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?!\d)")
+"""A day written ISO 8601 (``2026-11-03``; at the start of ``2026-11-03T10:30:00`` too)."""
 
 
 def normalise(text: str, variables: dict[str, str]) -> str:
@@ -314,7 +315,7 @@ class ValuePool:
                 found.append((ArgKind.TIMEZONE, value, None, False))
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
                 found.append((ArgKind.DATETIME, value, None, False))
-            elif isinstance(value, str) and _DATE_KEY.search(key) and _ISO_DATE.fullmatch(value):
+            elif isinstance(value, str) and _DATE_KEY.search(key) and ISO_DAY.fullmatch(value):
                 found.append((ArgKind.DATE, value, None, False))  # ``"posted_date": "2026-11-03"``: a day the data holds
             elif isinstance(value, str) and _TOKEN_KEY.search(key) and _HEX_TOKEN.fullmatch(value):
                 # a fingerprint of what was read: its context is the thing it describes (the path read)
@@ -477,11 +478,7 @@ def _json_head(text: str) -> Any:
 def answered_document(structured: Any, excerpt: str) -> Any:
     """The JSON an answer holds, for harvesting: its structured content (the SDK's ``{"result": "<JSON>"}``
     unwrapped), else its text read as JSON — the complete head of a text cut short too."""
-    if isinstance(structured, Mapping) and list(structured) == ["result"] and isinstance(structured["result"], str):
-        return _parse(structured["result"]) or structured
-    if structured is not None:
-        return structured
-    return _parse(excerpt)
+    return _parse(excerpt) if not structured or returned_text(structured, excerpt) else structured
 
 
 _ID_KEYS = frozenset(IDENTITY_WORDS)

@@ -13,15 +13,11 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
+from toolatlas.offline.answers import RECORD_NAMES
 from toolatlas.offline.facts import EnvironmentFacts, FileFact
-from toolatlas.offline.harvest import ValuePool, is_zone
+from toolatlas.offline.harvest import ISO_DAY, ValuePool, is_zone
 from toolatlas.offline.kinds import parent_singular
 from toolatlas.probing.values import ArgKind, HarvestRef
-
-ROW_NAMES = ("name", "label", "title")
-"""The columns a table's rows are called by, in the order one is taken."""
-_ISO_DAY = re.compile(r"(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\d])")
-"""A day written ISO 8601 at the start of a text (``2026-11-03``, ``2026-11-03T10:30:00``)."""
 
 __all__ = ["TIMEZONES", "Candidate", "Targets"]
 
@@ -181,11 +177,11 @@ class Targets:
         if commits:
             return [d[:10] for d in commits]
         days = {c.value[:10] for kind in (ArgKind.DATE, ArgKind.DATETIME) for c in self._pooled(kind)
-                if _ISO_DAY.match(c.value)}
+                if ISO_DAY.match(c.value)}
         database = self.facts.database
         for table in database.tables if database else []:
             days.update(v[:10] for row in table.sample_rows for v in row.values()
-                        if isinstance(v, str) and _ISO_DAY.match(v))
+                        if isinstance(v, str) and ISO_DAY.match(v))
         return sorted(days)
 
     # -- knowledge graph --------------------------------------------------------------------------
@@ -229,7 +225,7 @@ class Targets:
         when it has no ``name``, ``label`` or ``title`` column."""
         db = self.facts.database
         table = next((t for t in db.tables if parent_singular(t.name.lower()) == noun.lower()), None) if db else None
-        column = next((c for f in ROW_NAMES if table is not None for c in table.columns if c.name.lower() == f), None)
+        column = next((c for f in RECORD_NAMES if table is not None for c in table.columns if c.name.lower() == f), None)
         if table is None or column is None:
             return []
         unique = next((u for u in table.unique if u.columns == [column.name]), None)
