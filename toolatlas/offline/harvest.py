@@ -300,12 +300,13 @@ class ValuePool:
             table = next((str(v) for k, v in args.items() if "table" in k), None)
             found.append((ArgKind.COLUMN_NAME, str(node["name"]), table, False))
         owner = key  # the key this object sits under: in ``{"/a.txt": {...}}``, the thing it describes
-        ids = [(k, str(v)) for k, v in node.items() if id_like(k) and isinstance(v, str | int) and not isinstance(v, bool)]
-        for flag in (k for k, v in node.items() if v is True and not id_like(k)) if ids else ():
-            # a record its listing flags (``"locked": true``, ``"has_tags": true``): its ids, a few per flag
+        flags = [k for k, v in node.items() if v is True and not id_like(k)]
+        ids = [(k, str(v)) for k, v in node.items()
+               if id_like(k) and isinstance(v, str | int) and not isinstance(v, bool)] if flags else []
+        for flag in flags if ids else ():  # a record its listing flags (``"locked": true``): its id, a few per flag
             context = (LOCKED_CONTEXT if flag in LOCK_FLAGS else f"{FLAG_CONTEXT}{flag}:") + (id_noun(ids[0][0]) or noun or "")
             if sum(1 for f in found if f[2] == context) < FLAGGED_IDS:
-                found.extend((ArgKind.IDENTIFIER, value, context, False) for _key, value in ids[:1])
+                found.append((ArgKind.IDENTIFIER, ids[0][1], context, False))
         for key, value in node.items():
             if id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
                 found.append((ArgKind.IDENTIFIER, str(value), id_noun(key) or noun, False))
