@@ -472,13 +472,13 @@ class TestMisusesWithOneAnswer:
 
     def test_each_misuse_is_stated_with_the_answer_they_share(self) -> None:
         graph = self.induce_misuses([("1 / 0", "`formula` divides by zero"),
-                                     ("h2o", "`formula` is written in lower case (`h2o`)"),
+                                     ("h2o", "`formula` is written in lower case (`h2o` for `H2O`)"),
                                      ("1 / 0", "`formula` divides by zero"),
                                      ("1 / 0", "`formula` divides by zero (with `unit` given)")])  # the same misuse
         [entry] = graph.entries_of("weigh", EntryKind.BOUNDARY)
         assert entry.support == 4
         assert entry.text == ("`weigh` fails (tool_error) when `formula` divides by zero; or when `formula` is written "
-                              f"in lower case (`h2o`): “{self.ANSWER}”.")
+                              f"in lower case (`h2o` for `H2O`): “{self.ANSWER}”.")
         assert entry.when_not == "`formula` divides by zero"  # what the misuse is grouped by stays the first
 
     def test_at_most_three_are_stated(self) -> None:

@@ -440,3 +440,22 @@ class TestRefusedSizes:
         assert profile.findings[oversized].cap == 50000
         assert oversized in task_leads(profile, "Check our annual report (about 120,000 characters) in one go.")
         assert oversized not in task_leads(profile, "Check this letter of about 3,000 characters.")
+
+
+class TestRecasedNames:
+    def test_a_name_written_in_another_case_meets_a_refusal_of_it(self) -> None:
+        """A task that writes `Sana` where the server refused `Sana` for its `sana` leads with that refusal; one
+        that writes `sana` as the server does, or does not name her, does not; an accepted recasing is no lead."""
+        tool = one_argument_tool("ops", "create_task", "Create a task for an assignee.", "assignee")
+        condition = "`assignee` is a listed value written otherwise (`Sana` for `sana`)"
+        refused = entry("ops", "create_task", EntryKind.BOUNDARY, outcome=FAIL, family="case_changed",
+                        condition=condition, error_signature="assignee must be one of hamza, sana, ali",
+                        excerpt="assignee must be one of hamza, sana, ali", arguments={"assignee": "Sana"})
+        profile = AtlasView([tool], [refused], [], []).profiles[("ops", "create_task")]
+        index = next(i for i, f in enumerate(profile.findings) if f.entry.family == "case_changed")
+        assert task_leads(profile, "Give Sana a task to call the client back") == {index: 2.0}
+        assert task_leads(profile, "Give sana a task to call the client back") == {}
+        assert task_leads(profile, "Give Hamza a task to call the client back") == {}
+        accepted = refused.model_copy(update={"kind": EntryKind.AFFORDANCE, "outcome": OutcomeClass.OK})
+        profile = AtlasView([tool], [accepted], [], []).profiles[("ops", "create_task")]
+        assert task_leads(profile, "Give Sana a task to call the client back") == {}

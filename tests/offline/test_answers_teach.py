@@ -18,7 +18,7 @@ from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool, _json_head, answered_document
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.maps import map_shape
-from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.mutations import MutationKind, boundary_mutations
 from toolatlas.offline.stated import stated_future, stated_kinds
 from toolatlas.offline.taught import TaughtArguments
 from toolatlas.offline.values import ValueSynth
@@ -161,6 +161,31 @@ class TestSnapshotAndDescription:
         planned = synth(facts=facts).valid_arguments(history, None, 1)
         assert planned is not None and planned.arguments == {"exercise": "Back Squat"}
         assert synth(facts=facts).targets.named_rows("account") == []
+
+    def test_a_search_is_probed_with_the_other_fields_of_the_record_its_query_is_in(self) -> None:
+        """A contact found by a word of its name is searched for by its owner and its first tag (fields more rows
+        share first); its key and its date never, nor the field that holds the query."""
+        columns = [ColumnFact(name=n, type="TEXT", primary_key=n == "id")
+                   for n in ("id", "name", "city", "owner", "tags", "created_at")]
+        rows = [{"id": "C-1", "name": "Khalid Bin Thani", "city": "Dubai", "owner": "hamza", "tags": '["vip", "new"]',
+                 "created_at": "2024-11-27"},
+                {"id": "C-2", "name": "Reem Al Marzouqi", "city": "Sharjah", "owner": "hamza", "tags": "[]",
+                 "created_at": "2025-03-11"}]
+        notes = TableFact(name="notes", columns=[ColumnFact(name="text", type="TEXT")],
+                          sample_rows=[{"text": "Khalid called back"}])
+        contacts = TableFact(name="contacts", columns=columns, sample_rows=rows)
+        facts = EnvironmentFacts(kind="sqlite", database=DatabaseFacts(dialect="sqlite", tables=[notes, contacts]))
+        targets = synth(facts=facts).targets
+        assert targets.other_fields("khalid", "search_contacts find contacts") == [
+            ("owner", "hamza"), ("city", "Dubai"), ("tags", "vip")]
+        assert targets.other_fields("Khalid", "search_notes") == []  # the note holds nothing else
+        assert targets.other_fields("Olivia", "search_contacts") == []
+        search = ToolSpec(server="s", name="search_contacts", description="Find contacts by name.", input_schema={
+            "type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}})
+        specs = infer_arguments(search)
+        mutations = boundary_mutations(search, specs, {"query": "Khalid"}, synth(facts=facts), cap=60)
+        assert [(m.arguments, m.expected_failure) for m in mutations if m.name is MutationKind.OTHER_FIELD] == [
+            ({"query": "hamza"}, False), ({"query": "Dubai"}, False), ({"query": "vip"}, False)]
 
     def test_a_docstring_line_saying_what_an_argument_is_lists_its_choices(self) -> None:
         tool = ToolSpec(server="s", name="log_set", description=(

@@ -302,7 +302,7 @@ class TestCase:
         cased = [m for m in mutations if m.name is MutationKind.CASE_CHANGED]
         assert sorted(m.arguments["formula"] for m in cased) == ["NACL", "nacl"]
         assert {m.target_arg for m in cased} == {"formula"} and not any(m.expected_failure for m in cased)
-        assert "`formula` is written in capitals (`NACL`)" in {m.condition for m in cased}
+        assert "`formula` is written in capitals (`NACL` for `NaCl`)" in {m.condition for m in cased}
 
     def test_a_value_with_nothing_to_capitalise_lends_the_capitals_to_an_example_that_has(self) -> None:
         """``H2O`` in capitals is ``H2O``: the documented example ``Ca(OH)2`` is sent as ``CA(OH)2`` instead, first
@@ -316,7 +316,23 @@ class TestCase:
         assert valid["formula"] == "H2O"
         cased = [(m.arguments["formula"], m.condition) for m in mutations if m.name is MutationKind.CASE_CHANGED]
         assert cased == [("CA(OH)2", "`formula` is written in capitals (`CA(OH)2` for `Ca(OH)2`)"),  # probed first
-                         ("h2o", "`formula` is written in lower case (`h2o`)")]
+                         ("h2o", "`formula` is written in lower case (`h2o` for `H2O`)")]
+
+    def test_a_member_of_a_set_the_description_lists_is_written_capitalised(self) -> None:
+        """``sana`` of "one of hamza, sana, ali" is sent as ``Sana``, as a request names a person; a set the schema
+        declares is left to its validator."""
+        described = {"type": "object", "required": ["assignee"],
+                     "properties": {"assignee": {"type": "string", "description": "Assignee, one of: hamza, sana, ali."}}}
+        tool = ToolSpec(server="s", name="assign_task", description="Assign a task.", input_schema=described)
+        valid, mutations = mutate(EnvironmentFacts(kind="none"), tool)
+        cased = [(m.arguments["assignee"], m.condition) for m in mutations if m.name is MutationKind.CASE_CHANGED]
+        member = valid["assignee"]
+        assert cased == [(member.capitalize(), f"`assignee` is a listed value written otherwise (`{member.capitalize()}`"
+                                               f" for `{member}`)")]
+        declared = {"type": "object", "required": ["assignee"],
+                    "properties": {"assignee": {"type": "string", "enum": ["hamza", "sana", "ali"]}}}
+        _valid, mutations = mutate(EnvironmentFacts(kind="none"), tool.model_copy(update={"input_schema": declared}))
+        assert MutationKind.CASE_CHANGED not in families(mutations)
 
     def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
         """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely

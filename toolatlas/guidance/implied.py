@@ -253,6 +253,20 @@ def given_can_meet(finding: Finding) -> bool:
                 or finding.entry.family in WHICH_THING)
 
 
+_WRITTEN_FOR = re.compile(r"`([^`]+)` for `([^`]+)`")
+"""How a condition names a value written in another case and the one the server knows (`Sana` for `sana`)."""
+
+
+def recased(finding: Finding, task: str) -> bool:
+    """Whether ``finding`` refused a name written in another case than the server's (``Sana`` for ``sana``) and the
+    task writes that name in a case other than the server's: the call the task leads to meets the refusal."""
+    found = _WRITTEN_FOR.search(finding.text) if finding.entry.family == "case_changed" else None
+    if found is None or finding.entry.outcome == "ok":
+        return False
+    known = found.group(2)
+    return any(written != known for written in re.findall(rf"(?<!\w){re.escape(known)}(?!\w)", task, re.IGNORECASE))
+
+
 def _names(finding: Finding, argument: str) -> bool:
     return f"`{argument}`" in finding.text or f"`{argument}`" in finding.entry.text
 
@@ -276,6 +290,8 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
         if (cap is not None and asks_past(task, cap)) or (long_run and not finding.schema and outran(finding)):
             leads[index] = IMPLIED_LEAD
         elif finding.cut and cap is None and asks_for_all(task):  # an answer that says how much more there is
+            leads[index] = IMPLIED_LEAD
+        elif recased(finding, task):
             leads[index] = IMPLIED_LEAD
     kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
     if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)

@@ -52,6 +52,9 @@ class MutationKind(StrEnum):
     whole words or stems."""
     INFLECTED_FORM = "inflected_form"
     """A word a lookup knows, inflected (``started`` for ``start``): found by a lookup of stems, not of entries."""
+    OTHER_FIELD = "other_field"
+    """A search query that is another field of the record a working query is in (a contact's tag): found by a
+    search of every field, not by one of names."""
     STRIPPED_PREFIX = "stripped_prefix"
     """A code the server gave without the letters it starts with (``1.1`` for ``R1.1``, ``1.5.0`` for ``v1.5.0``)."""
     NO_MATCH_EDIT = "no_match_edit"
@@ -125,6 +128,7 @@ SEMANTIC_FAMILIES = frozenset(
         "word_fragment",
         "inflected_form",
         "stripped_prefix",
+        "other_field",
         "incompatible_value",
         "leading_dash",
         "path_is_directory",

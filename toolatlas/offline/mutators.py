@@ -546,6 +546,17 @@ def query_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
     ]
 
 
+def other_field_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A search query set to another field of the record its working query is in (the ``tags`` value ``vip`` of the
+    contact whose name holds ``Khalid``): a search over some fields answers nothing, one over every field finds the
+    record — which fields a search reads, what a description seldom lists. Either outcome is knowledge."""
+    if (ctx.effect is not ToolEffect.READ or spec.kind is not ArgKind.SEARCH_QUERY or spec.fresh or spec.enum
+            or not isinstance(value, str) or "${" in value):
+        return []
+    return [("other_field", loc, item, f"{_arg(loc)} is the {field} of a record holding `{value}` (`{item}`)", False)
+            for field, item in ctx.synth.targets.other_fields(value, ctx.text) if item not in ctx.in_call]
+
+
 _FILTER_NAME = re.compile(r"(?:^|_)(?:tags?|labels?|categor(?:y|ies)|kinds?|types?|status|topics?|genres?|authors?"
                           r"|owners?|groups?|folders?|projects?)$", re.IGNORECASE)
 """Names of an argument a listing narrows its answer by (``tag``, ``status``, ``project``)."""
@@ -662,7 +673,10 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
 def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it),
     capitals first (a build probes one misuse per argument: the first): whether the server matches names whatever
-    their case, or refuses (``unknown element 'A'`` for ``NACL``)."""
+    their case, or refuses (``unknown element 'A'`` for ``NACL``). A member of a set the description lists is
+    written capitalised (``Sana`` for ``sana``), as a request names a person or a status."""
+    if spec.enum and spec.enum_from_description and value in spec.enum and isinstance(value, str) and not spec.fresh:
+        return _member_case(spec, loc, value, ctx)
     if spec.fresh or spec.kind not in _CASED_KINDS or not isinstance(value, str) or spec.enum or _id_like(loc):
         return []
     if sum(c.isalpha() for c in value) < 2 or "${" in value or not _known(spec, value, ctx):
@@ -676,8 +690,19 @@ def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
                           f"{_arg(loc)} is written in capitals (`{mixed.upper()}` for `{mixed}`)", False))
     for changed, how in ((value.upper(), "in capitals"), (value.lower(), "in lower case")):
         if changed != value and changed not in ctx.in_call:
-            found.append(("case_changed", loc, changed, f"{_arg(loc)} is written {how} (`{changed}`)", False))
+            found.append(("case_changed", loc, changed, f"{_arg(loc)} is written {how} (`{changed}` for `{value}`)",
+                          False))
     return found
+
+
+def _member_case(spec: ArgSpec, loc: str, value: str, ctx: MutationContext) -> list[Found]:
+    """A listed member in lower case written capitalised, one in capitals written in lower case, unless the set
+    holds that form too."""
+    changed = value.capitalize() if value.islower() else value.lower() if value.isupper() else None
+    if changed is None or changed == value or changed in spec.enum or changed in ctx.in_call:
+        return []
+    return [("case_changed", loc, changed, f"{_arg(loc)} is a listed value written otherwise (`{changed}` for "
+             f"`{value}`)", False)]
 
 
 def map_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
@@ -705,6 +730,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     format_mutations,
     semantic_mutations,
     query_mutations,
+    other_field_mutations,
     filter_mutations,
     inflected_mutations,
     prefix_mutations,

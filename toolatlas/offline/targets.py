@@ -9,6 +9,7 @@ branch before the current one for a switch).
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from typing import NamedTuple
@@ -34,6 +35,20 @@ TIMEZONES = (
     "Etc/UTC",
 )
 LARGE_FILE = 50_000
+
+
+_KEY_COLUMN = re.compile(r"(?:^|_)id$", re.IGNORECASE)
+
+
+def _first_item(text: str) -> str:
+    """``text``, or the first item of the JSON list of strings it holds (``vip`` of ``["vip", "returning"]``)."""
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            items = json.loads(text)
+        except ValueError:
+            return text
+        return next((i for i in items if isinstance(i, str)), "") if isinstance(items, list) else text
+    return text
 
 
 class Candidate(NamedTuple):
@@ -231,6 +246,27 @@ class Targets:
         unique = next((u for u in table.unique if u.columns == [column.name]), None)
         names = [row[0] for row in unique.existing] if unique else [row.get(column.name) for row in table.sample_rows]
         return _dedupe([Candidate(n) for n in names if isinstance(n, str) and 0 < len(n) <= 80])
+
+    def other_fields(self, value: str, near: str) -> list[tuple[str, str]]:
+        """The short text fields of the first sample row holding ``value`` as a word, other than those holding it, a
+        JSON list by its first item (``("tags", "vip")`` of the contact whose name holds ``Khalid``): the rows of a
+        table ``near`` (a tool's name and description) names first, and of a row's fields those more rows share (an
+        owner, a tag, a city: what a person narrows by) first. Keys and dates are left out; empty without such a
+        row."""
+        db = self.facts.database
+        if db is None or not value.strip():
+            return []
+        word = re.compile(rf"(?<!\w){re.escape(value.strip())}(?!\w)", re.IGNORECASE)
+        for table in sorted(db.tables, key=lambda t: parent_singular(t.name.lower()) not in near):
+            keys = set(table.primary_key) | {c.name for c in table.columns if _KEY_COLUMN.search(c.name)}
+            for row in table.sample_rows:
+                if not any(isinstance(v, str) and word.search(v) for v in row.values()):
+                    continue
+                fields = [(k, item) for k, v in row.items() if k not in keys and isinstance(v, str) and not word.search(v)
+                          and (item := _first_item(v)) and 2 <= len(item) <= 40 and not ISO_DAY.match(item)]
+                shared = Counter(_first_item(v) for r in table.sample_rows for v in r.values() if isinstance(v, str))
+                return sorted(fields, key=lambda f: -shared[f[1]])
+        return []
 
     def columns(self, table: str | None) -> list[Candidate]:
         db = self.facts.database

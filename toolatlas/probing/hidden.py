@@ -70,6 +70,7 @@ MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
 LOOKED_UP = frozenset({"inflected_form", "stripped_prefix"})
+"""Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
 LOCKED = "locked_target"
 LIMIT = "past_stated_limit"
 _CUT_SHORT = re.compile(r"\bTRUNCATED\b|(?i:\[(?:output|content|response|result|text)s? (?:was |is )?truncated\b"
@@ -79,7 +80,6 @@ tokens)``, ``[OUTPUT TRUNCATED - Use read_log_paginated …]``, ``(truncated to 
 page of results the call's own limit asked for."""
 _LOCK_WORDS = re.compile(r"\block(?:ed|s)?\b|\bread[- ]?only\b|\bprotected\b|\bimmutable\b|\bfrozen\b", re.IGNORECASE)
 """Words of an answer that speak of the lock (``skipped: segment 1 is locked``): the server knew it."""
-"""Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
 CREATING_VERBS = frozenset(
     "add append create import init insert load make mkdir new open post put register save set start store upload "
     "write".split()
