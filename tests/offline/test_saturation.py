@@ -231,6 +231,30 @@ class TestTargetSweep:
         assert c_7z in swept(4) | swept(5)  # a format its description names
 
 
+    def test_a_file_of_another_nature_the_listing_gave_is_swept_once_per_extension(self, tmp_path) -> None:
+        """A log reader meets the text logs first, then one gzipped rotation its listing named (not the other .gz,
+        not the .gz no answer gave): what the server shows as one of its items is what a caller reads next."""
+        from toolatlas.offline.facts import extract_facts
+        from toolatlas.probing.values import ArgKind, HarvestRef
+
+        for name in ("api.log", "worker.log"):
+            (tmp_path / name).write_text("INFO started\n")
+        for name in ("api.log.1.gz", "api.log.2.gz", "worker.log.1.gz"):
+            (tmp_path / name).write_bytes(b"\x1f\x8b\x08\x00binary" + name.encode())
+        reader = tool("get_log_content", {"filename": {"type": "string", "description": "Name of the log file to read"}})
+        proposer = _proposer(reader)
+        proposer.facts = extract_facts("directory", tmp_path)
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        root = proposer.synth.targets.root
+        for name in ("api.log", "worker.log", "api.log.1.gz", "api.log.2.gz"):  # what the listing answered
+            proposer.pool.add(HarvestRef(kind=ArgKind.FILE_PATH, value=f"{root}/{name}", tool="list_log_files",
+                                         probe_id="p0"))
+        swept = [p.steps[0].arguments["filename"] for round_ in range(1, 4) for p in proposer.saturation(round_, set())
+                 if any(":target:" in k for k in p.coverage_keys)]
+        assert sorted(swept[:2]) == [f"{root}/api.log", f"{root}/worker.log"]
+        assert swept[2:] == [f"{root}/api.log.1.gz"]
+
+
 def _proposer(*tools: ToolSpec):
     from toolatlas.config import ServerSpec
     from toolatlas.graph.state import ServerGraph

@@ -363,7 +363,8 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     of "ZIP, 7Z, TAR.GZ") it has not been pointed at yet
     (:data:`TARGETS_PER_ROUND` a round): what a linter, a parser, a viewer or an unpacker answers depends on
     what the file holds (a clean file, one that breaks rules, one that does not parse, one that is encrypted),
-    which no argument's name tells."""
+    which no argument's name tells. A file of another nature the server's own listing gave (a ``.gz`` beside the
+    logs) is pointed at too, one per extension, after the rest: it is one of the items the server shows."""
     tool = proposer.graph.specs[name]
     effect = tool_effect(tool)
     if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
@@ -389,18 +390,25 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
                  and re.search(rf"(?<![\w.]){re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
     formats = verified | described
 
-    def order(candidate: Candidate) -> int:  # the formats it took first, then those it says it takes
+    def order(candidate: Candidate) -> tuple[int, bool]:  # the formats it took first, then those it says it takes
         fact = facts[candidate.value]
         extension = fact.extension if fact is not None else ""
-        return 0 if extension in verified else 1 if extension in described else 2
+        return (0 if extension in verified else 1 if extension in described else 2,
+                fact is not None and fact.text == binary)  # files of another nature last
 
+    other_natures: set[str] = set()  # extensions of the listed files of another nature already pointed at
     for candidate in sorted(files, key=order):  # what files of one format hold is what differs
         fact = facts[candidate.value]
-        if fact is not None and fact.text == binary and fact.extension not in formats:
-            continue  # a file of another nature, unless of a format the tool was verified on (each .zip its own)
         key: tuple[str, ...] = (name, "target", candidate.value)
         coverage = f"{name}:target:{candidate.value}"
-        if key in proposer.saturated or coverage in proposer.graph.covered:
+        swept = key in proposer.saturated or coverage in proposer.graph.covered
+        if fact is not None and fact.text == binary and fact.extension not in formats:
+            # a file of another nature, unless of a format the tool was verified on (each .zip its own), or the
+            # first of its extension the server's listing gave
+            if fact.extension in other_natures or not proposer.synth.pool.holds(candidate.value):
+                continue
+            other_natures.add(fact.extension)
+        if swept:
             continue
         value: Any = [candidate.value] if spec.items is not None and not _file_kind(spec) else candidate.value
         if field is not None:
