@@ -69,6 +69,36 @@ class TestRefusalSubjects:
         planned = synth().valid_arguments(UPDATE, specs, 0)
         assert planned is not None and set(planned.arguments) & {"active", "expected_day", "cadence"}
 
+    def test_exactly_one_of_two_is_needed_and_excludes_the_other(self) -> None:
+        """``pass exactly one of port= (live VM) or path= (directory of tables)``: one is given, never both."""
+        load = ToolSpec(server="s", name="acpi_load", description="Load a set of tables.", input_schema={
+            "type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string"}, "port": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                           "path": {"anyOf": [{"type": "string"}, {"type": "null"}]}}})
+        error = ("Error executing tool acpi_load: pass exactly one of port= (live VM) or path= (directory of "
+                 "tables)")
+        assert stated_alternatives(load, error) == Alternatives(("port", "path"), True, True)
+
+    def test_a_path_refused_as_not_a_file_or_not_a_directory_teaches_which(self) -> None:
+        """``DBC path is not a file: ${root}`` makes a path a listing tool took for a folder a file path; ``not a
+        directory: …/dsdt.dat`` makes a loader's path a folder; a refusal of the kind it already has teaches
+        nothing, nor one that repeats no path of the call."""
+        listing = ToolSpec(server="s", name="list_messages", description="List DBC messages.", input_schema={
+            "type": "object", "required": ["dbc_path"], "properties": {"dbc_path": {"type": "string"}}})
+        specs = infer_arguments(listing)
+        assert specs[0].kind is ArgKind.DIR_PATH
+        error = "Error executing tool list_messages: DBC path is not a file: ${root}"
+        assert stated_kinds(specs, {"dbc_path": "${root}"}, error) == [("dbc_path", ArgKind.FILE_PATH)]
+        assert stated_kinds(specs, {"dbc_path": "${root}/dbc"}, "DBC path is not a file: ${root}") == []
+        load = ToolSpec(server="s", name="acpi_load", description="Load a set of tables.", input_schema={
+            "type": "object", "properties": {"name": {"type": "string"}, "path": {"type": "string"}}})
+        sent = {"name": "example", "path": "${root}/nx100/dsdt.dat"}
+        assert stated_kinds(infer_arguments(load), sent, "not a directory: ${root}/nx100/dsdt.dat") == [
+            ("path", ArgKind.DIR_PATH)]
+        taught = TaughtArguments({"list_messages": specs}, {"list_messages": listing})
+        taught.learn(listing, {"dbc_path": "${root}"}, error)
+        assert taught.args["list_messages"][0].kind is ArgKind.FILE_PATH
+
 
 class TestListedRecords:
     def test_records_listed_under_a_plural_name_what_its_singular_argument_takes(self) -> None:
@@ -186,6 +216,28 @@ class TestSnapshotAndDescription:
         mutations = boundary_mutations(search, specs, {"query": "Khalid"}, synth(facts=facts), cap=60)
         assert [(m.arguments, m.expected_failure) for m in mutations if m.name is MutationKind.OTHER_FIELD] == [
             ({"query": "hamza"}, False), ({"query": "Dubai"}, False), ({"query": "vip"}, False)]
+
+    def test_a_path_arguments_name_gives_the_kind_of_file_it_takes(self, tmp_path) -> None:
+        """``dbc_path`` takes the .dbc definitions and ``log_path`` what the logs folder holds (a .log, an .asc),
+        never each other's; a name that says only that it is a path takes any file."""
+        from toolatlas.offline.facts import extract_facts
+
+        for name in ("dbc/vehicle_v1.dbc", "dbc/supplier/cells.dbc", "logs/road.log", "logs/charge.asc",
+                     "README.md"):
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text("BO_ 256 Status: 8 VCU\n")
+        facts = extract_facts("directory", tmp_path)
+        targets = synth(facts=facts).targets
+        assert targets.named_extensions("dbc_path") == [".dbc"]
+        assert sorted(targets.named_extensions("logPath")) == [".asc", ".log"]
+        assert targets.named_extensions("file_path") == [] and targets.named_extensions("path") == []
+        decode = ToolSpec(server="s", name="decode_log", description="Decode log frames through a DBC.",
+                          input_schema={"type": "object", "required": ["dbc_path", "log_path"],
+                                        "properties": {"dbc_path": {"type": "string"}, "log_path": {"type": "string"}}})
+        for variant in range(3):
+            planned = synth(facts=facts).valid_arguments(decode, None, variant)
+            assert planned is not None and planned.arguments["dbc_path"].endswith(".dbc")
+            assert planned.arguments["log_path"].endswith((".log", ".asc"))
 
     def test_a_docstring_line_saying_what_an_argument_is_lists_its_choices(self) -> None:
         tool = ToolSpec(server="s", name="log_set", description=(

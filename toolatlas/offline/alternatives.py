@@ -28,7 +28,8 @@ _BOTH = re.compile(
 _NEEDED = re.compile(
     r"\b(?:must|need(?:s)? to|have to|has to|required to|please)\b[^.\n]{0,30}\b(?:either|one of|at least one)\b"
     r"|\b(?:either|one of|at least one of)\b[^.\n]{0,80}\b(?:is|are|must be)\s+(?:required|needed|mandatory)\b"
-    r"|\b(?:requires?|needs?)\s+(?:either|one of|at least one of)\b",
+    r"|\b(?:requires?|needs?)\s+(?:either|one of|at least one of)\b"
+    r"|\bexactly one of\b",  # "pass exactly one of port= (live VM) or path= (…)"
     re.IGNORECASE,
 )
 _SOME = re.compile(

@@ -385,7 +385,10 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
     verified = _verified_formats(proposer, name, spec.name)
     files = targets.files(binary=binary)
+    named = targets.named_extensions(field or spec.name)  # ``dbc_path``: the .dbc files, not the captures
     facts = {c.value: targets.file_fact(c.value) for c in files}
+    if named:
+        files = [c for c in files if (fact := facts[c.value]) is None or fact.extension in named]
     described = {f.extension for f in facts.values() if f is not None and f.extension
                  and re.search(rf"(?<![\w.]){re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
     formats = verified | described

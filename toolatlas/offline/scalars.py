@@ -239,7 +239,7 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
         named = _extensions(spec, draft, synth)
         if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
             files = [f for f in files if _suffix(f.value) in named] or files
-        if spec.kind is ArgKind.PATH:
+        if spec.kind is ArgKind.PATH and not named:  # a path to a file of a named kind is no folder
             files = files + targets.folders(include_root=False)
         if not files and spec.examples and targets.facts.tree is None:
             return str(spec.examples[0])  # no files to name (no folder state): the description's example
@@ -290,21 +290,25 @@ _FORMAT_FILE = re.compile(rf"\b({'|'.join(_FORMAT_EXTENSIONS)})\s+(?:file|files|
 
 
 def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None) -> list[str]:
-    """File extensions an error named for the argument, else its description (else the tool's) names — written
-    out (``.sql``), or as the format a file is of ("Fix a SQL file on disk")."""
+    """File extensions an error named for the argument, else its description names — written out (``.sql``), or as
+    the format a file is of ("Fix a SQL file on disk") — else its name gives (:meth:`~toolatlas.offline.targets.Targets.named_extensions`), else the
+    tool's description names."""
     if synth is not None:
         refs = synth.pool.named_for(f"{draft.tool.name}:{spec.path}")
         named = [r.value for r in refs if r.value.startswith(".")]
         if named:
             return list(dict.fromkeys(named))
-    for text in (spec.description.lower(), draft.text.lower()):
+    for own, text in ((True, spec.description.lower()), (False, draft.text.lower())):
         found = list(dict.fromkeys(f".{e}" for e in _EXTENSION.findall(text)))
         if found:
             return found
-    for text in (spec.description.lower(), draft.text.lower()):
         found = list(dict.fromkeys(e for name in _FORMAT_FILE.findall(text) for e in _FORMAT_EXTENSIONS[name]))
         if found:
             return found
+        if own and synth is not None:  # before the tool's words: the argument's own name
+            found = synth.targets.named_extensions(spec.name)
+            if found:
+                return found
     return []
 
 

@@ -70,7 +70,31 @@ def stated_kinds(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str)
             found[echoed[0]] = kind
         elif kind is not None and not echoed:
             found.update(dict.fromkeys(_subject_arguments(by_name, arguments, error), kind))
-    return [(name, kind) for name, kind in found.items() if _teachable(by_name[name], kind)]
+    taught = [(name, kind) for name, kind in found.items() if _teachable(by_name[name], kind)]
+    return taught + [lesson for lesson in [_path_nature(by_name, arguments, error)] if lesson and lesson not in taught]
+
+
+_NOT_A_FILE = re.compile(r"\bnot an? (?:regular |valid )?file\b|\bis an? (?:directory|folder)\b|\bIsADirectoryError\b"
+                         r"|\bexpected an? file\b", re.IGNORECASE)
+_NOT_A_FOLDER = re.compile(r"\bnot an? (?:valid )?(?:directory|folder|dir)\b|\bNotADirectoryError\b"
+                           r"|\bexpected an? (?:directory|folder)\b", re.IGNORECASE)
+_EXISTING = (ArgKind.FILE_PATH, ArgKind.DIR_PATH, ArgKind.PATH)
+
+
+def _path_nature(by_name: Mapping[str, ArgSpec], arguments: Mapping[str, Any], error: str) -> tuple[str, ArgKind] | None:
+    """``(argument, kind)`` when a refusal says the path it repeats is not a file (``DBC path is not a file:
+    ${root}``: a file path is wanted) or not a directory (``not a directory: …/dsdt.dat``: a folder is), for the
+    argument that gave the longest path the refusal repeats."""
+    wanted = (ArgKind.FILE_PATH if _NOT_A_FILE.search(error)
+              else ArgKind.DIR_PATH if _NOT_A_FOLDER.search(error) else None)
+    if wanted is None:
+        return None
+    echoed = sorted(((len(v), n) for n, v in arguments.items() if n in by_name and by_name[n].kind in _EXISTING
+                     and isinstance(v, str) and v and v in error), reverse=True)
+    if not echoed or (len(echoed) > 1 and echoed[0][0] == echoed[1][0]):
+        return None
+    name = echoed[0][1]
+    return (name, wanted) if by_name[name].kind is not wanted else None
 
 
 _SUBJECT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s+(?:must|should|has to|needs to) be\b")

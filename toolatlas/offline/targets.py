@@ -37,6 +37,11 @@ TIMEZONES = (
 LARGE_FILE = 50_000
 
 
+_NAME_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
+_PATH_WORDS = frozenset({"file", "files", "path", "paths", "dir", "directory", "folder", "name", "filename", "input",
+                         "output", "source", "src", "target", "dest", "destination", "new", "old", "root", "base",
+                         "full", "local", "abs", "absolute", "relative", "in", "out", "to", "from"})
+"""Words of a path argument's name that say it is a path, not what kind of file it names."""
 _KEY_COLUMN = re.compile(r"(?:^|_)id$", re.IGNORECASE)
 
 
@@ -150,6 +155,18 @@ class Targets:
         ]
         counts = Counter(f.extension for f in files if f.extension and not f.extension[1:].isdigit())
         return [ext for ext, _n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+
+    def named_extensions(self, argument: str) -> list[str]:
+        """The extensions of the files an argument's own name gives: those it names (``dbc_path`` → ``.dbc``) and
+        those of the files in a folder it names (``log_path`` → what ``logs/`` holds: ``.log``, ``.asc``), so a
+        tool taking a definition and a capture gets each its own kind of file. Empty when the name gives none."""
+        words = {w.lower() for w in _NAME_WORDS.split(argument) if w} - _PATH_WORDS
+        found = [e for e in self.extensions() if e[1:] in words]
+        for fact in self._files.values():
+            folders = fact.path.split("/")[1:-1]  # below the root's placeholder, above the file
+            if fact.extension and any(parent_singular(f.lower()) in words or f.lower() in words for f in folders):
+                found.append(fact.extension)
+        return list(dict.fromkeys(found))
 
     # -- git --------------------------------------------------------------------------------------
 
