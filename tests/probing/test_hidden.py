@@ -169,3 +169,25 @@ def test_no_content_at_all_for_what_does_not_exist_or_a_lookup_as_written_is_a_f
                         excerpt='{"total": 0, "offset": 0, "results": []}')
     assert hidden_failure(total, find, mutation="inflected_form", changed=None, arguments={"term": "started"})
     assert hidden_failure(empty(id_="R1.1"), find, mutation=None, changed=None, arguments={"id_": "R1.1"}) is None
+
+
+class TestCoercedNumbers:
+    VALUE = ToolSpec(server="s", name="in_kind_value", description="Value donated items.", input_schema={})
+
+    def judged(self, answer: str, arguments: dict) -> str | None:
+        return hidden_failure(ok(answer), self.VALUE, mutation="zero_value", changed=False, arguments=arguments)
+
+    def test_a_number_at_an_edge_answered_as_another_is_a_failure(self) -> None:
+        """A quantity of 0 answered as `"quantity": 1.0` (the other item's 2 said back as sent), a limit of 10^9 as
+        200: moved without a word."""
+        items = {"items": [{"name": "laptop", "quantity": 0, "unit": 450}, {"name": "desk", "quantity": 2}]}
+        answer = '{"lines": [{"name": "laptop", "quantity": 1.0, "line_total": 450.0}, {"quantity": 2.0}]}'
+        assert self.judged(answer, items) == "it takes `quantity` 0 as 1, and says nothing of it"
+        assert self.judged('{"limit": 200, "rows": []}', {"limit": 10**9}) == (
+            "it takes `limit` 1000000000 as 200, and says nothing of it")
+
+    def test_a_number_said_back_as_sent_a_tally_or_a_middling_number_is_none(self) -> None:
+        assert self.judged('{"lines": [{"quantity": 0}]}', {"items": [{"quantity": 0}]}) is None
+        assert self.judged('{"count": 3, "results": [1, 2, 3]}', {"count": -1}) is None  # the answer's own tally
+        assert self.judged('{"hours": 8}', {"hours": 10}) is None  # not at an edge: another meaning, maybe
+        assert self.judged("Quantity 1 of laptop", {"quantity": 0}) is None  # no JSON to read a field of

@@ -190,7 +190,7 @@ def hidden_failure(
         taken = _closest_taken(text, values)
         if taken is not None:
             return f"it answered for `{taken}`, the closest name it knows, not for the name given"
-    return None
+    return _coerced(text, arguments)
 
 
 _MISSING = re.compile(rf"\b(?:not found|not exist|does not exist|doesn't exist|missing|unknown)\b|{MISSING_WORDS_CJK}",
@@ -316,3 +316,51 @@ def _closest_taken(text: str, values: list[str]) -> str | None:
         if match and value not in text and match.group("base") in text:
             return match.group("base")
     return None
+
+
+EDGE_NUMBER = 10**9
+"""From this size on (or at zero and below) a number a call sends is at an edge a server may silently move it off."""
+_TALLIES = frozenset({"count", "total", "n", "size", "length", "matches", "results"})
+"""Names an answer gives its own tallies (how many it found), whatever number the call sent under them."""
+
+
+def _numbers(node: Any, found: dict[str, list[float]]) -> None:
+    """Every number of a JSON-like tree, by the name of the field holding it (lists walked into)."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                found.setdefault(str(key), []).append(float(value))
+            else:
+                _numbers(value, found)
+    elif isinstance(node, list):
+        for item in node:
+            _numbers(item, found)
+
+
+def _coerced(text: str, arguments: Mapping[str, Any] | None) -> str | None:
+    """How an answer reports a number the call sent at an edge (zero, negative, :data:`EDGE_NUMBER` and more) as
+    another under the same field name (``"quantity": 1.0`` for a quantity of 0, ``"limit": 200`` for 10^9): the
+    server moved the value without saying so. None when the answer is no JSON, or says back what was sent."""
+    sent: dict[str, list[float]] = {}
+    _numbers(arguments or {}, sent)
+    edges = {name: values for name, values in sent.items() if name.lower() not in _TALLIES
+             and any(v <= 0 or abs(v) >= EDGE_NUMBER for v in values)}
+    stripped = text.strip()
+    if not edges or not stripped.startswith(("{", "[")):
+        return None
+    try:
+        document = json.loads(stripped)
+    except ValueError:
+        return None
+    answered: dict[str, list[float]] = {}
+    _numbers(document, answered)
+    for name, values in edges.items():
+        other = [a for a in answered.get(name, []) if a not in values]
+        if other:
+            edge = next(v for v in values if v <= 0 or abs(v) >= EDGE_NUMBER)
+            return f"it takes `{name}` {_plain(edge)} as {_plain(other[0])}, and says nothing of it"
+    return None
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if number.is_integer() else str(number)
