@@ -95,6 +95,14 @@ class TestDescriptions:
         )
         assert infer_arguments(tool)[0].examples == []
 
+    def test_a_backticked_name_to_look_values_up_with_is_not_an_example(self) -> None:
+        """``(see `list_sources`)`` says where a value comes from; ``Use `auto` to …`` gives one."""
+        source = infer_arguments(make("get_quantity", {"source": string(
+            "Restrict to one source/device (see `list_sources`). Omit to auto-dedupe parallel devices.")}))[0]
+        assert source.examples == []
+        mode = infer_arguments(make("render", {"mode": string("Use `auto` to pick one from the screen.")}))[0]
+        assert mode.examples == ["auto"]
+
     def test_described_units_keep_their_kind(self) -> None:
         """A unit argument whose description lists the units keeps the unit kind, with the list as its set."""
         spec = infer_arguments(make("convert", {"unit": string("Supported units: m, km, mi")}))[0]

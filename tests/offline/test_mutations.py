@@ -347,6 +347,33 @@ class TestCase:
                  if m.name is MutationKind.ZERO_VALUE]
         assert zeros == [("quantity", 0, False)]
 
+    def test_a_listed_name_is_sent_without_the_prefix_its_list_shares(self) -> None:
+        """``HKQuantityTypeIdentifierStepCount`` listed beside three more ``HKQuantityTypeIdentifier…`` names is sent
+        as ``StepCount``, as a caller who writes the metric's own name does; a name listed with fewer sharing it
+        is not."""
+        from toolatlas.offline.answers import argument_takers
+        from toolatlas.offline.harvest import ValuePool
+
+        listing = ToolSpec(server="s", name="list_types", description="List the metrics present.", input_schema={})
+        types = ["HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierRestingHeartRate",
+                 "HKQuantityTypeIdentifierBodyMass", "HKQuantityTypeIdentifierDistanceWalkingRunning",
+                 "HKCategoryTypeIdentifierSleepAnalysis"]
+        schema = {"type": "object", "required": ["type"],
+                  "properties": {"type": {"type": "string", "description": "The metric's type, as list_types gives it"}}}
+        tool = ToolSpec(server="s", name="get_quantity", description="Sum or average a metric.", input_schema=schema)
+        pool = ValuePool()
+        pool.harvest_answered(listing, [{"type": t, "n": 10} for t in types], argument_takers({"get_quantity": tool}),
+                              "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        specs = infer_arguments(tool)
+        stripped = {m.arguments["type"]: m.condition for m in boundary_mutations(
+            tool, specs, {"type": "HKQuantityTypeIdentifierStepCount"}, synth, cap=60)
+            if m.name is MutationKind.STRIPPED_PREFIX}
+        assert stripped == {"StepCount": "`type` drops the prefix the names it is listed with share (`StepCount` for "
+                                         "`HKQuantityTypeIdentifierStepCount`)"}
+        assert not [m for m in boundary_mutations(tool, specs, {"type": "HKCategoryTypeIdentifierSleepAnalysis"},
+                                                  synth, cap=60) if m.name is MutationKind.STRIPPED_PREFIX]
+
     def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
         """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely
         takes the closest); a name the build invented is not."""

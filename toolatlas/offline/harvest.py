@@ -115,6 +115,16 @@ class ValuePool:
         """Whether ``value`` was harvested from an answer (as any kind), not made by a created name."""
         return any(key[0] == value and not ref.created for refs in self._refs.values() for key, ref in refs.items())
 
+    def siblings(self, value: str) -> list[str]:
+        """The values harvested beside ``value`` (not made by a created name): of its kind, context and argument, as
+        the other items of the list it came in are."""
+        for refs in self._refs.values():
+            ref = next((r for (v, _c, _a), r in refs.items() if v == value and not r.created), None)
+            if ref is not None:
+                return [r.value for r in refs.values()
+                        if r.context == ref.context and r.argument == ref.argument and not r.created]
+        return []
+
     def dump(self) -> list[dict[str, Any]]:
         """Every ref in pool order, JSON-able (for checkpoints)."""
         return [ref.model_dump(mode="json") for refs in self._refs.values() for ref in refs.values()]

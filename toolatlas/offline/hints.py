@@ -117,6 +117,8 @@ _CHOICE_LEAD = re.compile(
 
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,40})`")
+_REFERS_TO = re.compile(r"\b(?:see|from|via|call|calling|run|running)\s*$", re.IGNORECASE)
+"""Words before a backticked name that point at where values come from (``see `list_sources```), not at one."""
 
 
 def description_values(description: str) -> tuple[list[str], list[str]]:
@@ -139,7 +141,8 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
             break
     if not examples:  # a literal set in backticks is a value the author had in mind (``Use `auto` to...``)
         examples = [
-            m.group(1).strip() for m in _BACKTICKED.finditer(outside) if _ITEM.fullmatch(m.group(1).strip())
+            m.group(1).strip() for m in _BACKTICKED.finditer(outside)
+            if _ITEM.fullmatch(m.group(1).strip()) and not _REFERS_TO.search(outside[:m.start()])
         ]
     if not choices:
         quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(outside)]

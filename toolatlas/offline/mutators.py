@@ -614,11 +614,33 @@ def prefix_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     if spec.kind not in _FILTER_KINDS or spec.enum or spec.fresh or not isinstance(value, str):
         return []
     match = _PREFIXED.fullmatch(value.strip())
-    if match is None or not _known(spec, value, ctx):
+    if match is not None and _known(spec, value, ctx):
+        bare = match.group("rest")
+        return [("stripped_prefix", loc, bare,
+                 f"{_arg(loc)} drops the letters it starts with (`{bare}` for `{value}`)", False)]
+    prefix = _namespace(value, ctx.synth.pool.siblings(value))
+    if prefix is None:
         return []
-    bare = match.group("rest")
-    return [("stripped_prefix", loc, bare, f"{_arg(loc)} drops the letters it starts with (`{bare}` for `{value}`)",
-             False)]
+    short = value[len(prefix):]
+    return [("stripped_prefix", loc, short,
+             f"{_arg(loc)} drops the prefix the names it is listed with share (`{short}` for `{value}`)", False)]
+
+
+_WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.:/])(?=\w)")
+NAMESPACE_PEERS = 3
+"""Names that must share a prefix with a value for it to be their namespace (``HKQuantityTypeIdentifier``)."""
+
+
+def _namespace(value: str, siblings: list[str]) -> str | None:
+    """The prefix ``value`` shares with at least :data:`NAMESPACE_PEERS` of the names listed with it, cut back to
+    where a word starts (``HKQuantityTypeIdentifier`` of ``HKQuantityTypeIdentifierStepCount``), when at least four
+    characters long and leaving three; None otherwise."""
+    shared = sorted((len(posixpath.commonprefix([value, s])) for s in siblings if s != value), reverse=True)
+    if len(shared) < NAMESPACE_PEERS:
+        return None
+    reach = shared[NAMESPACE_PEERS - 1]
+    cut = max((m.start() for m in _WORD_START.finditer(value) if m.start() <= reach), default=0)
+    return value[:cut] if cut >= 4 and len(value) - cut >= 3 else None
 
 
 _STORED_TEXT_KINDS = frozenset({ArgKind.TEXT, ArgKind.STRING, ArgKind.OBSERVATION})
