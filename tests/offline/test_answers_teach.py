@@ -99,6 +99,34 @@ class TestRefusalSubjects:
         taught.learn(listing, {"dbc_path": "${root}"}, error)
         assert taught.args["list_messages"][0].kind is ArgKind.FILE_PATH
 
+    def test_an_argument_pointing_at_a_service_out_of_reach_is_left_out_after(self, tmp_path) -> None:
+        """``could not connect to gdbstub on 127.0.0.1:8080``: the `port` and `host` it repeats are left out of
+        the calls planned after, so the other way in (a folder of the tables) is the one given; the lesson survives
+        a checkpoint."""
+        load = ToolSpec(server="s", name="acpi_load", description="Load a set of tables.", input_schema={
+            "type": "object", "required": ["name"],
+            "properties": {"name": {"type": "string"}, "port": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+                           "host": {"type": "string", "default": "127.0.0.1"},
+                           "path": {"anyOf": [{"type": "string"}, {"type": "null"}]}}})
+        taught = TaughtArguments({"acpi_load": infer_arguments(load)}, {"acpi_load": load})
+        taught.learn(load, {"name": "vm", "port": 8080, "path": "${root}/nx100"},
+                     "pass exactly one of port= (live VM) or path= (directory of tables)")
+        error = ("Error executing tool acpi_load: could not connect to gdbstub on 127.0.0.1:8080: [Errno 13] "
+                 "Permission denied.")
+        taught.learn(load, {"name": "vm", "port": 8080, "host": "127.0.0.1"}, error)
+        assert taught.unreachable == {"acpi_load": {"port", "host"}}
+        from toolatlas.offline.facts import extract_facts
+
+        (tmp_path / "nx100").mkdir()
+        (tmp_path / "nx100" / "apic.dat").write_bytes(b"APIC\x00\x01")
+        tables = synth(facts=extract_facts("directory", tmp_path))
+        for variant in range(4):
+            planned = tables.valid_arguments(load, taught.args["acpi_load"], variant)
+            assert planned is not None and "port" not in planned.arguments and "path" in planned.arguments
+        again = TaughtArguments({"acpi_load": infer_arguments(load)}, {"acpi_load": load})
+        again.load(taught.dump())
+        assert [s.name for s in again.args["acpi_load"] if s.unreachable] == ["port", "host"]
+
 
 class TestListedRecords:
     def test_records_listed_under_a_plural_name_what_its_singular_argument_takes(self) -> None:

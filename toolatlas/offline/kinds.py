@@ -150,6 +150,9 @@ class ArgSpec(Frozen):
     """A path the server takes relative to its root (its errors refused an absolute one)."""
     future: bool = False
     """A moment the server takes only after today (its errors refused one in the past)."""
+    unreachable: bool = False
+    """An optional argument that points the server at a network service it could not reach from its sandbox (a
+    live VM's ``port``): left out of the calls planned after."""
     additional_properties: bool = True
     items: ArgSpec | None = None
     properties: list[ArgSpec] = Field(default_factory=list)

@@ -19,7 +19,7 @@ from typing import Any
 from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_relative"]
+__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_relative", "stated_unreachable"]
 
 STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
@@ -159,3 +159,29 @@ def stated_future(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str
     moments = [s.name for s in specs if s.kind in _MOMENTS and not s.future and isinstance(arguments.get(s.name), str)]
     named = [n for n in moments if arguments[n] in error or re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", error)]
     return named or (moments if len(moments) == 1 else [])
+
+
+_UNREACHABLE = re.compile(
+    r"\b(?:could ?not|couldn't|cannot|can't|failed to|unable to) (?:connect|reach)\b|\bconnection refused\b"
+    r"|\bname or service not known\b|\btemporary failure in name resolution\b|\bno route to host\b"
+    r"|\bnetwork is unreachable\b|\bconnection timed out\b|\bgetaddrinfo failed\b",
+    re.IGNORECASE,
+)
+"""A refusal saying the server could not reach the network service a call pointed it at."""
+
+
+def stated_unreachable(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
+    """The optional arguments of a call the server could not reach a service with (``could not connect to gdbstub
+    on 127.0.0.1:8080``): those whose value the refusal repeats. A sandbox has no network: another way in (a
+    folder of the same tables) is what the calls after it take."""
+    if not _UNREACHABLE.search(error):
+        return []
+    return [spec.name for spec in specs
+            if not spec.required and not spec.unreachable and _repeated(arguments.get(spec.name), error)]
+
+
+def _repeated(value: Any, error: str) -> bool:
+    if isinstance(value, bool) or value is None:
+        return False
+    text = str(value)
+    return len(text) >= 2 and re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", error) is not None

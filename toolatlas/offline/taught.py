@@ -1,11 +1,12 @@
 """What a tool's errors taught about its arguments, written into the specs every later call is planned from.
 
-Five lessons, each read from a failed call: optional arguments that are alternatives
+Six lessons, each read from a failed call: optional arguments that are alternatives
 (:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``), the fields an array's open
-items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``) and the kind of value an
-argument takes, whether its paths are relative and whether its moments must come after today
+items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``), the kind of value an
+argument takes, whether its paths are relative, whether its moments must come after today and which
+optional arguments point at a network service the sandbox cannot reach
 (:mod:`toolatlas.offline.stated`: ``Input is not a valid IPv4 address``, ``Non-relative patterns are
-unsupported``, ``due_date 2026-11-28 is in the past``).
+unsupported``, ``due_date 2026-11-28 is in the past``, ``could not connect to gdbstub on 127.0.0.1:8080``).
 :class:`TaughtArguments` keeps them per tool, applies them to the tool's inferred specs (the proposer's
 ``args``), survives a checkpoint, and plans the call again once its items' shape or an argument's kind
 is learnt (:meth:`TaughtArguments.retries`).
@@ -21,7 +22,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.items import ItemFields
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
-from toolatlas.offline.stated import stated_future, stated_kinds, stated_relative
+from toolatlas.offline.stated import stated_future, stated_kinds, stated_relative, stated_unreachable
 from toolatlas.probing.models import Direction, Probe
 from toolatlas.probing.values import ArgKind
 
@@ -48,6 +49,8 @@ class TaughtArguments:
         """tool → the path arguments its errors said take paths relative to the root."""
         self.future: dict[str, set[str]] = {}
         """tool → the date arguments its errors said take only moments after today."""
+        self.unreachable: dict[str, set[str]] = {}
+        """tool → the optional arguments that pointed it at a network service it could not reach."""
         for name, spec in specs.items():
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
@@ -73,6 +76,11 @@ class TaughtArguments:
             self.future.setdefault(tool.name, set()).update(future)
             log.debug("future_moments_learned", tool=tool.name, arguments=future)
             self._apply(tool.name)
+        unreachable = stated_unreachable(self.args[tool.name], arguments, error)
+        if unreachable:
+            self.unreachable.setdefault(tool.name, set()).update(unreachable)
+            log.debug("unreachable_arguments_learned", tool=tool.name, arguments=unreachable)
+            self._apply(tool.name)
         stated = stated_kinds(self.args[tool.name], arguments, error)
         if stated:
             self.kinds.setdefault(tool.name, {}).update(stated)
@@ -82,7 +90,8 @@ class TaughtArguments:
     def epoch(self, name: str) -> int:
         """How many kinds and relative paths the tool's errors taught: a misuse probed before a lesson was probed on
         a call the server refused for another reason, and is probed again after it (its coverage key changes)."""
-        return len(self.kinds.get(name, {})) + len(self.relative.get(name, set())) + len(self.future.get(name, set()))
+        return (len(self.kinds.get(name, {})) + len(self.relative.get(name, set())) + len(self.future.get(name, set()))
+                + len(self.unreachable.get(name, set())))
 
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
         """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
@@ -93,20 +102,23 @@ class TaughtArguments:
         kinds = sorted(self.kinds.get(name, {}).items())
         relative = sorted(self.relative.get(name, set()))
         future = sorted(self.future.get(name, set()))
-        learnt = shapes or kinds or relative or future
+        unreachable = sorted(self.unreachable.get(name, set()))
+        learnt = shapes or kinds or relative or future or unreachable
         planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if learnt else None
         if planned is None:
             return []
         shown = "; ".join([*(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes),
                            *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds),
                            *(f"`{argument}` relative to the root" for argument in relative),
-                           *(f"`{argument}` after today" for argument in future)])
+                           *(f"`{argument}` after today" for argument in future),
+                           *(f"without `{argument}`, which it could not reach" for argument in unreachable)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
             update={"intent": f"call again with what its errors named ({shown})"})
         keys = [*(f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes),
                 *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds),
                 *(f"{name}:relative:{argument}" for argument in relative),
-                *(f"{name}:future:{argument}" for argument in future)]
+                *(f"{name}:future:{argument}" for argument in future),
+                *(f"{name}:unreachable:{argument}" for argument in unreachable)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
     def _apply(self, name: str) -> None:
@@ -114,10 +126,11 @@ class TaughtArguments:
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
         kinds, relative, future = self.kinds.get(name, {}), self.relative.get(name, set()), self.future.get(name, set())
+        unreachable = self.unreachable.get(name, set())
         self.args[name] = [
             spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative,
-                                    "future": spec.name in future})
-            if spec.name in kinds or spec.name in relative or spec.name in future else spec
+                                    "future": spec.name in future, "unreachable": spec.name in unreachable})
+            if spec.name in kinds or spec.name in relative or spec.name in future or spec.name in unreachable else spec
             for spec in specs
         ]
 
@@ -131,6 +144,7 @@ class TaughtArguments:
                       for tool, found in self.kinds.items()},
             "relative": {tool: sorted(found) for tool, found in self.relative.items()},
             "future": {tool: sorted(found) for tool, found in self.future.items()},
+            "unreachable": {tool: sorted(found) for tool, found in self.unreachable.items()},
         }
 
     def load(self, saved: dict[str, Any]) -> None:
@@ -145,6 +159,8 @@ class TaughtArguments:
                       for tool, found in saved.get("kinds", {}).items() if tool in self.specs}
         self.relative = {tool: set(found) for tool, found in saved.get("relative", {}).items() if tool in self.specs}
         self.future = {tool: set(found) for tool, found in saved.get("future", {}).items() if tool in self.specs}
-        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future} & set(
-                self.specs):
+        self.unreachable = {tool: set(found) for tool, found in saved.get("unreachable", {}).items()
+                            if tool in self.specs}
+        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future,
+                     *self.unreachable} & set(self.specs):
             self._apply(name)

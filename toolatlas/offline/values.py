@@ -95,7 +95,7 @@ class CallDraft:
 
 def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     """Required specs plus the variant's optional ones, never two alternatives of each other."""
-    optional = [s for s in specs if not s.required]
+    optional = [s for s in specs if not s.required and not s.unreachable]
     if variant <= 0:
         wanted: list[ArgSpec] = []
     elif variant == 1:
