@@ -208,6 +208,26 @@ class TestDataDates:
         assert planned is not None and planned.arguments == {"start_date": "2026-06-01", "end_date": "2026-12-05"}
 
 
+class TestListedLookups:
+    def test_a_message_to_look_up_is_one_the_answers_listed_not_prose(self) -> None:
+        """``{"messages": [{"id": "0x120", "name": "INV_Status"}, …]}`` answered: a read tool's `message` names one
+        of them; a tool that sends a message still writes prose."""
+        listing = ToolSpec(server="s", name="list_messages", description="List DBC messages.", input_schema={})
+        pool = ValuePool()
+        answer = {"total": 2, "messages": [{"id": "0x120", "name": "INV_Status", "dlc": 8},
+                                           {"id": "0x3B0", "name": "BMS_PackStatus", "dlc": 8}]}
+        pool.harvest(listing, json.dumps(answer), None, {}, "p1")
+        lookup = ToolSpec(server="s", name="get_message", description="Return one message and its signal layout.",
+                          input_schema={"type": "object", "required": ["message"],
+                                        "properties": {"message": {"type": "string"}}})
+        assert infer_arguments(lookup)[0].kind is ArgKind.TEXT
+        looked_up = {synth(pool).valid_arguments(lookup, None, v).arguments["message"] for v in range(2)}
+        assert looked_up <= {"0x120", "0x3B0", "INV_Status", "BMS_PackStatus"} and looked_up
+        send = lookup.model_copy(update={"name": "send_message", "description": "Send a message to the team."})
+        sent = synth(pool).valid_arguments(send, None, 0).arguments["message"]
+        assert sent not in {"0x120", "0x3B0", "INV_Status", "BMS_PackStatus"}
+
+
 class TestSnapshotAndDescription:
     def test_an_argument_named_after_a_table_takes_what_its_rows_are_called(self) -> None:
         table = TableFact(name="exercises", columns=[ColumnFact(name="id", type="INTEGER"),

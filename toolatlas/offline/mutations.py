@@ -183,6 +183,8 @@ def boundary_mutations(
     in_call = frozenset(v for _s, _l, v in leaves if isinstance(v, str))
     ctx = MutationContext(synth, tool_effect(tool), f"{tool.name} {tool.description}".lower(), in_call)
     for spec, locator, value in leaves:
+        if spec.unreachable:  # each misuse of it is another wait on a network the sandbox does not have
+            continue
         for mutate in SCALAR_MUTATORS:
             found.extend(mutate(spec, locator, value, ctx))
         found.extend(limit_mutations(spec, locator, value, ctx))

@@ -515,6 +515,9 @@ def _text(spec: ArgSpec, synth: ValueSynth, draft: CallDraft) -> str:
         if listed:  # "the exact title of the task currently in DOING": one a listing grouped there
             return _clamp(draft.pick(ArgKind.IDENTIFIER, listed), spec)
         return _clamp(f"Probe title {synth.tag()}" if stored else _NOTES[draft.variant % len(_NOTES)], spec)
+    listed = _listed_as(synth, spec) if draft.effect is ToolEffect.READ and not spec.fresh else []
+    if listed:  # "messages": [{"id": "0x120", "name": "INV_Status"}] answered: a `message` to look up is one of them
+        return _clamp(draft.pick(ArgKind.IDENTIFIER, listed), spec)
     if not stored:  # text to analyse, count, translate or format: ordinary prose
         return _clamp(_PROSE[draft.variant % len(_PROSE)], spec)
     noted = words & {"insight", "note", "notes", "comment", "summary", "reason", "description"}
@@ -554,6 +557,15 @@ def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
     ``lemma``: :data:`~toolatlas.offline.answers.LABEL_CONTEXT`)."""
     label = LABEL_CONTEXT + parent_singular(spec.name.lower())
     return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == label]
+
+
+def _listed_as(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """What answers listed as the thing an argument is named after: the names they labelled so (:func:`_labelled`),
+    else the ids of the records they listed under its plural (``{"messages": [{"id": "0x120", …}]}`` for
+    ``message``)."""
+    noun = parent_singular(spec.name.lower())
+    return _labelled(synth, spec) or [c for c in synth.targets.pooled(ArgKind.IDENTIFIER)
+                                      if c.ref is not None and c.ref.context == noun]
 
 
 _REFERS = re.compile(r"\b(?:exact|existing|current(?:ly)?)\b", re.IGNORECASE)
