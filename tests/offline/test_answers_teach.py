@@ -60,6 +60,16 @@ class TestRefusalSubjects:
             ("first_end", ArgKind.DATETIME), ("second_end", ArgKind.DATETIME)]
         assert stated_kinds(specs, sent, "start_date must be positive") == []  # no format named
 
+    def test_a_deadline_is_a_day_and_an_isoformat_refusal_says_so(self) -> None:
+        """``deadline`` names a day; Python's ``Invalid isoformat string: 'example'`` types the argument it repeats."""
+        plan = ToolSpec(server="s", name="plan", description="Plan backward from a date.", input_schema={
+            "type": "object", "required": ["deadline", "due"],
+            "properties": {"deadline": {"type": "string"}, "due": {"type": "string"}}})
+        specs = infer_arguments(plan)
+        assert [s.kind for s in specs] == [ArgKind.DATE, ArgKind.STRING]
+        refusal = "Error calling tool 'plan': Invalid isoformat string: 'someday'"
+        assert stated_kinds(specs, {"deadline": "2027-03-01", "due": "someday"}, refusal) == [("due", ArgKind.DATE)]
+
     def test_any_of_several_is_needed_without_excluding_each_other(self) -> None:
         error = "Error executing tool update_recurring_payment: nothing to update: pass active, expected_day, or cadence"
         found = stated_alternatives(UPDATE, error)

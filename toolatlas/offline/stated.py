@@ -32,7 +32,7 @@ STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
         (r"\buuid_(?:parsing|type|version)\b|\bvalid UUID\b|\bnot an? (?:valid )?UUID\b", ArgKind.UUID),
         (r"\bdatetime_(?:parsing|type|from_date_parsing)\b|\bvalid datetime\b|\bYYYY-MM-DD[T ]HH\b", ArgKind.DATETIME),
         (r"\bdate_(?:parsing|type|from_datetime_parsing|from_datetime_inexact)\b|\bvalid date\b"
-         r"|\bnot an? (?:valid )?(?:ISO(?: 8601)? )?date\b|\bYYYY-MM-DD\b", ArgKind.DATE),
+         r"|\bnot an? (?:valid )?(?:ISO(?: 8601)? )?date\b|\bYYYY-MM-DD\b|\bInvalid isoformat string\b", ArgKind.DATE),
         (r"\btime_(?:parsing|type)\b|\bvalid time\b|\bHH:MM\b", ArgKind.TIME_OF_DAY),
         (r"\bjson_(?:invalid|type)\b|\bvalid JSON\b|\binvalid JSON\b", ArgKind.JSON),
         (r"\bvalid e-?mail\b|\bnot an? (?:valid )?e-?mail\b", ArgKind.EMAIL),

@@ -184,6 +184,10 @@ _FORMATS = {
 }
 
 
+_DAY_NOUNS = frozenset({"deadline", "birthday", "anniversary", "dob", "holiday"})
+"""Names of an argument that is a day though they do not say "date" (``deadline``)."""
+
+
 def kind_for_string(
     words: list[str],
     description: str,
@@ -225,7 +229,7 @@ def kind_for_string(
         return Meaning("time_of_day")
     if w & {"timestamp", "datetime", "since", "until"} or "iso 8601" in desc or "timestamp" in desc:
         return Meaning("datetime")
-    if "date" in w or last == "day":
+    if "date" in w or last == "day" or last in _DAY_NOUNS:
         return Meaning("datetime" if "time" in desc else "date")
     if w & {"repo", "repository"} and (
         last in {"path", "dir", "directory", "root", "location"} or (len(words) == 1 and "path" in desc)
