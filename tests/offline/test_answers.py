@@ -134,6 +134,8 @@ class TestErrors:
             ('{"message": "Reference kind is not supported.", "hint": "Use return, noc, or sec."}',
              ["return", "noc", "sec"], None),
             ("You can use this tool, or that one.", None, None),
+            ("'GM4XVQ' is not a 4, 6 or 8 character Maidenhead locator (e.g. DN13 or DN13la).", ["DN13", "DN13la"],
+             None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:
@@ -186,6 +188,16 @@ class TestHarvestFromAnswers:
                 '"hint": "Use return, noc, transaction, or sec."}}')
         fixes = named_fixes(tool, text, {"kind": "example", "code": "example"})
         assert {f.locator for f in fixes} == {"kind"} and [f.value for f in fixes][:2] == ["return", "noc"]
+
+    def test_an_example_refused_in_two_arguments_alike_is_offered_to_both(self) -> None:
+        """``'example' is not a … locator (e.g. DN13 or DN13la)`` for a call that gave `start` and `end` the same value:
+        each takes the examples; given different values, which one it is about is not said."""
+        tool = make("calculate_distance", {"start": string(), "end": string()})
+        text = "'example' is not a 4, 6 or 8 character Maidenhead locator (e.g. DN13 or DN13la)."
+        fixes = named_fixes(tool, text, {"start": "example", "end": "example"})
+        assert sorted((f.locator, f.value) for f in fixes) == [
+            ("end", "DN13"), ("end", "DN13la"), ("start", "DN13"), ("start", "DN13la")]
+        assert named_fixes(tool, text.replace("'example'", "'FN31'"), {"start": "FN31x", "end": "zz"}) == []
 
     def test_later_calls_prefer_named_values(self) -> None:
         """Once an error named the sheets, plans of that tool (and other sheet arguments) use them."""

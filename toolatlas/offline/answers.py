@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.hints import error_values, listed_items
+from toolatlas.offline.hints import NamedValues, error_values, listed_items
 from toolatlas.offline.kinds import (
     GENERIC_KINDS,
     PATH_KINDS,
@@ -358,27 +358,34 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         best = scored[0]
         if best[0] == 0 and len(scored) > 1:
             continue  # nothing says which argument the values are for
-        if len(scored) > 1 and scored[1][0] == best[0]:
+        tied = [s for s in scored if s[0] == best[0]]
+        if len(tied) > 1 and len({str(s[3]) for s in tied}) > 1:
+            continue  # two arguments it may be about, given different values: which one is not said
+        for _score, spec, locator, sent in tied:  # the same refused value in each (`start`, `end`): each takes them
+            fixes.extend(_fixes_for(tool, spec, locator, sent, named, noun))
+    return fixes
+
+
+def _fixes_for(tool: ToolSpec, spec: ArgSpec, locator: str, sent: Any, named: NamedValues, noun: set[str]) -> list[Fix]:
+    """The fixes ``named`` gives the argument it is about."""
+    fixes: list[Fix] = []
+    if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
+        refused_suffix = _suffix(sent)
+        extensions = [
+            v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused_suffix
+        ]
+        return [Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions]
+    if spec.kind in SQL_KINDS:
+        return []  # about a statement: nothing to substitute
+    kind = spec.kind
+    if kind in GENERIC_KINDS and spec.json_type not in ("integer", "number"):  # a count is no name
+        kind = noun_kind(sorted(noun)) or kind
+    for value in named.values:
+        if value == str(sent) or not conforms(_typed(value, spec), spec.json_schema):
             continue
-        _score, spec, locator, sent = best
-        if spec.kind in PATH_KINDS:  # "Supported: .csv, .ods, .xlsx": the formats a path may have
-            refused_suffix = _suffix(sent)
-            extensions = [
-                v.lower() for v in named.values if _FILE_EXTENSION.fullmatch(v) and v.lower() != refused_suffix
-            ]
-            fixes.extend(Fix(spec.kind, e, f"{tool.name}:{spec.path}", locator) for e in extensions)
+        if kind is ArgKind.TIMEZONE and not _is_zone(value):
             continue
-        if spec.kind in SQL_KINDS:
-            continue  # about a statement: nothing to substitute
-        kind = spec.kind
-        if kind in GENERIC_KINDS and spec.json_type not in ("integer", "number"):  # a count is no name
-            kind = noun_kind(sorted(noun)) or kind
-        for value in named.values:
-            if value == str(sent) or not conforms(_typed(value, spec), spec.json_schema):
-                continue
-            if kind is ArgKind.TIMEZONE and not _is_zone(value):
-                continue
-            fixes.append(Fix(kind, value, f"{tool.name}:{spec.path}", locator))
+        fixes.append(Fix(kind, value, f"{tool.name}:{spec.path}", locator))
     return fixes
 
 

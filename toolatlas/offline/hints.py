@@ -261,6 +261,7 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
                 | re.MULTILINE), False),
     (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
     (re.compile(r"\bnot (?:in|one of)\s*:?\s*", re.IGNORECASE), True),
+    (re.compile(r"\b(?:e\.g\.|for example|such as)\s*,?\s*:?\s*", re.IGNORECASE), False),  # "(e.g. DN13 or DN13la)"
 )
 _NOT_NOUNS = frozenset(
     {
