@@ -103,6 +103,14 @@ class TestDescriptions:
         mode = infer_arguments(make("render", {"mode": string("Use `auto` to pick one from the screen.")}))[0]
         assert mode.examples == ["auto"]
 
+    def test_a_list_wrapped_over_lines_and_codes_written_as_aliases(self) -> None:
+        """``signature: FACP/FADT, APIC/MADT, HPET,`` and on the next line ``WAET, RSDP.``: every code, aliases each
+        an item, the line's last comma going on."""
+        tool = make("acpi_table", {"signature": string()}, description=(
+            "Decode one table.\n\n    signature: FACP/FADT, APIC/MADT, HPET, MCFG,\n    WAET, RSDP. index picks among "
+            "duplicates."))
+        assert infer_arguments(tool)[0].enum == ["FACP", "FADT", "APIC", "MADT", "HPET", "MCFG", "WAET", "RSDP"]
+
     def test_described_units_keep_their_kind(self) -> None:
         """A unit argument whose description lists the units keeps the unit kind, with the list as its set."""
         spec = infer_arguments(make("convert", {"unit": string("Supported units: m, km, mi")}))[0]
@@ -136,6 +144,7 @@ class TestErrors:
             ("You can use this tool, or that one.", None, None),
             ("'GM4XVQ' is not a 4, 6 or 8 character Maidenhead locator (e.g. DN13 or DN13la).", ["DN13", "DN13la"],
              None),
+            ("no FACP table in /x. Tables present: APIC, DSDT, HPET", ["APIC", "DSDT", "HPET"], None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:

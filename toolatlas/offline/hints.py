@@ -55,8 +55,9 @@ def _unquote(text: str) -> str:
 
 
 def listed_items(span: str) -> list[str]:
-    """The items a list at the start of ``span`` holds: ``[a, b]``, ``'a', 'b' or 'c'``, ``a, b, c``."""
-    span = span.lstrip(" :\t")
+    """The items a list at the start of ``span`` holds: ``[a, b]``, ``'a', 'b' or 'c'``, ``a, b, c`` (a line that ends
+    on a comma goes on on the next); codes written as aliases of each other (``FACP/FADT``) are each an item."""
+    span = _WRAPPED.sub(", ", span.lstrip(" :\t"))
     if not span:
         return []
     if span[0] in "[({":
@@ -95,11 +96,18 @@ def _clean_quoted(items: list[str]) -> list[str]:
 
 def _clean(items: list[str]) -> list[str]:
     kept = [
-        i.strip()
+        alias
         for i in items
         if i and i.strip() and _ITEM.fullmatch(i.strip()) and "..." not in i and "…" not in i  # not cut
+        for alias in (i.strip().split("/") if _ALIASES.fullmatch(i.strip()) else [i.strip()])
     ]
     return list(dict.fromkeys(kept))[:MAX_ITEMS]
+
+
+_WRAPPED = re.compile(r",[ \t]*\n[ \t]*")
+"""A list's comma at the end of a line: the list goes on on the next."""
+_ALIASES = re.compile(r"[A-Z0-9_]{2,}(?:/[A-Z0-9_]{2,})+")
+"""Codes written as aliases of one another (``FACP/FADT``, ``APIC/MADT``)."""
 
 
 # -- descriptions -----------------------------------------------------------------------------
@@ -260,6 +268,7 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"(?:^|(?<=[.!?\"'{:]))\s*(?:use|try|choose)\s+(?:one of\s+)?(?=[\w-]+,\s*[\w-]+)", re.IGNORECASE
                 | re.MULTILINE), False),
     (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
+    (re.compile(r"\b(?P<noun>[a-z_]+s)\s+(?:present|available|found|known|loaded)\s*:\s*", re.IGNORECASE), True),
     (re.compile(r"\bnot (?:in|one of)\s*:?\s*", re.IGNORECASE), True),
     (re.compile(r"\b(?:e\.g\.|for example|such as)\s*,?\s*:?\s*", re.IGNORECASE), False),  # "(e.g. DN13 or DN13la)"
 )
