@@ -81,6 +81,8 @@ class Targets:
         tree = facts.tree
         self._files = {f.path: f for f in tree.files} if tree else {}
         self._folders = set(tree.folders) | {tree.root} if tree else set()
+        self._named: dict[str, list[str]] = {}
+        """Argument name → :meth:`named_extensions` (the files do not change)."""
 
     def _pooled(self, kind: ArgKind, context: str | None = None) -> list[Candidate]:
         return [
@@ -160,13 +162,17 @@ class Targets:
         """The extensions of the files an argument's own name gives: those it names (``dbc_path`` → ``.dbc``) and
         those of the files in a folder it names (``log_path`` → what ``logs/`` holds: ``.log``, ``.asc``), so a
         tool taking a definition and a capture gets each its own kind of file. Empty when the name gives none."""
+        known = self._named.get(argument)
+        if known is not None:
+            return known
         words = {w.lower() for w in _NAME_WORDS.split(argument) if w} - _PATH_WORDS
         found = [e for e in self.extensions() if e[1:] in words]
-        for fact in self._files.values():
+        for fact in self._files.values() if words else ():
             folders = fact.path.split("/")[1:-1]  # below the root's placeholder, above the file
             if fact.extension and any(parent_singular(f.lower()) in words or f.lower() in words for f in folders):
                 found.append(fact.extension)
-        return list(dict.fromkeys(found))
+        self._named[argument] = list(dict.fromkeys(found))
+        return self._named[argument]
 
     # -- git --------------------------------------------------------------------------------------
 
