@@ -149,7 +149,11 @@ _SYNONYMS = {stem: _stems(words) for stem, words in (
     (terms("photo")[0], "image"), (terms("remove")[0], "delete"), (terms("erase")[0], "delete"),
     (terms("big")[0], "size"), (terms("bigger")[0], "size"), (terms("biggest")[0], "size"),
     (terms("largest")[0], "size"), (terms("smallest")[0], "size"), (terms("bytes")[0], "size"),
-    (terms("space")[0], "size"), (terms("nested")[0], "recursive tree"), (terms("per")[0], "group"))}
+    (terms("space")[0], "size"), (terms("nested")[0], "recursive tree"), (terms("per")[0], "group"),
+    (terms("far")[0], "distance"), (terms("farther")[0], "distance"), (terms("direction")[0], "heading bearing"),
+    (terms("bearing")[0], "heading"), (terms("moment")[0], "timestamp time"), (terms("plot")[0], "series"),
+    (terms("chart")[0], "series"), (terms("trend")[0], "series"), (terms("highest")[0], "max maximum"),
+    (terms("lowest")[0], "min minimum"), (terms("peak")[0], "max maximum"))}
 """Everyday words for what tool descriptions name otherwise (a request's "folder" is a "directory")."""
 _CONTENT_WORDS = _stems("contain containing contains content contents substring text inside mention mentions "
                         "phrase word words occurrence occurrences grep")
