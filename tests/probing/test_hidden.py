@@ -191,3 +191,16 @@ class TestCoercedNumbers:
         assert self.judged('{"count": 3, "results": [1, 2, 3]}', {"count": -1}) is None  # the answer's own tally
         assert self.judged('{"hours": 8}', {"hours": 10}) is None  # not at an edge: another meaning, maybe
         assert self.judged("Quantity 1 of laptop", {"quantity": 0}) is None  # no JSON to read a field of
+
+
+class TestOtherFields:
+    SEARCH = ToolSpec(server="s", name="search_contacts", description="Find contacts.", input_schema={})
+
+    def test_nothing_found_for_a_value_the_record_holds_elsewhere_is_a_field_not_searched(self) -> None:
+        """`hamza`, the owner of a contact a name search finds, answered with nothing: the search does not read
+        owners; an answer that finds the contact is no failure."""
+        assert hidden_failure(ok(""), self.SEARCH, mutation="other_field", changed=False,
+                              arguments={"query": "hamza"}) == (
+            "the search finds nothing for a value its record holds in another field")
+        assert hidden_failure(ok('[{"id": "C-1004", "name": "Khalid Bin Thani"}]'), self.SEARCH,
+                              mutation="other_field", changed=False, arguments={"query": "hamza"}) is None

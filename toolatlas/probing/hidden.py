@@ -71,6 +71,9 @@ FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
 LOOKED_UP = frozenset({"inflected_form", "stripped_prefix"})
 """Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
+OTHER_FIELD = "other_field"
+"""A search for another field of a record a working query is in: an empty answer is a field the search does not
+read."""
 LOCKED = "locked_target"
 LIMIT = "past_stated_limit"
 _CUT_SHORT = re.compile(r"\bTRUNCATED\b|(?i:\[(?:output|content|response|result|text)s? (?:was |is )?truncated\b"
@@ -167,6 +170,8 @@ def hidden_failure(
         return "part of a word finds nothing"
     if mutation in LOOKED_UP and empty:
         return "the lookup finds nothing for the value as written"
+    if mutation == OTHER_FIELD and empty:
+        return "the search finds nothing for a value its record holds in another field"
     if mutation in UNREADABLE:
         finding = _finding(text, values)
         if finding is not None:
@@ -279,7 +284,7 @@ def negative_verdict(text: str) -> str | None:
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
 """Misuses that send a value the server cannot read (a malformed value, SQL that does not parse)."""
-TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, *LOOKED_UP, *UNREADABLE})
+TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, OTHER_FIELD, *LOOKED_UP, *UNREADABLE})
 """Misuses whose failure only the misuse tells (an empty answer to part of a word, a finding on SQL that does not
 parse): the same call made without knowing it broke something is judged by its words alone, and contradicts nothing."""
 _CANNOT_READ = re.compile(
