@@ -456,6 +456,9 @@ class TestRecasedNames:
         assert task_leads(profile, "Give Sana a task to call the client back") == {index: 2.0}
         assert task_leads(profile, "Give sana a task to call the client back") == {}
         assert task_leads(profile, "Give Hamza a task to call the client back") == {}
+        empty = refused.model_copy(update={"outcome": OutcomeClass.OK, "reported_as_success": True})  # nothing found
+        profile = AtlasView([tool], [empty], [], []).profiles[("ops", "create_task")]
+        assert list(task_leads(profile, "Give Sana a task to call the client back").values()) == [2.0]
         accepted = refused.model_copy(update={"kind": EntryKind.AFFORDANCE, "outcome": OutcomeClass.OK})
         profile = AtlasView([tool], [accepted], [], []).profiles[("ops", "create_task")]
         assert task_leads(profile, "Give Sana a task to call the client back") == {}

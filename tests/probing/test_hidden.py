@@ -204,3 +204,11 @@ class TestOtherFields:
             "the search finds nothing for a value its record holds in another field")
         assert hidden_failure(ok('[{"id": "C-1004", "name": "Khalid Bin Thani"}]'), self.SEARCH,
                               mutation="other_field", changed=False, arguments={"query": "hamza"}) is None
+
+    def test_nothing_found_for_a_name_written_in_another_case_is_a_failure(self) -> None:
+        """`Sana` for the listed `sana` answered with no tasks: the filter matches the case it lists."""
+        tasks = ToolSpec(server="s", name="list_tasks", description="List tasks by assignee.", input_schema={})
+        assert hidden_failure(ok("[]"), tasks, mutation="case_changed", changed=False,
+                              arguments={"assignee": "Sana"}) == "the lookup finds nothing for the value as written"
+        assert hidden_failure(ok('[{"id": "T-1", "assignee": "sana"}]'), tasks, mutation="case_changed",
+                              changed=False, arguments={"assignee": "Sana"}) is None

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from toolatlas.graph.models import EntryKind
 from toolatlas.guidance.index import FILLER, FILLER_TERMS, terms
 from toolatlas.guidance.operations import CHANGES, given_values
 from toolatlas.guidance.shapes import value_shapes
@@ -258,10 +259,11 @@ _WRITTEN_FOR = re.compile(r"`([^`]+)` for `([^`]+)`")
 
 
 def recased(finding: Finding, task: str) -> bool:
-    """Whether ``finding`` refused a name written in another case than the server's (``Sana`` for ``sana``) and the
-    task writes that name in a case other than the server's: the call the task leads to meets the refusal."""
+    """Whether ``finding`` is a failure (a refusal, or an empty answer) for a name written in another case than the
+    server's (``Sana`` for ``sana``) and the task writes that name in a case other than the server's: the call the
+    task leads to meets it."""
     found = _WRITTEN_FOR.search(finding.text) if finding.entry.family == "case_changed" else None
-    if found is None or finding.entry.outcome == "ok":
+    if found is None or finding.entry.kind is not EntryKind.BOUNDARY:  # refused, or found nothing: not accepted
         return False
     known = found.group(2)
     return any(written != known for written in re.findall(rf"(?<!\w){re.escape(known)}(?!\w)", task, re.IGNORECASE))

@@ -69,8 +69,9 @@ __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_parti
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
-LOOKED_UP = frozenset({"inflected_form", "stripped_prefix"})
-"""Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters."""
+LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed"})
+"""Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters, a name
+written in another case (``Sana`` for ``sana``)."""
 OTHER_FIELD = "other_field"
 """A search for another field of a record a working query is in: an empty answer is a field the search does not
 read."""
