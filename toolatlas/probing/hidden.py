@@ -1,7 +1,7 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Nine answers read
-like successes and are not, and (but for a verdict and a cut) only the call's own misuse shows it:
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Eleven answers read
+like successes and are not, and (but for a verdict, a cut and a moved number) only the call's own misuse shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
   kind that is not well-formed (a regular expression that does not compile, a date of month 13) and
@@ -24,7 +24,9 @@ like successes and are not, and (but for a verdict and a cut) only the call's ow
 
 - **part of a word answered with nothing found.** A boundary probe sent the inner part of a word of a query
   (``idget`` of ``widget``) and the tool answered it found nothing: it matches whole words (or stems), not text
-  inside them — a caller searching part of a name takes the empty answer for "not there".
+  inside them — a caller searching part of a name takes the empty answer for "not there". So with a name
+  inflected, stripped of its prefix or written in another case, and with a search for another field of a record
+  a working query found (a contact's owner): the field is not searched.
 - **a made-up name listed as not found.** The call names something invented to name nothing, and a line of
   the answer lists it as not found (``未找到的keys: ['no_such_object_1db5']`` under ``成功写入 0 个条目``): the
   answer leads with what the tool did, and the part of the call that named nothing is said below it — a batch
@@ -46,6 +48,10 @@ like successes and are not, and (but for a verdict and a cut) only the call's ow
   server's own listing marks locked (``"locked": true``), and the call went through — it changed the state, or
   answered that it did (``Successfully updated segment '1'``) — without a word of the lock: the server keeps a
   lock it does not honour.
+- **a number moved without a word.** A call sent a number at an edge (zero, negative, 10^9) and the JSON answer
+  reports another under the same field (``"quantity": 1.0`` for a quantity of 0, ``"limit": 200`` for 10^9): the
+  server took a value the caller did not give. Fields an answer tallies its own results in (``count``,
+  ``total``) are not read so.
 
 All are failures reported as success (:attr:`~toolatlas.probing.models.StepVerdict.reported_as_success`),
 with the answer as their evidence.
