@@ -178,17 +178,22 @@ class TestCoercedNumbers:
         return hidden_failure(ok(answer), self.VALUE, mutation="zero_value", changed=False, arguments=arguments)
 
     def test_a_number_at_an_edge_answered_as_another_is_a_failure(self) -> None:
-        """A quantity of 0 answered as `"quantity": 1.0` (the other item's 2 said back as sent), a limit of 10^9 as
-        200: moved without a word."""
-        items = {"items": [{"name": "laptop", "quantity": 0, "unit": 450}, {"name": "desk", "quantity": 2}]}
-        answer = '{"lines": [{"name": "laptop", "quantity": 1.0, "line_total": 450.0}, {"quantity": 2.0}]}'
+        """A quantity of 0 answered as `"quantity": 1.0` in the line that says the item's value of 450 back as sent:
+        moved without a word."""
+        items = {"items": [{"name": "laptop", "quantity": 0, "fair_market_value": 450}]}
+        answer = '{"lines": [{"name": "laptop", "quantity": 1.0, "fair_market_value": 450.0, "line_total": 450.0}]}'
         assert self.judged(answer, items) == "it takes `quantity` 0 as 1, and says nothing of it"
-        assert self.judged('{"limit": 200, "rows": []}', {"limit": 10**9}) == (
-            "it takes `limit` 1000000000 as 200, and says nothing of it")
+
+    def test_a_result_under_the_arguments_name_is_no_echo(self) -> None:
+        """-7 °C converted answers `"value": 19.4` beside the units said back: a result, not the value moved."""
+        call = {"value": -7, "from_unit": "C", "to_unit": "F"}
+        assert self.judged('{"value": 19.4, "from_unit": "C", "to_unit": "F"}', call) is None
+        assert self.judged('{"limit": 200, "rows": []}', {"limit": 10**9}) is None  # no other number said back
 
     def test_a_number_said_back_as_sent_a_tally_or_a_middling_number_is_none(self) -> None:
-        assert self.judged('{"lines": [{"quantity": 0}]}', {"items": [{"quantity": 0}]}) is None
-        assert self.judged('{"count": 3, "results": [1, 2, 3]}', {"count": -1}) is None  # the answer's own tally
+        assert self.judged('{"lines": [{"quantity": 0, "fair_market_value": 450}]}',
+                           {"items": [{"quantity": 0, "fair_market_value": 450}]}) is None
+        assert self.judged('{"count": 3, "page": 1}', {"count": -1, "page": 1}) is None  # the answer's own tally
         assert self.judged('{"hours": 8}', {"hours": 10}) is None  # not at an edge: another meaning, maybe
         assert self.judged("Quantity 1 of laptop", {"quantity": 0}) is None  # no JSON to read a field of
 

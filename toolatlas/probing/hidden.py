@@ -351,11 +351,13 @@ def _numbers(node: Any, found: dict[str, list[float]]) -> None:
 
 def _coerced(text: str, arguments: Mapping[str, Any] | None) -> str | None:
     """How an answer reports a number the call sent at an edge (zero, negative, :data:`EDGE_NUMBER` and more) as
-    another under the same field name (``"quantity": 1.0`` for a quantity of 0, ``"limit": 200`` for 10^9): the
-    server moved the value without saying so. None when the answer is no JSON, or says back what was sent."""
+    another under the same field name, in a record that says back another number of the call as sent (a line
+    ``{"fair_market_value": 450.0, "quantity": 1.0}`` for an item of 450 and quantity 0): the record is the call's
+    own, and the server moved the value without saying so. A record that says back no other number is a result
+    (a conversion's ``"value"``), not an echo. None when the answer is no JSON."""
     sent: dict[str, list[float]] = {}
     _numbers(arguments or {}, sent)
-    edges = {name: values for name, values in sent.items() if name.lower() not in _TALLIES
+    edges = {name for name, values in sent.items() if name.lower() not in _TALLIES
              and any(v <= 0 or abs(v) >= EDGE_NUMBER for v in values)}
     stripped = text.strip()
     if not edges or not stripped.startswith(("{", "[")):
@@ -364,14 +366,23 @@ def _coerced(text: str, arguments: Mapping[str, Any] | None) -> str | None:
         document = json.loads(stripped)
     except ValueError:
         return None
-    answered: dict[str, list[float]] = {}
-    _numbers(document, answered)
-    for name, values in edges.items():
-        other = [a for a in answered.get(name, []) if a not in values]
-        if other:
-            edge = next(v for v in values if v <= 0 or abs(v) >= EDGE_NUMBER)
-            return f"it takes `{name}` {_plain(edge)} as {_plain(other[0])}, and says nothing of it"
+    for record in _records(document):
+        numbers = {k: float(v) for k, v in record.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+        echoed = [k for k, v in numbers.items() if k in sent and v in sent[k] and k.lower() not in _TALLIES]
+        for name in edges & numbers.keys():
+            if numbers[name] not in sent[name] and any(k != name for k in echoed):
+                edge = next(v for v in sent[name] if v <= 0 or abs(v) >= EDGE_NUMBER)
+                return f"it takes `{name}` {_plain(edge)} as {_plain(numbers[name])}, and says nothing of it"
     return None
+
+
+def _records(node: Any) -> list[Mapping[str, Any]]:
+    """Every object of a JSON-like tree."""
+    if isinstance(node, Mapping):
+        return [node, *(r for v in node.values() for r in _records(v))]
+    if isinstance(node, list):
+        return [r for item in node for r in _records(item)]
+    return []
 
 
 def _plain(number: float) -> str:
