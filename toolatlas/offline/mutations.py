@@ -141,7 +141,6 @@ SEMANTIC_FAMILIES = frozenset(
         "conflicting_arguments",
         "invalid_enum",
         "out_of_range",
-        "zero_value",
     }
 )
 """Families whose answer the JSON Schema does not tell (or tells without the server's words): the
