@@ -334,19 +334,6 @@ class TestCase:
         _valid, mutations = mutate(EnvironmentFacts(kind="none"), tool.model_copy(update={"input_schema": declared}))
         assert MutationKind.CASE_CHANGED not in families(mutations)
 
-    def test_a_number_the_schema_lets_be_zero_is_sent_zero(self) -> None:
-        """A quantity is probed at zero (either answer is knowledge); one the schema holds at 1 or more, or an id,
-        is not."""
-        schema = {"type": "object", "required": ["quantity", "page", "item_id"],
-                  "properties": {"quantity": {"type": "number", "description": "How many items."},
-                                 "page": {"type": "integer", "minimum": 1},
-                                 "item_id": {"type": "integer"}}}
-        tool = ToolSpec(server="s", name="value_items", description="Value donated items.", input_schema=schema)
-        _valid, mutations = mutate(EnvironmentFacts(kind="none"), tool)
-        zeros = [(m.target_arg, m.arguments[m.target_arg], m.expected_failure) for m in mutations
-                 if m.name is MutationKind.ZERO_VALUE]
-        assert zeros == [("quantity", 0, False)]
-
     def test_a_listed_name_is_sent_without_the_prefix_its_list_shares(self) -> None:
         """``HKQuantityTypeIdentifierStepCount`` listed beside three more ``HKQuantityTypeIdentifier…`` names is sent
         as ``StepCount``, as a caller who writes the metric's own name does; a name listed with fewer sharing it

@@ -175,7 +175,7 @@ class TestCoercedNumbers:
     VALUE = ToolSpec(server="s", name="in_kind_value", description="Value donated items.", input_schema={})
 
     def judged(self, answer: str, arguments: dict) -> str | None:
-        return hidden_failure(ok(answer), self.VALUE, mutation="zero_value", changed=False, arguments=arguments)
+        return hidden_failure(ok(answer), self.VALUE, mutation="negative_number", changed=False, arguments=arguments)
 
     def test_a_number_at_an_edge_answered_as_another_is_a_failure(self) -> None:
         """A quantity of 0 answered as `"quantity": 1.0` in the line that says the item's value of 450 back as sent:

@@ -92,9 +92,6 @@ class MutationKind(StrEnum):
     their working folder, others refuse anything but an absolute path."""
     OUT_OF_RANGE = "out_of_range"
     NEGATIVE_NUMBER = "negative_number"
-    ZERO_VALUE = "zero_value"
-    """A number set to zero where the schema allows it (a quantity, a limit, hours): refused, taken as nothing, or
-    silently taken as one."""
     CONFLICTING_ARGUMENTS = "conflicting_arguments"
     EMPTY_VALUE = "empty_value"
     NULL_VALUE = "null_value"

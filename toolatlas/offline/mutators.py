@@ -416,10 +416,6 @@ def number_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
         out.append(("negative_number", loc, negative, f"{arg} is negative ({negative})", False))
         if spec.json_type == "integer":  # a position or a count past what there is: refused, capped or taken
             out.append(("out_of_range", loc, 10**9, f"{arg} is huge (10^9), past any count", False))
-    zero_allowed = (spec.minimum is None or spec.minimum <= 0) and (
-        spec.exclusive_minimum is None or spec.exclusive_minimum < 0)
-    if zero_allowed and value != 0 and not _id_like(spec.name):  # none of it: refused, taken as nothing, or as one
-        out.append(("zero_value", loc, 0, f"{arg} is zero", False))
     out.append(("wrong_type", loc, "three", f"{arg} is a string instead of a number", True))
     if spec.json_type == "integer":
         out.append(("wrong_type", loc, 2.5, f"{arg} is fractional where an integer is expected", True))
