@@ -76,6 +76,11 @@ class TestReaders:
         assert not is_state_reader(spec("get_row", "Get one row.", ["id"]))
         assert not is_state_reader(spec("list_and_prune", "List entries.", read_only=False))
         assert not is_state_reader(spec("info", "Discovery / health-check entrypoint."))
+        # a plural noun after the first word of a name is no verb: `acpi_sets` lists the sets a load registered
+        assert is_state_reader(spec("acpi_sets", "List loaded table sets."))
+        assert is_state_reader(spec("get_updates", "Get pending updates."))
+        assert not is_state_reader(spec("memory_create", "Make a memory."))
+        assert not is_state_reader(spec("sets_default", "Choose the default."))
 
 
 @pytest.mark.servers

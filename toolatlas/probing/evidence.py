@@ -159,14 +159,19 @@ def promises_change(spec: ToolSpec | None) -> bool:
     if hints.destructive is True or hints.read_only is False:
         return True
     match = _FIRST_WORD.search(spec.description or "")
-    words = [match.group(0).lower() if match else "", *_name_words(spec.name)]
-    return any(form in _CHANGE_VERBS for word in words for form in (word, word.removesuffix("s"), word.removesuffix("es")))
+    return _verb_of_change([match.group(0).lower() if match else ""]) or names_a_change(spec)
 
 
 def names_a_change(spec: ToolSpec) -> bool:
-    """Whether a tool's own name holds a verb of change (``create_view``, ``save_query``)."""
-    return any(form in _CHANGE_VERBS for word in _name_words(spec.name)
-               for form in (word, word.removesuffix("s"), word.removesuffix("es")))
+    """Whether a tool's own name holds a verb of change (``create_view``, ``save_query``, ``memory_create``); a word
+    after the first ending in ``s`` is a plural noun, not a verb (``acpi_sets`` lists sets)."""
+    words = _name_words(spec.name)
+    return _verb_of_change(words[:1]) or any(word in _CHANGE_VERBS for word in words[1:])
+
+
+def _verb_of_change(words: list[str]) -> bool:
+    """Whether a word where a verb stands is one of change, as written or in its third person (``creates``)."""
+    return any(form in _CHANGE_VERBS for word in words for form in (word, word.removesuffix("s"), word.removesuffix("es")))
 
 
 def _name_words(name: str) -> list[str]:
