@@ -71,7 +71,8 @@ def stated_kinds(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str)
         elif kind is not None and not echoed:
             found.update(dict.fromkeys(_subject_arguments(by_name, arguments, error), kind))
     taught = [(name, kind) for name, kind in found.items() if _teachable(by_name[name], kind)]
-    return taught + [lesson for lesson in [_path_nature(by_name, arguments, error)] if lesson and lesson not in taught]
+    nature = _path_nature(by_name, arguments, error)
+    return taught + [nature] if nature and nature not in taught else taught
 
 
 _NOT_A_FILE = re.compile(r"\bnot an? (?:regular |valid )?file\b|\bis an? (?:directory|folder)\b|\bIsADirectoryError\b"

@@ -18,6 +18,7 @@ from toolatlas.offline.answers import RECORD_NAMES
 from toolatlas.offline.facts import EnvironmentFacts, FileFact
 from toolatlas.offline.harvest import ISO_DAY, ValuePool, is_zone
 from toolatlas.offline.kinds import parent_singular
+from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind, HarvestRef
 
 __all__ = ["TIMEZONES", "Candidate", "Targets"]
@@ -37,7 +38,6 @@ TIMEZONES = (
 LARGE_FILE = 50_000
 
 
-_NAME_WORDS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z])(?=[A-Z])")
 _PATH_WORDS = frozenset({"file", "files", "path", "paths", "dir", "directory", "folder", "name", "filename", "input",
                          "output", "source", "src", "target", "dest", "destination", "new", "old", "root", "base",
                          "full", "local", "abs", "absolute", "relative", "in", "out", "to", "from"})
@@ -165,7 +165,7 @@ class Targets:
         known = self._named.get(argument)
         if known is not None:
             return known
-        words = {w.lower() for w in _NAME_WORDS.split(argument) if w} - _PATH_WORDS
+        words = set(tokens(argument)) - _PATH_WORDS
         found = [e for e in self.extensions() if e[1:] in words]
         for fact in self._files.values() if words else ():
             folders = fact.path.split("/")[1:-1]  # below the root's placeholder, above the file

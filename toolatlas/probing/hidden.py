@@ -65,6 +65,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
+from toolatlas.probing.bindings import document_of
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, found_nothing, without_echoes
 from toolatlas.probing.text import MISSING_WORDS_CJK
 from toolatlas.probing.values import MADE_UP, names_made_up
@@ -336,19 +337,6 @@ _TALLIES = frozenset({"count", "total", "n", "size", "length", "matches", "resul
 """Names an answer gives its own tallies (how many it found), whatever number the call sent under them."""
 
 
-def _numbers(node: Any, found: dict[str, list[float]]) -> None:
-    """Every number of a JSON-like tree, by the name of the field holding it (lists walked into)."""
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                found.setdefault(str(key), []).append(float(value))
-            else:
-                _numbers(value, found)
-    elif isinstance(node, list):
-        for item in node:
-            _numbers(item, found)
-
-
 def _coerced(text: str, arguments: Mapping[str, Any] | None) -> str | None:
     """How an answer reports a number the call sent at an edge (zero, negative, :data:`EDGE_NUMBER` and more) as
     another under the same field name, in a record that says back another number of the call as sent (a line
@@ -356,24 +344,25 @@ def _coerced(text: str, arguments: Mapping[str, Any] | None) -> str | None:
     own, and the server moved the value without saying so. A record that says back no other number is a result
     (a conversion's ``"value"``), not an echo. None when the answer is no JSON."""
     sent: dict[str, list[float]] = {}
-    _numbers(arguments or {}, sent)
+    for record in _records(arguments or {}):
+        for name, number in _numbers(record).items():
+            sent.setdefault(name, []).append(number)
     edges = {name for name, values in sent.items() if name.lower() not in _TALLIES
              and any(v <= 0 or abs(v) >= EDGE_NUMBER for v in values)}
-    stripped = text.strip()
-    if not edges or not stripped.startswith(("{", "[")):
-        return None
-    try:
-        document = json.loads(stripped)
-    except ValueError:
-        return None
+    document = document_of(None, text) if edges else None
     for record in _records(document):
-        numbers = {k: float(v) for k, v in record.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+        numbers = _numbers(record)
         echoed = [k for k, v in numbers.items() if k in sent and v in sent[k] and k.lower() not in _TALLIES]
         for name in edges & numbers.keys():
             if numbers[name] not in sent[name] and any(k != name for k in echoed):
                 edge = next(v for v in sent[name] if v <= 0 or abs(v) >= EDGE_NUMBER)
                 return f"it takes `{name}` {_plain(edge)} as {_plain(numbers[name])}, and says nothing of it"
     return None
+
+
+def _numbers(record: Mapping[str, Any]) -> dict[str, float]:
+    """The numbers of one object, by field name."""
+    return {str(k): float(v) for k, v in record.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
 def _records(node: Any) -> list[Mapping[str, Any]]:
