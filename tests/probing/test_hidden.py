@@ -133,8 +133,9 @@ class TestWordFragments:
                               arguments={"tag": "aut"}) is None
 
     def test_a_negative_verdict_is_quoted_in_the_answers_own_words(self) -> None:
-        """A validator's ``"is_valid": false``, a findings list's first message under ``"valid": false``, and the item
-        under a ``❌`` heading are verdicts; ``"valid": true``, a nested flag and an answer opening with ``❌`` are not."""
+        """A validator's ``"is_valid": false``, a findings list's first message under ``"valid": false``, a compact
+        answer's ``"status":"invalid"`` with its first error, and the item under a ``❌`` heading are verdicts;
+        ``"valid": true``, a nested flag, a success with warnings and an answer opening with ``❌`` are not."""
         from toolatlas.probing.hidden import NEGATIVE_VERDICT, negative_verdict
 
         assert negative_verdict('{\n  "ip_address": "8.8.8.8",\n  "is_valid": false\n}') == '"is_valid": false'
@@ -144,7 +145,12 @@ class TestWordFragments:
         pins = ("🔍 Pin Conflict Analysis for ESP32\n\n❌ **CONFLICTS (Must Fix):**\n"
                 "  • Pin 34 (GPIO34) is INPUT ONLY - cannot drive outputs\n")
         assert negative_verdict(pins) == "Pin 34 (GPIO34) is INPUT ONLY - cannot drive outputs"
-        for none in ('{\n  "valid": true\n}', '{"data": {"valid": false}}', "❌ Invalid pins for ESP32: [-3]"):
+        compact = '{"status":"invalid","errors":["Field \'MODE\': value \'USB\' is not a valid member of Mode."]}'
+        assert negative_verdict(compact) == "Field 'MODE': value 'USB' is not a valid member of Mode."
+        assert negative_verdict('{"valid":false,"problems":[{"message":"odd length"}]}') == "odd length"
+        assert negative_verdict('{"status":"failed"}') == '"status": "failed"'
+        for none in ('{\n  "valid": true\n}', '{"data": {"valid": false}}', "❌ Invalid pins for ESP32: [-3]",
+                     '{"status":"success","errors":[],"warnings":["not a valid subdivision"]}'):
             assert negative_verdict(none) is None
         validate = tool("validate_ach_file", "Validate an ACH file.")
         reason = hidden_failure(ok(findings), validate, mutation=None, changed=False, arguments={"path": "a.ach"})

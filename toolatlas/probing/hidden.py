@@ -269,16 +269,55 @@ def judges(spec: ToolSpec | None) -> bool:
     return any(w in JUDGING_VERBS for w in _lead_words(spec))
 
 
+_FAILED_STATUS = frozenset("invalid fail failed failure error errors rejected noncompliant non-compliant".split())
+"""Values of a JSON answer's ``status`` (``result``, ``verdict``) that say what it was given did not pass."""
+_STATUS_KEYS = ("status", "result", "verdict")
+_FINDING_KEYS = ("errors", "findings", "violations", "issues", "problems")
+_MESSAGE_KEYS = ("message", "description", "reason", "detail", "error")
+
+
+def _json_verdict(text: str) -> str | None:
+    """The verdict of an answer that is a whole JSON object, when it is no: its first error or finding (a string, or
+    an object's message), else the verdict key as written (``"status": "invalid"``). None when it is not JSON or its
+    top level says no verdict (a nested flag is part of what it reports, not its verdict)."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(document, Mapping):
+        return None
+    said = next((f'"{key}": false' for key in _VERDICT_KEYS if document.get(key) is False), None)
+    if said is None:
+        said = next((f'"{key}": "{document[key]}"' for key in _STATUS_KEYS
+                     if isinstance(document.get(key), str) and document[key].strip().lower() in _FAILED_STATUS), None)
+    if said is None:
+        return None
+    for key in _FINDING_KEYS:
+        findings = document.get(key)
+        for finding in findings if isinstance(findings, list) else ():
+            if isinstance(finding, str) and finding.strip():
+                return finding.strip()[:160]
+            if isinstance(finding, Mapping):
+                message = next((finding[k] for k in _MESSAGE_KEYS if isinstance(finding.get(k), str)), None)
+                if message:
+                    return message.strip()[:160]
+    return said
+
+
 def negative_verdict(text: str) -> str | None:
     """What an answer that judged its input says of it, when the judgement is no, in its own words: of a JSON answer
-    whose top-level verdict key is false (``"is_valid": false``), its first finding's message, else that key; of a
-    line marked with a cross (``❌ CONFLICTS (Must Fix):``), the first item under it, else the line. None when the
-    answer judged nothing or said yes; a first line that is itself an error is an error, not a verdict."""
+    whose top-level verdict is no (``"is_valid": false``, ``"status": "invalid"``), its first error or finding, else
+    that verdict; of a line marked with a cross (``❌ CONFLICTS (Must Fix):``), the first item under it, else the line.
+    None when the answer judged nothing or said yes; a first line that is itself an error is an error, not a verdict."""
     head = text.lstrip()
-    verdict = _VERDICT_LINE.search(head[:600]) if head.startswith("{") else None
-    if verdict is not None:
-        message = _FIRST_MESSAGE.search(head, verdict.end())
-        return message.group(1) if message else verdict.group(0).strip()
+    if head.startswith("{"):
+        judged = _json_verdict(head)
+        if judged is not None:
+            return judged
+        verdict = _VERDICT_LINE.search(head[:600])  # a JSON answer cut short: its verdict line
+        if verdict is not None:
+            message = _FIRST_MESSAGE.search(head, verdict.end())
+            return message.group(1) if message else verdict.group(0).strip()
     crossed = _CROSS_LINE.search(text)
     if crossed is None or not text[:crossed.start()].strip():  # an answer that opens with ❌ is an error
         return None
