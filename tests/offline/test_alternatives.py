@@ -100,3 +100,32 @@ class TestProposerLearns:
                                 random.Random(0))
         fresh.restore_exploration_state(state)
         assert fresh.args["add_footnote"] == proposer.args["add_footnote"]
+
+
+LOAD = ToolSpec(
+    server="s",
+    name="tables_load",
+    description="Load a set of tables and register it under `name`.\n\nPass exactly one source:\n"
+                "    - port: a live VM's debugger port.\n    - path: a directory of raw tables.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "port": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None},
+            "path": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+        },
+        "required": ["name"],
+    },
+)
+
+
+def test_of_alternatives_one_is_needed_the_seed_call_takes_the_local_one() -> None:
+    """``pass exactly one of port= or path=``: the seed call (variant 0) gives the folder, not the port a sandbox
+    without a network cannot reach (the next variant tries the port); the bullet says the path is a directory."""
+    alternatives = stated_alternatives(LOAD, "pass exactly one of port= (live VM) or path= (directory of tables)")
+    assert alternatives == Alternatives(("port", "path"), True)
+    specs = with_alternatives(infer_arguments(LOAD), alternatives)
+    assert next(s for s in specs if s.name == "path").kind.value == "dir_path"
+    synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+    given = [set(synth.valid_arguments(LOAD, specs, v).arguments) - {"name"} for v in range(2)]
+    assert given == [{"path"}, {"port"}]

@@ -96,3 +96,18 @@ class TestDocumentKeys:
         synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
         found = boundary_mutations(tool, infer_arguments(tool), {"path": "data.users"}, synth, cap=40)
         assert any(m.name.value == "nonexistent_reference" and m.arguments["path"].startswith("no_such_key_") for m in found)
+
+
+def test_example_calls_and_bulleted_arguments_of_a_description() -> None:
+    """A docstring's call of the tool maps positional values onto the schema's order and keyword ones by name; a call
+    with a name in it (no literal) or too many values is no example; ``- path: …`` bullets document an argument."""
+    from toolatlas.offline.hints import documented_arguments, example_calls
+
+    shown = 'Example:\n    >>> write_stl([[0,0,0]], [[0,0,1]], "out.stl", format="ascii")\n    "out.stl"'
+    assert example_calls(shown, "write_stl", ["vertices", "normals", "output_path", "format"]) == [
+        {"vertices": [[0, 0, 0]], "normals": [[0, 0, 1]], "output_path": "out.stl", "format": "ascii"}]
+    assert example_calls("call write_stl(mesh, path) first", "write_stl", ["vertices", "output_path"]) == []
+    assert example_calls("write_stl(1, 2, 3)", "write_stl", ["vertices"]) == []
+    assert example_calls("rewrite_stl(1)", "write_stl", ["vertices"]) == []
+    bullets = "Pass exactly one source:\n    - port: a live VM's gdbstub.\n      QEMU -s is 1234.\n    - path: a directory."
+    assert documented_arguments(bullets) == {"port": "a live VM's gdbstub. QEMU -s is 1234.", "path": "a directory."}

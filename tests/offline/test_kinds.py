@@ -501,3 +501,39 @@ class TestNamesOfTools:
         assert tool_effect(_tool("git_log", "Show the commit log.", {})) is ToolEffect.READ
         assert tool_effect(_tool("analyze_commit", "Explain a commit.", {})) is ToolEffect.READ
         assert tool_effect(_tool("git_commit", "Record changes to the repository.", {})) is ToolEffect.CREATE
+
+
+class TestWhatTheDescriptionShows:
+    def test_a_bare_path_is_what_its_description_heads_with(self) -> None:
+        """A ``path`` described as "a directory of raw tables" is a folder, one described as "The file to read" a
+        file; "File or folder path" stays either."""
+        folder = _tool("load", "Load tables.", {"path": {"type": "string", "description": "a directory of raw tables"}})
+        assert infer_arguments(folder)[0].kind is ArgKind.DIR_PATH
+        file = _tool("read", "Read.", {"path": {"type": "string", "description": "The file to read"}})
+        assert infer_arguments(file)[0].kind is ArgKind.FILE_PATH
+        either = _tool("stat", "Stat.", {"path": {"type": "string", "description": "File or folder path"}})
+        assert infer_arguments(either)[0].kind is ArgKind.PATH
+
+    def test_a_name_described_as_a_dns_name_is_a_host_name(self) -> None:
+        """``qname``, "Optional DNS name filter", takes host names; a ``name`` of a person does not."""
+        dns = _tool("analyze_dns", "DNS facts.", {"qname": {"type": "string", "description": "Optional DNS name filter"}})
+        assert infer_arguments(dns)[0].kind is ArgKind.HOSTNAME
+        person = _tool("greet", "Greet someone.", {"name": {"type": "string", "description": "The person's name"}})
+        assert infer_arguments(person)[0].kind is not ArgKind.HOSTNAME
+
+    def test_a_call_the_docstring_shows_gives_each_argument_its_value(self) -> None:
+        """``>>> write_mesh([[0,0,0], [1,0,0], [0,1,0]], [[0,0,1]], "out.stl")``: positional values in schema order;
+        an array of points is planned as shown (three points, one normal), not as points of one number."""
+        point = {"type": "array", "items": {"type": "number"}}
+        tool = _tool("write_mesh", 'Writes a mesh.\n\nArgs:\n    vertices: [x, y, z] triplets.\n\nExample:\n'
+                     '    >>> write_mesh([[0,0,0], [1,0,0], [0,1,0]], [[0,0,1]], "out.stl")\n    "out.stl"',
+                     {"vertices": {"type": "array", "items": point}, "normals": {"type": "array", "items": point},
+                      "output_path": {"type": "string"}})
+        specs = infer_arguments(tool)
+        assert arg(specs, "vertices").examples == [[[0, 0, 0], [1, 0, 0], [0, 1, 0]]]
+        assert arg(specs, "normals").examples == [[[0, 0, 1]]]
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        planned = synth.valid_arguments(tool, specs, 0)
+        assert planned is not None
+        assert planned.arguments["vertices"] == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+        assert planned.arguments["normals"] == [[0, 0, 1]]

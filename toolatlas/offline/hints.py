@@ -11,8 +11,10 @@ Both share one list reader (:func:`listed_items`): bracketed, quoted or bare com
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from toolatlas.offline.patterns import shortest_match
 
@@ -22,6 +24,7 @@ __all__ = [
     "documented_arguments",
     "error_ranges",
     "error_values",
+    "example_calls",
     "letter_range",
     "listed_items",
     "pattern_values",
@@ -201,9 +204,33 @@ _PARAM_LINE = re.compile(r":param\s+(?:\w+\s+)?([A-Za-z_]\w*)\s*:\s*(.+)")
 _LETTERS = re.compile(r"\(\s*A\s*-\s*Z\s*\)|\bA to Z\b|single (?:upper-?case )?letter", re.IGNORECASE)
 
 
+_BULLET_ARG = re.compile(r"^(\s*)[-*•]\s+`?([A-Za-z_]\w*)`?\s*:\s+(\S.*)$")
+
+
+def _bulleted(description: str) -> dict[str, str]:
+    """Per-argument text of bullets that open with a name and a colon (``- path: a directory of raw tables``), each
+    with the lines indented under it."""
+    found: dict[str, str] = {}
+    current: str | None = None
+    indent = 0
+    for line in description.splitlines():
+        match = _BULLET_ARG.match(line)
+        if match:
+            current, indent = match.group(2), len(match.group(1))
+            found.setdefault(current, match.group(3).strip())
+        elif current is not None and line.strip() and len(line) - len(line.lstrip()) > indent:
+            found[current] += " " + line.strip()
+        else:
+            current = None
+    return found
+
+
 def documented_arguments(description: str) -> dict[str, str]:
-    """Per-argument text of a docstring's ``Args:`` section (Google style) or ``:param x:`` lines."""
+    """Per-argument text of a docstring's ``Args:`` section (Google style), ``:param x:`` lines, or bullets that open
+    with an argument's name (``- path: a directory of raw tables``)."""
     found = {m.group(1): m.group(2).strip() for m in _PARAM_LINE.finditer(description)}
+    for name, text in _bulleted(description).items():
+        found.setdefault(name, text)
     section = _ARGS_SECTION.search(description)
     if section is None:
         return found
@@ -387,3 +414,39 @@ def error_values(text: str) -> list[NamedValues]:
                 continue
             found.append(NamedValues(values, noun, complete, argument))
     return found + [r for r in error_ranges(text) if tuple(r.values) not in seen]
+
+
+MAX_CALL_CHARS = 2000
+"""Longest example call read from a description."""
+
+
+def example_calls(description: str, tool: str, parameters: Sequence[str]) -> list[dict[str, Any]]:
+    """Whole calls of ``tool`` a description shows as code (``>>> write_stl([[0,0,0], [1,0,0], [0,1,0]], [[0,0,1]],
+    "output.stl")``), as arguments by name: positional ones in the order the schema lists its parameters, keyword
+    ones by their name. A call with a value that is no literal, or more positional values than parameters, is no
+    example."""
+    calls = []
+    for match in re.finditer(rf"(?<![\w.]){re.escape(tool)}\(", description):
+        node = _call_at(description, match.end() - 1)
+        if node is None or len(node.args) > len(parameters):
+            continue
+        try:
+            arguments = {name: ast.literal_eval(arg) for name, arg in zip(parameters, node.args, strict=False)}
+            arguments |= {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg in parameters}
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            continue
+        if arguments:
+            calls.append(arguments)
+    return calls
+
+
+def _call_at(text: str, opening: int) -> ast.Call | None:
+    """The Python call whose argument list opens at ``text[opening]``: the shortest span up to a ``)`` that parses."""
+    end = opening
+    while (end := text.find(")", end + 1, opening + MAX_CALL_CHARS)) != -1:
+        try:
+            node = ast.parse(f"f{text[opening:end + 1]}", mode="eval").body
+        except SyntaxError:
+            continue
+        return node if isinstance(node, ast.Call) else None
+    return None

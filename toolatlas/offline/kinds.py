@@ -21,7 +21,7 @@ from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
 from toolatlas.offline.glossary import gloss
-from toolatlas.offline.hints import documented_arguments, letter_range, named_values
+from toolatlas.offline.hints import documented_arguments, example_calls, letter_range, named_values
 from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
     EFFECT_VERBS,
@@ -260,6 +260,8 @@ class _Context:
         self.defs = dict(tool.input_schema.get("$defs") or tool.input_schema.get("definitions") or {})
         self.documented = documented_arguments(tool.description)
         """Per-argument text of the tool's docstring (``Args:``), for schemas that only give a title."""
+        self.shown = example_calls(tool.description, tool.name, list(tool.properties))
+        """Whole calls the description shows (``>>> write_stl([[0,0,0], …], [[0,0,1]], "output.stl")``)."""
         self.sql = bool(  # a "units database" is no SQL database: tables, rows or columns make it one
             re.search(
                 r"\bsql\b|\bselect\b|\binsert\b|create table|\bquer(y|ies)\b.*\btable"
@@ -359,7 +361,7 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         "max_length": schema.get("maxLength"),
         "min_items": schema.get("minItems"),
         "max_items": schema.get("maxItems"),
-        "examples": _examples(schema),
+        "examples": _examples(schema) + _shown(name, schema, ctx) if parent is None else _examples(schema),
         "pattern": schema.get("pattern") if isinstance(schema.get("pattern"), str) else None,
         "multiple_of": schema.get("multipleOf"),
         "unique_items": bool(schema.get("uniqueItems")),
@@ -452,6 +454,16 @@ _REVISION_DEFAULT = re.compile(r"HEAD(?:[~^]\d*)*")
 def _is_title(description: str, name: str) -> bool:
     """A description that only repeats the name (``From Unit`` for ``from_unit``)."""
     return tokens(description) == tokens(name)
+
+
+def _shown(name: str, schema: dict[str, Any], ctx: _Context) -> list[Any]:
+    """The values an example call of the description gives the argument (:func:`~toolatlas.offline.hints.example_calls`)
+    that its schema accepts, once each."""
+    values: list[Any] = []
+    for call in ctx.shown:
+        if name in call and call[name] not in values and conforms(call[name], schema):
+            values.append(call[name])
+    return values
 
 
 def _examples(schema: dict[str, Any]) -> list[Any]:

@@ -91,6 +91,8 @@ def _network(w: set[str], last: str, desc: str, text: str) -> str | None:
         return "ip_address"
     if w & {"hostname", "host", "domain", "fqdn"} and not re.search(r"\burl\b", desc):
         return "hostname"
+    if last.endswith("name") and re.search(r"\b(?:dns|domain|host)[ -]?names?\b|\bfqdn\b", desc):
+        return "hostname"  # ``qname``: "Optional DNS name filter"
     return None
 
 

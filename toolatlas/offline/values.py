@@ -42,6 +42,7 @@ from toolatlas.offline.scalars import Unsatisfiable, scalar_value
 from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
 from toolatlas.offline.sqlgen import SqlWriter
 from toolatlas.offline.targets import Candidate, Targets
+from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind, HarvestRef
 
 __all__ = ["HarvestRef", "PlannedCall", "Unsatisfiable", "ValuePool", "ValueSynth", "selected_optional"]
@@ -93,6 +94,19 @@ class CallDraft:
         return chosen.value
 
 
+_VALUE_ITEMS = frozenset({ArgKind.ARRAY, ArgKind.NUMBER, ArgKind.INTEGER, ArgKind.BOOLEAN})
+"""Items an array's example is taken whole for: values and tuples of them, never names of what may not exist."""
+_NETWORK_KINDS = frozenset({ArgKind.URL, ArgKind.HOSTNAME, ArgKind.IP_ADDRESS})
+_NETWORK_WORDS = frozenset("port host hostname url uri endpoint socket".split())
+
+
+def reaches_out(spec: ArgSpec) -> bool:
+    """Whether an argument points the server at a network service (a URL, a host, a port): a sandbox has no network,
+    so of alternatives one of which is needed, the way in that names local things (a folder of the same tables)
+    is the one a seed call takes, and the network one is left to the variants that try every member."""
+    return spec.kind in _NETWORK_KINDS or bool(set(tokens(spec.name)) & _NETWORK_WORDS)
+
+
 def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     """Required specs plus the variant's optional ones, never two alternatives of each other."""
     optional = [s for s in specs if not s.required and not s.unreachable]
@@ -106,7 +120,7 @@ def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     order = [
         s for s in optional if s.kind in SQL_KINDS and s not in order
     ] + order  # a statement is the point
-    needed = [s for s in optional if s.alternative_needed]
+    needed = sorted((s for s in optional if s.alternative_needed), key=reaches_out)  # a local way in first
     if needed:  # one of a group the server needs: the variant's member first, before what it excludes
         first = needed[variant % len(needed)]
         order = [first, *(s for s in order if s is not first)]
@@ -311,6 +325,9 @@ class ValueSynth:
             batch = self._operations(draft)
             if batch:
                 return batch
+        shown = [e for e in spec.examples if isinstance(e, list) and e]
+        if shown and item is not None and item.kind in _VALUE_ITEMS:  # numbers, points: the documented value
+            return list(shown[draft.variant % len(shown)])
         if item is None or (item.kind is ArgKind.OBJECT and not item.properties):
             if (spec.min_items or 0) > 0:
                 raise Unsatisfiable(f"cannot build items of {spec.path}")

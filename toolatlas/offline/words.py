@@ -254,6 +254,8 @@ def kind_for_string(
     if (w & _PATH_WORDS or says_jsonpath(description)) and names_a_notation(description):
         return Meaning("string")  # a path into a document, not a file's, nor the document itself
     if w & _PATH_WORDS:
+        if not w & _PLACES:  # a bare ``path``: what its description says it is (``a directory of raw tables``)
+            w = w | (_described_place(description) or set())
         return _path_meaning(w, tool_words, tool_text, creates, obj, named_object)
     if "branch" in w or "branches" in w:
         fresh = creates and named_object == "branch" and not w & _REF_WORDS
