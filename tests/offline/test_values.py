@@ -582,3 +582,24 @@ class TestFileFormats:
         for seed in range(4):
             call = synth_for(facts, seed).valid_arguments(tool, infer_arguments(tool), seed)
             assert call is not None and call.arguments["path"] == "${root}/models/orders.sql"
+
+    def test_a_text_argument_named_after_a_format_the_folder_holds_takes_a_files_text(self, tmp_path: Path) -> None:
+        """``adif_string`` of a folder of ``.adi`` logbooks: the text of one logbook (the format's name is the
+        extension and one letter more), never a placeholder word; a ``text`` argument is no ``.tex`` file's."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.facts import directory_facts
+
+        logbook = "station log\n<ADIF_VER:5>3.1.7\n<EOH>\n<CALL:4>W1AW <MODE:3>FT4 <EOR>\n"
+        (tmp_path / "november.adi").write_text(logbook)
+        (tmp_path / "paper.tex").write_text("\\section{Log}\n")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        validate = ToolSpec(server="s", name="validate_adif_record", description="Validates an ADIF record.",
+                            input_schema={"type": "object", "required": ["adif_string"],
+                                          "properties": {"adif_string": {"type": "string"}}})
+        call = synth_for(facts, 0).valid_arguments(validate, infer_arguments(validate), 0)
+        assert call is not None and call.arguments["adif_string"] == logbook
+        count = ToolSpec(server="s", name="count_words", description="Count the words of a text.",
+                         input_schema={"type": "object", "required": ["text"],
+                                       "properties": {"text": {"type": "string"}}})
+        call = synth_for(facts, 0).valid_arguments(count, infer_arguments(count), 0)
+        assert call is not None and "section" not in call.arguments["text"]

@@ -66,6 +66,10 @@ MAX_FILES = 2_000
 """Files listed per tree (a probe needs a few real targets, not an inventory)."""
 SAMPLE_LINES = 5
 TEXT_SNIFF_BYTES = 4_096
+CONTENT_BYTES = 16_384
+"""Largest text file whose whole text the facts keep."""
+CONTENT_BUDGET = 262_144
+"""Most text the facts of one tree keep in all."""
 
 
 class FileFact(Frozen):
@@ -81,6 +85,9 @@ class FileFact(Frozen):
     executable: bool = False
     lines: list[str] = Field(default_factory=list)
     """A few distinct, non-empty lines of a text file (for search-and-replace probes)."""
+    content: str = ""
+    """The whole text of a small text file (at most :data:`CONTENT_BYTES`), for an argument that takes such a file's
+    text rather than its path (``adif_string``); empty for others and past a tree's :data:`CONTENT_BUDGET`."""
     leaves: dict[str, str] = Field(default_factory=dict)
     """A JSON document's leaf paths (``$.products[*].price``) and their JSON type (``number``)."""
 
@@ -210,6 +217,7 @@ def directory_facts(
     files: list[FileFact] = []
     folders: list[str] = []
     empty: list[str] = []
+    budget = CONTENT_BUDGET
     walked = []
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in exclude)
@@ -225,11 +233,13 @@ def directory_facts(
             path = Path(folder) / name
             if path.is_symlink() or not path.is_file() or len(files) >= MAX_FILES:
                 continue
-            files.append(_file_fact(path, f"{label}/{name}"))
+            fact = _file_fact(path, f"{label}/{name}", keep_text=budget >= min(path.stat().st_size, CONTENT_BYTES))
+            budget -= len(fact.content)
+            files.append(fact)
     return TreeFacts(root=placeholder, files=files, folders=folders, empty_folders=empty)
 
 
-def _file_fact(path: Path, label: str) -> FileFact:
+def _file_fact(path: Path, label: str, *, keep_text: bool = False) -> FileFact:
     stat = path.stat()
     try:
         with path.open("rb") as handle:
@@ -237,6 +247,12 @@ def _file_fact(path: Path, label: str) -> FileFact:
     except OSError:
         head = b"\0"
     text = b"\0" not in head and _decodes(head)
+    content = ""
+    if text and keep_text and 0 < stat.st_size <= CONTENT_BYTES:
+        try:
+            content = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            content = ""
     lines: list[str] = []
     if text:
         candidates = head.decode("utf-8", errors="ignore").splitlines()
@@ -255,6 +271,7 @@ def _file_fact(path: Path, label: str) -> FileFact:
         read_only=not stat.st_mode & 0o222,
         executable=bool(stat.st_mode & 0o111),
         lines=lines,
+        content=content,
         leaves=document_leaves(path) if text and path.suffix.lower() == ".json" else {},
     )
 

@@ -594,6 +594,9 @@ def _string(spec: ArgSpec, synth: ValueSynth, variant: int) -> str:
     listed = [] if spec.fresh else _labelled(synth, spec) or synth.targets.named_rows(spec.name)
     if listed:  # what answers listed under its name, else the rows of the table it is named after
         return _clamp(listed[variant % len(listed)].value, spec)
+    texts = [] if spec.fresh else synth.targets.named_texts(spec.name)
+    if texts:  # ``adif_string``: the text of a logbook the state holds
+        return _clamp(texts[variant % len(texts)].value, spec)
     if spec.examples:
         return _clamp(str(spec.examples[variant % len(spec.examples)]), spec)
     if spec.has_default and isinstance(spec.default, str) and spec.default:

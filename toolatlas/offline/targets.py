@@ -166,13 +166,19 @@ class Targets:
         if known is not None:
             return known
         words = set(tokens(argument)) - _PATH_WORDS
-        found = [e for e in self.extensions() if e[1:] in words]
+        found = [e for e in self.extensions() if e[1:] in words or _format_of(e, words)]
         for fact in self._files.values() if words else ():
             folders = fact.path.split("/")[1:-1]  # below the root's placeholder, above the file
             if fact.extension and any(parent_singular(f.lower()) in words or f.lower() in words for f in folders):
                 found.append(fact.extension)
         self._named[argument] = list(dict.fromkeys(found))
         return self._named[argument]
+
+    def named_texts(self, argument: str) -> list[Candidate]:
+        """The whole texts of the small files of the kinds an argument's name gives (:meth:`named_extensions`): what
+        an argument that takes such a file's text rather than its path holds (``adif_string`` → a logbook)."""
+        named = set(self.named_extensions(argument))
+        return [Candidate(f.content) for f in self._files.values() if f.content and f.extension in named]
 
     # -- git --------------------------------------------------------------------------------------
 
@@ -335,3 +341,15 @@ class Targets:
 
     def pooled(self, kind: ArgKind) -> list[Candidate]:
         return self._pooled(kind)
+
+
+def _format_of(extension: str, words: set[str]) -> bool:
+    """Whether a word names the format a three-letter extension abbreviates by one letter (``adif`` for ``.adi``,
+    ``html`` for ``.htm``, ``tiff`` for ``.tif``)."""
+    short = extension[1:]
+    return len(short) >= 3 and any(len(w) == len(short) + 1 and w.startswith(short) for w in words - _PLAIN_WORDS)
+
+
+_PLAIN_WORDS = frozenset({"text", "data", "date", "test"})
+"""Words of arguments' names that are no format, though an extension starts them (``.tex``, ``.dat``)."""
+
