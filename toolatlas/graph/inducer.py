@@ -294,18 +294,18 @@ class Inducer:
 
     def _unplanned_condition(self, probe: Probe, step: ProbeStep, message: str) -> str:
         """The condition of a failure nobody provoked, as far as it is known: the argument values
-        the error names, else the step before it, else the call's arguments. That the state is the
-        cause is claimed only once proven (:meth:`_prove_state_causes`)."""
+        the error names, else the call's arguments (and the step before it, in a chain). That the state
+        is the cause is claimed only once proven (:meth:`_prove_state_causes`)."""
         index = probe.steps.index(step)
         named = _named_arguments(step.arguments, message)
         if named:
             return "called with " + ", ".join(named) + " (the error names it)"
-        if index > 0:
-            return f"called right after `{probe.steps[index - 1].tool}`"
         given = _named_arguments(step.arguments, None)
-        if not given:
-            return "called with no arguments"
-        return "called with " + ", ".join(given[:3]) + (", …" if len(given) > 3 else "")
+        called = ("called with " + ", ".join(given[:3]) + (", …" if len(given) > 3 else "")) if given else (
+            "called with no arguments")
+        if index > 0:  # the call as it was made, and where: the step before it is no cause until proven
+            return f"{called} right after `{probe.steps[index - 1].tool}`"
+        return called
 
     def _prove_state_causes(self, probe: Probe, verdict: Verdict) -> None:
         """A call that failed on the snapshot and succeeded, the same call, once an earlier step had
