@@ -700,3 +700,25 @@ def test_a_validation_error_is_quoted_by_its_field_and_message() -> None:
                "  Input is not a valid IPv4 network [type=ip_v4_network, input_value='10.0.0.0/33', input_type=str]")
     assert answer_line(refused) == ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest: "
                                     "network: Input is not a valid IPv4 network")
+
+
+def test_a_use_note_names_the_optional_arguments_every_verified_call_gave() -> None:
+    """A tool whose schema requires nothing but whose every verified call gave a ``path`` works with ``path``, not
+    "with no arguments" (its call with none fails); calls that gave one of two alternatives say so; a tool verified
+    with no arguments at all still works with none."""
+    from toolatlas.guidance.profiles import _use
+
+    opener = node("caps", "open_capture", "Open one capture.", optional=("path", "capture_file", "max_tokens"),
+                  read_only=True)
+    uses = [entry("caps", "open_capture", EntryKind.AFFORDANCE, arguments={"path": "a.pcap", "max_tokens": 512},
+                  effect=Effect.READ_ONLY),
+            entry("caps", "open_capture", EntryKind.AFFORDANCE, arguments={"path": "b.pcap"}, effect=Effect.READ_ONLY)]
+    note = _use(opener, uses)
+    assert note is not None and note.text.startswith("works with `path`")
+    either = [*uses[:1], entry("caps", "open_capture", EntryKind.AFFORDANCE, arguments={"capture_file": "f"},
+                               effect=Effect.READ_ONLY)]
+    note = _use(opener, either)
+    assert note is not None and note.text.startswith("works with one of `path`, `capture_file`;")
+    bare = [entry("caps", "open_capture", EntryKind.AFFORDANCE, arguments={}, effect=Effect.READ_ONLY), *uses]
+    note = _use(opener, bare)
+    assert note is not None and note.text.startswith("works with no arguments")

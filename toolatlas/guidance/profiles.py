@@ -366,6 +366,18 @@ def _scalar(value: object, spec: Mapping) -> bool:
     return isinstance(value, bool) or (isinstance(value, str) and value in (spec.get("enum") or ()))
 
 
+def _covering(names: list[str], calls: list[set[str]]) -> list[str]:
+    """Few of ``names`` such that every call gave one of them, the most often given first (alternatives a server
+    needs one of: ``path`` or ``capture_file``)."""
+    chosen: list[str] = []
+    left = [c for c in calls if c]
+    while left:
+        best = max(names, key=lambda n: sum(n in c for c in left))  # the first of equals: schema order
+        chosen.append(best)
+        left = [c for c in left if best not in c]
+    return chosen
+
+
 def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
     """The tool's verified uses folded into one note: the arguments that worked and what it changed."""
     if not uses:
@@ -374,6 +386,15 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
     required = list(node.input_schema.get("required") or [])
     if not properties:  # no schema recorded: the arguments the verified calls used
         required = list(dict.fromkeys(name for entry in uses for name in (entry.example_arguments or {})))
+    given = [set(evidence.arguments) & set(properties) for entry in uses for evidence in entry.evidence]
+    if properties and not required and given and all(given):  # no verified call went without arguments
+        always = set.intersection(*given)
+        some = _covering(list(properties), given)
+        lead = ("works with " + ", ".join(f"`{n}`" for n in properties if n in always) if always
+                else "works with one of " + ", ".join(f"`{n}`" for n in some))
+        required = [n for n in properties if n in always] if always else some
+    else:
+        lead = f"works with {', '.join(f'`{a}`' for a in required)}" if required else "works with no arguments"
     optional: dict[str, str] = {}
     for entry in uses:
         for name, value in (entry.example_arguments or {}).items():
@@ -384,7 +405,7 @@ def _use(node: ToolNode, uses: list[Entry]) -> UseNote | None:
     effects = {entry.effect for entry in uses}
     changed = ("changes state" if Effect.MUTATING in effects else
                "changes nothing" if effects == {Effect.READ_ONLY} else "")
-    parts = [f"works with {', '.join(f'`{a}`' for a in required)}" if required else "works with no arguments"]
+    parts = [lead]
     if optional:
         parts.append("optional " + ", ".join(f"`{v}`" for v in optional.values()))
     if changed:
