@@ -153,6 +153,9 @@ class ArgSpec(Frozen):
     unreachable: bool = False
     """An optional argument that points the server at a network service it could not reach from its sandbox (a
     live VM's ``port``): left out of the calls planned after."""
+    handed_back: bool = False
+    """An optional argument that only takes back what an answer gave (an opaque ``cursor``, a page token): an
+    invented one is refused whatever the call, so the calls planned leave it out."""
     additional_properties: bool = True
     items: ArgSpec | None = None
     properties: list[ArgSpec] = Field(default_factory=list)
@@ -367,6 +370,7 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         "unique_items": bool(schema.get("uniqueItems")),
         "json_schema": inline_refs(schema, ctx.defs),
     }
+    common["handed_back"] = not required and parent is None and _handed_back(words, description)
     if "const" in schema:
         return ArgSpec(**common, kind=ArgKind.ENUM, enum=[schema["const"]])
     if isinstance(schema.get("enum"), list):
@@ -454,6 +458,16 @@ _REVISION_DEFAULT = re.compile(r"HEAD(?:[~^]\d*)*")
 def _is_title(description: str, name: str) -> bool:
     """A description that only repeats the name (``From Unit`` for ``from_unit``)."""
     return tokens(description) == tokens(name)
+
+
+_PAGE_TOKENS = frozenset({"cursor", "continuation"})
+_OPAQUE = re.compile(r"\bopaque\b|\bnext_?(?:cursor|page_?token|token)\b", re.IGNORECASE)
+
+
+def _handed_back(words: list[str], description: str) -> bool:
+    """Whether an argument takes back an opaque token an answer gave: a ``cursor`` (``page_token``), or one its
+    description calls opaque or a ``next_cursor``."""
+    return bool(set(words) & _PAGE_TOKENS) or words[-2:] == ["page", "token"] or bool(_OPAQUE.search(description))
 
 
 def _shown(name: str, schema: dict[str, Any], ctx: _Context) -> list[Any]:

@@ -109,7 +109,7 @@ def reaches_out(spec: ArgSpec) -> bool:
 
 def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     """Required specs plus the variant's optional ones, never two alternatives of each other."""
-    optional = [s for s in specs if not s.required and not s.unreachable]
+    optional = [s for s in specs if not s.required and not s.unreachable and not s.handed_back]
     if variant <= 0:
         wanted: list[ArgSpec] = []
     elif variant == 1:
