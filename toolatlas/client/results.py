@@ -61,6 +61,29 @@ def _block_text(block: Any) -> str:
     return f"[{getattr(block, 'type', 'unknown')} content]"
 
 
+def _says(text: str, structured: Any) -> bool:
+    """Whether a result's text already holds its structured content: the same JSON, or the one string a framework
+    wrapped (``{"result": "<the text>"}``). A text that only sums it up (``FrameCite returned a bounded structured
+    result``) does not, and the answer's evidence then shows the structured content after it."""
+    try:
+        if json.loads(text) == structured:
+            return True
+    except ValueError:
+        pass
+    values = list(structured.values()) if isinstance(structured, dict) else [structured]
+    if len(values) != 1:
+        return False
+    (value,) = values
+    if not isinstance(value, dict | list):  # {"result": "<the text>"}, a number said in it
+        return value == text or str(value) in text
+    if isinstance(value, list) and all(isinstance(v, str) for v in value) and text == "\n".join(value):
+        return True  # a list of strings, one text block each
+    try:
+        return json.loads(text) == value
+    except ValueError:
+        return False
+
+
 def outcome_from_result(
     *,
     server: str,
@@ -72,8 +95,11 @@ def outcome_from_result(
     max_output_bytes: int,
 ) -> CallOutcome:
     text = "\n".join(_block_text(block) for block in result.content)
-    excerpt, size, truncated = bounded_text(text, max_output_bytes)
     structured = result.structured_content
+    if structured is not None and not _says(text, structured):  # the data only a structured reader sees
+        shown = json.dumps(structured, ensure_ascii=False, default=str)
+        text = f"{text}\n{shown}" if text.strip() else shown
+    excerpt, size, truncated = bounded_text(text, max_output_bytes)
     if structured is not None:
         if not isinstance(structured, dict):
             structured = {"value": structured}
