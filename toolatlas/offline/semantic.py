@@ -72,7 +72,7 @@ _FIXED: dict[ArgKind, tuple[str, ...]] = {
     ArgKind.CRON: ("*/5 * * * *", "0 9 * * 1-5", "30 2 1 * *", "0 0 * * 0"),
     ArgKind.IP_ADDRESS: ("192.168.1.10", "10.0.0.1", "8.8.8.8", "172.16.0.5"),  # the third public: outside the third network
     ArgKind.CIDR: ("192.168.1.0/24", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"),
-    ArgKind.HOSTNAME: ("example.com", "www.example.org", "localhost", "api.example.net"),
+    ArgKind.HOSTNAME: ("example.com", "www.example.org", "api.example.net", "localhost"),  # names with dots first
     ArgKind.HASH_ALGORITHM: ("sha256", "md5", "sha1", "sha512"),
     ArgKind.NUMERIC_STRING: ("42", "3.5", "1000", "7"),
     ArgKind.LOCALE: ("en-US", "fr-FR", "de-DE", "ja-JP"),
