@@ -472,10 +472,11 @@ def _handed_back(words: list[str], description: str) -> bool:
 
 def _shown(name: str, schema: dict[str, Any], ctx: _Context) -> list[Any]:
     """The values an example call of the description gives the argument (:func:`~toolatlas.offline.hints.example_calls`)
-    that its schema accepts, once each."""
+    that its schema accepts, once each: numbers, flags, points and lists — never a string, which in an example
+    names a thing of the example's own (``delete_task("Old deprecated feature", "BACKLOG")``), not one that exists."""
     values: list[Any] = []
     for call in ctx.shown:
-        if name in call and call[name] not in values and conforms(call[name], schema):
+        if name in call and not isinstance(call[name], str) and call[name] not in values and conforms(call[name], schema):
             values.append(call[name])
     return values
 
