@@ -133,3 +133,13 @@ class TestNounsAndSentences:
 
         found = mentions("Do not add anything required by the task.Write your answer in a file named answer.txt.")
         assert [m.operation for m in found] == ["write"] and found[0].words.startswith("your answer")
+
+
+def test_an_ing_form_describes_unless_it_follows_a_word_that_makes_it_an_instruction() -> None:
+    """"the second *reading* frame (*starting* at base 2)" asks to read and to create nothing; "start by *creating*
+    the folder" and "files *containing* TODO" still ask for what they say."""
+    from toolatlas.guidance.operations import operations_in
+
+    assert operations_in("Translate the second reading frame (starting at base 2) of GATGGCTAG.") == ["convert"]
+    assert operations_in("Start by creating the folder docs, then write notes.md") == ["create", "write"]
+    assert operations_in("Find files containing TODO") == ["search"]

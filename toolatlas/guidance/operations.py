@@ -213,6 +213,12 @@ class Mention:
 
 _PLURALS = frozenset(word for op in OPERATIONS.values() for word in op.task_forms if word.endswith("s"))
 """Words ending in -s that ask for an operation as they are ("sizes", "duplicates", "contents")."""
+_GERUNDS = frozenset(word for op in OPERATIONS.values() for word in op.task_forms if word.endswith("ing"))
+"""Words ending in -ing that ask for an operation as they are ("listing")."""
+_GERUND_LEADS = frozenset("by try trying start starting keep finish begin about after before without for when while "
+                          "avoid stop".split())
+"""Words after which an -ing form is an instruction ("start by *creating* the folder"); elsewhere it describes a
+thing ("the second *reading* frame", "(*starting* at base 2)")."""
 _PHRASES = {("look", "up"): "search", ("look", "for"): "search", ("sign", "up"): "create",
             ("set", "up"): "create", ("work", "out"): "count", ("fill", "in"): "edit", ("take", "off"): "delete"}
 """Phrasal verbs that ask for an operation their first word alone does not ("look up who leads…", "take it off the
@@ -320,6 +326,8 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
             found.append(Mention(_PHRASES[lowered, particle], " ".join(tokens[position + 2:position + WINDOW + 1]),
                                  named, position))
         elif (word and position - negated > 2 and not (lowered.endswith("ed") and lowered not in _DESCRIPTIVE)
+              and not (lowered.endswith("ing") and lowered not in _GERUNDS and position > 0
+                       and previous not in _GERUND_LEADS)
               and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)
               and not as_noun(tokens, position)):
             for stem in terms(word):
