@@ -101,6 +101,33 @@ class TestPreconditionsOnInProcessState:
         assert before.arguments == again.arguments == after.arguments == call.arguments
 
 
+    def test_an_enabler_the_error_names_is_tried_between_two_calls_on_any_state(self) -> None:
+        """On a folder server, a reader that answered "no table set named 'q35' - call tables_load first" runs once
+        before the loader and once after it, compared: what the loader prepares may be the server's own memory,
+        which the folder's digest does not show."""
+        tables = make("tables_list", {"name": {"type": "string"}}, ["name"])
+        load = make("tables_load", {"name": {"type": "string"}}, ["name"])
+        spec = ServerSpec(name="s", transport={"command": "x"}, environment={"kind": "directory", "snapshot": "."})
+        proposer = OfflineProposer(ServerGraph("s", [tables, load]), None, spec, random.Random(0))
+        assert not proposer.stateless
+        call = ProbeStep(tool="tables_list", arguments={"name": "q35"}, expect="ok")
+        needs = "no table set named 'q35' (loaded: none) - call tables_load first"
+        from toolatlas.graph.inducer import Inducer
+
+        probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="tables_list", task="t", steps=[call])
+        outcome = CallOutcome(server="s", tool="tables_list", arguments=call.arguments, outcome=OutcomeClass.TOOL_ERROR,
+                              excerpt=needs)
+        verdict = StepVerdict(index=0, tool="tables_list", outcome=OutcomeClass.TOOL_ERROR, failed=True, error_text=needs)
+        Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                                       Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+        [probe] = [p for p in proposer.composition_probes(1, "tables_list")
+                   if "tables_list:after:tables_load" in p.coverage_keys]
+        assert [s.tool for s in probe.steps] == ["tables_list", "tables_load", "tables_list"]
+        before, enabler, after = probe.steps
+        assert after.enabled_by == 1 and after.compares == 0 and before.expect == "any"
+        assert enabler.arguments["name"] == "q35" and after.arguments == call.arguments
+
+
 class TestSharedArguments:
     def test_one_of_a_pair_is_shared_under_its_plain_name(self) -> None:
         """`compare(alias_a=x)` and a loader taking `alias`: the loader is called with `alias` = x; a name

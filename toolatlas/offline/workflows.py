@@ -7,7 +7,9 @@
   create or update its kind of object. The enabler acts on the same things as the failing call (the
   arguments it takes under the same name and type: the file, the request id, the password). On an
   in-process state no digest sees, the failing call runs twice first too (failing, or answering the
-  same from what earlier probes left in the process), so its changed answer shows it.
+  same from what earlier probes left in the process), so its changed answer shows it; when its error
+  names the tool to call first (``call acpi_load first``), it runs once before that tool too, since
+  what the tool prepares may be the server's own memory.
 - **Chained preconditions** (:func:`chained_preconditions`): a call that failed inside a chain is
   retried in the same chain after the tool its error points to — ``plan → approve`` failed with "not
   done yet", so ``plan → mark done → approve``; a deeper workflow grows one enabler per round.
@@ -122,8 +124,11 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
         for e in unplanned
     ]
     pairs: list[tuple[str, dict[str, Any]]] = []
+    told: set[str] = set()  # enablers an error names by their own name ("call acpi_load first")
     for arguments, error in failures:  # the tools each error points to, for the very call that failed
-        named = [t for t in proposer.graph.specs if t != name and t in error] + stated_enablers(name, error, proposer.graph.specs)
+        by_name = [t for t in proposer.graph.specs if t != name and t in error]
+        told.update(by_name)
+        named = by_name + stated_enablers(name, error, proposer.graph.specs)
         pairs.extend((enabler, arguments) for enabler in named)
     related = [
         t.name for t in sorted(proposer.graph.specs.values(), key=lambda t: t.name)
@@ -152,6 +157,13 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
             "arguments": same, "harvested": [], "exercised": exercised_keys(same, tool),
         })
         steps = [first, then]
+        if enabler in told and not proposer.stateless:
+            # the server names the tool to call first: what it prepares may be its own memory, which no digest
+            # sees — the same call once before it shows the change its success after it is due to
+            before = then.model_copy(
+                update={"expect": "any", "enabled_by": None, "intent": f"{tool.purpose} before `{enabler}`"}
+            )
+            steps = [before, first, then.model_copy(update={"enabled_by": 1, "compares": 0})]
         if proposer.stateless:
             # no digest sees the server's own state: the same call twice before the enabler (it fails, or
             # answers the same: what earlier probes left in the process), then once more after it
