@@ -700,6 +700,9 @@ def test_a_validation_error_is_quoted_by_its_field_and_message() -> None:
                "  Input is not a valid IPv4 network [type=ip_v4_network, input_value='10.0.0.0/33', input_type=str]")
     assert answer_line(refused) == ("Error executing tool get_nth_usable_ip: 1 validation error for NthUsableIpRequest: "
                                     "network: Input is not a valid IPv4 network")
+    framed = ("1 validation error for call[get_workouts]\nstart\n  String should match pattern '^\\d{4}-\\d{2}$' "
+              "[type=string_pattern_mismatch, input_value='18/10/2026', input_type=str]")
+    assert answer_line(framed) == "1 validation error for call[get_workouts]: start: String should match pattern '^\\d{4}-\\d{2}$'"
 
 
 def test_a_use_note_names_the_optional_arguments_every_verified_call_gave() -> None:

@@ -245,7 +245,7 @@ _ECHO_CHARS = 3
 _ECHO_MASK = "<s>"
 
 
-_VALIDATION = re.compile(r"\b\d+ validation errors? for \w+\s*$")
+_VALIDATION = re.compile(r"\b\d+ validation errors? for \w+(?:\[[\w.-]+\])?\s*$")  # FastMCP's ``call[get_workouts]`` too
 
 
 def is_validation_head(line: str) -> bool:
