@@ -462,3 +462,25 @@ class TestRecasedNames:
         accepted = refused.model_copy(update={"kind": EntryKind.AFFORDANCE, "outcome": OutcomeClass.OK})
         profile = AtlasView([tool], [accepted], [], []).profiles[("ops", "create_task")]
         assert task_leads(profile, "Give Sana a task to call the client back") == {}
+
+
+class TestOtherNotations:
+    def test_a_value_written_in_another_notation_meets_the_refusal_that_names_the_one_it_takes(self) -> None:
+        """A refusal naming ``YYYY-MM-DD`` leads for a task that writes 18/10/2026, not for one that writes
+        2026-10-18; one naming ``0x-prefixed hex`` leads for a frame id written 3B1, not for a count of 12."""
+        workouts = one_argument_tool("health", "get_workouts", "Workouts in a date range.", "start")
+        pattern = entry("health", "get_workouts", EntryKind.BOUNDARY, outcome=FAIL, family="malformed_value",
+                        condition="`start` is a word, not a date", error_signature="1 validation error",
+                        excerpt="1 validation error for call[get_workouts]\nstart\n  String should match pattern "
+                                "'^\\d{4}-\\d{2}-\\d{2}$' (YYYY-MM-DD)", arguments={"start": "example"})
+        profile = AtlasView([workouts], [pattern], [], []).profiles[("health", "get_workouts")]
+        assert list(task_leads(profile, "How many runs between 18/10/2026 and 01/11/2026?").values()) == [2.0]
+        assert task_leads(profile, "How many runs between 2026-10-18 and 2026-11-01?") == {}
+        decode = one_argument_tool("can", "decode_frame", "Decode one CAN payload.", "arbitration_id")
+        hexed = entry("can", "decode_frame", EntryKind.BOUNDARY, outcome=FAIL, family=None,
+                      condition='called with `arbitration_id` = "example"', error_signature="Invalid arbitration ID",
+                      excerpt="Invalid arbitration ID 'example'; use a decimal integer or 0x-prefixed hex",
+                      arguments={"arbitration_id": "example"})
+        profile = AtlasView([decode], [hexed], [], []).profiles[("can", "decode_frame")]
+        assert list(task_leads(profile, "Decode this frame: ID 3B1, data 94 11 B0 04").values()) == [2.0]
+        assert task_leads(profile, "Decode the 12 frames of the bench test") == {}

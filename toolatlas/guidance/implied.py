@@ -18,6 +18,9 @@ A task rarely names the failure it will run into, but its values often decide it
   names (a missing file: what naming a thing risks ranks those);
 * **work past a time limit** — a task over a count too large to finish in seconds ("add up every integer
   below ten billion") gets the tool's answer to a call that outran its time limit;
+* **a value in another notation** — a task that writes a day as 18/10/2026 or a hex number without ``0x`` gets the
+  tool's refusal of a value in the wrong notation, when that refusal names the one it takes (``YYYY-MM-DD``,
+  ``0x-prefixed hex``);
 * **a change of what cannot change** — a task that changes data through a tool that changes nothing
   (a read-only connection's executor: none of its data-changing statements was carried out until the
   data refused it) gets what that tool answered to a statement that changes data: its refusal.
@@ -269,6 +272,25 @@ def recased(finding: Finding, task: str) -> bool:
     return any(written != known for written in re.findall(rf"(?<!\w){re.escape(known)}(?!\w)", task, re.IGNORECASE))
 
 
+_NOTATIONS = (
+    (re.compile(r"(?<![\w/.-])\d{1,2}[/.]\d{1,2}[/.]\d{2,4}(?![\w/.-])"),  # 18/10/2026, 01.11.2026
+     re.compile(r"YYYY-MM-DD|\bISO[ -]?8601\b|\bisoformat\b|\\d\{4\}-\\d\{2\}", re.IGNORECASE)),
+    (re.compile(r"(?<![\w-])(?=[0-9A-Fa-f]*[A-Fa-f])(?=[0-9A-Fa-f]*\d)[0-9A-Fa-f]{2,8}(?![\w-])"),  # 3B1
+     re.compile(r"\b0x\b|\b0x-prefixed\b|\bhex(?:adecimal)?\b", re.IGNORECASE)),
+)
+"""A value a task writes in one notation, and how a refusal names the notation it takes instead: a day written
+day/month/year where it asks for ``YYYY-MM-DD``, a bare hex number where it asks for ``0x``."""
+
+
+def other_notation(finding: Finding, task: str) -> bool:
+    """Whether ``finding`` refuses a value for its notation (its answer names the one it takes: ``YYYY-MM-DD``,
+    ``0x-prefixed hex``) and the task writes such a value in another (``18/10/2026``, ``3B1``)."""
+    if finding.entry.kind is not EntryKind.BOUNDARY:
+        return False
+    said = f"{finding.error} {finding.entry.evidence[0].excerpt if finding.entry.evidence else ''}"
+    return any(written.search(task) and asked.search(said) for written, asked in _NOTATIONS)
+
+
 def _names(finding: Finding, argument: str) -> bool:
     return f"`{argument}`" in finding.text or f"`{argument}`" in finding.entry.text
 
@@ -293,7 +315,7 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
             leads[index] = IMPLIED_LEAD
         elif finding.cut and cap is None and asks_for_all(task):  # an answer that says how much more there is
             leads[index] = IMPLIED_LEAD
-        elif recased(finding, task):
+        elif recased(finding, task) or other_notation(finding, task):
             leads[index] = IMPLIED_LEAD
     kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
     if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)
