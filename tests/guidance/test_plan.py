@@ -725,3 +725,18 @@ def test_a_use_note_names_the_optional_arguments_every_verified_call_gave() -> N
     bare = [entry("caps", "open_capture", EntryKind.AFFORDANCE, arguments={}, effect=Effect.READ_ONLY), *uses]
     note = _use(opener, bare)
     assert note is not None and note.text.startswith("works with no arguments")
+
+
+def test_one_error_of_two_tools_in_their_frameworks_frame_is_one_finding() -> None:
+    """"Error executing tool analyze_tcp: Unknown capture_id." and the same of ``inspect_packets`` are one lesson:
+    said on the first tool, the other listed beside it."""
+    fail = OutcomeClass.TOOL_ERROR
+    tools = [node("caps", name, "Analyse a capture.", ("capture_id",), read_only=True)
+             for name in ("analyze_tcp", "inspect_packets")]
+    findings = [entry("caps", name, EntryKind.BOUNDARY, outcome=fail, condition="`capture_id` names nothing",
+                      error_signature=f"Error executing tool {name}: Unknown or evicted capture_id.",
+                      excerpt=f"Error executing tool {name}: Unknown or evicted capture_id.")
+                for name in ("analyze_tcp", "inspect_packets")]
+    view = AtlasView(tools, findings, [], [])
+    signatures = {view.profiles[("caps", name)].findings[0].signature for name in ("analyze_tcp", "inspect_packets")}
+    assert len(signatures) == 1 and "analyze_tcp" not in next(iter(signatures))

@@ -79,6 +79,10 @@ def masked(text: str) -> str:
 _WORDY = re.compile(r"[A-Za-z]{3,}")
 
 
+_FRAMED = re.compile(r"^Error (?:executing|calling) tool '?[\w.-]+'?:\s*")
+"""The frame an MCP framework puts around a tool's error, naming the tool: the same error of two tools is one."""
+
+
 def first_said(text: str) -> str:
     """The first line of ``text`` that says something, on one line with what it opens: an answer whose
     first line is only a brace (JSON), or ends by opening one (``Error calling tool 'x': {`` and a JSON
@@ -205,7 +209,7 @@ class Finding:
         """Its error's first line with harvested and random names masked, and the values its call passed
         (an error that names the value it refused: "Unsupported dtype: demo" and "…: example" are one) — its
         condition without an error: findings with one signature are said once in a guidance."""
-        said = next((line.strip() for line in (self.error or "").splitlines() if line.strip()), "")
+        said = _FRAMED.sub("", next((line.strip() for line in (self.error or "").splitlines() if line.strip()), ""))
         if said and self.entry.evidence:
             values = (v for key, item in self.entry.evidence[0].arguments.items() for _, v in leaves(item, key))
             for value in sorted({v for v in values if len(v) >= MIN_PASSED}, key=len, reverse=True):
