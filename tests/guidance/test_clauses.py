@@ -32,6 +32,14 @@ class TestClauses:
         assert operative_clauses(DESCRIPTION) == ["If the key already exists, the call fails.",
                                                   "Keys must be at most 64 characters."]
 
+    def test_a_docstrings_argument_answer_and_example_sections_are_no_clauses(self) -> None:
+        """``Args:`` notes ("radius (default 1.0)"), ``Returns:`` and ``Example:`` say no condition of what the tool
+        does; a ``Raises:`` section after them does."""
+        docstring = ("Creates a sphere mesh.\n\nArgs:\n    output_path: Output STL file path.\n    radius: Sphere radius "
+                     "(default 1.0).\n\nReturns:\n    Path to the output file.\n\nRaises:\n    ValueError: if radius is "
+                     "not positive.\n\nExample:\n    >>> create_sphere(\"a.stl\", 2)\n")
+        assert operative_clauses(docstring) == ["Raises: ValueError: if radius is not positive."]
+
     def test_what_most_tools_repeat_is_shared(self) -> None:
         """A clause most of a server's descriptions repeat is said once for the server."""
         descriptions = [f"Do thing {i}. Only works inside the sandbox." for i in range(4)] + ["Other. Fails on empty."]

@@ -93,10 +93,27 @@ def purpose(description: str) -> str:
     return first if len(first) <= 160 else first[:159].rstrip() + "…"
 
 
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns?|Yields?|Examples?|Usage)\s*:\s*$",
+                      re.IGNORECASE | re.MULTILINE)
+"""A docstring's section of argument notes, of the answer's shape or of examples: each argument's own note is its
+documentation (:func:`argument_clauses` says its rules), the rest no clause of what the tool does."""
+_NEXT_SECTION = re.compile(r"^\s*[A-Z][A-Za-z ]{1,20}:\s*$", re.MULTILINE)
+
+
+def _without_sections(description: str) -> str:
+    """The description without its argument, answer and example sections (up to the next section heading, such as
+    ``Raises:`` or ``Note:``, whose words are kept)."""
+    while (section := _SECTION.search(description)) is not None:
+        after = _NEXT_SECTION.search(description, section.end())
+        description = description[:section.start()] + (description[after.start():] if after else "")
+    return description
+
+
 def operative_clauses(description: str) -> list[str]:
-    """The sentences after the first that state a limit, a matching rule, a condition or an outcome."""
+    """The sentences after the first that state a limit, a matching rule, a condition or an outcome (outside a
+    docstring's argument, answer and example sections)."""
     kept = []
-    for sentence in sentences(description)[1:]:
+    for sentence in sentences(_without_sections(description))[1:]:
         if _ADVICE.search(sentence):
             continue
         if set(terms(sentence)) & _OPERATIVE or re.search(r"'[A-Za-z_]+'|`[A-Za-z_]+`", sentence):
