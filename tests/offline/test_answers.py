@@ -189,6 +189,22 @@ class TestHarvestFromAnswers:
         assert {r.kind for r in named} == {ArgKind.SHEET_NAME} and named[0].failed_arguments == arguments
         assert pool.named_for("read_sheet:cell") == []
 
+    def test_what_one_tool_was_told_about_an_argument_its_siblings_declaring_it_alike_take(self) -> None:
+        """``valid DNA characters are ACGT`` for `summarize`'s `sequence` goes to `translate`'s `sequence` declared the
+        same way too (with no retry of its own), never to a `sequence` declared otherwise."""
+        sequence = string("Raw nucleotide sequence")
+        summarize = make("summarize", {"sequence": sequence})
+        translate = make("translate", {"sequence": sequence, "table": string("Genetic code")})
+        other = make("count_words", {"sequence": string("Words to count")})
+        pool = ValuePool()
+        siblings = {t.name: t for t in (summarize, translate, other)}
+        pool.harvest_error(summarize, "invalid character 'E'; valid DNA characters are ACGT, ACGU", {}, "p1",
+                           arguments={"sequence": "example"}, siblings=siblings)
+        assert [r.value for r in pool.named_for("summarize:sequence")] == ["ACGT", "ACGU"]
+        shared = pool.named_for("translate:sequence")
+        assert [r.value for r in shared] == ["ACGT", "ACGU"] and shared[0].failed_arguments is None
+        assert pool.named_for("count_words:sequence") == []
+
     def test_a_json_errors_keys_do_not_say_which_argument(self) -> None:
         """A JSON error's ``"code":`` key is its shape: the hint's values go to `kind`, which the message names, not
         to an argument called `code`."""

@@ -170,8 +170,11 @@ class ValuePool:
         probe_id: str,
         *,
         arguments: dict[str, Any] | None = None,
+        siblings: Mapping[str, ToolSpec] | None = None,
     ) -> list[HarvestRef]:
-        """Values a failed call's error names as the way out, pooled for the argument they are for."""
+        """Values a failed call's error names as the way out, pooled for the argument they are for — and for the
+        argument of the same name of each of ``siblings`` (the server's other tools) that declares it alike (one
+        ``sequence`` five tools take): what one of them was told, the others take too (no retry of theirs)."""
         added = []
         args = arguments or {}
         for fix in named_fixes(tool, normalise(excerpt, variables), args):
@@ -186,6 +189,12 @@ class ValuePool:
             )
             if self.add(ref):
                 added.append(ref)
+            name = fix.argument.split(":", 1)[1] if fix.argument else ""
+            declared = tool.properties.get(name)
+            for other, spec in (siblings or {}).items():
+                if other != tool.name and declared is not None and spec.properties.get(name) == declared:
+                    self.add(ref.model_copy(update={"argument": f"{other}:{name}", "failed_arguments": None,
+                                                    "locator": None}))
         return added
 
     def harvest_answered(

@@ -845,7 +845,7 @@ class OfflineProposer:
                 self.taught.learn(tool, step.arguments, result.outcome.excerpt)
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
-                    arguments=step.arguments,
+                    arguments=step.arguments, siblings=self.graph.specs,
                 )
                 continue
             if not step.mutation and result.outcome.outcome is OutcomeClass.OK:  # flags a checker should meet
