@@ -446,7 +446,7 @@ def _call_at(text: str, opening: int) -> ast.Call | None:
     while (end := text.find(")", end + 1, opening + MAX_CALL_CHARS)) != -1:
         try:
             node = ast.parse(f"f{text[opening:end + 1]}", mode="eval").body
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError):  # a bracket inside a literal; a null byte; deep nesting
             continue
         return node if isinstance(node, ast.Call) else None
     return None

@@ -343,13 +343,12 @@ class Targets:
         return self._pooled(kind)
 
 
-def _format_of(extension: str, words: set[str]) -> bool:
-    """Whether a word names the format a three-letter extension abbreviates by one letter (``adif`` for ``.adi``,
-    ``html`` for ``.htm``, ``tiff`` for ``.tif``)."""
-    short = extension[1:]
-    return len(short) >= 3 and any(len(w) == len(short) + 1 and w.startswith(short) for w in words - _PLAIN_WORDS)
-
-
 _PLAIN_WORDS = frozenset({"text", "data", "date", "test"})
 """Words of arguments' names that are no format, though an extension starts them (``.tex``, ``.dat``)."""
 
+
+def _format_of(extension: str, words: set[str]) -> bool:
+    """Whether a word names the format an extension of three letters or more abbreviates by one letter (``adif`` for
+    ``.adi``, ``html`` for ``.htm``, ``tiff`` for ``.tif``)."""
+    short = extension[1:]
+    return len(short) >= 3 and any(len(w) == len(short) + 1 and w.startswith(short) for w in words - _PLAIN_WORDS)

@@ -100,7 +100,7 @@ _NETWORK_KINDS = frozenset({ArgKind.URL, ArgKind.HOSTNAME, ArgKind.IP_ADDRESS})
 _NETWORK_WORDS = frozenset("port host hostname url uri endpoint socket".split())
 
 
-def reaches_out(spec: ArgSpec) -> bool:
+def _reaches_out(spec: ArgSpec) -> bool:
     """Whether an argument points the server at a network service (a URL, a host, a port): a sandbox has no network,
     so of alternatives one of which is needed, the way in that names local things (a folder of the same tables)
     is the one a seed call takes, and the network one is left to the variants that try every member."""
@@ -120,7 +120,7 @@ def selected_optional(specs: list[ArgSpec], variant: int) -> list[ArgSpec]:
     order = [
         s for s in optional if s.kind in SQL_KINDS and s not in order
     ] + order  # a statement is the point
-    needed = sorted((s for s in optional if s.alternative_needed), key=reaches_out)  # a local way in first
+    needed = sorted((s for s in optional if s.alternative_needed), key=_reaches_out)  # a local way in first
     if needed:  # one of a group the server needs: the variant's member first, before what it excludes
         first = needed[variant % len(needed)]
         order = [first, *(s for s in order if s is not first)]
