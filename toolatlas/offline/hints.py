@@ -432,7 +432,7 @@ def example_calls(description: str, tool: str, parameters: Sequence[str]) -> lis
             continue
         try:
             arguments = {name: ast.literal_eval(arg) for name, arg in zip(parameters, node.args, strict=False)}
-            arguments |= {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg in parameters}
+            arguments |= {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None and k.arg in parameters}
         except (ValueError, TypeError, SyntaxError, RecursionError):
             continue
         if arguments:
