@@ -32,6 +32,13 @@ class TestLearning:
         assert [(m.tool, m.path) for m in minted.minters("session_id")] == [("load", "session_id")]
         assert [m.tool for m in minted.minters("sessionId")] == ["load"]  # the same words, another spelling
 
+    def test_an_id_drawn_at_random_is_minted_at_its_first_sighting(self) -> None:
+        """``Ave513wLxeFC`` or a UUID can be in no snapshot: one answer shows the tool made it; a counter such as
+        ``task-9`` needs a second, different one."""
+        assert [m.tool for m in learned({"session_id": "Ave513wLxeFC"}).minters("session_id")] == ["load"]
+        assert learned({"session_id": "550e8400-e29b-41d4-a716-446655440000"}).minters("session_id")
+        assert learned({"session_id": "task-9"}).minters("session_id") == []
+
     def test_nested_ids_are_found(self) -> None:
         """An id under a nested key is minted at its dotted path."""
         minted = learned({"data": {"session_id": "83b7-1"}}, {"data": {"session_id": "83b7-2"}})

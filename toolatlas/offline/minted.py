@@ -6,7 +6,8 @@ names nothing in a fresh sandbox (``Session not found``), and a made-up one name
 :class:`MintedIds` learns, from successful answers, where a tool's answer carries an identifier
 (a key that names one: ``session_id``, ``jobId``, ``handle``…) that other tools take as an argument
 of the same name, and that the tool *mints*: the very same call, repeated on a fresh sandbox, answers
-another value there (an id that comes back the same each time is as good copied as bound), and the
+another value there (an id that comes back the same each time is as good copied as bound), or the value
+is drawn at random (``Ave513wLxeFC``, a UUID: no snapshot holds it, one sighting shows it), and the
 value is none of the call's own arguments (an echo mints nothing).
 
 :meth:`MintedIds.bind` then plans every later probe of such a consumer as a chain in one sandbox:
@@ -19,6 +20,7 @@ that name is the caller's suggestion), nor is a misuse that breaks that very arg
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -34,6 +36,16 @@ __all__ = ["MintedIds", "Minter", "argument_paths", "breaks_argument"]
 
 MINTED_AFTER = 2
 """Distinct values at one place of the answers to one call that show the tool mints them."""
+_DRAWN = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[A-Z])(?=[\w-]*[a-z])[\w-]{8,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-"
+                    r"[0-9a-f]{12}|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{16,}")
+"""An identifier drawn at random: mixed case and digits (``Ave513wLxeFC``), a UUID, or a long hex token — no snapshot
+holds it, so one sighting shows the tool made it for the call (a counter such as ``task-9`` needs two)."""
+
+
+def _drawn(value: str) -> bool:
+    return bool(_DRAWN.fullmatch(value))
+
+
 MAX_VALUES = 4
 MAX_CALLS = 8
 """Distinct calls of one tool whose answers are compared (the first ones seen)."""
@@ -91,7 +103,8 @@ class MintedIds:
         found = []
         for (tool, path), seen in self._seen.items():
             most = max((len(values) for values in seen["values"].values()), default=0)
-            if most >= MINTED_AFTER and tuple(tokens(path.rsplit(".", 1)[-1])) == words:
+            drawn = any(values and all(_drawn(v) for v in values) for values in seen["values"].values())
+            if (most >= MINTED_AFTER or drawn) and tuple(tokens(path.rsplit(".", 1)[-1])) == words:
                 found.append((-most, tool, Minter(tool, seen["arguments"], path, seen["probe_id"])))
         return [m for *_rank, m in sorted(found, key=lambda f: f[:2])]
 
