@@ -143,3 +143,22 @@ def test_an_ing_form_describes_unless_it_follows_a_word_that_makes_it_an_instruc
     assert operations_in("Translate the second reading frame (starting at base 2) of GATGGCTAG.") == ["convert"]
     assert operations_in("Start by creating the folder docs, then write notes.md") == ["create", "write"]
     assert operations_in("Find files containing TODO") == ["search"]
+
+
+def test_a_task_about_a_server_whose_tools_no_word_matches_gets_that_servers_tools() -> None:
+    """"BsmBI sites in this nucleotide fragment" names no tool's words, but its words route it to the sequence
+    server (an argument's "nucleotide sequence"): its tools are served, the other server's are not; a task routed
+    nowhere (every server alike) gets no tool at all rather than all of them."""
+    from toolatlas.guidance import Atlas
+
+    def tool(server: str, name: str, description: str, **props: dict) -> ToolNode:
+        return ToolNode(id=f"{server}.{name}", server=server, tool=name, schema_hash="h", description=description,
+                        input_schema={"type": "object", "properties": props, "required": list(props)})
+
+    sequence = {"type": "string", "description": "Raw nucleotide sequence or one FASTA record"}
+    view = AtlasView([tool("dna", "scan_motif", "Scan an IUPAC motif on either strand.", sequence=sequence),
+                      tool("dna", "gc_content", "Summarise the composition.", sequence=sequence),
+                      tool("mesh", "create_cube", "Create a cube mesh.", size={"type": "number"})], [], [], [])
+    served = Atlas(view).guide("Are there BsmBI sites in this nucleotide fragment?", docs_ratio=None)
+    assert {t.tool for t in served.tools} == {"scan_motif", "gc_content"}
+    assert Atlas(view).guide("Frobnicate the quux", docs_ratio=None).tools == []

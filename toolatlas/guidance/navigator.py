@@ -68,6 +68,11 @@ class AsyncNavigator(Protocol):
     ) -> Guidance: ...
 
 
+UNMATCHED = 0.1
+"""The relevance of each tool of the server a task is routed to when no tool's words match the task (a restriction
+site named by its enzyme, a motif scan described only as "sites"): weak, but the server's tools rather than none."""
+
+
 def _best(scores: dict, limit: int) -> list:
     """The ``limit`` highest-scoring keys (ties by key, so walks are deterministic)."""
     return [key for key, _ in sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
@@ -101,6 +106,12 @@ class _Walk:
         plan = atlas.plan(task, servers)
         self.result = Traversal(task=task, servers=servers, plan=plan)
         self.tool_rel = dict(plan.relevance) if servers else atlas.routed(plan.relevance, plan.route)
+        if not self.tool_rel:  # no tool's words match, yet the task is about a server: its tools, all alike
+            weights = plan.weights or dict.fromkeys(plan.servers, 1.0)
+            top = max(weights.values(), default=0.0)
+            about = {server for server, weight in weights.items() if weight >= top > 0}
+            if len(about) < len(atlas.servers) or len(atlas.servers) == 1:  # not every server: nothing matched
+                self.tool_rel = {key: UNMATCHED for key in atlas.tool_keys if key[0] in about}
         planned = plan.tools
         for rank, key in enumerate(planned):  # planned tools as strong as the best match, in plan order
             self.tool_rel[key] = 1.0 - 0.01 * rank
