@@ -66,10 +66,11 @@ def _says(text: str, structured: Any) -> bool:
     wrapped (``{"result": "<the text>"}``). A text that only sums it up (``FrameCite returned a bounded structured
     result``) does not, and the answer's evidence then shows the structured content after it."""
     try:
-        if json.loads(text) == structured:
-            return True
+        parsed = json.loads(text)
     except ValueError:
-        pass
+        parsed = _NOT_JSON
+    if parsed == structured:
+        return True
     values = list(structured.values()) if isinstance(structured, dict) else [structured]
     if len(values) != 1:
         return False
@@ -78,10 +79,11 @@ def _says(text: str, structured: Any) -> bool:
         return value == text or str(value) in text
     if isinstance(value, list) and all(isinstance(v, str) for v in value) and text == "\n".join(value):
         return True  # a list of strings, one text block each
-    try:
-        return json.loads(text) == value
-    except ValueError:
-        return False
+    return parsed == value
+
+
+_NOT_JSON = object()
+"""What a text that does not parse as JSON is taken for: equal to no structured content."""
 
 
 def outcome_from_result(

@@ -233,13 +233,14 @@ def directory_facts(
             path = Path(folder) / name
             if path.is_symlink() or not path.is_file() or len(files) >= MAX_FILES:
                 continue
-            fact = _file_fact(path, f"{label}/{name}", keep_text=budget >= min(path.stat().st_size, CONTENT_BYTES))
+            fact = _file_fact(path, f"{label}/{name}", text_budget=budget)
             budget -= len(fact.content)
             files.append(fact)
     return TreeFacts(root=placeholder, files=files, folders=folders, empty_folders=empty)
 
 
-def _file_fact(path: Path, label: str, *, keep_text: bool = False) -> FileFact:
+def _file_fact(path: Path, label: str, *, text_budget: int = 0) -> FileFact:
+    """One file's facts; its whole text when it is a text file of at most :data:`CONTENT_BYTES` and ``text_budget``."""
     stat = path.stat()
     try:
         with path.open("rb") as handle:
@@ -248,7 +249,7 @@ def _file_fact(path: Path, label: str, *, keep_text: bool = False) -> FileFact:
         head = b"\0"
     text = b"\0" not in head and _decodes(head)
     content = ""
-    if text and keep_text and 0 < stat.st_size <= CONTENT_BYTES:
+    if text and 0 < stat.st_size <= min(CONTENT_BYTES, text_budget):
         try:
             content = path.read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError):

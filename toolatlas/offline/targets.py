@@ -178,6 +178,8 @@ class Targets:
         """The whole texts of the small files of the kinds an argument's name gives (:meth:`named_extensions`): what
         an argument that takes such a file's text rather than its path holds (``adif_string`` → a logbook)."""
         named = set(self.named_extensions(argument))
+        if not named:  # most arguments: no walk over the files
+            return []
         return [Candidate(f.content) for f in self._files.values() if f.content and f.extension in named]
 
     # -- git --------------------------------------------------------------------------------------

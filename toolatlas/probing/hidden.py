@@ -280,10 +280,7 @@ def _json_verdict(text: str) -> str | None:
     """The verdict of an answer that is a whole JSON object, when it is no: its first error or finding (a string, or
     an object's message), else the verdict key as written (``"status": "invalid"``). None when it is not JSON or its
     top level says no verdict (a nested flag is part of what it reports, not its verdict)."""
-    try:
-        document = json.loads(text)
-    except ValueError:
-        return None
+    document = document_of(None, text)
     if not isinstance(document, Mapping):
         return None
     said = next((f'"{key}": false' for key in _VERDICT_KEYS if document.get(key) is False), None)
