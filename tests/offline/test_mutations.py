@@ -336,8 +336,8 @@ class TestCase:
 
     def test_a_listed_name_is_sent_without_the_prefix_its_list_shares(self) -> None:
         """``HKQuantityTypeIdentifierStepCount`` listed beside three more ``HKQuantityTypeIdentifier…`` names is sent
-        as ``StepCount``, as a caller who writes the metric's own name does; a name listed with fewer sharing it
-        is not."""
+        as ``StepCount``, as a caller who writes the metric's own name does — the condition names the tool that lists
+        them; a name listed with fewer sharing it is not."""
         from toolatlas.offline.answers import argument_takers
         from toolatlas.offline.harvest import ValuePool
 
@@ -356,7 +356,7 @@ class TestCase:
         stripped = {m.arguments["type"]: m.condition for m in boundary_mutations(
             tool, specs, {"type": "HKQuantityTypeIdentifierStepCount"}, synth, cap=60)
             if m.name is MutationKind.STRIPPED_PREFIX}
-        assert stripped == {"StepCount": "`type` drops the prefix the names it is listed with share (`StepCount` for "
+        assert stripped == {"StepCount": "`type` drops the prefix the names `list_types` lists share (`StepCount` for "
                                          "`HKQuantityTypeIdentifierStepCount`)"}
         assert not [m for m in boundary_mutations(tool, specs, {"type": "HKCategoryTypeIdentifierSleepAnalysis"},
                                                   synth, cap=60) if m.name is MutationKind.STRIPPED_PREFIX]

@@ -118,12 +118,23 @@ class ValuePool:
     def siblings(self, value: str) -> list[str]:
         """The values harvested beside ``value`` (not made by a created name): of its kind, context and argument, as
         the other items of the list it came in are."""
+        ref = self._listed(value)
+        if ref is None:
+            return []
+        return [r.value for r in self._refs[ref.kind].values()
+                if r.context == ref.context and r.argument == ref.argument and not r.created]
+
+    def lister(self, value: str) -> str | None:
+        """The tool whose answer ``value`` was first harvested from (not made by a created name); None if none."""
+        ref = self._listed(value)
+        return ref.tool if ref is not None else None
+
+    def _listed(self, value: str) -> HarvestRef | None:
         for refs in self._refs.values():
             ref = next((r for (v, _c, _a), r in refs.items() if v == value and not r.created), None)
             if ref is not None:
-                return [r.value for r in refs.values()
-                        if r.context == ref.context and r.argument == ref.argument and not r.created]
-        return []
+                return ref
+        return None
 
     def dump(self) -> list[dict[str, Any]]:
         """Every ref in pool order, JSON-able (for checkpoints)."""

@@ -618,8 +618,10 @@ def prefix_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     if prefix is None:
         return []
     short = value[len(prefix):]
+    lister = ctx.synth.pool.lister(value)
+    listed = f"`{lister}` lists" if lister else "it is listed with"
     return [("stripped_prefix", loc, short,
-             f"{_arg(loc)} drops the prefix the names it is listed with share (`{short}` for `{value}`)", False)]
+             f"{_arg(loc)} drops the prefix the names {listed} share (`{short}` for `{value}`)", False)]
 
 
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.:/])(?=\w)")
