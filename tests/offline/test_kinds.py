@@ -18,6 +18,7 @@ from toolatlas.offline.kinds import (
     sql_statement_kind,
     tool_effect,
     tool_object,
+    with_known_call,
 )
 from toolatlas.offline.values import ValueSynth
 from toolatlas.offline.words import implicit_choices, tokens
@@ -537,3 +538,29 @@ class TestWhatTheDescriptionShows:
         assert planned is not None
         assert planned.arguments["vertices"] == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
         assert planned.arguments["normals"] == [[0, 0, 1]]
+
+
+class TestKnownCall:
+    def test_the_smoke_calls_values_come_first_on_every_tool_declaring_the_argument_alike(self) -> None:
+        """The catalogue's smoke call (a FASTA record) is the first example of its argument, on its tool and on a tool
+        declaring ``sequence`` the same way — not on one describing it otherwise — and the synth plans with it; a
+        value the schema refuses is left out."""
+        sequence = {"type": "string", "minLength": 1, "description": "Raw nucleotide sequence or one FASTA record."}
+        def spec(name: str, properties: dict[str, Any]) -> ToolSpec:
+            return ToolSpec(server="dna", name=name, description=f"{name} a sequence.",
+                            input_schema={"type": "object", "properties": properties, "required": list(properties)})
+        tools = {"summarize": spec("summarize", {"sequence": sequence}),
+                 "translate": spec("translate", {"sequence": sequence, "table": {"type": "integer"}}),
+                 "align": spec("align", {"sequence": {"type": "string", "description": "Aligned reads."}})}
+        args = {name: infer_arguments(t) for name, t in tools.items()}
+        record = ">egfp_fwd_primer\nATGGTGAGCAAG"
+        known = with_known_call(args, "summarize", {"sequence": record})
+        assert arg(known["summarize"], "sequence").examples[0] == record
+        assert arg(known["translate"], "sequence").examples[0] == record
+        assert record not in arg(known["align"], "sequence").examples
+        refused = with_known_call(args, "translate", {"sequence": record, "table": "eleven"})
+        assert arg(refused["translate"], "sequence").examples[0] == record
+        assert "eleven" not in arg(refused["translate"], "table").examples
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        planned = synth.valid_arguments(tools["translate"], known["translate"], 0)
+        assert planned is not None and planned.arguments["sequence"] == record
