@@ -145,6 +145,7 @@ class TestErrors:
             ("'GM4XVQ' is not a 4, 6 or 8 character Maidenhead locator (e.g. DN13 or DN13la).", ["DN13", "DN13la"],
              None),
             ("no FACP table in /x. Tables present: APIC, DSDT, HPET", ["APIC", "DSDT", "HPET"], None),
+            ("invalid IUPAC character 'E' at motif position 1; use A,C,G,T,N", ["A", "C", "G", "T", "N"], None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:

@@ -292,7 +292,7 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"\bexpected (?:one of\s*)?:?\s*(?=['\"`\[])", re.IGNORECASE), True),
     (re.compile(r"\b(?:use|try|choose)(?: one of)?\s*:\s*", re.IGNORECASE), False),
     # a sentence that opens "Use a, b, or c." (a hint under a refusal): a list of two or more, no colon
-    (re.compile(r"(?:^|(?<=[.!?\"'{:]))\s*(?:use|try|choose)\s+(?:one of\s+)?(?=[\w-]+,\s*[\w-]+)", re.IGNORECASE
+    (re.compile(r"(?:^|(?<=[.!?\"'{:;]))\s*(?:use|try|choose)\s+(?:one of\s+)?(?=[\w-]+,\s*[\w-]+)", re.IGNORECASE
                 | re.MULTILINE), False),
     (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
     (re.compile(r"\b(?P<noun>[a-z_]+s)\s+(?:present|available|found|known|loaded)\s*:\s*", re.IGNORECASE), True),
