@@ -163,8 +163,8 @@ class TestLetters:
 
 class TestTargetSweep:
     def test_a_reading_tool_is_pointed_at_each_file_once(self, seed_facts: dict) -> None:
-        """A linter of unknown verb meets every text file of the snapshot, three new ones a round, until
-        none is left; a tool that writes is not swept."""
+        """A linter of unknown verb meets every text file of the snapshot, three new ones a round, and one file of
+        each other format (the snapshot's one image) until none is left; a tool that writes is not swept."""
         from toolatlas.config import ServerSpec
         from toolatlas.graph.state import ServerGraph
         from toolatlas.offline.proposer import OfflineProposer
@@ -177,6 +177,8 @@ class TestTargetSweep:
         proposer.facts = seed_facts["filesystem"]
         proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
         files = {f.path for f in proposer.facts.tree.files if f.text}
+        binary = {f.extension: f.path for f in sorted(proposer.facts.tree.files, key=lambda f: f.path) if not f.text}
+        assert list(binary) == [".png"]
         linted: set[str] = set()
         for round_ in range(1, 20):
             probes = [p for p in proposer.saturation(round_, set()) if any(":target:" in k for k in p.coverage_keys)]
@@ -184,7 +186,7 @@ class TestTargetSweep:
             linted |= {path for p in probes for path in p.steps[0].arguments["filePaths"]}
             if not probes:
                 break
-        assert linted == files
+        assert linted == files | set(binary.values())
 
 
     def test_a_file_in_a_field_of_the_items_is_swept_too(self, seed_facts: dict) -> None:
@@ -204,36 +206,37 @@ class TestTargetSweep:
         assert len({i[0]["file_path"] for i in items}) == 3
 
     def test_an_unpacker_verified_on_one_archive_meets_every_archive_of_that_format(self, tmp_path) -> None:
-        """Binary files are no text to lint; but once a tool worked on a ``.zip``, each other ``.zip`` is a
-        file of its kind (one may be encrypted, another corrupt) — and a ``.7z`` is not, until its description
-        names the format."""
+        """Binary files are no text to lint: the text first, then one file of each other format (what a caller may
+        hand it); but once a tool worked on a ``.zip``, each other ``.zip`` is a file of its kind (one may be
+        encrypted, another corrupt) — and so is each ``.7z`` once its description names the format."""
         from toolatlas.offline.facts import extract_facts
         from toolatlas.probing.models import ProbeStep
 
-        for name in ("a.zip", "b.zip", "c.7z"):
+        for name in ("a.zip", "b.zip", "c.7z", "d.7z"):
             (tmp_path / name).write_bytes(b"PK\x03\x04\x00\x00binary" + name.encode())
         (tmp_path / "notes.txt").write_text("hello\n")
         unpack = tool("unpack", {"archive_file": {"type": "string", "description": "Path of the archive to unpack"}})
         proposer = _proposer(unpack)
         proposer.facts = extract_facts("directory", tmp_path)
         proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
-        [a_zip, b_zip, c_7z] = [f"{proposer.synth.targets.root}/{n}" for n in ("a.zip", "b.zip", "c.7z")]
+        [a_zip, b_zip, c_7z, d_7z, notes] = [f"{proposer.synth.targets.root}/{n}"
+                                             for n in ("a.zip", "b.zip", "c.7z", "d.7z", "notes.txt")]
 
         def swept(round_: int) -> set[str]:
             return {p.steps[0].arguments["archive_file"] for p in proposer.saturation(round_, set())
                     if any(":target:" in k for k in p.coverage_keys)}
 
-        assert {a_zip, b_zip, c_7z}.isdisjoint(swept(1))
+        assert swept(1) == {notes, a_zip, c_7z}
         _verified(proposer, [ProbeStep(tool="unpack", arguments={"archive_file": a_zip}, expect="ok")])
         found = swept(2) | swept(3)
-        assert b_zip in found and c_7z not in found
+        assert b_zip in found and d_7z not in found
         proposer.graph.specs["unpack"] = unpack.model_copy(update={"description": "Unpack ZIP or 7Z archives."})
-        assert c_7z in swept(4) | swept(5)  # a format its description names
+        assert d_7z in swept(4) | swept(5)  # a format its description names
 
 
-    def test_a_file_of_another_nature_the_listing_gave_is_swept_once_per_extension(self, tmp_path) -> None:
-        """A log reader meets the text logs first, then one gzipped rotation its listing named (not the other .gz,
-        not the .gz no answer gave): what the server shows as one of its items is what a caller reads next."""
+    def test_a_file_of_another_nature_is_swept_once_per_extension(self, tmp_path) -> None:
+        """A log reader meets the text logs first, then one gzipped rotation — the one its listing named, not another
+        .gz — and the one .zip no answer gave: a file of each other format is what a caller may hand it."""
         from toolatlas.offline.facts import extract_facts
         from toolatlas.probing.values import ArgKind, HarvestRef
 
@@ -241,6 +244,7 @@ class TestTargetSweep:
             (tmp_path / name).write_text("INFO started\n")
         for name in ("api.log.1.gz", "api.log.2.gz", "worker.log.1.gz"):
             (tmp_path / name).write_bytes(b"\x1f\x8b\x08\x00binary" + name.encode())
+        (tmp_path / "old-logs.zip").write_bytes(b"PK\x03\x04binary")
         reader = tool("get_log_content", {"filename": {"type": "string", "description": "Name of the log file to read"}})
         proposer = _proposer(reader)
         proposer.facts = extract_facts("directory", tmp_path)
@@ -252,7 +256,7 @@ class TestTargetSweep:
         swept = [p.steps[0].arguments["filename"] for round_ in range(1, 4) for p in proposer.saturation(round_, set())
                  if any(":target:" in k for k in p.coverage_keys)]
         assert sorted(swept[:2]) == [f"{root}/api.log", f"{root}/worker.log"]
-        assert swept[2:] == [f"{root}/api.log.1.gz"]
+        assert sorted(swept[2:]) == [f"{root}/api.log.1.gz", f"{root}/old-logs.zip"]
 
 
 def _proposer(*tools: ToolSpec):

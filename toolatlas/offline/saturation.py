@@ -363,14 +363,17 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     of "ZIP, 7Z, TAR.GZ") it has not been pointed at yet
     (:data:`TARGETS_PER_ROUND` a round): what a linter, a parser, a viewer or an unpacker answers depends on
     what the file holds (a clean file, one that breaks rules, one that does not parse, one that is encrypted),
-    which no argument's name tells. A file of another nature the server's own listing gave (a ``.gz`` beside the
-    logs) is pointed at too, one per extension, after the rest: it is one of the items the server shows."""
+    which no argument's name tells. A file of another nature (a ``.gz`` beside the logs, a ``.cap`` beside the
+    ``.pcap`` captures) is pointed at too, one per extension, after the rest — one the server's own listing gave
+    first: it is what a caller hands the tool next, and its refusal names what the tool takes instead."""
     tool = proposer.graph.specs[name]
     effect = tool_effect(tool)
     if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
         return []  # a tool of no known verb (``lint``, ``parse``) reads too, unless it says it destroys
     specs = proposer.args[name]
-    spec = next((s for s in specs if _file_kind(s) or (s.items is not None and _file_kind(s.items))
+    tree = proposer.facts.tree
+    held = {f.extension for f in tree.files if f.extension} if tree is not None else set()
+    spec = next((s for s in specs if _file_kind(s, held) or (s.items is not None and _file_kind(s.items))
                  or _file_field(s) is not None), None)
     planned = proposer.synth.valid_arguments(tool, specs, 0) if spec is not None else None
     if spec is None or planned is None:
@@ -393,11 +396,12 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
                  and re.search(rf"(?<![\w.]){re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
     formats = verified | described
 
-    def order(candidate: Candidate) -> tuple[int, bool]:  # the formats it took first, then those it says it takes
+    def order(candidate: Candidate) -> tuple[int, bool, bool]:  # the formats it took first, then those it says
         fact = facts[candidate.value]
         extension = fact.extension if fact is not None else ""
         return (0 if extension in verified else 1 if extension in described else 2,
-                fact is not None and fact.text == binary)  # files of another nature last
+                fact is not None and fact.text == binary,  # files of another nature last
+                not proposer.synth.pool.holds(candidate.value))  # of those, what the server's listing gave first
 
     other_natures: set[str] = set()  # extensions of the listed files of another nature already pointed at
     for candidate in sorted(files, key=order):  # what files of one format hold is what differs
@@ -406,9 +410,9 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         coverage = f"{name}:target:{candidate.value}"
         swept = key in proposer.saturated or coverage in proposer.graph.covered
         if fact is not None and fact.text == binary and fact.extension not in formats:
-            # a file of another nature, unless of a format the tool was verified on (each .zip its own), or the
-            # first of its extension the server's listing gave
-            if fact.extension in other_natures or not proposer.synth.pool.holds(candidate.value):
+            # a file of another nature, unless of a format the tool was verified on (each .zip its own): the first
+            # of its extension, one the server's listing gave before the rest
+            if fact.extension in other_natures:
                 continue
             other_natures.add(fact.extension)
         if swept:
@@ -443,8 +447,13 @@ def _file_field(spec: ArgSpec) -> str | None:
     return next((p.name for p in spec.items.properties if _file_kind(p)), None)
 
 
-def _file_kind(spec: ArgSpec) -> bool:
-    return spec.kind is ArgKind.FILE_PATH and not spec.fresh
+def _file_kind(spec: ArgSpec, held: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether an argument names an existing file: typed so, or a bare path whose description names a format of
+    the files ``held`` (``Local PCAP/PCAPNG path`` beside ``.pcap`` files)."""
+    if spec.fresh:
+        return False
+    return spec.kind is ArgKind.FILE_PATH or (spec.kind is ArgKind.PATH and any(
+        re.search(rf"(?<![\w.]){re.escape(extension[1:])}\b", spec.description, re.IGNORECASE) for extension in held))
 
 
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
