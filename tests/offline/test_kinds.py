@@ -259,6 +259,19 @@ class TestUnseenSchemas:
         assert not arg(infer_arguments(adds), "filename").fresh
         assert arg(infer_arguments(creates), "filename").kind is ArgKind.NEW_PATH
 
+    def test_the_target_a_reading_tool_compares_against_exists(self) -> None:
+        """``target_path`` of a tool that compares two files names an existing file, as ``reference_path`` does; the
+        ``target`` of a copy is where it writes."""
+        properties = {"reference_path": {"type": "string", "description": "Path to the reference MusicXML file"},
+                      "target_path": {"type": "string",
+                                      "description": "Path to the target MusicXML file, compared against the reference"}}
+        compares = make("compare_files", properties, ["reference_path", "target_path"], "Diff of two files on disk.")
+        target = arg(infer_arguments(compares), "target_path")
+        assert (target.kind, target.fresh) == (ArgKind.FILE_PATH, False)
+        copies = make("copy_file", {"source_path": {"type": "string"}, "target_path": {"type": "string"}},
+                      ["source_path", "target_path"], "Copy a file to a new place.")
+        assert arg(infer_arguments(copies), "target_path").kind is ArgKind.NEW_PATH
+
     def test_fetch_url_with_bounds(self) -> None:
         """A ``uri`` format is a URL; numeric bounds, defaults and exclusive minimums are kept."""
         spec = make(
