@@ -237,8 +237,9 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
         binary = reads_media(draft.tool)
         files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
         named = _extensions(spec, draft, synth)
-        if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
-            files = [f for f in files if _suffix(f.value) in named] or files
+        if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first, while any is free
+            taken = draft.taken.get(ArgKind.FILE_PATH, set())
+            files = [f for f in files if _suffix(f.value) in named and f.value not in taken] or files
         if spec.kind is ArgKind.PATH and not named:  # a path to a file of a named kind is no folder
             files = files + targets.folders(include_root=False)
         if not files and spec.examples and targets.facts.tree is None:
@@ -298,8 +299,10 @@ def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None
         named = [r.value for r in refs if r.value.startswith(".")]
         if named:
             return list(dict.fromkeys(named))
+    held = synth.targets.extensions() if synth is not None else []
     for own, text in ((True, spec.description.lower()), (False, draft.text.lower())):
-        found = list(dict.fromkeys(f".{e}" for e in _EXTENSION.findall(text)))
+        found = list(dict.fromkeys([*(f".{e}" for e in _EXTENSION.findall(text)),  # ".mxl"; "MusicXML" of .musicxml
+                                    *(e for e in held if re.search(rf"(?<![\w.]){re.escape(e[1:])}\b", text))]))
         if found:
             return found
         found = list(dict.fromkeys(e for name in _FORMAT_FILE.findall(text) for e in _FORMAT_EXTENSIONS[name]))

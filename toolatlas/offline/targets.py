@@ -351,6 +351,9 @@ _PLAIN_WORDS = frozenset({"text", "data", "date", "test"})
 
 def _format_of(extension: str, words: set[str]) -> bool:
     """Whether a word names the format an extension of three letters or more abbreviates by one letter (``adif`` for
-    ``.adi``, ``html`` for ``.htm``, ``tiff`` for ``.tif``)."""
+    ``.adi``, ``html`` for ``.htm``, ``tiff`` for ``.tif``) or is the base format it ends with (``xml`` for
+    ``.musicxml``, ``json`` for ``.geojson``)."""
     short = extension[1:]
-    return len(short) >= 3 and any(len(w) == len(short) + 1 and w.startswith(short) for w in words - _PLAIN_WORDS)
+    return len(short) >= 3 and any((len(w) == len(short) + 1 and w.startswith(short))
+                                   or (len(w) >= 3 and len(short) > len(w) and short.endswith(w))
+                                   for w in words - _PLAIN_WORDS)
