@@ -259,6 +259,31 @@ class TestTargetSweep:
         assert sorted(swept[2:]) == [f"{root}/api.log.1.gz", f"{root}/old-logs.zip"]
 
 
+    def test_the_file_is_swapped_into_a_call_verified_to_work(self, tmp_path) -> None:
+        """A comparer verified on two scores meets the compressed score in place of the first, beside the second of
+        that verified call: what differs from a call that worked is the file; a ``.mxl`` written out in the
+        description is a format it says it takes."""
+        from toolatlas.offline.facts import extract_facts
+        from toolatlas.probing.models import ProbeStep
+
+        for name in ("a.musicxml", "b.musicxml", "c.musicxml"):
+            (tmp_path / name).write_text("<score-partwise/>\n")
+        (tmp_path / "a.mxl").write_bytes(b"PK\x03\x04compressed")
+        described = {"type": "string", "description": "Path to a MusicXML or compressed .mxl file"}
+        compare = tool("compare_files", {"reference_path": described, "target_path": described},
+                       "Diff of two scores on disk (.musicxml or compressed .mxl).")
+        proposer = _proposer(compare)
+        proposer.facts = extract_facts("directory", tmp_path)
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        root = proposer.synth.targets.root
+        verified = {"reference_path": f"{root}/b.musicxml", "target_path": f"{root}/c.musicxml"}
+        _verified(proposer, [ProbeStep(tool="compare_files", arguments=verified, expect="ok")])
+        swept = [p.steps[0].arguments for round_ in range(1, 4) for p in proposer.saturation(round_, set())
+                 if any(":target:" in k for k in p.coverage_keys)]
+        assert {"reference_path": f"{root}/a.mxl", "target_path": f"{root}/c.musicxml"} in swept
+        assert all(call["target_path"] == f"{root}/c.musicxml" for call in swept)
+
+
 def _proposer(*tools: ToolSpec):
     from toolatlas.config import ServerSpec
     from toolatlas.graph.state import ServerGraph

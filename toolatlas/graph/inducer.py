@@ -708,10 +708,19 @@ def _cited(entry: Entry, evidence: Evidence) -> bool:
 _ANSWER_KEY = re.compile(r'"([A-Za-z_][\w-]{0,40})"\s*:')
 
 
+_FILE_FORMAT = re.compile(r"^(?:\$\{\w+\}|/)\S*/[^/\s]+(\.[A-Za-z][\w]{0,7})$")
+"""A path to a file with its extension (``${root}/amazing_grace/satb_2025.mxl`` → ``.mxl``)."""
+
+
 def _evidence_kind(evidence: Evidence) -> tuple:
-    """What an evidence call shows: its outcome, whether it changed the state, and the shape of its
-    answer (the field names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``)."""
-    return evidence.outcome, bool(evidence.state_change), frozenset(_ANSWER_KEY.findall(evidence.excerpt))
+    """What an evidence call shows: its outcome, whether it changed the state, the shape of its answer (the field
+    names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``) and the formats of the files it
+    named (a use on a ``.mxl`` beside those on ``.musicxml``)."""
+    formats = frozenset(m.group(1).lower() for value in scalars(evidence.arguments)
+                        if isinstance(value, str) and (m := _FILE_FORMAT.match(value)))
+    return (evidence.outcome, bool(evidence.state_change), frozenset(_ANSWER_KEY.findall(evidence.excerpt)),
+            formats)
+
 
 
 def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:

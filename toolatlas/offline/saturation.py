@@ -378,8 +378,12 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     planned = proposer.synth.valid_arguments(tool, specs, 0) if spec is not None else None
     if spec is None or planned is None:
         return []
+    # the file swapped into a call the tool was verified to take alone, so what differs is the file (a planned call
+    # may pair it with a file the tool refuses)
+    alone = next((b for b in verified_bases(proposer, name) if not b.prefix and spec.name in b.arguments), None)
+    called = alone.arguments if alone is not None else planned.arguments
     field = _file_field(spec)  # ``files[0].file_path``: the file sits in a field of the items
-    item = planned.arguments.get(spec.name)
+    item = called.get(spec.name)
     if field is not None and not (isinstance(item, list) and item and isinstance(item[0], dict)):
         return []
     first: dict[str, Any] = item[0] if field is not None and isinstance(item, list) else {}
@@ -393,7 +397,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     if named:
         files = [c for c in files if (fact := facts[c.value]) is None or fact.extension in named]
     described = {f.extension for f in facts.values() if f is not None and f.extension
-                 and re.search(rf"(?<![\w.]){re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
+                 and re.search(rf"(?<![\w.])\.?{re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
     formats = verified | described
 
     def order(candidate: Candidate) -> tuple[int, bool, bool]:  # the formats it took first, then those it says
@@ -420,7 +424,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         value: Any = [candidate.value] if spec.items is not None and not _file_kind(spec) else candidate.value
         if field is not None:
             value = [{**first, field: candidate.value}]
-        arguments = {**planned.arguments, spec.name: value}
+        arguments = {**called, spec.name: value}
         step = ProbeStep(tool=name, arguments=arguments, intent=f"{tool.purpose} ({candidate.value})", expect="any")
         found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[coverage])))
         if len(found) == TARGETS_PER_ROUND:
@@ -453,7 +457,7 @@ def _file_kind(spec: ArgSpec, held: set[str] | frozenset[str] = frozenset()) -> 
     if spec.fresh:
         return False
     return spec.kind is ArgKind.FILE_PATH or (spec.kind is ArgKind.PATH and any(
-        re.search(rf"(?<![\w.]){re.escape(extension[1:])}\b", spec.description, re.IGNORECASE) for extension in held))
+        re.search(rf"(?<![\w.])\.?{re.escape(extension[1:])}\b", spec.description, re.IGNORECASE) for extension in held))
 
 
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
