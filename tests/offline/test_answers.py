@@ -281,6 +281,21 @@ class TestHarvestFromAnswers:
         assert {synth.valid_arguments(deprecate, None, v).arguments["lemma"] for v in range(2)} == {"aqueduct", "bastion"}
         assert synth.valid_arguments(deprecate, None, 0).arguments["reason"] not in ("aqueduct", "bastion")
 
+    def test_whole_number_ids_a_search_lists_feed_an_integer_id(self) -> None:
+        """``{'note_ids': [1796622027790, …]}`` (a Python repr): the ids ``get_note``'s integer ``note_id`` takes,
+        as numbers; a number that names no id (``limit``) is not one of them."""
+        search = make("search_notes", {"query": string()})
+        get = ToolSpec(server="s", name="get_note", description="Get a note.", input_schema={
+            "type": "object", "required": ["note_id"],
+            "properties": {"note_id": {"type": "integer"}, "limit": {"type": "integer", "minimum": 1}}})
+        pool = ValuePool()
+        pool.harvest(search, "{'success': True, 'note_ids': [1796622027790, 1796622027791], 'count': 2}", None, {},
+                     "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        calls = [synth.valid_arguments(get, None, v).arguments for v in range(2)]
+        assert {c["note_id"] for c in calls} == {1796622027790, 1796622027791}
+        assert all(c.get("limit") not in (1796622027790, 1796622027791) for c in calls)
+
     def test_a_title_named_as_existing_takes_one_a_listing_grouped_where_the_description_says(self) -> None:
         """``{"TODO": [...], "DOING": [...]}`` from a board's listing — a framework's ``{"result": "<that JSON>"}``
         around it —: "the exact title of the task currently in DOING" is one listed under DOING, a move names the

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from toolatlas.models import ToolSpec
 from toolatlas.offline.answers import GROUP_CONTEXT, KEY_CONTEXT, LABEL_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
-from toolatlas.offline.harvest import id_noun
+from toolatlas.offline.harvest import id_like, id_noun
 from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject, parent_singular
 from toolatlas.offline.schemas import Unsatisfiable, conforms
@@ -75,6 +75,9 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             default = bool(spec.default) if spec.has_default else False
             return (not default) if v % 2 == 1 or not spec.has_default else default
         case ArgKind.INTEGER | ArgKind.NUMBER:
+            listed = _numeric_ids(synth, spec) if spec.kind is ArgKind.INTEGER else []
+            if listed:  # ``note_id``: one of the ids an answer listed (``"note_ids": [1796622027790, …]``)
+                return int(draft.pick(ArgKind.IDENTIFIER, listed))
             return _ordered_bound(spec, _number(spec, v), draft)
         case ArgKind.BRANCH:
             if spec.fresh:
@@ -553,6 +556,16 @@ def _by_shape(examples: list[Any]) -> list[Any]:
 
 
 _WORDS = ("example", "sample", "demo", "test")
+
+
+def _numeric_ids(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """The ids of an integer argument named for what it identifies (``note_id``): the whole numbers answers gave
+    as such ids (harvested with that noun), none for any other number."""
+    noun = id_noun(spec.name) if id_like(spec.name) else None
+    if noun is None:
+        return []
+    return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER)
+            if c.ref is not None and c.ref.context == noun and c.value.isdigit() and conforms(int(c.value), spec.json_schema)]
 
 
 def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
