@@ -88,6 +88,16 @@ class TestDescriptions:
             == "A"
         )
 
+    def test_a_paragraph_that_opens_with_an_arguments_name_describes_it(self) -> None:
+        """``occ_code: 6-digit SOC code … (e.g., '151252' …)`` as a paragraph of the docstring, its lines at its own
+        indent: the code's description and example; a capitalised ``Note:`` paragraph documents nothing."""
+        docstring = ("Get wage data for an occupation.\n\n    occ_code: 6-digit SOC code without dash (e.g., '151252'"
+                     " for Software\n    Developers).\n\n    Note: figures are rounded.\n")
+        assert documented_arguments(docstring) == {"occ_code": "6-digit SOC code without dash (e.g., '151252' for "
+                                                               "Software Developers)."}
+        tool = make("get_wage_data", {"occ_code": {"type": "string", "title": "Occ Code"}}, docstring)
+        assert ValueSynth(EnvironmentFacts(kind="none"), ValuePool()).valid_arguments(tool).arguments["occ_code"] == "151252"
+
     def test_backticked_argument_names_are_not_examples(self) -> None:
         """A backticked sibling name (``see `count` ``) is not taken for a value."""
         tool = make(
@@ -146,6 +156,7 @@ class TestErrors:
              None),
             ("no FACP table in /x. Tables present: APIC, DSDT, HPET", ["APIC", "DSDT", "HPET"], None),
             ("invalid IUPAC character 'E' at motif position 1; use A,C,G,T,N", ["A", "C", "G", "T", "N"], None),
+            ("1 validation error\nmetro_codes\n  Input should be a valid list [type=list_type]", None, None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:
@@ -189,6 +200,16 @@ class TestHarvestFromAnswers:
         assert [r.value for r in named] == ["Sales", "Targets"]
         assert {r.kind for r in named} == {ArgKind.SHEET_NAME} and named[0].failed_arguments == arguments
         assert pool.named_for("read_sheet:cell") == []
+
+    def test_values_go_to_the_argument_whose_schema_takes_them(self) -> None:
+        """``scope='state' takes a 2-digit FIPS (e.g. '51' for VA)``, said of `area_code` and naming `scope`: the code
+        is for `area_code`, since `scope`'s choices (national, state, metro) do not hold it."""
+        tool = make("get_wage_data", {"occ_code": string("SOC code"), "area_code": string("Area code"),
+                                      "scope": {"type": "string", "enum": ["national", "state", "metro"]}})
+        error = ("area_code='0012345' does not look like a state FIPS code. scope='state' takes a 2-digit FIPS "
+                 "(e.g. '51' for VA).")
+        fixes = named_fixes(tool, error, {"occ_code": "151252", "scope": "state", "area_code": 12345})
+        assert [(f.argument, f.value) for f in fixes] == [("get_wage_data:area_code", "51")]
 
     def test_what_one_tool_was_told_about_an_argument_its_siblings_declaring_it_alike_take(self) -> None:
         """``valid DNA characters are ACGT`` for `summarize`'s `sequence` goes to `translate`'s `sequence` declared the
