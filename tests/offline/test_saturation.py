@@ -284,6 +284,29 @@ class TestTargetSweep:
         assert all(call["target_path"] == f"{root}/c.musicxml" for call in swept)
 
 
+    def test_each_other_choice_of_an_enum_is_tried_on_a_call_that_worked(self) -> None:
+        """A wage lookup verified with ``scope`` ``state`` and ``area_code`` ``51`` is called with ``scope`` ``metro``
+        and ``national``, the rest kept (what a code means depends on the choice beside it); a call that left
+        ``scope`` to its default ``national`` gets the other two."""
+        from toolatlas.probing.models import ProbeStep
+
+        lookup = tool("get_wage_data", {
+            "occ_code": {"type": "string"}, "area_code": {"type": "string"},
+            "scope": {"type": "string", "enum": ["national", "state", "metro"], "default": "national"}},
+            "Wages of an occupation.", required=["occ_code"])
+        proposer = _proposer(lookup)
+        _verified(proposer, [ProbeStep(tool="get_wage_data", arguments={
+            "occ_code": "151252", "scope": "state", "area_code": "51"}, expect="ok")])
+        swept = [p.steps[0].arguments for round_ in range(1, 3) for p in proposer.saturation(round_, set())
+                 if any(":choice:" in k for k in p.coverage_keys)]
+        assert sorted(a["scope"] for a in swept) == ["metro", "national"]
+        assert all(a["area_code"] == "51" and a["occ_code"] == "151252" for a in swept)
+        bare = _proposer(lookup)
+        _verified(bare, [ProbeStep(tool="get_wage_data", arguments={"occ_code": "151252"}, expect="ok")])
+        assert sorted(p.steps[0].arguments["scope"] for p in bare.saturation(1, set())
+                      if any(":choice:" in k for k in p.coverage_keys)) == ["metro", "state"]
+
+
 def _proposer(*tools: ToolSpec):
     from toolatlas.config import ServerSpec
     from toolatlas.graph.state import ServerGraph

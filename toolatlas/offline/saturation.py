@@ -357,6 +357,41 @@ def _listed_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     return found
 
 
+CHOICE_BASES = 2
+"""Verified calls of a tool whose enum arguments are each set to their other choices (:func:`_choice_sweep`)."""
+
+
+def _choice_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A call the tool was verified to take alone, with one enum argument set to another of its choices and the
+    rest kept (``scope`` ``metro`` where ``state`` worked with ``area_code`` ``51``), :data:`TARGETS_PER_ROUND` a
+    round: what one choice takes, another may refuse (``'51' looks like a 2-digit state FIPS, not an MSA code``)
+    or pass over (``area_code was ignored because scope='national'``) — what the values a call carries mean
+    depends on the choices beside them, which no schema says."""
+    tool = proposer.graph.specs[name]
+    choices = [spec for spec in proposer.args[name] if len(spec.enum) > 1 and not spec.handed_back]
+    if not choices:
+        return []
+    found: list[tuple[tuple[str, ...], Probe]] = []
+    bases = [b for b in verified_bases(proposer, name) if not b.prefix][:CHOICE_BASES]
+    for base in bases:
+        shape = json.dumps(base.arguments, sort_keys=True, default=str)
+        for spec in choices:
+            chosen = base.arguments.get(spec.name, spec.default if spec.has_default else None)
+            for member in spec.enum:
+                key = (name, "choice", spec.name, str(member), shape)
+                if member == chosen or key in proposer.saturated or not conforms(member, spec.json_schema):
+                    continue
+                arguments = {**base.arguments, spec.name: member}
+                step = ProbeStep(tool=name, arguments=arguments, expect="ok", exercised=exercised_keys(arguments, tool),
+                                 intent=f"{tool.purpose}, with `{spec.name}` = {member!r} and the rest of a call that "
+                                        f"worked")
+                found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step],
+                                                      keys=[f"{name}:choice:{spec.name}={member}"])))
+                if len(found) >= TARGETS_PER_ROUND:
+                    return found
+    return found
+
+
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
     """A reading tool's call on each existing file of its kind (text; media for a media reader; any file of a
     format it was verified on or its description names: every ``.zip``, ``.7z`` and ``.tar.gz`` of an unpacker
@@ -507,7 +542,9 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        for key, probe in reversed([*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name)]):
+        sweeps = [*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name),
+                  *_choice_sweep(proposer, round_, name)]
+        for key, probe in reversed(sweeps):
             probes.insert(0, (key, probe))
         if not verified:
             probes[:0] = _next_variant(proposer, round_, name)
