@@ -309,3 +309,17 @@ class TestEvidenceOfAnEntry:
         [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
         assert use.support == 12 and len(use.evidence) == 5
         assert "${root}/scores/piece_6.mxl" in [e.arguments["path"] for e in use.evidence]
+
+    def test_a_new_shape_of_answer_outlasts_new_formats(self) -> None:
+        """A linter's one answer with ``ruleId`` messages, among clean answers on files of ever new formats: the
+        shape of answer stays proven (each format does only while another call can go)."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        clean, flagged = '{"filePath": "x", "messages": []}', '{"filePath": "x", "messages": [{"ruleId": "no-var"}]}'
+        calls = [("a.js", clean), ("b.json", clean), ("c.md", clean), ("d.js", flagged), ("e.ts", clean),
+                 ("f.css", clean), ("g.html", clean), ("h.yaml", clean)]
+        for n, (name, answer) in enumerate(calls):
+            step = ProbeStep(tool="read_file", arguments={"path": f"${{root}}/{name}"}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+        [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert len(use.evidence) == 5 and any('"ruleId"' in e.excerpt for e in use.evidence)
