@@ -361,6 +361,24 @@ class TestCase:
         assert not [m for m in boundary_mutations(tool, specs, {"type": "HKCategoryTypeIdentifierSleepAnalysis"},
                                                   synth, cap=60) if m.name is MutationKind.STRIPPED_PREFIX]
 
+    def test_a_code_is_sent_as_the_name_its_description_pairs_it_with(self) -> None:
+        """``occ_code`` described "6-digit SOC code (e.g., '151252' for Software Developers)" and called with
+        ``151252`` is also sent ``Software Developers``, what a caller who knows the job, not its code, sends; a code
+        the description pairs with no name is left alone."""
+        schema = {"type": "object", "required": ["occ_code"], "properties": {"occ_code": {
+            "type": "string", "description": "6-digit SOC code (e.g., '151252' for Software Developers, '131082' for "
+                                             "Project Management Specialists)."}}}
+        tool = ToolSpec(server="s", name="get_wage_data", description="Wages of an occupation.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        named = [(m.arguments, m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), {"occ_code": "151252"}, synth, cap=60) if m.name is MutationKind.NAME_FOR_CODE]
+        assert named == [({"occ_code": "Software Developers"},
+                          "`occ_code` is the name a code stands for (`Software Developers`), not the code")]
+        bare = tool.model_copy(update={"input_schema": {"type": "object", "properties": {
+            "occ_code": {"type": "string", "description": "6-digit SOC code"}}}})
+        assert not [m for m in boundary_mutations(bare, infer_arguments(bare), {"occ_code": "151252"}, synth, cap=60)
+                    if m.name is MutationKind.NAME_FOR_CODE]
+
     def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
         """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely
         takes the closest); a name the build invented is not."""

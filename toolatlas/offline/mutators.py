@@ -694,6 +694,26 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     return [("near_name", loc, near, f"{_arg(loc)} names `{value}` with a suffix no name has", True)]
 
 
+_CODE_VALUE = re.compile(r"\d[\d.\-]*")
+_CODE_NAMED = re.compile(r"['\"`]?(\d[\d.\-]*)['\"`]?\s+(?:for|=|is|means)\s+(?:the\s+)?"
+                         r"([A-Z][\w'&/-]*(?:\s+(?:[A-Z][\w'&/-]*|and|of|in|&)){0,5})")
+"""A code and what it stands for in a description (``'151252' for Software Developers``, ``'51' for VA``)."""
+
+
+def code_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A code in digits sent as the name its description says it stands for (``Software Developers`` for
+    ``151252``): what a caller who knows the thing, not its code, sends — refused (``must be a SOC code``), or
+    looked up by name."""
+    if (spec.kind not in _FILTER_KINDS or spec.enum or spec.fresh or not isinstance(value, str)
+            or not _CODE_VALUE.fullmatch(value.strip())):
+        return []
+    named = dict((code, name.strip()) for code, name in _CODE_NAMED.findall(spec.description))
+    name = named.get(value.strip()) or next(iter(named.values()), None)
+    if name is None or name in ctx.in_call:
+        return []
+    return [("name_for_code", loc, name, f"{_arg(loc)} is the name a code stands for (`{name}`), not the code", False)]
+
+
 def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it),
     capitals first (a build probes one misuse per argument: the first): whether the server matches names whatever
@@ -758,6 +778,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     filter_mutations,
     inflected_mutations,
     prefix_mutations,
+    code_name_mutations,
     separator_mutations,
     near_name_mutations,
     case_mutations,

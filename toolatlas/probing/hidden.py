@@ -75,7 +75,7 @@ __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_parti
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
-LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed"})
+LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed", "name_for_code"})
 """Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters, a name
 written in another case (``Sana`` for ``sana``)."""
 OTHER_FIELD = "other_field"
