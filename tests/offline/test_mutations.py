@@ -379,6 +379,26 @@ class TestCase:
         assert not [m for m in boundary_mutations(bare, infer_arguments(bare), {"occ_code": "151252"}, synth, cap=60)
                     if m.name is MutationKind.NAME_FOR_CODE]
 
+    def test_a_documents_text_is_sent_as_the_path_of_its_file(self, tmp_path) -> None:
+        """``reference_xml`` given a score's text is also given the path of the file that text came from, what a
+        caller who has the file sends; a text no file holds is not."""
+        from toolatlas.offline.facts import directory_facts
+
+        score = '<?xml version="1.0"?>\n<score-partwise><part id="P1"/></score-partwise>\n'
+        (tmp_path / "hymn.musicxml").write_text(score)
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        synth = ValueSynth(facts, ValuePool(), random.Random(0))
+        tool = ToolSpec(server="s", name="quick_similarity", description="Similarity of two MusicXML strings.",
+                        input_schema={"type": "object", "required": ["reference_xml"],
+                                      "properties": {"reference_xml": {"type": "string"}}})
+        paths = [(m.arguments, m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), {"reference_xml": score}, synth, cap=60) if m.arguments.get("reference_xml")
+            == "${root}/hymn.musicxml"]
+        assert paths == [({"reference_xml": "${root}/hymn.musicxml"},
+                          "`reference_xml` is the path of a file (`${root}/hymn.musicxml`) where its text is expected")]
+        assert not [m for m in boundary_mutations(tool, infer_arguments(tool), {"reference_xml": "<score/>"}, synth,
+                                                  cap=60) if str(m.arguments.get("reference_xml")).startswith("${root}/")]
+
     def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
         """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely
         takes the closest); a name the build invented is not."""

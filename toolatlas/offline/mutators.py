@@ -714,6 +714,19 @@ def code_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     return [("name_for_code", loc, name, f"{_arg(loc)} is the name a code stands for (`{name}`), not the code", False)]
 
 
+def path_for_text_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A document's text argument given the path of the file the text was read from (``${root}/hymn.musicxml`` where
+    its MusicXML is expected): what a caller who has the file, not its contents, sends — refused (``does not appear
+    to be MusicXML``), or read as the document's text."""
+    if spec.kind in PATH_KINDS or not isinstance(value, str) or len(value) < 2:
+        return []
+    path = ctx.synth.targets.file_of_text(value)
+    if path is None or path in ctx.in_call:
+        return []
+    return [("wrong_object_kind", loc, path, f"{_arg(loc)} is the path of a file (`{path}`) where its text is expected",
+             True)]
+
+
 def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it),
     capitals first (a build probes one misuse per argument: the first): whether the server matches names whatever
@@ -779,6 +792,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     inflected_mutations,
     prefix_mutations,
     code_name_mutations,
+    path_for_text_mutations,
     separator_mutations,
     near_name_mutations,
     case_mutations,

@@ -182,6 +182,10 @@ class Targets:
             return []
         return [Candidate(f.content) for f in self._files.values() if f.content and f.extension in named]
 
+    def file_of_text(self, text: str) -> str | None:
+        """The path of the file whose whole text ``text`` is (:meth:`named_texts` gave it), None for any other text."""
+        return next((f.path for f in self._files.values() if f.content and f.content == text), None)
+
     # -- git --------------------------------------------------------------------------------------
 
     def branches(self, *, switch: bool = False) -> list[Candidate]:
