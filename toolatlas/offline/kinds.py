@@ -41,9 +41,9 @@ __all__ = [
     "ToolObject",
     "infer_arguments",
     "sql_statement_kind",
-    "with_known_call",
     "tool_effect",
     "tool_object",
+    "with_known_call",
 ]
 
 

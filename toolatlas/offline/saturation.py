@@ -52,6 +52,7 @@ from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
 from toolatlas.offline.rewrites import SECOND_WRITE, second_writes
 from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.schemas import conforms
+from toolatlas.offline.targets import names_format
 from toolatlas.offline.workflows import exercised_keys, shared_arguments
 from toolatlas.probing.conditions import condition_argument
 from toolatlas.probing.models import Direction, Probe, ProbeStep
@@ -431,8 +432,8 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     facts = {c.value: targets.file_fact(c.value) for c in files}
     if named:
         files = [c for c in files if (fact := facts[c.value]) is None or fact.extension in named]
-    described = {f.extension for f in facts.values() if f is not None and f.extension
-                 and re.search(rf"(?<![\w.])\.?{re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
+    described = {f.extension for f in facts.values()
+                 if f is not None and f.extension and names_format(tool.description, f.extension)}
     formats = verified | described
 
     def order(candidate: Candidate) -> tuple[int, bool, bool]:  # the formats it took first, then those it says
@@ -491,8 +492,8 @@ def _file_kind(spec: ArgSpec, held: set[str] | frozenset[str] = frozenset()) -> 
     the files ``held`` (``Local PCAP/PCAPNG path`` beside ``.pcap`` files)."""
     if spec.fresh:
         return False
-    return spec.kind is ArgKind.FILE_PATH or (spec.kind is ArgKind.PATH and any(
-        re.search(rf"(?<![\w.])\.?{re.escape(extension[1:])}\b", spec.description, re.IGNORECASE) for extension in held))
+    return spec.kind is ArgKind.FILE_PATH or (
+        spec.kind is ArgKind.PATH and any(names_format(spec.description, extension) for extension in held))
 
 
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:

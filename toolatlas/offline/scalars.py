@@ -23,7 +23,7 @@ from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject, parent_singular
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
-from toolatlas.offline.targets import Candidate
+from toolatlas.offline.targets import Candidate, names_format
 from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
@@ -305,7 +305,7 @@ def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None
     held = synth.targets.extensions() if synth is not None else []
     for own, text in ((True, spec.description.lower()), (False, draft.text.lower())):
         found = list(dict.fromkeys([*(f".{e}" for e in _EXTENSION.findall(text)),  # ".mxl"; "MusicXML" of .musicxml
-                                    *(e for e in held if re.search(rf"(?<![\w.]){re.escape(e[1:])}\b", text))]))
+                                    *(e for e in held if names_format(text, e))]))
         if found:
             return found
         found = list(dict.fromkeys(e for name in _FORMAT_FILE.findall(text) for e in _FORMAT_EXTENSIONS[name]))

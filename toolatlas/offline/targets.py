@@ -21,7 +21,7 @@ from toolatlas.offline.kinds import parent_singular
 from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["TIMEZONES", "Candidate", "Targets"]
+__all__ = ["TIMEZONES", "Candidate", "Targets", "names_format"]
 
 TIMEZONES = (
     "Europe/Paris",
@@ -351,6 +351,12 @@ class Targets:
 
 _PLAIN_WORDS = frozenset({"text", "data", "date", "test"})
 """Words of arguments' names that are no format, though an extension starts them (``.tex``, ``.dat``)."""
+
+
+def names_format(text: str, extension: str) -> bool:
+    """Whether ``text`` names the format of ``extension`` as a word or written out (``MusicXML`` or ``.musicxml``
+    for ``.musicxml``), not as the end of a file's name (``notes.txt`` names no format)."""
+    return re.search(rf"(?<![\w.])\.?{re.escape(extension[1:])}\b", text, re.IGNORECASE) is not None
 
 
 def _format_of(extension: str, words: set[str]) -> bool:
