@@ -259,6 +259,23 @@ class TestTargetSweep:
         assert sorted(swept[2:]) == [f"{root}/api.log.1.gz", f"{root}/old-logs.zip"]
 
 
+    def test_a_media_reader_meets_only_the_text_its_listing_gave(self, tmp_path) -> None:
+        """An image reader meets the images, and no project's table or notes no answer listed: what it does with
+        them says nothing of media, and their names would read as what it is about."""
+        from toolatlas.offline.facts import extract_facts
+
+        (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\nbinary")
+        (tmp_path / "products.csv").write_text("id,name\n1,widget\n")
+        reader = tool("read_media_file", {"path": {"type": "string", "description": "Path of the image or audio file"}},
+                      "Read an image or audio file and return its base64 data and MIME type.")
+        proposer = _proposer(reader)
+        proposer.facts = extract_facts("directory", tmp_path)
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        root = proposer.synth.targets.root
+        swept = {p.steps[0].arguments["path"] for round_ in range(1, 4) for p in proposer.saturation(round_, set())
+                 if any(":target:" in k for k in p.coverage_keys)}
+        assert swept == {f"{root}/logo.png"}
+
     def test_the_file_is_swapped_into_a_call_verified_to_work(self, tmp_path) -> None:
         """A comparer verified on two scores meets the compressed score in place of the first, beside the second of
         that verified call: what differs from a call that worked is the file; a ``.mxl`` written out in the

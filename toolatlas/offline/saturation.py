@@ -401,7 +401,8 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     what the file holds (a clean file, one that breaks rules, one that does not parse, one that is encrypted),
     which no argument's name tells. A file of another nature (a ``.gz`` beside the logs, a ``.cap`` beside the
     ``.pcap`` captures) is pointed at too, one per extension, after the rest — one the server's own listing gave
-    first: it is what a caller hands the tool next, and its refusal names what the tool takes instead."""
+    first: it is what a caller hands the tool next, and its refusal names what the tool takes instead. A media
+    reader meets a text file only when the server's listing gave it."""
     tool = proposer.graph.specs[name]
     effect = tool_effect(tool)
     if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
@@ -451,8 +452,9 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         swept = key in proposer.saturated or coverage in proposer.graph.covered
         if fact is not None and fact.text == binary and fact.extension not in formats:
             # a file of another nature, unless of a format the tool was verified on (each .zip its own): the first
-            # of its extension, one the server's listing gave before the rest
-            if fact.extension in other_natures:
+            # of its extension, one the server's listing gave before the rest — for a media reader, only text the
+            # listing gave (a media reader shown a project's notes and tables tells nothing of media)
+            if fact.extension in other_natures or (binary and not proposer.synth.pool.holds(candidate.value)):
                 continue
             other_natures.add(fact.extension)
         if swept:
