@@ -399,6 +399,25 @@ class TestCase:
         assert not [m for m in boundary_mutations(tool, infer_arguments(tool), {"reference_xml": "<score/>"}, synth,
                                                   cap=60) if str(m.arguments.get("reference_xml")).startswith("${root}/")]
 
+    def test_a_reader_is_handed_a_file_of_another_format(self, tmp_path) -> None:
+        """A photo reader called with a ``.png`` is also handed the folder's ``.HEIC`` (a photo straight off a phone),
+        a file of its nature in another format, before any text file."""
+        from toolatlas.offline.facts import directory_facts
+
+        (tmp_path / "corgi.png").write_bytes(b"\x89PNG\r\n\x1a\nbinary")
+        (tmp_path / "IMG_2041.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic")
+        (tmp_path / "README.txt").write_text("Photos of the commissions.\n")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        synth = ValueSynth(facts, ValuePool(), random.Random(0))
+        tool = ToolSpec(server="s", name="photo_to_chart", description="Turn a photo into a crochet chart.",
+                        input_schema={"type": "object", "required": ["image_path"],
+                                      "properties": {"image_path": {"type": "string",
+                                                                    "description": "Path to the photo file"}}})
+        other = [(m.arguments["image_path"], m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), {"image_path": "${root}/corgi.png"}, synth, cap=60)
+            if "another format" in m.condition]
+        assert other == [("${root}/IMG_2041.HEIC", "`image_path` names a file of another format (`.heic`)")]
+
     def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
         """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely
         takes the closest); a name the build invented is not."""

@@ -75,6 +75,20 @@ def _root_of(value: str, synth: ValueSynth) -> str:
     return match.group(0) if match else synth.targets.root
 
 
+def _other_format(synth: ValueSynth, value: str) -> tuple[str, str] | None:
+    """An existing file of another format than ``value``'s, of its nature (text or not) first, with its extension;
+    None when ``value`` names no file of the snapshot or the folder holds no other format."""
+    fact = synth.targets.file_fact(value)
+    if fact is None or not fact.extension:
+        return None
+    for binary in (not fact.text, fact.text):
+        for candidate in synth.targets.files(binary=binary):
+            other = synth.targets.file_fact(candidate.value)
+            if other is not None and other.extension and other.extension.lower() != fact.extension.lower():
+                return candidate.value, other.extension
+    return None
+
+
 def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     synth, effect, text = ctx.synth, ctx.effect, ctx.text
     if spec.kind not in PATH_KINDS or not isinstance(value, str):
@@ -128,6 +142,10 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
                     not re.search(r"nested|parent|recursive", text),
                 )
             )
+        other = _other_format(synth, value) if effect in (ToolEffect.READ, ToolEffect.UNKNOWN) else None
+        if other is not None:  # a photo straight off a phone (.HEIC) where the others are .png
+            out.append(("wrong_object_kind", loc, other[0], f"{arg} names a file of another format (`{other[1]}`)",
+                        False))
         dirs = synth.targets.folders(include_root=False)
         if dirs and spec.kind is ArgKind.FILE_PATH:
             out.append(
