@@ -294,3 +294,32 @@ class TestEvidenceOfAnEntry:
         Inducer(graph).induce(*rollout([step], [(OutcomeClass.OK, answer)], direction=Direction.SEED))
         [entry] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
         assert '"count": 12' in entry.evidence[0].excerpt
+
+    def test_a_use_keeps_a_call_on_each_format_of_file(self) -> None:
+        """Reads of ``.musicxml`` scores with one of a compressed ``.mxl`` among them: the use keeps five calls, the
+        ``.mxl`` one among them however many come after — what the tool was verified to open stays provable."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        paths = [*(f"${{root}}/scores/piece_{n}.musicxml" for n in range(6)), "${root}/scores/piece_6.mxl",
+                 *(f"${{root}}/scores/piece_{n}.musicxml" for n in range(7, 12))]
+        for n, path in enumerate(paths):
+            step = ProbeStep(tool="read_file", arguments={"path": path}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, '{"similarity_score": 0.95}')], n=n,
+                                    direction=Direction.SEED))
+        [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert use.support == 12 and len(use.evidence) == 5
+        assert "${root}/scores/piece_6.mxl" in [e.arguments["path"] for e in use.evidence]
+
+    def test_a_new_shape_of_answer_outlasts_new_formats(self) -> None:
+        """A linter's one answer with ``ruleId`` messages, among clean answers on files of ever new formats: the
+        shape of answer stays proven (each format does only while another call can go)."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        clean, flagged = '{"filePath": "x", "messages": []}', '{"filePath": "x", "messages": [{"ruleId": "no-var"}]}'
+        calls = [("a.js", clean), ("b.json", clean), ("c.md", clean), ("d.js", flagged), ("e.ts", clean),
+                 ("f.css", clean), ("g.html", clean), ("h.yaml", clean)]
+        for n, (name, answer) in enumerate(calls):
+            step = ProbeStep(tool="read_file", arguments={"path": f"${{root}}/{name}"}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+        [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert len(use.evidence) == 5 and any('"ruleId"' in e.excerpt for e in use.evidence)

@@ -127,6 +127,16 @@ class TestNounsAndSentences:
         tokens = "Load it into a new suppliers table and see what the wiki say".split()
         assert not as_noun(tokens, tokens.index("new")) and not as_noun(tokens, tokens.index("say"))
 
+    def test_a_verb_after_did_tells_what_happened(self) -> None:
+        """"How did my body weight *change*" and "when did it last change" ask about the past, not for an edit; a comma
+        ends the clause ("what did it say, and *add* it to the notes" still asks to add)."""
+        from toolatlas.guidance.operations import mentions
+
+        assert [m.operation for m in mentions("How did my body weight change over the two weeks?")] == []
+        assert [m.operation for m in mentions("How large is notes.txt and when did it last change?")] == []
+        assert "edit" in [m.operation for m in mentions("Read what it said, and change the title.")]
+        assert "create" in [m.operation for m in mentions("What did she say, then add it to the list.")]
+
     def test_a_sentence_run_on_without_a_space_still_asks(self) -> None:
         """"…required by the task.Write your answer in answer.txt": the second sentence's verb is an instruction."""
         from toolatlas.guidance.operations import mentions

@@ -88,6 +88,16 @@ class TestDescriptions:
             == "A"
         )
 
+    def test_a_paragraph_that_opens_with_an_arguments_name_describes_it(self) -> None:
+        """``occ_code: 6-digit SOC code … (e.g., '151252' …)`` as a paragraph of the docstring, its lines at its own
+        indent: the code's description and example; a capitalised ``Note:`` paragraph documents nothing."""
+        docstring = ("Get wage data for an occupation.\n\n    occ_code: 6-digit SOC code without dash (e.g., '151252'"
+                     " for Software\n    Developers).\n\n    Note: figures are rounded.\n")
+        assert documented_arguments(docstring) == {"occ_code": "6-digit SOC code without dash (e.g., '151252' for "
+                                                               "Software Developers)."}
+        tool = make("get_wage_data", {"occ_code": {"type": "string", "title": "Occ Code"}}, docstring)
+        assert ValueSynth(EnvironmentFacts(kind="none"), ValuePool()).valid_arguments(tool).arguments["occ_code"] == "151252"
+
     def test_backticked_argument_names_are_not_examples(self) -> None:
         """A backticked sibling name (``see `count` ``) is not taken for a value."""
         tool = make(
@@ -145,6 +155,8 @@ class TestErrors:
             ("'GM4XVQ' is not a 4, 6 or 8 character Maidenhead locator (e.g. DN13 or DN13la).", ["DN13", "DN13la"],
              None),
             ("no FACP table in /x. Tables present: APIC, DSDT, HPET", ["APIC", "DSDT", "HPET"], None),
+            ("invalid IUPAC character 'E' at motif position 1; use A,C,G,T,N", ["A", "C", "G", "T", "N"], None),
+            ("1 validation error\nmetro_codes\n  Input should be a valid list [type=list_type]", None, None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:
@@ -188,6 +200,16 @@ class TestHarvestFromAnswers:
         assert [r.value for r in named] == ["Sales", "Targets"]
         assert {r.kind for r in named} == {ArgKind.SHEET_NAME} and named[0].failed_arguments == arguments
         assert pool.named_for("read_sheet:cell") == []
+
+    def test_values_go_to_the_argument_whose_schema_takes_them(self) -> None:
+        """``scope='state' takes a 2-digit FIPS (e.g. '51' for VA)``, said of `area_code` and naming `scope`: the code
+        is for `area_code`, since `scope`'s choices (national, state, metro) do not hold it."""
+        tool = make("get_wage_data", {"occ_code": string("SOC code"), "area_code": string("Area code"),
+                                      "scope": {"type": "string", "enum": ["national", "state", "metro"]}})
+        error = ("area_code='0012345' does not look like a state FIPS code. scope='state' takes a 2-digit FIPS "
+                 "(e.g. '51' for VA).")
+        fixes = named_fixes(tool, error, {"occ_code": "151252", "scope": "state", "area_code": 12345})
+        assert [(f.argument, f.value) for f in fixes] == [("get_wage_data:area_code", "51")]
 
     def test_what_one_tool_was_told_about_an_argument_its_siblings_declaring_it_alike_take(self) -> None:
         """``valid DNA characters are ACGT`` for `summarize`'s `sequence` goes to `translate`'s `sequence` declared the
@@ -279,6 +301,21 @@ class TestHarvestFromAnswers:
         synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
         assert {synth.valid_arguments(deprecate, None, v).arguments["lemma"] for v in range(2)} == {"aqueduct", "bastion"}
         assert synth.valid_arguments(deprecate, None, 0).arguments["reason"] not in ("aqueduct", "bastion")
+
+    def test_whole_number_ids_a_search_lists_feed_an_integer_id(self) -> None:
+        """``{'note_ids': [1796622027790, …]}`` (a Python repr): the ids ``get_note``'s integer ``note_id`` takes,
+        as numbers; a number that names no id (``limit``) is not one of them."""
+        search = make("search_notes", {"query": string()})
+        get = ToolSpec(server="s", name="get_note", description="Get a note.", input_schema={
+            "type": "object", "required": ["note_id"],
+            "properties": {"note_id": {"type": "integer"}, "limit": {"type": "integer", "minimum": 1}}})
+        pool = ValuePool()
+        pool.harvest(search, "{'success': True, 'note_ids': [1796622027790, 1796622027791], 'count': 2}", None, {},
+                     "p1")
+        synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
+        calls = [synth.valid_arguments(get, None, v).arguments for v in range(2)]
+        assert {c["note_id"] for c in calls} == {1796622027790, 1796622027791}
+        assert all(c.get("limit") not in (1796622027790, 1796622027791) for c in calls)
 
     def test_a_title_named_as_existing_takes_one_a_listing_grouped_where_the_description_says(self) -> None:
         """``{"TODO": [...], "DOING": [...]}`` from a board's listing — a framework's ``{"result": "<that JSON>"}``

@@ -105,9 +105,11 @@ class TestRefusalSubjects:
         sent = {"name": "example", "path": "${root}/nx100/dsdt.dat"}
         assert stated_kinds(infer_arguments(load), sent, "not a directory: ${root}/nx100/dsdt.dat") == [
             ("path", ArgKind.DIR_PATH)]
-        taught = TaughtArguments({"list_messages": specs}, {"list_messages": listing})
+        known = [specs[0].model_copy(update={"examples": ["${root}/dbc/powertrain.dbc"]})]  # a known call's value
+        taught = TaughtArguments({"list_messages": known}, {"list_messages": listing})
         taught.learn(listing, {"dbc_path": "${root}"}, error)
         assert taught.args["list_messages"][0].kind is ArgKind.FILE_PATH
+        assert taught.args["list_messages"][0].examples == ["${root}/dbc/powertrain.dbc"]  # what it knew stays
 
     def test_an_argument_pointing_at_a_service_out_of_reach_is_left_out_after(self, tmp_path) -> None:
         """``could not connect to gdbstub on 127.0.0.1:8080``: the `port` and `host` it repeats are left out of

@@ -18,6 +18,7 @@ from toolatlas.offline.kinds import (
     sql_statement_kind,
     tool_effect,
     tool_object,
+    with_known_call,
 )
 from toolatlas.offline.values import ValueSynth
 from toolatlas.offline.words import implicit_choices, tokens
@@ -257,6 +258,19 @@ class TestUnseenSchemas:
         assert arg(infer_arguments(adds), "filename").kind is ArgKind.FILE_PATH
         assert not arg(infer_arguments(adds), "filename").fresh
         assert arg(infer_arguments(creates), "filename").kind is ArgKind.NEW_PATH
+
+    def test_the_target_a_reading_tool_compares_against_exists(self) -> None:
+        """``target_path`` of a tool that compares two files names an existing file, as ``reference_path`` does; the
+        ``target`` of a copy is where it writes."""
+        properties = {"reference_path": {"type": "string", "description": "Path to the reference MusicXML file"},
+                      "target_path": {"type": "string",
+                                      "description": "Path to the target MusicXML file, compared against the reference"}}
+        compares = make("compare_files", properties, ["reference_path", "target_path"], "Diff of two files on disk.")
+        target = arg(infer_arguments(compares), "target_path")
+        assert (target.kind, target.fresh) == (ArgKind.FILE_PATH, False)
+        copies = make("copy_file", {"source_path": {"type": "string"}, "target_path": {"type": "string"}},
+                      ["source_path", "target_path"], "Copy a file to a new place.")
+        assert arg(infer_arguments(copies), "target_path").kind is ArgKind.NEW_PATH
 
     def test_fetch_url_with_bounds(self) -> None:
         """A ``uri`` format is a URL; numeric bounds, defaults and exclusive minimums are kept."""
@@ -537,3 +551,29 @@ class TestWhatTheDescriptionShows:
         assert planned is not None
         assert planned.arguments["vertices"] == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
         assert planned.arguments["normals"] == [[0, 0, 1]]
+
+
+class TestKnownCall:
+    def test_the_smoke_calls_values_come_first_on_every_tool_declaring_the_argument_alike(self) -> None:
+        """The catalogue's smoke call (a FASTA record) is the first example of its argument, on its tool and on a tool
+        declaring ``sequence`` the same way — not on one describing it otherwise — and the synth plans with it; a
+        value the schema refuses is left out."""
+        sequence = {"type": "string", "minLength": 1, "description": "Raw nucleotide sequence or one FASTA record."}
+        def spec(name: str, properties: dict[str, Any]) -> ToolSpec:
+            return ToolSpec(server="dna", name=name, description=f"{name} a sequence.",
+                            input_schema={"type": "object", "properties": properties, "required": list(properties)})
+        tools = {"summarize": spec("summarize", {"sequence": sequence}),
+                 "translate": spec("translate", {"sequence": sequence, "table": {"type": "integer"}}),
+                 "align": spec("align", {"sequence": {"type": "string", "description": "Aligned reads."}})}
+        args = {name: infer_arguments(t) for name, t in tools.items()}
+        record = ">egfp_fwd_primer\nATGGTGAGCAAG"
+        known = with_known_call(args, "summarize", {"sequence": record})
+        assert arg(known["summarize"], "sequence").examples[0] == record
+        assert arg(known["translate"], "sequence").examples[0] == record
+        assert record not in arg(known["align"], "sequence").examples
+        refused = with_known_call(args, "translate", {"sequence": record, "table": "eleven"})
+        assert arg(refused["translate"], "sequence").examples[0] == record
+        assert "eleven" not in arg(refused["translate"], "table").examples
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        planned = synth.valid_arguments(tools["translate"], known["translate"], 0)
+        assert planned is not None and planned.arguments["sequence"] == record

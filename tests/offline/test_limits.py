@@ -71,6 +71,18 @@ class TestCallsPastTheLimit:
         found = past_limit(spec, {"tags": ["a", "b"]})
         assert found == [({"tags": ["a", "b", "a", "b"]}, "`tags` has 4 items, one more than the 3 its description allows")]
 
+    def test_two_records_where_one_is_said(self) -> None:
+        """A text argument described as one record, given a record under a header line, is probed with two of them;
+        a value with no header (raw letters, which a line break only continues) is not — two lines of it are one."""
+        spec = tool("Summarize a sequence.", {"sequence": {
+            "type": "string", "description": "Raw nucleotide sequence or one FASTA record; IUPAC codes accepted."}})
+        found = past_limit(spec, {"sequence": ">primer_fwd\nATGGTGAGCAAG"})
+        assert found == [({"sequence": ">primer_fwd\nATGGTGAGCAAG\n>primer_fwd\nATGGTGAGCAAG"},
+                          "`sequence` holds two records, one after the other, where its description says one")]
+        assert past_limit(spec, {"sequence": "ATGGTGAGCAAG"}) == []
+        many = tool("Summarize sequences.", {"sequence": {"type": "string", "description": "One record per line."}})
+        assert past_limit(many, {"sequence": ">primer_fwd\nATGGTGAGCAAG"}) == []
+
     def test_nothing_stated_nothing_probed(self) -> None:
         """Without a stated limit there is no such call."""
         assert past_limit(tool("Run a query.", {"sql": {"type": "string", "description": "SQL"}}), {"sql": "SELECT 1"}) == []

@@ -336,8 +336,8 @@ class TestCase:
 
     def test_a_listed_name_is_sent_without_the_prefix_its_list_shares(self) -> None:
         """``HKQuantityTypeIdentifierStepCount`` listed beside three more ``HKQuantityTypeIdentifier…`` names is sent
-        as ``StepCount``, as a caller who writes the metric's own name does; a name listed with fewer sharing it
-        is not."""
+        as ``StepCount``, as a caller who writes the metric's own name does — the condition names the tool that lists
+        them; a name listed with fewer sharing it is not."""
         from toolatlas.offline.answers import argument_takers
         from toolatlas.offline.harvest import ValuePool
 
@@ -356,10 +356,67 @@ class TestCase:
         stripped = {m.arguments["type"]: m.condition for m in boundary_mutations(
             tool, specs, {"type": "HKQuantityTypeIdentifierStepCount"}, synth, cap=60)
             if m.name is MutationKind.STRIPPED_PREFIX}
-        assert stripped == {"StepCount": "`type` drops the prefix the names it is listed with share (`StepCount` for "
+        assert stripped == {"StepCount": "`type` drops the prefix the names `list_types` lists share (`StepCount` for "
                                          "`HKQuantityTypeIdentifierStepCount`)"}
         assert not [m for m in boundary_mutations(tool, specs, {"type": "HKCategoryTypeIdentifierSleepAnalysis"},
                                                   synth, cap=60) if m.name is MutationKind.STRIPPED_PREFIX]
+
+    def test_a_code_is_sent_as_the_name_its_description_pairs_it_with(self) -> None:
+        """``occ_code`` described "6-digit SOC code (e.g., '151252' for Software Developers)" and called with
+        ``151252`` is also sent ``Software Developers``, what a caller who knows the job, not its code, sends; a code
+        the description pairs with no name is left alone."""
+        schema = {"type": "object", "required": ["occ_code"], "properties": {"occ_code": {
+            "type": "string", "description": "6-digit SOC code (e.g., '151252' for Software Developers, '131082' for "
+                                             "Project Management Specialists)."}}}
+        tool = ToolSpec(server="s", name="get_wage_data", description="Wages of an occupation.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        named = [(m.arguments, m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), {"occ_code": "151252"}, synth, cap=60) if m.name is MutationKind.NAME_FOR_CODE]
+        assert named == [({"occ_code": "Software Developers"},
+                          "`occ_code` is the name a code stands for (`Software Developers`), not the code")]
+        bare = tool.model_copy(update={"input_schema": {"type": "object", "properties": {
+            "occ_code": {"type": "string", "description": "6-digit SOC code"}}}})
+        assert not [m for m in boundary_mutations(bare, infer_arguments(bare), {"occ_code": "151252"}, synth, cap=60)
+                    if m.name is MutationKind.NAME_FOR_CODE]
+
+    def test_a_documents_text_is_sent_as_the_path_of_its_file(self, tmp_path) -> None:
+        """``reference_xml`` given a score's text is also given the path of the file that text came from, what a
+        caller who has the file sends; a text no file holds is not."""
+        from toolatlas.offline.facts import directory_facts
+
+        score = '<?xml version="1.0"?>\n<score-partwise><part id="P1"/></score-partwise>\n'
+        (tmp_path / "hymn.musicxml").write_text(score)
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        synth = ValueSynth(facts, ValuePool(), random.Random(0))
+        tool = ToolSpec(server="s", name="quick_similarity", description="Similarity of two MusicXML strings.",
+                        input_schema={"type": "object", "required": ["reference_xml"],
+                                      "properties": {"reference_xml": {"type": "string"}}})
+        paths = [(m.arguments, m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), {"reference_xml": score}, synth, cap=60) if m.arguments.get("reference_xml")
+            == "${root}/hymn.musicxml"]
+        assert paths == [({"reference_xml": "${root}/hymn.musicxml"},
+                          "`reference_xml` is the path of a file (`${root}/hymn.musicxml`) where its text is expected")]
+        assert not [m for m in boundary_mutations(tool, infer_arguments(tool), {"reference_xml": "<score/>"}, synth,
+                                                  cap=60) if str(m.arguments.get("reference_xml")).startswith("${root}/")]
+
+    def test_a_reader_is_handed_a_file_of_another_format(self, tmp_path) -> None:
+        """A photo reader called with a ``.png`` is also handed the folder's ``.HEIC`` (a photo straight off a phone),
+        a file of its nature in another format, before any text file."""
+        from toolatlas.offline.facts import directory_facts
+
+        (tmp_path / "corgi.png").write_bytes(b"\x89PNG\r\n\x1a\nbinary")
+        (tmp_path / "IMG_2041.HEIC").write_bytes(b"\x00\x00\x00\x18ftypheic")
+        (tmp_path / "README.txt").write_text("Photos of the commissions.\n")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        synth = ValueSynth(facts, ValuePool(), random.Random(0))
+        tool = ToolSpec(server="s", name="photo_to_chart", description="Turn a photo into a crochet chart.",
+                        input_schema={"type": "object", "required": ["image_path"],
+                                      "properties": {"image_path": {"type": "string",
+                                                                    "description": "Path to the photo file"}}})
+        other = [(m.arguments["image_path"], m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), {"image_path": "${root}/corgi.png"}, synth, cap=60)
+            if "another format" in m.condition]
+        assert other == [("${root}/IMG_2041.HEIC", "`image_path` names a file of another format (`.heic`)")]
 
     def test_a_name_the_server_gave_is_sent_with_a_suffix(self) -> None:
         """A problem name harvested from an answer is sent as `Two Sum_<tag>` (a server that looks names up loosely

@@ -163,8 +163,8 @@ class TestLetters:
 
 class TestTargetSweep:
     def test_a_reading_tool_is_pointed_at_each_file_once(self, seed_facts: dict) -> None:
-        """A linter of unknown verb meets every text file of the snapshot, three new ones a round, until
-        none is left; a tool that writes is not swept."""
+        """A linter of unknown verb meets every text file of the snapshot, three new ones a round, and one file of
+        each other format (the snapshot's one image) until none is left; a tool that writes is not swept."""
         from toolatlas.config import ServerSpec
         from toolatlas.graph.state import ServerGraph
         from toolatlas.offline.proposer import OfflineProposer
@@ -177,6 +177,8 @@ class TestTargetSweep:
         proposer.facts = seed_facts["filesystem"]
         proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
         files = {f.path for f in proposer.facts.tree.files if f.text}
+        binary = {f.extension: f.path for f in sorted(proposer.facts.tree.files, key=lambda f: f.path) if not f.text}
+        assert list(binary) == [".png"]
         linted: set[str] = set()
         for round_ in range(1, 20):
             probes = [p for p in proposer.saturation(round_, set()) if any(":target:" in k for k in p.coverage_keys)]
@@ -184,7 +186,7 @@ class TestTargetSweep:
             linted |= {path for p in probes for path in p.steps[0].arguments["filePaths"]}
             if not probes:
                 break
-        assert linted == files
+        assert linted == files | set(binary.values())
 
 
     def test_a_file_in_a_field_of_the_items_is_swept_too(self, seed_facts: dict) -> None:
@@ -204,36 +206,37 @@ class TestTargetSweep:
         assert len({i[0]["file_path"] for i in items}) == 3
 
     def test_an_unpacker_verified_on_one_archive_meets_every_archive_of_that_format(self, tmp_path) -> None:
-        """Binary files are no text to lint; but once a tool worked on a ``.zip``, each other ``.zip`` is a
-        file of its kind (one may be encrypted, another corrupt) — and a ``.7z`` is not, until its description
-        names the format."""
+        """Binary files are no text to lint: the text first, then one file of each other format (what a caller may
+        hand it); but once a tool worked on a ``.zip``, each other ``.zip`` is a file of its kind (one may be
+        encrypted, another corrupt) — and so is each ``.7z`` once its description names the format."""
         from toolatlas.offline.facts import extract_facts
         from toolatlas.probing.models import ProbeStep
 
-        for name in ("a.zip", "b.zip", "c.7z"):
+        for name in ("a.zip", "b.zip", "c.7z", "d.7z"):
             (tmp_path / name).write_bytes(b"PK\x03\x04\x00\x00binary" + name.encode())
         (tmp_path / "notes.txt").write_text("hello\n")
         unpack = tool("unpack", {"archive_file": {"type": "string", "description": "Path of the archive to unpack"}})
         proposer = _proposer(unpack)
         proposer.facts = extract_facts("directory", tmp_path)
         proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
-        [a_zip, b_zip, c_7z] = [f"{proposer.synth.targets.root}/{n}" for n in ("a.zip", "b.zip", "c.7z")]
+        [a_zip, b_zip, c_7z, d_7z, notes] = [f"{proposer.synth.targets.root}/{n}"
+                                             for n in ("a.zip", "b.zip", "c.7z", "d.7z", "notes.txt")]
 
         def swept(round_: int) -> set[str]:
             return {p.steps[0].arguments["archive_file"] for p in proposer.saturation(round_, set())
                     if any(":target:" in k for k in p.coverage_keys)}
 
-        assert {a_zip, b_zip, c_7z}.isdisjoint(swept(1))
+        assert swept(1) == {notes, a_zip, c_7z}
         _verified(proposer, [ProbeStep(tool="unpack", arguments={"archive_file": a_zip}, expect="ok")])
         found = swept(2) | swept(3)
-        assert b_zip in found and c_7z not in found
+        assert b_zip in found and d_7z not in found
         proposer.graph.specs["unpack"] = unpack.model_copy(update={"description": "Unpack ZIP or 7Z archives."})
-        assert c_7z in swept(4) | swept(5)  # a format its description names
+        assert d_7z in swept(4) | swept(5)  # a format its description names
 
 
-    def test_a_file_of_another_nature_the_listing_gave_is_swept_once_per_extension(self, tmp_path) -> None:
-        """A log reader meets the text logs first, then one gzipped rotation its listing named (not the other .gz,
-        not the .gz no answer gave): what the server shows as one of its items is what a caller reads next."""
+    def test_a_file_of_another_nature_is_swept_once_per_extension(self, tmp_path) -> None:
+        """A log reader meets the text logs first, then one gzipped rotation — the one its listing named, not another
+        .gz — and the one .zip no answer gave: a file of each other format is what a caller may hand it."""
         from toolatlas.offline.facts import extract_facts
         from toolatlas.probing.values import ArgKind, HarvestRef
 
@@ -241,6 +244,7 @@ class TestTargetSweep:
             (tmp_path / name).write_text("INFO started\n")
         for name in ("api.log.1.gz", "api.log.2.gz", "worker.log.1.gz"):
             (tmp_path / name).write_bytes(b"\x1f\x8b\x08\x00binary" + name.encode())
+        (tmp_path / "old-logs.zip").write_bytes(b"PK\x03\x04binary")
         reader = tool("get_log_content", {"filename": {"type": "string", "description": "Name of the log file to read"}})
         proposer = _proposer(reader)
         proposer.facts = extract_facts("directory", tmp_path)
@@ -252,7 +256,72 @@ class TestTargetSweep:
         swept = [p.steps[0].arguments["filename"] for round_ in range(1, 4) for p in proposer.saturation(round_, set())
                  if any(":target:" in k for k in p.coverage_keys)]
         assert sorted(swept[:2]) == [f"{root}/api.log", f"{root}/worker.log"]
-        assert swept[2:] == [f"{root}/api.log.1.gz"]
+        assert sorted(swept[2:]) == [f"{root}/api.log.1.gz", f"{root}/old-logs.zip"]
+
+
+    def test_a_media_reader_meets_only_the_text_its_listing_gave(self, tmp_path) -> None:
+        """An image reader meets the images, and no project's table or notes no answer listed: what it does with
+        them says nothing of media, and their names would read as what it is about."""
+        from toolatlas.offline.facts import extract_facts
+
+        (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\nbinary")
+        (tmp_path / "products.csv").write_text("id,name\n1,widget\n")
+        reader = tool("read_media_file", {"path": {"type": "string", "description": "Path of the image or audio file"}},
+                      "Read an image or audio file and return its base64 data and MIME type.")
+        proposer = _proposer(reader)
+        proposer.facts = extract_facts("directory", tmp_path)
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        root = proposer.synth.targets.root
+        swept = {p.steps[0].arguments["path"] for round_ in range(1, 4) for p in proposer.saturation(round_, set())
+                 if any(":target:" in k for k in p.coverage_keys)}
+        assert swept == {f"{root}/logo.png"}
+
+    def test_the_file_is_swapped_into_a_call_verified_to_work(self, tmp_path) -> None:
+        """A comparer verified on two scores meets the compressed score in place of the first, beside the second of
+        that verified call: what differs from a call that worked is the file; a ``.mxl`` written out in the
+        description is a format it says it takes."""
+        from toolatlas.offline.facts import extract_facts
+        from toolatlas.probing.models import ProbeStep
+
+        for name in ("a.musicxml", "b.musicxml", "c.musicxml"):
+            (tmp_path / name).write_text("<score-partwise/>\n")
+        (tmp_path / "a.mxl").write_bytes(b"PK\x03\x04compressed")
+        described = {"type": "string", "description": "Path to a MusicXML or compressed .mxl file"}
+        compare = tool("compare_files", {"reference_path": described, "target_path": described},
+                       "Diff of two scores on disk (.musicxml or compressed .mxl).")
+        proposer = _proposer(compare)
+        proposer.facts = extract_facts("directory", tmp_path)
+        proposer.synth = ValueSynth(proposer.facts, proposer.pool, proposer.rng)
+        root = proposer.synth.targets.root
+        verified = {"reference_path": f"{root}/b.musicxml", "target_path": f"{root}/c.musicxml"}
+        _verified(proposer, [ProbeStep(tool="compare_files", arguments=verified, expect="ok")])
+        swept = [p.steps[0].arguments for round_ in range(1, 4) for p in proposer.saturation(round_, set())
+                 if any(":target:" in k for k in p.coverage_keys)]
+        assert {"reference_path": f"{root}/a.mxl", "target_path": f"{root}/c.musicxml"} in swept
+        assert all(call["target_path"] == f"{root}/c.musicxml" for call in swept)
+
+
+    def test_each_other_choice_of_an_enum_is_tried_on_a_call_that_worked(self) -> None:
+        """A wage lookup verified with ``scope`` ``state`` and ``area_code`` ``51`` is called with ``scope`` ``metro``
+        and ``national``, the rest kept (what a code means depends on the choice beside it); a call that left
+        ``scope`` to its default ``national`` gets the other two."""
+        from toolatlas.probing.models import ProbeStep
+
+        lookup = tool("get_wage_data", {
+            "occ_code": {"type": "string"}, "area_code": {"type": "string"},
+            "scope": {"type": "string", "enum": ["national", "state", "metro"], "default": "national"}},
+            "Wages of an occupation.", required=["occ_code"])
+        proposer = _proposer(lookup)
+        _verified(proposer, [ProbeStep(tool="get_wage_data", arguments={
+            "occ_code": "151252", "scope": "state", "area_code": "51"}, expect="ok")])
+        swept = [p.steps[0].arguments for round_ in range(1, 3) for p in proposer.saturation(round_, set())
+                 if any(":choice:" in k for k in p.coverage_keys)]
+        assert sorted(a["scope"] for a in swept) == ["metro", "national"]
+        assert all(a["area_code"] == "51" and a["occ_code"] == "151252" for a in swept)
+        bare = _proposer(lookup)
+        _verified(bare, [ProbeStep(tool="get_wage_data", arguments={"occ_code": "151252"}, expect="ok")])
+        assert sorted(p.steps[0].arguments["scope"] for p in bare.saturation(1, set())
+                      if any(":choice:" in k for k in p.coverage_keys)) == ["metro", "state"]
 
 
 def _proposer(*tools: ToolSpec):

@@ -249,6 +249,15 @@ class TestSemanticKinds:
             assert re.fullmatch(r"[A-Z]+\d+:[A-Z]+\d+", arguments["range"])
             assert arguments["formula"].startswith("=")
 
+    def test_a_cell_of_a_published_table_makes_no_spreadsheet(self) -> None:
+        """``area_code`` of a wage lookup whose text says BLS "did not publish the cell" is a code, not a cell range;
+        an ``area`` of a workbook's tool still is one."""
+        wages = make("get_wage_data", {"area_code": {"type": "string", "title": "Area Code"}},
+                     description="Wage data for an area. Special values mean BLS did not publish the cell.")
+        assert infer_arguments(wages)[0].kind is not ArgKind.CELL_RANGE
+        sheet = make("print_area", {"area": string()}, description="Set the print area of a worksheet.")
+        assert infer_arguments(sheet)[0].kind is ArgKind.CELL_RANGE
+
     def test_text_to_analyse_reads_as_prose(self) -> None:
         """Text given to a read-only tool is ordinary prose, without probe tags or markdown headings."""
         tool = make("count_words", {"text": string("The text to analyse")})

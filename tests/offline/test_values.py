@@ -603,3 +603,41 @@ class TestFileFormats:
                                        "properties": {"text": {"type": "string"}}})
         call = synth_for(facts, 0).valid_arguments(count, infer_arguments(count), 0)
         assert call is not None and "section" not in call.arguments["text"]
+
+    def test_an_argument_named_after_the_base_format_takes_a_file_of_a_format_built_on_it(self, tmp_path: Path) -> None:
+        """``reference_xml`` in a folder of ``.musicxml`` scores: a score's text (the extension ends with the word)."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.facts import directory_facts
+
+        score = '<?xml version="1.0"?>\n<score-partwise><part id="P1"/></score-partwise>\n'
+        (tmp_path / "hymn.musicxml").write_text(score)
+        (tmp_path / "README.txt").write_text("Scores of the choir.\n")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        compare = ToolSpec(server="s", name="quick_similarity", description="Similarity of two MusicXML strings.",
+                           input_schema={"type": "object", "required": ["reference_xml"],
+                                         "properties": {"reference_xml": {"type": "string"}}})
+        call = synth_for(facts, 0).valid_arguments(compare, infer_arguments(compare), 0)
+        assert call is not None and call.arguments["reference_xml"] == score
+
+    def test_two_files_of_a_described_format_when_one_is_of_the_format_its_description_writes_out(
+            self, tmp_path: Path) -> None:
+        """"Path to the reference MusicXML/.mxl file" twice, beside one ``.mxl`` and two ``.musicxml`` scores: both
+        formats are named (one written out, one by its name), and the second file is another score, not nothing."""
+        from toolatlas.models import ToolSpec
+        from toolatlas.offline.facts import directory_facts
+
+        for name in ("a.musicxml", "b.musicxml"):
+            (tmp_path / name).write_text("<score-partwise/>\n")
+        (tmp_path / "a.mxl").write_bytes(b"PK\x03\x04compressed")
+        (tmp_path / "notes.txt").write_text("rehearsal notes\n")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        described = {"type": "string", "description": "Path to the reference MusicXML/.mxl file"}
+        compare = ToolSpec(server="s", name="compare_files", description="Diff of two MusicXML files on disk.",
+                           input_schema={"type": "object", "required": ["reference_path", "target_path"],
+                                         "properties": {"reference_path": described, "target_path": described}})
+        for seed in range(3):
+            call = synth_for(facts, seed).valid_arguments(compare, infer_arguments(compare), seed)
+            assert call is not None
+            chosen = [call.arguments["reference_path"], call.arguments["target_path"]]
+            assert len(set(chosen)) == 2
+            assert set(chosen) <= {"${root}/a.musicxml", "${root}/b.musicxml", "${root}/a.mxl"}

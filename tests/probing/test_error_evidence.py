@@ -225,6 +225,27 @@ class TestCutJsonAnswers:
         assert error_evidence(self.ok(nested), {"column": "x"}) is None
 
 
+class TestPythonReprAnswers:
+    def test_the_repr_of_a_failed_result_is_an_error_with_its_reason(self) -> None:
+        """A Python server that returns ``str(result)``: ``{'success': False, 'error': "Deck 'X' not found", …}`` says
+        it failed as ``"success": false`` does, its reason is the signature, and the deck names it lists are read;
+        the repr of a success stays one."""
+        from toolatlas.offline.answers import named_fixes
+        from toolatlas.probing.text import parse_answer
+
+        text = ("{'success': False, 'error': \"Deck 'Portuguese Vocabulary' not found\", "
+                "'available_decks': ['Default', 'Portuguese', 'Portuguese::Vocabulary']}")
+        assert looks_like_error(text) and json_error_reason(text) == "Deck 'Portuguese Vocabulary' not found"
+        assert error_signature(text) == "Deck <s> not found"
+        assert parse_answer(text)["available_decks"][2] == "Portuguese::Vocabulary"
+        create = ToolSpec(server="s", name="create_note", description="Create a note in a deck.", input_schema={
+            "type": "object", "required": ["deck_name"], "properties": {"deck_name": {"type": "string"}}})
+        fixes = named_fixes(create, text, {"deck_name": "Portuguese Vocabulary"})
+        assert "Portuguese::Vocabulary" in [f.value for f in fixes]
+        assert not looks_like_error("{'success': True, 'note_ids': [1796622027790], 'count': 1}")
+        assert parse_answer("(not a literal)") is None and parse_answer("{'a': __import__('os')}") is None
+
+
 class TestWrappedText:
     def ok(self, text: str, structured: dict | None) -> CallOutcome:
         return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, structured=structured)

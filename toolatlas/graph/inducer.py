@@ -708,27 +708,42 @@ def _cited(entry: Entry, evidence: Evidence) -> bool:
 _ANSWER_KEY = re.compile(r'"([A-Za-z_][\w-]{0,40})"\s*:')
 
 
+_FILE_FORMAT = re.compile(r"^(?:\$\{\w+\}|/)\S*/[^/\s]+(\.[A-Za-z][\w]{0,7})$")
+"""A path to a file with its extension (``${root}/amazing_grace/satb_2025.mxl`` → ``.mxl``)."""
+
+
 def _evidence_kind(evidence: Evidence) -> tuple:
     """What an evidence call shows: its outcome, whether it changed the state, and the shape of its
     answer (the field names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``)."""
     return evidence.outcome, bool(evidence.state_change), frozenset(_ANSWER_KEY.findall(evidence.excerpt))
 
 
+def _formats(evidence: Evidence) -> frozenset[str]:
+    """The formats of the files an evidence call named (a use on a ``.mxl`` beside those on ``.musicxml``)."""
+    return frozenset(m.group(1).lower() for value in scalars(evidence.arguments)
+                     if isinstance(value, str) and (m := _FILE_FORMAT.match(value)))
+
+
 def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:
     """The first items, then the latest — but never the last item of one kind of observation
-    (outcome, whether the state changed, the shape of the answer): every outcome an entry states
-    keeps its proof."""
+    (outcome, whether the state changed, the shape of the answer) nor, while another can go, the last call on
+    one format of file: every outcome an entry states keeps its proof, and so does every kind of file it was
+    verified on."""
     if len(kept) < MAX_EVIDENCE:
         return [*kept, evidence]
-    kinds = [_evidence_kind(e) for e in [*kept, evidence]]
-    for i in range(3, len(kept)):
-        if kinds.count(kinds[i]) > 1:
-            return [*kept[:i], *kept[i + 1:], evidence]
-    if kinds.count(kinds[-1]) > 1:
-        return kept
-    for i in range(len(kept)):
-        if kinds.count(kinds[i]) > 1:
-            return [*kept[:i], *kept[i + 1:], evidence]
+    items = [*kept, evidence]
+    kinds = [_evidence_kind(e) for e in items]
+    formats = [_formats(e) for e in items]
+    for spare in (lambda i: kinds.count(kinds[i]) > 1 and formats.count(formats[i]) > 1,
+                  lambda i: kinds.count(kinds[i]) > 1):
+        for i in range(3, len(kept)):
+            if spare(i):
+                return [*kept[:i], *kept[i + 1:], evidence]
+        if spare(len(kept)):
+            return kept
+        for i in range(len(kept)):
+            if spare(i):
+                return [*kept[:i], *kept[i + 1:], evidence]
     return kept[:3] + [*kept[4:], evidence]
 
 

@@ -197,6 +197,20 @@ _RECIPIENTS = frozenset({"me", "us"})
 """Whom an operation is for, between its verb and its object ("show *me* the headings")."""
 _DESCRIPTIVE = frozenset({"organised", "organized", "modified", "touched"})
 """Words ending in -ed that still ask for an operation (a folder "organised" how, a file "created" when)."""
+_PAST = frozenset({"did", "didn't", "didnt"})
+"""Words that make the verb after them, in their clause, tell what happened ("how *did* my weight *change*", "when
+did it last change"): a question about the past, no instruction — as a past form is."""
+
+
+def _told_as_past(tokens: list[str], position: int) -> bool:
+    """Whether the word at ``position`` follows a past auxiliary of its own clause, at most :data:`WINDOW` words
+    before it ("how did my body weight *change*"; not "what did it say, and *add* it": a comma ends the clause)."""
+    for token in reversed(tokens[max(0, position - WINDOW):position]):
+        if token.endswith((",", ".", ";", ":", "?", "!")):
+            return False
+        if token.lower() in _PAST:
+            return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -329,7 +343,7 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
               and not (lowered.endswith("ing") and lowered not in _GERUNDS and position > 0
                        and previous not in _GERUND_LEADS)
               and not (lowered.endswith("s") and not lowered.endswith("ss") and lowered not in _PLURALS)
-              and not as_noun(tokens, position)):
+              and not as_noun(tokens, position) and not _told_as_past(tokens, position)):
             for stem in terms(word):
                 found += [Mention(op.name, after, named, position)
                           for op in OPERATIONS.values() if stem in op.task_words]

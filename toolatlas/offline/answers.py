@@ -341,6 +341,9 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         said = {parent_singular(w) for w in tokens(_JSON_KEY.sub(" ", text))} - {parent_singular(v) for v in named.values}
         scored = []
         for spec, locator, sent in leaves:
+            if (spec.kind not in PATH_KINDS and named.argument not in (spec.name, locator)
+                    and not any(conforms(_typed(v, spec), spec.json_schema) for v in named.values)):
+                continue  # values its schema refuses are not for it (``'51'`` is no `scope` of national/state/metro)
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
             score += 2 * _names_the_argument(spec.name, said)  # "Invalid unit. Valid options: points"

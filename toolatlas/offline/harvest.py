@@ -9,7 +9,6 @@ valid in any instance, and keeps a bounded, insertion-ordered set per :class:`Ar
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections import OrderedDict
@@ -39,13 +38,12 @@ from toolatlas.offline.kinds import (
 )
 from toolatlas.offline.words import tokens
 from toolatlas.probing.bindings import returned_text
-from toolatlas.probing.text import looks_like_error, to_placeholders
+from toolatlas.probing.text import MAX_PARSE_CHARS, looks_like_error, parse_answer, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
 
 __all__ = ["ValuePool", "id_like", "id_noun", "is_zone", "looks_like_error", "normalise", "texts_in"]
 
 MAX_PER_KIND = 64
-MAX_PARSE_CHARS = 200_000
 
 _TOKEN_KEY = re.compile(r"hash|etag|checksum|digest", re.IGNORECASE)
 _HEX_TOKEN = re.compile(r"[0-9a-fA-F]{8,128}")
@@ -118,12 +116,23 @@ class ValuePool:
     def siblings(self, value: str) -> list[str]:
         """The values harvested beside ``value`` (not made by a created name): of its kind, context and argument, as
         the other items of the list it came in are."""
+        ref = self._listed(value)
+        if ref is None:
+            return []
+        return [r.value for r in self._refs[ref.kind].values()
+                if r.context == ref.context and r.argument == ref.argument and not r.created]
+
+    def lister(self, value: str) -> str | None:
+        """The tool whose answer ``value`` was first harvested from (not made by a created name); None if none."""
+        ref = self._listed(value)
+        return ref.tool if ref is not None else None
+
+    def _listed(self, value: str) -> HarvestRef | None:
         for refs in self._refs.values():
             ref = next((r for (v, _c, _a), r in refs.items() if v == value and not r.created), None)
             if ref is not None:
-                return [r.value for r in refs.values()
-                        if r.context == ref.context and r.argument == ref.argument and not r.created]
-        return []
+                return ref
+        return None
 
     def dump(self) -> list[dict[str, Any]]:
         """Every ref in pool order, JSON-able (for checkpoints)."""
@@ -329,8 +338,9 @@ class ValuePool:
         for key, value in node.items():
             if id_like(key) and isinstance(value, str | int) and not isinstance(value, bool) and str(value):
                 found.append((ArgKind.IDENTIFIER, str(value), id_noun(key) or noun, False))
-            elif _ids_like(key) and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-                found.extend((ArgKind.IDENTIFIER, v, id_noun(key) or noun, False) for v in value if v)
+            elif _ids_like(key) and isinstance(value, list) and value and all(
+                    isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool)) for v in value):
+                found.extend((ArgKind.IDENTIFIER, str(v), id_noun(key) or noun, False) for v in value if str(v))
             if isinstance(value, str) and key.lower() in ("timezone", "tz", "time_zone") and is_zone(value):
                 found.append((ArgKind.TIMEZONE, value, None, False))
             elif isinstance(value, str) and key.lower() in ("datetime", "timestamp", "date_time"):
@@ -454,14 +464,8 @@ def _parse(text: str) -> Any:
     stripped = text.strip()
     if not stripped or len(stripped) > MAX_PARSE_CHARS or stripped[0] not in "[{":
         return None
-    try:
-        return json.loads(stripped)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(stripped)  # Python servers that print repr() of rows
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return _json_head(stripped)
+    found = parse_answer(stripped)  # JSON, or the repr() of rows a Python server prints
+    return found if found is not None else _json_head(stripped)
 
 
 def _json_head(text: str) -> Any:

@@ -225,11 +225,27 @@ def _bulleted(description: str) -> dict[str, str]:
     return found
 
 
+_PARAGRAPH_ARG = re.compile(r"^\s*([a-z][a-z0-9]*(?:_[a-z0-9]+)*)\s*:\s+(\S.*)$")
+
+
+def _paragraphs(description: str) -> dict[str, str]:
+    """Per-argument text of paragraphs that open with a name in lower case and a colon (``occ_code: 6-digit SOC code
+    without dash (e.g., '151252' …)``, its lines at the paragraph's own indent up to a blank line)."""
+    found: dict[str, str] = {}
+    for paragraph in re.split(r"\n\s*\n", description):
+        lines = [line for line in paragraph.splitlines() if line.strip()]
+        match = _PARAGRAPH_ARG.match(lines[0]) if lines else None
+        if match:
+            found.setdefault(match.group(1), " ".join([match.group(2).strip(), *(line.strip() for line in lines[1:])]))
+    return found
+
+
 def documented_arguments(description: str) -> dict[str, str]:
-    """Per-argument text of a docstring's ``Args:`` section (Google style), ``:param x:`` lines, or bullets that open
-    with an argument's name (``- path: a directory of raw tables``)."""
+    """Per-argument text of a docstring's ``Args:`` section (Google style), ``:param x:`` lines, bullets that open
+    with an argument's name (``- path: a directory of raw tables``) or paragraphs that do (``occ_code: 6-digit SOC
+    code …``)."""
     found = {m.group(1): m.group(2).strip() for m in _PARAM_LINE.finditer(description)}
-    for name, text in _bulleted(description).items():
+    for name, text in [*_bulleted(description).items(), *_paragraphs(description).items()]:
         found.setdefault(name, text)
     section = _ARGS_SECTION.search(description)
     if section is None:
@@ -283,7 +299,7 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (
         re.compile(
             r"\b(?P<noun>(?:available|supported|valid|allowed|possible|accepted|known|existing)"
-            r"(?:\s+[a-z_]+){0,3}?)\s*(?:are|is|include|:)\s*:?\s*",
+            r"(?:\s+[a-z_]+){0,3}?)\s*(?:\b(?:are|is|include)\b|:)\s*:?\s*",
             re.IGNORECASE,
         ),
         True,
@@ -292,7 +308,7 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"\bexpected (?:one of\s*)?:?\s*(?=['\"`\[])", re.IGNORECASE), True),
     (re.compile(r"\b(?:use|try|choose)(?: one of)?\s*:\s*", re.IGNORECASE), False),
     # a sentence that opens "Use a, b, or c." (a hint under a refusal): a list of two or more, no colon
-    (re.compile(r"(?:^|(?<=[.!?\"'{:]))\s*(?:use|try|choose)\s+(?:one of\s+)?(?=[\w-]+,\s*[\w-]+)", re.IGNORECASE
+    (re.compile(r"(?:^|(?<=[.!?\"'{:;]))\s*(?:use|try|choose)\s+(?:one of\s+)?(?=[\w-]+,\s*[\w-]+)", re.IGNORECASE
                 | re.MULTILINE), False),
     (re.compile(r"\b(?P<noun>[a-z_]+s)[\"']?\s*:\s*(?=['\"`\[])", re.IGNORECASE), True),  # "sheets: [...]"
     (re.compile(r"\b(?P<noun>[a-z_]+s)\s+(?:present|available|found|known|loaded)\s*:\s*", re.IGNORECASE), True),

@@ -43,6 +43,7 @@ __all__ = [
     "sql_statement_kind",
     "tool_effect",
     "tool_object",
+    "with_known_call",
 ]
 
 
@@ -280,6 +281,26 @@ class _Context:
 
 _CACHE: dict[tuple[str, ...], list[ArgSpec]] = {}
 _CACHE_SIZE = 4096
+
+
+def with_known_call(args: dict[str, list[ArgSpec]], tool: str, arguments: dict[str, Any]) -> dict[str, list[ArgSpec]]:
+    """``args`` (tool → its arguments) with the values of a call known to work (the catalogue's smoke call, checked on
+    the snapshot before a build) as the first example of each argument it gives — on ``tool`` and on every tool that
+    declares an argument of the same name, kind and description (five tools taking one ``sequence``). A value its
+    argument's schema refuses is left out; placeholders (``${root}/…``) stay as written, filled per sandbox."""
+    known = {spec.name: spec for spec in args.get(tool, ()) if spec.name in arguments}
+    out: dict[str, list[ArgSpec]] = {}
+    for name, specs in args.items():
+        updated = []
+        for spec in specs:
+            model = known.get(spec.name)
+            value = arguments.get(spec.name)
+            if (model is not None and (name == tool or (spec.kind, spec.description) == (model.kind, model.description))
+                    and value not in spec.examples and conforms(value, spec.json_schema)):
+                spec = spec.model_copy(update={"examples": [value, *spec.examples]})
+            updated.append(spec)
+        out[name] = updated
+    return out
 
 
 def infer_arguments(tool: ToolSpec, *, _with_object: ToolObject | None = None) -> list[ArgSpec]:

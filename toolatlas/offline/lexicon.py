@@ -126,8 +126,13 @@ def _places_and_people(w: set[str], last: str, desc: str, text: str) -> str | No
     return None
 
 
+_WORKBOOK = re.compile(r"\b(sheets?|worksheets?|spreadsheets?|workbooks?|excel|xlsx)\b")
+"""What makes a tool's text about spreadsheets (a ``cell`` alone may be a published table's: "BLS did not publish the
+cell")."""
+
+
 def _spreadsheets(w: set[str], last: str, desc: str, text: str) -> str | None:
-    sheets = SHEET_CONTEXT.search(f"{desc} {text}")
+    sheets = SHEET_CONTEXT.search(desc) or _WORKBOOK.search(text)
     if w & {"sheet", "worksheet", "sheets", "worksheets"} or ("tab" in w and sheets):
         return "sheet_name"
     if not sheets and not re.search(r"\ba1\b", desc):

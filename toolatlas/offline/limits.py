@@ -7,6 +7,8 @@ what an agent needs to know — a refusal (``only a single SQL statement is allo
 (family ``past_stated_limit``, either outcome informative, recorded as the server answers):
 
 - *a single statement* (of an SQL argument): the valid statement twice, joined by ``;``;
+- *one record* (``one FASTA record``, ``a single entry`` of a text argument whose valid value is a record under a
+  header line, ``>name`` then its lines): the record twice, one after the other — two records;
 - *N rows at most* (of an argument that takes a SELECT): every row of a table the facts of the
   state know to hold more than N, else a query that counts to N + 1 (a recursive common table
   expression, standard SQL);
@@ -36,6 +38,13 @@ _SINGLE_STATEMENT = re.compile(
     r"|\bone\s+(?:[a-z]+\s+)?statement\s+(?:per|at\s+a)\b",
     re.IGNORECASE,
 )
+_SINGLE_RECORD = re.compile(
+    r"\b(?:a\s+single|single|one|only\s+one|exactly\s+one)\s+(?:[A-Za-z]+\s+)?"
+    r"(?P<noun>record|entry|sequence|document|message|block)\b(?!\s+(?:or|per)\b)",
+    re.IGNORECASE,
+)
+_HEADED = re.compile(r"[^\w\s]\S*[^\n]*\n\s*\S")
+"""A value that is a record under a header line: a marker and a name (``>egfp_primer``), then at least one line."""
 _NOUNS = r"(rows?|results?|records?|items?|entries|elements?|lines?|matches)"
 _CAP = re.compile(
     r"\b(?:capped|limited|truncated|restricted|cut(?:\s+off)?)\s+(?:at|to)\s+(\d+)\s+" + _NOUNS
@@ -79,6 +88,11 @@ def limit_mutations(spec: ArgSpec, locator: str, value: Any, ctx: MutationContex
         cap = next((c for t in texts if (c := stated_cap(t)) is not None and c.noun in _ROW_NOUNS), None)
         if cap is not None and cap.number < MAX_CAP and spec.kind is not ArgKind.SQL_QUERY_WRITE:
             out.append(_past_row_cap(spec, locator, cap, ctx))
+    elif isinstance(value, str) and _HEADED.match(value.strip()) and (single := _SINGLE_RECORD.search(spec.description)):
+        record = value.strip()
+        out.append((FAMILY, locator, f"{record}\n{record}",
+                     f"{arg} holds two {single.group('noun').lower()}s, one after the other, where its description "
+                     f"says one", False))
     elif spec.kind is ArgKind.ARRAY and isinstance(value, list) and value and spec.max_items is None:
         cap = stated_cap(spec.description)
         if cap is not None and cap.number < MAX_CAP and cap.noun not in _ROW_NOUNS:

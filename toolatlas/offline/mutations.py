@@ -55,6 +55,9 @@ class MutationKind(StrEnum):
     OTHER_FIELD = "other_field"
     """A search query that is another field of the record a working query is in (a contact's tag): found by a
     search of every field, not by one of names."""
+    NAME_FOR_CODE = "name_for_code"
+    """A code in digits sent as the name its description says it stands for (``Software Developers`` for
+    ``151252``)."""
     STRIPPED_PREFIX = "stripped_prefix"
     """A code the server gave without the letters it starts with (``1.1`` for ``R1.1``, ``1.5.0`` for ``v1.5.0``)."""
     NO_MATCH_EDIT = "no_match_edit"
@@ -128,6 +131,7 @@ SEMANTIC_FAMILIES = frozenset(
         "word_fragment",
         "inflected_form",
         "stripped_prefix",
+        "name_for_code",
         "other_field",
         "incompatible_value",
         "leading_dash",

@@ -75,6 +75,20 @@ def _root_of(value: str, synth: ValueSynth) -> str:
     return match.group(0) if match else synth.targets.root
 
 
+def _other_format(synth: ValueSynth, value: str) -> tuple[str, str] | None:
+    """An existing file of another format than ``value``'s, of its nature (text or not) first, with its extension;
+    None when ``value`` names no file of the snapshot or the folder holds no other format."""
+    fact = synth.targets.file_fact(value)
+    if fact is None or not fact.extension:
+        return None
+    for binary in (not fact.text, fact.text):
+        for candidate in synth.targets.files(binary=binary):
+            other = synth.targets.file_fact(candidate.value)
+            if other is not None and other.extension and other.extension.lower() != fact.extension.lower():
+                return candidate.value, other.extension
+    return None
+
+
 def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     synth, effect, text = ctx.synth, ctx.effect, ctx.text
     if spec.kind not in PATH_KINDS or not isinstance(value, str):
@@ -128,6 +142,10 @@ def path_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) ->
                     not re.search(r"nested|parent|recursive", text),
                 )
             )
+        other = _other_format(synth, value) if effect in (ToolEffect.READ, ToolEffect.UNKNOWN) else None
+        if other is not None:  # a photo straight off a phone (.HEIC) where the others are .png
+            out.append(("wrong_object_kind", loc, other[0], f"{arg} names a file of another format (`{other[1]}`)",
+                        False))
         dirs = synth.targets.folders(include_root=False)
         if dirs and spec.kind is ArgKind.FILE_PATH:
             out.append(
@@ -618,8 +636,10 @@ def prefix_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     if prefix is None:
         return []
     short = value[len(prefix):]
+    lister = ctx.synth.pool.lister(value)
+    listed = f"`{lister}` lists" if lister else "it is listed with"
     return [("stripped_prefix", loc, short,
-             f"{_arg(loc)} drops the prefix the names it is listed with share (`{short}` for `{value}`)", False)]
+             f"{_arg(loc)} drops the prefix the names {listed} share (`{short}` for `{value}`)", False)]
 
 
 _WORD_START = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[-_.:/])(?=\w)")
@@ -692,6 +712,39 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     return [("near_name", loc, near, f"{_arg(loc)} names `{value}` with a suffix no name has", True)]
 
 
+_CODE_VALUE = re.compile(r"\d[\d.\-]*")
+_CODE_NAMED = re.compile(r"['\"`]?(\d[\d.\-]*)['\"`]?\s+(?:for|=|is|means)\s+(?:the\s+)?"
+                         r"([A-Z][\w'&/-]*(?:\s+(?:[A-Z][\w'&/-]*|and|of|in|&)){0,5})")
+"""A code and what it stands for in a description (``'151252' for Software Developers``, ``'51' for VA``)."""
+
+
+def code_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A code in digits sent as the name its description says it stands for (``Software Developers`` for
+    ``151252``): what a caller who knows the thing, not its code, sends — refused (``must be a SOC code``), or
+    looked up by name."""
+    if (spec.kind not in _FILTER_KINDS or spec.enum or spec.fresh or not isinstance(value, str)
+            or not _CODE_VALUE.fullmatch(value.strip())):
+        return []
+    named = dict((code, name.strip()) for code, name in _CODE_NAMED.findall(spec.description))
+    name = named.get(value.strip()) or next(iter(named.values()), None)
+    if name is None or name in ctx.in_call:
+        return []
+    return [("name_for_code", loc, name, f"{_arg(loc)} is the name a code stands for (`{name}`), not the code", False)]
+
+
+def path_for_text_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A document's text argument given the path of the file the text was read from (``${root}/hymn.musicxml`` where
+    its MusicXML is expected): what a caller who has the file, not its contents, sends — refused (``does not appear
+    to be MusicXML``), or read as the document's text."""
+    if spec.kind in PATH_KINDS or not isinstance(value, str) or len(value) < 2:
+        return []
+    path = ctx.synth.targets.file_of_text(value)
+    if path is None or path in ctx.in_call:
+        return []
+    return [("wrong_object_kind", loc, path, f"{_arg(loc)} is the path of a file (`{path}`) where its text is expected",
+             True)]
+
+
 def case_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
     """A name the server knows (:func:`_known`) written in capitals and in lower case (whichever differ from it),
     capitals first (a build probes one misuse per argument: the first): whether the server matches names whatever
@@ -756,6 +809,8 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     filter_mutations,
     inflected_mutations,
     prefix_mutations,
+    code_name_mutations,
+    path_for_text_mutations,
     separator_mutations,
     near_name_mutations,
     case_mutations,

@@ -42,6 +42,7 @@ from toolatlas.offline.kinds import (
     infer_arguments,
     tool_effect,
     tool_object,
+    with_known_call,
 )
 from toolatlas.offline.listed import AnswerBindings
 from toolatlas.offline.mutations import boundary_mutations
@@ -118,6 +119,8 @@ class OfflineProposer:
         self.facts = EnvironmentFacts(kind=spec.environment.kind)
         self.synth = ValueSynth(self.facts, self.pool, rng)
         self.args: dict[str, list[ArgSpec]] = {name: infer_arguments(t) for name, t in graph.specs.items()}
+        if spec.smoke is not None and spec.smoke.tool in self.args:  # the catalogue's call known to work
+            self.args = with_known_call(self.args, spec.smoke.tool, spec.smoke.arguments)
         self.discovery = Discovery()
         self.calls_by_probe: dict[str, dict[str, dict[str, Any]]] = {}
         """probe id → tool → the arguments it was called with (to replay the source of a harvested value)."""

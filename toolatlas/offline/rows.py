@@ -8,16 +8,15 @@ the answer holds no table), so introspection can read a database through any ser
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
-import json
 import re
 from typing import Any
 
+from toolatlas.probing.text import MAX_PARSE_CHARS, parse_answer
+
 __all__ = ["parse_rows"]
 
-MAX_PARSE_CHARS = 200_000
 _ROW_KEYS = ("rows", "results", "result", "data", "records", "items", "tables")
 
 
@@ -30,28 +29,15 @@ def parse_rows(text: str, structured: dict[str, Any] | None = None) -> list[dict
     stripped = (text or "").strip()
     if not stripped or len(stripped) > MAX_PARSE_CHARS:
         return []
-    document = _parse_document(stripped)
+    document = parse_answer(stripped)
     if document is not None:
         return _from_document(document)
     embedded = re.search(r"(\[\s*[\[{(].*[\]})]\s*\])", stripped, re.DOTALL)  # "Results: [{...}]"
     if embedded is not None:
-        document = _parse_document(embedded.group(1))
+        document = parse_answer(embedded.group(1))
         if document is not None:
             return _from_document(document)
     return _markdown(stripped) or _delimited(stripped)
-
-
-def _parse_document(text: str) -> Any:
-    if text[0] not in "[{(":
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-        return None
 
 
 def _from_document(document: Any) -> list[dict[str, Any]]:

@@ -52,6 +52,7 @@ from toolatlas.offline.mutations import SEMANTIC_FAMILIES, boundary_mutations
 from toolatlas.offline.rewrites import SECOND_WRITE, second_writes
 from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.schemas import conforms
+from toolatlas.offline.targets import names_format
 from toolatlas.offline.workflows import exercised_keys, shared_arguments
 from toolatlas.probing.conditions import condition_argument
 from toolatlas.probing.models import Direction, Probe, ProbeStep
@@ -357,26 +358,69 @@ def _listed_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     return found
 
 
+CHOICE_BASES = 2
+"""Verified calls of a tool whose enum arguments are each set to their other choices (:func:`_choice_sweep`)."""
+
+
+def _choice_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+    """A call the tool was verified to take alone, with one enum argument set to another of its choices and the
+    rest kept (``scope`` ``metro`` where ``state`` worked with ``area_code`` ``51``), :data:`TARGETS_PER_ROUND` a
+    round: what one choice takes, another may refuse (``'51' looks like a 2-digit state FIPS, not an MSA code``)
+    or pass over (``area_code was ignored because scope='national'``) — what the values a call carries mean
+    depends on the choices beside them, which no schema says."""
+    tool = proposer.graph.specs[name]
+    choices = [spec for spec in proposer.args[name] if len(spec.enum) > 1 and not spec.handed_back]
+    if not choices:
+        return []
+    found: list[tuple[tuple[str, ...], Probe]] = []
+    bases = [b for b in verified_bases(proposer, name) if not b.prefix][:CHOICE_BASES]
+    for base in bases:
+        shape = json.dumps(base.arguments, sort_keys=True, default=str)
+        for spec in choices:
+            chosen = base.arguments.get(spec.name, spec.default if spec.has_default else None)
+            for member in spec.enum:
+                key = (name, "choice", spec.name, str(member), shape)
+                if member == chosen or key in proposer.saturated or not conforms(member, spec.json_schema):
+                    continue
+                arguments = {**base.arguments, spec.name: member}
+                step = ProbeStep(tool=name, arguments=arguments, expect="ok", exercised=exercised_keys(arguments, tool),
+                                 intent=f"{tool.purpose}, with `{spec.name}` = {member!r} and the rest of a call that "
+                                        f"worked")
+                found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step],
+                                                      keys=[f"{name}:choice:{spec.name}={member}"])))
+                if len(found) >= TARGETS_PER_ROUND:
+                    return found
+    return found
+
+
 def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
     """A reading tool's call on each existing file of its kind (text; media for a media reader; any file of a
     format it was verified on or its description names: every ``.zip``, ``.7z`` and ``.tar.gz`` of an unpacker
     of "ZIP, 7Z, TAR.GZ") it has not been pointed at yet
     (:data:`TARGETS_PER_ROUND` a round): what a linter, a parser, a viewer or an unpacker answers depends on
     what the file holds (a clean file, one that breaks rules, one that does not parse, one that is encrypted),
-    which no argument's name tells. A file of another nature the server's own listing gave (a ``.gz`` beside the
-    logs) is pointed at too, one per extension, after the rest: it is one of the items the server shows."""
+    which no argument's name tells. A file of another nature (a ``.gz`` beside the logs, a ``.cap`` beside the
+    ``.pcap`` captures) is pointed at too, one per extension, after the rest — one the server's own listing gave
+    first: it is what a caller hands the tool next, and its refusal names what the tool takes instead. A media
+    reader meets a text file only when the server's listing gave it."""
     tool = proposer.graph.specs[name]
     effect = tool_effect(tool)
     if effect is not ToolEffect.READ and (effect is not ToolEffect.UNKNOWN or tool.annotations.destructive):
         return []  # a tool of no known verb (``lint``, ``parse``) reads too, unless it says it destroys
     specs = proposer.args[name]
-    spec = next((s for s in specs if _file_kind(s) or (s.items is not None and _file_kind(s.items))
+    tree = proposer.facts.tree
+    held = {f.extension for f in tree.files if f.extension} if tree is not None else set()
+    spec = next((s for s in specs if _file_kind(s, held) or (s.items is not None and _file_kind(s.items))
                  or _file_field(s) is not None), None)
     planned = proposer.synth.valid_arguments(tool, specs, 0) if spec is not None else None
     if spec is None or planned is None:
         return []
+    # the file swapped into a call the tool was verified to take alone, so what differs is the file (a planned call
+    # may pair it with a file the tool refuses)
+    alone = next((b for b in verified_bases(proposer, name) if not b.prefix and spec.name in b.arguments), None)
+    called = alone.arguments if alone is not None else planned.arguments
     field = _file_field(spec)  # ``files[0].file_path``: the file sits in a field of the items
-    item = planned.arguments.get(spec.name)
+    item = called.get(spec.name)
     if field is not None and not (isinstance(item, list) and item and isinstance(item[0], dict)):
         return []
     first: dict[str, Any] = item[0] if field is not None and isinstance(item, list) else {}
@@ -389,15 +433,16 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     facts = {c.value: targets.file_fact(c.value) for c in files}
     if named:
         files = [c for c in files if (fact := facts[c.value]) is None or fact.extension in named]
-    described = {f.extension for f in facts.values() if f is not None and f.extension
-                 and re.search(rf"(?<![\w.]){re.escape(f.extension[1:])}\b", tool.description, re.IGNORECASE)}
+    described = {f.extension for f in facts.values()
+                 if f is not None and f.extension and names_format(tool.description, f.extension)}
     formats = verified | described
 
-    def order(candidate: Candidate) -> tuple[int, bool]:  # the formats it took first, then those it says it takes
+    def order(candidate: Candidate) -> tuple[int, bool, bool]:  # the formats it took first, then those it says
         fact = facts[candidate.value]
         extension = fact.extension if fact is not None else ""
         return (0 if extension in verified else 1 if extension in described else 2,
-                fact is not None and fact.text == binary)  # files of another nature last
+                fact is not None and fact.text == binary,  # files of another nature last
+                not proposer.synth.pool.holds(candidate.value))  # of those, what the server's listing gave first
 
     other_natures: set[str] = set()  # extensions of the listed files of another nature already pointed at
     for candidate in sorted(files, key=order):  # what files of one format hold is what differs
@@ -406,9 +451,10 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         coverage = f"{name}:target:{candidate.value}"
         swept = key in proposer.saturated or coverage in proposer.graph.covered
         if fact is not None and fact.text == binary and fact.extension not in formats:
-            # a file of another nature, unless of a format the tool was verified on (each .zip its own), or the
-            # first of its extension the server's listing gave
-            if fact.extension in other_natures or not proposer.synth.pool.holds(candidate.value):
+            # a file of another nature, unless of a format the tool was verified on (each .zip its own): the first
+            # of its extension, one the server's listing gave before the rest — for a media reader, only text the
+            # listing gave (a media reader shown a project's notes and tables tells nothing of media)
+            if fact.extension in other_natures or (binary and not proposer.synth.pool.holds(candidate.value)):
                 continue
             other_natures.add(fact.extension)
         if swept:
@@ -416,7 +462,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         value: Any = [candidate.value] if spec.items is not None and not _file_kind(spec) else candidate.value
         if field is not None:
             value = [{**first, field: candidate.value}]
-        arguments = {**planned.arguments, spec.name: value}
+        arguments = {**called, spec.name: value}
         step = ProbeStep(tool=name, arguments=arguments, intent=f"{tool.purpose} ({candidate.value})", expect="any")
         found.append((key, proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=[coverage])))
         if len(found) == TARGETS_PER_ROUND:
@@ -443,8 +489,13 @@ def _file_field(spec: ArgSpec) -> str | None:
     return next((p.name for p in spec.items.properties if _file_kind(p)), None)
 
 
-def _file_kind(spec: ArgSpec) -> bool:
-    return spec.kind is ArgKind.FILE_PATH and not spec.fresh
+def _file_kind(spec: ArgSpec, held: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether an argument names an existing file: typed so, or a bare path whose description names a format of
+    the files ``held`` (``Local PCAP/PCAPNG path`` beside ``.pcap`` files)."""
+    if spec.fresh:
+        return False
+    return spec.kind is ArgKind.FILE_PATH or (
+        spec.kind is ArgKind.PATH and any(names_format(spec.description, extension) for extension in held))
 
 
 def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -> list[Probe]:
@@ -494,7 +545,9 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        for key, probe in reversed([*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name)]):
+        sweeps = [*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name),
+                  *_choice_sweep(proposer, round_, name)]
+        for key, probe in reversed(sweeps):
             probes.insert(0, (key, probe))
         if not verified:
             probes[:0] = _next_variant(proposer, round_, name)

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from toolatlas.models import ToolSpec
 from toolatlas.offline.answers import GROUP_CONTEXT, KEY_CONTEXT, LABEL_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
-from toolatlas.offline.harvest import id_noun
+from toolatlas.offline.harvest import id_like, id_noun
 from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
 from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject, parent_singular
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
-from toolatlas.offline.targets import Candidate
+from toolatlas.offline.targets import Candidate, names_format
 from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             default = bool(spec.default) if spec.has_default else False
             return (not default) if v % 2 == 1 or not spec.has_default else default
         case ArgKind.INTEGER | ArgKind.NUMBER:
+            listed = _numeric_ids(synth, spec) if spec.kind is ArgKind.INTEGER else []
+            if listed:  # ``note_id``: one of the ids an answer listed (``"note_ids": [1796622027790, …]``)
+                return int(draft.pick(ArgKind.IDENTIFIER, listed))
             return _ordered_bound(spec, _number(spec, v), draft)
         case ArgKind.BRANCH:
             if spec.fresh:
@@ -237,8 +240,9 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
         binary = reads_media(draft.tool)
         files = targets.files(writable=mutating, with_lines=draft.needs_lines, binary=binary)
         named = _extensions(spec, draft, synth)
-        if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first
-            files = [f for f in files if _suffix(f.value) in named] or files
+        if named:  # "Path to a .xlsx, .ods or .csv file": the files of those formats come first, while any is free
+            taken = draft.taken.get(ArgKind.FILE_PATH, set())
+            files = [f for f in files if _suffix(f.value) in named and f.value not in taken] or files
         if spec.kind is ArgKind.PATH and not named:  # a path to a file of a named kind is no folder
             files = files + targets.folders(include_root=False)
         if not files and spec.examples and targets.facts.tree is None:
@@ -298,8 +302,10 @@ def _extensions(spec: ArgSpec, draft: CallDraft, synth: ValueSynth | None = None
         named = [r.value for r in refs if r.value.startswith(".")]
         if named:
             return list(dict.fromkeys(named))
+    held = synth.targets.extensions() if synth is not None else []
     for own, text in ((True, spec.description.lower()), (False, draft.text.lower())):
-        found = list(dict.fromkeys(f".{e}" for e in _EXTENSION.findall(text)))
+        found = list(dict.fromkeys([*(f".{e}" for e in _EXTENSION.findall(text)),  # ".mxl"; "MusicXML" of .musicxml
+                                    *(e for e in held if names_format(text, e))]))
         if found:
             return found
         found = list(dict.fromkeys(e for name in _FORMAT_FILE.findall(text) for e in _FORMAT_EXTENSIONS[name]))
@@ -550,6 +556,16 @@ def _by_shape(examples: list[Any]) -> list[Any]:
 
 
 _WORDS = ("example", "sample", "demo", "test")
+
+
+def _numeric_ids(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+    """The ids of an integer argument named for what it identifies (``note_id``): the whole numbers answers gave
+    as such ids (harvested with that noun), none for any other number."""
+    noun = id_noun(spec.name) if id_like(spec.name) else None
+    if noun is None:
+        return []
+    return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER)
+            if c.ref is not None and c.ref.context == noun and c.value.isdigit() and conforms(int(c.value), spec.json_schema)]
 
 
 def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:

@@ -21,7 +21,7 @@ from toolatlas.offline.kinds import parent_singular
 from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind, HarvestRef
 
-__all__ = ["TIMEZONES", "Candidate", "Targets"]
+__all__ = ["TIMEZONES", "Candidate", "Targets", "names_format"]
 
 TIMEZONES = (
     "Europe/Paris",
@@ -181,6 +181,10 @@ class Targets:
         if not named:  # most arguments: no walk over the files
             return []
         return [Candidate(f.content) for f in self._files.values() if f.content and f.extension in named]
+
+    def file_of_text(self, text: str) -> str | None:
+        """The path of the file whose whole text ``text`` is (:meth:`named_texts` gave it), None for any other text."""
+        return next((f.path for f in self._files.values() if f.content and f.content == text), None)
 
     # -- git --------------------------------------------------------------------------------------
 
@@ -349,8 +353,17 @@ _PLAIN_WORDS = frozenset({"text", "data", "date", "test"})
 """Words of arguments' names that are no format, though an extension starts them (``.tex``, ``.dat``)."""
 
 
+def names_format(text: str, extension: str) -> bool:
+    """Whether ``text`` names the format of ``extension`` as a word or written out (``MusicXML`` or ``.musicxml``
+    for ``.musicxml``), not as the end of a file's name (``notes.txt`` names no format)."""
+    return re.search(rf"(?<![\w.])\.?{re.escape(extension[1:])}\b", text, re.IGNORECASE) is not None
+
+
 def _format_of(extension: str, words: set[str]) -> bool:
     """Whether a word names the format an extension of three letters or more abbreviates by one letter (``adif`` for
-    ``.adi``, ``html`` for ``.htm``, ``tiff`` for ``.tif``)."""
+    ``.adi``, ``html`` for ``.htm``, ``tiff`` for ``.tif``) or is the base format it ends with (``xml`` for
+    ``.musicxml``, ``json`` for ``.geojson``)."""
     short = extension[1:]
-    return len(short) >= 3 and any(len(w) == len(short) + 1 and w.startswith(short) for w in words - _PLAIN_WORDS)
+    return len(short) >= 3 and any((len(w) == len(short) + 1 and w.startswith(short))
+                                   or (len(w) >= 3 and len(short) > len(w) and short.endswith(w))
+                                   for w in words - _PLAIN_WORDS)

@@ -40,6 +40,8 @@ class TaughtArguments:
     def __init__(self, args: dict[str, list[ArgSpec]], specs: dict[str, ToolSpec]) -> None:
         self.args = args
         self.specs = specs
+        self.base = {name: list(found) for name, found in args.items()}
+        """tool → its arguments before anything was learnt (what the schema, descriptions and known calls say)."""
         self.alternatives: dict[str, list[Alternatives]] = {}
         """tool → the groups of its optional arguments its errors said are given one at a time."""
         self.items = ItemFields()
@@ -122,7 +124,7 @@ class TaughtArguments:
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
     def _apply(self, name: str) -> None:
-        specs = self.items.apply(self.specs[name], infer_arguments(self.specs[name]))
+        specs = self.items.apply(self.specs[name], self.base.get(name) or infer_arguments(self.specs[name]))
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
         kinds, relative, future = self.kinds.get(name, {}), self.relative.get(name, set()), self.future.get(name, set())

@@ -256,7 +256,7 @@ def kind_for_string(
     if w & _PATH_WORDS:
         if not w & _PLACES:  # a bare ``path``: what its description says it is (``a directory of raw tables``)
             w = w | (_described_place(description) or set())
-        return _path_meaning(w, tool_words, tool_text, creates, obj, named_object)
+        return _path_meaning(w, tool_words, tool_text, creates, obj, named_object, reads=effect == "read")
     if "branch" in w or "branches" in w:
         fresh = creates and named_object == "branch" and not w & _REF_WORDS
         return Meaning("branch", target="branch", fresh=fresh)
@@ -287,7 +287,7 @@ def kind_for_string(
         return Meaning("json" if "json" in desc else "text")
     described = _described_place(description)
     if described is not None and not w & _SECRET_WORDS and not names_a_notation(description):
-        return _path_meaning(w | described, tool_words, tool_text, creates, obj, named_object)
+        return _path_meaning(w | described, tool_words, tool_text, creates, obj, named_object, reads=effect == "read")
     if "json" in desc:
         return Meaning("json")
     return Meaning("string")
@@ -328,8 +328,11 @@ def _names_what_it_creates(tool_words: list[str], named_object: str) -> bool:
 
 
 def _path_meaning(
-    w: set[str], tool_words: list[str], tool_text: str, creates: bool, obj: str, named_object: str | None
+    w: set[str], tool_words: list[str], tool_text: str, creates: bool, obj: str, named_object: str | None,
+    *, reads: bool = False,
 ) -> Meaning:
+    """A path argument's meaning. The ``target`` of a tool that only reads (the file compared against the
+    reference) is one that exists; of any other, where the call writes."""
     if w & _DIR_WORDS:
         target: str | None = "directory"
     elif w & _FILE_WORDS:
@@ -342,7 +345,7 @@ def _path_meaning(
         target = obj
     else:
         target = None
-    if w & _NEW_WORDS:
+    if w & (_NEW_WORDS - {"target"} if reads else _NEW_WORDS):
         return Meaning("new_path", target=target if w & (_DIR_WORDS | _FILE_WORDS) else None, fresh=True)
     if (not w & {"source", "src", "old", "from"} and creates and named_object in ("file", "directory")
             and _names_what_it_creates(tool_words, named_object)):

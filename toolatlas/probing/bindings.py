@@ -17,12 +17,12 @@ any unknown value: evidence, not a crash).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from toolatlas.models import CallOutcome
+from toolatlas.probing.text import parse_answer
 
 __all__ = [
     "answer_document", "answer_fields", "bind_outputs", "bound_references", "document_of", "labelled_fields",
@@ -72,16 +72,14 @@ def shifted_references(arguments: Any, by: int, before: int) -> Any:
 
 
 def document_of(structured: Any, excerpt: str) -> Any:
-    """A result's JSON: its structured content, else its text when that is whole JSON."""
+    """A result's document: its structured content, else its text when that is whole JSON (or a Python repr of
+    one, :func:`~toolatlas.probing.text.parse_answer`)."""
     if structured is not None:
         return structured
     text = excerpt.strip()
     if not text.startswith(("{", "[")):
         return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+    return parse_answer(text)
 
 
 def returned_text(structured: Any, text: str) -> bool:

@@ -59,7 +59,6 @@ with the answer as their evidence.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -67,7 +66,7 @@ from typing import Any
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import document_of
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, found_nothing, without_echoes
-from toolatlas.probing.text import MISSING_WORDS_CJK
+from toolatlas.probing.text import MISSING_WORDS_CJK, parse_answer
 from toolatlas.probing.values import MADE_UP, names_made_up
 
 __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_participles", "claims_action",
@@ -76,7 +75,7 @@ __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_parti
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
-LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed"})
+LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed", "name_for_code"})
 """Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters, a name
 written in another case (``Sana`` for ``sana``)."""
 OTHER_FIELD = "other_field"
@@ -143,10 +142,7 @@ def claims_action(text: str, spec: ToolSpec | None, values: list[str]) -> bool:
         return False
     stripped = text.strip()
     if stripped.startswith("{"):
-        try:
-            document = json.loads(stripped)
-        except ValueError:
-            document = None
+        document = parse_answer(stripped)
         if isinstance(document, Mapping):
             return any(document.get(key) is True for key in document if str(key).lower() in participles)
     remainder, _echoed = without_echoes(stripped, values)
@@ -218,11 +214,8 @@ def _listed_missing(text: str) -> bool:
     part of the call named nothing."""
     if any(MADE_UP.search(line) and _MISSING.search(MADE_UP.sub("", line)) for line in text.splitlines()):
         return True
-    try:
-        document = json.loads(text)
-    except ValueError:
-        return False
-    return _keyed_missing(document, False)
+    document = parse_answer(text)
+    return document is not None and _keyed_missing(document, False)
 
 
 _MISSING_KEY = re.compile(

@@ -6,6 +6,7 @@ incidental parts (paths, numbers, ids, quoted names) are masked.
 
 from __future__ import annotations
 
+import ast
 import functools
 import json
 import re
@@ -199,9 +200,8 @@ def message_line(text: str) -> str:
         return _with_validation_detail(first, text)
     if first not in ("{", "["):
         return first
-    try:
-        value = json.loads(text)
-    except ValueError:  # kept cut (its beginning and end): the fields it still shows whole
+    value = parse_answer(text)
+    if value is None:  # kept cut (its beginning and end): the fields it still shows whole
         lines = text.strip().splitlines()
         indent = len(lines[1]) - len(lines[1].lstrip(" ")) if len(lines) > 1 else 0
         fields = (_FIELD.fullmatch(line[indent:]) for line in lines[1:]  # a top-level field: at the first indent
@@ -221,7 +221,7 @@ def error_signature(text: str, *, limit: int = 160, echoes: Iterable[str] = ()) 
     tallied = tally_failure(text) if not ERROR_TEXT.match(first) else None
     if tallied:  # "Extraction completed … Failed: 1 … Error: <reason>": the reason the tally gives
         first = tallied
-    elif first in ("{", "[") or first.startswith(('{"', "[{")):  # a JSON result: the reason it gives
+    elif first in ("{", "[") or first.startswith(('{"', "[{", "{'")):  # a JSON (or repr) result: its reason
         first = json_error_reason(text) or message_line(text)
     elif first.rstrip().endswith(("{", "[")):  # "Error calling tool 'x': {" and a JSON body: its reason too
         lead = first.rstrip()[:-1]
@@ -275,6 +275,27 @@ _SENTENCE_WORDS = 3
 """Words a quoted body needs to be the message itself rather than a value (``Error: 'column'``)."""
 
 
+MAX_PARSE_CHARS = 200_000
+"""Longest answer read as a document (a longer one is searched as text)."""
+
+
+def parse_answer(text: str) -> Any:
+    """The document an answer's text is: JSON, else the repr of a Python dict, list or tuple (``{'success': False,
+    'error': "Deck 'X' not found"}``, what a Python server that returns ``str(result)`` sends), read as literals
+    only; None for any other text (or one longer than :data:`MAX_PARSE_CHARS`)."""
+    stripped = (text or "").strip()
+    if not stripped or len(stripped) > MAX_PARSE_CHARS or stripped[0] not in "[{(":
+        return None
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(stripped)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 def looks_like_error(text: str) -> bool:
     """Whether an ok result's text reports a failure: it starts like an error message, it is JSON
     whose result (or one of its items, for a batch) is an error with its reason, or it is a tally of
@@ -287,9 +308,8 @@ def looks_like_error(text: str) -> bool:
     stripped = (text or "").lstrip()
     if not stripped.startswith(("{", "[")):
         return False
-    try:
-        value = json.loads(stripped)
-    except ValueError:  # cut short: its verdict and reason, where the cut left them
+    value = parse_answer(stripped)
+    if value is None:  # cut short: its verdict and reason, where the cut left them
         return json_error_reason(stripped) is not None
     return bool(_json_error(value, depth=0))
 
@@ -367,9 +387,8 @@ def json_error_reason(text: str) -> str | None:
     """The reason a JSON result that failed gives (``Hash mismatch - file has been modified``) — also
     when the text is a JSON result cut short (an evidence excerpt): the first reason after its
     failed verdict, so a boundary's signature is the same from its evidence as from a full answer."""
-    try:
-        value = json.loads(text)
-    except ValueError:
+    value = parse_answer(text)
+    if value is None:
         verdict = _CUT_VERDICT.search(text) or _top_level(_CUT_FALSE.search(text), text)
         reason = _CUT_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
         if reason is None:
