@@ -583,41 +583,33 @@ class TestFileFormats:
             call = synth_for(facts, seed).valid_arguments(tool, infer_arguments(tool), seed)
             assert call is not None and call.arguments["path"] == "${root}/models/orders.sql"
 
-    def test_a_text_argument_named_after_a_format_the_folder_holds_takes_a_files_text(self, tmp_path: Path) -> None:
+    @pytest.mark.parametrize(("name", "text", "argument", "tool"), [
+        ("november.adi", "station log\n<ADIF_VER:5>3.1.7\n<EOH>\n<CALL:4>W1AW <MODE:3>FT4 <EOR>\n", "adif_string",
+         "validate_adif_record"),
+        ("hymn.musicxml", '<?xml version="1.0"?>\n<score-partwise><part id="P1"/></score-partwise>\n', "reference_xml",
+         "quick_similarity"),
+    ])
+    def test_a_text_argument_named_after_a_format_the_folder_holds_takes_a_files_text(
+            self, tmp_path: Path, name: str, text: str, argument: str, tool: str) -> None:
         """``adif_string`` of a folder of ``.adi`` logbooks: the text of one logbook (the format's name is the
-        extension and one letter more), never a placeholder word; a ``text`` argument is no ``.tex`` file's."""
+        extension and one letter more); ``reference_xml`` beside ``.musicxml`` scores: a score's text (the extension
+        ends with the word) — never a placeholder word; a ``text`` argument is no ``.tex`` file's."""
         from toolatlas.models import ToolSpec
         from toolatlas.offline.facts import directory_facts
 
-        logbook = "station log\n<ADIF_VER:5>3.1.7\n<EOH>\n<CALL:4>W1AW <MODE:3>FT4 <EOR>\n"
-        (tmp_path / "november.adi").write_text(logbook)
+        (tmp_path / name).write_text(text)
         (tmp_path / "paper.tex").write_text("\\section{Log}\n")
         facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
-        validate = ToolSpec(server="s", name="validate_adif_record", description="Validates an ADIF record.",
-                            input_schema={"type": "object", "required": ["adif_string"],
-                                          "properties": {"adif_string": {"type": "string"}}})
-        call = synth_for(facts, 0).valid_arguments(validate, infer_arguments(validate), 0)
-        assert call is not None and call.arguments["adif_string"] == logbook
+        taker = ToolSpec(server="s", name=tool, description="Reads a document given as text.",
+                         input_schema={"type": "object", "required": [argument],
+                                       "properties": {argument: {"type": "string"}}})
+        call = synth_for(facts, 0).valid_arguments(taker, infer_arguments(taker), 0)
+        assert call is not None and call.arguments[argument] == text
         count = ToolSpec(server="s", name="count_words", description="Count the words of a text.",
                          input_schema={"type": "object", "required": ["text"],
                                        "properties": {"text": {"type": "string"}}})
         call = synth_for(facts, 0).valid_arguments(count, infer_arguments(count), 0)
         assert call is not None and "section" not in call.arguments["text"]
-
-    def test_an_argument_named_after_the_base_format_takes_a_file_of_a_format_built_on_it(self, tmp_path: Path) -> None:
-        """``reference_xml`` in a folder of ``.musicxml`` scores: a score's text (the extension ends with the word)."""
-        from toolatlas.models import ToolSpec
-        from toolatlas.offline.facts import directory_facts
-
-        score = '<?xml version="1.0"?>\n<score-partwise><part id="P1"/></score-partwise>\n'
-        (tmp_path / "hymn.musicxml").write_text(score)
-        (tmp_path / "README.txt").write_text("Scores of the choir.\n")
-        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
-        compare = ToolSpec(server="s", name="quick_similarity", description="Similarity of two MusicXML strings.",
-                           input_schema={"type": "object", "required": ["reference_xml"],
-                                         "properties": {"reference_xml": {"type": "string"}}})
-        call = synth_for(facts, 0).valid_arguments(compare, infer_arguments(compare), 0)
-        assert call is not None and call.arguments["reference_xml"] == score
 
     def test_two_files_of_a_described_format_when_one_is_of_the_format_its_description_writes_out(
             self, tmp_path: Path) -> None:
