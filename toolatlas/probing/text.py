@@ -309,8 +309,8 @@ def looks_like_error(text: str) -> bool:
     if not stripped.startswith(("{", "[")):
         return False
     value = parse_answer(stripped)
-    if value is None:  # cut short: its verdict and reason, where the cut left them
-        return json_error_reason(stripped) is not None
+    if value is None:  # cut short: its verdict and reason, where the cut left them (parsed once, not again)
+        return _cut_reason(stripped) is not None
     return bool(_json_error(value, depth=0))
 
 
@@ -389,16 +389,22 @@ def json_error_reason(text: str) -> str | None:
     failed verdict, so a boundary's signature is the same from its evidence as from a full answer."""
     value = parse_answer(text)
     if value is None:
-        verdict = _CUT_VERDICT.search(text) or _top_level(_CUT_FALSE.search(text), text)
-        reason = _CUT_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
-        if reason is None:
-            cut = _CUT_OPEN_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
-            return cut.group(1) + "…" if cut and verdict and not _CUT_REASON.search(text, verdict.end()) else None
-        try:
-            return json.loads(reason.group(1)) or None
-        except ValueError:
-            return None
+        return _cut_reason(text)
     return _json_error(value, depth=0) or None
+
+
+def _cut_reason(text: str) -> str | None:
+    """The reason of a JSON result cut short that failed: the first reason after its failed verdict, where the cut
+    left it (:func:`json_error_reason` of a text that does not parse)."""
+    verdict = _CUT_VERDICT.search(text) or _top_level(_CUT_FALSE.search(text), text)
+    reason = _CUT_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
+    if reason is None:
+        cut = _CUT_OPEN_REASON.search(text, verdict.end(), verdict.end() + _CUT_REACH) if verdict else None
+        return cut.group(1) + "…" if cut and verdict and not _CUT_REASON.search(text, verdict.end()) else None
+    try:
+        return json.loads(reason.group(1)) or None
+    except ValueError:
+        return None
 
 
 def _json_error(value: Any, depth: int) -> str:
