@@ -362,7 +362,8 @@ CHOICE_BASES = 2
 """Verified calls of a tool whose enum arguments are each set to their other choices (:func:`_choice_sweep`)."""
 
 
-def _choice_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+def _choice_sweep(proposer: OfflineProposer, round_: int, name: str,
+                  done: list[Base]) -> list[tuple[tuple[str, ...], Probe]]:
     """A call the tool was verified to take alone, with one enum argument set to another of its choices and the
     rest kept (``scope`` ``metro`` where ``state`` worked with ``area_code`` ``51``), :data:`TARGETS_PER_ROUND` a
     round: what one choice takes, another may refuse (``'51' looks like a 2-digit state FIPS, not an MSA code``)
@@ -373,7 +374,7 @@ def _choice_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     if not choices:
         return []
     found: list[tuple[tuple[str, ...], Probe]] = []
-    bases = [b for b in verified_bases(proposer, name) if not b.prefix][:CHOICE_BASES]
+    bases = [b for b in done if not b.prefix][:CHOICE_BASES]
     for base in bases:
         shape = json.dumps(base.arguments, sort_keys=True, default=str)
         for spec in choices:
@@ -393,7 +394,8 @@ def _choice_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     return found
 
 
-def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tuple[tuple[str, ...], Probe]]:
+def _target_sweep(proposer: OfflineProposer, round_: int, name: str,
+                  done: list[Base]) -> list[tuple[tuple[str, ...], Probe]]:
     """A reading tool's call on each existing file of its kind (text; media for a media reader; any file of a
     format it was verified on or its description names: every ``.zip``, ``.7z`` and ``.tar.gz`` of an unpacker
     of "ZIP, 7Z, TAR.GZ") it has not been pointed at yet
@@ -417,7 +419,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
         return []
     # the file swapped into a call the tool was verified to take alone, so what differs is the file (a planned call
     # may pair it with a file the tool refuses)
-    alone = next((b for b in verified_bases(proposer, name) if not b.prefix and spec.name in b.arguments), None)
+    alone = next((b for b in done if not b.prefix and spec.name in b.arguments), None)
     called = alone.arguments if alone is not None else planned.arguments
     field = _file_field(spec)  # ``files[0].file_path``: the file sits in a field of the items
     item = called.get(spec.name)
@@ -427,7 +429,7 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     found: list[tuple[tuple[str, ...], Probe]] = []
     targets = proposer.synth.targets
     binary = reads_media(tool)  # an image or audio reader is pointed at such files, never at text
-    verified = _verified_formats(proposer, name, spec.name)
+    verified = _verified_formats(proposer, done, spec.name)
     files = targets.files(binary=binary)
     named = targets.named_extensions(field or spec.name)  # ``dbc_path``: the .dbc files, not the captures
     facts = {c.value: targets.file_fact(c.value) for c in files}
@@ -470,10 +472,10 @@ def _target_sweep(proposer: OfflineProposer, round_: int, name: str) -> list[tup
     return found
 
 
-def _verified_formats(proposer: OfflineProposer, name: str, argument: str) -> set[str]:
-    """The extensions of the files ``argument`` named in the tool's verified calls (``.zip``)."""
+def _verified_formats(proposer: OfflineProposer, done: list[Base], argument: str) -> set[str]:
+    """The extensions of the files ``argument`` named in the tool's verified calls ``done`` (``.zip``)."""
     found = set()
-    for base in verified_bases(proposer, name):
+    for base in done:
         value = base.arguments.get(argument)
         for path in value if isinstance(value, list) else [value]:
             fact = proposer.synth.targets.file_fact(path) if isinstance(path, str) else None
@@ -507,7 +509,8 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
             continue
         tool = proposer.graph.specs[name]
         specs = proposer.args[name]
-        bases = verified_bases(proposer, name)
+        done = verified_bases(proposer, name)  # read once: the sweeps below swap their values into these calls
+        bases = list(done)
         verified = bool(bases)
         if not bases:
             planned = proposer.synth.valid_arguments(tool, specs, 0)
@@ -545,8 +548,8 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                     break
             if len(probes) >= PER_TOOL:
                 break
-        sweeps = [*_target_sweep(proposer, round_, name), *_listed_sweep(proposer, round_, name),
-                  *_choice_sweep(proposer, round_, name)]
+        sweeps = [*_target_sweep(proposer, round_, name, done), *_listed_sweep(proposer, round_, name),
+                  *_choice_sweep(proposer, round_, name, done)]
         for key, probe in reversed(sweeps):
             probes.insert(0, (key, probe))
         if not verified:
