@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from functools import cached_property
 from typing import NamedTuple
 
 from toolatlas.offline.answers import RECORD_NAMES
@@ -184,7 +185,12 @@ class Targets:
 
     def file_of_text(self, text: str) -> str | None:
         """The path of the file whose whole text ``text`` is (:meth:`named_texts` gave it), None for any other text."""
-        return next((f.path for f in self._files.values() if f.content and f.content == text), None)
+        return self._by_text.get(text)
+
+    @cached_property
+    def _by_text(self) -> dict[str, str]:
+        """A small text file's whole text → its path (the first file of the tree holding it); made when first asked."""
+        return {f.content: f.path for f in reversed(self._files.values()) if f.content}
 
     # -- git --------------------------------------------------------------------------------------
 
