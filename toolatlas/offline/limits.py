@@ -33,16 +33,14 @@ __all__ = ["StatedCap", "limit_mutations", "stated_cap", "states_single_statemen
 FAMILY = "past_stated_limit"
 MAX_CAP = 1000
 """A stated cap above this is not probed past (the call would cost more than it tells)."""
+_ONE = r"\b(?:a\s+single|single|one|only\s+one|exactly\s+one)\s+(?:[a-z]+\s+)?"
+"""A description saying one of a thing, and one word before the thing (``a single SQL``, ``one FASTA``)."""
 _SINGLE_STATEMENT = re.compile(
-    r"\b(?:a\s+single|single|one|only\s+one|exactly\s+one)\s+(?:[a-z]+\s+)?(?:statement|query)\b(?!\s+or\b)"
-    r"|\bone\s+(?:[a-z]+\s+)?statement\s+(?:per|at\s+a)\b",
+    _ONE + r"(?:statement|query)\b(?!\s+or\b)|\bone\s+(?:[a-z]+\s+)?statement\s+(?:per|at\s+a)\b",
     re.IGNORECASE,
 )
 _SINGLE_RECORD = re.compile(
-    r"\b(?:a\s+single|single|one|only\s+one|exactly\s+one)\s+(?:[A-Za-z]+\s+)?"
-    r"(?P<noun>record|entry|sequence|document|message|block)\b(?!\s+(?:or|per)\b)",
-    re.IGNORECASE,
-)
+    _ONE + r"(?P<noun>record|entry|sequence|document|message|block)\b(?!\s+(?:or|per)\b)", re.IGNORECASE)
 _HEADED = re.compile(r"[^\w\s]\S*[^\n]*\n\s*\S")
 """A value that is a record under a header line: a marker and a name (``>egfp_primer``), then at least one line."""
 _NOUNS = r"(rows?|results?|records?|items?|entries|elements?|lines?|matches)"
