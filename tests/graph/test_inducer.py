@@ -310,6 +310,26 @@ class TestEvidenceOfAnEntry:
         assert use.support == 12 and len(use.evidence) == 5
         assert "${root}/scores/piece_6.mxl" in [e.arguments["path"] for e in use.evidence]
 
+    def test_a_call_made_once_outlasts_the_repeats_of_another(self) -> None:
+        """Queries of a spreadsheet, each answering rows of its own columns (every call its own kind): a join made
+        once stays among the five kept calls while a plain select is made again and again."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        plain = 'SELECT * FROM "Sales" WHERE "Month" = '
+        calls = [(plain + "'2024-01'", '{"Region": "North", "Month": "2024-01"}'),
+                 ('SELECT "Region" FROM "Sales" LIMIT 5', '{"Region": "North"}'),
+                 ('SELECT "Region", COUNT(*) AS n FROM "Sales" GROUP BY "Region"', '{"Region": "North", "n": 2}'),
+                 ('SELECT t."Month", p."Target" FROM "Sales" AS t JOIN "Targets" AS p ON p."Region" = t."Region"',
+                  '{"Month": "2024-01", "Target": 250}'),
+                 ('SELECT * FROM "Targets"', '{"Region": "North", "Target": 250}'),
+                 *[(plain + "'2024-01'", f'{{"Region": "North", "Month": "2024-01", "Units": {n}}}')
+                   for n in range(4)]]
+        for n, (sql, answer) in enumerate(calls):
+            step = ProbeStep(tool="read_file", arguments={"path": "${root}/sales.xlsx", "sql": sql}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+        [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert len(use.evidence) == 5 and any("JOIN" in e.arguments["sql"] for e in use.evidence)
+
     def test_a_new_shape_of_answer_outlasts_new_formats(self) -> None:
         """A linter's one answer with ``ruleId`` messages, among clean answers on files of ever new formats: the
         shape of answer stays proven (each format does only while another call can go)."""

@@ -728,14 +728,17 @@ def _keep_evidence(kept: list[Evidence], evidence: Evidence) -> list[Evidence]:
     """The first items, then the latest — but never the last item of one kind of observation
     (outcome, whether the state changed, the shape of the answer) nor, while another can go, the last call on
     one format of file: every outcome an entry states keeps its proof, and so does every kind of file it was
-    verified on."""
+    verified on. When every item shows its own kind, a call made again to the same outcome goes before a call
+    made once (a join kept beside the repeats of a plain select)."""
     if len(kept) < MAX_EVIDENCE:
         return [*kept, evidence]
     items = [*kept, evidence]
     kinds = [_evidence_kind(e) for e in items]
     formats = [_formats(e) for e in items]
+    calls = [(json.dumps(e.arguments, sort_keys=True, default=str), *kinds[i][:2]) for i, e in enumerate(items)]
     for spare in (lambda i: kinds.count(kinds[i]) > 1 and formats.count(formats[i]) > 1,
-                  lambda i: kinds.count(kinds[i]) > 1):
+                  lambda i: kinds.count(kinds[i]) > 1,
+                  lambda i: calls.count(calls[i]) > 1):  # the same call again, to the same outcome
         for i in range(3, len(kept)):
             if spare(i):
                 return [*kept[:i], *kept[i + 1:], evidence]
