@@ -577,3 +577,18 @@ class TestKnownCall:
         synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
         planned = synth.valid_arguments(tools["translate"], known["translate"], 0)
         assert planned is not None and planned.arguments["sequence"] == record
+
+
+class TestSearchAndReplace:
+    def test_a_tool_that_searches_and_replaces_changes_what_it_searches(self) -> None:
+        """``search_and_replace``: of the verbs its name joins, the one that writes decides; what it looks for is text
+        that exists (``find_text``), what it writes is new text."""
+        text = {"type": "string"}
+        tool = _tool("search_and_replace", "Search for text and replace all occurrences.",
+                     {"filename": text, "find_text": text, "replace_text": text})
+        assert tool_effect(tool) is ToolEffect.UPDATE
+        kinds = {s.name: s.kind for s in infer_arguments(tool)}
+        assert kinds["find_text"] is ArgKind.EXISTING_TEXT and kinds["replace_text"] is ArgKind.TEXT
+        search = _tool("search_notes", "Search the notes.", {"search_text": text})
+        assert tool_effect(search) is ToolEffect.READ
+        assert [s.kind for s in infer_arguments(search)] != [ArgKind.EXISTING_TEXT]

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from toolatlas.models import ToolSpec
 from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool, looks_like_error, normalise
 from toolatlas.offline.kinds import infer_arguments
@@ -633,3 +634,41 @@ class TestFileFormats:
             chosen = [call.arguments["reference_path"], call.arguments["target_path"]]
             assert len(set(chosen)) == 2
             assert set(chosen) <= {"${root}/a.musicxml", "${root}/b.musicxml", "${root}/a.mxl"}
+
+
+class TestTextAReaderShowed:
+    def test_a_replace_in_a_binary_document_looks_for_a_line_its_reader_answered(self, tmp_path: Path) -> None:
+        """A search-and-replace of ``.docx`` documents: no line of the folder's files can be looked for (the file is
+        a zip) until the server's own reader answers the document's paragraphs; then ``find_text`` is one of them,
+        with the read it comes from — never an invented sentence the document does not hold."""
+        from toolatlas.offline.facts import directory_facts
+
+        (tmp_path / "letter.docx").write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        text = {"type": "string"}
+        replace = ToolSpec(server="s", name="search_and_replace", description="Search for text and replace all "
+                           "occurrences.", input_schema={"type": "object", "required": ["filename", "find_text",
+                                                                                          "replace_text"],
+                                                         "properties": {"filename": text, "find_text": text,
+                                                                        "replace_text": text}})
+        reader = ToolSpec(server="s", name="get_document_text", description="Extract all text from a Word document.",
+                          input_schema={"type": "object", "required": ["filename"], "properties": {"filename": text}})
+        pool = ValuePool()
+        assert synth_for(facts, 0, pool).valid_arguments(replace, infer_arguments(replace), 0) is None
+        answer = "Dear Ms. Okafor,\nThank you for your order of 12 desk lamps.\n\n42\nKind regards,"
+        pool.harvest(reader, answer, None, {"root": ROOT}, "p1", arguments={"filename": "${root}/letter.docx"})
+        call = synth_for(facts, 0, pool).valid_arguments(replace, infer_arguments(replace), 0)
+        assert call is not None and call.arguments["filename"] == "${root}/letter.docx"
+        assert call.arguments["find_text"] in {"Dear Ms. Okafor,", "Thank you for your order of 12 desk lamps.",
+                                               "Kind regards,"}
+        assert [ref.tool for ref in call.used_values if ref.kind is ArgKind.EXISTING_TEXT] == ["get_document_text"]
+
+    def test_an_error_a_reader_answers_gives_no_lines(self) -> None:
+        """A reader's refusal (``Document … does not exist``) holds no text of the file."""
+        text = {"type": "string"}
+        reader = ToolSpec(server="s", name="get_document_text", description="Extract all text from a Word document.",
+                          input_schema={"type": "object", "required": ["filename"], "properties": {"filename": text}})
+        pool = ValuePool()
+        pool.harvest(reader, "Document /srv/inst-1/state/root/x.docx does not exist", None, {"root": ROOT}, "p1",
+                     arguments={"filename": "${root}/x.docx"})
+        assert pool.values(ArgKind.EXISTING_TEXT) == []

@@ -260,6 +260,9 @@ class ValuePool:
         if document is not None:
             self._walk(to_placeholders(document, variables), tool, args, base, found, key="")
         self._scan_text(text, tool, base, found)
+        if document is None and tool_effect(tool) is ToolEffect.READ:
+            read = next((str(args[s.name]) for s in specs if s.kind in _FILE_KINDS and s.name in args), None)
+            found.extend((ArgKind.EXISTING_TEXT, line, read, False) for line in _text_lines(text) if read)
         if tool_effect(tool) is ToolEffect.CREATE:
             for spec in specs:
                 if spec.name in args:
@@ -404,6 +407,19 @@ class ValuePool:
                 found.extend((ArgKind.URL, u.rstrip(".,"), None, False) for u in _URL.findall(line))
             if "@" in line:
                 found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
+
+
+_FILE_KINDS = (ArgKind.FILE_PATH, ArgKind.PATH)
+READ_LINES = 8
+"""Lines of a file's text kept from one read of it: what a search-and-replace of that file may look for."""
+_PROSE = re.compile(r"[^\W\d_]{2,}\W+[^\W\d_]{2,}")
+
+
+def _text_lines(text: str) -> list[str]:
+    """The lines of a read file's text that an edit could look for: a few words each, no path, not too long."""
+    lines = (line.strip() for line in text.splitlines())
+    kept = [line for line in lines if 8 <= len(line) <= 200 and "${" not in line and _PROSE.search(line)]
+    return list(dict.fromkeys(kept))[:READ_LINES]
 
 
 def texts_in(value: Any) -> list[str]:

@@ -204,6 +204,8 @@ def tool_effect(tool: ToolSpec) -> ToolEffect:
     words = tool_tokens(tool)
     verbs = [w for w in words if w in EFFECT_VERBS]
     acted = [w for w in verbs if w not in OBJECT_WORDS]  # in ``log_append`` the log is what is appended to
+    if "and" in words:  # ``search_and_replace`` does both: what it changes decides
+        acted = sorted(acted or verbs, key=lambda w: EFFECT_VERBS[w] == "read")
     for word in acted or verbs:
         effect = EFFECT_VERBS[word]
         if word == "write":

@@ -153,7 +153,7 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         case ArgKind.EXISTING_TEXT:
             if draft.file is None:
                 raise Unsatisfiable("existing text needs the file it comes from")
-            return draft.pick(kind, [Candidate(line) for line in targets.lines_of(draft.file)])
+            return draft.pick(kind, targets.line_candidates(draft.file))
         case ArgKind.TEXT:
             return _text(spec, synth, draft)
         case ArgKind.JSON:

@@ -106,7 +106,7 @@ class Targets:
         """Existing files: harvested ones the facts do not contradict, then the tree's, most natural first."""
 
         def fits(fact: FileFact) -> bool:
-            return not (writable and fact.read_only) and not (with_lines and not fact.lines)
+            return not (writable and fact.read_only) and not (with_lines and not self.lines_of(fact.path))
 
         pooled = []
         for c in self._pooled(ArgKind.FILE_PATH) + self._pooled(ArgKind.PATH):
@@ -148,8 +148,15 @@ class Targets:
         return self._files.get(path)
 
     def lines_of(self, path: str) -> list[str]:
+        return [c.value for c in self.line_candidates(path)]
+
+    def line_candidates(self, path: str) -> list[Candidate]:
+        """The lines of a file: its own (a text file), else those a read-only tool of the server answered for it
+        (the paragraphs of a document kept in a binary format), with the read they come from."""
         fact = self._files.get(path)
-        return list(fact.lines) if fact else []
+        if fact is not None and fact.lines:
+            return [Candidate(line) for line in fact.lines]
+        return self._pooled(ArgKind.EXISTING_TEXT, context=path)
 
     def extensions(self, under: str | None = None) -> list[str]:
         """File extensions (of the files under folder ``under``), most common first."""

@@ -188,6 +188,10 @@ _DAY_NOUNS = frozenset({"deadline", "birthday", "anniversary", "dob", "holiday"}
 """Names of an argument that is a day though they do not say "date" (``deadline``)."""
 
 
+_SOUGHT = frozenset({"find", "search", "original", "target", "match"})
+"""Words naming the text a replacing tool looks for (``find_text``, ``search_string``)."""
+
+
 def kind_for_string(
     words: list[str],
     description: str,
@@ -247,7 +251,10 @@ def kind_for_string(
         return Meaning("url")
     if w & {"email", "mail"}:
         return Meaning("email")
-    if "must match exactly" in desc or ("old" in w and w & {"text", "str", "string", "content"}):
+    replaced = effect == "update" and "replace" in tool_text  # ``find_text`` of a search-and-replace
+    if "must match exactly" in desc or (
+        w & {"text", "str", "string", "content"} and ("old" in w or (replaced and w & _SOUGHT))
+    ):
         return Meaning("existing_text")
     if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "needle"}:
         return Meaning("search_query")
