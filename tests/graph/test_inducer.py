@@ -330,6 +330,20 @@ class TestEvidenceOfAnEntry:
         [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
         assert len(use.evidence) == 5 and any("JOIN" in e.arguments["sql"] for e in use.evidence)
 
+    def test_a_write_outlasts_reads_answered_alike(self) -> None:
+        """A tool taking any SQL answers an ``INSERT`` in the shape of a ``SELECT`` (``success``, ``columns``,
+        ``rows``): among many reads before and after it, the one write stays proven."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        answer = '{"success": true, "columns": ["n"], "rows": [[1]], "rowCount": 1}'
+        statements = [*["SELECT name FROM cities LIMIT 5"] * 4, "INSERT INTO cities (id, name) VALUES (9, 'Oslo-a1')",
+                      *["SELECT name FROM cities LIMIT 5"] * 6]
+        for n, sql in enumerate(statements):
+            step = ProbeStep(tool="read_file", arguments={"sql": sql}, expect="ok")
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+        [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert len(use.evidence) == 5 and any(e.arguments["sql"].startswith("INSERT") for e in use.evidence)
+
     def test_a_new_shape_of_answer_outlasts_new_formats(self) -> None:
         """A linter's one answer with ``ruleId`` messages, among clean answers on files of ever new formats: the
         shape of answer stays proven (each format does only while another call can go)."""

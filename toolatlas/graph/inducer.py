@@ -44,6 +44,7 @@ from toolatlas.probing.conditions import condition_argument, joined, portable_ch
 from toolatlas.probing.evidence import argument_values
 from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE, reason_quote
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
+from toolatlas.probing.own_state import reads_only
 from toolatlas.probing.text import (
     condition_signature,
     error_signature,
@@ -713,9 +714,11 @@ _FILE_FORMAT = re.compile(r"^(?:\$\{\w+\}|/)\S*/[^/\s]+(\.[A-Za-z][\w]{0,7})$")
 
 
 def _evidence_kind(evidence: Evidence) -> tuple:
-    """What an evidence call shows: its outcome, whether it changed the state, and the shape of its
-    answer (the field names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``)."""
-    return evidence.outcome, bool(evidence.state_change), frozenset(_ANSWER_KEY.findall(evidence.excerpt))
+    """What an evidence call shows: its outcome, whether it changed the state, the shape of its answer (the field
+    names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``) and whether its statement only
+    read (a tool taking any SQL answers an ``INSERT`` in the shape it answers a ``SELECT``)."""
+    keys = frozenset(_ANSWER_KEY.findall(evidence.excerpt))
+    return evidence.outcome, bool(evidence.state_change), keys, reads_only(evidence.arguments)
 
 
 def _formats(evidence: Evidence) -> frozenset[str]:
