@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -265,3 +267,43 @@ class TestGeneratedValues:
         100 KB, an instance's ``${root}`` stays as it is."""
         filled = render_value({"a": ["${root}/x", "${oversized_text}"]}, {}, keep_unknown=True)
         assert filled == {"a": ["${root}/x", "x" * OVERSIZED_TEXT_CHARS]}
+
+
+class TestAServerHoldingItsDatabase:
+    @staticmethod
+    def catalogue(tmp_path: Path, **server: Any) -> Any:
+        snapshot = tmp_path / "books"
+        snapshot.mkdir()
+        with sqlite3.connect(snapshot / "ledger.db") as setup:
+            setup.execute("CREATE TABLE entries(memo TEXT, amount REAL)")
+            setup.execute("INSERT INTO entries VALUES ('opening balance', 100)")
+        setup.close()
+        spec = {"name": "ledger", "environment": {"kind": "directory", "snapshot": str(snapshot)},
+                "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.ledger", "${root}"]},
+                **server}
+        return parse_catalogue({"servers": [spec]}, tmp_path / "catalogue.toml")
+
+    @pytest.mark.parametrize("how", ["restore", "freeze_and_reset"])
+    async def test_is_restarted_after_a_reset_it_cannot_see(self, tmp_path: Path, how: str) -> None:
+        """A server that keeps its SQLite database open in WAL mode would go on reading what it wrote before a reset;
+        the sandbox tells it holds the database so and restarts it after that reset and every later one."""
+        catalogue = self.catalogue(tmp_path)
+        async with Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("ledger")) as sandbox:
+            assert not sandbox.restart_on_reset
+            for _ in range(2):
+                assert (await sandbox.call("add_entry", {"memo": "printer paper", "amount": -12.5})).outcome \
+                    is OutcomeClass.OK
+                assert (await sandbox.call("count_entries", {})).excerpt == "2 entries"
+                await getattr(sandbox, how)()
+                assert sandbox.restart_on_reset
+                assert (await sandbox.call("count_entries", {})).excerpt == "1 entries"
+
+    async def test_a_catalogue_that_decided_is_followed(self, tmp_path: Path) -> None:
+        """``restart_on_reset = false`` in the catalogue is kept: the server is not restarted, and reads on what it
+        holds (why the sandbox restarts such a server when the catalogue leaves it open)."""
+        catalogue = self.catalogue(tmp_path, restart_on_reset=False)
+        async with Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("ledger")) as sandbox:
+            await sandbox.call("add_entry", {"memo": "printer paper", "amount": -12.5})
+            await sandbox.restore()
+            assert not sandbox.restart_on_reset
+            assert (await sandbox.call("count_entries", {})).excerpt == "2 entries"

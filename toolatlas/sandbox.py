@@ -140,9 +140,22 @@ class Sandbox:
         assert self.instance is not None
         return {**self.instance.variables, "sandbox": self.instance.slot}
 
+    def _learn_restart(self) -> None:
+        """Restart the server after every reset from the first time it holds its state open where a reset in place
+        cannot reach it (a SQLite database in WAL mode), unless the catalogue decided; said once."""
+        assert self.instance is not None
+        if self.restart_on_reset or self.spec.restart_on_reset is not None:
+            return
+        if self.environment.held_open(self.instance):
+            self.restart_on_reset = True
+            self._log.info("restart_on_reset", reason="the server holds a SQLite database open in WAL mode, "
+                           "where a reset in place cannot reach it")
+
     async def reset(self) -> None:
-        """Restore the instance to the snapshot in place (restarting the server if the kind requires it)."""
+        """Restore the instance to the snapshot in place (restarting the server if the kind requires it, or if it
+        holds the state open where a reset cannot reach it)."""
         assert self.instance is not None and self.connection is not None
+        self._learn_restart()
         if not self.environment.quick_reset(self.instance):
             await asyncio.to_thread(self.environment.reset, self.instance)
         if self.restart_on_reset:
@@ -153,6 +166,7 @@ class Sandbox:
         state: a small file is restored in place; anything else is moved aside (O(1)), reset, and
         deleted in the background while the server works on (one deletion behind at most)."""
         assert self.instance is not None and self.connection is not None
+        self._learn_restart()
         if self.environment.quick_reset(self.instance):
             if self.restart_on_reset:
                 await self.connection.restart()
@@ -166,6 +180,7 @@ class Sandbox:
         """Move the post-state out for verification and restore the instance at once."""
         assert self.instance is not None and self.connection is not None
         target = self.instances_dir / "frozen" / f"{self.instance.id}-{uuid.uuid4().hex[:8]}"
+        self._learn_restart()  # before the state moves out
         frozen = await asyncio.to_thread(self.environment.freeze, self.instance, target)
         await self.reset()
         return frozen

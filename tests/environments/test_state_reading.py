@@ -24,7 +24,13 @@ from toolatlas.environments import (
     SqliteEnvironment,
 )
 from toolatlas.environments.base import remove_tree
-from toolatlas.environments.reading import INCOMPLETE_ITEM, SPECIAL_ITEM, read_regular, tree_items
+from toolatlas.environments.reading import (
+    INCOMPLETE_ITEM,
+    SPECIAL_ITEM,
+    open_in_wal_mode,
+    read_regular,
+    tree_items,
+)
 
 WAIT_S = 10.0
 
@@ -229,6 +235,31 @@ class TestSqliteInAFolder:
             assert after["memory.db"].startswith(before["memory.db"].split()[0])  # the file itself is untouched
         finally:
             conn.close()
+
+    def test_a_database_held_open_in_wal_mode_is_told(self, tmp_path: Path) -> None:
+        """A connection holding a WAL-mode database open, deep in the folder, is told by the index beside the file
+        (of the folder and of the file); a database in rollback mode, one closed, and an ``-shm`` beside a file that
+        is no database are not."""
+        deep = tmp_path / "root" / ".local" / "share" / "App" / "User 1"
+        deep.mkdir(parents=True)
+        with sqlite3.connect(deep / "collection.db") as setup:
+            setup.execute("CREATE TABLE cards(front TEXT)")
+        setup.close()
+        (tmp_path / "root" / "x").write_text("no database")
+        (tmp_path / "root" / "x-shm").write_text("")
+        assert not open_in_wal_mode(tmp_path / "root")
+        plain = sqlite3.connect(deep / "collection.db")
+        plain.execute("SELECT count(*) FROM cards").fetchone()
+        assert not open_in_wal_mode(tmp_path / "root")
+        plain.close()
+        held = sqlite3.connect(deep / "collection.db")
+        try:
+            held.execute("PRAGMA journal_mode=WAL")
+            held.execute("SELECT count(*) FROM cards").fetchone()
+            assert open_in_wal_mode(tmp_path / "root") and open_in_wal_mode(deep / "collection.db")
+        finally:
+            held.close()
+        assert not open_in_wal_mode(tmp_path / "root")  # the last connection's close removes the index
 
     def test_a_side_file_of_no_database_is_a_file(self, tmp_path: Path) -> None:
         """``x-journal`` beside a file ``x`` that is not a SQLite database is a file like any other, and a FIFO

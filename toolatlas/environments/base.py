@@ -126,6 +126,11 @@ class Environment(Protocol):
     restart_on_reset: ClassVar[bool]
     """Whether a server bound to an instance must be restarted after a reset (it holds connections)."""
 
+    def held_open(self, instance: Instance) -> bool:
+        """Whether a server holds the instance's state open where a reset in place cannot reach it (a SQLite
+        database in WAL mode): then it is restarted after each reset, as :attr:`restart_on_reset` would."""
+        ...
+
     def materialise(self, source: Path | None, seed: str | None, target_dir: Path) -> Snapshot:
         """Build the snapshot from a path or a named seed under ``target_dir`` (idempotent)."""
         ...

@@ -38,7 +38,13 @@ from typing import ClassVar
 
 from toolatlas.environments import seeds
 from toolatlas.environments.base import FrozenState, Instance, Snapshot, StateDigest, remove_tree
-from toolatlas.environments.reading import SPECIAL_ITEM, describe_entry, read_regular, tree_items
+from toolatlas.environments.reading import (
+    SPECIAL_ITEM,
+    describe_entry,
+    open_in_wal_mode,
+    read_regular,
+    tree_items,
+)
 from toolatlas.errors import SandboxError, SnapshotError
 from toolatlas.models import canonical_json
 
@@ -331,6 +337,9 @@ class FileStateEnvironment:
         except OSError as exc:
             raise SandboxError(f"cannot reset {self.kind} instance {instance.id}: {exc}") from exc
         return True
+
+    def held_open(self, instance: Instance) -> bool:
+        return open_in_wal_mode(self._entry_path(instance))
 
     def _rewritable(self, entry: Path) -> bool:
         """Whether a single-file state can be reset in place: still one plain file (not a symlink,

@@ -201,6 +201,9 @@ class PostgresEnvironment:
             variables=variables | snapshot.variables,
         )
 
+    def held_open(self, instance: Instance) -> bool:
+        return False  # the server is restarted after every reset already
+
     def reset(self, instance: Instance) -> None:
         """Drop the instance database (``FORCE`` terminates the server's sessions) and clone it again."""
         database = instance.variables["database"]

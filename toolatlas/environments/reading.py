@@ -33,6 +33,7 @@ __all__ = [
     "TREE_ENTRIES",
     "describe_entry",
     "file_hash",
+    "open_in_wal_mode",
     "read_regular",
     "special_file",
     "tree_items",
@@ -224,6 +225,31 @@ def _logs(path: str) -> str:
         if not (stat.S_ISREG(info.st_mode) and info.st_size == 0):  # a FIFO or a link in its place is told
             out += f" {suffix[1:]}:{file_hash(path + suffix)}"
     return out
+
+
+WAL_SCAN_ENTRIES = 10_000
+"""Entries of a tree looked through for a database held open in WAL mode before the look stops."""
+
+
+def open_in_wal_mode(path: str | os.PathLike[str]) -> bool:
+    """Whether a SQLite database at ``path`` (the file, or any file in the folder) is held open in WAL mode: its
+    shared-memory index lies beside it. A process holding it so reads through that index and its own page cache,
+    so bytes written back into the file under it (a reset in place) are not what it sees next."""
+    path = os.fspath(path)
+    if not os.path.isdir(path):
+        return os.path.exists(path + SQLITE_INDEX) and _header(path, len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    seen = 0
+    for folder, dirs, files in os.walk(path):
+        dirs.sort()
+        names = set(files)
+        for name in files:
+            base = name[: -len(SQLITE_INDEX)] if name.endswith(SQLITE_INDEX) else None
+            if base and base in names and _header(os.path.join(folder, base), len(SQLITE_MAGIC)) == SQLITE_MAGIC:
+                return True
+        seen += len(files) + len(dirs)
+        if seen > WAL_SCAN_ENTRIES:
+            return False
+    return False
 
 
 def tree_items(

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from toolatlas.config.servers import CommandEnv
 from toolatlas.environments.base import FrozenState, Instance, Snapshot, StateDigest, remove_tree, render_template
-from toolatlas.environments.reading import tree_items
+from toolatlas.environments.reading import open_in_wal_mode, tree_items
 from toolatlas.errors import SandboxError, SnapshotError
 
 __all__ = ["CommandEnvironment", "NoEnvironment"]
@@ -34,6 +34,9 @@ class NoEnvironment:
         return Instance(
             kind=self.kind, id=slot.name, slot=str(slot), snapshot=snapshot, variables={"root": str(root), "home": str(home)}
         )
+
+    def held_open(self, instance: Instance) -> bool:
+        return False  # nothing a server could hold: a reset only empties its scratch folder
 
     def reset(self, instance: Instance) -> None:
         root = instance.state / "root"
@@ -142,6 +145,9 @@ class CommandEnvironment:
         variables = {"root": str(root), "home": str(home), "snapshot": snapshot.path}
         self._run(self.spec.prepare, variables, "prepare")
         return Instance(kind=self.kind, id=slot.name, slot=str(slot), snapshot=snapshot, variables=variables)
+
+    def held_open(self, instance: Instance) -> bool:
+        return open_in_wal_mode(instance.state / "root")
 
     def reset(self, instance: Instance) -> None:
         root = instance.state / "root"
