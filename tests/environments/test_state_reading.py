@@ -237,9 +237,9 @@ class TestSqliteInAFolder:
             conn.close()
 
     def test_a_database_held_open_in_wal_mode_is_told(self, tmp_path: Path) -> None:
-        """A connection holding a WAL-mode database open, deep in the folder, is told by the index beside the file
-        (of the folder and of the file); a database in rollback mode, one closed, and an ``-shm`` beside a file that
-        is no database are not."""
+        """A connection holding a WAL-mode database open, deep in the folder, is told by the log and index beside the
+        file (of the folder and of the file), one in exclusive locking mode by its log alone; a database in rollback
+        mode, one closed, and an ``-shm`` beside a file that is no database are not."""
         deep = tmp_path / "root" / ".local" / "share" / "App" / "User 1"
         deep.mkdir(parents=True)
         with sqlite3.connect(deep / "collection.db") as setup:
@@ -259,6 +259,15 @@ class TestSqliteInAFolder:
             assert open_in_wal_mode(tmp_path / "root") and open_in_wal_mode(deep / "collection.db")
         finally:
             held.close()
+        exclusive = sqlite3.connect(deep / "collection.db")  # no index beside it: its log tells
+        try:
+            exclusive.execute("PRAGMA locking_mode=EXCLUSIVE")
+            exclusive.execute("PRAGMA journal_mode=WAL")
+            exclusive.execute("SELECT count(*) FROM cards").fetchone()
+            assert not (deep / "collection.db-shm").exists() and (deep / "collection.db-wal").exists()
+            assert open_in_wal_mode(tmp_path / "root")
+        finally:
+            exclusive.close()
         assert not open_in_wal_mode(tmp_path / "root")  # the last connection's close removes the index
 
     def test_a_side_file_of_no_database_is_a_file(self, tmp_path: Path) -> None:

@@ -233,17 +233,20 @@ WAL_SCAN_ENTRIES = 10_000
 
 def open_in_wal_mode(path: str | os.PathLike[str]) -> bool:
     """Whether a SQLite database at ``path`` (the file, or any file in the folder) is held open in WAL mode: its
-    shared-memory index lies beside it. A process holding it so reads through that index and its own page cache,
-    so bytes written back into the file under it (a reset in place) are not what it sees next."""
+    write-ahead log lies beside it (with its shared-memory index, or none in exclusive locking mode); SQLite
+    removes both when the last connection closes. A process holding it so reads through the log, its index and its
+    own page cache, so bytes written back into the file under it (a reset in place) are not what it sees next."""
     path = os.fspath(path)
+    marks = (SQLITE_LOGS[0], SQLITE_INDEX)
     if not os.path.isdir(path):
-        return os.path.exists(path + SQLITE_INDEX) and _header(path, len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        held = any(os.path.exists(path + mark) for mark in marks)
+        return held and _header(path, len(SQLITE_MAGIC)) == SQLITE_MAGIC
     seen = 0
     for folder, dirs, files in os.walk(path):
         dirs.sort()
         names = set(files)
         for name in files:
-            base = name[: -len(SQLITE_INDEX)] if name.endswith(SQLITE_INDEX) else None
+            base = next((name[: -len(m)] for m in marks if name.endswith(m)), None)
             if base and base in names and _header(os.path.join(folder, base), len(SQLITE_MAGIC)) == SQLITE_MAGIC:
                 return True
         seen += len(files) + len(dirs)
