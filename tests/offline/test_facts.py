@@ -157,6 +157,19 @@ class TestJsonFileFacts:
         facts = extract_facts("json_file", path)
         assert facts.graph is None and facts.document_keys == ["alpha", "zeta"]
 
+    def test_a_document_of_records_gives_their_scalar_fields(self, tmp_path: Path) -> None:
+        """Records keyed by id at any depth are kept with their scalar fields (a list, a nested object, a long
+        note and a flag are not fields); an object of one field is no record."""
+        path = tmp_path / "state.json"
+        path.write_text(json.dumps({
+            "vendors": {"V-1": {"vendor_id": "V-1", "name": "Hallam Timber", "active": True, "tags": ["oak"]}},
+            "orders": {"PO-7": {"po_number": "PO-7", "vendor_id": "V-1", "total": 2310.0, "note": "x" * 200,
+                                "lines": [{"sku": "OAK-2", "qty": 3}]}},
+            "settings": {"limit": 5000}}))
+        facts = extract_facts("json_file", path)
+        assert facts.records == [{"vendor_id": "V-1", "name": "Hallam Timber"},
+                                 {"po_number": "PO-7", "vendor_id": "V-1", "total": 2310.0}, {"sku": "OAK-2", "qty": 3}]
+
     def test_no_environment_has_no_facts(self) -> None:
         """Kind ``none`` yields empty facts."""
         facts = extract_facts("none", None)

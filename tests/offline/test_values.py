@@ -672,3 +672,45 @@ class TestTextAReaderShowed:
         pool.harvest(reader, "Document /srv/inst-1/state/root/x.docx does not exist", None, {"root": ROOT}, "p1",
                      arguments={"filename": "${root}/x.docx"})
         assert pool.values(ArgKind.EXISTING_TEXT) == []
+
+
+class TestStoredRecords:
+    @staticmethod
+    def facts() -> EnvironmentFacts:
+        records = [{"vendor_id": "V-1", "name": "Hallam Timber", "status": "active"},
+                   {"vendor_id": "V-2", "name": "Kestrel Hardware", "status": "blocked"},
+                   *({"po_number": f"PO-{n}", "vendor_id": f"V-{n % 2 + 1}", "total": 100.0 * n, "currency": "GBP"}
+                     for n in range(1, 5))]
+        return EnvironmentFacts(kind="json_file", root="${file}", records=records)
+
+    def test_an_argument_named_like_a_field_refers_to_a_stored_record(self) -> None:
+        """``vendor_id`` and ``name`` take values the state's records hold, never a made-up id."""
+        text = {"type": "string"}
+        find = ToolSpec(server="s", name="get_vendor", description="Returns one vendor.",
+                        input_schema={"type": "object", "required": ["vendor_id"], "properties": {"vendor_id": text}})
+        search = ToolSpec(server="s", name="erp_search_vendor", description="Finds vendor records by name.",
+                          input_schema={"type": "object", "required": ["name"], "properties": {"name": text}})
+        for variant in range(3):
+            assert synth_for(self.facts(), variant).valid_arguments(find, variant=variant).arguments["vendor_id"] in \
+                {"V-1", "V-2"}
+            assert synth_for(self.facts(), variant).valid_arguments(search, variant=variant).arguments["name"] in \
+                {"Hallam Timber", "Kestrel Hardware"}
+
+    def test_the_fields_of_one_call_come_from_one_record(self) -> None:
+        """A match of an invoice against an order: vendor, order number, total and currency of one order together
+        (the currency a choice too), and variants reach orders of both vendors."""
+        match = ToolSpec(server="s", name="erp_match_po", description="Three-way match of an invoice against a PO.",
+                         input_schema={"type": "object", "required": ["vendor_id", "po_number", "total", "currency"],
+                                       "properties": {"vendor_id": {"type": "string"}, "po_number": {"type": "string"},
+                                                      "total": {"type": "number"},
+                                                      "currency": {"enum": ["EUR", "USD", "GBP"]}}})
+        orders = {f"PO-{n}": (f"V-{n % 2 + 1}", 100.0 * n) for n in range(1, 5)}
+        vendors = set()
+        for variant in range(4):
+            call = synth_for(self.facts(), variant).valid_arguments(match, variant=variant)
+            assert call is not None
+            arguments = call.arguments
+            assert (arguments["vendor_id"], arguments["total"]) == orders[arguments["po_number"]]
+            assert arguments["currency"] == "GBP"
+            vendors.add(arguments["vendor_id"])
+        assert vendors == {"V-1", "V-2"}

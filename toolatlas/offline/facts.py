@@ -58,6 +58,7 @@ __all__ = [
     "git_facts",
     "git_staged_files",
     "json_file_facts",
+    "stored_records",
 ]
 
 GIT_TIMEOUT_S = 30.0
@@ -172,6 +173,10 @@ class EnvironmentFacts(Frozen):
     graph: GraphFacts | None = None
     document_keys: list[str] = Field(default_factory=list)
     """Top-level keys of a JSON object document."""
+    records: list[dict[str, str | int | float]] = Field(default_factory=list)
+    """The records (objects with two or more scalar fields) a JSON document holds, in document order, their scalar
+    fields only (``{"po_number": "PO-3300", "vendor_id": "V-2001", "total": 5610.0}``): what an argument named
+    like a field refers to, and which values go together."""
 
 
 # -- dispatcher ---------------------------------------------------------------------------------
@@ -201,8 +206,10 @@ def extract_facts(kind: str, state: Path | str | psycopg.Connection | None) -> E
             )
         case "json_file":
             assert state is not None
-            graph, keys = json_file_facts(Path(str(state)))
-            return EnvironmentFacts(kind=kind, root="${file}", graph=graph, document_keys=keys)
+            path = Path(str(state))
+            graph, keys = json_file_facts(path)
+            records = stored_records(path) if graph is None else []
+            return EnvironmentFacts(kind=kind, root="${file}", graph=graph, document_keys=keys, records=records)
         case _:
             return EnvironmentFacts(kind=kind)
 
@@ -377,6 +384,40 @@ def json_file_facts(path: Path) -> tuple[GraphFacts | None, list[str]]:
                 records.append(record)
     graph = _graph(records)
     return (graph if graph.entities or graph.relations else None), []
+
+
+STORED_RECORDS = 64
+"""Records of a JSON document kept as facts."""
+MAX_FIELD_CHARS = 80
+
+
+def stored_records(path: Path) -> list[dict[str, str | int | float]]:
+    """The records (objects with two or more scalar fields) anywhere in the JSON document at ``path``, breadth
+    first, their scalar fields only — strings of one line up to :data:`MAX_FIELD_CHARS`, numbers —, at most
+    :data:`STORED_RECORDS`."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, json.JSONDecodeError):
+        return []
+    records: list[dict[str, str | int | float]] = []
+    queue: list[Any] = [document]
+    while queue and len(records) < STORED_RECORDS:
+        node = queue.pop(0)
+        values = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        queue.extend(v for v in values if isinstance(v, dict | list))
+        if isinstance(node, dict):
+            scalar = {k: v for k, v in node.items() if _field_value(v)}
+            if len(scalar) >= 2:
+                records.append(scalar)
+    return records
+
+
+def _field_value(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True
+    return isinstance(value, str) and 0 < len(value) <= MAX_FIELD_CHARS and "\n" not in value
 
 
 def _graph(records: list[dict[str, Any]]) -> GraphFacts:

@@ -20,10 +20,19 @@ from toolatlas.offline.answers import GROUP_CONTEXT, KEY_CONTEXT, LABEL_CONTEXT
 from toolatlas.offline.formats import moment_text, names_a_notation, stated_moment
 from toolatlas.offline.harvest import id_like, id_noun
 from toolatlas.offline.jsonpaths import is_jsonpath, says_jsonpath
-from toolatlas.offline.kinds import PATH_KINDS, SEMANTIC_KINDS, ArgSpec, ToolEffect, ToolObject, parent_singular
+from toolatlas.offline.kinds import (
+    PATH_KINDS,
+    SEMANTIC_KINDS,
+    SQL_KINDS,
+    ArgSpec,
+    ToolEffect,
+    ToolObject,
+    parent_singular,
+)
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
 from toolatlas.offline.targets import Candidate, names_format
+from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
@@ -49,6 +58,9 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     hinted = _hinted(synth, spec, draft) if spec.kind not in PATH_KINDS else None
     if hinted is not None:
         return hinted
+    stored = _stored(synth, spec, draft)
+    if stored is not None:
+        return stored
     if spec.kind in PATH_KINDS:
         return _path(synth, spec, draft)
     if spec.kind in SEMANTIC_KINDS:
@@ -218,6 +230,58 @@ def _hinted(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
         return None
     value = draft.pick(spec.kind, [Candidate(r.value, r) for r in refs])
     return _typed(value, spec)
+
+
+_NOT_STORED = frozenset({ArgKind.TEXT, ArgKind.EXISTING_TEXT, ArgKind.OBSERVATION, ArgKind.ENUM, ArgKind.BOOLEAN,
+                         ArgKind.JSON, ArgKind.REGEX, ArgKind.GLOB, *PATH_KINDS, *SQL_KINDS})
+"""Kinds an argument named like a stored field still does not take its values for: prose is written anew, a
+choice is the schema's, a path or a statement has its own planner."""
+
+
+_NOT_ALIGNED = _NOT_STORED - {ArgKind.ENUM, ArgKind.BOOLEAN}
+"""Kinds that take a record's value beside other fields of that record: a choice too (the order's currency)."""
+
+
+def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
+    """A value of the field the state's records name like this argument (``po_number`` → ``PO-3300``, ``vendor_id``
+    → ``V-2001``): what the argument refers to in the data the server keeps. None for a new value or another kind."""
+    records = synth.facts.records
+    if not records or spec.fresh or spec.kind in _NOT_STORED:
+        return None
+    words = tokens(spec.name)
+    values = dict.fromkeys(v for r in records for k, v in r.items() if tokens(k) == words)
+    typed = [value for value in values if conforms(value, spec.json_schema)]
+    if not typed:
+        return None
+    return _typed(draft.pick(spec.kind, [Candidate(str(value)) for value in typed]), spec)
+
+
+def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) -> None:
+    """Arguments named like the fields of one stored record take that record's values together (``vendor_id``,
+    ``po_number``, ``total`` and ``currency`` of one purchase order), so a call refers to something the data holds
+    and not to a vendor of one record with the order of another. Of the records naming the most of them (two at
+    least), the variant's (by a stride, so variants reach records far apart); a value a harvest gave (a data
+    composition) stays."""
+    records = synth.facts.records
+    if not records:
+        return
+    harvested = {r.value for r in draft.used}
+    named = {s.name: (tuple(tokens(s.name)), s) for s in chosen
+             if s.name in draft.scope and not s.fresh and s.kind not in _NOT_ALIGNED
+             and str(draft.scope[s.name]) not in harvested}
+    if len(named) < 2:
+        return
+    scored = []
+    for record in records:
+        fields = {tuple(tokens(k)): v for k, v in record.items()}
+        hits = {name: fields[words] for name, (words, spec) in named.items()
+                if words in fields and conforms(fields[words], spec.json_schema)}
+        if len(hits) >= 2:
+            scored.append(hits)
+    best = max((len(h) for h in scored), default=0)
+    top = [h for h in scored if len(h) == best]
+    if top:
+        draft.scope.update(top[(draft.variant * 7) % len(top)])  # a stride: the next variant, another vendor
 
 
 def _typed(value: str, spec: ArgSpec) -> Any:

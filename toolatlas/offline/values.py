@@ -38,7 +38,7 @@ from toolatlas.offline.kinds import (
 )
 from toolatlas.offline.maps import KEY_SUFFIX, map_entry, map_shape
 from toolatlas.offline.operations import described_operations
-from toolatlas.offline.scalars import Unsatisfiable, scalar_value
+from toolatlas.offline.scalars import Unsatisfiable, from_one_record, scalar_value
 from toolatlas.offline.schemas import NoExample, conforms, constrains, schema_example
 from toolatlas.offline.sqlgen import SqlWriter
 from toolatlas.offline.targets import Candidate, Targets
@@ -250,6 +250,7 @@ class ValueSynth:
                 except Unsatisfiable:
                     if spec.required:
                         raise
+            from_one_record(self, chosen, draft)
             self._bind_parameters(chosen, draft)
             _located(chosen, draft)
             return {s.name: draft.scope[s.name] for s in chosen if s.name in draft.scope}
