@@ -592,3 +592,20 @@ class TestSearchAndReplace:
         search = _tool("search_notes", "Search the notes.", {"search_text": text})
         assert tool_effect(search) is ToolEffect.READ
         assert [s.kind for s in infer_arguments(search)] != [ArgKind.EXISTING_TEXT]
+
+
+class TestIdentifiersOfFilesAndEntities:
+    def test_an_id_of_a_file_or_an_entity_is_an_identifier(self) -> None:
+        """``file_id`` an open returned and an entity's ``handle`` name things the server holds by id: no path to a
+        file, no name in a knowledge graph; a ``file_path`` stays a path and a ``file_id`` described as a path
+        one."""
+        tool = make("get_entity", {
+            "file_id": {"type": "string", "description": "The file identifier returned by upload_dxf."},
+            "handle": {"type": "string", "description": "The entity handle (hex string from entity listings)."},
+            "file_path": {"type": "string", "description": "Path to a DXF file on the filesystem."},
+        }, ["file_id", "handle"], description="Get full details of a single entity by its handle.")
+        kinds = {s.name: s.kind for s in infer_arguments(tool)}
+        assert kinds == {"file_id": ArgKind.IDENTIFIER, "handle": ArgKind.IDENTIFIER, "file_path": ArgKind.FILE_PATH}
+        described = make("read_upload", {"file_id": {"type": "string", "description": "Path of the uploaded file."}},
+                         ["file_id"], description="Read an uploaded file.")
+        assert infer_arguments(described)[0].kind is not ArgKind.IDENTIFIER

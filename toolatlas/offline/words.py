@@ -161,6 +161,9 @@ _TEXT_WORDS = {
 }
 _NAME_WORDS = {"name", "names", "id", "ids", "key", "keys", "identifier", "slug", "handle", "uid"}
 _REF_WORDS = {"from", "to", "source", "target", "base", "parent", "start", "upstream"}
+_ID_WORDS = frozenset({"id", "ids", "uid", "uuid", "identifier", "handle", "handles"})
+"""Last words of a name that make it an identifier whatever it identifies (``file_id`` is no path)."""
+_ENTITY_WORDS = frozenset({"entity", "entities", "node", "nodes"})
 _FORMATS = {
     "date-time": "datetime",
     "date": "date",
@@ -258,6 +261,8 @@ def kind_for_string(
         return Meaning("existing_text")
     if w & {"query", "q", "search", "keyword", "keywords", "term", "terms", "needle"}:
         return Meaning("search_query")
+    if last in _ID_WORDS and (w & (_PATH_WORDS | _ENTITY_WORDS) or "entity" in desc) and "path" not in tokens(desc):
+        return Meaning("identifier", target=named_object)  # ``file_id`` an open returned, an entity's ``handle``
     if (w & _PATH_WORDS or says_jsonpath(description)) and names_a_notation(description):
         return Meaning("string")  # a path into a document, not a file's, nor the document itself
     if w & _PATH_WORDS:
@@ -273,7 +278,7 @@ def kind_for_string(
         or (git and w & {"ref", "tag", "tags", "target", "contains", "base"})  # a tag is a label elsewhere
     ):
         return Meaning("revision", target="commit")
-    entity_word = bool(w & {"entity", "entities", "node", "nodes"})
+    entity_word = bool(w & _ENTITY_WORDS)
     if entity_word or ("entity" in desc and (last in _NAME_WORDS or w & _REF_WORDS)):
         fresh = creates and named_object == "entity" and not w & _REF_WORDS
         return Meaning("entity_name", target="entity", fresh=fresh)
