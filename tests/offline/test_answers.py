@@ -37,10 +37,13 @@ class TestListedItems:
             ("`#fff` | `#000`", ["#fff", "#000"]),
             ("json, yaml, etc.", ["json", "yaml"]),
             ("the first sheet of the workbook", []),
+            ("CONNECT (1), CONNACK (2), PUBLISH (3). Use the name", ["CONNECT", "CONNACK", "PUBLISH"]),
+            ("m (metres), km or ft (feet)", ["m", "km", "ft"]),
         ],
     )
     def test_lists(self, span: str, items: list[str]) -> None:
-        """Bracketed, quoted and bare lists are read; prose is not a list."""
+        """Bracketed, quoted and bare lists are read, an item's short gloss in parentheses left out (a packet's
+        number in a table); prose is not a list."""
         assert listed_items(span) == items
 
 

@@ -57,6 +57,10 @@ def _unquote(text: str) -> str:
     return text.strip().strip("'\"`").strip()
 
 
+_GLOSS = re.compile(r"\s\([^()\n]{1,40}\)(?=\s*(?:,|;|\.(?:\s|$)|$|\s+(?:or|and)\b))")
+"""A short gloss in parentheses after a listed item (``CONNECT (1)``, ``m (metres)``): not part of the item."""
+
+
 def listed_items(span: str) -> list[str]:
     """The items a list at the start of ``span`` holds: ``[a, b]``, ``'a', 'b' or 'c'``, ``a, b, c`` (a line that ends
     on a comma goes on on the next); codes written as aliases of each other (``FACP/FADT``) are each an item."""
@@ -79,6 +83,7 @@ def listed_items(span: str) -> list[str]:
             items.append(next(g for g in match.groups() if g is not None))
             position = match.end()
         return _clean_quoted(items)
+    span = _GLOSS.sub("", span)
     closing = _END.search(span)
     body = _TAIL.sub("", span[: closing.start() if closing else len(span)])
     parts = [p.strip() for p in re.split(r",\s*(?:or|and)\s+|,|\||\s+or\s+|\s+and\s+", body)]  # "a, b, or c"
