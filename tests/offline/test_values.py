@@ -714,3 +714,24 @@ class TestStoredRecords:
             assert arguments["currency"] == "GBP"
             vendors.add(arguments["vendor_id"])
         assert vendors == {"V-1", "V-2"}
+
+    def test_a_database_s_rows_are_records_too(self) -> None:
+        """A tracker over a SQLite file: ``entity_id`` and ``entity_type`` of a query take one row's values together
+        (the hive and the kind of record it has), not an invented id."""
+        from toolatlas.offline.dbfacts import ColumnFact, DatabaseFacts, TableFact
+
+        rows = [{"id": 1, "entity_type": "inspection", "entity_id": "hive_clover", "date": "2026-04-12"},
+                {"id": 2, "entity_type": "varroa_count", "entity_id": "hive_bramble", "date": "2026-04-26"}]
+        columns = [ColumnFact(name=name, type="TEXT") for name in rows[0]]
+        database = DatabaseFacts(dialect="sqlite", tables=[TableFact(name="tracking_events", columns=columns,
+                                                                     row_count=2, sample_rows=rows)])
+        facts = EnvironmentFacts(kind="sqlite", root="${db_path}", database=database)
+        text = {"type": "string"}
+        query = ToolSpec(server="s", name="query_events", description="Query tracking events with filters",
+                         input_schema={"type": "object", "required": ["entity_type", "entity_id"],
+                                       "properties": {"entity_type": text, "entity_id": text}})
+        for variant in range(2):
+            call = synth_for(facts, variant).valid_arguments(query, variant=variant)
+            assert call is not None
+            assert (call.arguments["entity_type"], call.arguments["entity_id"]) in \
+                {("inspection", "hive_clover"), ("varroa_count", "hive_bramble")}

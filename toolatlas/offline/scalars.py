@@ -36,6 +36,7 @@ from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
+    from toolatlas.offline.facts import EnvironmentFacts
     from toolatlas.offline.values import CallDraft, ValueSynth
 
 __all__ = ["Unsatisfiable", "reads_media", "scalar_value"]
@@ -233,19 +234,27 @@ def _hinted(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
 
 
 _NOT_STORED = frozenset({ArgKind.TEXT, ArgKind.EXISTING_TEXT, ArgKind.OBSERVATION, ArgKind.ENUM, ArgKind.BOOLEAN,
-                         ArgKind.JSON, ArgKind.REGEX, ArgKind.GLOB, *PATH_KINDS, *SQL_KINDS})
+                         ArgKind.JSON, ArgKind.REGEX, ArgKind.GLOB, ArgKind.TABLE_NAME, ArgKind.COLUMN_NAME,
+                         ArgKind.SCHEMA_NAME, *PATH_KINDS, *SQL_KINDS})
 """Kinds an argument named like a stored field still does not take its values for: prose is written anew, a
-choice is the schema's, a path or a statement has its own planner."""
+choice is the schema's, a path, a statement or a table has its own planner."""
 
 
 _NOT_ALIGNED = _NOT_STORED - {ArgKind.ENUM, ArgKind.BOOLEAN}
 """Kinds that take a record's value beside other fields of that record: a choice too (the order's currency)."""
 
 
+def stored_records(facts: EnvironmentFacts) -> list[dict[str, Any]]:
+    """The records the state holds, by field: a JSON document's records, a database's sample rows."""
+    rows = [row for table in facts.database.tables for row in table.sample_rows] if facts.database else []
+    return [*facts.records, *rows]
+
+
 def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """A value of the field the state's records name like this argument (``po_number`` → ``PO-3300``, ``vendor_id``
-    → ``V-2001``): what the argument refers to in the data the server keeps. None for a new value or another kind."""
-    records = synth.facts.records
+    → ``V-2001``, ``entity_id`` → a row's ``hive_clover``): what the argument refers to in the data the server
+    keeps. None for a new value or another kind."""
+    records = stored_records(synth.facts)
     if not records or spec.fresh or spec.kind in _NOT_STORED:
         return None
     words = tokens(spec.name)
@@ -262,7 +271,7 @@ def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) 
     and not to a vendor of one record with the order of another. Of the records naming the most of them (two at
     least), the variant's (by a stride, so variants reach records far apart); a value a harvest gave (a data
     composition) stays."""
-    records = synth.facts.records
+    records = stored_records(synth.facts)
     if not records:
         return
     harvested = {r.value for r in draft.used}
