@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import shutil
@@ -735,3 +736,27 @@ class TestStoredRecords:
             assert call is not None
             assert (call.arguments["entity_type"], call.arguments["entity_id"]) in \
                 {("inspection", "hive_clover"), ("varroa_count", "hive_bramble")}
+
+
+class TestListersOfNamedThings:
+    def test_a_listers_bare_list_is_named_by_its_plural(self) -> None:
+        """``list_blocks`` answering its blocks (as a sequence, or wrapped as ``{"result": […]}``): their names are
+        blocks' names, what ``block_name`` takes, anonymous ones last."""
+        from toolatlas.offline.scalars import _named_as
+        from toolatlas.offline.targets import Candidate
+
+        lister = ToolSpec(server="s", name="list_blocks", description="List block definitions.", input_schema={
+            "type": "object", "required": ["file_id"], "properties": {"file_id": {"type": "string"}}})
+        records = [{"name": "*D1", "entity_count": 1}, {"name": "DOOR", "entity_count": 5}]
+        for text, structured in (("\n".join(json.dumps(r) for r in records), None),
+                                 (json.dumps(records[0]), {"result": records})):
+            pool = ValuePool()
+            pool.harvest(lister, text, structured, {}, "p1", arguments={"file_id": "f1"})
+            refs = pool.values(ArgKind.IDENTIFIER)
+            assert {(r.value, r.context) for r in refs} >= {("DOOR", "label:block"), ("*D1", "label:block")}
+        extract = ToolSpec(server="s", name="extract_block_attributes", description="Rows of a block's attributes.",
+                           input_schema={"type": "object", "required": ["block_name"],
+                                         "properties": {"block_name": {"type": "string"}}})
+        [spec] = infer_arguments(extract)
+        named = _named_as(spec, [Candidate(r.value, r) for r in refs])
+        assert [c.value for c in named] == ["DOOR", "*D1"]

@@ -246,6 +246,18 @@ class TestPythonReprAnswers:
         assert parse_answer("(not a literal)") is None and parse_answer("{'a': __import__('os')}") is None
 
 
+class TestJsonSequences:
+    def test_documents_one_after_another_are_a_list(self) -> None:
+        """A list a server returned as one content block per item reads ``{…}\n{…}``: a list of its documents; a
+        document with text after it, or one document, is not a sequence."""
+        from toolatlas.probing.text import parse_answer
+
+        text = '{\n  "name": "DOOR",\n  "entity_count": 5\n}\n{\n  "name": "WINDOW",\n  "entity_count": 3\n}'
+        assert parse_answer(text) == [{"name": "DOOR", "entity_count": 5}, {"name": "WINDOW", "entity_count": 3}]
+        assert parse_answer('{"a": 1} and more') is None
+        assert parse_answer('{"a": 1}') == {"a": 1}
+
+
 class TestWrappedText:
     def ok(self, text: str, structured: dict | None) -> CallOutcome:
         return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, structured=structured)

@@ -257,8 +257,12 @@ class ValuePool:
         )
         text = normalise(excerpt, variables)
         document = _parse(text) if not structured or returned_text(structured, excerpt) else structured
+        if isinstance(document, dict) and len(document) == 1 and set(document) & _WRAPPERS \
+                and isinstance(next(iter(document.values())), list):
+            document = next(iter(document.values()))  # ``{"result": [...]}``: a list a framework wrapped
         if document is not None:
-            self._walk(to_placeholders(document, variables), tool, args, base, found, key="")
+            top = _listed_plural(tool) if isinstance(document, list) else ""
+            self._walk(to_placeholders(document, variables), tool, args, base, found, key=top)
         self._scan_text(text, tool, base, found)
         if document is None and tool_effect(tool) is ToolEffect.READ:
             read = next((str(args[s.name]) for s in specs if s.kind in _FILE_KINDS and s.name in args), None)
@@ -407,6 +411,17 @@ class ValuePool:
                 found.extend((ArgKind.URL, u.rstrip(".,"), None, False) for u in _URL.findall(line))
             if "@" in line:
                 found.extend((ArgKind.EMAIL, e, None, False) for e in _EMAIL.findall(line))
+
+
+_WRAPPERS = frozenset({"result", "results", "data", "items"})
+"""The one key a framework wraps a returned list under (FastMCP's structured ``{"result": [...]}``)."""
+
+
+def _listed_plural(tool: ToolSpec) -> str:
+    """What a lister's answer that is a bare list holds, by the plural its name ends on (``list_blocks`` → ``blocks``),
+    as the key such a list would sit under; "" for a name with no plural."""
+    plurals = [w for w in tokens(tool.name) if parent_singular(w) != w]
+    return plurals[-1] if plurals else ""
 
 
 _FILE_KINDS = (ArgKind.FILE_PATH, ArgKind.PATH)

@@ -179,6 +179,9 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             if spec.fresh:
                 return synth.fresh_value(kind)
             pooled = targets.pooled(kind)
+            named = _named_as(spec, pooled)
+            if named:  # ``block_name``: a name an answer listed as a block's
+                return draft.pick(kind, named)
             noun = id_noun(spec.name)
             if noun is not None:  # a task id for ``taskId``: of its own kind, else of no known kind
                 pooled = [c for c in pooled if c.ref is not None and c.ref.context == noun] or [
@@ -639,6 +642,21 @@ def _numeric_ids(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
         return []
     return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER)
             if c.ref is not None and c.ref.context == noun and c.value.isdigit() and conforms(int(c.value), spec.json_schema)]
+
+
+_NAME_ENDS = frozenset({"name", "names", "title", "label"})
+
+
+def _named_as(spec: ArgSpec, pooled: list[Candidate]) -> list[Candidate]:
+    """For ``<thing>_name`` (``block_name``), the names answers listed as things of that kind (records listed as
+    ``blocks``), those a user gave first (a name opening with a symbol marks an anonymous or internal one); none for a
+    bare ``name``."""
+    words = tokens(spec.name)
+    if len(words) < 2 or words[-1] not in _NAME_ENDS:
+        return []
+    label = LABEL_CONTEXT + parent_singular(words[-2])
+    named = [c for c in pooled if c.ref is not None and c.ref.context == label]
+    return sorted(named, key=lambda c: not c.value[:1].isalnum())  # ``*D1``, ``_ARCHTICK``: anonymous, internal
 
 
 def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:

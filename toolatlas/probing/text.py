@@ -279,10 +279,30 @@ MAX_PARSE_CHARS = 200_000
 """Longest answer read as a document (a longer one is searched as text)."""
 
 
+_DECODER = json.JSONDecoder()
+
+
+def _json_sequence(text: str) -> list[Any] | None:
+    """The JSON documents ``text`` holds one after another (``{…}\n{…}``: the items of a list a server returned as
+    one content block each), as a list; None unless it is two or more of them and nothing else."""
+    documents, at = [], 0
+    while at < len(text):
+        try:
+            document, end = _DECODER.raw_decode(text, at)
+        except ValueError:
+            return None
+        documents.append(document)
+        at = end
+        while at < len(text) and text[at].isspace():
+            at += 1
+    return documents if len(documents) > 1 else None
+
+
 def parse_answer(text: str) -> Any:
-    """The document an answer's text is: JSON, else the repr of a Python dict, list or tuple (``{'success': False,
-    'error': "Deck 'X' not found"}``, what a Python server that returns ``str(result)`` sends), read as literals
-    only; None for any other text (or one longer than :data:`MAX_PARSE_CHARS`)."""
+    """The document an answer's text is: JSON, else a sequence of JSON documents (a list), else the repr of a Python
+    dict, list or tuple (``{'success': False, 'error': "Deck 'X' not found"}``, what a Python server that returns
+    ``str(result)`` sends), read as literals only; None for any other text (or one longer than
+    :data:`MAX_PARSE_CHARS`)."""
     stripped = (text or "").strip()
     if not stripped or len(stripped) > MAX_PARSE_CHARS or stripped[0] not in "[{(":
         return None
@@ -290,6 +310,9 @@ def parse_answer(text: str) -> Any:
         return json.loads(stripped)
     except ValueError:
         pass
+    sequence = _json_sequence(stripped)
+    if sequence is not None:
+        return sequence
     try:
         return ast.literal_eval(stripped)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
