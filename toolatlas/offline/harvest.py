@@ -419,8 +419,8 @@ _WRAPPERS = frozenset({"result", "results", "data", "items"})
 
 def _listed_plural(tool: ToolSpec) -> str:
     """What a lister's answer that is a bare list holds, by the plural its name ends on (``list_blocks`` → ``blocks``),
-    as the key such a list would sit under; "" for a name with no plural."""
-    plurals = [w for w in tokens(tool.name) if parent_singular(w) != w]
+    as the key such a list would sit under; "" for a name with no plural (``status``, ``analysis`` are none)."""
+    plurals = [w for w in tokens(tool.name) if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))]
     return plurals[-1] if plurals else ""
 
 

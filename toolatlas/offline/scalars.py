@@ -36,7 +36,6 @@ from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
 if TYPE_CHECKING:
-    from toolatlas.offline.facts import EnvironmentFacts
     from toolatlas.offline.values import CallDraft, ValueSynth
 
 __all__ = ["Unsatisfiable", "reads_media", "scalar_value"]
@@ -247,21 +246,14 @@ _NOT_ALIGNED = _NOT_STORED - {ArgKind.ENUM, ArgKind.BOOLEAN}
 """Kinds that take a record's value beside other fields of that record: a choice too (the order's currency)."""
 
 
-def stored_records(facts: EnvironmentFacts) -> list[dict[str, Any]]:
-    """The records the state holds, by field: a JSON document's records, a database's sample rows."""
-    rows = [row for table in facts.database.tables for row in table.sample_rows] if facts.database else []
-    return [*facts.records, *rows]
-
-
 def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """A value of the field the state's records name like this argument (``po_number`` → ``PO-3300``, ``vendor_id``
     → ``V-2001``, ``entity_id`` → a row's ``hive_clover``): what the argument refers to in the data the server
     keeps. None for a new value or another kind."""
-    records = stored_records(synth.facts)
-    if not records or spec.fresh or spec.kind in _NOT_STORED:
+    if spec.fresh or spec.kind in _NOT_STORED or not synth.targets.records():
         return None
-    words = tokens(spec.name)
-    values = dict.fromkeys(v for r in records for k, v in r.items() if tokens(k) == words)
+    words = tuple(tokens(spec.name))
+    values = dict.fromkeys(r[words] for r in synth.targets.records() if words in r)
     typed = [value for value in values if conforms(value, spec.json_schema)]
     if not typed:
         return None
@@ -274,7 +266,7 @@ def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) 
     and not to a vendor of one record with the order of another. Of the records naming the most of them (two at
     least), the variant's (by a stride, so variants reach records far apart); a value a harvest gave (a data
     composition) stays."""
-    records = stored_records(synth.facts)
+    records = synth.targets.records()
     if not records:
         return
     harvested = {r.value for r in draft.used}
@@ -284,8 +276,7 @@ def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) 
     if len(named) < 2:
         return
     scored = []
-    for record in records:
-        fields = {tuple(tokens(k)): v for k, v in record.items()}
+    for fields in records:
         hits = {name: fields[words] for name, (words, spec) in named.items()
                 if words in fields and conforms(fields[words], spec.json_schema)}
         if len(hits) >= 2:

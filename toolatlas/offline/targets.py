@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from toolatlas.offline.answers import RECORD_NAMES
 from toolatlas.offline.facts import EnvironmentFacts, FileFact
@@ -84,6 +84,7 @@ class Targets:
         self._folders = set(tree.folders) | {tree.root} if tree else set()
         self._named: dict[str, list[str]] = {}
         """Argument name → :meth:`named_extensions` (the files do not change)."""
+        self._records: list[dict[tuple[str, ...], Any]] | None = None
 
     def _pooled(self, kind: ArgKind, context: str | None = None) -> list[Candidate]:
         return [
@@ -146,6 +147,15 @@ class Targets:
 
     def file_fact(self, path: str) -> FileFact | None:
         return self._files.get(path)
+
+    def records(self) -> list[dict[tuple[str, ...], Any]]:
+        """The records the state holds — a JSON document's records, a database's sample rows — each keyed by the
+        words of its fields' names (``("po", "number")``); made on first use (the facts do not change)."""
+        if self._records is None:
+            database = self.facts.database
+            rows = [row for table in database.tables for row in table.sample_rows] if database else []
+            self._records = [{tuple(tokens(k)): v for k, v in r.items()} for r in [*self.facts.records, *rows]]
+        return self._records
 
     def lines_of(self, path: str) -> list[str]:
         return [c.value for c in self.line_candidates(path)]
