@@ -344,6 +344,19 @@ class TestEvidenceOfAnEntry:
         [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
         assert len(use.evidence) == 5 and any(e.arguments["sql"].startswith("INSERT") for e in use.evidence)
 
+    def test_a_flag_set_once_outlasts_its_opposite(self) -> None:
+        """Invoices staged again and again answer ``"needs_approval": false``; the one staged over the limit answers
+        ``true`` in the same shape, and stays proven."""
+        graph = ServerGraph("s", [READ])
+        inducer = Inducer(graph)
+        flags = [False] * 4 + [True] + [False] * 6
+        for n, flag in enumerate(flags):
+            step = ProbeStep(tool="read_file", arguments={"path": f"${{root}}/inv{n}.pdf"}, expect="ok")
+            answer = json.dumps({"staged_id": f"STG-{n}", "needs_approval": flag, "approval_limit": 5000.0})
+            inducer.induce(*rollout([step], [(OutcomeClass.OK, answer)], n=n, direction=Direction.SEED))
+        [use] = [e for e in graph.entries.values() if e.kind is EntryKind.AFFORDANCE]
+        assert len(use.evidence) == 5 and any('"needs_approval": true' in e.excerpt for e in use.evidence)
+
     def test_a_new_shape_of_answer_outlasts_new_formats(self) -> None:
         """A linter's one answer with ``ruleId`` messages, among clean answers on files of ever new formats: the
         shape of answer stays proven (each format does only while another call can go)."""

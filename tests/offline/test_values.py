@@ -738,6 +738,26 @@ class TestStoredRecords:
                 {("inspection", "hive_clover"), ("varroa_count", "hive_bramble")}
 
 
+    def test_an_id_an_answer_gave_goes_before_the_stored_ones(self) -> None:
+        """Once an answer listed vendor ids, ``vendor_id`` takes one of them (its use witnesses where vendor ids come
+        from), and the order a match is planned with is one of that vendor's."""
+        pool = ValuePool()
+        search = ToolSpec(server="s", name="erp_search_vendor", description="Finds vendor records by name.",
+                          input_schema={"type": "object", "required": ["name"],
+                                        "properties": {"name": {"type": "string"}}})
+        pool.harvest(search, json.dumps({"candidates": [{"vendor_id": "V-2", "name": "Kestrel Hardware"}]}), None,
+                     {}, "p1", arguments={"name": "Kestrel"})
+        match = ToolSpec(server="s", name="erp_match_po", description="Three-way match of an invoice against a PO.",
+                         input_schema={"type": "object", "required": ["vendor_id", "po_number", "total"],
+                                       "properties": {"vendor_id": {"type": "string"}, "po_number": {"type": "string"},
+                                                      "total": {"type": "number"}}})
+        for variant in range(3):
+            call = synth_for(self.facts(), variant, pool).valid_arguments(match, variant=variant)
+            assert call is not None and call.arguments["vendor_id"] == "V-2"
+            assert call.arguments["po_number"] in {"PO-1", "PO-3"}  # the orders of V-2
+            assert [r.tool for r in call.used_values] == ["erp_search_vendor"]
+
+
 class TestListersOfNamedThings:
     def test_a_listers_bare_list_is_named_by_its_plural(self) -> None:
         """``list_blocks`` answering its blocks (as a sequence, or wrapped as ``{"result": […]}``): their names are

@@ -707,6 +707,7 @@ def _cited(entry: Entry, evidence: Evidence) -> bool:
 
 
 _ANSWER_KEY = re.compile(r'"([A-Za-z_][\w-]{0,40})"\s*:')
+_ANSWER_FLAG = re.compile(r'"([A-Za-z_][\w-]{0,40})"\s*:\s*(true|false)\b')
 
 
 _FILE_FORMAT = re.compile(r"^(?:\$\{\w+\}|/)\S*/[^/\s]+(\.[A-Za-z][\w]{0,7})$")
@@ -715,10 +716,12 @@ _FILE_FORMAT = re.compile(r"^(?:\$\{\w+\}|/)\S*/[^/\s]+(\.[A-Za-z][\w]{0,7})$")
 
 def _evidence_kind(evidence: Evidence) -> tuple:
     """What an evidence call shows: its outcome, whether it changed the state, the shape of its answer (the field
-    names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``) and whether its statement only
-    read (a tool taking any SQL answers an ``INSERT`` in the shape it answers a ``SELECT``)."""
+    names of a JSON answer: messages with a ``ruleId``, a result with ``fatal``) and the flags it sets (``"needs_approval":
+    true`` beside ``false``), and whether its statement only read (a tool taking any SQL answers an ``INSERT`` in the
+    shape it answers a ``SELECT``)."""
     keys = frozenset(_ANSWER_KEY.findall(evidence.excerpt))
-    return evidence.outcome, bool(evidence.state_change), keys, reads_only(evidence.arguments)
+    flags = frozenset(_ANSWER_FLAG.findall(evidence.excerpt))
+    return evidence.outcome, bool(evidence.state_change), keys, flags, reads_only(evidence.arguments)
 
 
 def _formats(evidence: Evidence) -> frozenset[str]:

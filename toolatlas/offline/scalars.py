@@ -249,9 +249,12 @@ _NOT_ALIGNED = _NOT_STORED - {ArgKind.ENUM, ArgKind.BOOLEAN}
 def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """A value of the field the state's records name like this argument (``po_number`` → ``PO-3300``, ``vendor_id``
     → ``V-2001``, ``entity_id`` → a row's ``hive_clover``): what the argument refers to in the data the server
-    keeps. None for a new value or another kind."""
+    keeps, until an answer listed ids of its kind. None for a new value or another kind."""
     if spec.fresh or spec.kind in _NOT_STORED or not synth.targets.records():
         return None
+    noun = id_noun(spec.name)
+    if noun is not None and any(c.ref is not None and c.ref.context == noun for c in synth.targets.pooled(spec.kind)):
+        return None  # an id an answer gave goes first: its use witnesses where ids come from (plan → its requestId)
     words = tuple(tokens(spec.name))
     values = dict.fromkeys(r[words] for r in synth.targets.records() if words in r)
     typed = [value for value in values if conforms(value, spec.json_schema)]
@@ -265,21 +268,24 @@ def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) 
     ``po_number``, ``total`` and ``currency`` of one purchase order), so a call refers to something the data holds
     and not to a vendor of one record with the order of another. Of the records naming the most of them (two at
     least), the variant's (by a stride, so variants reach records far apart); a value a harvest gave (a data
-    composition) stays."""
+    composition) stays, and only records that agree with it are taken."""
     records = synth.targets.records()
     if not records:
         return
     harvested = {r.value for r in draft.used}
-    named = {s.name: (tuple(tokens(s.name)), s) for s in chosen
-             if s.name in draft.scope and not s.fresh and s.kind not in _NOT_ALIGNED
-             and str(draft.scope[s.name]) not in harvested}
-    if len(named) < 2:
+    alignable = [s for s in chosen if s.name in draft.scope and not s.fresh and s.kind not in _NOT_ALIGNED]
+    fixed = {tuple(tokens(s.name)): str(draft.scope[s.name]) for s in alignable
+             if str(draft.scope[s.name]) in harvested}
+    named = {s.name: (tuple(tokens(s.name)), s) for s in alignable if str(draft.scope[s.name]) not in harvested}
+    if len(named) + len(fixed) < 2:
         return
     scored = []
     for fields in records:
+        if any(words in fields and str(fields[words]) != value for words, value in fixed.items()):
+            continue  # another vendor's order than the vendor an answer gave
         hits = {name: fields[words] for name, (words, spec) in named.items()
                 if words in fields and conforms(fields[words], spec.json_schema)}
-        if len(hits) >= 2:
+        if len(hits) + sum(words in fields for words in fixed) >= 2 and hits:
             scored.append(hits)
     best = max((len(h) for h in scored), default=0)
     top = [h for h in scored if len(h) == best]
