@@ -758,6 +758,23 @@ class TestStoredRecords:
             assert [r.tool for r in call.used_values] == ["erp_search_vendor"]
 
 
+class TestAnUpdateOfAStoredRecord:
+    def test_an_update_takes_which_record_not_its_current_values(self) -> None:
+        """Moving a deal to another stage: ``deal_id`` is a stored deal's, and the stage set is not always the one that
+        deal has (the record gives the identity, the update its own value)."""
+        records = [{"deal_id": f"D-{n}", "stage": stage, "value": 1000 * n}
+                   for n, stage in enumerate(["new", "qualified", "lost", "won"], start=1)]
+        facts = EnvironmentFacts(kind="json_file", root="${file}", records=records)
+        update = ToolSpec(server="s", name="update_deal_stage", description="Move a deal to another stage.",
+                          input_schema={"type": "object", "required": ["deal_id", "stage"], "properties": {
+                              "deal_id": {"type": "string"},
+                              "stage": {"enum": ["new", "qualified", "proposal", "negotiation", "won", "lost"]}}})
+        current = {r["deal_id"]: r["stage"] for r in records}
+        calls = [synth_for(facts, v).valid_arguments(update, variant=v) for v in range(4)]
+        assert all(c is not None and c.arguments["deal_id"] in current for c in calls)
+        assert any(c.arguments["stage"] != current[c.arguments["deal_id"]] for c in calls if c is not None)
+
+
 class TestListersOfNamedThings:
     def test_a_listers_bare_list_is_named_by_its_plural(self) -> None:
         """``list_blocks`` answering its blocks (as a sequence, or wrapped as ``{"result": […]}``): their names are

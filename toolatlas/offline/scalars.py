@@ -268,12 +268,15 @@ def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) 
     ``po_number``, ``total`` and ``currency`` of one purchase order), so a call refers to something the data holds
     and not to a vendor of one record with the order of another. Of the records naming the most of them (two at
     least), the variant's (by a stride, so variants reach records far apart); a value a harvest gave (a data
-    composition) stays, and only records that agree with it are taken."""
+    composition) stays, and only records that agree with it are taken. A field an update's name says it sets
+    (``stage`` of ``update_deal_stage``) is not taken from the record: the record has the value the update changes."""
     records = synth.targets.records()
     if not records:
         return
     harvested = {r.value for r in draft.used}
-    alignable = [s for s in chosen if s.name in draft.scope and not s.fresh and s.kind not in _NOT_ALIGNED]
+    named_by_tool = set(tokens(draft.tool.name)) if draft.effect is ToolEffect.UPDATE else set()
+    alignable = [s for s in chosen if s.name in draft.scope and not s.fresh and s.kind not in _NOT_ALIGNED
+                 and not set(tokens(s.name)) <= named_by_tool]  # ``stage`` of ``update_deal_stage``: what it sets
     fixed = {tuple(tokens(s.name)): str(draft.scope[s.name]) for s in alignable
              if str(draft.scope[s.name]) in harvested}
     named = {s.name: (tuple(tokens(s.name)), s) for s in alignable if str(draft.scope[s.name]) not in harvested}
