@@ -156,6 +156,10 @@ class Sandbox:
         holds the state open where a reset cannot reach it)."""
         assert self.instance is not None and self.connection is not None
         self._learn_restart()
+        await self._reset_in_place()
+
+    async def _reset_in_place(self) -> None:
+        assert self.instance is not None and self.connection is not None
         if not self.environment.quick_reset(self.instance):
             await asyncio.to_thread(self.environment.reset, self.instance)
         if self.restart_on_reset:
@@ -171,18 +175,21 @@ class Sandbox:
             if self.restart_on_reset:
                 await self.connection.restart()
             return
-        frozen = await self.freeze_and_reset()
+        frozen = await self._freeze_and_reset()
         if self._discarding is not None:
             await self._discarding
         self._discarding = asyncio.ensure_future(self.discard(frozen))
 
     async def freeze_and_reset(self) -> FrozenState:
         """Move the post-state out for verification and restore the instance at once."""
+        self._learn_restart()  # before the state moves out
+        return await self._freeze_and_reset()
+
+    async def _freeze_and_reset(self) -> FrozenState:
         assert self.instance is not None and self.connection is not None
         target = self.instances_dir / "frozen" / f"{self.instance.id}-{uuid.uuid4().hex[:8]}"
-        self._learn_restart()  # before the state moves out
         frozen = await asyncio.to_thread(self.environment.freeze, self.instance, target)
-        await self.reset()
+        await self._reset_in_place()
         return frozen
 
     async def digest(self, state: Snapshot | Instance | FrozenState | None = None) -> StateDigest:

@@ -180,12 +180,13 @@ def describe_entry(path: str, *, folder: bool) -> str | None:
     return special_file(info.st_mode, path)
 
 
-def _sqlite_databases(folder: str, files: list[str]) -> set[str]:
-    """The SQLite databases among ``files`` that have a log or index file beside them (read by their header)."""
+def _sqlite_databases(folder: str, files: list[str], sides: tuple[str, ...] = (*SQLITE_LOGS, SQLITE_INDEX)) -> set[str]:
+    """The SQLite databases among ``files`` that have one of the ``sides`` files beside them (a log or the index by
+    default; read by their header)."""
     names = set(files)
     found: set[str] = set()
     for name in names:
-        base = next((name[: -len(s)] for s in (*SQLITE_LOGS, SQLITE_INDEX) if name.endswith(s)), None)
+        base = next((name[: -len(s)] for s in sides if name.endswith(s)), None)
         if base is None or base not in names or base in found:
             continue
         if _header(os.path.join(folder, base), len(SQLITE_MAGIC)) == SQLITE_MAGIC:
@@ -229,6 +230,8 @@ def _logs(path: str) -> str:
 
 WAL_SCAN_ENTRIES = 10_000
 """Entries of a tree looked through for a database held open in WAL mode before the look stops."""
+_WAL_MARKS = (SQLITE_LOGS[0], SQLITE_INDEX)
+"""The files beside a database held open in WAL mode: its write-ahead log and its shared-memory index."""
 
 
 def open_in_wal_mode(path: str | os.PathLike[str]) -> bool:
@@ -237,18 +240,15 @@ def open_in_wal_mode(path: str | os.PathLike[str]) -> bool:
     removes both when the last connection closes. A process holding it so reads through the log, its index and its
     own page cache, so bytes written back into the file under it (a reset in place) are not what it sees next."""
     path = os.fspath(path)
-    marks = (SQLITE_LOGS[0], SQLITE_INDEX)
     if not os.path.isdir(path):
-        held = any(os.path.exists(path + mark) for mark in marks)
-        return held and _header(path, len(SQLITE_MAGIC)) == SQLITE_MAGIC
+        folder, name = os.path.split(path)
+        present = [name, *(name + m for m in _WAL_MARKS if os.path.exists(path + m))]
+        return bool(_sqlite_databases(folder, present, _WAL_MARKS))
     seen = 0
     for folder, dirs, files in os.walk(path):
         dirs.sort()
-        names = set(files)
-        for name in files:
-            base = next((name[: -len(m)] for m in marks if name.endswith(m)), None)
-            if base and base in names and _header(os.path.join(folder, base), len(SQLITE_MAGIC)) == SQLITE_MAGIC:
-                return True
+        if _sqlite_databases(folder, files, _WAL_MARKS):
+            return True
         seen += len(files) + len(dirs)
         if seen > WAL_SCAN_ENTRIES:
             return False
