@@ -779,9 +779,6 @@ class TestListersOfNamedThings:
     def test_a_listers_bare_list_is_named_by_its_plural(self) -> None:
         """``list_blocks`` answering its blocks (as a sequence, or wrapped as ``{"result": […]}``): their names are
         blocks' names, what ``block_name`` takes, anonymous ones last."""
-        from toolatlas.offline.scalars import _named_as
-        from toolatlas.offline.targets import Candidate
-
         lister = ToolSpec(server="s", name="list_blocks", description="List block definitions.", input_schema={
             "type": "object", "required": ["file_id"], "properties": {"file_id": {"type": "string"}}})
         records = [{"name": "*D1", "entity_count": 1}, {"name": "DOOR", "entity_count": 5}]
@@ -794,6 +791,6 @@ class TestListersOfNamedThings:
         extract = ToolSpec(server="s", name="extract_block_attributes", description="Rows of a block's attributes.",
                            input_schema={"type": "object", "required": ["block_name"],
                                          "properties": {"block_name": {"type": "string"}}})
-        [spec] = infer_arguments(extract)
-        named = _named_as(spec, [Candidate(r.value, r) for r in refs])
-        assert [c.value for c in named] == ["DOOR", "*D1"]
+        facts = EnvironmentFacts(kind="none")
+        chosen = [synth_for(facts, 0, pool).valid_arguments(extract, variant=v) for v in range(2)]
+        assert [c.arguments["block_name"] for c in chosen if c is not None] == ["DOOR", "*D1"]

@@ -178,7 +178,7 @@ def scalar_value(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
             if spec.fresh:
                 return synth.fresh_value(kind)
             pooled = targets.pooled(kind)
-            named = _named_as(spec, pooled)
+            named = _named_as(synth, spec)
             if named:  # ``block_name``: a name an answer listed as a block's
                 return draft.pick(kind, named)
             noun = id_noun(spec.name)
@@ -647,22 +647,21 @@ def _numeric_ids(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
 _NAME_ENDS = frozenset({"name", "names", "title", "label"})
 
 
-def _named_as(spec: ArgSpec, pooled: list[Candidate]) -> list[Candidate]:
+def _named_as(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
     """For ``<thing>_name`` (``block_name``), the names answers listed as things of that kind (records listed as
-    ``blocks``), those a user gave first (a name opening with a symbol marks an anonymous or internal one); none for a
-    bare ``name``."""
+    ``blocks``: :func:`_labelled` by the thing), those a user gave first (a name opening with a symbol marks an
+    anonymous or internal one); none for a bare ``name``."""
     words = tokens(spec.name)
     if len(words) < 2 or words[-1] not in _NAME_ENDS:
         return []
-    label = LABEL_CONTEXT + parent_singular(words[-2])
-    named = [c for c in pooled if c.ref is not None and c.ref.context == label]
+    named = _labelled(synth, spec, noun=parent_singular(words[-2]))
     return sorted(named, key=lambda c: not c.value[:1].isalnum())  # ``*D1``, ``_ARCHTICK``: anonymous, internal
 
 
-def _labelled(synth: ValueSynth, spec: ArgSpec) -> list[Candidate]:
+def _labelled(synth: ValueSynth, spec: ArgSpec, noun: str | None = None) -> list[Candidate]:
     """The identities answers labelled with this argument's name (``Key: x`` for ``key``, ``{"lemmas": […]}`` for
-    ``lemma``: :data:`~toolatlas.offline.answers.LABEL_CONTEXT`)."""
-    label = LABEL_CONTEXT + parent_singular(spec.name.lower())
+    ``lemma``: :data:`~toolatlas.offline.answers.LABEL_CONTEXT`), or with ``noun``."""
+    label = LABEL_CONTEXT + (noun or parent_singular(spec.name.lower()))
     return [c for c in synth.targets.pooled(ArgKind.IDENTIFIER) if c.ref is not None and c.ref.context == label]
 
 
