@@ -51,6 +51,25 @@ class TestToolSelection:
         noun = atlas.view.plan("Open the note about my archive in the work notebook")
         assert "archiv" not in noun.operations
 
+    def test_a_verb_after_the_prefix_the_server_names_its_tools_under(self) -> None:
+        """``erp_stage_invoice`` and ``erp_match_po`` share the prefix ``erp``: the word after it is the tool's
+        own verb, so "Stage it" plans the stager; a prefix of one tool's name alone is no namespace."""
+        from toolatlas.guidance.operations import namespaces, tool_operations
+
+        names = ["erp_stage_invoice", "erp_match_po", "invoices_extract", "log_food"]
+        assert namespaces(names, "invoices") == {"erp"}
+        assert tool_operations("erp_stage_invoice", "Creates a not-yet-posted invoice record.", "invoices",
+                               namespaces(names, "invoices"))["stage"] == 1.0
+        assert "stage" not in tool_operations("erp_stage_invoice", "Creates a not-yet-posted invoice record.")
+        tools = [node("invoices", "erp_stage_invoice", "Creates a reversible, not-yet-posted invoice record.",
+                      ("invoice_id",), read_only=False),
+                 node("invoices", "erp_match_po", "Three-way match of an invoice against its purchase order.",
+                      ("invoice_id",), read_only=True),
+                 node("invoices", "invoices_extract", "Extract the fields of one inbox invoice.", ("invoice_id",),
+                      read_only=True)]
+        plan = AtlasView(tools, [], [], []).plan("Hallam Timber chased invoice HTM-40655. Stage it for this week.")
+        assert ("stage", ("invoices", "erp_stage_invoice")) in [(s.operation, s.tool) for s in plan.steps]
+
     def test_numbers_and_sentence_ends_name_nothing(self) -> None:
         """A decimal number or a word before a full stop is no exact name; a file name or a path is."""
         from toolatlas.guidance.operations import names_something

@@ -22,6 +22,7 @@ match names or paths (``glob``, ``pattern``, ``filename``) does not do.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,6 +48,7 @@ __all__ = [
     "names_by_value",
     "names_by_code",
     "names_something",
+    "namespaces",
     "objects",
     "relative_path",
     "operations_in",
@@ -479,20 +481,42 @@ def content_search(text: str) -> bool:
 _ALL_WORDS = frozenset(stem for op in OPERATIONS.values() for stem in op.task_words | op.tool_words | op.name_words)
 
 
+def _verb(word: str | None) -> str | None:
+    """``word`` when it can be a verb of the catalogue's own: not an operation's word, no filler, no number."""
+    if word is None or word in _ALL_WORDS or word in FILLER_TERMS or len(word) < 3 or not word.isalpha():
+        return None
+    return word
+
+
+def _words(name: str, server: str) -> list[str]:
+    skip = set(terms(server))
+    return [t for t in terms(name) if t not in skip and "_" not in t and "-" not in t]
+
+
 def name_verb(name: str, server: str = "") -> str | None:
     """The first word of a tool's name when the operation vocabulary does not know it (``git_commit`` →
     ``commit``, ``approve_task_completion`` → ``approv``): the catalogue's own verb for what the tool does.
     Words of the server's name are skipped; filler words ("all", "now") are no verb."""
-    skip = set(terms(server))
-    first = next((t for t in terms(name) if t not in skip and "_" not in t and "-" not in t), None)
-    if first is None or first in _ALL_WORDS or first in FILLER_TERMS or len(first) < 3 or not first.isalpha():
-        return None
-    return first
+    return _verb(next(iter(_words(name, server)), None))
 
 
-def tool_operations(name: str, purpose: str, server: str = "") -> dict[str, float]:
+def namespaces(names: Iterable[str], server: str = "") -> frozenset[str]:
+    """The words that open the names of two or more of a server's tools and go on after them (``erp`` of
+    ``erp_stage_invoice`` and ``erp_match_po``, ``spec`` of ``mqtt_spec_get``): a prefix the server names its
+    tools under, after which the name's own verb may come."""
+    counts: dict[str, int] = {}
+    for name in names:
+        words = _words(name, server)
+        if len(words) > 1:
+            counts[words[0]] = counts.get(words[0], 0) + 1
+    return frozenset(word for word, n in counts.items() if n > 1)
+
+
+def tool_operations(name: str, purpose: str, server: str = "",
+                    prefixes: frozenset[str] = frozenset()) -> dict[str, float]:
     """Operation → strength for a tool: 1.0 when its name says it (or its name's own verb, see
-    :func:`name_verb`), 0.5 when only its purpose does."""
+    :func:`name_verb`, or the word after a prefix in ``prefixes``: ``erp_stage_invoice`` stages, see
+    :func:`namespaces`), 0.5 when only its purpose does."""
     named, described = set(terms(name)), set(terms(purpose))
     found = {}
     for op in OPERATIONS.values():
@@ -500,9 +524,11 @@ def tool_operations(name: str, purpose: str, server: str = "") -> dict[str, floa
             found[op.name] = 1.0
         elif described & op.tool_words:
             found[op.name] = 0.5
-    verb = name_verb(name, server)
-    if verb:
-        found[verb] = 1.0
+    words = _words(name, server)
+    verbs = [_verb(words[0]) if words else None, _verb(words[1]) if len(words) > 1 and words[0] in prefixes else None]
+    for verb in verbs:
+        if verb:
+            found[verb] = 1.0
     return found
 
 

@@ -43,7 +43,7 @@ from toolatlas.guidance.implied import (
 from toolatlas.guidance.index import LexicalIndex, terms
 from toolatlas.guidance.minting import minters, required_arguments
 from toolatlas.guidance.models import UseNote
-from toolatlas.guidance.operations import OPERATIONS, tool_operations
+from toolatlas.guidance.operations import OPERATIONS, namespaces, tool_operations
 from toolatlas.guidance.shapes import changes_data, value_shapes
 from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 from toolatlas.models import Effect, OutcomeClass
@@ -445,7 +445,7 @@ def _objects(node: ToolNode) -> frozenset[str]:
 
 
 def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], shared: set[str],
-                 idf: dict[str, float]) -> ToolProfile:
+                 idf: dict[str, float], prefixes: frozenset[str] = frozenset()) -> ToolProfile:
     affordances = entries.get(EntryKind.AFFORDANCE, [])
     boundaries = _dedup(entries.get(EntryKind.BOUNDARY, []))
     tolerances = _dedup(e for e in affordances if _tolerance(e) and not cut_at_limit(e))
@@ -473,7 +473,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
     accepted = tuple(_finding(e) for e in tolerances if e.family not in SCHEMA_FAMILIES)  # the schema says so
     return ToolProfile(
         key=(node.server, node.tool), purpose=purpose(node.description), clauses=clauses,
-        operations=tool_operations(node.tool, purpose(node.description), node.server), mutating=mutating,
+        operations=tool_operations(node.tool, purpose(node.description), node.server, prefixes), mutating=mutating,
         deprecated=_DEPRECATED in set(terms(node.description)), batch=batch, required=required,
         findings=findings, tolerances=accepted,
         findings_index=LexicalIndex([_INDUCER_WORDS.sub(" ", f.text.replace(f"`{node.tool}`", "")) for f in findings]),
@@ -500,8 +500,9 @@ def server_profiles(
         shared = shared_clauses(descriptions)
         entries = [e for k in keys for kind in by_tool.get(k, {}).values() for e in kind]
         idf = vocabulary(entries)
+        prefixes = namespaces((k[1] for k in keys), server)
         for key in keys:
-            tools[key] = tool_profile(nodes[key], by_tool.get(key, {}), shared, idf)
+            tools[key] = tool_profile(nodes[key], by_tool.get(key, {}), shared, idf, prefixes)
         notes, said = [], set()
         checkable = [e for e in entries if e.kind is not EntryKind.CO_USAGE]
         for description in descriptions:
