@@ -130,6 +130,26 @@ class TestTraversal:
         assert sum(s.operation == "read_tool" for s in full.trail) == 5
         assert full.trail[0].operation == "read_trace" and full.exemplars
 
+    def test_a_trace_of_a_server_the_task_is_not_about_lends_little(self) -> None:
+        """Traces are weighed by the task's route as tools are: a shop's trace that shares "today" with a
+        beekeeping request does not pull the shop's tools ahead of the beekeeping server's own."""
+        tools = [tool("track_event", "Track one dated record of the apiary log: varroa mite counts on a hive's board, "
+                                             "inspections, treatments.", server="bees"),
+                 tool("query_events", "Query the apiary log by kind, hive and date range.", server="bees"),
+                 tool("approvals_get", "Read an approval request.", server="shop"),
+                 tool("approvals_request", "Request approval of an invoice staged today.", server="shop")]
+        traces = [TraceNode(id=f"q{i}", server="shop", task="request approval of the invoice staged today",
+                            steps=[TraceStep(tool="approvals_request", rationale="ask"),
+                                   TraceStep(tool="approvals_get", rationale="check")],
+                            tools=["approvals_request", "approvals_get"], runs=1, resolved=1) for i in range(3)]
+        view = AtlasView(tools, [], traces, [])
+        task = "Log Heather's varroa board from today: 0.4 mites a day, natural drop, for the hive's treatments."
+        assert set(view.route_weights(task)) == {"bees"}
+        unrouted, routed = view.trace_relevance(task, None, routed=False), view.trace_relevance(task, None)
+        assert unrouted["q0"] > 0 and routed["q0"] < 0.5 * unrouted["q0"]
+        ranked = [t.server for t in Atlas(view).guide(task).tools]
+        assert ranked[:2] == ["bees", "bees"]
+
     def test_navigator_is_deterministic(self) -> None:
         """The same task gives the same walk on two fresh atlases."""
         first = Atlas(release_atlas(), navigator=OfflineNavigator()).guide("publish the release")

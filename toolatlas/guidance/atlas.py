@@ -174,10 +174,17 @@ class AtlasView:
         best = max((score for _, score in pairs), default=0.0)
         return {key: score / best for key, score in pairs} if best > 0 else {}
 
-    def trace_relevance(self, task: str, servers: set[str] | None) -> dict[str, float]:
+    def trace_relevance(self, task: str, servers: set[str] | None, *, routed: bool = True) -> dict[str, float]:
+        """Traces matching ``task`` (best = 1), of ``servers`` only when given. Routed (the default, when no
+        servers are named), a trace of a server the task is not about weighs as that server's tools do
+        (:meth:`routed`): it lends them no more evidence than their own words would."""
         allowed = None if servers is None else {i for i, t in enumerate(self.trace_ids) if self.traces[t].server in servers}
         hits = self.trace_index.top(expanded(task), 50, allowed)
-        return self._normalised([(self.trace_ids[i], s) for i, s in hits])
+        found = self._normalised([(self.trace_ids[i], s) for i, s in hits])
+        if routed and servers is None and found:
+            route = self.route_weights(task)
+            found = {t: s * route_weight(route, self.traces[t].server) for t, s in found.items()}
+        return found
 
     def tool_relevance(self, task: str, servers: set[str] | None, *, routed: bool = True) -> dict[tuple[str, str], float]:
         """Tools matching ``task`` (best = 1): its documentation weighs ``DOCS_WEIGHT``, its verified
