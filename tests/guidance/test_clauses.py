@@ -156,3 +156,27 @@ class TestArgumentClauses:
         assert "Only ZIP archives take a password" in guidance.to_text()
         plain = atlas.guide("Pack report.txt into report.tar.gz.", docs_ratio=None)
         assert all("password" not in d.text for d in plain.tools[0].documented)
+
+    def test_the_rule_of_an_argument_whose_declared_value_the_task_names_is_served_first(self) -> None:
+        """"frames that begin with ATG": ``start_codons`` declares ``atg-only``, so its rule (the values it allows)
+        is the tool's first documented clause; a task that names no member is not told it, and a filler word ("both")
+        names no member."""
+        from toolatlas.graph.models import ToolNode
+        from toolatlas.guidance import Atlas, AtlasView
+        from toolatlas.guidance.implied import names_member
+
+        schema = {"type": "object", "required": ["sequence"], "properties": {
+            "sequence": {"type": "string", "description": "A DNA sequence, or one FASTA record."},
+            "start_codons": {"type": "string", "enum": ["table-starts", "atg-only"]}}}
+        orfs = ToolNode(id="dna.enumerate_orfs", server="dna", tool="enumerate_orfs", schema_hash="h",
+                        description="Enumerate candidate ORFs across all six reading frames. Results are bounded.",
+                        input_schema=schema)
+        atlas = Atlas(AtlasView([orfs], [], [], []))
+        task = "List the open reading frames that begin with ATG in ATGGCTAGCAAAGGAGAAGAACTTTTCACTGGAGTTGTCC."
+        assert atlas.guide(task, docs_ratio=None).tools[0].documented[0].text == (
+            "`start_codons`: its schema allows only table-starts or atg-only")
+        plain = atlas.guide("List the open reading frames in ATGGCTAGCAAAGGAGAAGAACTTTTCACTGGAGTTGTCC.",
+                            docs_ratio=None)
+        assert all("start_codons" not in d.text for d in plain.tools[0].documented)
+        assert names_member("convert it to Celsius", ("celsius", "fahrenheit"))
+        assert not names_member("scan both strands", ("forward", "reverse", "both"))

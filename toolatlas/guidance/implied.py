@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from toolatlas.guidance.profiles import Finding, ToolProfile
 
 __all__ = ["IMPLIED_LEAD", "asks_for_all", "asks_long_run", "asks_past", "declared_sets", "given_words",
-           "error_cap_of", "near_miss", "outran", "stated_cap_of", "states_cap", "subjects", "task_leads"]
+           "error_cap_of", "names_member", "near_miss", "outran", "stated_cap_of", "states_cap", "subjects", "task_leads"]
 
 IMPLIED_LEAD = 2.0
 """What a finding the task's own values imply weighs (more than a natural failure: this task meets it)."""
@@ -149,6 +149,19 @@ def _matched(member: str, task: str) -> int:
         if value[:length] in lowered:
             return len(_valued(value[:length]))
     return 0
+
+
+@lru_cache(maxsize=4096)
+def names_member(task: str, members: Sequence[str]) -> bool:
+    """Whether a task names one of an argument's declared values by a word of it that no other member has
+    ("open reading frames that begin with *ATG*" against ``table-starts`` and ``atg-only``): it asks for that
+    value, which the argument's own rule tells how to pass. Filler and words of fewer than three letters name
+    nothing."""
+    words = [frozenset(t for t in terms(re.sub(r"[\W_]+", " ", member)) if len(t) > 2 and t.isalpha()
+                       and t not in FILLER_TERMS) for member in members]
+    written = set(terms(task))
+    return any(own & written for i, own in enumerate(words)
+               for own in (own - frozenset().union(*(w for j, w in enumerate(words) if j != i)),))
 
 
 @lru_cache(maxsize=4096)

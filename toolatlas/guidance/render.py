@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import CoUsageRelation, Entry, EntryKind, StrategyNode, TraceNode
-from toolatlas.guidance.implied import given_words, near_miss, task_leads
+from toolatlas.guidance.implied import given_words, names_member, near_miss, task_leads
 from toolatlas.guidance.index import terms
 from toolatlas.guidance.models import (
     BoundaryNote,
@@ -248,11 +248,14 @@ def _minted(view: AtlasView, key: tuple[str, str], plan: Plan | None) -> list[Co
 
 def _given_arguments(profile, task: str) -> list:
     """What the documentation of the arguments the task gives values to states as rules ("protected with the
-    *password* 'q3-secret'": the `password` argument's own description) — what those values meet, first."""
+    *password* 'q3-secret'": the `password` argument's own description), or of those whose declared values it
+    names ("begin with *ATG*": ``start_codons`` allows only table-starts or atg-only) — what those values meet,
+    first."""
     if not task or not profile.arguments:
         return []
-    given = given_words(task) | {t for argument, members in profile.declared.items() if near_miss(task, members)
-                                 for t in terms(argument)}  # a value nearly written: its argument's rule
+    given = given_words(task) | {t for argument, members in profile.declared.items()
+                                 if near_miss(task, members) or names_member(task, members)
+                                 for t in terms(argument)}  # a value nearly written, or named: its argument's rule
     return list(dict.fromkeys(clause for stems, clause in profile.arguments if stems & given))
 
 
