@@ -484,3 +484,28 @@ class TestOtherNotations:
         profile = AtlasView([decode], [hexed], [], []).profiles[("can", "decode_frame")]
         assert list(task_leads(profile, "Decode this frame: ID 3B1, data 94 11 B0 04").values()) == [2.0]
         assert task_leads(profile, "Decode the 12 frames of the bench test") == {}
+
+
+class TestNamedForCode:
+    def test_a_thing_named_by_its_name_meets_the_tool_that_takes_its_code(self) -> None:
+        """"the median salary of a Data Scientist": the tool was verified to refuse an occupation's name where it
+        takes the code, so that refusal leads, before a better supported failure the words point at; a task giving
+        the code is not told it."""
+        wages = one_argument_tool("wages", "get_wage_data", "Wages of one occupation by its SOC code.", "occ_code")
+        found = [
+            entry("wages", "get_wage_data", EntryKind.AFFORDANCE, when="read one occupation's wages",
+                  effect=Effect.READ_ONLY, arguments={"occ_code": "15-1252"}),
+            entry("wages", "get_wage_data", EntryKind.BOUNDARY, outcome=FAIL, support=12,
+                  condition="`occ_code` names an occupation that does not exist",
+                  error_signature="no occupation <s>", excerpt="no occupation 99-9999"),
+            entry("wages", "get_wage_data", EntryKind.BOUNDARY, outcome=FAIL, support=2, family="name_for_code",
+                  condition="`occ_code` is the name a code stands for (`Software Developers`), not the code",
+                  error_signature="occ_code=<s> must be a SOC code like <s>",
+                  excerpt="occ_code='Software Developers' must be a SOC code like 15-1252"),
+        ]
+        atlas = Atlas(AtlasView([wages], found, [], []))
+        named = atlas.guide("What is the national median salary of a Data Scientist?", docs_ratio=None)
+        assert "must be a SOC code" in named.tools[0].when_not[0].error
+        coded = atlas.guide("What is the national median salary of occupation 15-2051? Missing ones too.",
+                            docs_ratio=None)
+        assert "must be a SOC code" not in coded.tools[0].when_not[0].error

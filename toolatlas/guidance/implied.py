@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance.index import FILLER, FILLER_TERMS, terms
-from toolatlas.guidance.operations import CHANGES, given_values
+from toolatlas.guidance.operations import CHANGES, given_values, names_by_name
 from toolatlas.guidance.shapes import value_shapes
 
 if TYPE_CHECKING:
@@ -199,6 +199,9 @@ _ABSENT = re.compile(r"\b(?:null|none|empty|missing|omitted|left out)\b", re.IGN
 CARRIED_OUT = frozenset({"constraint_violation", "wrong_object_kind"})
 """Boundary families of a data-changing statement the tool carried out until the data refused it (a constraint, a
 view): a tool with one changes data, though no verified use of it did."""
+NAMED_FOR_CODE = "name_for_code"
+"""The boundary family of a code argument sent the name the code stands for (``Software Developers`` for
+``15-1252``, :class:`~toolatlas.offline.mutations.MutationKind`): what a request naming the thing by its name meets."""
 GIVEN_WINDOW = 4
 """Words between a thing a request names and the value it gives it ("level 12", "country written out as 'Germany'")."""
 WHICH_THING = frozenset({"nonexistent_reference", "path_escape", "path_is_file", "path_is_directory",
@@ -312,9 +315,10 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
     """Finding index → :data:`IMPLIED_LEAD` for each of the tool's findings the task's values imply it
     meets: past a stated count it asks to go beyond, the answer to a value outside an argument's declared
     set when the task nearly writes a member of it, the answer to a value given to what the task gives a
-    value to (:func:`given_words`), and — planned for a change (``operations``) though it changes nothing
-    (no data-changing statement of it was carried out, :data:`CARRIED_OUT`) — its answer to a statement that
-    changes data."""
+    value to (:func:`given_words`), the answer to a name where the tool takes a code when the task names a
+    thing by its name (:func:`~toolatlas.guidance.operations.names_by_name`), and — planned for a change
+    (``operations``) though it changes nothing (no data-changing statement of it was carried out,
+    :data:`CARRIED_OUT`) — its answer to a statement that changes data."""
     leads: dict[int, float] = {}
     if not profile.mutating and CHANGES & set(operations) and not any(
             f.changes and f.entry.family in CARRIED_OUT for f in profile.findings):
@@ -330,6 +334,10 @@ def task_leads(profile: ToolProfile, task: str, operations: Sequence[str] = ()) 
             leads[index] = IMPLIED_LEAD
         elif recased(finding, task) or other_notation(finding, task):
             leads[index] = IMPLIED_LEAD
+    if names_by_name(task):  # a thing named by its name, where the tool was verified to take only its code
+        for index, finding in enumerate(profile.findings):
+            if finding.entry.family == NAMED_FOR_CODE:
+                leads[index] = IMPLIED_LEAD
     kinds = {shape for shape in value_shapes(task) if shape.startswith(FILE_KIND)} - profile.file_kinds
     if kinds:  # a kind of file the tool failed on and never went through with ("budget.txt" to a workbook tool)
         for index, finding in enumerate(profile.findings):

@@ -45,6 +45,7 @@ __all__ = [
     "name_search",
     "names_destination",
     "name_verb",
+    "names_by_name",
     "names_by_value",
     "names_by_code",
     "names_something",
@@ -395,6 +396,20 @@ table may not hold."""
 def names_by_code(text: str) -> bool:
     """Whether a request names a thing by its code ("what is *GPIO9* good for"), which may not be in the server's table."""
     return bool(_CODE.search(text))
+
+
+_SENTENCE_END = (".", "!", "?", ":", ";")
+
+
+@lru_cache(maxsize=4096)
+def names_by_name(text: str) -> bool:
+    """Whether a request names a thing by a capitalised name inside a sentence ("the median salary of a *Data
+    Scientist*"), which a tool taking the thing's code does not take; a request naming a code as well is about
+    the code."""
+    tokens = [t.strip("()*'\"“”‘’,") for t in text.split()]
+    return not names_by_code(text) and any(
+        position and _capitalised(word) and not text.split()[position - 1].endswith(_SENTENCE_END)
+        for position, word in enumerate(tokens))
 
 
 _QUOTED = re.compile(r"(?<![\w'])'[^']+'(?!\w)|\"[^\"]+\"|“[^”]+”|‘[^’]+’")
