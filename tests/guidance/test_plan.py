@@ -56,8 +56,8 @@ class TestToolSelection:
         own verb, so "Stage it" plans the stager; a prefix of one tool's name alone is no namespace."""
         from toolatlas.guidance.operations import namespaces, tool_operations
 
-        names = ["erp_stage_invoice", "erp_match_po", "invoices_extract", "log_food"]
-        assert namespaces(names, "invoices") == {"erp"}
+        names = ["erp_stage_invoice", "erp_match_po", "invoices_extract", "log_food", "get_vendor", "get_po"]
+        assert namespaces(names, "invoices") == {"erp"}  # "get" opens names as their verb
         assert tool_operations("erp_stage_invoice", "Creates a not-yet-posted invoice record.", "invoices",
                                namespaces(names, "invoices"))["stage"] == 1.0
         assert "stage" not in tool_operations("erp_stage_invoice", "Creates a not-yet-posted invoice record.")

@@ -518,11 +518,12 @@ def name_verb(name: str, server: str = "") -> str | None:
 def namespaces(names: Iterable[str], server: str = "") -> frozenset[str]:
     """The words that open the names of two or more of a server's tools and go on after them (``erp`` of
     ``erp_stage_invoice`` and ``erp_match_po``, ``spec`` of ``mqtt_spec_get``): a prefix the server names its
-    tools under, after which the name's own verb may come."""
+    tools under, after which the name's own verb may come. A word the operation vocabulary knows opens names as
+    their verb (``get_sdlxliff_segment``, ``list_tasks``), not as a prefix."""
     counts: dict[str, int] = {}
     for name in names:
         words = _words(name, server)
-        if len(words) > 1:
+        if len(words) > 1 and _verb(words[0]):
             counts[words[0]] = counts.get(words[0], 0) + 1
     return frozenset(word for word, n in counts.items() if n > 1)
 
