@@ -111,3 +111,41 @@ def test_example_calls_and_bulleted_arguments_of_a_description() -> None:
     assert example_calls("rewrite_stl(1)", "write_stl", ["vertices"]) == []
     bullets = "Pass exactly one source:\n    - port: a live VM's gdbstub.\n      QEMU -s is 1234.\n    - path: a directory."
     assert documented_arguments(bullets) == {"port": "a live VM's gdbstub. QEMU -s is 1234.", "path": "a directory."}
+
+
+DSL_TOOL = '''Filter entities using the Query DSL.
+
+    Supports comparisons (==, !=, >, <), string ops (contains, like), logical ops (and, or, not).
+
+    Examples:
+        layer == "ARQ" and type in ("TEXT","MTEXT") and text contains "PORTA"
+        type == "INSERT" and has_attribs == true
+
+    Args:
+        file_id: The file identifier.
+        query: DSL query string.
+    '''
+
+
+def test_a_query_language_of_its_own_and_its_listed_examples() -> None:
+    """A tool that names its own query language takes that language, not SQL, though an example holds ``INSERT``;
+    the lines of its ``Examples:`` section are whole values of the one required string argument the description names
+    before them (``query``, not ``file_id``), tried before any invented text; a tool that names SQL keeps SQL."""
+    from toolatlas.offline.hints import example_section
+
+    intro, lines = example_section(DSL_TOOL, "query_entities")
+    assert lines == ['layer == "ARQ" and type in ("TEXT","MTEXT") and text contains "PORTA"',
+                     'type == "INSERT" and has_attribs == true']
+    assert "Query DSL" in intro and "Examples" not in intro
+    schema = {"type": "object", "required": ["file_id", "query"],
+              "properties": {"file_id": {"type": "string"}, "query": {"type": "string"}}}
+    specs = {s.name: s for s in infer_arguments(ToolSpec(server="s", name="query_entities", description=DSL_TOOL,
+                                                         input_schema=schema))}
+    assert specs["query"].kind is ArgKind.SEARCH_QUERY and specs["query"].examples == lines
+    assert specs["file_id"].examples == []
+    call = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0)).valid_arguments(
+        ToolSpec(server="s", name="query_entities", description=DSL_TOOL, input_schema=schema), list(specs.values()), 0)
+    assert call is not None and call.arguments["query"] in lines
+    sql = ToolSpec(server="s", name="run_query", description="Run a SQL query (SELECT or INSERT) on the database.",
+                   input_schema={"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}})
+    assert infer_arguments(sql)[0].kind in (ArgKind.SQL, ArgKind.SQL_QUERY_READ, ArgKind.SQL_QUERY_WRITE)

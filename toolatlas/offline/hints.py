@@ -274,6 +274,30 @@ def documented_arguments(description: str) -> dict[str, str]:
     return found
 
 
+_EXAMPLES_SECTION = re.compile(r"^\s*(?:Examples?|Example queries|Example usage)\s*:\s*$", re.MULTILINE | re.IGNORECASE)
+
+
+def example_section(description: str, tool: str) -> tuple[str, list[str]]:
+    """The text before a docstring's ``Examples:`` section and the section's lines, each a whole value the tool
+    takes (``layer == "ARQ" and type in ("TEXT","MTEXT")``): indented under the heading, up to a blank line or the
+    next heading. A call of the tool (read by :func:`example_calls`), a prompt (``>>>``) or a ``name: text`` line
+    is no such value. No section: the whole description and no lines."""
+    section = _EXAMPLES_SECTION.search(description)
+    if section is None:
+        return description, []
+    found: list[str] = []
+    for line in description[section.end():].lstrip("\n").splitlines():
+        text = line.strip()
+        if not text:
+            break
+        if _ARG_LINE.match(line) or text.endswith(":") or text.startswith((">>>", "#", "-", "*")) or f"{tool}(" in text:
+            if found:
+                break
+            continue
+        found.append(text)
+    return description[:section.start()], found
+
+
 def letter_range(description: str) -> list[str]:
     """``Priority (A-Z)``: a single letter is wanted; the first few, as examples."""
     return ["A", "B", "C"] if _LETTERS.search(description) else []

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from toolatlas.models import Frozen, ToolSpec, derived, per_tool
 from toolatlas.offline.glossary import gloss
-from toolatlas.offline.hints import documented_arguments, example_calls, letter_range, named_values
+from toolatlas.offline.hints import documented_arguments, example_calls, example_section, letter_range, named_values
 from toolatlas.offline.schemas import conforms, inline_refs
 from toolatlas.offline.words import (
     EFFECT_VERBS,
@@ -268,6 +268,8 @@ class _Context:
         """Per-argument text of the tool's docstring (``Args:``), for schemas that only give a title."""
         self.shown = example_calls(tool.description, tool.name, list(tool.properties))
         """Whole calls the description shows (``>>> write_stl([[0,0,0], …], [[0,0,1]], "output.stl")``)."""
+        self.listed = _listed_examples(tool)
+        """The argument an ``Examples:`` section of the description gives whole values of, with them."""
         self.sql = bool(  # a "units database" is no SQL database: tables, rows or columns make it one
             re.search(
                 r"\bsql\b|\bselect\b|\binsert\b|create table|\bquer(y|ies)\b.*\btable"
@@ -275,10 +277,15 @@ class _Context:
                 r"|\b(tables?|rows?|columns?)\b.*\b(database|db)\b",
                 self.text,
             )
-        )
+        ) and not (_OWN_LANGUAGE.search(self.text) and not re.search(r"\bsql\b", self.text))
         self.git = bool(re.search(r"\bgit\b|\bcommit|\bbranch|\bchangelog|\brelease notes\b", self.text)) or any(
             "repo" in tokens(p) or "repository" in tokens(p) for p in tool.properties
         )
+
+
+_OWN_LANGUAGE = re.compile(r"\b(?:dsl|query language|query syntax|filter language|filter syntax)\b")
+"""A tool that names its own query language ("Filter entities using the Query DSL") takes that language, not SQL,
+whatever its examples hold (``type == "INSERT"`` is a value, not a statement) — unless it names SQL as well."""
 
 
 _CACHE: dict[tuple[str, ...], list[ArgSpec]] = {}
@@ -496,12 +503,31 @@ def _handed_back(words: list[str], description: str) -> bool:
 def _shown(name: str, schema: dict[str, Any], ctx: _Context) -> list[Any]:
     """The values an example call of the description gives the argument (:func:`~toolatlas.offline.hints.example_calls`)
     that its schema accepts, once each: numbers, flags, points and lists — never a string, which in an example
-    names a thing of the example's own (``delete_task("Old deprecated feature", "BACKLOG")``), not one that exists."""
+    names a thing of the example's own (``delete_task("Old deprecated feature", "BACKLOG")``), not one that exists;
+    and the whole values an ``Examples:`` section lists for it (:func:`_listed_examples`)."""
     values: list[Any] = []
+    if ctx.listed is not None and ctx.listed[0] == name:
+        values += [v for v in ctx.listed[1] if conforms(v, schema)]
     for call in ctx.shown:
         if name in call and not isinstance(call[name], str) and call[name] not in values and conforms(call[name], schema):
             values.append(call[name])
     return values
+
+
+def _listed_examples(tool: ToolSpec) -> tuple[str, list[str]] | None:
+    """(argument, values) of the lines of the description's ``Examples:`` section
+    (:func:`~toolatlas.offline.hints.example_section`): they belong to the one required string argument that the
+    description names before the section ("Filter entities using the Query *DSL*" and ``query``); with none or
+    several such arguments, to none."""
+    intro, lines = example_section(tool.description, tool.name)
+    if not lines:
+        return None
+    before = set(tokens(intro))
+    required = set(tool.input_schema.get("required") or ())
+    owners = [name for name, schema in tool.properties.items()
+              if name in required and isinstance(schema, dict) and schema.get("type") == "string"
+              and set(tokens(name)) <= before]
+    return (owners[0], lines) if len(owners) == 1 else None
 
 
 def _examples(schema: dict[str, Any]) -> list[Any]:
