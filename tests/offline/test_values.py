@@ -775,6 +775,21 @@ class TestAnUpdateOfAStoredRecord:
         assert any(c.arguments["stage"] != current[c.arguments["deal_id"]] for c in calls if c is not None)
 
 
+    def test_a_search_over_the_records_looks_for_a_word_they_hold(self) -> None:
+        """A directory export's search ``query`` (named like no field) takes words of the records, never the invented
+        ``probe`` a state with no words gets."""
+        records = [{"cn": "Rhiannon Morgan", "mail": "rhiannon.morgan@kestrelvet.local", "type": "user"},
+                   {"cn": "Finance-ReadOnly", "description": "Read access to the finance share", "type": "group"}]
+        facts = EnvironmentFacts(kind="json_file", root="${file}", records=records)
+        search = ToolSpec(server="s", name="search_ad", description="Search directory objects by name or e-mail.",
+                          input_schema={"type": "object", "required": ["query"], "properties": {
+                              "query": {"type": "string", "description": "Search query (name, email, username)"}}})
+        words = {w.lower() for r in records for v in r.values() for w in re.findall(r"[A-Za-z]+", v)}
+        for variant in range(3):
+            call = synth_for(facts, variant).valid_arguments(search, variant=variant)
+            assert call is not None and call.arguments["query"].lower() in words
+
+
 class TestListersOfNamedThings:
     def test_a_listers_bare_list_is_named_by_its_plural(self) -> None:
         """``list_blocks`` answering its blocks (as a sequence, or wrapped as ``{"result": […]}``): their names are

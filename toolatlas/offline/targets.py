@@ -37,6 +37,9 @@ TIMEZONES = (
     "Etc/UTC",
 )
 LARGE_FILE = 50_000
+RECORDS_READ = 100
+"""Records of a JSON document whose words join the vocabulary a search is planned from (a document of thousands
+of records has its words in its first hundred as well)."""
 
 
 _PATH_WORDS = frozenset({"file", "files", "path", "paths", "dir", "directory", "folder", "name", "filename", "input",
@@ -342,7 +345,8 @@ class Targets:
     # -- words ------------------------------------------------------------------------------------
 
     def vocabulary(self) -> list[Candidate]:
-        """Words occurring in the data (entity names, observations, file names, sample values)."""
+        """Words occurring in the data (entity names, observations, file names, sample values, the first
+        :data:`RECORDS_READ` records of a JSON document)."""
         words: list[Candidate] = []
         texts: list[tuple[str, HarvestRef | None]] = [
             (c.value, c.ref) for c in self._pooled(ArgKind.ENTITY_NAME)
@@ -359,6 +363,8 @@ class Targets:
                 for v in row.values()
                 if isinstance(v, str)
             ]
+        texts += [(v, None) for record in self.facts.records[:RECORDS_READ] for v in record.values()
+                  if isinstance(v, str)]  # a JSON document's records: the names and words it holds
         for text, ref in texts:
             words += [Candidate(w, ref) for w in re.findall(r"[A-Za-z][a-z]{3,}", text)]
         return _dedupe(words) or [Candidate("probe")]
