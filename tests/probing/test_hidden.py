@@ -110,6 +110,24 @@ class TestWordFragments:
         assert hidden_failure(ok("Found 2 notes:\n- Widgets.md"), self.SEARCH, mutation="word_fragment",
                               changed=False, arguments={"query": "idget"}) is None
 
+    def test_a_value_outside_the_listed_set_answered_with_a_count_of_none_is_a_failure(self) -> None:
+        """``object_type="not_a_valid_choice"`` answered ``{"total_found": 0, "results": []}``: a filter that takes any
+        value and matches nothing, reported as a success; an answer that found something, or the same empty answer to
+        a call that broke nothing, is none."""
+        search = ToolSpec(server="s", name="search_ad", description="Search directory objects.",
+                          input_schema={"type": "object"})
+        empty = ok('{\n  "total_found": 0,\n  "results": []\n}')
+        arguments = {"query": "kestrel", "object_type": "not_a_valid_choice"}
+        assert hidden_failure(empty, search, mutation="invalid_enum", changed=False, arguments=arguments) == (
+            "a value outside the set it lists is not refused: it finds nothing")
+        assert hidden_failure(ok('{"total_found": 3, "results": [{"name": "kestrel"}]}'), search,
+                              mutation="invalid_enum", changed=False, arguments=arguments) is None
+        assert hidden_failure(empty, search, mutation=None, changed=False, arguments=arguments) is None
+        from toolatlas.probing.evidence import found_nothing
+
+        assert found_nothing('{"resultCount": 0, "items": []}') and found_nothing('{"num_results": 0}')
+        assert not found_nothing('{"discount": 0, "price": 12}') and not found_nothing('{"total_found": 2}')
+
     def test_a_value_it_could_not_read_reported_as_a_finding_is_a_failure(self) -> None:
         """A linter given SQL that does not parse answers successfully with one violation naming it: the unreadable
         input is one of its findings, not an error; the same answer to a well-formed call, or a finding of another

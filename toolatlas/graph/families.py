@@ -31,7 +31,7 @@ from referencing.exceptions import Unresolvable
 
 from toolatlas.environments.base import render_value
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, confidence
-from toolatlas.models import utcnow
+from toolatlas.models import OutcomeClass, utcnow
 
 if TYPE_CHECKING:
     from toolatlas.graph.state import ServerGraph
@@ -62,8 +62,9 @@ MAX_CONDITIONS = 2
 
 
 def is_schema_validation(entry: Entry) -> bool:
-    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema."""
-    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES
+    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema: a refusal, not an ok answer
+    its misuse tells as a failure (a filter outside the set it lists that finds nothing)."""
+    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES and entry.outcome is not OutcomeClass.OK
 
 
 def error_shape(signatures: list[str]) -> str:
@@ -181,7 +182,7 @@ def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | 
     (a summary whose members have all been restated is set aside as stale)."""
     members = [
         e for e in graph.entries_of(tool, EntryKind.BOUNDARY, active_only=False)
-        if e.family in SCHEMA_FAMILIES and e.family != SCHEMA_SUMMARY
+        if is_schema_validation(e) and e.family != SCHEMA_SUMMARY
         and e.status in (EntryStatus.ACTIVE, EntryStatus.SUMMARISED)
     ]
     node = graph.tools[tool]

@@ -117,8 +117,10 @@ EMPTY_ANSWER = re.compile(
 """An answer that opens by saying it holds nothing (``No entries with tag 'aut'.``, ``0 results``, ``[]``)."""
 
 
-_NONE_COUNTED = re.compile(r'^\s*\{\s*"(?:total|count|matches|found|results?)"\s*:\s*0\s*[,}]', re.IGNORECASE)
-"""A JSON answer that opens with a count of none (``{"total": 0, "items": []}``)."""
+_COUNT_WORD = r"(?:total|count|match(?:es)?|found|results?|hits|num(?:ber)?)"
+_NONE_COUNTED = re.compile(rf'^\s*\{{\s*"{_COUNT_WORD}(?:_?{_COUNT_WORD})?"\s*:\s*0\s*[,}}]', re.IGNORECASE)
+"""A JSON answer that opens with a count of none (``{"total": 0, "items": []}``, ``{"total_found": 0, …}``,
+``{"resultCount": 0, …}``)."""
 
 
 def found_nothing(text: str) -> bool:

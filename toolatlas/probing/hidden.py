@@ -26,7 +26,9 @@ like successes and are not, and (but for a verdict, a cut and a moved number) on
   (``idget`` of ``widget``) and the tool answered it found nothing: it matches whole words (or stems), not text
   inside them — a caller searching part of a name takes the empty answer for "not there". So with a name
   inflected, stripped of its prefix or written in another case, and with a search for another field of a record
-  a working query found (a contact's owner): the field is not searched.
+  a working query found (a contact's owner): the field is not searched. A value outside the set an argument lists answered
+  with nothing found (``"total_found": 0`` for ``object_type="OU"``) is a filter that takes any value and matches
+  nothing, where a refusal would have named the set.
 - **a made-up name listed as not found.** The call names something invented to name nothing, and a line of
   the answer lists it as not found (``未找到的keys: ['no_such_object_1db5']`` under ``成功写入 0 个条目``): the
   answer leads with what the tool did, and the part of the call that named nothing is said below it — a batch
@@ -81,6 +83,9 @@ written in another case (``Sana`` for ``sana``)."""
 OTHER_FIELD = "other_field"
 """A search for another field of a record a working query is in: an empty answer is a field the search does not
 read."""
+OUTSIDE_SET = "invalid_enum"
+"""A value outside the set of values an argument lists: an empty answer is a filter that takes any value and
+matches nothing, where a refusal would have named the set."""
 LOCKED = "locked_target"
 LIMIT = "past_stated_limit"
 _CUT_SHORT = re.compile(r"\bTRUNCATED\b|(?i:\[(?:output|content|response|result|text)s? (?:was |is )?truncated\b"
@@ -176,6 +181,8 @@ def hidden_failure(
         return "the lookup finds nothing for the value as written"
     if mutation == OTHER_FIELD and empty:
         return "the search finds nothing for a value its record holds in another field"
+    if mutation == OUTSIDE_SET and empty:
+        return "a value outside the set it lists is not refused: it finds nothing"
     if mutation in UNREADABLE:
         finding = _finding(text, values)
         if finding is not None:
@@ -321,7 +328,7 @@ def negative_verdict(text: str) -> str | None:
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})
 """Misuses that send a value the server cannot read (a malformed value, SQL that does not parse)."""
-TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, OTHER_FIELD, *LOOKED_UP, *UNREADABLE})
+TOLD_BY_MISUSE = frozenset({MALFORMED, FRAGMENT, OTHER_FIELD, OUTSIDE_SET, *LOOKED_UP, *UNREADABLE})
 """Misuses whose failure only the misuse tells (an empty answer to part of a word, a finding on SQL that does not
 parse): the same call made without knowing it broke something is judged by its words alone, and contradicts nothing."""
 _CANNOT_READ = re.compile(
