@@ -141,6 +141,26 @@ class TestDates:
         assert {"not a date", "2024-13-45"} <= {m.arguments.get("date") for m in mutations}
 
 
+class TestCounts:
+    def test_a_count_typed_as_any_number_is_given_a_fraction(self) -> None:
+        """``max_results`` typed ``number`` gets 2.5, not expected to fail (rounded, refused or a crash: the schema does
+        not tell); an ``integer`` count gets it as a schema violation, and a number that counts nothing none."""
+        def tool(name: str, json_type: str, description: str) -> ToolSpec:
+            schema = {"type": "object", "required": ["query", name], "properties": {
+                "query": {"type": "string", "description": "Search text."},
+                name: {"type": json_type, "description": description}}}
+            return ToolSpec(server="s", name="search_ad", description="Search objects.", input_schema=schema)
+
+        _valid, found = mutate(EnvironmentFacts(kind="none"), tool("max_results", "number", "Maximum number of results"))
+        fractions = [m for m in found if m.name is MutationKind.FRACTIONAL_COUNT]
+        assert [(m.arguments["max_results"], m.expected_failure) for m in fractions] == [(2.5, False)]
+        _valid, typed = mutate(EnvironmentFacts(kind="none"), tool("max_results", "integer", "Maximum number of results"))
+        assert MutationKind.FRACTIONAL_COUNT not in families(typed)
+        assert any(m.arguments.get("max_results") == 2.5 and m.expected_failure for m in typed)
+        _valid, scale = mutate(EnvironmentFacts(kind="none"), tool("ratio", "number", "Scale factor"))
+        assert MutationKind.FRACTIONAL_COUNT not in families(scale)
+
+
 class TestReferences:
     def test_a_reference_to_an_answer_is_never_rewritten(self) -> None:
         """An id carried by reference to an earlier step's answer (``${step0.id}``) is mutated as a value

@@ -95,6 +95,9 @@ class MutationKind(StrEnum):
     their working folder, others refuse anything but an absolute path."""
     OUT_OF_RANGE = "out_of_range"
     NEGATIVE_NUMBER = "negative_number"
+    FRACTIONAL_COUNT = "fractional_count"
+    """A count typed as any number sent as a fraction (``max_results`` = 2.5): rounded, refused, or a crash of the
+    code that slices by it — what the schema does not tell."""
     CONFLICTING_ARGUMENTS = "conflicting_arguments"
     EMPTY_VALUE = "empty_value"
     NULL_VALUE = "null_value"
@@ -142,6 +145,7 @@ SEMANTIC_FAMILIES = frozenset(
         "conflicting_arguments",
         "invalid_enum",
         "out_of_range",
+        "fractional_count",
     }
 )
 """Families whose answer the JSON Schema does not tell (or tells without the server's words): the

@@ -437,6 +437,8 @@ def number_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     out.append(("wrong_type", loc, "three", f"{arg} is a string instead of a number", True))
     if spec.json_type == "integer":
         out.append(("wrong_type", loc, 2.5, f"{arg} is fractional where an integer is expected", True))
+    elif spec.count_like:  # a count the schema types as any number: the fraction it allows is no count
+        out.append(("fractional_count", loc, 2.5, f"{arg} is fractional (2.5) where it counts things", False))
     return out
 
 
