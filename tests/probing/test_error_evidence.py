@@ -7,6 +7,8 @@ that merely starts with error words.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from reporting_kit import probe
 
@@ -310,6 +312,16 @@ class TestFailuresAnsweredAsSuccess:
         assert looks_like_error(text) and error_signature(text) == "Execution exceeded 5s limit"
         assert json_error_reason(text[:-2]) == "Execution exceeded 5s limit"
         assert json_error_reason('{"error": {"kind": "bad_fen", "message": "not a position"') == "not a position"
+
+    def test_a_failed_status_gives_its_reason_under_a_key_of_its_own(self) -> None:
+        """A solver's ``"status": "error"`` with its reason in ``"explanation"`` (no reason key) failed, for that reason;
+        a record inside the answer that failed (a job of a listing) is data, and a status that did not fail none."""
+        text = json.dumps({"status": "error", "makespan": None, "schedule": [], "explanation":
+                           "Model validation failed with 1 error(s): 1. Variable 'end_c' referenced in constraint "
+                           "'precedence_c_to_b' is not defined"}, indent=2)
+        assert looks_like_error(text) and json_error_reason(text).startswith("Model validation failed")
+        assert json_error_reason('{"jobs": [{"status": "failed", "name": "nightly build"}]}') is None
+        assert json_error_reason('{"status": "optimal", "explanation": "Schedule found with 3 tasks"}') is None
 
     def test_a_lookup_that_says_it_found_nothing_with_a_reason_failed(self) -> None:
         """`"found": false` beside a message is a refusal of what was asked; a bare `"found": false` (an empty

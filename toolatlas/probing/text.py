@@ -377,6 +377,8 @@ def says_absent(text: str) -> bool:
 _HINT_LINE = re.compile(r"\W{0,3}\s*(?:available|valid|supported|known|allowed|existing|did you mean)\b", re.IGNORECASE)
 """A line under a refusal that names what the call could have asked for instead (``Available pins: 0, 1, 2``)."""
 _FAILED = frozenset({"error", "failed", "failure", "fail", "timeout", "timed_out"})
+_VERDICT_KEYS = ("result", "status", "outcome", "state")
+"""Keys a JSON answer states its verdict under (``"status": "error"``)."""
 """Verdicts of a JSON answer that failed (a run stopped by its time limit answers ``"status": "timeout"``)."""
 _REASON_KEYS = ("reason", "message", "error_message", "errorMessage", "error", "detail", "details", "msg")
 _REASON_KEY = "|".join(_REASON_KEYS)
@@ -437,10 +439,13 @@ def _json_error(value: Any, depth: int) -> str:
     if depth > 2:
         return ""
     if isinstance(value, dict):
-        verdict = [value.get(k) for k in ("result", "status", "outcome", "state")]
+        verdict = [value.get(k) for k in _VERDICT_KEYS]
         failed = any(isinstance(v, str) and v.lower() in _FAILED for v in verdict)
         failed = failed or value.get("success") is False or value.get("ok") is False or value.get("found") is False
         reason = next((value[k] for k in _REASON_KEYS if isinstance(value.get(k), str) and value[k]), "")
+        if failed and not reason and depth == 0:  # the call's own verdict, its reason under a key of its own
+            reason = next((v for k, v in value.items() if k not in _VERDICT_KEYS and isinstance(v, str)
+                           and " " in v.strip()), "")  # ("explanation": "Model validation failed with 1 error(s)…")
         if failed and reason:
             return reason
         message = value.get("error")
