@@ -489,6 +489,24 @@ class TestFieldsNamedLikeArguments:
         assert {flow.steps[1].arguments["project"] for flow in flows} == {"house", "work"}  # each value it named
 
 
+    def test_a_data_flow_makes_first_what_its_source_was_called_after(self) -> None:
+        """A listing read after a file was loaded into the server (``load → list``): the data-flow probe loads it
+        first too, or the listing answers "nothing loaded" and its value meets nothing."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        load = make("load_file", {"file_path": string()})
+        proposer = OfflineProposer(ServerGraph("s", [load, self.LISTER, self.FILTER]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        proposer.calls_by_probe["p1"] = {"load_file": {"file_path": "${root}/todos.json"}, "list_todos": {}}
+        proposer.pool.harvest_answered(self.LISTER, self.ANSWER, proposer.takers, "p1", arguments={})
+        flows = [p for p in proposer.candidates(1, ["filter_by_project"])["filter_by_project"]
+                 if any(k.startswith("filter_by_project:data<list_todos") for k in p.coverage_keys)]
+        assert flows and all([s.tool for s in flow.steps] == ["load_file", "list_todos", "filter_by_project"]
+                             and flow.steps[0].arguments == {"file_path": "${root}/todos.json"} for flow in flows)
+
+
 class TestHintedRetries:
     def test_the_failed_call_is_retried_with_a_named_value(self) -> None:
         """One retry per argument and failed call: the same arguments, the first named value that differs."""

@@ -109,6 +109,10 @@ def test_example_calls_and_bulleted_arguments_of_a_description() -> None:
     assert example_calls("call write_stl(mesh, path) first", "write_stl", ["vertices", "output_path"]) == []
     assert example_calls("write_stl(1, 2, 3)", "write_stl", ["vertices"]) == []
     assert example_calls("rewrite_stl(1)", "write_stl", ["vertices"]) == []
+    routed = 'solve(locations=[{"id": "depot", "coordinates": (0, 0)}], vehicles=[...])'
+    assert example_calls(routed, "solve", ["locations", "vehicles"]) == [], "an elided value: no example"
+    assert example_calls(routed.replace(", vehicles=[...]", ""), "solve", ["locations"]) == [
+        {"locations": [{"id": "depot", "coordinates": [0, 0]}]}], "a tuple is an array"
     bullets = "Pass exactly one source:\n    - port: a live VM's gdbstub.\n      QEMU -s is 1234.\n    - path: a directory."
     assert documented_arguments(bullets) == {"port": "a live VM's gdbstub. QEMU -s is 1234.", "path": "a directory."}
 
@@ -149,3 +153,62 @@ def test_a_query_language_of_its_own_and_its_listed_examples() -> None:
     sql = ToolSpec(server="s", name="run_query", description="Run a SQL query (SELECT or INSERT) on the database.",
                    input_schema={"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}})
     assert infer_arguments(sql)[0].kind in (ArgKind.SQL, ArgKind.SQL_QUERY_READ, ArgKind.SQL_QUERY_WRITE)
+
+
+def test_an_output_path_and_a_labelled_set_said_in_an_arguments_own_description() -> None:
+    """``file_path`` described "Output CSV file path." is where the call writes (a new path), whatever its name says;
+    "What to export: invoices, customers, products" lists the values the argument takes, where two items after a
+    label, or a label before prose, list none."""
+    schema = {"type": "object", "required": ["export_type", "file_path"], "properties": {
+        "export_type": {"type": "string", "description": "What to export: invoices, customers, products, tax_summary."},
+        "file_path": {"type": "string", "description": "Output CSV file path."}}}
+    specs = {s.name: s for s in infer_arguments(ToolSpec(server="s", name="saft_export",
+                                                         description="Export query results to a CSV file.",
+                                                         input_schema=schema))}
+    assert specs["file_path"].kind is ArgKind.NEW_PATH and specs["file_path"].fresh
+    assert specs["export_type"].kind is ArgKind.ENUM
+    assert specs["export_type"].enum == ["invoices", "customers", "products", "tax_summary"]
+    assert description_values("Tags: draft, final") == ([], [])
+    assert description_values("Optional: filter by object type (user, group, computer)") == ([], [])
+
+
+def test_the_calls_a_description_shows_are_seeds_and_the_base_of_misuses() -> None:
+    """A solver's docstring shows a whole call whose constraint names the variables it declares: it is tried as it is
+    in the seed round, and once it worked, misuses are made of it (a constraint over a variable renamed), not only of
+    an argument-by-argument plan whose values belong to nothing."""
+    from toolatlas.config import ServerSpec
+    from toolatlas.graph.inducer import Inducer
+    from toolatlas.graph.state import ServerGraph
+    from toolatlas.models import CallOutcome, OutcomeClass
+    from toolatlas.offline.proposer import OfflineProposer
+    from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
+
+    description = """Solve a schedule of tasks.
+
+    Example:
+        result = await solve_schedule(tasks=[{"id": "build", "duration": 10, "dependencies": []},
+                                             {"id": "test", "duration": 5, "dependencies": ["build"]}])
+    """
+    task = {"type": "object", "required": ["id", "duration"], "properties": {
+        "id": {"type": "string"}, "duration": {"type": "integer"},
+        "dependencies": {"type": "array", "items": {"type": "string"}}}}
+    tool = ToolSpec(server="s", name="solve_schedule", description=description, input_schema={
+        "type": "object", "required": ["tasks"], "properties": {"tasks": {"type": "array", "items": task}}})
+    proposer = OfflineProposer(ServerGraph("s", [tool]), None, ServerSpec(name="s", transport={"command": "x"}),
+                               random.Random(0))
+    shown = {"tasks": [{"id": "build", "duration": 10, "dependencies": []},
+                       {"id": "test", "duration": 5, "dependencies": ["build"]}]}
+    seeds = [p for p in proposer.seed_probes(3, 1) if "solve_schedule:shown:0" in p.coverage_keys]
+    assert [s.arguments for p in seeds for s in p.steps] == [shown]
+    step = ProbeStep(tool="solve_schedule", arguments=shown, expect="ok")
+    probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="solve_schedule", task="t", steps=[step])
+    outcome = CallOutcome(server="s", tool="solve_schedule", arguments=shown, outcome=OutcomeClass.OK,
+                          excerpt='{"status": "optimal", "makespan": 15}')
+    Inducer(proposer.graph).induce(
+        Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+        Verdict(probe_id="p1", server="s", resolved=True,
+                steps=[StepVerdict(index=0, tool="solve_schedule", outcome=OutcomeClass.OK, failed=False)]))
+    misuses = [p.steps[-1].arguments for p in proposer.candidates(1, ["solve_schedule"])["solve_schedule"]
+               if p.direction is Direction.BOUNDARY]
+    assert any(isinstance(m.get("tasks"), list) and len(m["tasks"]) == 2 and m["tasks"][1].get("dependencies") == ["build"]
+               for m in misuses)

@@ -128,6 +128,43 @@ class TestPreconditionsOnInProcessState:
         assert enabler.arguments["name"] == "q35" and after.arguments == call.arguments
 
 
+    def test_what_the_failing_call_makes_is_not_what_its_enabler_prepares(self, tmp_path) -> None:
+        """An export whose ``file_path`` is the CSV it writes ("Output CSV file path.") failed "No file loaded. Use
+        load_file first.": the loader is called on a file to load, not on the export's output, which names nothing
+        yet."""
+        export = ToolSpec(server="s", name="export_rows", description="Export the loaded rows to a CSV file.",
+                          input_schema={"type": "object", "required": ["file_path"], "properties": {
+                              "file_path": {"type": "string", "description": "Output CSV file path."}}})
+        load = ToolSpec(server="s", name="load_file", description="Load a data file into the server.",
+                        input_schema={"type": "object", "required": ["file_path"], "properties": {
+                            "file_path": {"type": "string", "description": "Path of the XML file to load."}}})
+        from toolatlas.offline.facts import EnvironmentFacts, directory_facts
+        from toolatlas.offline.values import ValueSynth
+
+        (tmp_path / "2026-10.xml").write_text("<AuditFile/>")
+        facts = EnvironmentFacts(kind="directory", root="${root}", tree=directory_facts(tmp_path))
+        spec = ServerSpec(name="s", transport={"command": "x"}, environment={"kind": "none"})
+        proposer = OfflineProposer(ServerGraph("s", [export, load]), None, spec, random.Random(0))
+        proposer.facts, proposer.synth = facts, ValueSynth(facts, proposer.pool, proposer.rng)  # the folder's files
+        assert proposer.args["export_rows"][0].fresh and not proposer.args["load_file"][0].fresh
+        call = ProbeStep(tool="export_rows", arguments={"file_path": "${root}/probe_d049.csv"}, expect="ok")
+        needs = "No file loaded. Use load_file first."
+        from toolatlas.graph.inducer import Inducer
+
+        probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="export_rows", task="t", steps=[call])
+        outcome = CallOutcome(server="s", tool="export_rows", arguments=call.arguments, outcome=OutcomeClass.TOOL_ERROR,
+                              excerpt=needs)
+        verdict = StepVerdict(index=0, tool="export_rows", outcome=OutcomeClass.TOOL_ERROR, failed=True, error_text=needs)
+        Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                                       Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+        probes = [p for p in proposer.composition_probes(1, "export_rows")
+                  if "export_rows:after:load_file" in p.coverage_keys]
+        assert probes
+        for found in probes:
+            loads = [s for s in found.steps if s.tool == "load_file"]
+            assert loads and all(s.arguments.get("file_path") != "${root}/probe_d049.csv" for s in loads)
+
+
 class TestSharedArguments:
     def test_one_of_a_pair_is_shared_under_its_plain_name(self) -> None:
         """`compare(alias_a=x)` and a loader taking `alias`: the loader is called with `alias` = x; a name

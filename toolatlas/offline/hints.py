@@ -132,6 +132,10 @@ _CHOICE_LEAD = re.compile(
 )
 
 
+_LABEL_LEAD = re.compile(r"\s*[A-Za-z][\w ]{0,30}:\s+")
+"""A short label opening a description (``What to export:``): the list after it, when it is one, is the set."""
+MIN_LABELLED = 3
+"""Items a list after such a label needs to be a set (two may be a pair of examples)."""
 _BACKTICKED = re.compile(r"`([^`\n]{1,40})`")
 _REFERS_TO = re.compile(r"\b(?:see|from|via|call|calling|run|running)\s*$", re.IGNORECASE)
 """Words before a backticked name that point at where values come from (``see `list_sources```), not at one."""
@@ -160,6 +164,10 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
             m.group(1).strip() for m in _BACKTICKED.finditer(outside)
             if _ITEM.fullmatch(m.group(1).strip()) and not _REFERS_TO.search(outside[:m.start()])
         ]
+    if not choices and (label := _LABEL_LEAD.match(outside)):  # "What to export: invoices, customers, products"
+        found = listed_items(outside[label.end():])
+        if len(found) >= MIN_LABELLED:
+            choices = found
     if not choices:
         quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(outside)]
         quoted = [q for q in quoted if re.fullmatch(r"[\w.-]+", q)]
@@ -476,13 +484,26 @@ def example_calls(description: str, tool: str, parameters: Sequence[str]) -> lis
         if node is None or len(node.args) > len(parameters):
             continue
         try:
-            arguments = {name: ast.literal_eval(arg) for name, arg in zip(parameters, node.args, strict=False)}
-            arguments |= {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None and k.arg in parameters}
+            arguments = {name: _as_json(ast.literal_eval(arg)) for name, arg in zip(parameters, node.args, strict=False)}
+            arguments |= {k.arg: _as_json(ast.literal_eval(k.value)) for k in node.keywords
+                          if k.arg is not None and k.arg in parameters}
         except (ValueError, TypeError, SyntaxError, RecursionError):
             continue
         if arguments:
             calls.append(arguments)
     return calls
+
+
+def _as_json(value: Any) -> Any:
+    """A literal of an example call as JSON holds it: a tuple is an array (``"coordinates": (0, 0)``); an elided
+    part (``[...]``) makes it no example (TypeError)."""
+    if value is Ellipsis:
+        raise TypeError("an elided value")
+    if isinstance(value, tuple | list):
+        return [_as_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_json(v) for k, v in value.items()}
+    return value
 
 
 def _call_at(text: str, opening: int) -> ast.Call | None:

@@ -15,6 +15,7 @@ Each candidate carries coverage keys (``tool:...``) so the frontier can prefer w
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import tempfile
@@ -35,6 +36,7 @@ from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, ru
 from toolatlas.offline.facts import EnvironmentFacts, extract_facts
 from toolatlas.offline.flagged import FlaggedValues, flagged_records
 from toolatlas.offline.harvest import ValuePool, answered_document, texts_in
+from toolatlas.offline.hints import example_calls
 from toolatlas.offline.kinds import (
     SQL_KINDS,
     ArgSpec,
@@ -50,6 +52,7 @@ from toolatlas.offline.readback import asking_for, marker_for, sql_read_back, sq
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
 from toolatlas.offline.saturation import saturation_probes, value_classes
+from toolatlas.offline.schemas import conforms
 from toolatlas.offline.taught import TaughtArguments
 from toolatlas.offline.values import PlannedCall, ValueSynth
 from toolatlas.offline.workflows import (
@@ -71,8 +74,13 @@ from toolatlas.workspace import Workspace
 __all__ = ["OfflineProposer"]
 
 ANSWERED_VALUES = 3
+SHOWN_CALLS = 2
+"""Whole calls of a tool's description tried as they are, in the seed round (one of a slow tool)."""
 """Values an answer's field named for an argument that each get a data-flow call of their own: the values a
 request may name ("for work") are those the atlas saw the tool take."""
+SOURCE_SETUP = 2
+"""Calls made before a data flow's source call in the probe its answer came from that its data-flow probe makes
+first too (a file loaded into the server before the listing of its invoices was read)."""
 
 log = structlog.get_logger(__name__)
 
@@ -231,9 +239,22 @@ class OfflineProposer:
                     continue
                 for rollout in range(1 if slow else rollouts):
                     probes.append(self.new_probe(0, Direction.SEED, name, steps, rollout=rollout))
+            for n, shown in enumerate(self._shown_calls(name)[:1 if slow else SHOWN_CALLS]):
+                step = ProbeStep(tool=name, arguments=shown, intent=f"the call its description shows ({n + 1})",
+                                 expect="ok", exercised=exercised_keys(shown, self.graph.specs[name]))
+                probes.append(self.new_probe(0, Direction.SEED, name, [step], keys=[f"{name}:shown:{n}"]))
             if slow and (default := self._default_cost_probe(name)) is not None:
                 probes.append(default)
         return probes
+
+    def _shown_calls(self, name: str) -> list[dict[str, Any]]:
+        """The whole calls the tool's description shows (``solve_routing_problem(locations=[…], vehicles=[…])``:
+        :func:`~toolatlas.offline.hints.example_calls`) that its schema accepts, as written: values that belong
+        together (a constraint over the variables the same call declares) that no argument-by-argument plan makes."""
+        tool = self.graph.specs[name]
+        required = set(tool.input_schema.get("required") or ())
+        return [call for call in example_calls(tool.description, name, list(tool.properties))
+                if required <= set(call) and conforms(call, tool.input_schema)]
 
     def _default_cost_probe(self, name: str) -> Probe | None:
         """A slow tool's plain call with the work its arguments ask for by default, under the tight
@@ -457,14 +478,19 @@ class OfflineProposer:
         )
         if call is None or not call.used_values:
             return None
-        source_args = self.calls_by_probe.get(call.used_values[0].probe_id, {}).get(source)
+        made = self.calls_by_probe.get(call.used_values[0].probe_id, {})
+        source_args = made.get(source)
         if source_args is None:
             return None
+        calls = list(made.items())
+        before = calls[max(0, [t for t, _ in calls].index(source) - SOURCE_SETUP):[t for t, _ in calls].index(source)]
+        setup = [ProbeStep(tool=t, arguments=a, intent="make what the answer it gave was given after", expect="ok")
+                 for t, a in before if t != tool.name]  # a file loaded into the server before its listing was read
         first = ProbeStep(tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok")
         second = self.planned_step(tool, call, expect="ok").model_copy(
             update={"intent": f"use what `{source}` returned to {tool.purpose}"}
         )
-        return self.new_probe(round_, Direction.AFFORDANCE, tool.name, [first, second], keys=[key])
+        return self.new_probe(round_, Direction.AFFORDANCE, tool.name, [*setup, first, second], keys=[key])
 
     def _retries(self, round_: int, name: str) -> list[Probe]:
         """A call the graph knows fails, followed by a corrected call: the retry composition."""
@@ -655,8 +681,11 @@ class OfflineProposer:
         planned_keys: set[str] = set()
         epoch = self.taught.epoch(name)
         lesson = f"@{epoch}" if epoch else ""  # a misuse of a call its errors refused for another reason: again
-        for variant in range(2):
-            planned = self.synth.valid_arguments(tool, self.args[name], variant)
+        worked = {json.dumps(e.example_arguments, sort_keys=True) for e in self.graph.entries_of(name, EntryKind.AFFORDANCE)
+                  if e.example_arguments is not None and not e.signature.startswith("tolerates:")}
+        shown = [PlannedCall(tool=name, variant=0, arguments=call) for call in self._shown_calls(name)
+                 if json.dumps(call, sort_keys=True) in worked]  # a documented call that worked: its values belong
+        for planned in [*shown, *(self.synth.valid_arguments(tool, self.args[name], v) for v in range(2))][:2]:
             if planned is None:
                 continue
             for mutation in boundary_mutations(

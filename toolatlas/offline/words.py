@@ -137,6 +137,9 @@ _PATH_WORDS = {
 _DIR_WORDS = {"dir", "dirs", "directory", "directories", "folder", "folders"}
 _FILE_WORDS = {"file", "files", "filename", "filepath"}
 _NEW_WORDS = {"destination", "dest", "dst", "new", "output", "target"}
+_OUTPUT_LEADS = frozenset({"output", "destination", "new"})
+"""First words of a path argument's description that say the call writes there ("Output CSV file path."), whatever
+its name says."""
 _LISTING_VERBS = {"list", "search", "find", "tree", "glob", "walk", "scan", "ls"}
 _TEXT_WORDS = {
     "message",
@@ -268,6 +271,9 @@ def kind_for_string(
     if w & _PATH_WORDS:
         if not w & _PLACES:  # a bare ``path``: what its description says it is (``a directory of raw tables``)
             w = w | (_described_place(description) or set())
+        opening = next(iter(tokens(description)), "")
+        if opening in _OUTPUT_LEADS:  # ``file_path``: "Output CSV file path." — where the call writes
+            w = w | {opening}
         return _path_meaning(w, tool_words, tool_text, creates, obj, named_object, reads=effect == "read")
     if "branch" in w or "branches" in w:
         fresh = creates and named_object == "branch" and not w & _REF_WORDS

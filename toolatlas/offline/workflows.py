@@ -146,7 +146,9 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
         prepared = proposer.synth.valid_arguments(spec, proposer.args[enabler], 0)
         if prepared is None:
             continue
-        shared = shared_arguments(same, spec)  # it prepares the very things the failing call names
+        made = {s.name for s in proposer.args[name] if s.fresh}  # what the failing call makes (an output file)
+        # names nothing yet; it prepares the very things the failing call names
+        shared = {k: v for k, v in shared_arguments(same, spec).items() if k not in made}
         first = proposer.planned_step(spec, prepared, expect="ok")
         if shared:
             arguments = {**prepared.arguments, **shared}
