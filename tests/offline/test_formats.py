@@ -157,8 +157,9 @@ def test_a_query_language_of_its_own_and_its_listed_examples() -> None:
 
 def test_an_output_path_and_a_labelled_set_said_in_an_arguments_own_description() -> None:
     """``file_path`` described "Output CSV file path." is where the call writes (a new path), whatever its name says;
-    "What to export: invoices, customers, products" lists the values the argument takes, where two items after a
-    label, or a label before prose, list none."""
+    "What to export: invoices, customers, products" (or "Object type - …") lists the values the argument takes, where
+    a list that says it goes on ("etc.") gives examples, and two items after a label, or a label before prose, list
+    none."""
     schema = {"type": "object", "required": ["export_type", "file_path"], "properties": {
         "export_type": {"type": "string", "description": "What to export: invoices, customers, products, tax_summary."},
         "file_path": {"type": "string", "description": "Output CSV file path."}}}
@@ -168,6 +169,9 @@ def test_an_output_path_and_a_labelled_set_said_in_an_arguments_own_description(
     assert specs["file_path"].kind is ArgKind.NEW_PATH and specs["file_path"].fresh
     assert specs["export_type"].kind is ArgKind.ENUM
     assert specs["export_type"].enum == ["invoices", "customers", "products", "tax_summary"]
+    assert description_values('Object type - "box", "sphere", "plane"') == (["box", "sphere", "plane"], [])
+    assert description_values('Material preset - "metal-dark", "glass-blue", "plastic-white", etc.') == (
+        [], ["metal-dark", "glass-blue", "plastic-white"]), "a list that goes on gives examples, not the set"
     assert description_values("Tags: draft, final") == ([], [])
     assert description_values("Optional: filter by object type (user, group, computer)") == ([], [])
 

@@ -132,8 +132,11 @@ _CHOICE_LEAD = re.compile(
 )
 
 
-_LABEL_LEAD = re.compile(r"\s*[A-Za-z][\w ]{0,30}:\s+")
-"""A short label opening a description (``What to export:``): the list after it, when it is one, is the set."""
+_LABEL_LEAD = re.compile(r"\s*[A-Za-z][\w ]{0,30}?(?::|\s[-–—])\s+")
+"""A short label opening a description (``What to export:``, ``Object type -``): the list after it, when it is one,
+is the set."""
+_OPEN_LIST = re.compile(r"\betc\b|\.\.\.|…|\band (?:more|others|so on)\b", re.IGNORECASE)
+"""A list that says it goes on: its items are examples, not the set."""
 MIN_LABELLED = 3
 """Items a list after such a label needs to be a set (two may be a pair of examples)."""
 _BACKTICKED = re.compile(r"`([^`\n]{1,40})`")
@@ -166,7 +169,9 @@ def description_values(description: str) -> tuple[list[str], list[str]]:
         ]
     if not choices and (label := _LABEL_LEAD.match(outside)):  # "What to export: invoices, customers, products"
         found = listed_items(outside[label.end():])
-        if len(found) >= MIN_LABELLED:
+        if len(found) >= MIN_LABELLED and _OPEN_LIST.search(outside[label.end():]):  # "…, plastic-white, etc."
+            examples = examples or found
+        elif len(found) >= MIN_LABELLED:
             choices = found
     if not choices:
         quoted = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(outside)]
