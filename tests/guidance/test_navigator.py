@@ -58,6 +58,17 @@ class TestLexicalMatching:
         assert index.top("switch me to another branch", 1)[0][0] == 0
         assert index.top("how does it differ", 1)[0][0] == 1
 
+    def test_british_and_american_spellings_meet(self) -> None:
+        """"organisational units" finds ``organizationalUnit``, a colour a color, a catalogue a catalog; a word whose
+        -ise is its root (promise, precise) keeps its family together."""
+        index = LexicalIndex(["Filter by object type (user, group, organizationalUnit)", "Pick a color",
+                              "Browse the catalog"])
+        assert index.top("list the organisational units", 1)[0][0] == 0
+        assert index.top("what colour is it", 1)[0][0] == 1
+        assert index.top("the product catalogue", 1)[0][0] == 2
+        assert terms("promise") == terms("promised") and terms("precise") == terms("precisely")
+        assert terms("optimise") == terms("optimize") and terms("analyse") == terms("analyze")
+
     def test_identifiers_split_and_kept_whole(self) -> None:
         """An identifier gives its stemmed words and itself, as written (so an exact tool name matches strongly)."""
         assert terms("read_files") == ["read", "file", "read_files"]

@@ -10,6 +10,7 @@ replica — none of them needs to own the embedded store. Texts are split by the
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -26,9 +27,36 @@ K1, B = 1.2, 0.75
 _STEMMER = snowballstemmer.stemmer("english")
 
 
+_BRITISH = (
+    (re.compile(r"(?<=\w(?:al|il|an|im|ar|gn|it|or|om|on|as|en|ic|og|er|ul|ob|at))is"
+                r"(e|es|ed|ing|ation|ations|ational|er|ers)$"), r"iz\1"),  # organisation, optimise, prioritise
+    (re.compile(r"(?<=\w{2})ys(e|es|ed|ing)$"), r"yz\1"),  # analyse, paralysed
+    (re.compile(r"(?<=\w{2}[lvbmndri])our(s|ed|ing|ite|ites|able|ful|less|er|ers)?$"), r"or\1"),  # colour, behaviour
+    (re.compile(r"(?<=\w{2}[tb])re(s|d)?$"), r"er\1"),  # centre, metre, fibre
+    (re.compile(r"(?<=\w{3})ogue(s)?$"), r"og\1"),  # catalogue, dialogue
+)
+"""British spellings and their American forms (``organisational`` / ``organizationalUnit``): a request and a tool's
+documentation written on either side of the Atlantic meet."""
+_AMERICAN = {"grey": "gray", "programme": "program", "programmes": "programs", "aluminium": "aluminum",
+             "judgement": "judgment", "licence": "license", "licences": "licenses", "defence": "defense",
+             "offence": "offense", "mould": "mold", "plough": "plow", "cosy": "cozy", "kilometre": "kilometer"}
+"""Whole words the suffix rules do not reach."""
+
+
+_ROOTS = frozenset({"promise", "promises", "promised", "compromise", "compromises", "compromised", "treatise",
+                    "treatises"})
+"""Words whose -ise is their root, not a British ending, among those the rules reach."""
+
+
 @lru_cache(maxsize=1 << 16)
 def _stem(term: str) -> str:
-    return term if not term.isalpha() else _STEMMER.stemWord(term)
+    if not term.isalpha():
+        return term
+    word = _AMERICAN.get(term, term)
+    if word not in _ROOTS:
+        for pattern, replacement in _BRITISH:
+            word = pattern.sub(replacement, word)
+    return _STEMMER.stemWord(word)
 
 
 @lru_cache(maxsize=1 << 16)
