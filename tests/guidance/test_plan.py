@@ -85,6 +85,15 @@ class TestToolSelection:
         assert "delete" in view.plan("We dropped the Lisbon trip. Take it off the work notebook.").operations
         assert view.plan("Open the note that lists my saves in the work notebook").operations == ["read"]
 
+    def test_the_head_of_a_noun_phrase_asks_for_nothing(self) -> None:
+        """"the directory *export* we took on Friday" names a thing (a clause about it follows); "Export the directory"
+        and "what does the wiki *say*?" still ask."""
+        from toolatlas.guidance.operations import operations_in
+
+        assert "export" not in operations_in("How big is the directory export we took on Friday?")
+        assert operations_in("Export the directory we took on Friday") == ["export"]
+        assert operations_in("What does the wiki say?") == ["read"]
+
     def test_what_a_code_means_is_no_average(self) -> None:
         """"What does R02 mean?" asks for a meaning; "the mean of the readings" for an average."""
         from toolatlas.guidance.operations import operations_in

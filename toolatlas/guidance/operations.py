@@ -254,14 +254,22 @@ _RUN_ON = re.compile(r"(?<=[a-z)])\.(?=[A-Z][a-z])")
 """A full stop with no space after it, before the capital of the next sentence (``the task.Write``)."""
 _POSSESSIVES = frozenset({"my", "our", "your", "their", "his", "her", "its"})
 _LIGHT_VERBS = frozenset({"make", "take", "do", "run", "perform", "give", "get", "need", "want"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that"})
+_CLAUSE_SUBJECTS = frozenset({"we", "i", "you", "they", "he", "she", "that", "which"})
+"""Words that open a clause about what came before them: a word between a determiner's noun and one of them heads a
+noun phrase ("the directory *export* we took on Friday"), it asks for nothing."""
 
 
 def as_noun(tokens: list[str], position: int) -> bool:
     """Whether the word at ``position`` names a thing, not an instruction: it follows a possessive, at most one
     plain word between ("our annual *report*", "your *answer*") — unless a light verb leads them ("make your
-    *copy*"). (After "the" or "a" a word may still be a verb — "what does the wiki *say*" — or an adjective that
+    *copy*") —, or a determiner and a noun, a clause about it following ("the directory *export* we took"). (After "the" or "a" a word may still be a verb — "what does the wiki *say*" — or an adjective that
     asks for an operation — "a *new* table".)"""
     bare = [t.lower().strip(".,;:!?()*\"'") for t in tokens[max(0, position - 3):position]]
+    following = tokens[position + 1].lower().strip(".,;:!?()*\"'") if position + 1 < len(tokens) else ""
+    if (len(bare) >= 2 and bare[-2] in _DETERMINERS and bare[-1].isalpha() and not set(terms(bare[-1])) & _VERBS
+            and following in _CLAUSE_SUBJECTS):  # "the directory *export* we took": the head of a noun phrase
+        return True
     if bare and bare[-1] in _POSSESSIVES:
         lead = bare[:-1]
     elif len(bare) >= 2 and bare[-2] in _POSSESSIVES and bare[-1].isalpha() and not set(terms(bare[-1])) & _VERBS:
