@@ -40,6 +40,18 @@ def observed(proposer: OfflineProposer, steps: list[ProbeStep], answers: list[tu
                      Verdict(probe_id=probe.id, server="s", resolved=False, steps=verdicts))
 
 
+def seed_failed(proposer: OfflineProposer, call: ProbeStep, error: str) -> None:
+    """Induce a seed call of one step that failed with ``error`` on the untouched state."""
+    from toolatlas.graph.inducer import Inducer
+
+    probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target=call.tool, task="t", steps=[call])
+    outcome = CallOutcome(server="s", tool=call.tool, arguments=call.arguments, outcome=OutcomeClass.TOOL_ERROR,
+                          excerpt=error)
+    verdict = StepVerdict(index=0, tool=call.tool, outcome=OutcomeClass.TOOL_ERROR, failed=True, error_text=error)
+    Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
+                                   Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+
+
 class TestChainedPreconditions:
     def test_the_enabler_acts_on_what_the_chain_made(self) -> None:
         """``plan → approve`` failed "Not all tasks are done.": the retry marks the very task the plan
@@ -111,15 +123,7 @@ class TestPreconditionsOnInProcessState:
         proposer = OfflineProposer(ServerGraph("s", [tables, load]), None, spec, random.Random(0))
         assert not proposer.stateless
         call = ProbeStep(tool="tables_list", arguments={"name": "q35"}, expect="ok")
-        needs = "no table set named 'q35' (loaded: none) - call tables_load first"
-        from toolatlas.graph.inducer import Inducer
-
-        probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="tables_list", task="t", steps=[call])
-        outcome = CallOutcome(server="s", tool="tables_list", arguments=call.arguments, outcome=OutcomeClass.TOOL_ERROR,
-                              excerpt=needs)
-        verdict = StepVerdict(index=0, tool="tables_list", outcome=OutcomeClass.TOOL_ERROR, failed=True, error_text=needs)
-        Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
-                                       Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+        seed_failed(proposer, call, "no table set named 'q35' (loaded: none) - call tables_load first")
         [probe] = [p for p in proposer.composition_probes(1, "tables_list")
                    if "tables_list:after:tables_load" in p.coverage_keys]
         assert [s.tool for s in probe.steps] == ["tables_list", "tables_load", "tables_list"]
@@ -147,16 +151,8 @@ class TestPreconditionsOnInProcessState:
         proposer = OfflineProposer(ServerGraph("s", [export, load]), None, spec, random.Random(0))
         proposer.facts, proposer.synth = facts, ValueSynth(facts, proposer.pool, proposer.rng)  # the folder's files
         assert proposer.args["export_rows"][0].fresh and not proposer.args["load_file"][0].fresh
-        call = ProbeStep(tool="export_rows", arguments={"file_path": "${root}/probe_d049.csv"}, expect="ok")
-        needs = "No file loaded. Use load_file first."
-        from toolatlas.graph.inducer import Inducer
-
-        probe = Probe(id="p1", server="s", round=0, direction=Direction.SEED, target="export_rows", task="t", steps=[call])
-        outcome = CallOutcome(server="s", tool="export_rows", arguments=call.arguments, outcome=OutcomeClass.TOOL_ERROR,
-                              excerpt=needs)
-        verdict = StepVerdict(index=0, tool="export_rows", outcome=OutcomeClass.TOOL_ERROR, failed=True, error_text=needs)
-        Inducer(proposer.graph).induce(Rollout(probe=probe, steps=[StepResult(index=0, outcome=outcome)]),
-                                       Verdict(probe_id="p1", server="s", resolved=False, steps=[verdict]))
+        seed_failed(proposer, ProbeStep(tool="export_rows", arguments={"file_path": "${root}/probe_d049.csv"},
+                                        expect="ok"), "No file loaded. Use load_file first.")
         probes = [p for p in proposer.composition_probes(1, "export_rows")
                   if "export_rows:after:load_file" in p.coverage_keys]
         assert probes
