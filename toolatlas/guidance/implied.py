@@ -159,9 +159,9 @@ def names_member(task: str, members: Sequence[str]) -> bool:
     nothing."""
     words = [frozenset(t for t in terms(re.sub(r"[\W_]+", " ", member)) if len(t) > 2 and t.isalpha()
                        and t not in FILLER_TERMS) for member in members]
+    shared = {t for i, mine in enumerate(words) for j, theirs in enumerate(words) if i < j for t in mine & theirs}
     written = set(terms(task))
-    return any(own & written for i, own in enumerate(words)
-               for own in (own - frozenset().union(*(w for j, w in enumerate(words) if j != i)),))
+    return any((mine - shared) & written for mine in words)
 
 
 @lru_cache(maxsize=4096)

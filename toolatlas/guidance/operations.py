@@ -263,8 +263,9 @@ noun phrase ("the directory *export* we took on Friday"), it asks for nothing.""
 def as_noun(tokens: list[str], position: int) -> bool:
     """Whether the word at ``position`` names a thing, not an instruction: it follows a possessive, at most one
     plain word between ("our annual *report*", "your *answer*") — unless a light verb leads them ("make your
-    *copy*") —, or a determiner and a noun, a clause about it following ("the directory *export* we took"). (After "the" or "a" a word may still be a verb — "what does the wiki *say*" — or an adjective that
-    asks for an operation — "a *new* table".)"""
+    *copy*") —, or a determiner and a noun with a clause about it following ("the directory *export* we took").
+    (After "the" or "a" alone a word may still be a verb — "what does the wiki *say*" — or an adjective that asks
+    for an operation — "a *new* table".)"""
     bare = [t.lower().strip(".,;:!?()*\"'") for t in tokens[max(0, position - 3):position]]
     following = tokens[position + 1].lower().strip(".,;:!?()*\"'") if position + 1 < len(tokens) else ""
     if (len(bare) >= 2 and bare[-2] in _DETERMINERS and bare[-1].isalpha() and not set(terms(bare[-1])) & _VERBS
@@ -414,10 +415,10 @@ def names_by_name(text: str) -> bool:
     """Whether a request names a thing by a capitalised name inside a sentence ("the median salary of a *Data
     Scientist*"), which a tool taking the thing's code does not take; a request naming a code as well is about
     the code."""
-    tokens = [t.strip("()*'\"“”‘’,") for t in text.split()]
+    tokens = text.split()
     return not names_by_code(text) and any(
-        position and _capitalised(word) and not text.split()[position - 1].endswith(_SENTENCE_END)
-        for position, word in enumerate(tokens))
+        position and _capitalised(token.strip("()*'\"“”‘’,")) and not tokens[position - 1].endswith(_SENTENCE_END)
+        for position, token in enumerate(tokens))
 
 
 _QUOTED = re.compile(r"(?<![\w'])'[^']+'(?!\w)|\"[^\"]+\"|“[^”]+”|‘[^’]+’")
