@@ -74,10 +74,10 @@ from toolatlas.workspace import Workspace
 __all__ = ["OfflineProposer"]
 
 ANSWERED_VALUES = 3
-SHOWN_CALLS = 2
-"""Whole calls of a tool's description tried as they are, in the seed round (one of a slow tool)."""
 """Values an answer's field named for an argument that each get a data-flow call of their own: the values a
 request may name ("for work") are those the atlas saw the tool take."""
+SHOWN_CALLS = 2
+"""Whole calls of a tool's description tried as they are, in the seed round (one of a slow tool)."""
 SOURCE_SETUP = 2
 """Calls made before a data flow's source call in the probe its answer came from that its data-flow probe makes
 first too (a file loaded into the server before the listing of its invoices was read)."""
@@ -483,9 +483,9 @@ class OfflineProposer:
         if source_args is None:
             return None
         calls = list(made.items())
-        before = calls[max(0, [t for t, _ in calls].index(source) - SOURCE_SETUP):[t for t, _ in calls].index(source)]
+        at = list(made).index(source)
         setup = [ProbeStep(tool=t, arguments=a, intent="make what the answer it gave was given after", expect="ok")
-                 for t, a in before if t != tool.name]  # a file loaded into the server before its listing was read
+                 for t, a in calls[max(0, at - SOURCE_SETUP):at] if t != tool.name]  # a file loaded before its listing
         first = ProbeStep(tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok")
         second = self.planned_step(tool, call, expect="ok").model_copy(
             update={"intent": f"use what `{source}` returned to {tool.purpose}"}

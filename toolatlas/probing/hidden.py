@@ -26,9 +26,9 @@ like successes and are not, and (but for a verdict, a cut and a moved number) on
   (``idget`` of ``widget``) and the tool answered it found nothing: it matches whole words (or stems), not text
   inside them — a caller searching part of a name takes the empty answer for "not there". So with a name
   inflected, stripped of its prefix or written in another case, and with a search for another field of a record
-  a working query found (a contact's owner): the field is not searched. A value outside the set an argument lists answered
-  with nothing found (``"total_found": 0`` for ``object_type="OU"``) is a filter that takes any value and matches
-  nothing, where a refusal would have named the set.
+  a working query found (a contact's owner): the field is not searched. A value outside the set an argument
+  lists answered with nothing found (``"total_found": 0`` for ``object_type="OU"``) is a filter that takes any
+  value and matches nothing, where a refusal would have named the set.
 - **a made-up name listed as not found.** The call names something invented to name nothing, and a line of
   the answer lists it as not found (``未找到的keys: ['no_such_object_1db5']`` under ``成功写入 0 个条目``): the
   answer leads with what the tool did, and the part of the call that named nothing is said below it — a batch
