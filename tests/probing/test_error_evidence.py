@@ -322,6 +322,8 @@ class TestFailuresAnsweredAsSuccess:
         assert looks_like_error(text) and json_error_reason(text).startswith("Model validation failed")
         assert json_error_reason('{"jobs": [{"status": "failed", "name": "nightly build"}]}') is None
         assert json_error_reason('{"status": "optimal", "explanation": "Schedule found with 3 tasks"}') is None
+        assert json_error_reason('{"ok": false, "summary": "2 words need checking", "issues": []}') is None, \
+            "a checker's verdict flag is no failed status: its findings are its answer"
 
     def test_a_lookup_that_says_it_found_nothing_with_a_reason_failed(self) -> None:
         """`"found": false` beside a message is a refusal of what was asked; a bare `"found": false` (an empty

@@ -440,10 +440,10 @@ def _json_error(value: Any, depth: int) -> str:
         return ""
     if isinstance(value, dict):
         verdict = [value.get(k) for k in _VERDICT_KEYS]
-        failed = any(isinstance(v, str) and v.lower() in _FAILED for v in verdict)
-        failed = failed or value.get("success") is False or value.get("ok") is False or value.get("found") is False
+        stated = any(isinstance(v, str) and v.lower() in _FAILED for v in verdict)
+        failed = stated or value.get("success") is False or value.get("ok") is False or value.get("found") is False
         reason = next((value[k] for k in _REASON_KEYS if isinstance(value.get(k), str) and value[k]), "")
-        if failed and not reason and depth == 0:  # the call's own verdict, its reason under a key of its own
+        if stated and not reason and depth == 0:  # the call's own failed status, its reason under a key of its own
             reason = next((v for k, v in value.items() if k not in _VERDICT_KEYS and isinstance(v, str)
                            and " " in v.strip()), "")  # ("explanation": "Model validation failed with 1 error(s)…")
         if failed and reason:
