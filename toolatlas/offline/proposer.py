@@ -29,7 +29,7 @@ from toolatlas.config import ServerSpec
 from toolatlas.graph.families import SCHEMA_SUMMARY
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.graph.state import ServerGraph
-from toolatlas.models import OutcomeClass, ToolSpec
+from toolatlas.models import Effect, OutcomeClass, ToolSpec
 from toolatlas.offline.answers import GROUP_CONTEXT, LABEL_CONTEXT, argument_takers
 from toolatlas.offline.cost import cheapest, costly_arguments
 from toolatlas.offline.discovery import PILOT_TIMEOUT_S, Discovery, discover, run_blocking
@@ -485,12 +485,18 @@ class OfflineProposer:
         calls = list(made.items())
         at = list(made).index(source)
         setup = [ProbeStep(tool=t, arguments=a, intent="make what the answer it gave was given after", expect="ok")
-                 for t, a in calls[max(0, at - SOURCE_SETUP):at] if t != tool.name]  # a file loaded before its listing
+                 for t, a in calls[max(0, at - SOURCE_SETUP):at]  # a file loaded into the server before its listing
+                 if t != tool.name and not self._changes_state(t)]  # (a change made again mints other ids)
         first = ProbeStep(tool=source, arguments=source_args, intent=self.graph.specs[source].purpose, expect="ok")
         second = self.planned_step(tool, call, expect="ok").model_copy(
             update={"intent": f"use what `{source}` returned to {tool.purpose}"}
         )
         return self.new_probe(round_, Direction.AFFORDANCE, tool.name, [*setup, first, second], keys=[key])
+
+    def _changes_state(self, name: str) -> bool:
+        """Whether a verified use of ``name`` changed the environment (a commit, a write): made again before a data
+        flow's source, it would make other ids than the ones the flow carries."""
+        return any(e.effect is Effect.MUTATING for e in self.graph.entries_of(name, EntryKind.AFFORDANCE))
 
     def _retries(self, round_: int, name: str) -> list[Probe]:
         """A call the graph knows fails, followed by a corrected call: the retry composition."""
