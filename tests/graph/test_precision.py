@@ -534,16 +534,3 @@ class TestPitfalls:
         induce(inducer, [(step, OutcomeClass.TOOL_ERROR, "Access denied", StateDiff(), "")], 99)
         assert _pitfalls(graph, ["read_file"]) == [
             "`read_file` fails (tool_error) when `path` is outside the root: “Access denied”."]
-
-    def test_a_value_outside_the_set_that_finds_nothing_is_no_schema_violation(self) -> None:
-        """A filter outside the set its description lists, answered with nothing found (an ok answer its misuse tells
-        as a failure), is served on its own: only a refusal is a violation the schema summary stands for."""
-        from toolatlas.graph.models import Entry
-
-        def boundary(outcome: OutcomeClass) -> Entry:
-            return Entry(id=f"e-{outcome.value}", kind=EntryKind.BOUNDARY, server="s", tool="search", schema_hash="h",
-                         signature=f"invalid_enum|{outcome.value}", text="t", family="invalid_enum", outcome=outcome,
-                         reported_as_success=outcome is OutcomeClass.OK)
-
-        assert not is_schema_validation(boundary(OutcomeClass.OK))
-        assert is_schema_validation(boundary(OutcomeClass.TOOL_ERROR))

@@ -31,7 +31,7 @@ from referencing.exceptions import Unresolvable
 
 from toolatlas.environments.base import render_value
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence, confidence
-from toolatlas.models import OutcomeClass, utcnow
+from toolatlas.models import utcnow
 
 if TYPE_CHECKING:
     from toolatlas.graph.state import ServerGraph
@@ -62,9 +62,8 @@ MAX_CONDITIONS = 2
 
 
 def is_schema_validation(entry: Entry) -> bool:
-    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema: a refusal, not an ok answer
-    its misuse tells as a failure (a filter outside the set it lists that finds nothing)."""
-    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES and entry.outcome is not OutcomeClass.OK
+    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema."""
+    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES
 
 
 def error_shape(signatures: list[str]) -> str:
