@@ -137,6 +137,8 @@ class OfflineProposer:
         """tool → calls that failed where success was expected (at most :data:`MAX_UNPLANNED` a tool)."""
         self.reference_calls: dict[str, dict[str, Any]] = {}
         """tool → the arguments of its first seed call (see :meth:`reference_call`)."""
+        self._shown: dict[str, list[dict[str, Any]]] = {}
+        """tool → its documented whole calls (:meth:`_shown_calls`), read from its description once."""
         self.records = ReadRecords()
         """Structured answers of reads on the untouched snapshot, for writes that take their fields back."""
         self.taught = TaughtArguments(self.args, graph.specs)
@@ -251,10 +253,12 @@ class OfflineProposer:
         """The whole calls the tool's description shows (``solve_routing_problem(locations=[…], vehicles=[…])``:
         :func:`~toolatlas.offline.hints.example_calls`) that its schema accepts, as written: values that belong
         together (a constraint over the variables the same call declares) that no argument-by-argument plan makes."""
-        tool = self.graph.specs[name]
-        required = set(tool.input_schema.get("required") or ())
-        return [call for call in example_calls(tool.description, name, list(tool.properties))
-                if required <= set(call) and conforms(call, tool.input_schema)]
+        if name not in self._shown:
+            tool = self.graph.specs[name]
+            required = set(tool.input_schema.get("required") or ())
+            self._shown[name] = [call for call in example_calls(tool.description, name, list(tool.properties))
+                                 if required <= set(call) and conforms(call, tool.input_schema)]
+        return self._shown[name]
 
     def _default_cost_probe(self, name: str) -> Probe | None:
         """A slow tool's plain call with the work its arguments ask for by default, under the tight
@@ -687,9 +691,10 @@ class OfflineProposer:
         planned_keys: set[str] = set()
         epoch = self.taught.epoch(name)
         lesson = f"@{epoch}" if epoch else ""  # a misuse of a call its errors refused for another reason: again
+        documented = self._shown_calls(name)
         worked = {json.dumps(e.example_arguments, sort_keys=True) for e in self.graph.entries_of(name, EntryKind.AFFORDANCE)
-                  if e.example_arguments is not None and not e.signature.startswith("tolerates:")}
-        shown = [PlannedCall(tool=name, variant=0, arguments=call) for call in self._shown_calls(name)
+                  if e.example_arguments is not None and not e.signature.startswith("tolerates:")} if documented else set()
+        shown = [PlannedCall(tool=name, variant=0, arguments=call) for call in documented
                  if json.dumps(call, sort_keys=True) in worked]  # a documented call that worked: its values belong
         for planned in [*shown, *(self.synth.valid_arguments(tool, self.args[name], v) for v in range(2))][:2]:
             if planned is None:
