@@ -460,6 +460,29 @@ class TestCase:
         assert not [m for m in invented if m.name is MutationKind.NEAR_NAME]
 
 
+    def test_a_word_two_known_names_hold_is_sent_to_a_lookup_of_names(self) -> None:
+        """``Dawson``, which ``Claire Dawson`` and ``Claire Dawson (admin)`` both hold, is sent for a user that exists
+        (a lookup by part of a name picks one of them); with no word two names share, nothing is sent."""
+        records = [{"cn": "Claire Dawson", "sAMAccountName": "cdawson"},
+                   {"cn": "Claire Dawson (admin)", "sAMAccountName": "itadmin.cdawson"},
+                   {"cn": "Owen Griffiths", "sAMAccountName": "ogriffiths"}]
+        schema = {"type": "object", "required": ["identifier"], "properties": {"identifier": {
+            "type": "string", "description": "User identifier: username (sAMAccountName) or common name (CN)"}}}
+        tool = ToolSpec(server="s", name="get_user_details", description="Get details of one user.",
+                        input_schema=schema)
+        specs = infer_arguments(tool)
+        synth = ValueSynth(EnvironmentFacts(kind="json_file", root="${file}", records=records), ValuePool(),
+                           random.Random(0))
+        parts = [m for m in boundary_mutations(tool, specs, {"identifier": "ogriffiths"}, synth, cap=60)
+                 if m.name is MutationKind.NAME_PART]
+        assert [(m.arguments["identifier"], m.condition) for m in parts] == [
+            ("Dawson", "`identifier` is one word (`Dawson`) of 2 names (`Claire Dawson`, `Claire Dawson (admin)`)")]
+        alone = ValueSynth(EnvironmentFacts(kind="json_file", root="${file}", records=records[1:]), ValuePool(),
+                           random.Random(0))
+        assert not [m for m in boundary_mutations(tool, specs, {"identifier": "ogriffiths"}, alone, cap=60)
+                    if m.name is MutationKind.NAME_PART]
+
+
 class TestSearchQueries:
     def test_a_query_is_probed_with_a_hyphen_an_operator_and_part_of_its_word(self) -> None:
         """``widgets`` is also sent as ``widgets-based``, ``widgets OR`` and ``idget``; none is expected to fail."""

@@ -18,6 +18,7 @@ from toolatlas.offline.facts import EnvironmentFacts
 from toolatlas.offline.harvest import ValuePool, looks_like_error, normalise
 from toolatlas.offline.kinds import infer_arguments
 from toolatlas.offline.sqlgen import SqlWriter
+from toolatlas.offline.targets import described_fields
 from toolatlas.offline.values import ValueSynth
 from toolatlas.probing.values import ArgKind, HarvestRef
 
@@ -788,6 +789,31 @@ class TestAnUpdateOfAStoredRecord:
         for variant in range(3):
             call = synth_for(facts, variant).valid_arguments(search, variant=variant)
             assert call is not None and call.arguments["query"].lower() in words
+
+
+class TestFieldsADescriptionNames:
+    RECORDS = [{"cn": "Domain Admins", "sAMAccountName": "Domain Admins", "groupType": "global"},
+               {"cn": "Claire Dawson", "sAMAccountName": "cdawson", "displayName": "Claire Dawson",
+                "userPrincipalName": "cdawson@kestrelvet.local"},
+               {"cn": "Owen Griffiths", "sAMAccountName": "ogriffiths", "displayName": "Owen Griffiths",
+                "userPrincipalName": "ogriffiths@kestrelvet.local"}]
+
+    def test_the_fields_are_those_in_brackets_or_written_as_code(self) -> None:
+        assert described_fields("User identifier: username (sAMAccountName), email, or common name (CN)") == [
+            ("s", "am", "account", "name"), ("cn",)]
+        assert described_fields("The `mail` of a user, or its device_sn") == [("mail",), ("device", "sn")]
+        assert described_fields("Maximum number of results (default: 50)") == []
+
+    def test_an_argument_takes_the_field_its_description_names_of_the_records_most_like_it(self) -> None:
+        """``identifier`` is named like no field: it takes the ``sAMAccountName`` its description names, of the
+        records most like a user's (their fields share the words of the tool and the argument), never a placeholder
+        word."""
+        facts = EnvironmentFacts(kind="json_file", root="${file}", records=self.RECORDS)
+        details = ToolSpec(server="s", name="get_user_details", description="Get details of one user.",
+                           input_schema={"type": "object", "required": ["identifier"], "properties": {"identifier": {
+                               "type": "string", "description": "User identifier: username (sAMAccountName) or CN"}}})
+        chosen = [synth_for(facts, v).valid_arguments(details, variant=v).arguments["identifier"] for v in range(2)]
+        assert set(chosen) == {"cdawson", "ogriffiths"}
 
 
 class TestListersOfNamedThings:

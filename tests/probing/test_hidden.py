@@ -241,3 +241,26 @@ class TestOtherFields:
                               arguments={"assignee": "Sana"}) == "the lookup finds nothing for the value as written"
         assert hidden_failure(ok('[{"id": "T-1", "assignee": "sana"}]'), tasks, mutation="case_changed",
                               changed=False, arguments={"assignee": "Sana"}) is None
+
+
+class TestOneWordOfNames:
+    DETAILS = ToolSpec(server="s", name="get_user_details", description="Get details of one user.", input_schema={})
+
+    @staticmethod
+    def answer(excerpt: str) -> CallOutcome:
+        return CallOutcome(server="s", tool="get_user_details", arguments={"identifier": "Dawson"},
+                           outcome=OutcomeClass.OK, excerpt=excerpt)
+
+    def test_a_lookup_that_answers_one_of_the_names_holding_the_word_picked_for_the_caller(self) -> None:
+        one = ('{"dn": "CN=Claire Dawson,OU=Management,DC=kestrelvet,DC=local", "cn": "Claire Dawson", '
+               '"displayName": "Claire Dawson", "mail": "claire.dawson@kestrelvet.local"}')
+        why = hidden_failure(self.answer(one), self.DETAILS, mutation="name_part", changed=None,
+                             arguments={"identifier": "Dawson"})
+        assert why is not None and "`Claire Dawson` alone" in why
+
+    def test_a_search_answering_every_name_holding_it_is_none_and_an_empty_answer_a_strict_lookup(self) -> None:
+        both = '{"results": [{"cn": "Claire Dawson"}, {"cn": "Claire Dawson (admin)"}]}'
+        assert hidden_failure(self.answer(both), self.DETAILS, mutation="name_part", changed=None,
+                              arguments={"identifier": "Dawson"}) is None
+        assert hidden_failure(self.answer('{"total_found": 0, "results": []}'), self.DETAILS, mutation="name_part", changed=None,
+                              arguments={"identifier": "Dawson"}) == "the lookup finds nothing for the value as written"

@@ -55,6 +55,9 @@ class MutationKind(StrEnum):
     OTHER_FIELD = "other_field"
     """A search query that is another field of the record a working query is in (a contact's tag): found by a
     search of every field, not by one of names."""
+    NAME_PART = "name_part"
+    """One word two or more known names hold (``Dawson`` of ``Claire Dawson`` and ``Claire Dawson (admin)``): refused,
+    answered for all of them, or for one alone."""
     NAME_FOR_CODE = "name_for_code"
     """A code in digits sent as the name its description says it stands for (``Software Developers`` for
     ``151252``)."""
@@ -115,6 +118,7 @@ SEMANTIC_FAMILIES = frozenset(
         "nonexistent_reference",
         "locked_target",
         "near_name",
+        "name_part",
         "no_match_edit",
         "sql_wrong_statement",
         "constraint_violation",

@@ -19,7 +19,9 @@ from toolatlas.offline.items import open_items
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.maps import map_shape
 from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
+from toolatlas.offline.targets import described_fields
 from toolatlas.offline.values import ValueSynth
+from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
@@ -697,9 +699,27 @@ _NEAR_KINDS = frozenset({ArgKind.IDENTIFIER, ArgKind.ENTITY_NAME, ArgKind.STRING
 
 
 def _known(spec: ArgSpec, value: str, ctx: MutationContext) -> bool:
-    """Whether ``value`` is a name the server knows: one its answers gave, or the schema's or description's own
-    example or default (not a placeholder word the build filled in)."""
-    return ctx.synth.pool.holds(value) or value in spec.examples or (spec.has_default and value == spec.default)
+    """Whether ``value`` is a name the server knows: one its answers gave or its state's records hold, or the
+    schema's or description's own example or default (not a placeholder word the build filled in)."""
+    return (ctx.synth.pool.holds(value) or value in ctx.synth.targets.stored_values() or value in spec.examples
+            or (spec.has_default and value == spec.default))
+
+
+def name_part_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """One word that two or more names of the state hold (``Dawson`` of ``Claire Dawson`` and ``Claire Dawson
+    (admin)``: :meth:`~toolatlas.offline.targets.Targets.shared_word`), for a name a lookup takes: refused, answered
+    for every name holding it, or for one of them alone — the lookup matches part of a name and picks for the caller
+    (:func:`~toolatlas.probing.hidden.hidden_failure` tells)."""
+    if (ctx.effect is not ToolEffect.READ or spec.kind not in _NEAR_KINDS or spec.enum or spec.fresh
+            or not isinstance(value, str) or "${" in value or not _known(spec, value, ctx)):
+        return []
+    said = {w for w in tokens(f"{ctx.text} {spec.description}") if len(w) > 2}
+    shared = ctx.synth.targets.shared_word(value, said, described_fields(spec.description))
+    if shared is None or shared[0] in ctx.in_call:
+        return []
+    word, names = shared
+    shown = ", ".join(f"`{n}`" for n in names[:2])
+    return [("name_part", loc, word, f"{_arg(loc)} is one word (`{word}`) of {len(names)} names ({shown})", False)]
 
 
 def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
@@ -815,6 +835,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_for_text_mutations,
     separator_mutations,
     near_name_mutations,
+    name_part_mutations,
     case_mutations,
     number_mutations,
     map_mutations,

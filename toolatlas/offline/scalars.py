@@ -31,7 +31,7 @@ from toolatlas.offline.kinds import (
 )
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
-from toolatlas.offline.targets import Candidate, names_format
+from toolatlas.offline.targets import Candidate, described_fields, names_format
 from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
@@ -255,8 +255,13 @@ def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     noun = id_noun(spec.name)
     if noun is not None and any(c.ref is not None and c.ref.context == noun for c in synth.targets.pooled(spec.kind)):
         return None  # an id an answer gave goes first: its use witnesses where ids come from (plan → its requestId)
-    words = tuple(tokens(spec.name))
-    values = dict.fromkeys(r[words] for r in synth.targets.records() if words in r)
+    records = synth.targets.records()
+    fields = [tuple(tokens(spec.name))]
+    if not any(fields[0] in r for r in records):  # "username (sAMAccountName)": the fields its description names,
+        fields = [f for f in described_fields(spec.description) if any(f in r for r in records)]
+        said = {w for w in tokens(f"{draft.tool.name} {spec.description}") if len(w) > 2}  # of the records most like it
+        records = sorted(records, key=lambda r: -sum(bool(said.intersection(k)) for k in r))
+    values = dict.fromkeys(r[f] for f in fields for r in records if f in r)
     typed = [value for value in values if conforms(value, spec.json_schema)]
     if not typed:
         return None

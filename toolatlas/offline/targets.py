@@ -88,6 +88,7 @@ class Targets:
         self._named: dict[str, list[str]] = {}
         """Argument name → :meth:`named_extensions` (the files do not change)."""
         self._records: list[dict[tuple[str, ...], Any]] | None = None
+        self._stored: frozenset[str] | None = None
 
     def _pooled(self, kind: ArgKind, context: str | None = None) -> list[Candidate]:
         return [
@@ -159,6 +160,37 @@ class Targets:
             rows = [row for table in database.tables for row in table.sample_rows] if database else []
             self._records = [{tuple(tokens(k)): v for k, v in r.items()} for r in [*self.facts.records, *rows]]
         return self._records
+
+    def stored_values(self) -> frozenset[str]:
+        """Every text the state's records hold (:meth:`records`): names the server knows before any answer gave them."""
+        if self._stored is None:
+            self._stored = frozenset(v for r in self.records() for v in r.values() if isinstance(v, str))
+        return self._stored
+
+    def shared_word(self, value: str, said: set[str], fields: list[tuple[str, ...]]) -> tuple[str, list[str]] | None:
+        """A word two or more names of the state's records hold (``Dawson`` of ``Claire Dawson`` and ``Claire Dawson
+        (admin)``), with those names: a word of the name of the record holding ``value`` first, else one of the names
+        of the records most like what ``said`` (the words of a tool and its argument) describes. Names are the values
+        of the ``fields`` an argument's description names (:func:`described_fields`) when records hold any, else of a
+        record's name, title or label fields; None when no name shares a word with another, and a word that is itself
+        a whole name is never one."""
+        named = [f for f in fields if any(f in r for r in self.records())]
+        alike: dict[str, tuple[bool, int]] = {}  # name → (its record holds value, how like what `said` it is)
+        for record in self.records():
+            rank = (value in record.values(), sum(bool(said.intersection(k)) for k in record))
+            for key, name in record.items():
+                if isinstance(name, str) and (key in named if named else _NAME_KEYS.intersection(key)) \
+                        and _NAME.fullmatch(name):
+                    alike[name] = max(alike.get(name, rank), rank)
+        holders: dict[str, list[str]] = {}
+        for name in sorted(alike):
+            for word in dict.fromkeys(_NAME_WORD.findall(name)):
+                holders.setdefault(word, []).append(name)
+        shared = {w: h for w, h in holders.items() if len(h) >= 2 and w not in alike}
+        if not shared:
+            return None
+        best = max(shared, key=lambda w: (max(alike[n] for n in shared[w]), len(shared[w]), w))
+        return best, shared[best]
 
     def lines_of(self, path: str) -> list[str]:
         return [c.value for c in self.line_candidates(path)]
@@ -378,6 +410,12 @@ class Targets:
         return self._pooled(kind)
 
 
+_NAME_KEYS = frozenset({"name", "title", "label", "cn"})
+"""Words of a record's field names that say the field names the record (``displayName``, ``cn``: its common name)."""
+_NAME = re.compile(r"[A-Z][\w'-]+(?: \(?[A-Z][\w'-]*\)?| \([a-z]+\)){1,3}")
+"""A name as people write one: two to four words in capitals (``Claire Dawson``, ``Claire Dawson (admin)``)."""
+_NAME_WORD = re.compile(r"\b[A-Z][a-z]{2,}\b")
+
 _PLAIN_WORDS = frozenset({"text", "data", "date", "test"})
 """Words of arguments' names that are no format, though an extension starts them (``.tex``, ``.dat``)."""
 
@@ -396,3 +434,16 @@ def _format_of(extension: str, words: set[str]) -> bool:
     return len(short) >= 3 and any((len(w) == len(short) + 1 and w.startswith(short))
                                    or (len(w) >= 3 and len(short) > len(w) and short.endswith(w))
                                    for w in words - _PLAIN_WORDS)
+
+
+_FIELD_WORD = re.compile(r"[(`]\s*([A-Za-z][A-Za-z0-9_]*)\s*[)`]|\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z][a-z0-9]*_[A-Za-z0-9_]+)\b")
+"""A word of a description that names a field: alone in brackets or backticks (``(CN)``, ```mail```), or written as
+code is (``sAMAccountName``, ``device_sn``)."""
+
+
+def described_fields(description: str) -> list[tuple[str, ...]]:
+    """The fields an argument's description names (:data:`_FIELD_WORD`), as the words of their names, in the order
+    it names them: "User identifier: username (sAMAccountName), email, or common name (CN)" names ``sAMAccountName``
+    and ``cn``."""
+    named = (m.group(1) or m.group(2) for m in _FIELD_WORD.finditer(description or ""))
+    return list(dict.fromkeys(tuple(tokens(word)) for word in named if len(word) >= 2))

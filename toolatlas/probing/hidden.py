@@ -77,9 +77,10 @@ __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_parti
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
 ABSENT = "nonexistent_reference"
-LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed", "name_for_code"})
+NAME_PART = "name_part"
+LOOKED_UP = frozenset({"inflected_form", "stripped_prefix", "case_changed", "name_for_code", NAME_PART})
 """Misuses of a lookup whose empty answer is their failure: a word inflected, a code without its letters, a name
-written in another case (``Sana`` for ``sana``)."""
+written in another case (``Sana`` for ``sana``), one word of a name."""
 OTHER_FIELD = "other_field"
 """A search for another field of a record a working query is in: an empty answer is a field the search does not
 read."""
@@ -206,6 +207,10 @@ def hidden_failure(
         taken = _closest_taken(text, values)
         if taken is not None:
             return f"it answered for `{taken}`, the closest name it knows, not for the name given"
+    if mutation == NAME_PART and not empty:
+        taken = _one_holder(text, values)
+        if taken is not None:
+            return f"it answered for `{taken}` alone, one of the names holding the word given, without saying so"
     return _coerced(text, arguments)
 
 
@@ -355,6 +360,25 @@ def _finding(text: str, values: list[str]) -> str | None:
 NEAR_NAME = "near_name"
 _SUFFIXED = re.compile(r"^(?P<base>.{3,}?)_[0-9a-f]{4}$")
 """A name with the suffix a boundary probe adds to a name the server gave (:mod:`toolatlas.offline.mutators`)."""
+
+
+_NAMED = re.compile(r"\"([^\"\n]{3,80})\"")
+"""A JSON string of an answer."""
+
+
+def _one_holder(text: str, values: list[str]) -> str | None:
+    """The one name of an answer that holds a word the call sent (``Claire Dawson`` for ``Dawson``), when no other
+    name of the answer holds it: the lookup picked one of the names holding the word (a name-part probe is made only
+    of a word two or more names hold). None when the answer names several (a search) or none."""
+    for value in values:
+        if not re.fullmatch(r"[A-Z][a-z]{2,}", value):
+            continue
+        word = re.compile(rf"(?<![\w=,]){re.escape(value)}(?!\w)")
+        names = {n.strip() for n in _NAMED.findall(text) if word.search(n) and n.strip() != value
+                 and "," not in n and "=" not in n and "@" not in n}
+        if len(names) == 1:
+            return names.pop()
+    return None
 
 
 def _closest_taken(text: str, values: list[str]) -> str | None:
