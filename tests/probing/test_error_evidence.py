@@ -211,6 +211,16 @@ class TestFailedValues:
         assert error_evidence(self.ok("mean: nan"), {"column": "age"}) is None
 
 
+    def test_a_record_stored_with_the_error_it_was_given_is_no_failure(self) -> None:
+        """A QA log's new record with ``"status": "error"`` and the ``error`` text the call sent is the data written,
+        not the call's own verdict; the same record with an error the call did not send is a failed item."""
+        created = {"created": {"id": 52, "deviceSN": "HW-L2-CAM-FILL", "status": "error",
+                               "error": "label skew 4.6 deg (limit 3.0 deg)"}}
+        sent = {"device_sn": "HW-L2-CAM-FILL", "status": "error", "error": "label skew 4.6 deg (limit 3.0 deg)"}
+        assert error_evidence(self.ok(json.dumps(created)), sent) is None
+        assert error_evidence(self.ok(json.dumps(created)), {"device_sn": "HW-L2-CAM-FILL"}) is not None
+
+
 class TestCutJsonAnswers:
     def ok(self, text: str) -> CallOutcome:
         return CallOutcome(server="s", tool="t", outcome=OutcomeClass.OK, excerpt=text, truncated=True)
