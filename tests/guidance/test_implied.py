@@ -376,6 +376,21 @@ class TestConditionLines:
         assert condition_line("`path` names no_such_object_3f2a") == "`path` names …"
 
 
+    def test_a_whole_call_is_quoted_by_its_first_arguments_and_what_follows_them(self) -> None:
+        """A condition quoting a call of seven arguments keeps those that fit in a line and ``(the error names it)``;
+        a short call is quoted whole."""
+        from toolatlas.guidance.profiles import CALLED_CHARS, condition_line
+
+        call = ('called with `device_sn` = "HW-L2-CAM-FILL", `model_name` = "fill-level", `model_version` = "1.2.0", '
+                '`capture_time` = "2026-12-01 07:14:52", `status` = "error", `error` = "label skew 4.6 deg" '
+                "(the error names it)")
+        said = condition_line(call)
+        assert said == ('called with `device_sn` = "HW-L2-CAM-FILL", `model_name` = "fill-level", '
+                        '`model_version` = "1.2.0", … (the error names it)')
+        assert len(said) <= CALLED_CHARS + len(", … (the error names it)")
+        assert condition_line("called with `record_id` = 3 (or 2 more)") == "called with `record_id` = 3 (or 2 more)"
+
+
 class TestVerdicts:
     def test_a_negative_verdict_is_said_as_the_tools_no_in_its_own_words(self) -> None:
         """A validator's boundary that is its verdict is served as "says no", quoted by the verdict, not as a

@@ -122,8 +122,30 @@ def condition_line(text: str) -> str:
     parenthesis that only named it goes; of several misuses answered alike (:data:`~toolatlas.graph.families.OR_WHEN`),
     the first and how many more."""
     first, *more = text.split(OR_WHEN)
+    first = _called_with(first)
     said = f"{first} (or {len(more)} more)" if more else first
     return _RANDOM.sub("…", said).replace(" (`…`)", "")
+
+
+CALLED_CHARS = 120
+"""Characters of a whole call a condition quotes (``called with `a` = …, `b` = …``) before its other arguments are
+left out: the first ones and what the error named say which call it was."""
+_CALLED = re.compile(r"^called with (?P<arguments>`.*?)(?P<tail>(?: \((?:the error names it|[^()]*given)\))*)$")
+
+
+def _called_with(condition: str) -> str:
+    """A condition that quotes a whole call, cut after the arguments that fit in :data:`CALLED_CHARS` (``, …``),
+    with what follows them kept (``(the error names it)``)."""
+    match = _CALLED.match(condition)
+    if match is None or len(condition) <= CALLED_CHARS:
+        return condition
+    parts = match.group("arguments").split(", `")
+    kept = parts[0]
+    for part in parts[1:]:
+        if len(kept) + len(part) + 3 > CALLED_CHARS:
+            return f"called with {kept}, …{match.group('tail')}"
+        kept += ", `" + part
+    return condition
 
 
 CONTRIVED = frozenset({"empty_value", "oversized_value", "unicode_value", "leading_dash"})
