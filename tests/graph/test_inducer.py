@@ -66,6 +66,8 @@ class TestMerging:
         assert set(by_family) == {"wrong_type", "schema_validation", "path_escape", None}
         assert is_schema_validation(by_family["wrong_type"]) and is_schema_validation(by_family["schema_validation"])
         assert not is_schema_validation(by_family["path_escape"]) and not is_schema_validation(by_family[None])
+        accepted = by_family["wrong_type"].model_copy(update={"reported_as_success": True})
+        assert not is_schema_validation(accepted)  # answered as a success: no rule the schema enforces
 
     def test_different_errors_stay_apart(self) -> None:
         """Different error messages are different boundaries."""

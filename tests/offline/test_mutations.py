@@ -609,3 +609,35 @@ class TestRequiredFirst:
         assert typed[0] == "hosts_needed" and "return_format" in typed
         huge = [m for m in mutations if m.arguments.get("hosts_needed") == 10**9]
         assert [m.name for m in huge] == [MutationKind.OUT_OF_RANGE]  # a count past what there is: not contrived
+
+
+class TestMirroredValues:
+    @staticmethod
+    def proposer(tool: ToolSpec):
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.offline.proposer import OfflineProposer
+
+        return OfflineProposer(ServerGraph("s", [tool]), None, ServerSpec(name="s", transport={"command": "x"}),
+                               random.Random(0))
+
+    def test_a_value_outside_the_set_is_sent_after_the_same_call_without_it(self) -> None:
+        """A reading tool's optional ``frequency`` outside its listed set: the probe makes the same call without it
+        first, which the misuse mirrors (an answer that is the same shows the value was ignored); a tool that writes
+        gets no such call before its misuse."""
+        schema = {"type": "object", "required": ["principal"], "properties": {
+            "principal": {"type": "number"},
+            "frequency": {"type": "string", "description": "How often interest compounds: 'monthly', 'quarterly', "
+                                                           "'annually'"}}}
+        grow = ToolSpec(server="s", name="compound_interest", description="Project investment growth.",
+                        input_schema=schema)
+        proposer = self.proposer(grow)
+        call = {"principal": 7, "frequency": "annually"}
+        outside = next(m for m in boundary_mutations(grow, proposer.args[grow.name], call, proposer.synth, cap=40)
+                       if m.name is MutationKind.INVALID_ENUM)
+        mirror, misuse = proposer.mirrored([], grow, call, outside, outside.step(grow.name))
+        assert mirror.arguments == {"principal": 7} and mirror.mutation is None and mirror.expect == "ok"
+        assert misuse.mirrors == 0 and misuse.arguments["frequency"] == "not_a_valid_choice"
+        store = grow.model_copy(update={"name": "create_plan", "description": "Create and save a savings plan."})
+        writer = self.proposer(store)
+        assert writer.mirrored([], store, call, outside, outside.step(store.name)) == [outside.step(store.name)]

@@ -15,7 +15,7 @@ from reporting_kit import probe
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.evidence import error_evidence, promises_change, without_echoes
 from toolatlas.probing.executor import Executor
-from toolatlas.probing.models import ProbeStep
+from toolatlas.probing.models import Direction, ProbeStep
 from toolatlas.probing.text import error_signature, json_error_reason, looks_like_error
 
 
@@ -193,6 +193,25 @@ class TestTheEvidence:
         assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=False) is not None
         assert error_evidence(ok(text, find_text=sentence), spec=replace, changed=True) is None
         assert error_evidence(ok(text, find_text=sentence), spec=search, changed=False) is None
+
+
+class TestIgnoredValues:
+    async def test_a_value_outside_the_set_answered_as_the_call_without_it_was_ignored(self, executor: Executor) -> None:
+        """``frequency="daily"`` answers exactly what the same call without a frequency does (monthly), but for the
+        value it echoes: a failure answered as a success, naming what was taken; a listed frequency answers
+        otherwise and is no failure."""
+        base = {"principal": 1000, "rate_pct": 6, "years": 2}
+        mirror = ProbeStep(tool="grow", arguments=base, expect="ok")
+        daily = ProbeStep(tool="grow", arguments={**base, "frequency": "daily"}, mutation="invalid_enum", mirrors=0,
+                          condition="`frequency` is not one of: monthly, quarterly, annually")
+        _, verdict = await executor.run_verified(probe(mirror, daily, direction=Direction.BOUNDARY))
+        step = verdict.steps[1]
+        assert step.failed and step.reported_as_success
+        assert step.hidden_failure == ("it answered exactly as the same call without `frequency` (`monthly`): the "
+                                       "value given was ignored")
+        annual = daily.model_copy(update={"arguments": {**base, "frequency": "annually"}})
+        _, verdict = await executor.run_verified(probe(mirror, annual, direction=Direction.BOUNDARY))
+        assert not verdict.steps[1].failed
 
 
 class TestFailedValues:

@@ -62,8 +62,9 @@ MAX_CONDITIONS = 2
 
 
 def is_schema_validation(entry: Entry) -> bool:
-    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema."""
-    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES
+    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema — and refused: a violation
+    the tool answers as a success (a value outside the set taken for another) is no rule its schema enforces."""
+    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES and not entry.reported_as_success
 
 
 def error_shape(signatures: list[str]) -> str:

@@ -47,7 +47,7 @@ from toolatlas.offline.kinds import (
     with_known_call,
 )
 from toolatlas.offline.listed import AnswerBindings
-from toolatlas.offline.mutations import boundary_mutations
+from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
 from toolatlas.offline.readback import asking_for, marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
@@ -521,6 +521,8 @@ class OfflineProposer:
                 condition=entry.condition,
                 mutation=self._misuse_of(entry),
             )
+            if failing.mutation == MutationKind.INVALID_ENUM and before and before[-1].tool == name:
+                failing = failing.model_copy(update={"mirrors": len(before) - 1})  # judged against its mirror again
             fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
                     "retry_of": len(before),
@@ -706,7 +708,8 @@ class OfflineProposer:
                 if key in planned_keys:  # one call per misuse: under one condition, one call's answer
                     continue
                 planned_keys.add(key)
-                probes.append(self.new_probe(round_, Direction.BOUNDARY, name, [mutation.step(name)], keys=[key]))
+                steps = self.mirrored([], tool, planned.arguments, mutation, mutation.step(name))
+                probes.append(self.new_probe(round_, Direction.BOUNDARY, name, steps, keys=[key]))
             if tool_effect(tool) is ToolEffect.CREATE:
                 first = self.planned_step(tool, planned, expect="ok")
                 again = first.model_copy(
@@ -727,6 +730,26 @@ class OfflineProposer:
                     )
                 )
         return probes
+
+    def mirrored(self, prefix: list[ProbeStep], tool: ToolSpec, arguments: dict[str, Any], mutation: Mutation,
+                 step: ProbeStep) -> list[ProbeStep]:
+        """The steps of a boundary probe: ``prefix``, then ``step``. For a value outside the set an argument lists, of
+        a tool that writes nothing, the same call first — without that argument when it is optional (else with the
+        default the schema gives, else as planned) — which ``step`` :attr:`~ProbeStep.mirrors`: an answer to the value
+        outside the set that is the same shows it was ignored."""
+        arg = mutation.target_arg
+        spec = next((s for s in self.args[tool.name] if s.name == arg), None)
+        if (mutation.name is not MutationKind.INVALID_ENUM or spec is None or arg not in arguments
+                or tool_effect(tool) not in (ToolEffect.READ, ToolEffect.UNKNOWN)):
+            return [*prefix, step]
+        taken = dict(arguments)
+        if not spec.required:
+            del taken[arg]
+        elif spec.has_default:
+            taken[arg] = spec.default
+        mirror = step.model_copy(update={"arguments": taken, "expect": "ok", "mutation": None, "condition": None,
+                                         "intent": f"the same call with a `{arg}` it takes, to compare answers"})
+        return [*prefix, mirror, step.model_copy(update={"mirrors": len(prefix)})]
 
     def _repeated_changes(self, round_: int, name: str) -> list[Probe]:
         """A verified call that changed the state, made again right after itself (after the calls it was verified

@@ -531,7 +531,8 @@ def saturation_probes(proposer: OfflineProposer, round_: int, taken: set[str]) -
                 if mutation.name.value not in SATURATING_FAMILIES:
                     continue
                 step = with_context(mutation.step(name), base.arguments, reference, specs)
-                found.append((mutation.name.value, mutation.target_arg, step.condition or "", [*base.prefix, step]))
+                steps = proposer.mirrored(base.prefix, tool, base.arguments, mutation, step)
+                found.append((mutation.name.value, mutation.target_arg, step.condition or "", steps))
             found.extend((family, "*", condition, steps) for family, condition, steps in _multi_step(proposer, name, base))
             if position == 0:  # the state other tools leave it in: from its most supported call
                 found.extend((f, "*", c, steps) for f, c, steps in _after_change(proposer, name, base))

@@ -72,7 +72,7 @@ from toolatlas.probing.text import MISSING_WORDS_CJK, parse_answer
 from toolatlas.probing.values import MADE_UP, names_made_up
 
 __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_participles", "claims_action",
-           "hidden_failure", "negative_verdict", "reason_quote"]
+           "hidden_failure", "ignored_value", "negative_verdict", "reason_quote"]
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
@@ -212,6 +212,47 @@ def hidden_failure(
         if taken is not None:
             return f"it answered for `{taken}` alone, one of the names holding the word given, without saying so"
     return _coerced(text, arguments)
+
+
+def ignored_value(outcome: CallOutcome, mirror: CallOutcome, arguments: Mapping[str, Any],
+                  mirrored: Mapping[str, Any]) -> str | None:
+    """Why an ok answer to a value outside an argument's set is a failure, given the answer of the same call with a
+    value it takes (``mirror``, made with ``mirrored``, right before: :attr:`~toolatlas.probing.models.ProbeStep.mirrors`):
+    the two answers are the same but for the values the calls differ in — the value was ignored, or taken for the one
+    the other call sent (a ``"daily"`` compounding answered exactly as ``"monthly"``). None when they differ, when
+    either answer is cut or not ok, or when the calls differ in more than one argument."""
+    if outcome.outcome is not OutcomeClass.OK or mirror.outcome is not OutcomeClass.OK:
+        return None
+    if outcome.truncated or mirror.truncated or not outcome.excerpt.strip():
+        return None
+    differ = [k for k in {*arguments, *mirrored} if arguments.get(k, _ABSENT) != mirrored.get(k, _ABSENT)]
+    if len(differ) != 1:
+        return None
+    (name,) = differ
+    values = [v for v in (arguments.get(name), mirrored.get(name)) if isinstance(v, str | int | float) and str(v)]
+
+    def masked(text: str) -> str:
+        for value in sorted(values, key=lambda v: -len(str(v))):
+            text = re.sub(rf"(?<![\w.-]){re.escape(str(value))}(?![\w.-])", "<v>", text)
+        return text
+
+    pieces = masked(outcome.excerpt).split("<v>")
+    if len(pieces) > 1:  # the answer repeats the value given: where the other answer has the value it took
+        pattern = re.escape(pieces[0]) + r"(.{1,60}?)" + re.escape(pieces[1]) + "".join(
+            r"\1" + re.escape(p) for p in pieces[2:])
+        taken = re.fullmatch(pattern, masked(mirror.excerpt), re.DOTALL)
+        said = taken.group(1) if taken is not None else None
+    else:
+        said = "" if masked(outcome.excerpt) == masked(mirror.excerpt) else None
+    if said is None:
+        return None
+    if name not in mirrored:
+        took = f" (`{said}`)" if said and said != "<v>" else ""
+        return f"it answered exactly as the same call without `{name}`{took}: the value given was ignored"
+    return f"it answered exactly as for `{mirrored[name]}`: the value given was taken for it"
+
+
+_ABSENT = object()
 
 
 _MISSING = re.compile(rf"\b(?:not found|not exist|does not exist|doesn't exist|missing|unknown)\b|{MISSING_WORDS_CJK}",

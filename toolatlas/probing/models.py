@@ -63,6 +63,10 @@ class ProbeStep(Frozen):
     compares: int | None = None
     """Index of an earlier call of the same tool with the same arguments: a different output now shows
     that the step just before changed the server's own state (seen by its tools, not the environment)."""
+    mirrors: int | None = None
+    """Index of an earlier call of the same tool that differs from this one only in the value it breaks: an answer
+    the same as that call's, but for the values they differ in, shows the value was ignored
+    (:func:`~toolatlas.probing.hidden.ignored_value`)."""
     timeout_s: float | None = None
     """A tighter wait than the server's call timeout (a tool found slow gets one); ``None``: the server's."""
     harvested: list[HarvestRef] = Field(default_factory=list)

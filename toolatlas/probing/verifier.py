@@ -28,7 +28,7 @@ from toolatlas.probing.clock import without_clock
 from toolatlas.probing.conditions import joined, precondition_parts
 from toolatlas.probing.determinism import looks_deterministic
 from toolatlas.probing.evidence import error_evidence
-from toolatlas.probing.hidden import hidden_failure
+from toolatlas.probing.hidden import hidden_failure, ignored_value
 from toolatlas.probing.models import Check, Direction, Rollout, StepVerdict, Verdict
 from toolatlas.probing.text import to_placeholders
 
@@ -122,6 +122,10 @@ class Verifier:
             hidden = None if failed else hidden_failure(
                 result.outcome, spec, mutation=step.mutation, changed=state_changed, arguments=step.arguments,
                 rendered=rendered)
+            if hidden is None and not failed and step.mirrors is not None and step.mirrors < position:
+                mirror = rollout.steps[step.mirrors]  # the same call with a value it takes: the same answer?
+                hidden = ignored_value(result.outcome, mirror.outcome, step.arguments,
+                                       probe.steps[mirror.index].arguments)
             if hidden is not None:
                 failed, soft = True, True
             valid, schema_error = self._check_schema(step.tool, result.outcome)

@@ -14,6 +14,8 @@ log_tail           the server's log: lines that start with ``ERROR`` — content
 now                the current time (ISO 8601, seconds) and a fresh random request id
 clock              the time of day only (``HH:MM:SS``): no date a reader could recognise as now
 double             twice a number: a pure function
+grow               a sum compounded over years at a rate ``monthly``, ``quarterly`` or ``annually`` as
+                   JSON; any other frequency is taken, silently, for ``monthly`` (and echoed as given)
 parse_pair         a ``key=value`` pair as JSON; anything else answers an error object,
                    ``{"error": {"kind": "invalid_pair", "message": ...}}``, in an ordinary result
 run                a tiny script's status: ``{"status": "ok", ...}``, or ``"error"`` with its
@@ -37,8 +39,10 @@ import json
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Annotated
 
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
 
 server = MCPServer("reporting", version="1.0.0")
 STATE: Path = Path("state.json")
@@ -89,6 +93,18 @@ def store(key: str, value: str) -> str:
     values[key] = value
     STATE.write_text(json.dumps(values))
     return f"Stored {key}"
+
+
+_PERIODS = {"monthly": 12, "quarterly": 4, "annually": 1}
+
+
+@server.tool(description="Grow a sum with compound interest over whole years.")
+def grow(principal: float, rate_pct: float, years: int,
+         frequency: Annotated[str, Field(description="How often interest compounds: 'monthly', 'quarterly', "
+                                                     "'annually'")] = "monthly") -> str:
+    periods = _PERIODS.get(frequency, 12)  # anything else is compounded monthly, and said back as given
+    value = principal * (1 + rate_pct / 100 / periods) ** (periods * years)
+    return json.dumps({"principal": principal, "compounding": frequency, "final_value": round(value, 2)})
 
 
 @server.tool(description="List the stored keys.")
