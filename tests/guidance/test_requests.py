@@ -144,6 +144,18 @@ class TestNounsAndSentences:
         found = mentions("Do not add anything required by the task.Write your answer in a file named answer.txt.")
         assert [m.operation for m in found] == ["write"] and found[0].words.startswith("your answer")
 
+    def test_a_quoted_value_is_not_what_the_operation_acts_on(self) -> None:
+        """"Put 'order button moulds for the club chairs' on my to-do list": to put is to add, and what it acts on is
+        the list (a to-do is a task), never the words of the title given; a quoted file name still names the
+        object."""
+        from toolatlas.guidance.operations import expanded, mentions
+
+        found = mentions("Put 'order button moulds for the club chairs' on my to-do list as urgent.")
+        assert "create" in [m.operation for m in found]
+        assert all("button" not in m.words for m in found) and "to-do list" in found[0].words
+        assert "task" in expanded("my to-do list").split() and "present" in expanded("the menu deck").split()
+        assert mentions("Read 'notes.txt' please.")[0].named
+
 
 def test_an_ing_form_describes_unless_it_follows_a_word_that_makes_it_an_instruction() -> None:
     """"the second *reading* frame (*starting* at base 2)" asks to read and to create nothing; "start by *creating*

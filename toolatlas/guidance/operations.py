@@ -100,7 +100,7 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
         "write save put store set output append record",
         risks="overwrite overwritten existing already exists parent folder directory containing it does not "
               "exist missing constraint violates unique duplicate", says="writes"),
-    _op("create", "create make new add setup build initialise initialize register start",
+    _op("create", "create make new add put setup build initialise initialize register start",
         "create add insert init mkdir",
         risks="already exists parent folder containing it does not exist missing nested constraint violates "
               "unique duplicate"),
@@ -156,7 +156,8 @@ _SYNONYMS = {stem: _stems(words) for stem, words in (
     (terms("far")[0], "distance"), (terms("farther")[0], "distance"), (terms("direction")[0], "heading bearing"),
     (terms("bearing")[0], "heading"), (terms("moment")[0], "timestamp time"), (terms("plot")[0], "series"),
     (terms("chart")[0], "series"), (terms("trend")[0], "series"), (terms("highest")[0], "max maximum"),
-    (terms("lowest")[0], "min minimum"), (terms("peak")[0], "max maximum"))}
+    (terms("lowest")[0], "min minimum"), (terms("peak")[0], "max maximum"), (terms("todo")[0], "task"),
+    (terms("urgent")[0], "priority"), (terms("deck")[0], "presentation"))}
 """Everyday words for what tool descriptions name otherwise (a request's "folder" is a "directory")."""
 _CONTENT_WORDS = _stems("contain containing contains content contents substring text inside mention mentions "
                         "phrase word words occurrence occurrences grep")
@@ -334,7 +335,8 @@ def mentions(text: str, verbs: frozenset[str] = frozenset()) -> tuple[Mention, .
         start = position + 1
         while start < len(tokens) and tokens[start].lower().strip(".,;:") in _RECIPIENTS:
             start += 1  # "show *me* the details of …": the object comes after whom it is for
-        after = " ".join(tokens[start:start + WINDOW - 1])
+        after = " ".join([t for i, t in enumerate(tokens[start:], start)  # a value given is no object: "put
+                          if i not in values or _IDENTIFIER.search(t)][:WINDOW - 1])  # 'order moulds' on my list"
         if not after.strip(" ?.!,;:"):  # last in its clause ("what does the report *say*?"): what precedes it
             after = " ".join(tokens[max(0, position - WINDOW + 1):position])
         named = absolute or bool(_IDENTIFIER.search(after))
@@ -481,9 +483,16 @@ def relative_path(text: str) -> bool:
     return bool(_RELATIVE.search(text))
 
 
+_HYPHENATED = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
+"""A word written with a hyphen (``to-do``, ``e-mail``), whose parts alone may say nothing."""
+
+
 def synonyms(text: str) -> str:
-    """The description-side words of ``text``'s everyday ones ("folder" → directory), "" when it has none."""
-    return " ".join(word for stem in _task_terms(text) for word in _SYNONYMS.get(stem, ()))
+    """The description-side words of ``text``'s everyday ones ("folder" → directory, a "to-do" → task), "" when it
+    has none; a word written with a hyphen counts as written without it too."""
+    joined = " ".join(a + b for a, b in _HYPHENATED.findall(text))
+    stems = (*_task_terms(text), *(_task_terms(joined) if joined else ()))
+    return " ".join(word for stem in stems for word in _SYNONYMS.get(stem, ()))
 
 
 def expanded(text: str) -> str:
