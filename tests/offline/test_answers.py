@@ -160,6 +160,8 @@ class TestErrors:
             ("no FACP table in /x. Tables present: APIC, DSDT, HPET", ["APIC", "DSDT", "HPET"], None),
             ("invalid IUPAC character 'E' at motif position 1; use A,C,G,T,N", ["A", "C", "G", "T", "N"], None),
             ("1 validation error\nmetro_codes\n  Input should be a valid list [type=list_type]", None, None),
+            ("Unknown journal 'example'. Configured: ['workshop', 'notebook-2025']", ["workshop", "notebook-2025"],
+             None),
         ],
     )
     def test_values_an_error_names(self, text: str, values: list[str] | None, argument: str | None) -> None:

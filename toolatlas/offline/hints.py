@@ -340,7 +340,7 @@ _ERROR_LEADS: tuple[tuple[re.Pattern[str], bool], ...] = (
     (re.compile(r"\bdid you mean\s*:?\s*", re.IGNORECASE), False),
     (
         re.compile(
-            r"\b(?P<noun>(?:available|supported|valid|allowed|possible|accepted|known|existing)"
+            r"\b(?P<noun>(?:available|supported|valid|allowed|possible|accepted|known|existing|configured|registered|defined)"
             r"(?:\s+[a-z_]+){0,3}?)\s*(?:\b(?:are|is|include)\b|:)\s*:?\s*",
             re.IGNORECASE,
         ),
