@@ -176,6 +176,20 @@ class TestReferences:
         assert set(sent) <= {"${step0.id}"}
 
 
+class TestNumbersAtTheirLimits:
+    def test_a_number_is_tried_at_each_end_its_schema_allows(self) -> None:
+        """A deposit of 0–100 % is sent as 100 and as 0 (allowed: either outcome is knowledge, a 100 % deposit
+        leaves no loan to divide by), besides 101 and -1, which it refuses; a number with no bounds gets none."""
+        spec = ToolSpec(server="s", name="mortgage_calculator", description="Monthly payment of a mortgage.",
+                        input_schema={"type": "object", "required": ["home_price", "down_payment_pct"], "properties": {
+                            "home_price": {"type": "number", "exclusiveMinimum": 0},
+                            "down_payment_pct": {"type": "number", "minimum": 0, "maximum": 100}}})
+        _valid, mutations = mutate(EnvironmentFacts(kind="none"), spec, cap=60)
+        edges = {m.condition: m.arguments["down_payment_pct"] for m in mutations if m.name is MutationKind.AT_LIMIT}
+        assert edges == {"`down_payment_pct` is at its maximum (100)": 100, "`down_payment_pct` is at its minimum (0)": 0}
+        assert all(not m.expected_failure for m in mutations if m.name is MutationKind.AT_LIMIT)
+
+
 class TestStatedLengths:
     def test_a_string_is_tried_one_past_its_max_length(self) -> None:
         """`session_id` with `maxLength: 20` (also as a field of a tool's one object argument) gets a 21-character

@@ -97,6 +97,9 @@ class MutationKind(StrEnum):
     """An existing file named relative to the root (``notes/todo.txt``): some servers resolve it against
     their working folder, others refuse anything but an absolute path."""
     OUT_OF_RANGE = "out_of_range"
+    AT_LIMIT = "at_limit"
+    """A number at the very minimum or maximum its schema allows (a deposit of 100%): valid, and where a computation
+    divides by what is left or takes a logarithm of zero."""
     NEGATIVE_NUMBER = "negative_number"
     FRACTIONAL_COUNT = "fractional_count"
     """A count typed as any number sent as a fraction (``max_results`` = 2.5): rounded, refused, or a crash of the
@@ -150,6 +153,7 @@ SEMANTIC_FAMILIES = frozenset(
         "invalid_enum",
         "out_of_range",
         "fractional_count",
+        "at_limit",
     }
 )
 """Families whose answer the JSON Schema does not tell (or tells without the server's words): the

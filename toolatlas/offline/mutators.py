@@ -426,6 +426,10 @@ def number_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) 
     low = spec.exclusive_minimum if spec.exclusive_minimum is not None else _shift(spec.minimum, -1)
     if low is not None:
         out.append(("out_of_range", loc, low, f"{arg} is below its minimum", True))
+    for bound, side in ((spec.maximum, "maximum"), (spec.minimum, "minimum")):  # allowed, and where sums break:
+        if bound is not None and bound != value and abs(bound) < 10**6:  # a 100% deposit leaves no loan to divide
+            edge = int(bound) if spec.json_type == "integer" or float(bound).is_integer() else bound
+            out.append(("at_limit", loc, edge, f"{arg} is at its {side} ({edge})", False))
     if spec.count_like or (spec.minimum is not None and spec.minimum >= 0):
         out.append(("negative_number", loc, -1, f"{arg} is negative", True))
         out.append(("oversized_value", loc, 10**9, f"{arg} is huge (10^9)", False))
