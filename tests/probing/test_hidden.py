@@ -264,3 +264,30 @@ class TestOneWordOfNames:
                               arguments={"identifier": "Dawson"}) is None
         assert hidden_failure(self.answer('{"total_found": 0, "results": []}'), self.DETAILS, mutation="name_part", changed=None,
                               arguments={"identifier": "Dawson"}) == "the lookup finds nothing for the value as written"
+
+
+class TestNamesNearOnesItKnows:
+    FIND = ToolSpec(server="s", name="get_patterns", description="Newest past bugs of a feature area.", input_schema={})
+
+    def test_a_typo_of_a_listed_name_answered_with_nothing_is_not_refused(self) -> None:
+        """``auth_6c58`` (a slug the server lists, with a suffix) answers a count of none after the values it echoes:
+        neither refused nor corrected — a failure answered as a success; an answer that found something is none."""
+        none = CallOutcome(server="s", tool="get_patterns", arguments={"feature_area": "auth_6c58"},
+                           outcome=OutcomeClass.OK,
+                           excerpt='{"feature_area":"auth_6c58","project":"demo","count":0,"truncated":false,"lines":[]}')
+        why = hidden_failure(none, self.FIND, mutation="near_name", changed=None,
+                             arguments={"feature_area": "auth_6c58", "project": "demo"})
+        assert why is not None and "is not refused: it finds nothing" in why
+        some = none.model_copy(update={"excerpt": '{"feature_area":"auth_6c58","count":1,"lines":["rec_00021: …"]}'})
+        assert hidden_failure(some, self.FIND, mutation="near_name", changed=None,
+                              arguments={"feature_area": "auth_6c58", "project": "demo"}) is None
+
+
+def test_a_count_of_none_after_the_values_echoed_is_nothing_found() -> None:
+    """``{"query": "ledger", "count": 0, "hits": []}`` found nothing, as ``{"count": 0, …}`` does; a count of two, or
+    a list that holds something, did find."""
+    from toolatlas.probing.evidence import found_nothing
+
+    assert found_nothing('{"query":"ledger","count":0,"hits":[]}')
+    assert not found_nothing('{"query":"ledger","count":2,"hits":[{"id":"rec_00024"}]}')
+    assert not found_nothing('{"query":"ledger","count":0,"hits":[{"id":"rec_00024"}]}')

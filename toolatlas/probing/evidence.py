@@ -38,7 +38,7 @@ from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import wraps_text
-from toolatlas.probing.text import json_error_reason, looks_like_error, tally_failure
+from toolatlas.probing.text import json_error_reason, looks_like_error, parse_answer, tally_failure
 
 __all__ = ["NOTHING_DONE", "argument_values", "error_evidence", "names_a_change", "promises_change", "without_echoes"]
 
@@ -123,9 +123,21 @@ _NONE_COUNTED = re.compile(rf'^\s*\{{\s*"{_COUNT_WORD}(?:_?{_COUNT_WORD})?"\s*:\
 ``{"resultCount": 0, …}``)."""
 
 
+_COUNT_KEY = re.compile(rf"{_COUNT_WORD}(?:_?{_COUNT_WORD})?", re.IGNORECASE)
+
+
 def found_nothing(text: str) -> bool:
-    """Whether an answer reports that it found nothing: nothing to act on, an empty listing, or a count of none."""
-    return bool(NOTHING_DONE.match(text) or EMPTY_ANSWER.match(text) or _NONE_COUNTED.match(text))
+    """Whether an answer reports that it found nothing: nothing to act on, an empty listing, or a count of none —
+    first, or beside what the call asked (``{"query": "ledger", "count": 0, "hits": []}``: every list of it empty)."""
+    if NOTHING_DONE.match(text) or EMPTY_ANSWER.match(text) or _NONE_COUNTED.match(text):
+        return True
+    if not text.lstrip().startswith("{"):
+        return False
+    document = parse_answer(text)
+    if not isinstance(document, dict):
+        return False
+    counted = [v for k, v in document.items() if _COUNT_KEY.fullmatch(k) and isinstance(v, int) and not isinstance(v, bool)]
+    return counted == [0] and all(v == [] for v in document.values() if isinstance(v, list | dict) and v != {})
 
 
 _READ_ONE_VERBS = frozenset("view get read show open describe display fetch load print cat".split())
