@@ -70,6 +70,19 @@ class TestToolSelection:
         plan = AtlasView(tools, [], [], []).plan("Hallam Timber chased invoice HTM-40655. Stage it for this week.")
         assert ("stage", ("invoices", "erp_stage_invoice")) in [(s.operation, s.tool) for s in plan.steps]
 
+    def test_what_a_name_acts_on_is_read_after_its_prefix(self) -> None:
+        """``pptx_add_slide`` on a server named ``slides`` acts on a slide (``pptx`` opens every name: no object), so
+        "Add a slide … to the menu deck" plans the slide adder, not the deck maker; a ``tables`` server's
+        ``open_table`` still loads a file the request names without saying "table"."""
+        tools = [node("slides", name, description, (), read_only=False) for name, description in (
+            ("pptx_add_slide", "Add a slide with a title and bullet points to the presentation."),
+            ("pptx_create_quick_deck", "Create a complete presentation with title slide in one call."),
+            ("pptx_list", "List the presentations held in memory."))]
+        view = AtlasView(tools, [], [], [])
+        assert view.profiles[("slides", "pptx_add_slide")].objects == {"slide"}
+        plan = view.plan("Add a slide listing this week's specials (leek and potato soup) to the menu deck.")
+        assert ("create", ("slides", "pptx_add_slide")) in [(s.operation, s.tool) for s in plan.steps]
+
     def test_numbers_and_sentence_ends_name_nothing(self) -> None:
         """A decimal number or a word before a full stop is no exact name; a file name or a path is."""
         from toolatlas.guidance.operations import names_something

@@ -208,7 +208,7 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
         return None
     only = [k for k in candidates
             if k[0] in routed and (stand_in or view.profiles[k].operations.get(op, 0.0) >= 1.0)]
-    objects = view.profiles[best[0]].objects
+    objects = view.profiles[best[0]].objects - frozenset(terms(best[0][0]))  # a `tables` server's table: implied
     # the one tool of the task's servers named for the operation does it, however little the words near the
     # operation match it — unless its name says it acts on something the task never mentions; so does the one
     # executor standing in (its name says how it acts, not on what)

@@ -459,11 +459,14 @@ def file_kinds(entries: Iterable[Entry], *, ok: bool) -> frozenset[str]:
                      for shape in value_shapes(value) if shape.startswith(FILE_KIND))
 
 
-def _objects(node: ToolNode) -> frozenset[str]:
+def _objects(node: ToolNode, prefixes: frozenset[str] = frozenset()) -> frozenset[str]:
+    """What a tool's name says it acts on: its words but the operations' and the prefix it opens with — its
+    server's name (``git_commit``) or a word several of its tools open with (``pptx`` of ``pptx_add_slide``, whose
+    object is the slide, on a server named ``slides`` too)."""
     verbs = {stem for op in OPERATIONS.values() for stem in op.tool_words | op.task_words | op.name_words}
-    server = set(terms(node.server))
-    return frozenset(t for t in terms(node.tool)
-                     if t not in verbs and t not in server and "_" not in t and len(t) > 2)
+    words = [t for t in terms(node.tool) if "_" not in t]
+    opening = {words[0]} & (set(terms(node.server)) | prefixes) if words else set()
+    return frozenset(t for t in words if t not in verbs and t not in opening and len(t) > 2)
 
 
 def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], shared: set[str],
@@ -502,7 +505,7 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
         errors_index=LexicalIndex([f.error for f in findings]),
         tolerances_index=LexicalIndex([f.text for f in accepted]),
         clauses_index=LexicalIndex([c.text for c in clauses]),
-        use=_use(node, uses), feeds=feeds, objects=_objects(node), declared=declared_sets(node.input_schema),
+        use=_use(node, uses), feeds=feeds, objects=_objects(node, prefixes), declared=declared_sets(node.input_schema),
         executes=any(takes_change(e) for e in (*uses, *boundaries)), files=bool(kinds), file_kinds=kinds,
         arguments=arguments,
     )
