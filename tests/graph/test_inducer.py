@@ -66,8 +66,11 @@ class TestMerging:
         assert set(by_family) == {"wrong_type", "schema_validation", "path_escape", None}
         assert is_schema_validation(by_family["wrong_type"]) and is_schema_validation(by_family["schema_validation"])
         assert not is_schema_validation(by_family["path_escape"]) and not is_schema_validation(by_family[None])
-        accepted = by_family["wrong_type"].model_copy(update={"reported_as_success": True})
-        assert not is_schema_validation(accepted)  # answered as a success: no rule the schema enforces
+        soft = by_family["wrong_type"].model_copy(update={"reported_as_success": True})
+        assert is_schema_validation(soft)  # refused by an error inside a successful result: still the schema's rule
+        hidden = soft.model_copy(update={"text": "`read_file` answers as if it succeeded (it answered exactly as the "
+                                                 "same call without `path`) when `path` is a number: “…”."})
+        assert not is_schema_validation(hidden)  # answered as if it succeeded: no rule the schema enforces
 
     def test_different_errors_stay_apart(self) -> None:
         """Different error messages are different boundaries."""

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from toolatlas.graph.state import ServerGraph
 
 __all__ = [
-    "OR_WHEN", "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "VERDICT_HOW", "error_shape", "is_schema_validation",
+    "HIDDEN_HOW", "OR_WHEN", "SCHEMA_FAMILIES", "SCHEMA_SUMMARY", "VERDICT_HOW", "error_shape", "is_schema_validation",
     "restate_schema_boundary", "schema_summary", "summarise_schema", "verdict_quote",
 ]
 
@@ -62,9 +62,16 @@ MAX_CONDITIONS = 2
 
 
 def is_schema_validation(entry: Entry) -> bool:
-    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema — and refused: a violation
-    the tool answers as a success (a value outside the set taken for another) is no rule its schema enforces."""
-    return entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES and not entry.reported_as_success
+    """Whether ``entry`` is a boundary provoked only by violating the tool's input schema — and refused, if only by
+    an error inside a successful result: a violation the tool answers as if it succeeded (a value outside the set
+    taken for another, :data:`HIDDEN_HOW`) is no rule its schema enforces."""
+    return (entry.kind is EntryKind.BOUNDARY and entry.family in SCHEMA_FAMILIES
+            and f"` {HIDDEN_HOW} (" not in entry.text)
+
+
+HIDDEN_HOW = "answers as if it succeeded"
+"""How a boundary's sentence says the tool's answer read as a success although the call failed
+(:mod:`toolatlas.probing.hidden`)."""
 
 
 def error_shape(signatures: list[str]) -> str:

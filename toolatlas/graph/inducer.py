@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from toolatlas.graph.bound import bound_source, prove_bound_causes
 from toolatlas.graph.effects import observe_effect
 from toolatlas.graph.families import (
+    HIDDEN_HOW,
     OR_WHEN,
     SCHEMA_FAMILIES,
     SCHEMA_SUMMARY,
@@ -274,7 +275,7 @@ class Inducer:
         if judged:
             how = VERDICT_HOW
         elif verdict.hidden_failure:
-            how = f"answers as if it succeeded ({verdict.hidden_failure})"
+            how = f"{HIDDEN_HOW} ({verdict.hidden_failure})"
         elif verdict.reported_as_success:
             how += " in an otherwise successful result"
         text = f"`{step.tool}` {how} when {condition}: “{first_line}”."
