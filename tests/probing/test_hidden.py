@@ -291,3 +291,20 @@ def test_a_count_of_none_after_the_values_echoed_is_nothing_found() -> None:
     assert found_nothing('{"query":"ledger","count":0,"hits":[]}')
     assert not found_nothing('{"query":"ledger","count":2,"hits":[{"id":"rec_00024"}]}')
     assert not found_nothing('{"query":"ledger","count":0,"hits":[{"id":"rec_00024"}]}')
+
+
+def test_a_replay_of_a_value_outside_the_set_compares_it_with_the_call_before_it_again() -> None:
+    """The evidence of an ignored value holds the same call made just before it: a replay (as a retry) judges the
+    misuse against that call again, and any other misuse, or a call after another tool, against nothing."""
+    from toolatlas.graph.models import Evidence
+    from toolatlas.lifecycle.verify import replay_probe
+    from toolatlas.probing.hidden import mirror_index
+
+    base = {"principal": 7, "years": 10}
+    evidence = Evidence(probe_id="p1", tool="compound_interest", outcome=OutcomeClass.OK,
+                        arguments={**base, "compounding_frequency": "not_a_valid_choice"},
+                        prefix=[{"tool": "compound_interest", "arguments": base}])
+    probe = replay_probe("loans", evidence, 0, "invalid_enum")
+    assert probe.steps[1].mirrors == 0 and probe.steps[1].mutation == "invalid_enum"
+    assert replay_probe("loans", evidence, 0, "near_name").steps[1].mirrors is None
+    assert mirror_index(["fire_number"], "compound_interest", "invalid_enum") is None

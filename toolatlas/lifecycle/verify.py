@@ -36,6 +36,7 @@ from toolatlas.errors import ToolAtlasError
 from toolatlas.graph.models import MAX_EVIDENCE, Entry, EntryKind, EntryStatus, Evidence
 from toolatlas.models import Frozen, utcnow
 from toolatlas.probing.executor import Executor
+from toolatlas.probing.hidden import mirror_index
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, evidence_excerpt, to_placeholders
 from toolatlas.store.atlas import AtlasStore
@@ -140,7 +141,9 @@ def replay_probe(server: str, evidence: Evidence, n: int, family: str | None = N
                          observes=call.get("observes"), loses=call.get("loses"))
 
     steps = [step(c) for c in evidence.prefix]
-    steps.append(ProbeStep(tool=evidence.tool, arguments=evidence.arguments, mutation=family, marker=evidence.marker))
+    mirrors = mirror_index([c["tool"] for c in evidence.prefix], evidence.tool, family)  # compared again, as built
+    steps.append(ProbeStep(tool=evidence.tool, arguments=evidence.arguments, mutation=family, marker=evidence.marker,
+                           mirrors=mirrors))
     steps += [step(c) for c in evidence.after]
     return Probe(id=f"verify{n}", server=server, round=0, direction=Direction.AFFORDANCE, target=evidence.tool,
                  task=f"replay of {evidence.probe_id} step {evidence.step}", steps=steps)

@@ -65,7 +65,7 @@ from toolatlas.offline.workflows import (
     record_chains,
 )
 from toolatlas.probing.bindings import answer_fields, bound_references
-from toolatlas.probing.hidden import judges
+from toolatlas.probing.hidden import judges, mirror_index
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef
@@ -521,8 +521,7 @@ class OfflineProposer:
                 condition=entry.condition,
                 mutation=self._misuse_of(entry),
             )
-            if failing.mutation == MutationKind.INVALID_ENUM and before and before[-1].tool == name:
-                failing = failing.model_copy(update={"mirrors": len(before) - 1})  # judged against its mirror again
+            failing = failing.model_copy(update={"mirrors": mirror_index([s.tool for s in before], name, failing.mutation)})
             fixed = self.planned_step(tool, planned, expect="ok").model_copy(
                 update={
                     "retry_of": len(before),

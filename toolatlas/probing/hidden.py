@@ -62,7 +62,7 @@ with the answer as their evidence.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
@@ -72,7 +72,7 @@ from toolatlas.probing.text import MISSING_WORDS_CJK, parse_answer
 from toolatlas.probing.values import MADE_UP, names_made_up
 
 __all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_participles", "claims_action",
-           "hidden_failure", "ignored_value", "negative_verdict", "reason_quote"]
+           "hidden_failure", "ignored_value", "mirror_index", "negative_verdict", "reason_quote"]
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
@@ -255,6 +255,15 @@ def ignored_value(outcome: CallOutcome, mirror: CallOutcome, arguments: Mapping[
 
 
 _ABSENT = object()
+
+
+def mirror_index(before: Sequence[str], tool: str, family: str | None) -> int | None:
+    """Where, among the tools called ``before`` a misuse of ``family``, the call it is judged against sits
+    (:func:`ignored_value`): a value outside an argument's set is made right after the same call of ``tool`` with a
+    value it takes — so a retry or a replay of the misuse compares it again. None for any other misuse."""
+    if family == OUTSIDE_SET and before and before[-1] == tool:
+        return len(before) - 1
+    return None
 
 
 _MISSING = re.compile(rf"\b(?:not found|not exist|does not exist|doesn't exist|missing|unknown)\b|{MISSING_WORDS_CJK}",
