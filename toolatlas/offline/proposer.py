@@ -19,7 +19,7 @@ import json
 import random
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -730,7 +730,7 @@ class OfflineProposer:
                 )
         return probes
 
-    def mirrored(self, prefix: list[ProbeStep], tool: ToolSpec, arguments: dict[str, Any], mutation: Mutation,
+    def mirrored(self, prefix: Sequence[ProbeStep], tool: ToolSpec, arguments: dict[str, Any], mutation: Mutation,
                  step: ProbeStep) -> list[ProbeStep]:
         """The steps of a boundary probe: ``prefix``, then ``step``. For a value outside the set an argument lists, of
         a tool that writes nothing, the same call first — without that argument when it is optional (else with the
