@@ -19,9 +19,8 @@ from toolatlas.offline.items import open_items
 from toolatlas.offline.kinds import PATH_KINDS, SQL_KINDS, ArgSpec, ToolEffect, ToolObject
 from toolatlas.offline.maps import map_shape
 from toolatlas.offline.semantic import dimension_of, incompatible_unit, near_misses
-from toolatlas.offline.targets import described_fields
+from toolatlas.offline.targets import described_fields, described_words
 from toolatlas.offline.values import ValueSynth
-from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
 __all__ = ["SCALAR_MUTATORS", "Found", "MutationContext"]
@@ -717,7 +716,7 @@ def name_part_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     if (ctx.effect is not ToolEffect.READ or spec.kind not in _NEAR_KINDS or spec.enum or spec.fresh
             or not isinstance(value, str) or "${" in value or not _known(spec, value, ctx)):
         return []
-    said = {w for w in tokens(f"{ctx.text} {spec.description}") if len(w) > 2}
+    said = described_words(f"{ctx.text} {spec.description}")
     shared = ctx.synth.targets.shared_word(value, said, described_fields(spec.description))
     if shared is None or shared[0] in ctx.in_call:
         return []

@@ -31,7 +31,7 @@ from toolatlas.offline.kinds import (
 )
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
-from toolatlas.offline.targets import Candidate, described_fields, names_format
+from toolatlas.offline.targets import Candidate, described_fields, described_words, likeness, names_format
 from toolatlas.offline.words import tokens
 from toolatlas.probing.values import ArgKind
 
@@ -259,8 +259,8 @@ def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     fields = [tuple(tokens(spec.name))]
     if not any(fields[0] in r for r in records):  # "username (sAMAccountName)": the fields its description names,
         fields = [f for f in described_fields(spec.description) if any(f in r for r in records)]
-        said = {w for w in tokens(f"{draft.tool.name} {spec.description}") if len(w) > 2}  # of the records most like it
-        records = sorted(records, key=lambda r: -sum(bool(said.intersection(k)) for k in r))
+        said = described_words(f"{draft.tool.name} {spec.description}")  # of the records most like it
+        records = sorted(records, key=lambda r: -likeness(r, said))
     values = dict.fromkeys(r[f] for f in fields for r in records if f in r)
     typed = [value for value in values if conforms(value, spec.json_schema)]
     if not typed:

@@ -167,7 +167,7 @@ class Targets:
             self._stored = frozenset(v for r in self.records() for v in r.values() if isinstance(v, str))
         return self._stored
 
-    def shared_word(self, value: str, said: set[str], fields: list[tuple[str, ...]]) -> tuple[str, list[str]] | None:
+    def shared_word(self, value: str, said: frozenset[str] | set[str], fields: list[tuple[str, ...]]) -> tuple[str, list[str]] | None:
         """A word two or more names of the state's records hold (``Dawson`` of ``Claire Dawson`` and ``Claire Dawson
         (admin)``), with those names: a word of the name of the record holding ``value`` first, else one of the names
         of the records most like what ``said`` (the words of a tool and its argument) describes. Names are the values
@@ -177,7 +177,7 @@ class Targets:
         named = [f for f in fields if any(f in r for r in self.records())]
         alike: dict[str, tuple[bool, int]] = {}  # name → (its record holds value, how like what `said` it is)
         for record in self.records():
-            rank = (value in record.values(), sum(bool(said.intersection(k)) for k in record))
+            rank = (value in record.values(), likeness(record, said))
             for key, name in record.items():
                 if isinstance(name, str) and (key in named if named else _NAME_KEYS.intersection(key)) \
                         and _NAME.fullmatch(name):
@@ -447,3 +447,15 @@ def described_fields(description: str) -> list[tuple[str, ...]]:
     and ``cn``."""
     named = (m.group(1) or m.group(2) for m in _FIELD_WORD.finditer(description or ""))
     return list(dict.fromkeys(tuple(tokens(word)) for word in named if len(word) >= 2))
+
+
+def described_words(text: str) -> frozenset[str]:
+    """The words of what a tool and its argument say (``get_user_details`` and its ``identifier``'s description),
+    longer than two letters: what :func:`likeness` compares a record's field names with."""
+    return frozenset(w for w in tokens(text) if len(w) > 2)
+
+
+def likeness(record: dict[tuple[str, ...], Any], said: frozenset[str] | set[str]) -> int:
+    """How like what ``said`` describes a record is (:meth:`Targets.records`): how many of its field names share a
+    word with it (a directory's accounts, with their names and principal names, over its groups)."""
+    return sum(bool(said.intersection(key)) for key in record)

@@ -203,9 +203,9 @@ def hidden_failure(
     if mutation == LOCKED and (changed or not empty):  # it went through: changed the state, or answered it did
         if not _LOCK_WORDS.search(without_echoes(text, values)[0]):
             return "it changes a record its own listing marks locked, and says nothing of the lock"
-    if mutation == NEAR_NAME and empty:  # a typo of a name it lists: neither refused nor corrected
-        return "a name it does not know, near one it does, is not refused: it finds nothing"
     if mutation == NEAR_NAME:
+        if empty:  # a typo of a name it lists: neither refused nor corrected
+            return "a name it does not know, near one it does, is not refused: it finds nothing"
         taken = _closest_taken(text, values)
         if taken is not None:
             return f"it answered for `{taken}`, the closest name it knows, not for the name given"
