@@ -110,3 +110,59 @@ def test_a_harvested_word_is_no_address() -> None:
     synth = ValueSynth(EnvironmentFacts(kind="none"), pool, random.Random(0))
     sent = {synth.valid_arguments(tool, infer_arguments(tool), v).arguments["ip_address"] for v in range(4)}
     assert "network_address" not in sent and "172.16.0.0" in sent
+
+
+LEDGER = ToolSpec(server="s", name="record_bug", description="Record a fixed bug into the local ledger.", input_schema={
+    "type": "object", "required": ["symptom", "root_cause", "project"],
+    "properties": {"symptom": {"type": "string", "description": "What was observed before the fix."},
+                   "root_cause": {"type": "string", "description": "WHY it happened: the mechanism."},
+                   "project": {"type": "string", "description": "Repository name."}}})
+VAGUE = "root_cause is too vague. Write at least 20 characters explaining WHY it happened, not what you changed."
+
+
+def test_a_refusal_of_a_short_value_teaches_its_fewest_characters() -> None:
+    """The argument a too-short refusal names (else the call's only text shorter than the length it states) takes
+    that many characters from then on: a later valid call sends at least that many, the lesson survives a
+    checkpoint, and a refused empty value (one character at least) teaches nothing."""
+    from toolatlas.offline.stated import stated_lengths
+
+    specs = {"record_bug": infer_arguments(LEDGER)}
+    call = {"symptom": "login returned 500 when the email had a plus sign", "root_cause": "sample", "project": "demo"}
+    assert stated_lengths(specs["record_bug"], call, VAGUE) == [("root_cause", 20)]
+    assert stated_lengths(specs["record_bug"], call, "Write at least 20 characters.") == []  # two are short: which?
+    assert stated_lengths(specs["record_bug"], {**call, "project": "ledger-service"},
+                          "Write more than 9 characters.") == [("root_cause", 10)]
+    assert stated_lengths(specs["record_bug"], {**call, "root_cause": ""},
+                          "String should have at least 1 character") == []
+    taught = TaughtArguments(specs, {"record_bug": LEDGER})
+    taught.learn(LEDGER, call, VAGUE)
+    assert {s.name: s.min_length for s in specs["record_bug"]} == {"symptom": None, "root_cause": 20, "project": None}
+    synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+    for variant in range(3):
+        planned = synth.valid_arguments(LEDGER, specs["record_bug"], variant)
+        assert planned is not None and len(planned.arguments["root_cause"]) >= 20
+    restored = TaughtArguments({"record_bug": infer_arguments(LEDGER)}, {"record_bug": LEDGER})
+    restored.load(taught.dump())
+    assert {s.name: s.min_length for s in restored.args["record_bug"]}["root_cause"] == 20
+
+
+def test_a_described_length_bounds_the_value_and_is_misused_one_short() -> None:
+    """A description that states a length the schema does not (``At least 20 characters``, ``max 12 chars``,
+    ``3-8 characters``) bounds the value sent, and the misuses try one character short of the fewest."""
+    from toolatlas.offline.kinds import described_length
+    from toolatlas.offline.mutations import boundary_mutations
+
+    assert described_length("WHY it happened. At least 20 characters. Not the patch.") == (20, None)
+    assert described_length("Short label (max 12 chars)") == (None, 12)
+    assert described_length("A code of 3-8 characters") == (3, 8)
+    assert described_length("Capped at 32KB.") == (None, None)
+    tool = ToolSpec(server="s", name="record_bug", description="Record a fixed bug.", input_schema={
+        "type": "object", "required": ["root_cause"],
+        "properties": {"root_cause": {"type": "string", "description": "WHY it happened. At least 20 characters."}}})
+    specs = infer_arguments(tool)
+    synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+    planned = synth.valid_arguments(tool, specs, 0)
+    assert planned is not None and len(planned.arguments["root_cause"]) >= 20
+    short = [m for m in boundary_mutations(tool, specs, planned.arguments, synth, cap=64)
+             if "one short of the 20" in (m.condition or "")]
+    assert len(short) == 1 and len(short[0].arguments["root_cause"]) == 19

@@ -39,6 +39,7 @@ __all__ = [
     "ArgSpec",
     "ToolEffect",
     "ToolObject",
+    "described_length",
     "infer_arguments",
     "sql_statement_kind",
     "tool_effect",
@@ -390,8 +391,8 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         "maximum": schema.get("maximum"),
         "exclusive_minimum": _bound(schema.get("exclusiveMinimum"), schema.get("minimum")),
         "exclusive_maximum": _bound(schema.get("exclusiveMaximum"), schema.get("maximum")),
-        "min_length": schema.get("minLength"),
-        "max_length": schema.get("maxLength"),
+        "min_length": schema.get("minLength") if "minLength" in schema else described_length(description)[0],
+        "max_length": schema.get("maxLength") if "maxLength" in schema else described_length(description)[1],
         "min_items": schema.get("minItems"),
         "max_items": schema.get("maxItems"),
         "examples": _examples(schema) + _shown(name, schema, ctx) if parent is None else _examples(schema),
@@ -535,6 +536,24 @@ def _examples(schema: dict[str, Any]) -> list[Any]:
     raw = schema.get("examples")
     found = list(raw) if isinstance(raw, list) else ([schema["example"]] if "example" in schema else [])
     return [e for e in found if conforms(e, schema)]
+
+
+_CHARS = r"\s*(?:characters?|chars?|letters)\b"
+_LENGTH_RANGE = re.compile(r"\b(?:between\s+)?(\d{1,5})\s*(?:-|–|to|and)\s*(\d{1,5})" + _CHARS, re.IGNORECASE)
+_LENGTH_MIN = re.compile(r"\b(?:at least|a minimum of|minimum(?: length)?(?: of| is)?|min\.?(?: length)?|no (?:fewer|less) than)"
+                         r"\s+(\d{1,5})" + _CHARS, re.IGNORECASE)
+_LENGTH_MAX = re.compile(r"\b(?:at most|a maximum of|maximum(?: length)?(?: of| is)?|max\.?(?: length)?|no more than"
+                         r"|up to|limited to|capped at)\s+(\d{1,5})" + _CHARS, re.IGNORECASE)
+
+
+def described_length(description: str) -> tuple[int | None, int | None]:
+    """The fewest and most characters an argument's description states when its schema does not (``WHY it
+    happened. At least 20 characters.``, ``max 80 chars``, ``3-50 characters``)."""
+    found = _LENGTH_RANGE.search(description)
+    if found is not None and int(found.group(1)) <= int(found.group(2)):
+        return int(found.group(1)), int(found.group(2))
+    least, most = _LENGTH_MIN.search(description), _LENGTH_MAX.search(description)
+    return (int(least.group(1)) if least else None), (int(most.group(1)) if most else None)
 
 
 def parent_singular(name: str) -> str:

@@ -472,6 +472,10 @@ def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -
             out.append(("out_of_range", loc, _one_past(value, spec.max_length),
                         f"{arg} is {spec.max_length + 1} characters, one past the {spec.max_length} its schema allows",
                         True))
+        if spec.min_length is not None and 1 < spec.min_length < MAX_STATED_LENGTH:
+            out.append(("out_of_range", loc, _one_past(value, spec.min_length - 2),
+                        f"{arg} is {spec.min_length - 1} characters, one short of the {spec.min_length} it takes",
+                        True))
         out.append(("empty_value", loc, "", f"{arg} is an empty string", spec.kind is not ArgKind.TEXT))
         if spec.kind in (
             ArgKind.TEXT,

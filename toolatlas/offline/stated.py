@@ -19,7 +19,7 @@ from typing import Any
 from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_relative", "stated_unreachable"]
+__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_lengths", "stated_relative", "stated_unreachable"]
 
 STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
@@ -186,3 +186,29 @@ def _repeated(value: Any, error: str) -> bool:
         return False
     text = str(value)
     return len(text) >= 2 and re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", error) is not None
+
+
+_TOO_SHORT = re.compile(
+    r"\b(?:at least|a minimum of|minimum(?: length)?(?: of| is)?|no (?:fewer|less) than|(?:longer|more) than)\s+(\d{1,4})"
+    r"\s*(?:characters?|chars?|letters)\b",
+    re.IGNORECASE,
+)
+"""A refusal stating the fewest characters a value takes (``Write at least 20 characters explaining WHY``, pydantic's
+``String should have at least 3 characters``)."""
+
+
+def stated_lengths(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[tuple[str, int]]:
+    """The ``(argument, fewest characters)`` pairs a refusal of a too-short value states (``root_cause is too vague.
+    Write at least 20 characters``): the text arguments shorter than that whose name it gives, else the call's only
+    one; an argument whose schema or description already states it is left alone."""
+    found = _TOO_SHORT.search(error)
+    if found is None:
+        return []
+    least = int(found.group(1)) + (1 if found.group(0).lower().startswith(("longer", "more")) else 0)
+    if least <= 1:  # an empty value refused: what the empty-value misuse is about, no length to learn
+        return []
+    short = [s.name for s in specs if s.json_type in ("string", "any") and not s.enum
+             and (s.min_length or 0) < least and isinstance(arguments.get(s.name), str)
+             and "${" not in arguments[s.name] and len(arguments[s.name]) < least]
+    named = [n for n in short if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", error)]
+    return [(n, least) for n in (named or (short if len(short) == 1 else []))]

@@ -1,12 +1,13 @@
 """What a tool's errors taught about its arguments, written into the specs every later call is planned from.
 
-Six lessons, each read from a failed call: optional arguments that are alternatives
+Seven lessons, each read from a failed call: optional arguments that are alternatives
 (:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``), the fields an array's open
 items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``), the kind of value an
-argument takes, whether its paths are relative, whether its moments must come after today and which
-optional arguments point at a network service the sandbox cannot reach
+argument takes, whether its paths are relative, whether its moments must come after today, the fewest
+characters its text takes and which optional arguments point at a network service the sandbox cannot reach
 (:mod:`toolatlas.offline.stated`: ``Input is not a valid IPv4 address``, ``Non-relative patterns are
-unsupported``, ``due_date 2026-11-28 is in the past``, ``could not connect to gdbstub on 127.0.0.1:8080``).
+unsupported``, ``due_date 2026-11-28 is in the past``, ``root_cause is too vague. Write at least 20
+characters``, ``could not connect to gdbstub on 127.0.0.1:8080``).
 :class:`TaughtArguments` keeps them per tool, applies them to the tool's inferred specs (the proposer's
 ``args``), survives a checkpoint, and plans the call again once its items' shape or an argument's kind
 is learnt (:meth:`TaughtArguments.retries`).
@@ -22,7 +23,7 @@ from toolatlas.models import ToolSpec
 from toolatlas.offline.alternatives import Alternatives, stated_alternatives, with_alternatives
 from toolatlas.offline.items import ItemFields
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
-from toolatlas.offline.stated import stated_future, stated_kinds, stated_relative, stated_unreachable
+from toolatlas.offline.stated import stated_future, stated_kinds, stated_lengths, stated_relative, stated_unreachable
 from toolatlas.probing.models import Direction, Probe
 from toolatlas.probing.values import ArgKind
 
@@ -53,6 +54,8 @@ class TaughtArguments:
         """tool → the date arguments its errors said take only moments after today."""
         self.unreachable: dict[str, set[str]] = {}
         """tool → the optional arguments that pointed it at a network service it could not reach."""
+        self.lengths: dict[str, dict[str, int]] = {}
+        """tool → argument → the fewest characters its errors said the argument's text takes."""
         for name, spec in specs.items():
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
@@ -83,6 +86,11 @@ class TaughtArguments:
             self.unreachable.setdefault(tool.name, set()).update(unreachable)
             log.debug("unreachable_arguments_learned", tool=tool.name, arguments=unreachable)
             self._apply(tool.name)
+        lengths = stated_lengths(self.args[tool.name], arguments, error)
+        if lengths:
+            self.lengths.setdefault(tool.name, {}).update(lengths)
+            log.debug("argument_length_learned", tool=tool.name, lengths=dict(lengths))
+            self._apply(tool.name)
         stated = stated_kinds(self.args[tool.name], arguments, error)
         if stated:
             self.kinds.setdefault(tool.name, {}).update(stated)
@@ -93,7 +101,7 @@ class TaughtArguments:
         """How many kinds and relative paths the tool's errors taught: a misuse probed before a lesson was probed on
         a call the server refused for another reason, and is probed again after it (its coverage key changes)."""
         return (len(self.kinds.get(name, {})) + len(self.relative.get(name, set())) + len(self.future.get(name, set()))
-                + len(self.unreachable.get(name, set())))
+                + len(self.unreachable.get(name, set())) + len(self.lengths.get(name, {})))
 
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
         """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
@@ -105,7 +113,8 @@ class TaughtArguments:
         relative = sorted(self.relative.get(name, set()))
         future = sorted(self.future.get(name, set()))
         unreachable = sorted(self.unreachable.get(name, set()))
-        learnt = shapes or kinds or relative or future or unreachable
+        lengths = sorted(self.lengths.get(name, {}).items())
+        learnt = shapes or kinds or relative or future or unreachable or lengths
         planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if learnt else None
         if planned is None:
             return []
@@ -113,14 +122,16 @@ class TaughtArguments:
                            *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds),
                            *(f"`{argument}` relative to the root" for argument in relative),
                            *(f"`{argument}` after today" for argument in future),
-                           *(f"without `{argument}`, which it could not reach" for argument in unreachable)])
+                           *(f"without `{argument}`, which it could not reach" for argument in unreachable),
+                           *(f"`{argument}` of {least} characters at least" for argument, least in lengths)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
             update={"intent": f"call again with what its errors named ({shown})"})
         keys = [*(f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes),
                 *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds),
                 *(f"{name}:relative:{argument}" for argument in relative),
                 *(f"{name}:future:{argument}" for argument in future),
-                *(f"{name}:unreachable:{argument}" for argument in unreachable)]
+                *(f"{name}:unreachable:{argument}" for argument in unreachable),
+                *(f"{name}:length:{argument}:{least}" for argument, least in lengths)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
     def _apply(self, name: str) -> None:
@@ -128,11 +139,12 @@ class TaughtArguments:
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
         kinds, relative, future = self.kinds.get(name, {}), self.relative.get(name, set()), self.future.get(name, set())
-        unreachable = self.unreachable.get(name, set())
+        unreachable, lengths = self.unreachable.get(name, set()), self.lengths.get(name, {})
         self.args[name] = [
             spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative,
-                                    "future": spec.name in future, "unreachable": spec.name in unreachable})
-            if spec.name in kinds or spec.name in relative or spec.name in future or spec.name in unreachable else spec
+                                    "future": spec.name in future, "unreachable": spec.name in unreachable,
+                                    "min_length": max(spec.min_length or 0, lengths.get(spec.name, 0)) or None})
+            if {spec.name} & {*kinds, *relative, *future, *unreachable, *lengths} else spec
             for spec in specs
         ]
 
@@ -147,6 +159,7 @@ class TaughtArguments:
             "relative": {tool: sorted(found) for tool, found in self.relative.items()},
             "future": {tool: sorted(found) for tool, found in self.future.items()},
             "unreachable": {tool: sorted(found) for tool, found in self.unreachable.items()},
+            "lengths": {tool: dict(found) for tool, found in self.lengths.items()},
         }
 
     def load(self, saved: dict[str, Any]) -> None:
@@ -163,6 +176,8 @@ class TaughtArguments:
         self.future = {tool: set(found) for tool, found in saved.get("future", {}).items() if tool in self.specs}
         self.unreachable = {tool: set(found) for tool, found in saved.get("unreachable", {}).items()
                             if tool in self.specs}
+        self.lengths = {tool: {argument: int(least) for argument, least in found.items()}
+                        for tool, found in saved.get("lengths", {}).items() if tool in self.specs}
         for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future,
-                     *self.unreachable} & set(self.specs):
+                     *self.unreachable, *self.lengths} & set(self.specs):
             self._apply(name)
