@@ -180,6 +180,8 @@ class TestErrors:
             ("Invalid paragraph index. Document has 7 paragraphs (0-6).", ["0", "6"], "paragraphs"),
             ("page must be between 1 and 10", ["1", "10"], "page"),
             ("Invalid table index. Document has 0 tables (0--1).", None, None),
+            ("Slide index 5 not found. Presentation has 2 slides.", ["0", "1"], "slides"),
+            ("Presentation has 2 slides.", None, None),
             ("Released on (2024-03-14)", None, None),
         ],
     )
@@ -531,6 +533,41 @@ class TestHintedRetries:
         retries = hinted_retries(tool, pool)
         assert [r.fixed for r in retries] == [{**failing, "table_index": 0}]
         assert pool.values(ArgKind.TABLE_NAME) == []
+
+    def test_a_call_that_failed_after_others_is_retried_after_them(self) -> None:
+        """``Slide index 5 not found. Presentation has 1 slides.`` is met only once a deck exists: the retry with
+        index 0 makes the calls the failed one was made after first (those that did not fail), and judges the
+        retried call against the failed one."""
+        from toolatlas.config import ServerSpec
+        from toolatlas.graph.state import ServerGraph
+        from toolatlas.models import CallOutcome, OutcomeClass
+        from toolatlas.offline.proposer import OfflineProposer
+        from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepResult, StepVerdict, Verdict
+
+        listing = make("list_slide_components", {"slide_index": {"type": "integer"}})
+        deck = make("create_deck", {"name": string("Deck name")})
+        proposer = OfflineProposer(ServerGraph("s", [listing, deck]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        steps = [ProbeStep(tool="list_slide_components", arguments={"slide_index": 5}, expect="any"),
+                 ProbeStep(tool="create_deck", arguments={"name": "menu"}, expect="ok"),
+                 ProbeStep(tool="list_slide_components", arguments={"slide_index": 5}, expect="ok", enabled_by=1)]
+        answers = ["No presentation found.", "Created deck 'menu'", "Slide index 5 not found. Presentation has 1 slides."]
+        probe = Probe(id="p1", server="s", round=1, direction=Direction.AFFORDANCE, target="list_slide_components",
+                      task="t", steps=steps)
+        results = [StepResult(index=i, outcome=CallOutcome(server="s", tool=s.tool, arguments=s.arguments,
+                                                           outcome=OutcomeClass.TOOL_ERROR if i != 1 else OutcomeClass.OK,
+                                                           excerpt=text))
+                   for i, (s, text) in enumerate(zip(steps, answers, strict=True))]
+        verdicts = [StepVerdict(index=i, tool=s.tool, outcome=results[i].outcome.outcome, failed=i != 1,
+                                error_text=answers[i] if i != 1 else "") for i, s in enumerate(steps)]
+        proposer.observe(Rollout(probe=probe, steps=results), Verdict(probe_id="p1", server="s", resolved=False,
+                                                                      steps=verdicts))
+        [retry] = [p for p in proposer.candidates(2, ["list_slide_components"])["list_slide_components"]
+                   if any(":retry:named:" in k for k in p.coverage_keys)]
+        assert [(s.tool, s.arguments) for s in retry.steps] == [
+            ("create_deck", {"name": "menu"}), ("list_slide_components", {"slide_index": 5}),
+            ("list_slide_components", {"slide_index": 0})]
+        assert retry.steps[2].retry_of == 1
 
     def test_the_proposer_runs_each_named_value_first(self) -> None:
         """Each value errors named is its own retry probe (its own coverage key), ahead of the tool's other chains."""

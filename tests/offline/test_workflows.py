@@ -132,6 +132,26 @@ class TestPreconditionsOnInProcessState:
         assert enabler.arguments["name"] == "q35" and after.arguments == call.arguments
 
 
+    def test_the_tool_an_error_names_is_tried_before_what_the_names_suggest(self) -> None:
+        """"No presentation found. Create one first with pptx_create()": while ``pptx_create`` was not tried before
+        the failing call, it is the only enabler planned (not the slide creators its object suggests); once tried,
+        the others follow."""
+        reorder = make("pptx_reorder_slides", {"slide_index": {"type": "integer"}}, ["slide_index"])
+        create = make("pptx_create", {"name": {"type": "string"}}, ["name"])
+        add = make("pptx_add_slide", {"title": {"type": "string"}}, ["title"])
+        proposer = OfflineProposer(ServerGraph("s", [reorder, create, add]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        call = ProbeStep(tool="pptx_reorder_slides", arguments={"slide_index": 0}, expect="ok")
+        seed_failed(proposer, call, '{"error":"No presentation found. Create one first with pptx_create()"}')
+
+        def enablers() -> set[str]:
+            return {k.split(":after:")[1] for p in proposer.composition_probes(1, "pptx_reorder_slides")
+                    for k in p.coverage_keys if ":after:" in k}
+
+        assert enablers() == {"pptx_create"}
+        proposer.graph.covered.add("pptx_reorder_slides:after:pptx_create")
+        assert "pptx_add_slide" in enablers()
+
     def test_what_the_failing_call_makes_is_not_what_its_enabler_prepares(self, tmp_path) -> None:
         """An export whose ``file_path`` is the CSV it writes ("Output CSV file path.") failed "No file loaded. Use
         load_file first.": the loader is called on a file to load, not on the export's output, which names nothing

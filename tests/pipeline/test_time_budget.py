@@ -122,6 +122,15 @@ class TestPlanByTime:
         assert all(p in kept for p in alone) and len(alone) < len(own)
         assert costs.charges(uses[:1])[0] == [("page", COSTLY_CALL_S * 4), ("page", 0.002)]
 
+    def test_a_costly_call_that_prepares_the_state_of_another_is_charged_to_that_one(self) -> None:
+        """A slow create a precondition probe makes before the call it enables (``enabled_by``) is the enabled
+        tool's cost, as an answer it takes would be: the create's own share does not hold the precondition back."""
+        costs = ledger(create=(0.4, 0.4), reorder=(0.002, 0.002))
+        enabled = Probe(id="after-create", server="s", round=1, direction=Direction.AFFORDANCE, target="reorder",
+                        task="t", steps=[ProbeStep(tool="create", arguments={"name": "deck"}, expect="ok"),
+                                         ProbeStep(tool="reorder", arguments={"slide": 0}, enabled_by=0)])
+        assert costs.charges([enabled])[0] == [("reorder", COSTLY_CALL_S * 4), ("reorder", 0.002)]
+
     def test_the_first_task_of_a_costly_tool_keeps_a_second_rollout(self) -> None:
         """Over its share, a costly tool still keeps its first task and a second rollout of it (one call alone
         shows nothing of what differs between calls), and no other."""

@@ -180,10 +180,12 @@ class ValuePool:
         *,
         arguments: dict[str, Any] | None = None,
         siblings: Mapping[str, ToolSpec] | None = None,
+        after: list[dict[str, Any]] | None = None,
     ) -> list[HarvestRef]:
         """Values a failed call's error names as the way out, pooled for the argument they are for — and for the
         argument of the same name of each of ``siblings`` (the server's other tools) that declares it alike (one
-        ``sequence`` five tools take): what one of them was told, the others take too (no retry of theirs)."""
+        ``sequence`` five tools take): what one of them was told, the others take too (no retry of theirs).
+        ``after`` are the calls the failed one was made after (see :attr:`HarvestRef.failed_after`)."""
         added = []
         args = arguments or {}
         for fix in named_fixes(tool, normalise(excerpt, variables), args):
@@ -194,6 +196,7 @@ class ValuePool:
                 probe_id=probe_id,
                 argument=fix.argument,
                 failed_arguments=args,
+                failed_after=after or None,
                 locator=fix.locator,
             )
             if self.add(ref):
@@ -203,7 +206,7 @@ class ValuePool:
             for other, spec in (siblings or {}).items():
                 if other != tool.name and declared is not None and spec.properties.get(name) == declared:
                     self.add(ref.model_copy(update={"argument": f"{other}:{name}", "failed_arguments": None,
-                                                    "locator": None}))
+                                                    "failed_after": None, "locator": None}))
         return added
 
     def harvest_answered(

@@ -412,11 +412,24 @@ _RANGE_FILLERS = frozenset(
 )
 
 
+_HOLDS = re.compile(r"\b(?:has|have|contains|holds)\s+(?:only\s+)?(?P<count>\d{1,6})\s+(?P<noun>[A-Za-z]+)", re.IGNORECASE)
+"""A count of what there is: ``Presentation has 1 slides``."""
+_PAST_THE_END = re.compile(r"\bnot found\b|\bout of (?:range|bounds)\b|\binvalid\b|\bexceeds?\b|\bbeyond\b|\bno such\b",
+                           re.IGNORECASE)
+
+
 def error_ranges(text: str) -> list[NamedValues]:
     """Numeric spans an error states as valid, each as its two ends (``Document has 1 tables (0-0)``:
     ``0``), with the noun just before it (``tables``); an empty span (``(0--1)``, nothing valid) names
-    nothing."""
+    nothing. An error refusing a position past the end that counts what there is (``Slide index 5 not found.
+    Presentation has 2 slides.``) names the first and last positions counted from zero (``0``, ``1``), after
+    the noun counted (``slides``)."""
     found: list[NamedValues] = []
+    if _PAST_THE_END.search(text) and not _RANGE.search(text):
+        for match in _HOLDS.finditer(text):
+            count = int(match.group("count"))
+            if count >= 1:
+                found.append(NamedValues(list(dict.fromkeys(["0", str(count - 1)])), match.group("noun").lower(), False))
     for match in _RANGE.finditer(text):
         low, high = int(match.group("low")), int(match.group("high"))
         if high < low:

@@ -108,6 +108,15 @@ def _markers(call: PlannedCall) -> list[str]:
     return found
 
 
+def _made_before(probe: Probe, index: int, failed: set[int]) -> list[dict[str, Any]]:
+    """The calls step ``index`` of ``probe`` was made after that did not fail, for a retry to make first; none when
+    a later call is bound to an earlier answer and leaving out a failed one would move what it is bound to."""
+    kept = [i for i in range(index) if i not in failed]
+    if len(kept) < index and any(bound_references(step.arguments) for step in probe.steps[: index + 1]):
+        return []
+    return [{"tool": probe.steps[i].tool, "arguments": probe.steps[i].arguments} for i in kept]
+
+
 class OfflineProposer:
     """Plans probes for one server from its tools' schemas, the snapshot's facts and the graph."""
 
@@ -563,6 +572,8 @@ class OfflineProposer:
         tool = self.graph.specs[name]
         probes = []
         for retry in hinted_retries(tool, self.pool, self.synth):
+            before = [ProbeStep(tool=call["tool"], arguments=call["arguments"], expect="ok",
+                                intent="make what the failing call was made after") for call in retry.after]
             failing = ProbeStep(
                 tool=name,
                 arguments=retry.failing,
@@ -574,11 +585,11 @@ class OfflineProposer:
                 arguments=retry.fixed,
                 intent=f"retry with `{retry.locator}` = {retry.value!r}, a value the error named",
                 expect="ok",
-                retry_of=0,
+                retry_of=len(before),
                 exercised=exercised_keys(retry.fixed, tool),
             )
             key = f"{name}:retry:named:{retry.ref.argument}={retry.value}"  # each value an error named: another retry
-            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, [failing, fixed], keys=[key]))
+            probes.append(self.new_probe(round_, Direction.AFFORDANCE, name, [*before, failing, fixed], keys=[key]))
         return probes
 
     def _preconditions(self, round_: int, name: str) -> list[Probe]:
@@ -910,7 +921,8 @@ class OfflineProposer:
                 self.taught.learn(tool, step.arguments, result.outcome.excerpt)
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
-                    arguments=step.arguments, siblings=self.graph.specs,
+                    arguments=step.arguments, siblings=self.graph.specs, after=_made_before(rollout.probe, result.index,
+                                                                                            failed),
                 )
                 continue
             if not step.mutation and result.outcome.outcome is OutcomeClass.OK:  # flags a checker should meet

@@ -36,6 +36,11 @@ class HintedRetry(NamedTuple):
     value: Any
     ref: HarvestRef
 
+    @property
+    def after(self) -> list[dict[str, Any]]:
+        """The calls the failed call was made after (``tool``, ``arguments``): the retry makes them first."""
+        return self.ref.failed_after or []
+
 
 def spec_at(specs: list[ArgSpec], path: str) -> ArgSpec | None:
     """The spec at ``path`` (``sheet``, ``ranges[]``, ``options.unit``) in a tree of specs."""

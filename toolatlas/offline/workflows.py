@@ -25,6 +25,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolatlas.graph.models import EntryKind
@@ -103,7 +104,8 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
     """For a tool that fails on the untouched snapshot, try a state-changing tool first.
 
     Enablers are the tools its error message names (``Use git_add to stage changes first``),
-    then the mutating tools acting on the same kind of object.
+    then the mutating tools acting on the same kind of object; while a tool the error names by its own name was
+    not tried yet, only it.
     """
     tool = proposer.graph.specs[name]
     unplanned = [  # failures nobody provoked, of a call on its own (not after another step)
@@ -126,16 +128,16 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
     pairs: list[tuple[str, dict[str, Any]]] = []
     told: set[str] = set()  # enablers an error names by their own name ("call acpi_load first")
     for arguments, error in failures:  # the tools each error points to, for the very call that failed
-        by_name = [t for t in proposer.graph.specs if t != name and t in error]
+        by_name = told_enablers(name, error, proposer.graph.specs)
         told.update(by_name)
-        named = by_name + stated_enablers(name, error, proposer.graph.specs)
-        pairs.extend((enabler, arguments) for enabler in named)
+        pairs.extend((enabler, arguments) for enabler in _pointed(proposer, name, [], error))
     related = [
         t.name for t in sorted(proposer.graph.specs.values(), key=lambda t: t.name)
         if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
         and tool_object(t) is tool_object(tool)
     ]
-    pairs.extend((enabler, failures[0][0]) for enabler in related)
+    if not _untried(proposer, name, [], told):  # what the server named is tried before what names suggest
+        pairs.extend((enabler, failures[0][0]) for enabler in related)
     chosen: dict[str, dict[str, Any]] = {}
     for enabler, arguments in pairs:
         if len(chosen) < MAX_ENABLERS:
@@ -176,6 +178,27 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
             steps = [before, again, first, then.model_copy(update={"enabled_by": 2, "compares": 1})]
         probes.append(proposer.new_probe(round_, Direction.AFFORDANCE, name, steps, keys=[f"{name}:after:{enabler}"]))
     return probes
+
+def told_enablers(name: str, error: str, specs: dict[str, ToolSpec]) -> list[str]:
+    """The other tools an error of ``name`` names by their own name (``Create one first with pptx_create()``)."""
+    return [t for t in specs if t != name and re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", error)]
+
+
+def _untried(proposer: OfflineProposer, name: str, prefix: list[ProbeStep], enablers: Iterable[str]) -> list[str]:
+    """Those of ``enablers`` not yet tried before ``name`` after ``prefix``."""
+    before = [s.tool for s in prefix]
+    return [e for e in enablers if f"{name}:after:{'>'.join([*before, e])}" not in proposer.graph.covered]
+
+
+def _pointed(proposer: OfflineProposer, name: str, prefix: list[ProbeStep], error: str) -> list[str]:
+    """The tools an error of ``name`` (made after ``prefix``) points to: those it names by their own name while one
+    of them was not tried yet — the server said what to call first, what the names suggest waits — else those
+    and the ones it points to without naming them (:func:`~toolatlas.offline.retries.stated_enablers`)."""
+    told = told_enablers(name, error, proposer.graph.specs)
+    if _untried(proposer, name, prefix, told):
+        return told
+    return [*told, *(t for t in stated_enablers(name, error, proposer.graph.specs) if t not in told)]
+
 
 def named_tools(answer: str, name: str, specs: dict[str, ToolSpec]) -> list[str]:
     """The other tools of the server that change things and that an answer of ``name`` names by their own name
@@ -221,7 +244,7 @@ def chained_preconditions(proposer: OfflineProposer, round_: int, name: str) -> 
     probes = []
     failures = sorted(proposer.unplanned_failures.get(name, []), key=lambda f: -len(f.prefix))  # chains first
     for failure in failures[:3]:
-        for enabler in stated_enablers(name, failure.error, proposer.graph.specs)[:2]:
+        for enabler in _pointed(proposer, name, failure.prefix, failure.error)[:2]:
             spec = proposer.graph.specs[enabler]
             prepared = proposer.synth.valid_arguments(spec, proposer.args[enabler], 0)
             if prepared is None:

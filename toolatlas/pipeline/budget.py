@@ -31,7 +31,8 @@ plans by time:
   so what is dropped is what the frontier valued least: fewer probes of a costly tool, each of them
   one of its most informative.
 - **A call that feeds another.** A step whose answer a later step of the same probe takes (an id the
-  server minted there, ``${step0.search_id}``) is part of that later call's cost: it is charged to the
+  server minted there, ``${step0.search_id}``), or whose state it needs (the deck a slide is added to: the
+  step is its ``enabled_by``), is part of that later call's cost: it is charged to the
   tool that takes it, costly as the feeding call is, and never takes the feeding tool's share from its
   own probes. The taking tool is held to its own share and keeps its round's first probe — its first
   *use*, where the round plans one — so whether a tool that needs a costly tool's ids works at all does
@@ -176,9 +177,11 @@ def _same_task(probe: Probe, other: Probe) -> bool:
 
 
 def _taker(probe: Probe, index: int) -> str | None:
-    """The tool of the first later step of ``probe`` that takes step ``index``'s answer, if one does."""
+    """The tool of the first later step of ``probe`` that takes step ``index``'s answer or the state it prepared
+    (:attr:`~toolatlas.probing.models.ProbeStep.enabled_by`), if one does."""
     return next((step.tool for step in probe.steps[index + 1:]
-                 if any(ref[0] == index for ref in bound_references(step.arguments))), None)
+                 if step.enabled_by == index or any(ref[0] == index for ref in bound_references(step.arguments))),
+                None)
 
 
 def time_share(tools: int) -> float:

@@ -138,6 +138,9 @@ class HarvestRef(Frozen):
     """``tool:path`` of the argument an error named this value for (``Available sheets: ...``)."""
     failed_arguments: dict[str, Any] | None = None
     """The arguments of the failed call whose error named the value (to retry it, corrected)."""
+    failed_after: list[dict[str, Any]] | None = None
+    """The calls (``tool``, ``arguments``) the failed call was made after in its probe, those that did not fail: a
+    retry makes them first (``Slide index 5 not found. Presentation has 1 slides`` is met only once a deck exists)."""
     locator: str | None = None
     """Where in ``failed_arguments`` the corrected value goes (``sheet``, ``ranges[0]``)."""
 
