@@ -181,6 +181,7 @@ class TestErrors:
             ("page must be between 1 and 10", ["1", "10"], "page"),
             ("Invalid table index. Document has 0 tables (0--1).", None, None),
             ("Slide index 5 not found. Presentation has 2 slides.", ["0", "1"], "slides"),
+            ("Row 1 is not an application row (data rows are 2–13).", ["2", "13"], "rows"),
             ("Presentation has 2 slides.", None, None),
             ("Released on (2024-03-14)", None, None),
         ],

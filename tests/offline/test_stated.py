@@ -166,3 +166,27 @@ def test_a_described_length_bounds_the_value_and_is_misused_one_short() -> None:
     short = [m for m in boundary_mutations(tool, specs, planned.arguments, synth, cap=64)
              if "one short of the 20" in (m.condition or "")]
     assert len(short) == 1 and len(short[0].arguments["root_cause"]) == 19
+
+
+def test_a_moment_refused_as_in_the_future_is_sent_not_after_today() -> None:
+    """``2026-12-09 is in the future; `on` is when the reply came`` teaches that `on` takes moments up to today:
+    the next valid call sends one, and the lesson survives a checkpoint."""
+    import datetime as dt
+
+    from toolatlas.offline.stated import stated_past
+
+    tool = ToolSpec(server="s", name="set_status", description="Record a reply to an application.", input_schema={
+        "type": "object", "required": ["row", "on"],
+        "properties": {"row": {"type": "integer"}, "on": {"type": "string", "format": "date",
+                                                           "description": "When the reply came."}}})
+    specs = {"set_status": infer_arguments(tool)}
+    later = (dt.date.today() + dt.timedelta(days=2)).isoformat()
+    refusal = f"{later} is in the future; `on` is when the reply came."
+    assert stated_past(specs["set_status"], {"row": 2, "on": later}, refusal) == ["on"]
+    assert stated_past(specs["set_status"], {"row": 2, "on": later}, "Row 1 is not an application row") == []
+    taught = TaughtArguments(specs, {"set_status": tool})
+    taught.learn(tool, {"row": 2, "on": later}, refusal)
+    assert [s.name for s in specs["set_status"] if s.past] == ["on"]
+    restored = TaughtArguments({"set_status": infer_arguments(tool)}, {"set_status": tool})
+    restored.load(taught.dump())
+    assert [s.name for s in restored.args["set_status"] if s.past] == ["on"]

@@ -401,11 +401,12 @@ _ECHO = re.compile(r"\[type=[^\]]*\]|\binput_value=.*?(?=, input_type=|\]|$)", r
 
 
 _RANGE = re.compile(
-    r"(?:\(\s*|\[\s*|\bbetween\s+|\bfrom\s+|\brange\s+(?:is\s+)?)"
+    r"(?:\(\s*|\[\s*|\bbetween\s+|\bfrom\s+|\brange\s+(?:is\s+)?|\b(?:are|is)\s+)"
     r"(?P<low>-?\d+)\s*(?:-|–|\.\.|,|\bto\b|\band\b)\s*(?P<high>-?\d+)\s*[)\]]?",
     re.IGNORECASE,
 )
-"""A span of valid positions an error states: ``(0-4)``, ``[1, 10]``, ``between 1 and 10``, ``from 0 to 3``."""
+"""A span of valid positions an error states: ``(0-4)``, ``[1, 10]``, ``between 1 and 10``, ``from 0 to 3``,
+``data rows are 2–13``."""
 _RANGE_FILLERS = frozenset(
     "a an the has have had is are be must should it its of in within valid value values only "
     "document file there contains total range index between from out not number".split()

@@ -152,6 +152,8 @@ class ArgSpec(Frozen):
     """A path the server takes relative to its root (its errors refused an absolute one)."""
     future: bool = False
     """A moment the server takes only after today (its errors refused one in the past)."""
+    past: bool = False
+    """A moment the server takes only up to today (its errors refused one in the future)."""
     unreachable: bool = False
     """An optional argument that points the server at a network service it could not reach from its sandbox (a
     live VM's ``port``): left out of the calls planned after."""

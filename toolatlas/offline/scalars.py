@@ -542,6 +542,8 @@ def _moment(spec: ArgSpec, synth: ValueSynth, kind: ArgKind) -> str:
     if spec.future:  # the server refused a moment in the past: a month after today (or after the data's last day)
         last = max(dt.date.today(), dt.date.fromisoformat(dates[-1])) if dates else dt.date.today()
         day = (last + dt.timedelta(days=FUTURE_DAYS)).isoformat()
+    elif spec.past and day > dt.date.today().isoformat():  # the server refused a moment in the future: today
+        day = dt.date.today().isoformat()
     stated = stated_moment(spec.description)
     if stated is not None:  # written the way the description states
         return moment_text(stated, day, clock)

@@ -19,7 +19,8 @@ from typing import Any
 from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_lengths", "stated_relative", "stated_unreachable"]
+__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_lengths", "stated_past", "stated_relative",
+           "stated_unreachable"]
 
 STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
@@ -152,12 +153,31 @@ _PAST = re.compile(
 _MOMENTS = frozenset({ArgKind.DATE, ArgKind.DATETIME})
 
 
+_FUTURE = re.compile(
+    r"\b(?:is|are|was|lies|falls) in the future\b|\bcannot be in the future\b|\bmust (?:not be in the future|be in the past"
+    r"|be a past|be (?:on or )?before (?:today|now|the current date))\b|\bfuture dates? (?:is|are) not (?:allowed|accepted)\b",
+    re.IGNORECASE,
+)
+
+
 def stated_future(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
     """The date arguments an error that refuses a moment in the past is about (``due_date 2026-11-28 is in the
     past``): those whose value it repeats or whose name it gives, else the call's only one."""
-    if not _PAST.search(error):
+    return _refused_moments(specs, arguments, error, _PAST, "future")
+
+
+def stated_past(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
+    """The date arguments an error that refuses a moment in the future is about (``2026-12-09 is in the future;
+    `on` is when the reply came``), as :func:`stated_future` finds them."""
+    return _refused_moments(specs, arguments, error, _FUTURE, "past")
+
+
+def _refused_moments(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str, refusal: re.Pattern[str],
+                     flag: str) -> list[str]:
+    if not refusal.search(error):
         return []
-    moments = [s.name for s in specs if s.kind in _MOMENTS and not s.future and isinstance(arguments.get(s.name), str)]
+    moments = [s.name for s in specs
+               if s.kind in _MOMENTS and not getattr(s, flag) and isinstance(arguments.get(s.name), str)]
     named = [n for n in moments if arguments[n] in error or re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", error)]
     return named or (moments if len(moments) == 1 else [])
 
