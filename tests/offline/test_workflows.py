@@ -203,3 +203,43 @@ class TestNamedTools:
         assert named_tools(answer, "edit_draft", specs) == ["save_drafts"]
         assert named_tools("Saved. Call edit_draft again or autosave_drafts_now.", "save_drafts", specs) == [
             "edit_draft"]
+
+
+class TestHandedBack:
+    PREVIEWED = make("set_status", {"row": {"type": "integer"}, "status": {"type": "string"},
+                                    "dry_run": {"type": "boolean", "default": False}, "confirm": {"type": "string"},
+                                    "within_days": {"type": "integer", "default": 7}}, ["row", "status"])
+    REFUSAL = ("Not written: this needs the user's confirmation. Call the tool with dry_run=true, show the user the "
+               "changes, and after they agree repeat the call with confirm=<token from that preview>.")
+
+    def test_a_refusal_that_sets_a_flag_is_retried_with_it(self) -> None:
+        """``Call the tool with dry_run=true`` after a call without ``dry_run``: the same call with it set."""
+        proposer = OfflineProposer(ServerGraph("s", [self.PREVIEWED]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        call = ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected"}, expect="ok")
+        observed(proposer, [call], [(True, self.REFUSAL)])
+        retries = [p for p in proposer.composition_probes(1, "set_status") if any(":retry:named:" in k for k in p.coverage_keys)]
+        assert [[s.arguments for s in p.steps] for p in retries] == [
+            [call.arguments, {"row": 3, "status": "Rejected", "dry_run": True}]]
+
+    def test_a_token_an_answer_hands_back_is_taken_by_the_same_call_without_its_preview_flag(self) -> None:
+        """A preview answering ``"confirm": "5d2fb9182b1b"`` is followed by the same call taking that token, its
+        ``dry_run`` left out; a default an answer echoes (``within_days``: 7) or a word is handed back for nothing."""
+        proposer = OfflineProposer(ServerGraph("s", [self.PREVIEWED]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        preview = ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected", "dry_run": True}, expect="ok")
+        observed(proposer, [preview], [(False, json.dumps({"row": 3, "within_days": 7, "status": "Rejected",
+                                                            "confirm": "5d2fb9182b1b"}))])
+        [chain] = [p for p in proposer.composition_probes(1, "set_status") if "set_status:handed:confirm" in p.coverage_keys]
+        first, then = chain.steps
+        assert first.arguments == preview.arguments
+        assert then.arguments == {"row": 3, "status": "Rejected", "confirm": "${step0.confirm}"}
+        fresh = OfflineProposer(ServerGraph("s", [self.PREVIEWED]), None,
+                                ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        fresh.restore_exploration_state(json.loads(json.dumps(proposer.exploration_state())))
+        assert fresh.handed_back == proposer.handed_back
+        echo = OfflineProposer(ServerGraph("s", [self.PREVIEWED]), None,
+                               ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        observed(echo, [ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected"}, expect="ok")],
+                 [(False, json.dumps({"within_days": 7, "confirm": "pending"}))])
+        assert echo.handed_back == {}

@@ -35,6 +35,7 @@ from toolatlas.offline.kinds import (
     ArgSpec,
     infer_arguments,
     parent_singular,
+    typed_text,
 )
 from toolatlas.offline.lexicon import semantic_kind
 from toolatlas.offline.maps import map_key_spec, map_shape
@@ -304,14 +305,6 @@ def _suffix(path: Any) -> str:
     return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
 
 
-def _typed(value: str, spec: ArgSpec) -> Any:
-    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
-        return int(value)
-    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
-        return float(value)
-    return value
-
-
 def _names_the_argument(name: str, said: set[str]) -> bool:
     """Whether an error's words (besides the values it offers) name the argument, every word of it."""
     words = {parent_singular(w) for w in tokens(name)}
@@ -322,10 +315,20 @@ _JSON_KEY = re.compile(r'"[\w-]+"\s*:')
 """The keys of a JSON error (``"code":``, ``"hint":``): its shape, not words it says about an argument."""
 
 
+_SETTING = re.compile(r"(?<![\w-])([A-Za-z_]\w*)\s*=\s*(true|false|-?\d+)\b", re.IGNORECASE)
+"""An argument set to a value in an error's words: ``Call the tool with dry_run=true``."""
+
+
 def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fix]:
-    """The values ``text`` (a failed call's error) names, each tied to the argument it is for."""
-    leaves = [leaf for leaf in _leaves(infer_arguments(tool), arguments) if not isinstance(leaf[2], bool)]
+    """The values ``text`` (a failed call's error) names, each tied to the argument it is for; and an optional
+    argument the call left out that the text sets to a flag or a number (``Call the tool with dry_run=true``)."""
+    specs = infer_arguments(tool)
+    leaves = [leaf for leaf in _leaves(specs, arguments) if not isinstance(leaf[2], bool)]
     fixes: list[Fix] = []
+    for match in _SETTING.finditer(text):
+        spec = next((s for s in specs if s.name == match.group(1) and not s.required and s.name not in arguments), None)
+        if spec is not None and conforms(typed_text(match.group(2), spec), spec.json_schema):
+            fixes.append(Fix(spec.kind, match.group(2).lower(), f"{tool.name}:{spec.path}", spec.name))
     for spec, locator, sent in leaves:  # "Document a/notes.txt.docx does not exist": it adds `.docx`
         if spec.kind in PATH_KINDS and isinstance(sent, str) and sent:
             added = re.search(re.escape(sent) + r"(\.[A-Za-z][A-Za-z0-9]{1,4})\b", text)
@@ -342,7 +345,7 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         scored = []
         for spec, locator, sent in leaves:
             if (spec.kind not in PATH_KINDS and named.argument not in (spec.name, locator)
-                    and not any(conforms(_typed(v, spec), spec.json_schema) for v in named.values)):
+                    and not any(conforms(typed_text(v, spec), spec.json_schema) for v in named.values)):
                 continue  # values its schema refuses are not for it (``'51'`` is no `scope` of national/state/metro)
             own = {parent_singular(w) for w in tokens(spec.name)} | set(spec.kind.value.split("_"))
             score = 4 * (named.argument in (spec.name, locator)) if named.argument else 0
@@ -384,7 +387,7 @@ def _fixes_for(tool: ToolSpec, spec: ArgSpec, locator: str, sent: Any, named: Na
     if kind in GENERIC_KINDS and spec.json_type not in ("integer", "number"):  # a count is no name
         kind = noun_kind(sorted(noun)) or kind
     for value in named.values:
-        if value == str(sent) or not conforms(_typed(value, spec), spec.json_schema):
+        if value == str(sent) or not conforms(typed_text(value, spec), spec.json_schema):
             continue
         if kind is ArgKind.TIMEZONE and not _is_zone(value):
             continue

@@ -44,6 +44,7 @@ __all__ = [
     "sql_statement_kind",
     "tool_effect",
     "tool_object",
+    "typed_text",
     "with_known_call",
 ]
 
@@ -556,6 +557,18 @@ def described_length(description: str) -> tuple[int | None, int | None]:
         return int(found.group(1)), int(found.group(2))
     least, most = _LENGTH_MIN.search(description), _LENGTH_MAX.search(description)
     return (int(least.group(1)) if least else None), (int(most.group(1)) if most else None)
+
+
+def typed_text(value: str, spec: ArgSpec) -> Any:
+    """A value read as text (harvested, or named by an error) as the argument's JSON type: ``"3"`` for an integer
+    argument is ``3``, ``"true"`` for a flag is ``True``."""
+    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
+        return float(value) if "." in value else int(value)
+    if spec.json_type == "boolean" and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
 
 
 def parent_singular(name: str) -> str:

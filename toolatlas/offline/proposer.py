@@ -19,7 +19,7 @@ import json
 import random
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,11 +64,11 @@ from toolatlas.offline.workflows import (
     preconditions,
     record_chains,
 )
-from toolatlas.probing.bindings import answer_fields, bound_references
+from toolatlas.probing.bindings import answer_fields, bound_references, output_ref
 from toolatlas.probing.hidden import judges, mirror_index
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
-from toolatlas.probing.values import ArgKind, HarvestRef
+from toolatlas.probing.values import ArgKind, HarvestRef, scalars
 from toolatlas.workspace import Workspace
 
 __all__ = ["OfflineProposer"]
@@ -106,6 +106,11 @@ def _markers(call: PlannedCall) -> list[str]:
             if isinstance(value, str) and value:
                 found.append(value.rstrip("/").rsplit("/", 1)[-1] if "/" in value else value)
     return found
+
+
+_TOKEN = re.compile(r"(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+/=.-]{8,}")
+"""A value handed back to be taken again: a token of eight characters or more, letters and digits, no space
+(``5d2fb9182b1b``, a base64 cursor) — not a count or a word an answer echoes."""
 
 
 def _made_before(probe: Probe, index: int, failed: set[int]) -> list[dict[str, Any]]:
@@ -160,6 +165,9 @@ class OfflineProposer:
         self.named_next: dict[str, dict[str, dict[str, Any]]] = {}
         """tool → another tool one of its answers named (``Remember to call save_sdlxliff``) → the arguments of
         that call (:func:`~toolatlas.offline.workflows.deferred_effects`)."""
+        self.handed_back: dict[str, tuple[dict[str, Any], str]] = {}
+        """tool → a call whose answer handed back a value under the name of an optional argument the call left out
+        (a preview's ``confirm`` token), and that argument (:meth:`_handbacks`)."""
 
     # -- set-up ----------------------------------------------------------------------------------
 
@@ -441,6 +449,7 @@ class OfflineProposer:
                 *self._record_chains(round_, name),
                 *self._retries(round_, name),
                 *self._hinted_retries(round_, name),
+                *self._handbacks(round_, name),
                 *self._preconditions(round_, name),
                 *self._lifecycles(round_, name),
                 *self._observations(round_, name),
@@ -761,6 +770,36 @@ class OfflineProposer:
                                          "intent": f"the same call with a `{arg}` it takes, to compare answers"})
         return [*prefix, mirror, step.model_copy(update={"mirrors": len(prefix)})]
 
+    def _keep_handback(self, step: ProbeStep, fields: Any) -> None:
+        """Remember the first call of a tool whose answer hands back a value under the name of an optional argument
+        the call left out (``{"confirm": "5d2fb9182b1b", "next": "repeat the call with confirm=<this token>"}``)."""
+        if step.tool in self.handed_back or not isinstance(fields, Mapping):
+            return
+        sent = {str(v) for v in scalars(step.arguments)}
+        for spec in self.args[step.tool]:
+            value = fields.get(spec.name)
+            if (not spec.required and spec.name not in step.arguments and isinstance(value, str)
+                    and _TOKEN.fullmatch(value) and value not in sent and value != spec.default):
+                self.handed_back[step.tool] = (dict(step.arguments), spec.name)
+                return
+
+    def _handbacks(self, round_: int, name: str) -> list[Probe]:
+        """The call whose answer handed a value back (:meth:`_keep_handback`), then the same call taking it, its
+        flags set to true left out (a preview's ``dry_run``): what the value was handed back for — a write
+        confirmed with its preview's token, the next page of a listing."""
+        if name not in self.handed_back:
+            return []
+        arguments, argument = self.handed_back[name]
+        tool = self.graph.specs[name]
+        flags = {s.name for s in self.args[name] if s.json_type == "boolean" and not s.required}
+        taken = {k: v for k, v in arguments.items() if not (k in flags and v is True)}
+        taken[argument] = output_ref(0, argument)
+        first = ProbeStep(tool=name, arguments=arguments, expect="ok", exercised=exercised_keys(arguments, tool),
+                          intent=f"{tool.purpose}: its answer hands back `{argument}`")
+        then = ProbeStep(tool=name, arguments=taken, expect="ok", exercised=exercised_keys(taken, tool),
+                         intent=f"{tool.purpose} with the `{argument}` the call before handed back")
+        return [self.new_probe(round_, Direction.AFFORDANCE, name, [first, then], keys=[f"{name}:handed:{argument}"])]
+
     def _repeated_changes(self, round_: int, name: str) -> list[Probe]:
         """A verified call that changed the state, made again right after itself (after the calls it was verified
         after): a change made twice (deprecate, archive, mark done) is refused (``'x' is already deprecated``) or
@@ -821,6 +860,7 @@ class OfflineProposer:
             "flagged": self.flagged.dump(),
             "bindings": self.bindings.dump(),
             "named_next": self.named_next,
+            "handed_back": {tool: [arguments, argument] for tool, (arguments, argument) in self.handed_back.items()},
             "unplanned_failures": {
                 tool: [[[s.model_dump(mode="json") for s in f.prefix], f.step.model_dump(mode="json"), f.error, f.records]
                        for f in failures]
@@ -836,6 +876,7 @@ class OfflineProposer:
         self.flagged.load(state.get("flagged", []))
         self.bindings.load(state.get("bindings", {}))
         self.named_next = {tool: dict(named) for tool, named in state.get("named_next", {}).items()}
+        self.handed_back = {tool: (dict(saved[0]), str(saved[1])) for tool, saved in state.get("handed_back", {}).items()}
         self.unplanned_failures = {
             tool: [UnplannedFailure([ProbeStep.model_validate(s) for s in saved[0]], ProbeStep.model_validate(saved[1]),
                                     saved[2], saved[3] if len(saved) > 3 else [])
@@ -889,10 +930,11 @@ class OfflineProposer:
     def composition_probes(self, round_: int, name: str) -> list[Probe]:
         """The named-value retry, precondition and data-flow chains of ``name`` (for saturation), the
         chains an answer of the server pointed to first: an error that named the fix (a value, the
-        fields of an array's items), a failure whose cause another tool may remove, a tool an answer named, a
-        record a listing flagged, a record a read returned."""
+        fields of an array's items), a value an answer handed back, a failure whose cause another tool may remove,
+        a tool an answer named, a record a listing flagged, a record a read returned."""
         return [
             *self._hinted_retries(round_, name),
+            *self._handbacks(round_, name),
             *self.taught.retries(self, round_, name),
             *self._preconditions(round_, name),
             *deferred_effects(self, round_, name),
@@ -925,6 +967,8 @@ class OfflineProposer:
                                                                                             failed),
                 )
                 continue
+            if not step.mutation and result.outcome.outcome is OutcomeClass.OK and not bound_references(step.arguments):
+                self._keep_handback(step, answer_fields(result.outcome.structured, result.outcome.excerpt))
             if not step.mutation and result.outcome.outcome is OutcomeClass.OK:  # flags a checker should meet
                 self.flagged.observe(step.tool, step.arguments, result.outcome.excerpt)
                 if tool_effect(tool) is not ToolEffect.READ and not bound_references(step.arguments):

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from toolatlas.models import ToolSpec
 from toolatlas.offline.harvest import ValuePool
-from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect
+from toolatlas.offline.kinds import PATH_KINDS, ArgSpec, ToolEffect, infer_arguments, tool_effect, typed_text
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.values import ValueSynth
 from toolatlas.probing.values import HarvestRef
@@ -53,14 +53,6 @@ def spec_at(specs: list[ArgSpec], path: str) -> ArgSpec | None:
         if spec.items is not None:
             stack.append(spec.items)
     return None
-
-
-def _typed(value: str, spec: ArgSpec) -> Any:
-    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
-        return int(value)
-    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
-        return float(value)
-    return value
 
 
 def _replace(arguments: dict[str, Any], locator: str, value: Any) -> dict[str, Any]:
@@ -118,7 +110,7 @@ def hinted_retries(
                 found.append(HintedRetry(failing, _replace(failing, locator, value), locator, value, refs[0]))
             continue
         for ref in refs:
-            value = _typed(ref.value, spec)
+            value = typed_text(ref.value, spec)
             if value != sent and conforms(value, spec.json_schema):
                 found.append(HintedRetry(failing, _replace(failing, locator, value), locator, value, ref))
                 break

@@ -28,6 +28,7 @@ from toolatlas.offline.kinds import (
     ToolEffect,
     ToolObject,
     parent_singular,
+    typed_text,
 )
 from toolatlas.offline.schemas import Unsatisfiable, conforms
 from toolatlas.offline.semantic import semantic_value
@@ -225,14 +226,14 @@ def _hinted(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     """A value an error of this tool named for this very argument (``Available sheets: ...``), if any."""
     argument = f"{draft.tool.name}:{spec.path}"
     refs = synth.pool.named_for(argument)
-    refs = [r for r in refs if conforms(_typed(r.value, spec), spec.json_schema)]
+    refs = [r for r in refs if conforms(typed_text(r.value, spec), spec.json_schema)]
     if spec.json_type in ("integer", "number"):  # a stated range's far end (10000 entries a batch) costs every call
-        refs = [r for r in refs if not isinstance(v := _typed(r.value, spec), int | float) or abs(v) <= CHEAP_NUMBER]
+        refs = [r for r in refs if not isinstance(v := typed_text(r.value, spec), int | float) or abs(v) <= CHEAP_NUMBER]
     taken = draft.taken.get(spec.kind, set())
     if not refs or all(r.value in taken for r in refs):
         return None
     value = draft.pick(spec.kind, [Candidate(r.value, r) for r in refs])
-    return _typed(value, spec)
+    return typed_text(value, spec)
 
 
 _NOT_STORED = frozenset({ArgKind.TEXT, ArgKind.EXISTING_TEXT, ArgKind.OBSERVATION, ArgKind.ENUM, ArgKind.BOOLEAN,
@@ -265,7 +266,7 @@ def _stored(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> Any:
     typed = [value for value in values if conforms(value, spec.json_schema)]
     if not typed:
         return None
-    return _typed(draft.pick(spec.kind, [Candidate(str(value)) for value in typed]), spec)
+    return typed_text(draft.pick(spec.kind, [Candidate(str(value)) for value in typed]), spec)
 
 
 def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) -> None:
@@ -299,15 +300,6 @@ def from_one_record(synth: ValueSynth, chosen: list[ArgSpec], draft: CallDraft) 
     top = [h for h in scored if len(h) == best]
     if top:
         draft.scope.update(top[(draft.variant * 7) % len(top)])  # a stride: the next variant, another vendor
-
-
-def _typed(value: str, spec: ArgSpec) -> Any:
-    """A harvested text as the argument's JSON type (``"3"`` for an integer argument is ``3``)."""
-    if spec.json_type == "integer" and re.fullmatch(r"-?\d+", value):
-        return int(value)
-    if spec.json_type == "number" and re.fullmatch(r"-?\d+(\.\d+)?", value):
-        return float(value) if "." in value else int(value)
-    return value
 
 
 def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
