@@ -190,3 +190,19 @@ def test_a_moment_refused_as_in_the_future_is_sent_not_after_today() -> None:
     restored = TaughtArguments({"set_status": infer_arguments(tool)}, {"set_status": tool})
     restored.load(taught.dump())
     assert [s.name for s in restored.args["set_status"] if s.past] == ["on"]
+
+
+def test_a_length_in_a_unit_is_the_size_of_a_thing_and_what_holds_it_is_larger() -> None:
+    """``piece_width_mm`` is a leaflet's width, not a count; ``sheet_width_mm`` three times it (the piece fits on the
+    sheet), a ``bleed_mm`` a few millimetres; a resolution and a paper weight what print work uses."""
+    tool = ToolSpec(server="s", name="imposition_calculator", description="Fit pieces on a press sheet.", input_schema={
+        "type": "object", "required": ["sheet_width_mm", "piece_width_mm", "bleed_mm", "resolution_dpi", "paper_gsm"],
+        "properties": {name: {"type": "number"} for name in
+                       ("sheet_width_mm", "piece_width_mm", "bleed_mm", "resolution_dpi", "paper_gsm")}})
+    synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+    for variant in range(3):
+        planned = synth.valid_arguments(tool, infer_arguments(tool), variant)
+        assert planned is not None
+        sizes = planned.arguments
+        assert sizes["sheet_width_mm"] == 3 * sizes["piece_width_mm"] and sizes["piece_width_mm"] >= 90
+        assert 2 <= sizes["bleed_mm"] <= 10 and sizes["resolution_dpi"] >= 72 and sizes["paper_gsm"] >= 90
