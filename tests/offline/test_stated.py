@@ -206,3 +206,32 @@ def test_a_length_in_a_unit_is_the_size_of_a_thing_and_what_holds_it_is_larger()
         sizes = planned.arguments
         assert sizes["sheet_width_mm"] == 3 * sizes["piece_width_mm"] and sizes["piece_width_mm"] >= 90
         assert 2 <= sizes["bleed_mm"] <= 10 and sizes["resolution_dpi"] >= 72 and sizes["paper_gsm"] >= 90
+
+
+def test_a_new_path_refused_beside_its_source_is_written_in_another_folder(seed_facts: dict[str, EnvironmentFacts]) -> None:
+    """``Output path is outside EXCEL_OUTPUT_ROOTS`` for an output planned beside its source (inside the root) teaches
+    that `output_path` is written in another folder of the state: the next valid call plans it there. A path that
+    escaped the root (the misuse that refusal is for) teaches nothing."""
+    from toolatlas.offline.stated import stated_elsewhere
+
+    tool = ToolSpec(server="s", name="write_csv", description="Write a cleaned table as CSV.", input_schema={
+        "type": "object", "required": ["path", "output_path"],
+        "properties": {"path": {"type": "string", "description": "Path of the workbook to read."},
+                       "output_path": {"type": "string", "description": "Path of the CSV to write."}}})
+    specs = {"write_csv": infer_arguments(tool)}
+    synth = ValueSynth(seed_facts["filesystem"], ValuePool(), random.Random(0))
+    before = synth.valid_arguments(tool, specs["write_csv"], 0)
+    assert before is not None
+    source_folder = before.arguments["path"].rsplit("/", 1)[0]
+    assert before.arguments["output_path"].rsplit("/", 1)[0] == source_folder
+    refusal = "Output path is outside EXCEL_OUTPUT_ROOTS."
+    escaped = {**before.arguments, "output_path": "${root}/../outside.csv"}
+    assert stated_elsewhere(specs["write_csv"], escaped, refusal) == []
+    taught = TaughtArguments(specs, {"write_csv": tool})
+    taught.learn(tool, before.arguments, refusal)
+    assert [s.name for s in specs["write_csv"] if s.elsewhere] == ["output_path"]
+    after = synth.valid_arguments(tool, specs["write_csv"], 0)
+    assert after is not None and after.arguments["output_path"].rsplit("/", 1)[0] != after.arguments["path"].rsplit("/", 1)[0]
+    restored = TaughtArguments({"write_csv": infer_arguments(tool)}, {"write_csv": tool})
+    restored.load(taught.dump())
+    assert [s.name for s in restored.args["write_csv"] if s.elsewhere] == ["output_path"]

@@ -155,6 +155,9 @@ class ArgSpec(Frozen):
     """A moment the server takes only after today (its errors refused one in the past)."""
     past: bool = False
     """A moment the server takes only up to today (its errors refused one in the future)."""
+    elsewhere: bool = False
+    """A new path the server refused beside its source, inside the root (``Output path is outside
+    EXCEL_OUTPUT_ROOTS``): planned in the state's other folders."""
     unreachable: bool = False
     """An optional argument that points the server at a network service it could not reach from its sandbox (a
     live VM's ``port``): left out of the calls planned after."""

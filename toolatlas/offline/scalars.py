@@ -339,6 +339,9 @@ def _path(synth: ValueSynth, spec: ArgSpec, draft: CallDraft) -> str:
     if source is not None and spec.target is None:
         folder, name = posixpath.split(source)
         stem, dot, suffix = name.rpartition(".")
+        if spec.elsewhere:  # refused beside its source: in another folder of the state, one holding no files first
+            others = [c.value for c in targets.folders(include_root=False) if c.value != folder]
+            folder = others[draft.variant % len(others)] if others else targets.root
         return f"{folder}/{stem}_moved_{tag}.{suffix}" if dot and stem else f"{folder}/{name}_moved_{tag}"
     folders = targets.folders()
     parent = folders[draft.variant % len(folders)].value if folders else targets.root

@@ -19,8 +19,8 @@ from typing import Any
 from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
-__all__ = ["STATED_FORMATS", "stated_future", "stated_kinds", "stated_lengths", "stated_past", "stated_relative",
-           "stated_unreachable"]
+__all__ = ["STATED_FORMATS", "stated_elsewhere", "stated_future", "stated_kinds", "stated_lengths", "stated_past",
+           "stated_relative", "stated_unreachable"]
 
 STATED_FORMATS: tuple[tuple[re.Pattern[str], ArgKind], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), kind)
@@ -232,3 +232,21 @@ def stated_lengths(specs: list[ArgSpec], arguments: Mapping[str, Any], error: st
              and "${" not in arguments[s.name] and len(arguments[s.name]) < least]
     named = [n for n in short if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", error)]
     return [(n, least) for n in (named or (short if len(short) == 1 else []))]
+
+
+_OUTSIDE = re.compile(r"\boutside\b[^.\n]{0,40}?(?:root|director|folder|allow|permit|writ)", re.IGNORECASE)
+"""A refusal of a path outside the folders the server may write to: ``Output path is outside EXCEL_OUTPUT_ROOTS``."""
+
+
+def stated_elsewhere(specs: list[ArgSpec], arguments: Mapping[str, Any], error: str) -> list[str]:
+    """The new-path arguments a refusal of a path outside the folders the server writes to is about, when the call
+    gave them a path inside the root (a path that escapes it is the misuse that error is for): those whose value
+    it repeats or whose name's words it says (``Output path`` of ``output_path``), else the call's only one."""
+    if not _OUTSIDE.search(error):
+        return []
+    inside = [s.name for s in specs if s.kind is ArgKind.NEW_PATH and not s.elsewhere
+              and isinstance(arguments.get(s.name), str) and arguments[s.name].startswith("${root}/")
+              and ".." not in arguments[s.name]]
+    words = set(re.findall(r"[a-z]+", error.lower()))
+    named = [n for n in inside if arguments[n] in error or set(re.findall(r"[a-z]+", n.lower())) <= words]
+    return named or (inside if len(inside) == 1 else [])

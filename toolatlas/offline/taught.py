@@ -1,10 +1,10 @@
 """What a tool's errors taught about its arguments, written into the specs every later call is planned from.
 
-Eight lessons, each read from a failed call: optional arguments that are alternatives
+Nine lessons, each read from a failed call: optional arguments that are alternatives
 (:mod:`toolatlas.offline.alternatives`: ``Must provide either a or b``), the fields an array's open
 items need (:mod:`toolatlas.offline.items`: ``Unknown operator: None``), the kind of value an
-argument takes, whether its paths are relative, whether its moments must come after today or not after
-it, the fewest characters its text takes and which optional arguments point at a network service the
+argument takes, whether its paths are relative or must be written in another folder than their source's,
+whether its moments must come after today or not after it, the fewest characters its text takes and which optional arguments point at a network service the
 sandbox cannot reach (:mod:`toolatlas.offline.stated`: ``Input is not a valid IPv4 address``,
 ``Non-relative patterns are unsupported``, ``due_date 2026-11-28 is in the past``, ``2026-12-09 is in the
 future``, ``root_cause is too vague. Write at least 20 characters``, ``could not connect to gdbstub on
@@ -25,6 +25,7 @@ from toolatlas.offline.alternatives import Alternatives, stated_alternatives, wi
 from toolatlas.offline.items import ItemFields
 from toolatlas.offline.kinds import ArgSpec, infer_arguments
 from toolatlas.offline.stated import (
+    stated_elsewhere,
     stated_future,
     stated_kinds,
     stated_lengths,
@@ -61,6 +62,8 @@ class TaughtArguments:
         self.future: dict[str, set[str]] = {}
         self.past: dict[str, set[str]] = {}
         """tool → the date arguments its errors said take only moments up to today."""
+        self.elsewhere: dict[str, set[str]] = {}
+        """tool → the new-path arguments its errors refused beside their source: written in another folder."""
         """tool → the date arguments its errors said take only moments after today."""
         self.unreachable: dict[str, set[str]] = {}
         """tool → the optional arguments that pointed it at a network service it could not reach."""
@@ -96,6 +99,11 @@ class TaughtArguments:
             self.past.setdefault(tool.name, set()).update(past)
             log.debug("past_moments_learned", tool=tool.name, arguments=past)
             self._apply(tool.name)
+        elsewhere = stated_elsewhere(self.args[tool.name], arguments, error)
+        if elsewhere:
+            self.elsewhere.setdefault(tool.name, set()).update(elsewhere)
+            log.debug("elsewhere_paths_learned", tool=tool.name, arguments=elsewhere)
+            self._apply(tool.name)
         unreachable = stated_unreachable(self.args[tool.name], arguments, error)
         if unreachable:
             self.unreachable.setdefault(tool.name, set()).update(unreachable)
@@ -116,7 +124,7 @@ class TaughtArguments:
         """How many kinds and relative paths the tool's errors taught: a misuse probed before a lesson was probed on
         a call the server refused for another reason, and is probed again after it (its coverage key changes)."""
         return (len(self.kinds.get(name, {})) + len(self.relative.get(name, set())) + len(self.future.get(name, set()))
-                + len(self.past.get(name, set()))
+                + len(self.past.get(name, set())) + len(self.elsewhere.get(name, set()))
                 + len(self.unreachable.get(name, set())) + len(self.lengths.get(name, {})))
 
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
@@ -129,9 +137,10 @@ class TaughtArguments:
         relative = sorted(self.relative.get(name, set()))
         future = sorted(self.future.get(name, set()))
         past = sorted(self.past.get(name, set()))
+        elsewhere = sorted(self.elsewhere.get(name, set()))
         unreachable = sorted(self.unreachable.get(name, set()))
         lengths = sorted(self.lengths.get(name, {}).items())
-        learnt = shapes or kinds or relative or future or past or unreachable or lengths
+        learnt = shapes or kinds or relative or future or past or elsewhere or unreachable or lengths
         planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if learnt else None
         if planned is None:
             return []
@@ -140,6 +149,7 @@ class TaughtArguments:
                            *(f"`{argument}` relative to the root" for argument in relative),
                            *(f"`{argument}` after today" for argument in future),
                            *(f"`{argument}` not after today" for argument in past),
+                           *(f"`{argument}` in another folder" for argument in elsewhere),
                            *(f"without `{argument}`, which it could not reach" for argument in unreachable),
                            *(f"`{argument}` of {least} characters at least" for argument, least in lengths)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
@@ -149,6 +159,7 @@ class TaughtArguments:
                 *(f"{name}:relative:{argument}" for argument in relative),
                 *(f"{name}:future:{argument}" for argument in future),
                 *(f"{name}:past:{argument}" for argument in past),
+                *(f"{name}:elsewhere:{argument}" for argument in elsewhere),
                 *(f"{name}:unreachable:{argument}" for argument in unreachable),
                 *(f"{name}:length:{argument}:{least}" for argument, least in lengths)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
@@ -158,14 +169,15 @@ class TaughtArguments:
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
         kinds, relative, future = self.kinds.get(name, {}), self.relative.get(name, set()), self.future.get(name, set())
-        past = self.past.get(name, set())
+        past, elsewhere = self.past.get(name, set()), self.elsewhere.get(name, set())
         unreachable, lengths = self.unreachable.get(name, set()), self.lengths.get(name, {})
         self.args[name] = [
             spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative,
                                     "future": spec.name in future, "past": spec.name in past,
+                                    "elsewhere": spec.name in elsewhere,
                                     "unreachable": spec.name in unreachable,
                                     "min_length": max(spec.min_length or 0, lengths.get(spec.name, 0)) or None})
-            if {spec.name} & {*kinds, *relative, *future, *past, *unreachable, *lengths} else spec
+            if {spec.name} & {*kinds, *relative, *future, *past, *elsewhere, *unreachable, *lengths} else spec
             for spec in specs
         ]
 
@@ -180,6 +192,7 @@ class TaughtArguments:
             "relative": {tool: sorted(found) for tool, found in self.relative.items()},
             "future": {tool: sorted(found) for tool, found in self.future.items()},
             "past": {tool: sorted(found) for tool, found in self.past.items()},
+            "elsewhere": {tool: sorted(found) for tool, found in self.elsewhere.items()},
             "unreachable": {tool: sorted(found) for tool, found in self.unreachable.items()},
             "lengths": {tool: dict(found) for tool, found in self.lengths.items()},
         }
@@ -197,10 +210,11 @@ class TaughtArguments:
         self.relative = {tool: set(found) for tool, found in saved.get("relative", {}).items() if tool in self.specs}
         self.future = {tool: set(found) for tool, found in saved.get("future", {}).items() if tool in self.specs}
         self.past = {tool: set(found) for tool, found in saved.get("past", {}).items() if tool in self.specs}
+        self.elsewhere = {tool: set(found) for tool, found in saved.get("elsewhere", {}).items() if tool in self.specs}
         self.unreachable = {tool: set(found) for tool, found in saved.get("unreachable", {}).items()
                             if tool in self.specs}
         self.lengths = {tool: {argument: int(least) for argument, least in found.items()}
                         for tool, found in saved.get("lengths", {}).items() if tool in self.specs}
-        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future, *self.past,
+        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future, *self.past, *self.elsewhere,
                      *self.unreachable, *self.lengths} & set(self.specs):
             self._apply(name)
