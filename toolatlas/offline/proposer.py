@@ -960,7 +960,7 @@ class OfflineProposer:
             if result.index in failed and step.expect == "ok" and not step.mutation:  # an unplanned failure
                 self._keep_unplanned(rollout, step, result.index, failed)
             if result.index in failed:  # an error may name the values that would have worked, or what they lack
-                self.taught.learn(tool, step.arguments, result.outcome.excerpt)
+                self.taught.learn(tool, step.arguments, result.outcome.excerpt, misuse=bool(step.mutation))
                 self.pool.harvest_error(
                     tool, result.outcome.excerpt, rollout.variables, rollout.probe.id,
                     arguments=step.arguments, siblings=self.graph.specs, after=_made_before(rollout.probe, result.index,

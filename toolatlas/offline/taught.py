@@ -73,8 +73,9 @@ class TaughtArguments:
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
 
-    def learn(self, tool: ToolSpec, arguments: dict[str, Any], error: str) -> None:
-        """Read one failed call of ``tool``: alternatives it states, a field its array's items lack."""
+    def learn(self, tool: ToolSpec, arguments: dict[str, Any], error: str, *, misuse: bool = False) -> None:
+        """Read one failed call of ``tool``: alternatives it states, a field its array's items lack. A ``misuse`` (a
+        call planned to fail: a path through a link out of the root) teaches no folder to write in."""
         found = stated_alternatives(tool, error)
         known = self.alternatives.setdefault(tool.name, [])
         if found is not None and found not in known:
@@ -99,7 +100,7 @@ class TaughtArguments:
             self.past.setdefault(tool.name, set()).update(past)
             log.debug("past_moments_learned", tool=tool.name, arguments=past)
             self._apply(tool.name)
-        elsewhere = stated_elsewhere(self.args[tool.name], arguments, error)
+        elsewhere = [] if misuse else stated_elsewhere(self.args[tool.name], arguments, error)
         if elsewhere:
             self.elsewhere.setdefault(tool.name, set()).update(elsewhere)
             log.debug("elsewhere_paths_learned", tool=tool.name, arguments=elsewhere)
