@@ -243,3 +243,35 @@ class TestHandedBack:
         observed(echo, [ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected"}, expect="ok")],
                  [(False, json.dumps({"within_days": 7, "confirm": "pending"}))])
         assert echo.handed_back == {}
+
+    def test_a_call_bound_to_its_own_preview_is_no_base_to_misuse_alone(self) -> None:
+        """Verified only after other calls of its own tool (a refused call, then its preview), the confirmed call
+        bound to the preview's token is no base for saturation's misuses: made without the preview, its
+        ``${step0.confirm}`` would name nothing."""
+        from toolatlas.graph.inducer import Inducer
+        from toolatlas.offline.saturation import verified_bases
+
+        proposer = OfflineProposer(ServerGraph("s", [self.PREVIEWED]), None,
+                                   ServerSpec(name="s", transport={"command": "x"}), random.Random(0))
+        refused = ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected"}, expect="error")
+        preview = ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected", "dry_run": True}, expect="ok")
+        confirm = ProbeStep(tool="set_status", arguments={"row": 3, "status": "Rejected", "confirm": "${step0.confirm}"},
+                            expect="ok")
+        answers = {0: json.dumps({"row": 3, "dry_run": True, "confirm": "5d2fb9182b1b"}),
+                   1: json.dumps({"row": 3, "dry_run": False, "changes": [{"field": "status", "new": "Rejected"}]})}
+        for number, (steps, texts) in enumerate([([refused, preview], [self.REFUSAL, answers[0]]),
+                                                 ([preview, confirm], [answers[0], answers[1]])]):
+            probe = Probe(id=f"p{number}", server="s", round=1, direction=Direction.AFFORDANCE, target="set_status",
+                          task="t", steps=steps)
+            failed = [s.expect == "error" for s in steps]
+            results = [StepResult(index=i, outcome=CallOutcome(
+                server="s", tool=s.tool, arguments=s.arguments, excerpt=text,
+                outcome=OutcomeClass.TOOL_ERROR if bad else OutcomeClass.OK))
+                for i, (s, text, bad) in enumerate(zip(steps, texts, failed, strict=True))]
+            verdicts = [StepVerdict(index=i, tool=s.tool, failed=bad, error_text=texts[i] if bad else "",
+                                    outcome=OutcomeClass.TOOL_ERROR if bad else OutcomeClass.OK)
+                        for i, (s, bad) in enumerate(zip(steps, failed, strict=True))]
+            Inducer(proposer.graph).induce(Rollout(probe=probe, steps=results),
+                                           Verdict(probe_id=probe.id, server="s", resolved=True, steps=verdicts))
+        bases = verified_bases(proposer, "set_status")
+        assert bases and not any("${step" in json.dumps(base.arguments) for base in bases)

@@ -54,6 +54,7 @@ from toolatlas.offline.scalars import reads_media
 from toolatlas.offline.schemas import conforms
 from toolatlas.offline.targets import names_format
 from toolatlas.offline.workflows import exercised_keys, shared_arguments
+from toolatlas.probing.bindings import bound_references
 from toolatlas.probing.conditions import condition_argument
 from toolatlas.probing.models import Direction, Probe, ProbeStep
 from toolatlas.probing.values import ArgKind
@@ -129,7 +130,8 @@ class Base(NamedTuple):
 def verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
     """The tool's verified calls, one per argument shape, most supported first: those that succeeded on
     their own; for a tool that only ever succeeded once other tools had prepared the state (a test run
-    after its cases were added), those calls with the steps of the other tools before them."""
+    after its cases were added), those calls with the steps of the other tools before them (none whose arguments are
+    bound to an answer of the same tool's earlier call: that call is not one of them)."""
     entries = [
         e
         for e in proposer.graph.entries_of(name, EntryKind.AFFORDANCE)
@@ -144,6 +146,8 @@ def verified_bases(proposer: OfflineProposer, name: str) -> list[Base]:
     seen: set[str] = set()
     for entry in alone or entries:
         evidence = entry.evidence[0]
+        if not alone and bound_references(evidence.arguments) and any(p["tool"] == name for p in evidence.prefix):
+            continue  # bound to an answer of its own tool's earlier call (a preview's token), which is left out below
         prefix = tuple(
             ProbeStep(tool=p["tool"], arguments=p["arguments"], intent=f"prepare what `{name}` needs", expect="ok")
             for p in evidence.prefix if p["tool"] != name  # the same tool before: the control that failed
