@@ -16,7 +16,8 @@ is learnt (:meth:`TaughtArguments.retries`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import structlog
 
@@ -44,6 +45,30 @@ __all__ = ["TaughtArguments"]
 log = structlog.get_logger(__name__)
 
 
+class _Flag(NamedTuple):
+    """A lesson that marks arguments with a flag of their specs (:class:`~toolatlas.offline.kinds.ArgSpec`)."""
+
+    name: str
+    """The spec's flag, the lesson's name in checkpoints and its retries' coverage keys."""
+    stated: Callable[[list[ArgSpec], Mapping[str, Any], str], list[str]]
+    """The arguments a refusal of a call says take the flag."""
+    shown: str
+    """How a retry's intent says it (``{}`` is the argument)."""
+    from_misuse: bool = True
+    """Whether a call planned to fail teaches it too."""
+
+
+FLAGS: tuple[_Flag, ...] = (
+    _Flag("relative", stated_relative, "`{}` relative to the root"),
+    _Flag("future", stated_future, "`{}` after today"),
+    _Flag("past", stated_past, "`{}` not after today"),
+    _Flag("elsewhere", stated_elsewhere, "`{}` in another folder", from_misuse=False),  # a link out of the root
+    _Flag("unreachable", stated_unreachable, "without `{}`, which it could not reach"),
+)
+"""The lessons that flag arguments: paths relative to the root, moments after today or not after it, a new path
+written in another folder than its source's, an argument pointing at a network service the sandbox cannot reach."""
+
+
 class TaughtArguments:
     """Per tool, the alternatives and item fields its errors stated; ``args`` (tool → specs) kept up to date."""
 
@@ -57,25 +82,23 @@ class TaughtArguments:
         self.items = ItemFields()
         self.kinds: dict[str, dict[str, ArgKind]] = {}
         """tool → argument → the kind of value its errors said the argument takes."""
-        self.relative: dict[str, set[str]] = {}
-        """tool → the path arguments its errors said take paths relative to the root."""
-        self.future: dict[str, set[str]] = {}
-        self.past: dict[str, set[str]] = {}
-        """tool → the date arguments its errors said take only moments up to today."""
-        self.elsewhere: dict[str, set[str]] = {}
-        """tool → the new-path arguments its errors refused beside their source: written in another folder."""
-        """tool → the date arguments its errors said take only moments after today."""
-        self.unreachable: dict[str, set[str]] = {}
-        """tool → the optional arguments that pointed it at a network service it could not reach."""
+        self.flags: dict[str, dict[str, set[str]]] = {flag.name: {} for flag in FLAGS}
+        """lesson (:data:`FLAGS`) → tool → the arguments its errors said take that flag."""
         self.lengths: dict[str, dict[str, int]] = {}
         """tool → argument → the fewest characters its errors said the argument's text takes."""
         for name, spec in specs.items():
             if name in args and self.items.state(spec, args[name]):
                 self._apply(name)
 
+    @property
+    def unreachable(self) -> dict[str, set[str]]:
+        """tool → the optional arguments that pointed it at a network service it could not reach."""
+        return self.flags["unreachable"]
+
     def learn(self, tool: ToolSpec, arguments: dict[str, Any], error: str, *, misuse: bool = False) -> None:
-        """Read one failed call of ``tool``: alternatives it states, a field its array's items lack. A ``misuse`` (a
-        call planned to fail: a path through a link out of the root) teaches no folder to write in."""
+        """Read one failed call of ``tool``: alternatives it states, a field its array's items lack, the flags, lengths
+        and kinds of its arguments. A ``misuse`` (a call planned to fail: a path through a link out of the root)
+        teaches only the lessons :data:`FLAGS` allow it to."""
         found = stated_alternatives(tool, error)
         known = self.alternatives.setdefault(tool.name, [])
         if found is not None and found not in known:
@@ -85,31 +108,12 @@ class TaughtArguments:
         if self.items.learn(tool, self.args[tool.name], arguments, error):
             log.debug("item_field_learned", tool=tool.name, arguments=sorted(arguments))
             self._apply(tool.name)
-        relative = stated_relative(self.args[tool.name], arguments, error)
-        if relative:
-            self.relative.setdefault(tool.name, set()).update(relative)
-            log.debug("relative_paths_learned", tool=tool.name, arguments=relative)
-            self._apply(tool.name)
-        future = stated_future(self.args[tool.name], arguments, error)
-        if future:
-            self.future.setdefault(tool.name, set()).update(future)
-            log.debug("future_moments_learned", tool=tool.name, arguments=future)
-            self._apply(tool.name)
-        past = stated_past(self.args[tool.name], arguments, error)
-        if past:
-            self.past.setdefault(tool.name, set()).update(past)
-            log.debug("past_moments_learned", tool=tool.name, arguments=past)
-            self._apply(tool.name)
-        elsewhere = [] if misuse else stated_elsewhere(self.args[tool.name], arguments, error)
-        if elsewhere:
-            self.elsewhere.setdefault(tool.name, set()).update(elsewhere)
-            log.debug("elsewhere_paths_learned", tool=tool.name, arguments=elsewhere)
-            self._apply(tool.name)
-        unreachable = stated_unreachable(self.args[tool.name], arguments, error)
-        if unreachable:
-            self.unreachable.setdefault(tool.name, set()).update(unreachable)
-            log.debug("unreachable_arguments_learned", tool=tool.name, arguments=unreachable)
-            self._apply(tool.name)
+        for flag in FLAGS:
+            flagged = flag.stated(self.args[tool.name], arguments, error) if flag.from_misuse or not misuse else []
+            if flagged:
+                self.flags[flag.name].setdefault(tool.name, set()).update(flagged)
+                log.debug("argument_flag_learned", tool=tool.name, flag=flag.name, arguments=flagged)
+                self._apply(tool.name)
         lengths = stated_lengths(self.args[tool.name], arguments, error)
         if lengths:
             self.lengths.setdefault(tool.name, {}).update(lengths)
@@ -122,11 +126,10 @@ class TaughtArguments:
             self._apply(tool.name)
 
     def epoch(self, name: str) -> int:
-        """How many kinds and relative paths the tool's errors taught: a misuse probed before a lesson was probed on
+        """How many kinds, flags and lengths the tool's errors taught: a misuse probed before a lesson was probed on
         a call the server refused for another reason, and is probed again after it (its coverage key changes)."""
-        return (len(self.kinds.get(name, {})) + len(self.relative.get(name, set())) + len(self.future.get(name, set()))
-                + len(self.past.get(name, set())) + len(self.elsewhere.get(name, set()))
-                + len(self.unreachable.get(name, set())) + len(self.lengths.get(name, {})))
+        return (len(self.kinds.get(name, {})) + sum(len(found.get(name, set())) for found in self.flags.values())
+                + len(self.lengths.get(name, {})))
 
     def retries(self, proposer: OfflineProposer, round_: int, name: str) -> list[Probe]:
         """A valid call of ``name`` planned with the item fields its errors named (once per shape learnt:
@@ -135,33 +138,21 @@ class TaughtArguments:
         shapes = [(spec.name, self.items.fields(name, spec.name)) for spec in self.args[name]]
         shapes = [(argument, fields) for argument, fields in shapes if fields]
         kinds = sorted(self.kinds.get(name, {}).items())
-        relative = sorted(self.relative.get(name, set()))
-        future = sorted(self.future.get(name, set()))
-        past = sorted(self.past.get(name, set()))
-        elsewhere = sorted(self.elsewhere.get(name, set()))
-        unreachable = sorted(self.unreachable.get(name, set()))
+        flagged = [(flag, argument) for flag in FLAGS for argument in sorted(self.flags[flag.name].get(name, set()))]
         lengths = sorted(self.lengths.get(name, {}).items())
-        learnt = shapes or kinds or relative or future or past or elsewhere or unreachable or lengths
+        learnt = shapes or kinds or flagged or lengths
         planned = proposer.synth.valid_arguments(tool, self.args[name], 0) if learnt else None
         if planned is None:
             return []
         shown = "; ".join([*(f"`{argument}` items with {', '.join(fields)}" for argument, fields in shapes),
                            *(f"`{argument}` a {kind.value.replace('_', ' ')}" for argument, kind in kinds),
-                           *(f"`{argument}` relative to the root" for argument in relative),
-                           *(f"`{argument}` after today" for argument in future),
-                           *(f"`{argument}` not after today" for argument in past),
-                           *(f"`{argument}` in another folder" for argument in elsewhere),
-                           *(f"without `{argument}`, which it could not reach" for argument in unreachable),
+                           *(flag.shown.format(argument) for flag, argument in flagged),
                            *(f"`{argument}` of {least} characters at least" for argument, least in lengths)])
         step = proposer.planned_step(tool, planned, expect="ok").model_copy(
             update={"intent": f"call again with what its errors named ({shown})"})
         keys = [*(f"{name}:items:{argument}:{'+'.join(fields)}" for argument, fields in shapes),
                 *(f"{name}:kind:{argument}:{kind.value}" for argument, kind in kinds),
-                *(f"{name}:relative:{argument}" for argument in relative),
-                *(f"{name}:future:{argument}" for argument in future),
-                *(f"{name}:past:{argument}" for argument in past),
-                *(f"{name}:elsewhere:{argument}" for argument in elsewhere),
-                *(f"{name}:unreachable:{argument}" for argument in unreachable),
+                *(f"{name}:{flag.name}:{argument}" for flag, argument in flagged),
                 *(f"{name}:length:{argument}:{least}" for argument, least in lengths)]
         return [proposer.new_probe(round_, Direction.AFFORDANCE, name, [step], keys=keys)]
 
@@ -169,16 +160,14 @@ class TaughtArguments:
         specs = self.items.apply(self.specs[name], self.base.get(name) or infer_arguments(self.specs[name]))
         for found in self.alternatives.get(name, []):
             specs = with_alternatives(specs, found)
-        kinds, relative, future = self.kinds.get(name, {}), self.relative.get(name, set()), self.future.get(name, set())
-        past, elsewhere = self.past.get(name, set()), self.elsewhere.get(name, set())
-        unreachable, lengths = self.unreachable.get(name, set()), self.lengths.get(name, {})
+        kinds, lengths = self.kinds.get(name, {}), self.lengths.get(name, {})
+        flagged = {flag.name: self.flags[flag.name].get(name, set()) for flag in FLAGS}
+        touched = {*kinds, *lengths, *(argument for found in flagged.values() for argument in found)}
         self.args[name] = [
-            spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind), "relative": spec.name in relative,
-                                    "future": spec.name in future, "past": spec.name in past,
-                                    "elsewhere": spec.name in elsewhere,
-                                    "unreachable": spec.name in unreachable,
+            spec.model_copy(update={"kind": kinds.get(spec.name, spec.kind),
+                                    **{flag: spec.name in found for flag, found in flagged.items()},
                                     "min_length": max(spec.min_length or 0, lengths.get(spec.name, 0)) or None})
-            if {spec.name} & {*kinds, *relative, *future, *past, *elsewhere, *unreachable, *lengths} else spec
+            if spec.name in touched else spec
             for spec in specs
         ]
 
@@ -190,11 +179,7 @@ class TaughtArguments:
             "items": self.items.dump(),
             "kinds": {tool: {argument: kind.value for argument, kind in found.items()}
                       for tool, found in self.kinds.items()},
-            "relative": {tool: sorted(found) for tool, found in self.relative.items()},
-            "future": {tool: sorted(found) for tool, found in self.future.items()},
-            "past": {tool: sorted(found) for tool, found in self.past.items()},
-            "elsewhere": {tool: sorted(found) for tool, found in self.elsewhere.items()},
-            "unreachable": {tool: sorted(found) for tool, found in self.unreachable.items()},
+            **{flag: {tool: sorted(found) for tool, found in by_tool.items()} for flag, by_tool in self.flags.items()},
             "lengths": {tool: dict(found) for tool, found in self.lengths.items()},
         }
 
@@ -208,14 +193,10 @@ class TaughtArguments:
         self.items.load({tool: found for tool, found in saved.get("items", {}).items() if tool in self.specs})
         self.kinds = {tool: {argument: ArgKind(kind) for argument, kind in found.items()}
                       for tool, found in saved.get("kinds", {}).items() if tool in self.specs}
-        self.relative = {tool: set(found) for tool, found in saved.get("relative", {}).items() if tool in self.specs}
-        self.future = {tool: set(found) for tool, found in saved.get("future", {}).items() if tool in self.specs}
-        self.past = {tool: set(found) for tool, found in saved.get("past", {}).items() if tool in self.specs}
-        self.elsewhere = {tool: set(found) for tool, found in saved.get("elsewhere", {}).items() if tool in self.specs}
-        self.unreachable = {tool: set(found) for tool, found in saved.get("unreachable", {}).items()
-                            if tool in self.specs}
+        self.flags = {flag.name: {tool: set(found) for tool, found in saved.get(flag.name, {}).items()
+                                  if tool in self.specs} for flag in FLAGS}
         self.lengths = {tool: {argument: int(least) for argument, least in found.items()}
                         for tool, found in saved.get("lengths", {}).items() if tool in self.specs}
-        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *self.relative, *self.future, *self.past, *self.elsewhere,
-                     *self.unreachable, *self.lengths} & set(self.specs):
+        flagged = {tool for by_tool in self.flags.values() for tool in by_tool}
+        for name in {*self.alternatives, *saved.get("items", {}), *self.kinds, *flagged, *self.lengths} & set(self.specs):
             self._apply(name)
