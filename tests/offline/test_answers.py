@@ -512,6 +512,28 @@ class TestFieldsNamedLikeArguments:
                              and flow.steps[0].arguments == {"file_path": "${root}/todos.json"} for flow in flows)
 
 
+class TestCurrentValues:
+    @pytest.mark.parametrize(
+        ("text", "arguments", "fixed"),
+        [
+            ("The tracker changed since you read it (now f890255f19e1e979, you had 2.0.0). Re-read and retry.",
+             {"row": 2, "expected_version": "2.0.0"}, ("expected_version", "f890255f19e1e979")),
+            ("version mismatch: expected 7, got 2", {"row": 3, "revision": 2}, ("revision", "7")),
+            ("bad revision: got 2, expected 7.", {"row": 3, "revision": 2}, ("revision", "7")),
+            ("expected 7, got 5", {"row": 3, "revision": 2}, None),
+        ],
+    )
+    def test_the_current_value_beside_the_stale_one_sent_is_for_its_argument(
+        self, text: str, arguments: dict, fixed: tuple[str, str] | None
+    ) -> None:
+        """An error giving the current value beside the one an argument sent (``now X, you had Y``, ``expected X,
+        got Y``) names X for that argument; one whose stale value no argument sent names nothing."""
+        tool = make("set_status", {"row": {"type": "integer"}, "expected_version": string("Version you read"),
+                                   "revision": {"type": "integer"}})
+        found = [(f.locator, f.value) for f in named_fixes(tool, text, arguments)]
+        assert (fixed in found) if fixed else not [f for f in found if f[1] == "7"]
+
+
 class TestHintedRetries:
     def test_the_failed_call_is_retried_with_a_named_value(self) -> None:
         """One retry per argument and failed call: the same arguments, the first named value that differs."""

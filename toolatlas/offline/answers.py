@@ -317,11 +317,22 @@ _JSON_KEY = re.compile(r'"[\w-]+"\s*:')
 
 _SETTING = re.compile(r"(?<![\w-])([A-Za-z_]\w*)\s*=\s*(true|false|-?\d+)\b", re.IGNORECASE)
 """An argument set to a value in an error's words: ``Call the tool with dry_run=true``."""
+_NOW = r"(?:now|current(?:ly)?(?:\s+is)?|latest(?:\s+is)?|expected)\s*[:=]?\s*"
+_HAD = r"(?:you\s+(?:had|sent|gave|passed)|got|received|given)\s*[:=]?\s*"
+_TOKEN = r"['\"`]?(?P<{}>[\w.:/-]{{0,63}}\w)['\"`]?"
+_CURRENT = re.compile(
+    _NOW + _TOKEN.format("value") + r"\s*[,;]\s*(?:but\s+)?" + _HAD + _TOKEN.format("sent") + r"(?=[\s)\].,;]|$)"
+    + "|" + _HAD + _TOKEN.format("sent2") + r"\s*[,;]\s*(?:but\s+)?" + _NOW + _TOKEN.format("value2") + r"(?=[\s)\].,;]|$)",
+    re.IGNORECASE,
+)
+"""A value an error says is the current one beside the one the call sent: ``now f890255f19e1e979, you had 2.0.0``,
+``expected 7, got 2``, ``got 2, expected 7``."""
 
 
 def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fix]:
-    """The values ``text`` (a failed call's error) names, each tied to the argument it is for; and an optional
-    argument the call left out that the text sets to a flag or a number (``Call the tool with dry_run=true``)."""
+    """The values ``text`` (a failed call's error) names, each tied to the argument it is for; an optional argument
+    the call left out that the text sets to a flag or a number (``Call the tool with dry_run=true``); and the current
+    value it gives beside the stale one an argument sent (``now f890255f19e1e979, you had 2.0.0``)."""
     specs = infer_arguments(tool)
     leaves = [leaf for leaf in _leaves(specs, arguments) if not isinstance(leaf[2], bool)]
     fixes: list[Fix] = []
@@ -329,6 +340,11 @@ def named_fixes(tool: ToolSpec, text: str, arguments: dict[str, Any]) -> list[Fi
         spec = next((s for s in specs if s.name == match.group(1) and not s.required and s.name not in arguments), None)
         if spec is not None and conforms(typed_text(match.group(2), spec), spec.json_schema):
             fixes.append(Fix(spec.kind, match.group(2).lower(), f"{tool.name}:{spec.path}", spec.name))
+    for match in _CURRENT.finditer(text):  # the current value, for the argument that sent the stale one
+        value, stale = match.group("value") or match.group("value2"), match.group("sent") or match.group("sent2")
+        for spec, locator, sent in leaves:
+            if str(sent) == stale != value and conforms(typed_text(value, spec), spec.json_schema):
+                fixes.append(Fix(spec.kind, value, f"{tool.name}:{spec.path}", locator))
     for spec, locator, sent in leaves:  # "Document a/notes.txt.docx does not exist": it adds `.docx`
         if spec.kind in PATH_KINDS and isinstance(sent, str) and sent:
             added = re.search(re.escape(sent) + r"(\.[A-Za-z][A-Za-z0-9]{1,4})\b", text)
