@@ -89,6 +89,8 @@ class Targets:
         """Argument name → :meth:`named_extensions` (the files do not change)."""
         self._records: list[dict[tuple[str, ...], Any]] | None = None
         self._stored: frozenset[str] | None = None
+        self._shared: dict[tuple[str, frozenset[str], tuple[tuple[str, ...], ...]], tuple[str, list[str]] | None] = {}
+        """(value, words said, fields) → :meth:`shared_word` (the records do not change; saturation asks every round)."""
 
     def _pooled(self, kind: ArgKind, context: str | None = None) -> list[Candidate]:
         return [
@@ -174,6 +176,14 @@ class Targets:
         of the ``fields`` an argument's description names (:func:`described_fields`) when records hold any, else of a
         record's name, title or label fields; None when no name shares a word with another, and a word that is itself
         a whole name is never one."""
+        key = (value, frozenset(said), tuple(fields))
+        if key not in self._shared:
+            self._shared[key] = self._shared_word(value, said, fields)
+        found = self._shared[key]
+        return (found[0], list(found[1])) if found is not None else None
+
+    def _shared_word(self, value: str, said: frozenset[str] | set[str],
+                     fields: list[tuple[str, ...]]) -> tuple[str, list[str]] | None:
         named = [f for f in fields if any(f in r for r in self.records())]
         alike: dict[str, tuple[bool, int]] = {}  # name → (its record holds value, how like what `said` it is)
         for record in self.records():
