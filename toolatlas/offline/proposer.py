@@ -47,7 +47,7 @@ from toolatlas.offline.kinds import (
     with_known_call,
 )
 from toolatlas.offline.listed import AnswerBindings
-from toolatlas.offline.mutations import Mutation, MutationKind, boundary_mutations
+from toolatlas.offline.mutations import Mutation, boundary_mutations
 from toolatlas.offline.readback import asking_for, marker_for, sql_read_back, sql_select_spec, written_markers
 from toolatlas.offline.records import ReadRecord, ReadRecords, document_of
 from toolatlas.offline.retries import hinted_retries
@@ -65,7 +65,7 @@ from toolatlas.offline.workflows import (
     record_chains,
 )
 from toolatlas.probing.bindings import answer_fields, bound_references, output_ref
-from toolatlas.probing.hidden import judges, mirror_index
+from toolatlas.probing.hidden import MIRRORED, judges, mirror_index
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef, scalars
@@ -758,7 +758,7 @@ class OfflineProposer:
         outside the set that is the same shows it was ignored."""
         arg = mutation.target_arg
         spec = next((s for s in self.args[tool.name] if s.name == arg), None)
-        if (mutation.name is not MutationKind.INVALID_ENUM or spec is None or arg not in arguments
+        if (mutation.name.value not in MIRRORED or spec is None or arg not in arguments
                 or tool_effect(tool) not in (ToolEffect.READ, ToolEffect.UNKNOWN)):
             return [*prefix, step]
         taken = dict(arguments)

@@ -87,6 +87,9 @@ read."""
 OUTSIDE_SET = "invalid_enum"
 """A value outside the set of values an argument lists: an empty answer is a filter that takes any value and
 matches nothing, where a refusal would have named the set."""
+MIRRORED = frozenset({OUTSIDE_SET})
+"""Misuses made right after the same call with a value it takes, and judged against it (:func:`ignored_value`): a
+proposer plans the pair, a retry or a replay makes it again (:func:`mirror_index`)."""
 LOCKED = "locked_target"
 LIMIT = "past_stated_limit"
 _CUT_SHORT = re.compile(r"\bTRUNCATED\b|(?i:\[(?:output|content|response|result|text)s? (?:was |is )?truncated\b"
@@ -261,7 +264,7 @@ def mirror_index(before: Sequence[str], tool: str, family: str | None) -> int | 
     """Where, among the tools called ``before`` a misuse of ``family``, the call it is judged against sits
     (:func:`ignored_value`): a value outside an argument's set is made right after the same call of ``tool`` with a
     value it takes — so a retry or a replay of the misuse compares it again. None for any other misuse."""
-    if family == OUTSIDE_SET and before and before[-1] == tool:
+    if family in MIRRORED and before and before[-1] == tool:
         return len(before) - 1
     return None
 
