@@ -36,6 +36,8 @@ from toolatlas.offline.words import (
 from toolatlas.probing.values import ArgKind
 
 __all__ = [
+    "AT_LEAST",
+    "CHARACTERS",
     "ArgSpec",
     "ToolEffect",
     "ToolObject",
@@ -383,6 +385,7 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
     if documented and (not schema.get("description") or _is_title(str(schema["description"]), name)):
         description = documented  # "Priority" says nothing; "Priority level (A-Z), optional" does
     words = tokens(name)
+    described = described_length(description)
     common: dict[str, Any] = {
         "name": name,
         "path": path,
@@ -397,8 +400,8 @@ def _infer(name: str, raw: Any, required: bool, ctx: _Context, path: str, parent
         "maximum": schema.get("maximum"),
         "exclusive_minimum": _bound(schema.get("exclusiveMinimum"), schema.get("minimum")),
         "exclusive_maximum": _bound(schema.get("exclusiveMaximum"), schema.get("maximum")),
-        "min_length": schema.get("minLength") if "minLength" in schema else described_length(description)[0],
-        "max_length": schema.get("maxLength") if "maxLength" in schema else described_length(description)[1],
+        "min_length": schema.get("minLength") if "minLength" in schema else described[0],
+        "max_length": schema.get("maxLength") if "maxLength" in schema else described[1],
         "min_items": schema.get("minItems"),
         "max_items": schema.get("maxItems"),
         "examples": _examples(schema) + _shown(name, schema, ctx) if parent is None else _examples(schema),
@@ -544,12 +547,14 @@ def _examples(schema: dict[str, Any]) -> list[Any]:
     return [e for e in found if conforms(e, schema)]
 
 
-_CHARS = r"\s*(?:characters?|chars?|letters)\b"
-_LENGTH_RANGE = re.compile(r"\b(?:between\s+)?(\d{1,5})\s*(?:-|–|to|and)\s*(\d{1,5})" + _CHARS, re.IGNORECASE)
-_LENGTH_MIN = re.compile(r"\b(?:at least|a minimum of|minimum(?: length)?(?: of| is)?|min\.?(?: length)?|no (?:fewer|less) than)"
-                         r"\s+(\d{1,5})" + _CHARS, re.IGNORECASE)
+CHARACTERS = r"\s*(?:characters?|chars?|letters)\b"
+"""The unit a stated length of text is given in (after its number)."""
+AT_LEAST = r"at least|a minimum of|minimum(?: length)?(?: of| is)?|no (?:fewer|less) than"
+"""The words before the fewest of something a text states (a description's, an error's)."""
+_LENGTH_RANGE = re.compile(r"\b(?:between\s+)?(\d{1,5})\s*(?:-|–|to|and)\s*(\d{1,5})" + CHARACTERS, re.IGNORECASE)
+_LENGTH_MIN = re.compile(rf"\b(?:{AT_LEAST}|min\.?(?: length)?)\s+(\d{{1,5}})" + CHARACTERS, re.IGNORECASE)
 _LENGTH_MAX = re.compile(r"\b(?:at most|a maximum of|maximum(?: length)?(?: of| is)?|max\.?(?: length)?|no more than"
-                         r"|up to|limited to|capped at)\s+(\d{1,5})" + _CHARS, re.IGNORECASE)
+                         r"|up to|limited to|capped at)\s+(\d{1,5})" + CHARACTERS, re.IGNORECASE)
 
 
 def described_length(description: str) -> tuple[int | None, int | None]:

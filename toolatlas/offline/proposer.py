@@ -113,6 +113,13 @@ _TOKEN = re.compile(r"(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+/=.-]{8,}")
 (``5d2fb9182b1b``, a base64 cursor) — not a count or a word an answer echoes."""
 
 
+def _made_again(calls: Iterable[Mapping[str, Any]], intent: str) -> list[ProbeStep]:
+    """Calls a probe made (``tool``, ``arguments`` and the marker a later read looks for), made again first."""
+    return [ProbeStep(tool=call["tool"], arguments=call["arguments"], intent=intent, expect="ok",
+                      marker=call.get("marker"), observes=call.get("observes"), loses=call.get("loses"))
+            for call in calls]
+
+
 def _made_before(probe: Probe, index: int, failed: set[int]) -> list[dict[str, Any]]:
     """The calls step ``index`` of ``probe`` was made after that did not fail, for a retry to make first; none when
     a later call is bound to an earlier answer and leaving out a failed one would move what it is bound to."""
@@ -562,11 +569,7 @@ class OfflineProposer:
             shown = entry.evidence[0] if entry.evidence else None
         if shown is None:
             return []
-        return [
-            ProbeStep(tool=call["tool"], arguments=call["arguments"], intent="make what the failing call needs",
-                      expect="ok", marker=call.get("marker"), observes=call.get("observes"), loses=call.get("loses"))
-            for call in shown.prefix
-        ]
+        return _made_again(shown.prefix, "make what the failing call needs")
 
     def _misuse_of(self, entry: Entry) -> str | None:
         """The misuse a boundary's example call is (its family; a schema summary's: its first member's), so a
@@ -581,8 +584,7 @@ class OfflineProposer:
         tool = self.graph.specs[name]
         probes = []
         for retry in hinted_retries(tool, self.pool, self.synth):
-            before = [ProbeStep(tool=call["tool"], arguments=call["arguments"], expect="ok",
-                                intent="make what the failing call was made after") for call in retry.after]
+            before = _made_again(retry.after, "make what the failing call was made after")
             failing = ProbeStep(
                 tool=name,
                 arguments=retry.failing,

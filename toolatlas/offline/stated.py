@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolatlas.offline.kinds import GENERIC_KINDS, PATH_KINDS, ArgSpec
+from toolatlas.offline.kinds import AT_LEAST, CHARACTERS, GENERIC_KINDS, PATH_KINDS, ArgSpec
 from toolatlas.probing.values import ArgKind
 
 __all__ = ["STATED_FORMATS", "stated_elsewhere", "stated_future", "stated_kinds", "stated_lengths", "stated_past",
@@ -208,11 +208,7 @@ def _repeated(value: Any, error: str) -> bool:
     return len(text) >= 2 and re.search(rf"(?<![\w.]){re.escape(text)}(?![\w])", error) is not None
 
 
-_TOO_SHORT = re.compile(
-    r"\b(?:at least|a minimum of|minimum(?: length)?(?: of| is)?|no (?:fewer|less) than|(?:longer|more) than)\s+(\d{1,4})"
-    r"\s*(?:characters?|chars?|letters)\b",
-    re.IGNORECASE,
-)
+_TOO_SHORT = re.compile(rf"\b(?:{AT_LEAST}|(?:longer|more) than)\s+(\d{{1,4}})" + CHARACTERS, re.IGNORECASE)
 """A refusal stating the fewest characters a value takes (``Write at least 20 characters explaining WHY``, pydantic's
 ``String should have at least 3 characters``)."""
 
