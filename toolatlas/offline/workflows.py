@@ -130,7 +130,7 @@ def preconditions(proposer: OfflineProposer, round_: int, name: str) -> list[Pro
     for arguments, error in failures:  # the tools each error points to, for the very call that failed
         by_name = told_enablers(name, error, proposer.graph.specs)
         told.update(by_name)
-        pairs.extend((enabler, arguments) for enabler in _pointed(proposer, name, [], error))
+        pairs.extend((enabler, arguments) for enabler in _pointed(proposer, name, [], error, by_name))
     related = [
         t.name for t in sorted(proposer.graph.specs.values(), key=lambda t: t.name)
         if t.name != name and tool_effect(t) in (ToolEffect.CREATE, ToolEffect.UPDATE)
@@ -190,11 +190,11 @@ def _untried(proposer: OfflineProposer, name: str, prefix: list[ProbeStep], enab
     return [e for e in enablers if f"{name}:after:{'>'.join([*before, e])}" not in proposer.graph.covered]
 
 
-def _pointed(proposer: OfflineProposer, name: str, prefix: list[ProbeStep], error: str) -> list[str]:
-    """The tools an error of ``name`` (made after ``prefix``) points to: those it names by their own name while one
-    of them was not tried yet — the server said what to call first, what the names suggest waits — else those
-    and the ones it points to without naming them (:func:`~toolatlas.offline.retries.stated_enablers`)."""
-    told = told_enablers(name, error, proposer.graph.specs)
+def _pointed(proposer: OfflineProposer, name: str, prefix: list[ProbeStep], error: str, told: list[str]) -> list[str]:
+    """The tools an error of ``name`` (made after ``prefix``) points to: those it names by their own name
+    (``told``, :func:`told_enablers`) while one of them was not tried yet — the server said what to call first, what
+    the names suggest waits — else those and the ones it points to without naming them
+    (:func:`~toolatlas.offline.retries.stated_enablers`)."""
     if _untried(proposer, name, prefix, told):
         return told
     return [*told, *(t for t in stated_enablers(name, error, proposer.graph.specs) if t not in told)]
@@ -244,7 +244,8 @@ def chained_preconditions(proposer: OfflineProposer, round_: int, name: str) -> 
     probes = []
     failures = sorted(proposer.unplanned_failures.get(name, []), key=lambda f: -len(f.prefix))  # chains first
     for failure in failures[:3]:
-        for enabler in _pointed(proposer, name, failure.prefix, failure.error)[:2]:
+        told = told_enablers(name, failure.error, proposer.graph.specs)
+        for enabler in _pointed(proposer, name, failure.prefix, failure.error, told)[:2]:
             spec = proposer.graph.specs[enabler]
             prepared = proposer.synth.valid_arguments(spec, proposer.args[enabler], 0)
             if prepared is None:
