@@ -196,9 +196,10 @@ def test_a_length_in_a_unit_is_the_size_of_a_thing_and_what_holds_it_is_larger()
     """``piece_width_mm`` is a leaflet's width, not a count; ``sheet_width_mm`` three times it (the piece fits on the
     sheet), a ``bleed_mm`` a few millimetres; a resolution and a paper weight what print work uses."""
     tool = ToolSpec(server="s", name="imposition_calculator", description="Fit pieces on a press sheet.", input_schema={
-        "type": "object", "required": ["sheet_width_mm", "piece_width_mm", "bleed_mm", "resolution_dpi", "paper_gsm"],
+        "type": "object", "required": ["sheet_width_mm", "piece_width_mm", "bleed_mm", "resolution_dpi", "paper_gsm",
+                                       "margin_inches"],
         "properties": {name: {"type": "number"} for name in
-                       ("sheet_width_mm", "piece_width_mm", "bleed_mm", "resolution_dpi", "paper_gsm")}})
+                       ("sheet_width_mm", "piece_width_mm", "bleed_mm", "resolution_dpi", "paper_gsm", "margin_inches")}})
     synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
     for variant in range(3):
         planned = synth.valid_arguments(tool, infer_arguments(tool), variant)
@@ -206,6 +207,7 @@ def test_a_length_in_a_unit_is_the_size_of_a_thing_and_what_holds_it_is_larger()
         sizes = planned.arguments
         assert sizes["sheet_width_mm"] == 3 * sizes["piece_width_mm"] and sizes["piece_width_mm"] >= 90
         assert 2 <= sizes["bleed_mm"] <= 10 and sizes["resolution_dpi"] >= 72 and sizes["paper_gsm"] >= 90
+        assert 0.1 <= sizes["margin_inches"] <= 0.5  # "inches" spells the unit "inch"
 
 
 def test_a_new_path_refused_beside_its_source_is_written_in_another_folder(seed_facts: dict[str, EnvironmentFacts]) -> None:

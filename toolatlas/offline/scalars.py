@@ -437,7 +437,6 @@ _NAMED_NUMBERS: tuple[tuple[frozenset[str], tuple[int | float, ...]], ...] = (
 )
 _LENGTHS: dict[str, tuple[int | float, ...]] = {
     "mm": (148, 105, 210, 90), "cm": (15, 10, 21, 9), "px": (800, 300, 1024, 64), "inch": (6, 4, 8.5, 3),
-    "inches": (6, 4, 8.5, 3),
 }
 """A length in a unit its name gives (``piece_width_mm``): what a thing of that size measures — a card, a
 leaflet, an image — not a count."""
@@ -447,9 +446,10 @@ _HOLDERS = frozenset({"sheet", "page", "paper", "canvas", "board", "roll", "stoc
 _SPACINGS = frozenset({"bleed", "margin", "gap", "gutter", "padding", "border", "spacing", "indent", "inset"})
 _SPACING: dict[str, tuple[int | float, ...]] = {
     "mm": (3, 5, 2, 10), "cm": (0.5, 1, 0.3, 2), "px": (8, 16, 4, 32), "inch": (0.125, 0.25, 0.1, 0.5),
-    "inches": (0.125, 0.25, 0.1, 0.5),
 }
 """A length between or around things (``bleed_mm``, ``gap_px``): a small one."""
+_UNIT_SPELLINGS = {"inches": "inch"}
+"""Other spellings of a unit of ``_LENGTHS`` in a name (``width_inches``)."""
 _POSITIONS = frozenset({"index", "idx", "row", "column", "col", "line", "page", "position", "offset"})
 _ZERO_BASED = re.compile(r"\b(?:0|zero)[- ]?(?:based|indexed)\b|\bstart(?:s|ing)? (?:at|from) 0\b", re.IGNORECASE)
 _ONE_BASED = re.compile(r"\b(?:1|one)[- ]?(?:based|indexed)\b|\bstart(?:s|ing)? (?:at|from) 1\b", re.IGNORECASE)
@@ -471,7 +471,7 @@ def _number(spec: ArgSpec, variant: int) -> int | float:
     value: float = _COUNTS[variant % len(_COUNTS)] if spec.count_like or spec.json_type == "integer" else 7
     words = set(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", spec.name).lower()))
     named = next((values for names, values in _NAMED_NUMBERS if names & words), None)
-    unit = next((w for w in sorted(words) if w in _LENGTHS), None)
+    unit = next((u for w in sorted(words) if (u := _UNIT_SPELLINGS.get(w, w)) in _LENGTHS), None)
     if unit is not None:  # a length in a unit: a size a thing of it has, what holds things three times as large
         named = (_SPACING[unit] if words & _SPACINGS else tuple(v * 3 for v in _LENGTHS[unit]) if words & _HOLDERS
                  else _LENGTHS[unit])
