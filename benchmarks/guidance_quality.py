@@ -82,6 +82,11 @@ Every system answers the same tasks in the same run. Task sets (each over its ow
 * ``heldout14_dev`` ``toolatlas/evaluation/heldout14_dev_tasks.toml`` over the same ``configs/heldout14.toml``:
                development tasks written from those servers' listings and sources, apart from the held set
                (all tasks dev; missing tools count as misses);
+* ``heldout15`` ``toolatlas/evaluation/heldout15_tasks.toml`` over ``configs/heldout15.toml``, a sixteenth
+               catalogue of held-out servers nobody tuned on (all tasks held; missing tools count as misses);
+* ``heldout15_dev`` ``toolatlas/evaluation/heldout15_dev_tasks.toml`` over the same ``configs/heldout15.toml``:
+               development tasks written from those servers' listings and sources, apart from the held set
+               (all tasks dev; missing tools count as misses);
 * ``--config CATALOGUE [--tasks FILE]`` instead: one catalogue with its own task file
   (``toolatlas/evaluation/<catalogue>_tasks.toml``) or the given one.
 
@@ -94,7 +99,7 @@ the likely failure warned (share of the tasks with one), mean tokens and their r
 p50 latency of an answer computed afresh (no answer cache; timings are noise on a shared machine:
 compare the ratio to docs-only in the same run, not absolute values across runs).
 
-    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout,heldout2,heldout2_dev,heldout3,heldout3_dev,heldout4,heldout4_dev,heldout5,heldout5_dev,heldout6,heldout6_dev,heldout7,heldout7_dev,heldout8,heldout8_dev,heldout9,heldout9_dev,heldout10,heldout10_dev,heldout11,heldout11_dev,heldout12,heldout12_dev,heldout13,heldout13_dev,heldout14,heldout14_dev]
+    .venv/bin/python benchmarks/guidance_quality.py [--mcpmark PATH [--build]] [--sets mcpmark,demo,wild,unseen,heldout,heldout2,heldout2_dev,heldout3,heldout3_dev,heldout4,heldout4_dev,heldout5,heldout5_dev,heldout6,heldout6_dev,heldout7,heldout7_dev,heldout8,heldout8_dev,heldout9,heldout9_dev,heldout10,heldout10_dev,heldout11,heldout11_dev,heldout12,heldout12_dev,heldout13,heldout13_dev,heldout14,heldout14_dev,heldout15,heldout15_dev]
                                                     [--config CATALOGUE [--tasks FILE]] [--missing-tools error|warn]
                                                     [--rows all|dev|none] [--repeat 5] [--why]
 
@@ -137,7 +142,7 @@ THIRD_PARTY_SETS = (
     "wild", "unseen", "heldout", "heldout2", "heldout2_dev", "heldout3", "heldout3_dev", "heldout4", "heldout4_dev",
     "heldout5", "heldout5_dev", "heldout6", "heldout6_dev", "heldout7", "heldout7_dev", "heldout8", "heldout8_dev",
     "heldout9", "heldout9_dev", "heldout10", "heldout10_dev", "heldout11", "heldout11_dev", "heldout12",
-    "heldout12_dev", "heldout13", "heldout13_dev", "heldout14", "heldout14_dev",
+    "heldout12_dev", "heldout13", "heldout13_dev", "heldout14", "heldout14_dev", "heldout15", "heldout15_dev",
 )
 """Task sets over third-party catalogues: ``toolatlas/evaluation/<set>_tasks.toml`` over ``configs/<set>.toml``
 (or the catalogue :data:`OVER` names); a need for a tool the atlas has no node for (a server that failed to
@@ -146,7 +151,7 @@ OVER = {"heldout2_dev": "heldout2", "heldout3_dev": "heldout3", "heldout4_dev": 
         "heldout6_dev": "heldout6", "heldout7_dev": "heldout7", "heldout8_dev": "heldout8",
         "heldout9_dev": "heldout9", "heldout10_dev": "heldout10",
         "heldout11_dev": "heldout11", "heldout12_dev": "heldout12", "heldout13_dev": "heldout13",
-        "heldout14_dev": "heldout14"}
+        "heldout14_dev": "heldout14", "heldout15_dev": "heldout15"}
 """Task sets over another set's catalogue: development tasks written apart from a held set, on its servers."""
 
 
@@ -271,7 +276,8 @@ def main() -> None:
                              "(default: warn for the third-party sets wild, unseen, heldout, heldout2, heldout2_dev, heldout3, "
                              "heldout3_dev, heldout4, heldout4_dev, heldout5, heldout5_dev, heldout6, heldout6_dev, heldout7, "
                              "heldout7_dev, heldout8, heldout8_dev, heldout9, heldout9_dev, heldout10, heldout10_dev, heldout11, "
-                             "heldout11_dev, heldout12, heldout12_dev, heldout13, heldout13_dev, heldout14 and heldout14_dev, "
+                             "heldout11_dev, heldout12, heldout12_dev, heldout13, heldout13_dev, heldout14, heldout14_dev, heldout15 "
+                             "and heldout15_dev, "
                              "error otherwise)")
     parser.add_argument("--rows", choices=["all", "dev", "none"], default="all",
                         help="per-task rows to print (dev: only the development split's)")

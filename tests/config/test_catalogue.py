@@ -42,7 +42,7 @@ class TestValidCatalogues:
 
     @pytest.mark.parametrize("name", ["unseen", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
                                       "heldout6", "heldout7", "heldout8", "heldout9", "heldout10",
-                                      "heldout11", "heldout12", "heldout13", "heldout14"])
+                                      "heldout11", "heldout12", "heldout13", "heldout14", "heldout15"])
     def test_held_out_snapshots_ship_with_the_catalogue(self, repo_root: Path, name: str) -> None:
         """Every snapshot a held-out catalogue names is a file or folder beside it in configs/."""
         catalogue = load_catalogue(repo_root / "configs" / f"{name}.toml")

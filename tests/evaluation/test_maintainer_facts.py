@@ -235,7 +235,7 @@ class TestFactData:
     @pytest.mark.parametrize("catalogue", ["wild", "demo", "unseen", "heldout", "heldout2", "heldout3", "heldout4",
                                            "heldout5", "heldout6", "heldout7", "heldout8", "heldout9",
                                            "heldout10", "heldout11", "heldout12", "heldout13",
-                                           "heldout14"])
+                                           "heldout14", "heldout15"])
     def test_every_server_has_three_to_six_sourced_facts(self, catalogue):
         """Each server of the catalogue has a fact file with 3–6 facts, each citing a file and line."""
         sets = load_facts(FACTS / catalogue)
@@ -247,7 +247,7 @@ class TestFactData:
 
     @pytest.mark.parametrize("name", ["wild", "unseen", "heldout", "heldout2", "heldout3", "heldout4", "heldout5",
                                       "heldout6", "heldout7", "heldout8", "heldout9", "heldout10",
-                                      "heldout11", "heldout12", "heldout13", "heldout14"])
+                                      "heldout11", "heldout12", "heldout13", "heldout14", "heldout15"])
     def test_packages_are_the_pinned_ones(self, name):
         """A fact file names the exact package version the catalogue pins (the facts were read there)."""
         catalogue = tomllib.loads((REPO / "configs" / f"{name}.toml").read_text())

@@ -20,13 +20,15 @@ CATALOGUES = [("unseen", "unseen", "dev"), ("heldout", "heldout", "held"), ("hel
               ("heldout11", "heldout11", "held"), ("heldout11_dev", "heldout11", "dev"),
               ("heldout12", "heldout12", "held"), ("heldout12_dev", "heldout12", "dev"),
               ("heldout13", "heldout13", "held"), ("heldout13_dev", "heldout13", "dev"),
-              ("heldout14", "heldout14", "held"), ("heldout14_dev", "heldout14", "dev")]
+              ("heldout14", "heldout14", "held"), ("heldout14_dev", "heldout14", "dev"),
+              ("heldout15", "heldout15", "held"), ("heldout15_dev", "heldout15", "dev")]
 """Task files written to be measured untuned (``toolatlas/evaluation/<name>_tasks.toml``), the catalogue each is
 over and the split of all their tasks: ``unseen`` is a development set since its one held-out figure, and
 ``heldout2_dev``, ``heldout3_dev``, ``heldout4_dev``, ``heldout5_dev``, ``heldout6_dev``, ``heldout7_dev``,
-``heldout8_dev``, ``heldout9_dev``, ``heldout10_dev``, ``heldout11_dev``, ``heldout12_dev``, ``heldout13_dev`` and
-``heldout14_dev`` development tasks written apart from the third, fourth, fifth, sixth, seventh, eighth, ninth, tenth,
-eleventh, twelfth, thirteenth, fourteenth and fifteenth held-out catalogues' held ones."""
+``heldout8_dev``, ``heldout9_dev``, ``heldout10_dev``, ``heldout11_dev``, ``heldout12_dev``, ``heldout13_dev``,
+``heldout14_dev`` and ``heldout15_dev`` development tasks written apart from the third, fourth, fifth, sixth, seventh,
+eighth, ninth, tenth, eleventh, twelfth, thirteenth, fourteenth, fifteenth and sixteenth held-out catalogues' held
+ones."""
 
 
 def task_file(name: str) -> Path:
