@@ -9,6 +9,7 @@ from __future__ import annotations
 from toolatlas.evaluation.metrics import boundary_included
 from toolatlas.graph.models import EntryKind
 from toolatlas.guidance import Atlas, AtlasView
+from toolatlas.guidance.atlas import OFF_ROUTE
 from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.operations import expanded
 from toolatlas.guidance.shapes import shape_words, value_shapes
@@ -165,6 +166,30 @@ class TestRouting:
         relevance = {("trips", "run_query"): 1.0, ("editor", "get_contents"): 1.0, ("maths", "evaluate"): 1.0}
         routed = view.routed(relevance, weights)
         assert routed[("trips", "run_query")] > routed[("editor", "get_contents")] > routed[("maths", "evaluate")]
+
+    def test_the_routed_servers_set_the_scale(self) -> None:
+        """A task about the trips data whose words its tools' documentation hardly speaks: the best of its tools
+        still counts fully, a tool of a server the task is not about that matches better counts as off-route."""
+        view = catalogue()
+        relevance = {("trips", "run_query"): 0.2, ("trips", "list_columns"): 0.1, ("patterns", "get_cases"): 1.0}
+        routed = view.routed(relevance, {"trips": 1.0})
+        assert routed[("trips", "run_query")] == 1.0 and routed[("trips", "list_columns")] == 0.5
+        assert routed[("patterns", "get_cases")] == OFF_ROUTE
+        assert view.routed({("patterns", "get_cases"): 1.0}, {"trips": 1.0}) == {("patterns", "get_cases"): OFF_ROUTE}
+
+    def test_a_tool_whose_answers_hold_the_tasks_data_matches_it(self) -> None:
+        """"Did turbidity at Kentmere go over 1 NTU?": no description says turbidity, the table reader's answers
+        did — that reader is the tool for it, not the sheet lister whose answers named only sheets."""
+        tools = [node("lab", "read_table", "Return one page of a table as rows.", ("path",), read_only=True),
+                 node("lab", "list_sheets", "List sheet names and visibility.", ("path",), read_only=True)]
+        entries = [entry("lab", "read_table", EntryKind.AFFORDANCE, when="read a table", effect=Effect.READ_ONLY,
+                         arguments={"path": "/data/exports.xlsx"}, excerpt='{"rows": [["Kentmere", 0.4, "NTU"]], '
+                         '"columns": ["site", "turbidity", "unit"]}'),
+                   entry("lab", "list_sheets", EntryKind.AFFORDANCE, when="list the sheets", effect=Effect.READ_ONLY,
+                         arguments={"path": "/data/exports.xlsx"}, excerpt='{"sheets": ["Results", "Notes"]}')]
+        relevance = AtlasView(tools, entries, [], []).tool_relevance("Did turbidity at Kentmere go over 1 NTU?", None)
+        assert max(relevance, key=relevance.get) == ("lab", "read_table")
+        assert ("lab", "list_sheets") not in relevance
 
 
 class TestNamedFiles:

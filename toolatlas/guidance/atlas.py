@@ -28,7 +28,7 @@ from toolatlas.guidance.operations import OPERATIONS, expanded
 from toolatlas.guidance.plan import Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
-from toolatlas.guidance.routing import ServerRouter
+from toolatlas.guidance.routing import ServerRouter, answer_words
 from toolatlas.store.atlas import record_text
 
 if TYPE_CHECKING:
@@ -44,6 +44,9 @@ CACHE_SIZE = 4096
 
 DOCS_WEIGHT = 0.65
 """Share of a tool's relevance that comes from its own documentation (the rest: its verified vocabulary)."""
+ANSWERS_WEIGHT = 0.1
+"""What the words of a tool's answers add to its relevance (the data it reads out: a sheet's site names and units), on
+top of its documentation and its verified vocabulary."""
 OFF_ROUTE = 0.3
 """Weight of a tool whose server the task is not routed to."""
 ROUTED_FLOOR = 0.7
@@ -116,6 +119,8 @@ class AtlasView:
         """Each tool's name and description: what its documentation says."""
         self.knowledge_index = LexicalIndex([self._knowledge_text(k) for k in self.tool_keys])
         """Each tool's verified vocabulary, every word once: an entry count cannot lift a tool."""
+        self.answers_index = LexicalIndex([self._answers_text(k) for k in self.tool_keys])
+        """The words each tool's answers said: the data it reads out."""
         self.servers = sorted({k[0] for k in self.tool_keys})
         self.blends = Blends([*self.docs_index.postings, *(t for server in self.servers for t in terms(server))])
         """The catalogue's blended words ("regular expression" → ``regex``), added to what a request is matched by."""
@@ -161,6 +166,13 @@ class AtlasView:
         values = {v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)}
         return " ".join(sorted({t for text in (*uses, *limits, *values) for t in terms(text)}))
 
+    def _answers_text(self, key: tuple[str, str]) -> str:
+        """The distinct words the tool's successful answers said that its calls did not send: the data it reads
+        out (column names, records, units of the state)."""
+        affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
+        return " ".join(sorted({t for e in affordances if e.family is None and not e.signature.startswith("tolerates:")
+                                for t in answer_words(e)}))
+
     def co_usage(self, key: tuple[str, str]) -> dict[tuple[str, str], float]:
         """The tools ``key`` composes with, either way round (``git_add`` → ``git_commit`` links both),
         with the strongest witnessed edge weight."""
@@ -186,20 +198,27 @@ class AtlasView:
             found = {t: s * route_weight(route, self.traces[t].server) for t, s in found.items()}
         return found
 
-    def tool_relevance(self, task: str, servers: set[str] | None, *, routed: bool = True) -> dict[tuple[str, str], float]:
+    def tool_relevance(self, task: str, servers: set[str] | None, *, routed: bool = True,
+                       answers: bool = True) -> dict[tuple[str, str], float]:
         """Tools matching ``task`` (best = 1): its documentation weighs ``DOCS_WEIGHT``, its verified
-        vocabulary the rest. Routed (the default, when no servers are named), the tools of servers whose
-        best tool matches under half as well as the best overall count ``OFF_ROUTE`` as much."""
+        vocabulary the rest, and with ``answers`` the words its answers said add ``ANSWERS_WEIGHT`` (a task
+        about the data names the tool that reads it out; what a tool *does* — the plan's operations — is matched
+        without them: a table lister's answer names the products table, it lists no products). Routed (the
+        default, when no servers are named), the tools of servers the task is not routed to count ``OFF_ROUTE``
+        as much (:meth:`routed`)."""
         query = content_terms(expanded(task))  # "about", "more": how a request is asked, not what it is about
         query += self.blends.of(task)
         docs, knowledge = self.docs_index.scores_of(query), self.knowledge_index.scores_of(query)
+        said = self.answers_index.scores_of(query) if answers else {}
         top_d, top_k = max(docs.values(), default=0.0), max(knowledge.values(), default=0.0)
+        top_a = max(said.values(), default=0.0)
         combined: dict[int, float] = {}
-        for doc in set(docs) | set(knowledge):
+        for doc in set(docs) | set(knowledge) | set(said):
             if servers is not None and self.tool_keys[doc][0] not in servers:
                 continue
             combined[doc] = (DOCS_WEIGHT * (docs.get(doc, 0.0) / top_d if top_d else 0.0)
-                             + (1 - DOCS_WEIGHT) * (knowledge.get(doc, 0.0) / top_k if top_k else 0.0))
+                             + (1 - DOCS_WEIGHT) * (knowledge.get(doc, 0.0) / top_k if top_k else 0.0)
+                             + ANSWERS_WEIGHT * (said.get(doc, 0.0) / top_a if top_a else 0.0))
         result = self._normalised([(self.tool_keys[d], s) for d, s in combined.items()])
         if routed and servers is None and result:
             result = self.routed(result, self.route_weights(task))
@@ -210,8 +229,11 @@ class AtlasView:
                servers: set[str] | Mapping[str, float]) -> dict[tuple[str, str], float]:
         """``relevance`` with the tools of servers outside ``servers`` weighted ``OFF_ROUTE``; with
         route weights (server → score, best = 1), a routed server's tools weighted from ``ROUTED_FLOOR``
-        (the least) to 1 (the best)."""
-        return {k: s * route_weight(servers, k[0]) for k, s in relevance.items()}
+        (the least) to 1 (the best). The best tool of the routed servers sets the scale (best = 1): a tool of
+        a server the task is not about cannot make the tools of the one it is about look weak."""
+        top = max((s for k, s in relevance.items() if k[0] in servers), default=0.0)
+        scale = 1 / top if top > 0 else 1.0
+        return {k: min(1.0, s * scale) * route_weight(servers, k[0]) for k, s in relevance.items()}
 
     def route(self, task: str) -> set[str]:
         """The servers a task is about (:class:`~toolatlas.guidance.routing.ServerRouter`)."""

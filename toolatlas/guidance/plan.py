@@ -220,7 +220,8 @@ def _best(view: AtlasView, op: str, relevance: dict[ToolKey, float], candidates:
 def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Plan:
     """The plan of ``task`` over the atlas (restricted to ``servers`` when given)."""
     plan = Plan(task=task, clauses=clauses_of(task))
-    whole = plan.relevance = view.tool_relevance(task, servers, routed=False)
+    whole = view.tool_relevance(task, servers, routed=False, answers=False)
+    plan.relevance = view.tool_relevance(task, servers, routed=False)
     if servers:
         plan.servers = set(servers) & set(view.servers)
     else:
@@ -235,7 +236,7 @@ def make_plan(view: AtlasView, task: str, servers: set[str] | None = None) -> Pl
     def matching(text: str) -> dict[ToolKey, float]:
         """Tool relevance of a clause or an object, computed once per request (mentions repeat)."""
         if text not in memo:
-            memo[text] = view.tool_relevance(text, servers, routed=False) if text else {}
+            memo[text] = view.tool_relevance(text, servers, routed=False, answers=False) if text else {}
         return memo[text]
 
     for index, clause in enumerate(plan.clauses):

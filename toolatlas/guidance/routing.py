@@ -44,7 +44,7 @@ from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, 
 from toolatlas.guidance.operations import OPERATIONS, expanded, named_apart
 from toolatlas.guidance.shapes import value_shapes
 
-__all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter"]
+__all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter", "answer_words"]
 
 ROUTE_SHARE = 0.5
 """A server is routed to when it scores at least this share of the best server."""
@@ -101,6 +101,17 @@ def _strings(value: object) -> Iterable[str]:
             yield from _strings(item)
 
 
+def answer_words(entry) -> set[str]:
+    """The words an entry's successful answers said that its calls did not send (the column names, records and
+    units the state holds; an echo of the probe's own sentence is no word of the server's)."""
+    words: set[str] = set()
+    for evidence in entry.evidence:
+        sent = " ".join([*_strings(evidence.arguments), *(v for call in evidence.prefix
+                                                          for v in _strings(call.get("arguments")))])
+        words |= _words(evidence.excerpt[:EXCERPT_CHARS]) - _words(sent)
+    return words
+
+
 class ServerRouter:
     """Scores the servers of an atlas against a task, and routes it (see the module docstring)."""
 
@@ -131,13 +142,10 @@ class ServerRouter:
             for entry in view.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, []):
                 if entry.family is not None or entry.signature.startswith("tolerates:"):
                     continue  # a misuse it survived says nothing of what it is for
-                words |= _words(entry.when or "")
+                words |= _words(entry.when or "") | answer_words(entry)
                 for evidence in entry.evidence:
-                    sent = " ".join([*_strings(evidence.arguments), *(v for call in evidence.prefix
-                                                                     for v in _strings(call.get("arguments")))])
                     for value in _strings(evidence.arguments):
                         words |= value_shapes(value)
-                    words |= _words(evidence.excerpt[:EXCERPT_CHARS]) - _words(sent)  # not what the probe said
         return words
 
     def scores(self, task: str) -> tuple[dict[str, float], float]:
