@@ -308,3 +308,18 @@ def test_a_replay_of_a_value_outside_the_set_compares_it_with_the_call_before_it
     assert probe.steps[1].mirrors == 0 and probe.steps[1].mutation == "invalid_enum"
     assert replay_probe("loans", evidence, 0, "near_name").steps[1].mirrors is None
     assert mirror_index(["fire_number"], "compound_interest", "invalid_enum") is None
+
+
+def test_a_count_of_none_beside_the_filters_said_back_is_nothing_found() -> None:
+    """``{"success": true, "count": 0, "events": [], "filters": {"entity_id": "bramble", …}}`` for `bramble` of the listed
+    `hive_bramble` found nothing: the filters only say the call back. Filters holding text of their own are content."""
+    from toolatlas.probing.evidence import found_nothing
+
+    events = ToolSpec(server="s", name="query_events", description="Query tracking events with filters",
+                      input_schema={})
+    arguments = {"entity_type": "inspection", "entity_id": "bramble", "limit": 10}
+    answer = ok('{\n  "success": true,\n  "count": 0,\n  "events": [],\n  "filters": {\n    "entity_type": "inspection",\n'
+                '    "entity_id": "bramble",\n    "end_date": null,\n    "limit": 10\n  }\n}')
+    assert hidden_failure(answer, events, mutation="stripped_prefix", changed=False,
+                          arguments=arguments) == "the lookup finds nothing for the value as written"
+    assert not found_nothing('{"events": [], "count": 0, "filters": {"entity_id": "bramble"}}')

@@ -128,7 +128,8 @@ _COUNT_KEY = re.compile(rf"{_COUNT_WORD}(?:_?{_COUNT_WORD})?", re.IGNORECASE)
 
 def found_nothing(text: str) -> bool:
     """Whether an answer reports that it found nothing: nothing to act on, an empty listing, or a count of none —
-    first, or beside what the call asked (``{"query": "ledger", "count": 0, "hits": []}``: every list of it empty)."""
+    first, or beside what the call asked (``{"query": "ledger", "count": 0, "hits": []}``: every list of it empty,
+    an object that only says the call's values back left aside)."""
     if NOTHING_DONE.match(text) or EMPTY_ANSWER.match(text) or _NONE_COUNTED.match(text):
         return True
     if not text.lstrip().startswith("{"):
@@ -137,7 +138,16 @@ def found_nothing(text: str) -> bool:
     if not isinstance(document, dict):
         return False
     counted = [v for k, v in document.items() if _COUNT_KEY.fullmatch(k) and isinstance(v, int) and not isinstance(v, bool)]
-    return counted == [0] and all(v == [] for v in document.values() if isinstance(v, list | dict) and v != {})
+    return counted == [0] and all(v == [] for v in document.values()
+                                  if isinstance(v, list | dict) and v != {} and not _said_back(v))
+
+
+def _said_back(value: object) -> bool:
+    """Whether a part of an answer holds no content of its own: an object of scalars whose text was all echoed (the
+    filters a query answers beside its results, ``"filters": {"entity_id": "bramble", "limit": 10}`` with the
+    call's values taken out)."""
+    return isinstance(value, dict) and all(
+        v is None or isinstance(v, bool | int | float) or (isinstance(v, str) and not v.strip()) for v in value.values())
 
 
 _READ_ONE_VERBS = frozenset("view get read show open describe display fetch load print cat".split())
