@@ -155,6 +155,19 @@ class TestListedRecords:
         pool.harvest(SEARCH, json.dumps({"tables": [{"name": "cities"}], "columns": [{"name": "id"}]}), None, {}, "p3")
         assert not [r for r in pool.values(ArgKind.IDENTIFIER) if (r.context or "").startswith("label:")]
 
+    def test_a_file_tree_cut_short_is_read_up_to_its_last_whole_entry(self) -> None:
+        """A large tree's answer cut inside an entry (``{"name": "utils", "ty``) leaves a child without its type: the
+        entries before it are paths, it is none (it neither breaks the harvest nor passes for a file)."""
+        tree = ToolSpec(server="s", name="directory_tree", description="A tree of files.", input_schema={
+            "type": "object", "properties": {"path": {"type": "string"}}})
+        pool = ValuePool()
+        cut = ('[{"name": "threestudio", "type": "directory", "children": [{"name": "train.py", "type": "file"}, '
+               '{"name": "utils", "ty')
+        pool.harvest(tree, cut, None, {}, "p1", arguments={"path": "/data"})
+        paths = {r.value for kind in (ArgKind.FILE_PATH, ArgKind.DIR_PATH) for r in pool.values(kind)}
+        assert {"/data/threestudio", "/data/threestudio/train.py"} <= paths
+        assert not any(p.endswith("utils") for p in paths)
+
     def test_a_json_answer_cut_short_is_read_up_to_its_last_complete_value(self) -> None:
         assert _json_head('{"rows": [{"a": 1, "b": "x,y"}, {"a": 2}, {"pos') == {"rows": [{"a": 1, "b": "x,y"}, {"a": 2}]}
         assert _json_head('["a", "b\\", c", "d') == ["a", 'b", c']

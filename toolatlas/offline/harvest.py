@@ -371,8 +371,8 @@ class ValuePool:
         found.append(
             (ArgKind.DIR_PATH if node["type"] == "directory" else ArgKind.FILE_PATH, path, None, False)
         )
-        for child in node.get("children") or []:
-            if isinstance(child, dict) and "name" in child:
+        for child in node.get("children") or []:  # a child that says neither file nor folder is not read as one
+            if isinstance(child, dict) and "name" in child and child.get("type") in ("file", "directory"):
                 self._tree(child, path, found)
 
     def _scan_text(self, text: str, tool: ToolSpec, base: str | None, found: list) -> None:
