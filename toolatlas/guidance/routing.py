@@ -39,7 +39,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 
-from toolatlas.graph.models import EntryKind
+from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, terms
 from toolatlas.guidance.operations import OPERATIONS, expanded, named_apart
 from toolatlas.guidance.shapes import value_shapes
@@ -101,7 +101,7 @@ def _strings(value: object) -> Iterable[str]:
             yield from _strings(item)
 
 
-def answer_words(entry) -> set[str]:
+def answer_words(entry: Entry) -> set[str]:
     """The words an entry's successful answers said that its calls did not send (the column names, records and
     units the state holds; an echo of the probe's own sentence is no word of the server's)."""
     words: set[str] = set()
