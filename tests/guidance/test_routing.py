@@ -179,17 +179,21 @@ class TestRouting:
 
     def test_a_tool_whose_answers_hold_the_tasks_data_matches_it(self) -> None:
         """"Did turbidity at Kentmere go over 1 NTU?": no description says turbidity, the table reader's answers
-        did — that reader is the tool for it, not the sheet lister whose answers named only sheets."""
+        did — that reader is the tool for it, not the sheet lister whose answers named only sheets, nor the writer
+        whose confirmation repeated the rows it wrote."""
         tools = [node("lab", "read_table", "Return one page of a table as rows.", ("path",), read_only=True),
-                 node("lab", "list_sheets", "List sheet names and visibility.", ("path",), read_only=True)]
+                 node("lab", "list_sheets", "List sheet names and visibility.", ("path",), read_only=True),
+                 node("lab", "write_csv", "Write the cleaned table to a file.", ("path",), read_only=False)]
         entries = [entry("lab", "read_table", EntryKind.AFFORDANCE, when="read a table", effect=Effect.READ_ONLY,
                          arguments={"path": "/data/exports.xlsx"}, excerpt='{"rows": [["Kentmere", 0.4, "NTU"]], '
                          '"columns": ["site", "turbidity", "unit"]}'),
                    entry("lab", "list_sheets", EntryKind.AFFORDANCE, when="list the sheets", effect=Effect.READ_ONLY,
-                         arguments={"path": "/data/exports.xlsx"}, excerpt='{"sheets": ["Results", "Notes"]}')]
+                         arguments={"path": "/data/exports.xlsx"}, excerpt='{"sheets": ["Results", "Notes"]}'),
+                   entry("lab", "write_csv", EntryKind.AFFORDANCE, when="write a table", effect=Effect.MUTATING,
+                         arguments={"path": "/data/cleaned/out.csv"}, excerpt='Wrote 1 row: Kentmere, 0.4, NTU')]
         relevance = AtlasView(tools, entries, [], []).tool_relevance("Did turbidity at Kentmere go over 1 NTU?", None)
         assert max(relevance, key=relevance.get) == ("lab", "read_table")
-        assert ("lab", "list_sheets") not in relevance
+        assert ("lab", "list_sheets") not in relevance and ("lab", "write_csv") not in relevance
 
 
 class TestNamedFiles:

@@ -19,6 +19,7 @@ import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
+from toolatlas.models import Effect
 from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.index import LexicalIndex, content_terms, terms
 from toolatlas.guidance.instruments import runners_of
@@ -170,9 +171,12 @@ class AtlasView:
         return " ".join(sorted({t for text in (*uses, *limits, *values) for t in terms(text)}))
 
     def _answers_text(self, key: tuple[str, str]) -> str:
-        """The distinct words the tool's successful answers said that its calls did not send: the data it reads
-        out (column names, records, units of the state)."""
+        """The distinct words a reader's successful answers said that its calls did not send: the data it reads out
+        (column names, records, units of the state). A tool verified to change the state has none: the diff or the
+        confirmation a write answers with (its dry run's too) is no reading of the data."""
         affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
+        if any(e.effect is Effect.MUTATING for e in affordances):
+            return ""
         return " ".join(sorted({t for e in affordances if e.family is None and not e.signature.startswith("tolerates:")
                                 for t in answer_words(e)}))
 
