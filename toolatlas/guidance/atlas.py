@@ -19,7 +19,6 @@ import structlog
 
 from toolatlas.config import Catalogue, load_catalogue
 from toolatlas.graph.models import Entry, EntryKind, EntryStatus, ServerNode, StrategyNode, ToolNode, TraceNode
-from toolatlas.models import Effect
 from toolatlas.guidance.blends import Blends
 from toolatlas.guidance.index import LexicalIndex, content_terms, terms
 from toolatlas.guidance.instruments import runners_of
@@ -30,6 +29,7 @@ from toolatlas.guidance.plan import Plan, make_plan
 from toolatlas.guidance.profiles import server_profiles
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.guidance.routing import ServerRouter, answer_words
+from toolatlas.models import Effect
 from toolatlas.store.atlas import record_text
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ class AtlasView:
     def tool_relevance(self, task: str, servers: set[str] | None, *, routed: bool = True,
                        answers: bool = True) -> dict[tuple[str, str], float]:
         """Tools matching ``task`` (best = 1): its documentation weighs ``DOCS_WEIGHT``, its verified
-        vocabulary the rest, and with ``answers`` the words its answers said add ``ANSWERS_WEIGHT`` (a task
+        vocabulary the rest, and with ``answers`` the words a reader's answers said add ``ANSWERS_WEIGHT`` (a task
         about the data names the tool that reads it out; what a tool *does* — the plan's operations — is matched
         without them: a table lister's answer names the products table, it lists no products). Routed (the
         default, when no servers are named), the tools of servers the task is not routed to count ``OFF_ROUTE``
