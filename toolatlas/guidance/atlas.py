@@ -142,7 +142,7 @@ class AtlasView:
         server itself say it is for: what routes a task to a server."""
         self.router = ServerRouter(self)
         self._routes: dict[str, dict[str, float]] = {}
-        self._scores: dict[str, tuple[dict[int, float], dict[int, float], dict[int, float]]] = {}
+        self._scores: dict[str, tuple[list[str], dict[int, float], dict[int, float]]] = {}
         self.server_profiles, self.profiles = server_profiles(self.tool_nodes, self.by_tool)
         self.verbs = frozenset(op for p in self.profiles.values() for op in p.operations if op not in OPERATIONS)
         self.runners = runners_of((key, p.purpose) for key, p in self.profiles.items())
@@ -213,8 +213,7 @@ class AtlasView:
         without them: a table lister's answer names the products table, it lists no products). Routed (the
         default, when no servers are named), the tools of servers the task is not routed to count ``OFF_ROUTE``
         as much (:meth:`routed`)."""
-        docs, knowledge, said = self._term_scores(task)
-        said = said if answers else {}
+        docs, knowledge, said = self._term_scores(task, answers)
         top_d, top_k = max(docs.values(), default=0.0), max(knowledge.values(), default=0.0)
         top_a = max(said.values(), default=0.0)
         combined: dict[int, float] = {}
@@ -229,18 +228,18 @@ class AtlasView:
             result = self.routed(result, self.route_weights(task))
         return result
 
-    def _term_scores(self, task: str) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
-        """The task's BM25 scores over the tools' documentation, verified vocabulary and answers' words; computed
-        once per task (a plan asks with and without the answers)."""
+    def _term_scores(self, task: str, answers: bool) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+        """The task's BM25 scores over the tools' documentation, verified vocabulary and (with ``answers``) readers'
+        answers; computed once per task (a plan asks with and without the answers)."""
         found = self._scores.get(task)
         if found is None:
             query = content_terms(expanded(task))  # "about", "more": how a request is asked, not what it is about
             query += self.blends.of(task)
             if len(self._scores) >= SCORES_KEPT:
                 self._scores.clear()
-            found = self._scores[task] = (self.docs_index.scores_of(query), self.knowledge_index.scores_of(query),
-                                          self.answers_index.scores_of(query))
-        return found
+            found = self._scores[task] = (query, self.docs_index.scores_of(query), self.knowledge_index.scores_of(query))
+        query, docs, knowledge = found
+        return docs, knowledge, self.answers_index.scores_of(query) if answers else {}
 
     @staticmethod
     def routed(relevance: dict[tuple[str, str], float],
