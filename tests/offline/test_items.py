@@ -47,6 +47,14 @@ class TestMissingField:
         """`Column 'None' not found` for an item that has a `column` (whose value is None) names nothing new."""
         assert missing_field("Column 'None' not found", {"column"}) is None
 
+    def test_pydantics_echo_of_the_input_names_no_field(self) -> None:
+        """``[type=value_error, input_value=None, input_type=NoneType]`` repeats the refused input: once the items hold
+        a `column`, the error names nothing new (not an `input_value` field)."""
+        error = ("1 validation error for call[match_rows]\nrules.0\n  Value error, Column None not found "
+                 "[type=value_error, input_value=None, input_type=NoneType]")
+        assert missing_field(error, set()) == "column"
+        assert missing_field(error, {"column"}) is None
+
 
 class TestItemFields:
     def test_a_learnt_field_is_written_into_the_items(self) -> None:

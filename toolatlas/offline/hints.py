@@ -29,6 +29,7 @@ __all__ = [
     "listed_items",
     "pattern_values",
     "sql_examples",
+    "without_echo",
 ]
 
 MAX_ITEMS = 60
@@ -400,6 +401,12 @@ _ECHO = re.compile(r"\[type=[^\]]*\]|\binput_value=.*?(?=, input_type=|\]|$)", r
 """Pydantic's echo of the refused input (``[type=missing, input_value={...}]``): it names no fix."""
 
 
+def without_echo(text: str) -> str:
+    """``text`` without pydantic's echo of the refused input (``[type=…, input_value=None, input_type=…]``): the
+    echo's words name neither a fix nor a field."""
+    return _ECHO.sub(" ", text)
+
+
 _RANGE = re.compile(
     r"(?:\(\s*|\[\s*|\bbetween\s+|\bfrom\s+|\brange\s+(?:is\s+)?|\b(?:are|is)\s+)"
     r"(?P<low>-?\d+)\s*(?:-|–|\.\.|,|\bto\b|\band\b)\s*(?P<high>-?\d+)\s*[)\]]?",
@@ -468,7 +475,7 @@ def error_values(text: str) -> list[NamedValues]:
     a pattern it says a value must match (:func:`pattern_values`); then the numeric spans it states as
     valid (:func:`error_ranges`)."""
     found: list[NamedValues] = pattern_values(text)
-    text = _ECHO.sub(" ", text)
+    text = without_echo(text)
     received = {m.group(1) for m in _RECEIVED.finditer(text)}
     zod = _ZOD_PATH.search(text)
     location = _PYDANTIC_LOCATION.search(text)

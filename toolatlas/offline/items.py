@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from toolatlas.models import ToolSpec
-from toolatlas.offline.hints import listed_items
+from toolatlas.offline.hints import listed_items, without_echo
 from toolatlas.offline.kinds import ArgSpec, infer_arguments, parent_singular
 from toolatlas.probing.text import json_error_reason
 from toolatlas.probing.values import ArgKind
@@ -71,7 +71,7 @@ def stated_fields(tool: ToolSpec, spec: ArgSpec) -> list[str]:
 
 def missing_field(error: str, present: set[str]) -> str | None:
     """The field an error says an item lacks (not one of ``present``), or None."""
-    reason = json_error_reason(error) or error
+    reason = without_echo(json_error_reason(error) or error)  # ``input_value=None`` is the echo, not a field read
     named = [m.group(1) for pattern in _NAMED_MISSING if (m := pattern.search(reason))]
     before = [m.group(1) for m in _READ_AS_MISSING.finditer(reason)]
     before = [w.lower() if w[:1].isupper() and w[1:].islower() else w for w in before]  # a sentence's first word
