@@ -26,7 +26,7 @@ from toolatlas.guidance.models import Guidance, StrategyGuidance, ToolGuidance, 
 from toolatlas.guidance.navigator import AsyncNavigator, Navigator, OfflineNavigator, StaticNavigator
 from toolatlas.guidance.operations import OPERATIONS, expanded
 from toolatlas.guidance.plan import Plan, make_plan
-from toolatlas.guidance.profiles import server_profiles
+from toolatlas.guidance.profiles import server_profiles, tolerance
 from toolatlas.guidance.render import DOCS_RATIO, compress, strategy_guidance, tool_guidance, trace_exemplar
 from toolatlas.guidance.routing import ServerRouter, answer_words
 from toolatlas.models import Effect
@@ -165,7 +165,7 @@ class AtlasView:
         they say what a tool survives, not what it is for; so do failures a mutation provoked (a family:
         their condition is the probe's wording — "the folder that should contain it" — not the tool's)."""
         affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
-        uses = {e.when or "" for e in affordances if e.family is None and not e.signature.startswith("tolerates:")}
+        uses = {e.when or "" for e in affordances if not tolerance(e)}
         limits = {e.condition or "" for e in self.by_tool.get(key, {}).get(EntryKind.BOUNDARY, []) if e.family is None}
         values = {v for e in affordances for ev in e.evidence for v in _strings(ev.arguments)}
         return " ".join(sorted({t for text in (*uses, *limits, *values) for t in terms(text)}))
@@ -177,8 +177,7 @@ class AtlasView:
         affordances = self.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, [])
         if any(e.effect is Effect.MUTATING for e in affordances):
             return ""
-        return " ".join(sorted({t for e in affordances if e.family is None and not e.signature.startswith("tolerates:")
-                                for t in answer_words(e)}))
+        return " ".join(sorted({t for e in affordances if not tolerance(e) for t in answer_words(e)}))
 
     def co_usage(self, key: tuple[str, str]) -> dict[tuple[str, str], float]:
         """The tools ``key`` composes with, either way round (``git_add`` → ``git_commit`` links both),

@@ -49,7 +49,7 @@ from toolatlas.guidance.supply import RANDOM_NAME, leaves, suppliers
 from toolatlas.models import Effect, OutcomeClass
 from toolatlas.probing.text import is_validation_head, message_line, says_absent, tally_failure
 
-__all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tool_profile"]
+__all__ = ["Finding", "ServerProfile", "ToolProfile", "answer_line", "condition_line", "first_said", "masked", "server_profiles", "tolerance", "tool_profile"]
 
 ToolKey = tuple[str, str]
 
@@ -330,7 +330,8 @@ def _dedup(entries: Iterable[Entry]) -> list[Entry]:
     return kept
 
 
-def _tolerance(entry: Entry) -> bool:
+def tolerance(entry: Entry) -> bool:
+    """Whether an affordance says what a tool survives (a misuse it took, a tolerance), not what it is for."""
     return entry.family is not None or entry.signature.startswith("tolerates:")
 
 
@@ -473,9 +474,9 @@ def tool_profile(node: ToolNode, entries: Mapping[EntryKind, list[Entry]], share
                  idf: dict[str, float], prefixes: frozenset[str] = frozenset()) -> ToolProfile:
     affordances = entries.get(EntryKind.AFFORDANCE, [])
     boundaries = _dedup(entries.get(EntryKind.BOUNDARY, []))
-    tolerances = _dedup(e for e in affordances if _tolerance(e) and not cut_at_limit(e))
+    tolerances = _dedup(e for e in affordances if tolerance(e) and not cut_at_limit(e))
     cut = _dedup(e for e in affordances if cut_at_limit(e))
-    uses = [e for e in affordances if not _tolerance(e)]
+    uses = [e for e in affordances if not tolerance(e)]
     kinds = file_kinds(uses, ok=True)
     checked = [*boundaries, *tolerances, *cut]
     names = frozenset(t for name in (node.input_schema.get("properties") or {}) for t in terms(name))

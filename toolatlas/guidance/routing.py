@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from toolatlas.graph.models import Entry, EntryKind
 from toolatlas.guidance.index import FILLER_TERMS, LexicalIndex, content_terms, terms
 from toolatlas.guidance.operations import OPERATIONS, expanded, named_apart
+from toolatlas.guidance.profiles import tolerance
 from toolatlas.guidance.shapes import value_shapes
 
 __all__ = ["ROUTE_SHARE", "UNSURE_SHARE", "ServerRouter", "answer_words"]
@@ -140,7 +141,7 @@ class ServerRouter:
             node = view.tool_nodes[key]
             words |= _words(f"{node.tool.replace('_', ' ')} {node.description} {_schema_text(node.input_schema)}")
             for entry in view.by_tool.get(key, {}).get(EntryKind.AFFORDANCE, []):
-                if entry.family is not None or entry.signature.startswith("tolerates:"):
+                if tolerance(entry):
                     continue  # a misuse it survived says nothing of what it is for
                 words |= _words(entry.when or "") | answer_words(entry)
                 for evidence in entry.evidence:
