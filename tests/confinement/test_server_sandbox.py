@@ -155,14 +155,17 @@ class TestProcessesAndMemory:
     async def test_a_spinning_server_is_cut_off_once_no_call_renews_its_cpu_window(
         self, world: HostileWorld, tmp_path: Path
     ) -> None:
-        """While calls arrive, ``limits.cpu_s`` renews (a busy server is never cut off); a server that
-        burns CPU with nothing asked of it is killed when the window runs out."""
-        async with sandbox_of(world, tmp_path, limits={"cpu_s": 1}) as sandbox:
+        """Start-up has an allowance of its own (this server burns two windows before it serves); while
+        calls arrive, ``limits.cpu_s`` renews (a busy server is never cut off); a server that burns CPU
+        with nothing asked of it is killed when the window runs out."""
+        fields = {"limits": {"cpu_s": 1}, "env": {"HOSTILE_START_CPU_S": "2"}}
+        async with sandbox_of(world, tmp_path, **fields) as sandbox:
             assert sandbox.connection is not None
             launcher = sandbox.connection.pid
             assert launcher is not None
             server = sandboxed_process(launcher)
             assert server is not None
+            assert (cpu_seconds(server) or 0) >= 2, "the server should have burnt its start-up CPU"
             assert await answer(sandbox, "spin") == "spinning"
             deadline = time.monotonic() + 120
             while (cpu_seconds(server) or 0) < 3:  # three windows' worth, however busy this machine is

@@ -71,6 +71,10 @@ fi
 exec "$@" 3<"$filter"
 """
 """The launcher (``sh -c``): join the sandbox's pids cgroup, open the seccomp program as fd 3, exec."""
+START_CPU_S = 30
+"""CPU seconds a server may spend starting, on top of its first window: the first request renews the window
+from what start-up used (importing the mcp package alone takes over a second; a JVM or a model far more)."""
+
 INSTALL_HINT = "install it: `apt-get install bubblewrap` (Debian/Ubuntu), `dnf install bubblewrap` (Fedora)"
 
 
@@ -93,9 +97,10 @@ class BubblewrapConfiner:
         if not seccomp.exists():
             _write_atomically(seccomp, program)
         cgroup = str(self.cgroups.prepare()) if self.cgroups is not None else ""
+        lifetime = limits.cpu_lifetime_s
         rlimits = [
             _rlimit("as", resource.RLIMIT_AS, limits.memory_mb << 20),
-            _rlimit("cpu", resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_lifetime_s),
+            _rlimit("cpu", resource.RLIMIT_CPU, min(limits.cpu_s + START_CPU_S, lifetime), lifetime),
             _rlimit("nofile", resource.RLIMIT_NOFILE, limits.open_files),
             _rlimit("fsize", resource.RLIMIT_FSIZE, limits.file_size_mb << 20),
             "--core=0:0",
@@ -159,7 +164,7 @@ class SandboxHooks:
         self._lock = threading.Lock()
 
     def started(self, pid: int) -> None:
-        with self._lock:  # the first call renews: the first window is not spent on starting up
+        with self._lock:  # the first request renews: start-up is not spent from the first window
             self._launcher, self._server_pid, self._renewed_at = pid, None, 0.0
 
     def working(self, pid: int) -> None:

@@ -24,6 +24,8 @@ fifo_state         replace its state file (``$HOSTILE_STATE``) by a FIFO
 zero_state         replace its state file by a symlink to ``/dev/zero``
 echo               a harmless tool: echo the text back
 =================  ===========================================================================
+
+``$HOSTILE_START_CPU_S`` makes the server burn that many CPU seconds before it serves (a slow start-up).
 """
 
 from __future__ import annotations
@@ -195,6 +197,12 @@ def zero_state() -> str:
     return f"{path} -> /dev/zero"
 
 
+def _burn(cpu_s: float) -> None:
+    until = time.process_time() + cpu_s
+    while time.process_time() < until:
+        pass
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default=None, help="comma-separated tools to offer (default: all)")
@@ -205,6 +213,7 @@ def main() -> None:
             if tool.name not in keep:
                 server.remove_tool(tool.name)
     signal.signal(signal.SIGTERM, _on_sigterm)
+    _burn(float(_env("HOSTILE_START_CPU_S", "0")))
     server.run("stdio")
     if _lingering.is_set():
         while True:
