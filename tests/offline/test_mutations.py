@@ -413,6 +413,24 @@ class TestCase:
         assert not [m for m in boundary_mutations(bare, infer_arguments(bare), {"occ_code": "151252"}, synth, cap=60)
                     if m.name is MutationKind.NAME_FOR_CODE]
 
+    def test_a_long_digit_code_is_sent_with_its_last_digit_changed(self) -> None:
+        """A tax id as given (``529.982.247-25``) is also sent with its last digit changed, where a check digit would
+        refuse it; a date, a short number and a word are not codes."""
+        schema = {"type": "object", "required": ["value"], "properties": {"value": {"type": "string"}}}
+        tool = ToolSpec(server="s", name="validate_cpf", description="Validate a CPF.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+
+        def changed(value: str) -> list[tuple[dict, str]]:
+            return [(m.arguments, m.condition) for m in boundary_mutations(
+                tool, infer_arguments(tool), {"value": value}, synth, cap=60) if m.name is MutationKind.CHECK_DIGIT]
+
+        assert changed("529.982.247-25") == [({"value": "529.982.247-26"},
+                                              "`value` is the code given with its last digit changed (`529.982.247-26`)")]
+        assert changed("4111 1111 1111 1119") == [({"value": "4111 1111 1111 1110"}, "`value` is the code given with "
+                                                   "its last digit changed (`4111 1111 1111 1110`)")]
+        for other in ("2026-12-15", "1234567", "probe value", "12/11/2026"):
+            assert changed(other) == [], other
+
     def test_a_documents_text_is_sent_as_the_path_of_its_file(self, tmp_path) -> None:
         """``reference_xml`` given a score's text is also given the path of the file that text came from, what a
         caller who has the file sends; a text no file holds is not."""

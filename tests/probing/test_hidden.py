@@ -154,7 +154,7 @@ class TestWordFragments:
         """A validator's ``"is_valid": false``, a findings list's first message under ``"valid": false``, a compact
         answer's ``"status":"invalid"`` with its first error, and the item under a ``❌`` heading are verdicts;
         ``"valid": true``, a nested flag, a success with warnings and an answer opening with ``❌`` are not."""
-        from toolatlas.probing.hidden import NEGATIVE_VERDICT, negative_verdict
+        from toolatlas.probing.verdicts import NEGATIVE_VERDICT, negative_verdict
 
         assert negative_verdict('{\n  "ip_address": "8.8.8.8",\n  "is_valid": false\n}') == '"is_valid": false'
         findings = ('{\n  "valid": false,\n  "findings": [\n    {"rule_id": "ED001", "message": '
@@ -175,6 +175,31 @@ class TestWordFragments:
         assert hidden_failure(ok(findings), tool("repair_file", "Repair a file."), mutation=None, changed=False,
                               arguments={"path": "a.ach"}) is None  # a repair reports the validity it found
         assert reason == f"{NEGATIVE_VERDICT}: “Transaction code is invalid.”"
+
+
+def test_a_validators_error_object_is_its_verdict_and_anothers_is_its_failure() -> None:
+    """``{"valid": false, "error": {"code", "message_pt", "message_en"}}``: from a validator, a negative verdict
+    quoting the English message (no error of the call); from a lookup, the result says it failed, for that message."""
+    from toolatlas.probing.evidence import error_evidence
+    from toolatlas.probing.text import json_error_reason
+    from toolatlas.probing.verdicts import NEGATIVE_VERDICT, negative_verdict
+
+    answer = ('{\n  "valid": false,\n  "formatted": null,\n  "raw": "529.982.247-26",\n  "error": {\n    "code": '
+              '"INVALID_CHECKSUM",\n    "message_pt": "Dígitos verificadores do CPF não conferem.",\n    "message_en": '
+              '"CPF checksum digits do not match.",\n    "suggestion": null\n  }\n}')
+    assert negative_verdict(answer) == "CPF checksum digits do not match."
+    assert negative_verdict('{"valid": false, "error": "bad length"}') == "bad length"
+    validate = tool("validate_cpf", "Valida CPF brasileiro (11 dígitos).")
+    outcome = ok(answer)
+    assert error_evidence(outcome, {"value": "529.982.247-26"}, validate, changed=False) is None
+    assert hidden_failure(outcome, validate, mutation="check_digit", changed=False,
+                          arguments={"value": "529.982.247-26"}) == f"{NEGATIVE_VERDICT}: “CPF checksum digits do not match.”"
+    lookup = tool("lookup_cep", "Consulta endereço por CEP via ViaCEP.")
+    offline = ('{"valid": false, "cep": null, "raw": "01310-100", "error": {"code": "NETWORK_ERROR", "message_pt": '
+               '"Falha de rede ao consultar ViaCEP.", "message_en": "Network failure querying ViaCEP."}}')
+    assert json_error_reason(offline) == "Network failure querying ViaCEP."
+    assert error_evidence(ok(offline), {"cep": "01310-100"}, lookup, changed=False) == "the result says it failed"
+    assert json_error_reason('{"valid": true, "error": null}') is None
 
 
 def test_no_content_at_all_for_what_does_not_exist_or_a_lookup_as_written_is_a_failure() -> None:

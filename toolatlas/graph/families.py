@@ -215,7 +215,7 @@ def summarise_schema(graph: ServerGraph, tool: str, round_: int = 0) -> Entry | 
 
 
 VERDICT_HOW = "gives a negative verdict"
-"""How a boundary's sentence says a judging tool's answer was no (:data:`~toolatlas.probing.hidden.NEGATIVE_VERDICT`)."""
+"""How a boundary's sentence says a judging tool's answer was no (:data:`~toolatlas.probing.verdicts.NEGATIVE_VERDICT`)."""
 
 
 def verdict_quote(entry: Entry) -> str | None:

@@ -43,7 +43,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import condition_argument, joined, portable_change
 from toolatlas.probing.evidence import argument_values
-from toolatlas.probing.hidden import NEAR_NAME, NEGATIVE_VERDICT, TOLD_BY_MISUSE, reason_quote
+from toolatlas.probing.hidden import NEAR_NAME, TOLD_BY_MISUSE, reason_quote
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.own_state import reads_only
 from toolatlas.probing.text import (
@@ -54,6 +54,7 @@ from toolatlas.probing.text import (
     to_placeholders,
 )
 from toolatlas.probing.values import scalars
+from toolatlas.probing.verdicts import NEGATIVE_VERDICT
 
 if TYPE_CHECKING:
     from toolatlas.environments import StateDiff

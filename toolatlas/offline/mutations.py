@@ -42,6 +42,9 @@ class MutationKind(StrEnum):
     """A change of a record the server's own listing marks locked (``"locked": true``)."""
     NEAR_NAME = "near_name"
     """A name the server gave, with a suffix no name has: refused, or taken for the closest name it knows."""
+    CHECK_DIGIT = "check_digit"
+    """A code of eight digits or more with its last digit changed: refused or judged invalid where a check digit
+    guards it, taken as another code where none does."""
     QUERY_SYNTAX = "query_syntax"
     """A search query with a hyphen between two words (``widget-based``): a search engine's syntax reads it as more
     than a word (a column, a negation), a plain one finds the text."""
@@ -121,6 +124,7 @@ SEMANTIC_FAMILIES = frozenset(
         "nonexistent_reference",
         "locked_target",
         "near_name",
+        "check_digit",
         "name_part",
         "no_match_edit",
         "sql_wrong_statement",

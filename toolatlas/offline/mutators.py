@@ -741,6 +741,31 @@ def near_name_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContex
     return [("near_name", loc, near, f"{_arg(loc)} names `{value}` with a suffix no name has", True)]
 
 
+_DIGIT_CODE = re.compile(r"\d[\d .\-/]*\d")
+"""A code written in digits and the separators of its mask (``529.982.247-25``, ``4111 1111 1111 1111``)."""
+_CODE_DIGITS = 8
+"""Digits a code needs to be taken for one a check digit may guard (tax ids, card, account and slip numbers)."""
+_CODE_KINDS = frozenset({ArgKind.STRING, ArgKind.IDENTIFIER, ArgKind.TEXT})
+_DATE_LIKE = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}")
+
+
+def check_digit_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A code of eight digits or more, as the call gave it, with its last digit changed (``529.982.247-26`` for
+    ``…-25``): many such codes end in a check digit (a tax id, a card or bank account number, a barcode), so the
+    server refuses it, or judges it invalid — what a caller who mistypes one digit meets; a server that answers as for
+    any other code shows no check is made."""
+    if spec.fresh or spec.enum or spec.kind not in _CODE_KINDS or not isinstance(value, str):
+        return []
+    code = value.strip()
+    if not _DIGIT_CODE.fullmatch(code) or sum(c.isdigit() for c in code) < _CODE_DIGITS or _DATE_LIKE.fullmatch(code):
+        return []
+    changed = code[:-1] + str((int(code[-1]) + 1) % 10)
+    if changed in ctx.in_call:
+        return []
+    return [("check_digit", loc, changed, f"{_arg(loc)} is the code given with its last digit changed (`{changed}`)",
+             True)]
+
+
 _CODE_VALUE = re.compile(r"\d[\d.\-]*")
 _CODE_NAMED = re.compile(r"['\"`]?(\d[\d.\-]*)['\"`]?\s+(?:for|=|is|means)\s+(?:the\s+)?"
                          r"([A-Z][\w'&/-]*(?:\s+(?:[A-Z][\w'&/-]*|and|of|in|&)){0,5})")
@@ -842,6 +867,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     path_for_text_mutations,
     separator_mutations,
     near_name_mutations,
+    check_digit_mutations,
     name_part_mutations,
     case_mutations,
     number_mutations,

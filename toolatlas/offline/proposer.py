@@ -65,10 +65,11 @@ from toolatlas.offline.workflows import (
     record_chains,
 )
 from toolatlas.probing.bindings import answer_fields, bound_references, output_ref
-from toolatlas.probing.hidden import MIRRORED, judges, mirror_index
+from toolatlas.probing.hidden import MIRRORED, mirror_index
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, Verdict
 from toolatlas.probing.text import error_signature, to_placeholders
 from toolatlas.probing.values import ArgKind, HarvestRef, scalars
+from toolatlas.probing.verdicts import judges
 from toolatlas.workspace import Workspace
 
 __all__ = ["OfflineProposer"]
@@ -829,7 +830,7 @@ class OfflineProposer:
                                keys=[f"{name}:mut:repeated_change"])]
 
     def _flagged_checks(self, round_: int, name: str) -> list[Probe]:
-        """A tool that judges what it is given (:func:`~toolatlas.probing.hidden.judges`), called with the values the
+        """A tool that judges what it is given (:func:`~toolatlas.probing.verdicts.judges`), called with the values the
         server's other answers flag (:func:`~toolatlas.offline.flagged.flagged_values`: a pin listed ``[INPUT ONLY]``),
         beside the arguments of the call that flagged them: what its check exists to catch."""
         tool = self.graph.specs[name]

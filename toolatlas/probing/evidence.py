@@ -39,6 +39,7 @@ from typing import Any
 from toolatlas.models import CallOutcome, OutcomeClass, ToolSpec
 from toolatlas.probing.bindings import wraps_text
 from toolatlas.probing.text import json_error_reason, looks_like_error, parse_answer, tally_failure
+from toolatlas.probing.verdicts import judged_no
 
 __all__ = ["NOTHING_DONE", "argument_values", "error_evidence", "names_a_change", "promises_change", "without_echoes"]
 
@@ -259,6 +260,8 @@ def error_evidence(
         if _NO_MATCH.match(remainder) and _bare(text) and _echoes_each(text, arguments, spec):
             return "found nothing between the things the call names"
         return None
+    if judged_no(text, spec, changed=changed) is not None:  # a validator's no, with its error object: its verdict
+        return None  # (hidden_failure), not a failure to judge
     reason = json_error_reason(text)  # {"status": "error", …}, "Succeeded: 0 … Failed: 1" — not a record's own
     if (reason and reason.strip() not in values) or tally_failure(text):  # (a record stored with the error it was given)
         return "the result says it failed"

@@ -70,9 +70,10 @@ from toolatlas.probing.bindings import document_of
 from toolatlas.probing.evidence import NOTHING_DONE, argument_values, found_nothing, without_echoes
 from toolatlas.probing.text import MISSING_WORDS_CJK, parse_answer
 from toolatlas.probing.values import MADE_UP, names_made_up
+from toolatlas.probing.verdicts import NEGATIVE_VERDICT, WORD, judged_no, lead_words
 
-__all__ = ["CREATING_VERBS", "NEGATIVE_VERDICT", "TOLD_BY_MISUSE", "action_participles", "claims_action",
-           "hidden_failure", "ignored_value", "mirror_index", "negative_verdict", "reason_quote"]
+__all__ = ["CREATING_VERBS", "TOLD_BY_MISUSE", "action_participles", "claims_action", "hidden_failure",
+           "ignored_value", "mirror_index", "reason_quote"]
 
 MALFORMED = "malformed_value"
 FRAGMENT = "word_fragment"
@@ -104,7 +105,6 @@ CREATING_VERBS = frozenset(
     "write".split()
 )
 """Verbs of tools whose use is to bring into existence (or into the server's memory) what they name."""
-_WORD = re.compile(r"[A-Za-z][a-z]*")
 _NEGATION = re.compile(r"\b(?:not|no|nothing|none|never|already|failed|false|0)\b", re.IGNORECASE)
 _SHORT_VERB = 3
 """Verbs shorter than this (``rm``) are never taken for the action: their past forms are not words."""
@@ -122,11 +122,6 @@ def _past(verb: str) -> set[str]:
     return forms
 
 
-def _lead_words(spec: ToolSpec) -> list[str]:
-    """The first word of a tool's name and of its description, lower-cased: where its verb stands."""
-    return [w.lower() for w in _WORD.findall(spec.name)[:1] + _WORD.findall(spec.description or "")[:1]]
-
-
 def reason_quote(reason: str) -> str:
     """The answer's words a failure's reason quotes (``… negative: “"is_valid": false”``), or ``""``."""
     return reason.partition("“")[2].removesuffix("”")
@@ -136,7 +131,7 @@ def action_participles(spec: ToolSpec) -> set[str]:
     """How an answer says the tool's action was done: the past participles of the verbs that start its
     name and its description (``align_elements`` → aligned; ``rm`` "Remove a file." → removed); none for a
     tool whose action creates."""
-    words = _lead_words(spec)
+    words = lead_words(spec)
     if any(w in CREATING_VERBS for w in words):
         return set()
     return {form for w in words if len(w) >= _SHORT_VERB for form in _past(w)}
@@ -156,7 +151,7 @@ def claims_action(text: str, spec: ToolSpec | None, values: list[str]) -> bool:
             return any(document.get(key) is True for key in document if str(key).lower() in participles)
     remainder, _echoed = without_echoes(stripped, values)
     first = next((line for line in remainder.splitlines() if line.strip()), "")
-    said = {w.lower() for w in _WORD.findall(first)}
+    said = {w.lower() for w in WORD.findall(first)}
     return bool(said & participles) and not _NEGATION.search(first)
 
 
@@ -191,7 +186,7 @@ def hidden_failure(
         finding = _finding(text, values)
         if finding is not None:
             return f"it reports the value it could not read as a finding, not as an error: “{finding}”"
-    verdict = negative_verdict(text) if changed is not True and judges(spec) else None
+    verdict = judged_no(text, spec, changed=changed)
     if verdict is not None:
         return f"{NEGATIVE_VERDICT}: “{verdict}”"
     made_up = names_made_up(arguments) or names_made_up(rendered)
@@ -306,84 +301,6 @@ def _keyed_missing(node: Any, under: bool) -> bool:
             if _keyed_missing(value, under or bool(_MISSING_KEY.search(snake))):
                 return True
     return False
-
-
-NEGATIVE_VERDICT = "its verdict on what it was given is negative"
-_VERDICT_KEYS = ("valid", "is_valid", "isValid", "passed", "pass", "compliant", "conforms", "balanced", "matches",
-                 "is_match", "in_range", "within_range", "consistent", "compatible", "is_compatible")
-"""Keys of a JSON answer whose false value is the answer's verdict on the call's input (not a failure to answer)."""
-_VERDICT_LINE = re.compile(rf'^\s{{0,2}}"(?:{"|".join(_VERDICT_KEYS)})"\s*:\s*false\b', re.MULTILINE)
-_FIRST_MESSAGE = re.compile(r'"(?:message|description|reason|detail)"\s*:\s*"([^"\n]{1,160})"')
-_CROSS_LINE = re.compile(r"^\s*[❌✗✘]\s*(?P<line>\S[^\n]{0,160})$", re.MULTILINE)
-_BULLET = re.compile(r"^\s*[•*-]\s+(?P<line>\S[^\n]{0,160})$", re.MULTILINE)
-
-
-JUDGING_VERBS = frozenset("validate check verify lint test audit detect assess evaluate compare".split())
-"""Verbs of tools whose use is to judge what they are given: their answer is a verdict."""
-
-
-def judges(spec: ToolSpec | None) -> bool:
-    """Whether a tool judges what it is given (``validate_ach_file``, ``check_pin_conflict``; "Check if …")."""
-    if spec is None:
-        return False
-    return any(w in JUDGING_VERBS for w in _lead_words(spec))
-
-
-_FAILED_STATUS = frozenset("invalid fail failed failure error errors rejected noncompliant non-compliant".split())
-"""Values of a JSON answer's ``status`` (``result``, ``verdict``) that say what it was given did not pass."""
-_STATUS_KEYS = ("status", "result", "verdict")
-_FINDING_KEYS = ("errors", "findings", "violations", "issues", "problems")
-_MESSAGE_KEYS = ("message", "description", "reason", "detail", "error")
-
-
-def _json_verdict(text: str) -> str | None:
-    """The verdict of an answer that is a whole JSON object, when it is no: its first error or finding (a string, or
-    an object's message), else the verdict key as written (``"status": "invalid"``). None when it is not JSON or its
-    top level says no verdict (a nested flag is part of what it reports, not its verdict)."""
-    document = document_of(None, text)
-    if not isinstance(document, Mapping):
-        return None
-    said = next((f'"{key}": false' for key in _VERDICT_KEYS if document.get(key) is False), None)
-    if said is None:
-        said = next((f'"{key}": "{document[key]}"' for key in _STATUS_KEYS
-                     if isinstance(document.get(key), str) and document[key].strip().lower() in _FAILED_STATUS), None)
-    if said is None:
-        return None
-    for key in _FINDING_KEYS:
-        findings = document.get(key)
-        for finding in findings if isinstance(findings, list) else ():
-            if isinstance(finding, str) and finding.strip():
-                return finding.strip()[:160]
-            if isinstance(finding, Mapping):
-                message = next((finding[k] for k in _MESSAGE_KEYS if isinstance(finding.get(k), str)), None)
-                if message:
-                    return message.strip()[:160]
-    return said
-
-
-def negative_verdict(text: str) -> str | None:
-    """What an answer that judged its input says of it, when the judgement is no, in its own words: of a JSON answer
-    whose top-level verdict is no (``"is_valid": false``, ``"status": "invalid"``), its first error or finding, else
-    that verdict; of a line marked with a cross (``❌ CONFLICTS (Must Fix):``), the first item under it, else the line.
-    None when the answer judged nothing or said yes; a first line that is itself an error is an error, not a verdict."""
-    head = text.lstrip()
-    if head.startswith("{"):
-        judged = _json_verdict(head)
-        if judged is not None:
-            return judged
-        verdict = _VERDICT_LINE.search(head[:600])  # a JSON answer cut short: its verdict line
-        if verdict is not None:
-            message = _FIRST_MESSAGE.search(head, verdict.end())
-            return message.group(1) if message else verdict.group(0).strip()
-    crossed = _CROSS_LINE.search(text)
-    if crossed is None or not text[:crossed.start()].strip():  # an answer that opens with ❌ is an error
-        return None
-    line = crossed.group("line").strip("* ").rstrip()
-    if line.endswith(":"):  # a heading: what it lists is the verdict
-        item = _BULLET.search(text, crossed.end())
-        if item is not None:
-            return item.group("line").strip()
-    return line
 
 
 UNREADABLE = frozenset({MALFORMED, "sql_syntax_error"})

@@ -10,7 +10,7 @@ import ast
 import functools
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 __all__ = [
@@ -381,8 +381,26 @@ _VERDICT_KEYS = ("result", "status", "outcome", "state")
 """Keys a JSON answer states its verdict under (``"status": "error"``)."""
 """Verdicts of a JSON answer that failed (a run stopped by its time limit answers ``"status": "timeout"``)."""
 _REASON_KEYS = ("reason", "message", "error_message", "errorMessage", "error", "detail", "details", "msg")
-_REASON_KEY = "|".join(_REASON_KEYS)
-"""The reason keys as a regular expression's alternatives (for answers cut off before they parse)."""
+_REASON_KEY = f"(?:{'|'.join(_REASON_KEYS)})(?:_en|En)?"
+"""The reason keys as a regular expression's alternatives (for answers cut off before they parse), each also in its
+English variant (``message_en``)."""
+_LOCALISED = re.compile(r"(?P<key>[a-z]+)(?:[_-](?P<lang>[a-z]{2})(?:[_-][a-z]{2})?|(?P<cap>[A-Z][a-z]))")
+"""A key of a message in one language (``message_en``, ``message_pt``, ``messageEn``)."""
+
+
+def object_message(value: Mapping[str, Any], keys: Iterable[str] = _REASON_KEYS) -> str:
+    """The message of a JSON object (an error, a finding): its first non-empty string under ``keys``, else under one
+    of them in a language of its own (``message_en`` over ``message_pt``: English first, then as written); ``""``."""
+    message = next((value[k] for k in keys if isinstance(value.get(k), str) and value[k].strip()), "")
+    if message:
+        return message
+    wanted = {k.lower() for k in keys}
+    localised = []
+    for key, text in value.items():
+        match = _LOCALISED.fullmatch(str(key))
+        if match and match["key"] in wanted and isinstance(text, str) and text.strip():
+            localised.append(((match["lang"] or match["cap"]).lower() != "en", text))
+    return min(localised, key=lambda pair: pair[0])[1] if localised else ""
 
 
 _CUT_VERDICT = re.compile(
@@ -393,8 +411,8 @@ _CUT_VERDICT = re.compile(
 """A failed verdict of a cut answer, or an answer that is an error object (``{"error": {"kind": …``)."""
 _CUT_FALSE = re.compile(r'"(?:success|ok)"\s*:\s*false', re.IGNORECASE)
 """``"success": false`` of a cut answer: its verdict only at the answer's top level (not a nested record's)."""
-_CUT_REASON = re.compile(rf'"(?:{_REASON_KEY})"\s*:\s*("(?:[^"\\\n]|\\.)*")')
-_CUT_OPEN_REASON = re.compile(rf'"(?:{_REASON_KEY})"\s*:\s*"((?:[^"\\\n]|\\.){{1,200}})')
+_CUT_REASON = re.compile(rf'"{_REASON_KEY}"\s*:\s*("(?:[^"\\\n]|\\.)*")')
+_CUT_OPEN_REASON = re.compile(rf'"{_REASON_KEY}"\s*:\s*"((?:[^"\\\n]|\\.){{1,200}})')
 """A reason whose string the cut ends inside (an answer that repeats a huge argument): its first characters."""
 _CUT_REACH = 300
 """How far after a failed verdict the reason of a cut-off JSON result is looked for."""
@@ -442,7 +460,7 @@ def _json_error(value: Any, depth: int) -> str:
         verdict = [value.get(k) for k in _VERDICT_KEYS]
         stated = any(isinstance(v, str) and v.lower() in _FAILED for v in verdict)
         failed = stated or value.get("success") is False or value.get("ok") is False or value.get("found") is False
-        reason = next((value[k] for k in _REASON_KEYS if isinstance(value.get(k), str) and value[k]), "")
+        reason = object_message(value)
         if stated and not reason and depth == 0:  # the call's own failed status, its reason under a key of its own
             reason = next((v for k, v in value.items() if k not in _VERDICT_KEYS and isinstance(v, str)
                            and " " in v.strip()), "")  # ("explanation": "Model validation failed with 1 error(s)…")
@@ -450,7 +468,7 @@ def _json_error(value: Any, depth: int) -> str:
             return reason
         message = value.get("error")
         if isinstance(message, dict):  # {"error": {"kind": "illegal_move", "message": "..."}}: an error object
-            message = next((message[k] for k in _REASON_KEYS if isinstance(message.get(k), str) and message[k]), "")
+            message = object_message(message)
         if depth == 0 and isinstance(message, str) and message and not any(
             value.get(k) is True for k in ("success", "ok")
         ):  # {"error": "Todo with ID 'x' not found", ...}
