@@ -271,7 +271,7 @@ class TestGeneratedValues:
 
 class TestAServerHoldingItsDatabase:
     @staticmethod
-    def catalogue(tmp_path: Path, **server: Any) -> Any:
+    def catalogue(tmp_path: Path, journal_mode: str = "wal", **server: Any) -> Any:
         snapshot = tmp_path / "books"
         snapshot.mkdir()
         with sqlite3.connect(snapshot / "ledger.db") as setup:
@@ -279,7 +279,8 @@ class TestAServerHoldingItsDatabase:
             setup.execute("INSERT INTO entries VALUES ('opening balance', 100)")
         setup.close()
         spec = {"name": "ledger", "environment": {"kind": "directory", "snapshot": str(snapshot)},
-                "transport": {"command": sys.executable, "args": ["-m", "toolatlas.testing.servers.ledger", "${root}"]},
+                "transport": {"command": sys.executable,
+                              "args": ["-m", "toolatlas.testing.servers.ledger", "${root}", journal_mode]},
                 **server}
         return parse_catalogue({"servers": [spec]}, tmp_path / "catalogue.toml")
 
@@ -297,6 +298,27 @@ class TestAServerHoldingItsDatabase:
                 await getattr(sandbox, how)()
                 assert sandbox.restart_on_reset
                 assert (await sandbox.call("count_entries", {})).excerpt == "1 entries"
+
+    @pytest.mark.parametrize("how", ["restore", "freeze_and_reset"])
+    async def test_a_file_it_holds_is_reset_in_place(self, tmp_path: Path, how: str) -> None:
+        """A server that keeps its database open with SQLite's default journal, in a folder whose reset moves the files
+        out: the file it holds is written back in place instead (no restart), so it reads the snapshot's rows and
+        its writes go on — before, it read what it wrote and was refused every write (the database it opened was
+        moved); a freeze copies that file and leaves it where the server has it."""
+        catalogue = self.catalogue(tmp_path, "delete")
+        async with Workspace(catalogue, Home(tmp_path / "home")).sandbox(catalogue.server("ledger")) as sandbox:
+            for _ in range(3):
+                added = await sandbox.call("add_entry", {"memo": "printer paper", "amount": -12.5})
+                assert added.outcome is OutcomeClass.OK, added.excerpt
+                assert (await sandbox.call("count_entries", {})).excerpt == "2 entries"
+                frozen = await getattr(sandbox, how)()
+                assert not sandbox.restart_on_reset
+                assert sandbox.instance is not None and [Path(f).name for f in sandbox.instance.held] == ["ledger.db"]
+                assert (await sandbox.call("count_entries", {})).excerpt == "1 entries"
+                if frozen is not None:
+                    with sqlite3.connect(Path(frozen.path) / "ledger.db") as kept:
+                        assert kept.execute("SELECT COUNT(*) FROM entries").fetchone() == (2,)
+                    kept.close()
 
     async def test_a_catalogue_that_decided_is_followed(self, tmp_path: Path) -> None:
         """``restart_on_reset = false`` in the catalogue is kept: the server is not restarted, and reads on what it

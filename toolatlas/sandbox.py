@@ -12,6 +12,7 @@ place it can write, and the rest of the machine it cannot see (:mod:`toolatlas.c
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import structlog
 
 from toolatlas.client import HttpEndpoint, ServerConnection, StdioLaunch
+from toolatlas.client.held import held_files
 from toolatlas.config.servers import HttpTransport, ServerSpec, StdioTransport
 from toolatlas.confinement import Confiner, confiner_for, grant_for
 from toolatlas.environments import Environment, FrozenState, Instance, Snapshot, StateDigest, render_template
@@ -141,15 +143,22 @@ class Sandbox:
         return {**self.instance.variables, "sandbox": self.instance.slot}
 
     def _learn_restart(self) -> None:
-        """Restart the server after every reset from the first time it holds its state open where a reset in place
-        cannot reach it (a SQLite database in WAL mode), unless the catalogue decided; said once."""
+        """Restart the server after every reset from the first time it holds its state open where a reset cannot reach
+        it (:meth:`~toolatlas.environments.base.Environment.held_open`), unless the catalogue decided; said once. Else
+        the files it holds open are the instance's :attr:`~toolatlas.environments.base.Instance.held`: the reset
+        writes them back in place."""
         assert self.instance is not None
         if self.restart_on_reset or self.spec.restart_on_reset is not None:
             return
-        if self.environment.held_open(self.instance):
+        pid = self.connection.pid if self.connection is not None else None
+        held = tuple(held_files(pid, str(self.instance.state))) if pid is not None else ()
+        if self.environment.held_open(self.instance, held):
             self.restart_on_reset = True
-            self._log.info("restart_on_reset", reason="the server holds a SQLite database open in WAL mode, "
-                           "where a reset in place cannot reach it")
+            self._log.info("restart_on_reset", held=[os.path.relpath(f, self.instance.state) for f in held[:3]],
+                           reason="the server holds its state open where a reset cannot reach it (a file the snapshot "
+                                  "has not, a SQLite database in WAL mode)")
+        elif held != self.instance.held:  # written back in place by the reset
+            self.instance = self.instance.model_copy(update={"held": held})
 
     async def reset(self) -> None:
         """Restore the instance to the snapshot in place (restarting the server if the kind requires it, or if it

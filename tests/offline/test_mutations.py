@@ -431,6 +431,23 @@ class TestCase:
         for other in ("2026-12-15", "1234567", "probe value", "12/11/2026"):
             assert changed(other) == [], other
 
+    def test_a_confirming_flag_set_true_is_also_sent_false(self) -> None:
+        """``confirm`` (or a flag its description says must be true) given true is also sent false, what a caller who
+        has not confirmed sends; a flag of another meaning, or one given false, is not."""
+        schema = {"type": "object", "required": ["profile_id", "confirm"], "properties": {
+            "profile_id": {"type": "integer"}, "confirm": {"type": "boolean"},
+            "purge": {"type": "boolean", "description": "Must be set to true to remove the files too."},
+            "verbose": {"type": "boolean"}}}
+        tool = ToolSpec(server="s", name="delete_profile", description="Delete a profile.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        call = {"profile_id": 3, "confirm": True, "purge": True, "verbose": True}
+        unconfirmed = sorted((m.target_arg, m.arguments[m.target_arg], m.condition) for m in boundary_mutations(
+            tool, infer_arguments(tool), call, synth, cap=80) if m.name is MutationKind.UNCONFIRMED)
+        assert unconfirmed == [("confirm", False, "`confirm` is false: the action is not confirmed"),
+                               ("purge", False, "`purge` is false: the action is not confirmed")]
+        assert not [m for m in boundary_mutations(tool, infer_arguments(tool), {**call, "confirm": False, "purge": False},
+                                                  synth, cap=80) if m.name is MutationKind.UNCONFIRMED]
+
     def test_a_documents_text_is_sent_as_the_path_of_its_file(self, tmp_path) -> None:
         """``reference_xml`` given a score's text is also given the path of the file that text came from, what a
         caller who has the file sends; a text no file holds is not."""

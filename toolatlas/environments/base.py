@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -62,6 +63,10 @@ class Instance(Frozen):
     snapshot: Snapshot
     variables: dict[str, str]
     """Placeholder values for the server's args/env: ``root``, ``home`` and the kind's own (``db_path``, ...)."""
+    held: tuple[str, ...] = ()
+    """Files of the state its server holds open (absolute paths; the sandbox reads them from the running server): a
+    folder's reset and freeze keep these where they are, written back in place, so the server's handle sees the
+    reset."""
 
     @property
     def home(self) -> Path:
@@ -126,9 +131,10 @@ class Environment(Protocol):
     restart_on_reset: ClassVar[bool]
     """Whether a server bound to an instance must be restarted after a reset (it holds connections)."""
 
-    def held_open(self, instance: Instance) -> bool:
-        """Whether a server holds the instance's state open where a reset in place cannot reach it (a SQLite
-        database in WAL mode): then it is restarted after each reset, as :attr:`restart_on_reset` would."""
+    def held_open(self, instance: Instance, held: Sequence[str] = ()) -> bool:
+        """Whether a server holds the instance's state open where a reset cannot reach it (a SQLite database in WAL
+        mode; of ``held``, the files of the instance the server has open, one its reset cannot write back in place):
+        then it is restarted after each reset, as :attr:`restart_on_reset` would."""
         ...
 
     def materialise(self, source: Path | None, seed: str | None, target_dir: Path) -> Snapshot:

@@ -33,6 +33,7 @@ import subprocess
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -120,17 +121,63 @@ def _plain_folder(path: Path) -> bool:
         return False
 
 
-def _copy_children(source: Path, dest: Path) -> None:
-    """Copy what the folder ``source`` holds into the existing empty folder ``dest`` (like ``cp -a
-    source/. dest``), then give ``dest`` the modes and times of ``source``."""
-    os.chmod(dest, stat.S_IMODE(os.lstat(dest).st_mode) | stat.S_IRWXU)  # the server may have locked it
+def _relative(held: Sequence[str], entry: Path) -> frozenset[str]:
+    """The held files under the folder ``entry``, relative to it."""
+    prefix = f"{entry}/"
+    return frozenset(f.removeprefix(prefix) for f in held if f.startswith(prefix))
+
+
+def _on_the_way(name: str, held: frozenset[str]) -> bool:
+    """Whether the folder ``name`` (relative) holds a held file."""
+    return any(f.startswith(f"{name}/") for f in held)
+
+
+def _freeze_children(entry: Path, target: Path, held: frozenset[str], within: str = "") -> None:
+    """Move what the folder ``entry`` holds into the new folder ``target`` (each child one rename), but a file the server
+    holds open (``held``, relative to the state's root), which is copied and stays where the server has it, and a
+    folder on the way to one, made anew and gone through."""
+    target.mkdir()
+    for child in os.scandir(entry):
+        name = f"{within}{child.name}"
+        if name in held and child.is_file(follow_symlinks=False):
+            shutil.copy2(child.path, target / child.name, follow_symlinks=False)
+        elif child.is_dir(follow_symlinks=False) and _on_the_way(name, held):
+            _freeze_children(Path(child.path), target / child.name, held, f"{name}/")
+        else:
+            os.replace(child.path, target / child.name)
+    shutil.copystat(entry, target, follow_symlinks=False)
+
+
+def _reset_children(entry: Path, source: Path, held: frozenset[str], within: str = "") -> None:
+    """Make the folder ``entry`` hold what ``source`` holds: each child removed and copied anew, but a file the server
+    holds open that ``source`` has too, written back in place (its handle sees the snapshot's bytes), and a folder on
+    the way to one, gone through."""
+    os.chmod(entry, stat.S_IMODE(os.lstat(entry).st_mode) | stat.S_IRWXU)  # the server may have locked it
+    kept: set[str] = set()
+    for child in os.scandir(entry):
+        name, original = f"{within}{child.name}", source / child.name
+        if name in held and child.is_file(follow_symlinks=False) and original.is_file() and not original.is_symlink():
+            kept.add(child.name)
+        elif child.is_dir(follow_symlinks=False) and _on_the_way(name, held) and _plain_folder(original):
+            kept.add(child.name)
+        else:
+            remove_tree(Path(child.path))
     for child in os.scandir(source):
-        target = dest / child.name
-        if child.is_dir(follow_symlinks=False):
+        target = entry / child.name
+        if child.name in kept and child.is_dir(follow_symlinks=False):
+            _reset_children(target, Path(child.path), held, f"{within}{child.name}/")
+        elif child.name in kept:
+            with open(child.path, "rb") as original:
+                data, mode = original.read(), stat.S_IMODE(os.fstat(original.fileno()).st_mode)
+            if not _rewrite(target, data, mode):  # made read-only: replaced (the server's handle keeps the old)
+                remove_tree(target)
+                shutil.copy2(child.path, target, follow_symlinks=False)
+            shutil.copystat(child.path, target, follow_symlinks=False)
+        elif child.is_dir(follow_symlinks=False):
             shutil.copytree(child.path, target, symlinks=True)
         else:
             shutil.copy2(child.path, target, follow_symlinks=False)
-    shutil.copystat(source, dest, follow_symlinks=False)
+    shutil.copystat(source, entry, follow_symlinks=False)
 
 
 def _rewrite(entry: Path, data: bytes, mode: int) -> bool:
@@ -244,9 +291,7 @@ class FileStateEnvironment:
                 if _rewrite(entry, data, mode):
                     return
             if self._is_dir and _plain_folder(entry):  # the same folder: a server working in it stays there
-                for child in os.scandir(entry):
-                    remove_tree(Path(child.path))
-                _copy_children(Path(instance.snapshot.path), entry)
+                _reset_children(entry, Path(instance.snapshot.path), _relative(instance.held, entry))
                 return
             remove_tree(entry)
             _copy_entry(Path(instance.snapshot.path), entry)
@@ -260,10 +305,7 @@ class FileStateEnvironment:
             if not self._is_dir and self._rewritable(entry):  # the server may hold it open: it stays
                 shutil.copy2(entry, target, follow_symlinks=False)
             elif self._is_dir and _plain_folder(entry):  # its content moves out, the folder stays
-                target.mkdir()
-                for child in os.scandir(entry):
-                    os.replace(child.path, target / child.name)
-                shutil.copystat(entry, target, follow_symlinks=False)
+                _freeze_children(entry, target, _relative(instance.held, entry))
             elif entry.exists() or entry.is_symlink():
                 os.replace(entry, target)
             elif self._is_dir:
@@ -338,8 +380,13 @@ class FileStateEnvironment:
             raise SandboxError(f"cannot reset {self.kind} instance {instance.id}: {exc}") from exc
         return True
 
-    def held_open(self, instance: Instance) -> bool:
-        return open_in_wal_mode(self._entry_path(instance))
+    def held_open(self, instance: Instance, held: Sequence[str] = ()) -> bool:
+        if self._is_dir and held:  # a held file the snapshot has is written back in place (Instance.held); one it
+            snapshot = Path(instance.snapshot.path)  # has not would be removed under the server
+            entry = instance.state / self.entry
+            if any(not os.path.isfile(snapshot / os.path.relpath(f, entry)) for f in held):
+                return True
+        return open_in_wal_mode(self._entry_path(instance))  # a file is rewritten in place, but not its write-ahead log
 
     def _rewritable(self, entry: Path) -> bool:
         """Whether a single-file state can be reset in place: still one plain file (not a symlink,

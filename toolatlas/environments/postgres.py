@@ -21,7 +21,7 @@ import re
 import subprocess
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
@@ -201,7 +201,7 @@ class PostgresEnvironment:
             variables=variables | snapshot.variables,
         )
 
-    def held_open(self, instance: Instance) -> bool:
+    def held_open(self, instance: Instance, held: Sequence[str] = ()) -> bool:
         return False  # the server is restarted after every reset already
 
     def reset(self, instance: Instance) -> None:

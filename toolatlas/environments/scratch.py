@@ -7,6 +7,7 @@ import os
 import subprocess
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -35,8 +36,8 @@ class NoEnvironment:
             kind=self.kind, id=slot.name, slot=str(slot), snapshot=snapshot, variables={"root": str(root), "home": str(home)}
         )
 
-    def held_open(self, instance: Instance) -> bool:
-        return False  # nothing a server could hold: a reset only empties its scratch folder
+    def held_open(self, instance: Instance, held: Sequence[str] = ()) -> bool:
+        return bool(held)  # a file of the scratch folder a reset empties
 
     def reset(self, instance: Instance) -> None:
         root = instance.state / "root"
@@ -146,8 +147,8 @@ class CommandEnvironment:
         self._run(self.spec.prepare, variables, "prepare")
         return Instance(kind=self.kind, id=slot.name, slot=str(slot), snapshot=snapshot, variables=variables)
 
-    def held_open(self, instance: Instance) -> bool:
-        return open_in_wal_mode(instance.state / "root")
+    def held_open(self, instance: Instance, held: Sequence[str] = ()) -> bool:
+        return bool(held) or open_in_wal_mode(instance.state / "root")  # a reset removes the folder's files
 
     def reset(self, instance: Instance) -> None:
         root = instance.state / "root"

@@ -45,6 +45,8 @@ class MutationKind(StrEnum):
     CHECK_DIGIT = "check_digit"
     """A code of eight digits or more with its last digit changed: refused or judged invalid where a check digit
     guards it, taken as another code where none does."""
+    UNCONFIRMED = "unconfirmed"
+    """A confirming flag (``confirm``, ``force``) sent false: refused, or the action done without it."""
     QUERY_SYNTAX = "query_syntax"
     """A search query with a hyphen between two words (``widget-based``): a search engine's syntax reads it as more
     than a word (a column, a negation), a plain one finds the text."""
@@ -125,6 +127,7 @@ SEMANTIC_FAMILIES = frozenset(
         "locked_target",
         "near_name",
         "check_digit",
+        "unconfirmed",
         "name_part",
         "no_match_edit",
         "sql_wrong_statement",

@@ -462,8 +462,8 @@ def _one_past(value: Any, limit: int) -> str:
 
 
 def shape_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
-    synth = ctx.synth
     """Type, null, emptiness and size: the mutations every argument admits."""
+    synth = ctx.synth
     arg = _arg(loc)
     out: list[Found] = []
     if spec.json_type == "string" and spec.kind is not ArgKind.ENUM:
@@ -766,6 +766,25 @@ def check_digit_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationCont
              True)]
 
 
+_CONFIRMING = re.compile(r"(?:confirm(?:ed|ation)?|force|forced|yes|approved?|acknowledged?|i_?understand\w*)",
+                         re.IGNORECASE)
+"""Names of a flag a caller sets to say "yes, do it" (``confirm``, ``force``)."""
+_MUST_BE_TRUE = re.compile(r"\b(?:must|has to|needs? to) be (?:set to )?true\b|\bset (?:it )?to true to\b"
+                           r"|\btrue to (?:confirm|proceed|delete|remove|overwrite)\b", re.IGNORECASE)
+"""A flag's description saying it has to be true for the action to happen."""
+
+
+def unconfirmed_mutations(spec: ArgSpec, loc: str, value: Any, ctx: MutationContext) -> list[Found]:
+    """A confirming flag (``confirm``, ``force``, or one its description says must be true) the call set true, sent
+    false: what a caller who has not confirmed sends — refused, often as a successful answer (``Error: You must set
+    confirm=true to delete a profile.``), or done anyway (the flag guards nothing)."""
+    if spec.kind is not ArgKind.BOOLEAN or value is not True:
+        return []
+    if not _CONFIRMING.fullmatch(loc.rsplit(".", 1)[-1]) and not _MUST_BE_TRUE.search(spec.description):
+        return []
+    return [("unconfirmed", loc, False, f"{_arg(loc)} is false: the action is not confirmed", True)]
+
+
 _CODE_VALUE = re.compile(r"\d[\d.\-]*")
 _CODE_NAMED = re.compile(r"['\"`]?(\d[\d.\-]*)['\"`]?\s+(?:for|=|is|means)\s+(?:the\s+)?"
                          r"([A-Z][\w'&/-]*(?:\s+(?:[A-Z][\w'&/-]*|and|of|in|&)){0,5})")
@@ -868,6 +887,7 @@ SCALAR_MUTATORS: tuple[Mutator, ...] = (
     separator_mutations,
     near_name_mutations,
     check_digit_mutations,
+    unconfirmed_mutations,
     name_part_mutations,
     case_mutations,
     number_mutations,

@@ -1,10 +1,10 @@
-"""A real MCP server of a cash ledger kept in a SQLite database it holds open, in WAL mode, for its whole run.
+"""A real MCP server of a cash ledger kept in a SQLite database it holds open for its whole run.
 
-Run: ``python -m toolatlas.testing.servers.ledger ROOT``. The first call opens ``ROOT/ledger.db`` once, switches it
-to write-ahead logging (SQLite then keeps ``ledger.db-wal`` and its shared-memory index ``ledger.db-shm`` beside
-it) and keeps the connection, as an application library keeps its collection: ``add_entry`` adds a row,
-``count_entries`` counts them. A reset that writes the folder back under the running server is not what it reads
-next; a new run of it is.
+Run: ``python -m toolatlas.testing.servers.ledger ROOT [JOURNAL_MODE]``. The first call opens ``ROOT/ledger.db``
+once, switches it to write-ahead logging (SQLite then keeps ``ledger.db-wal`` and its shared-memory index
+``ledger.db-shm`` beside it; ``delete`` keeps SQLite's default rollback journal) and keeps the connection, as an
+application library keeps its collection: ``add_entry`` adds a row, ``count_entries`` counts them. A reset that
+writes the folder back under the running server is not what it reads next; a new run of it is.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pydantic import Field
 __all__ = ["build_server", "main"]
 
 
-def build_server(root: Path) -> Any:
+def build_server(root: Path, journal_mode: str = "wal") -> Any:
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("ledger", version="1.0.0", instructions="A cash ledger in a SQLite database.")
@@ -28,7 +28,7 @@ def build_server(root: Path) -> Any:
     def ledger() -> sqlite3.Connection:
         if not held:
             conn = sqlite3.connect(root / "ledger.db", isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA journal_mode={journal_mode}")
             held.append(conn)
         return held[0]
 
@@ -49,7 +49,7 @@ def build_server(root: Path) -> Any:
 
 
 def main() -> None:
-    build_server(Path(sys.argv[1])).run("stdio")
+    build_server(Path(sys.argv[1]), *sys.argv[2:3]).run("stdio")
 
 
 if __name__ == "__main__":
