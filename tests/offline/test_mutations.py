@@ -448,6 +448,30 @@ class TestCase:
         assert not [m for m in boundary_mutations(tool, infer_arguments(tool), {**call, "confirm": False, "purge": False},
                                                   synth, cap=80) if m.name is MutationKind.UNCONFIRMED]
 
+    def test_a_span_of_dates_is_sent_over_a_year_long_and_reversed(self) -> None:
+        """``start_date``/``end_date`` (and ``from_time``/``to_time`` with a clock) become a span of 400 days, where a
+        server caps a range, and the two swapped; a lone date, or ends of different things, are no span."""
+        schema = {"type": "object", "properties": {
+            "start_date": {"type": "string"}, "end_date": {"type": "string"}, "from_time": {"type": "string"},
+            "to_time": {"type": "string"}, "birth_date": {"type": "string"}, "end_col": {"type": "string"}}}
+        tool = ToolSpec(server="s", name="find_windows", description="Scan a window of time.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+
+        def spans(call: dict) -> list[tuple[str, dict, str]]:
+            return [(m.name.value, m.arguments, m.condition) for m in boundary_mutations(
+                tool, infer_arguments(tool), call, synth, cap=80) if m.name in (MutationKind.WIDE_SPAN,
+                                                                                MutationKind.REVERSED_SPAN)]
+
+        call = {"start_date": "2026-12-01", "end_date": "2026-12-31", "birth_date": "1988-03-14"}
+        assert spans(call) == [
+            ("wide_span", {**call, "end_date": "2028-01-05"},
+             "`start_date` to `end_date` spans 400 days (`2026-12-01` to `2028-01-05`)"),
+            ("reversed_span", {**call, "start_date": "2026-12-31", "end_date": "2026-12-01"},
+             "`end_date` comes before `start_date` (the two swapped)")]
+        timed = {"from_time": "2024-03-01T00:00:00", "to_time": "2024-03-31T23:59:59"}
+        assert [a["to_time"] for name, a, _ in spans(timed) if name == "wide_span"] == ["2025-04-05T23:59:59"]
+        assert spans({"birth_date": "1988-03-14", "end_col": "2026-01-01"}) == []
+
     def test_a_documents_text_is_sent_as_the_path_of_its_file(self, tmp_path) -> None:
         """``reference_xml`` given a score's text is also given the path of the file that text came from, what a
         caller who has the file sends; a text no file holds is not."""

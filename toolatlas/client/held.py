@@ -2,7 +2,8 @@
 
 A reset that moves a state folder's files out and copies the snapshot's in cannot reach a file the server keeps open:
 the server goes on with the file it opened — a SQLite connection reads the previous probe's rows and refuses every
-write (the database it opened was moved). :meth:`~toolatlas.sandbox.Sandbox.reset` restarts such a server instead.
+write (the database it opened was moved). The sandbox names these files to the reset, which writes them back in place
+(:attr:`~toolatlas.environments.base.Instance.held`), or restarts the server where it cannot.
 """
 
 from __future__ import annotations

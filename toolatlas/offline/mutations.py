@@ -12,6 +12,7 @@ result is diversified across families (round robin) and capped.
 from __future__ import annotations
 
 import copy
+import datetime as dt
 import re
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from toolatlas.offline.kinds import SQL_KINDS, ArgSpec, sql_statement_kind, tool
 from toolatlas.offline.limits import limit_mutations
 from toolatlas.offline.mutators import SCALAR_MUTATORS, Found, MutationContext
 from toolatlas.offline.operations import described_operations
+from toolatlas.offline.scalars import LOWER_BOUNDS, UPPER_BOUNDS, bound_words
 from toolatlas.offline.schemas import inline_refs
 from toolatlas.offline.sqlgen import quote_ident
 from toolatlas.offline.values import ValueSynth
@@ -77,6 +79,11 @@ class MutationKind(StrEnum):
     SQL_UNKNOWN_TABLE = "sql_unknown_table"
     PAST_STATED_LIMIT = "past_stated_limit"
     """One step past a limit the description states (two statements, a row more than the cap)."""
+    WIDE_SPAN = "wide_span"
+    """A span of dates (``start_date`` to ``end_date``) of more than a year: refused past the longest a server takes
+    (``window cannot exceed 90 days``), or answered whole."""
+    REVERSED_SPAN = "reversed_span"
+    """The two ends of a span of dates swapped (its end before its start)."""
     ALREADY_EXISTS = "already_exists"
     STORED_SEPARATOR = "stored_separator"
     """Text a writing tool keeps, holding a column bar and a line break: what a store of lines or of table rows
@@ -134,6 +141,8 @@ SEMANTIC_FAMILIES = frozenset(
         "constraint_violation",
         "sql_unknown_table",
         "past_stated_limit",
+        "wide_span",
+        "reversed_span",
         "wrong_object_kind",
         "missing_parent",
         "already_exists",
@@ -446,6 +455,7 @@ def _call_mutations(
                     )
                 )
     out.extend(_operation_mutations(tool, specs, valid))
+    out.extend(_span_mutations(specs, valid))
     unknown = f"probe_unknown_{synth.tag()}"
     strict = tool.input_schema.get("additionalProperties") is False
     out.append(
@@ -479,6 +489,38 @@ def _wrapper_mutations(tool: ToolSpec, valid: dict[str, Any], unknown: str) -> l
     out.append(("extra_argument", name, {**inner, unknown: "unexpected"},
                 f"`{name}` holds a field its schema does not declare (`{unknown}`)",
                 isinstance(declared, dict) and declared.get("additionalProperties") is False))
+    return out
+
+
+WIDE_SPAN_DAYS = 400
+"""Days a wide span of dates covers: past the month, quarter or year a server may cap a range at."""
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _span_mutations(specs: list[ArgSpec], valid: dict[str, Any]) -> list[Found]:
+    """Of a call given both ends of a span of dates (``start_date`` and ``end_date``, ``from``/``to``: the same words
+    but for the bound), the span made longer than a year, and its ends swapped."""
+    dates = {s.name: valid[s.name] for s in specs
+             if isinstance(valid.get(s.name), str) and _ISO_DATE.match(valid[s.name])}
+    out: list[Found] = []
+    for low, low_value in dates.items():
+        low_words = bound_words(low)
+        if low_words is None or low_words[0] not in LOWER_BOUNDS:
+            continue
+        for high, high_value in dates.items():
+            high_words = bound_words(high)
+            if high_words is None or high_words[0] not in UPPER_BOUNDS or high_words[1] != low_words[1]:
+                continue
+            try:
+                start = dt.date.fromisoformat(low_value[:10])
+            except ValueError:
+                continue
+            end = (start + dt.timedelta(days=WIDE_SPAN_DAYS)).isoformat() + high_value[10:]
+            out.append(("wide_span", None, {**valid, high: end},
+                        f"`{low}` to `{high}` spans {WIDE_SPAN_DAYS} days (`{low_value}` to `{end}`)", False))
+            if low_value != high_value:
+                out.append(("reversed_span", None, {**valid, low: high_value, high: low_value},
+                            f"`{high}` comes before `{low}` (the two swapped)", True))
     return out
 
 

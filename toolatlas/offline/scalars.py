@@ -39,7 +39,7 @@ from toolatlas.probing.values import ArgKind
 if TYPE_CHECKING:
     from toolatlas.offline.values import CallDraft, ValueSynth
 
-__all__ = ["Unsatisfiable", "reads_media", "scalar_value"]
+__all__ = ["LOWER_BOUNDS", "UPPER_BOUNDS", "Unsatisfiable", "bound_words", "reads_media", "scalar_value"]
 
 
 _TIMES = ("14:30", "09:05", "23:45", "00:00")
@@ -507,15 +507,15 @@ def _number(spec: ArgSpec, variant: int) -> int | float:
     return int(value) if integer or float(value).is_integer() else value
 
 
-_LOWER_BOUNDS = ("start", "from", "first", "begin", "min", "lower", "low")
-_UPPER_BOUNDS = ("end", "to", "last", "stop", "max", "upper", "high", "until")
+LOWER_BOUNDS = ("start", "from", "first", "begin", "min", "lower", "low")
+UPPER_BOUNDS = ("end", "to", "last", "stop", "max", "upper", "high", "until")
 
 
-def _bound_words(name: str) -> tuple[str, tuple[str, ...]] | None:
+def bound_words(name: str) -> tuple[str, tuple[str, ...]] | None:
     """``("end", ("col",))`` for ``end_col``/``endCol``: which bound of a span a name is, and of what."""
     words = re.findall(r"[a-z]+|\d+", re.sub(r"([a-z])([A-Z])", r"\1 \2", name).lower())
     for word in words:
-        if word in _LOWER_BOUNDS or word in _UPPER_BOUNDS:
+        if word in LOWER_BOUNDS or word in UPPER_BOUNDS:
             return word, tuple(w for w in words if w != word)
     return None
 
@@ -523,17 +523,17 @@ def _bound_words(name: str) -> tuple[str, tuple[str, ...]] | None:
 def _ordered_bound(spec: ArgSpec, value: int | float, draft: CallDraft) -> int | float:
     """A bound of a span past its sibling bound chosen already (``end_col`` after ``start_col``): an
     empty or reversed span is no valid use (``cannot merge a single cell with itself``)."""
-    own = _bound_words(spec.name)
+    own = bound_words(spec.name)
     if own is None:
         return value
-    upper = own[0] in _UPPER_BOUNDS
+    upper = own[0] in UPPER_BOUNDS
     for name, other in draft.scope.items():
-        sibling = _bound_words(name)
+        sibling = bound_words(name)
         if (
             name == spec.name
             or sibling is None
             or sibling[1] != own[1]
-            or (sibling[0] in _UPPER_BOUNDS) == upper
+            or (sibling[0] in UPPER_BOUNDS) == upper
             or not isinstance(other, int | float)
             or isinstance(other, bool)
         ):
