@@ -202,6 +202,28 @@ def test_a_validators_error_object_is_its_verdict_and_anothers_is_its_failure() 
     assert json_error_reason('{"valid": true, "error": null}') is None
 
 
+def test_a_note_that_a_value_of_the_call_was_not_taken_is_a_failure() -> None:
+    """A JSON answer whose note (or one of its notes) names a value of the call as unknown or not present answered
+    for something else; a note about nothing the call gave, or one that does not say no, is no failure."""
+    from toolatlas.probing.hidden import NOT_TAKEN
+
+    def answered(text: str, **arguments: object) -> str | None:
+        outcome = CallOutcome(server="s", tool="t", arguments=arguments, outcome=OutcomeClass.OK, excerpt=text)
+        return hidden_failure(outcome, None, mutation=None, changed=False, arguments=arguments)
+
+    absent = ('{"message_type": "POWR", "times_s": [], "series": {}, "sample_count": 0, '
+              '"note": "message type \'POWR\' not present in this log."}')
+    assert answered(absent, message_type="POWR") == f"{NOT_TAKEN}: “message type 'POWR' not present in this log.”"
+    ran_all = ('{"recommendations": [{"area": "notch"}], "notes": ["unknown tuning area \'filters\'; valid: notch, '
+               'pid, autotune. Running all."]}')
+    assert answered(ran_all, area="filters", path="logs/41.BIN") == (
+        f"{NOT_TAKEN}: “unknown tuning area 'filters'; valid: notch, pid, autotune. Running all.”")
+    cut = '{"series": {"Clip": [null, null, "note": "field(s) [\'Clip\'] not in VIBE; available: [\'Clip0\']"'
+    assert answered(cut, fields=["Clip"]) == f"{NOT_TAKEN}: “field(s) ['Clip'] not in VIBE; available: ['Clip0']”"
+    assert answered('{"rows": 3, "note": "sorted by \'date\'"}', sort="date") is None
+    assert answered('{"rows": 0, "note": "table \'other\' not present"}', table="orders") is None
+
+
 def test_no_content_at_all_for_what_does_not_exist_or_a_lookup_as_written_is_a_failure() -> None:
     """An empty answer to a made-up id, to a rule id without its letters, to an inflected word: nothing found, reported
     as a success; the same empty answer to a plain call is no failure the call is known to have met."""

@@ -43,7 +43,7 @@ from toolatlas.graph.state import ServerGraph
 from toolatlas.models import Frozen, OutcomeClass, stable_id, utcnow
 from toolatlas.probing.conditions import condition_argument, joined, portable_change
 from toolatlas.probing.evidence import argument_values
-from toolatlas.probing.hidden import NEAR_NAME, TOLD_BY_MISUSE, reason_quote
+from toolatlas.probing.hidden import NEAR_NAME, NOT_TAKEN, TOLD_BY_MISUSE, reason_quote
 from toolatlas.probing.models import Direction, Probe, ProbeStep, Rollout, StepVerdict, Verdict
 from toolatlas.probing.own_state import reads_only
 from toolatlas.probing.text import (
@@ -260,11 +260,12 @@ class Inducer:
     def _boundary(self, probe: Probe, step: ProbeStep, verdict: StepVerdict, evidence: Evidence) -> Entry:
         message = evidence.excerpt or verdict.outcome.value
         judged = verdict.hidden_failure.startswith(NEGATIVE_VERDICT)
-        said = reason_quote(verdict.hidden_failure) if judged else ""  # the verdict quoted
+        noted = verdict.hidden_failure.startswith(NOT_TAKEN)
+        said = reason_quote(verdict.hidden_failure) if judged or noted else ""  # the verdict, the note quoted
         signature_text = (error_signature(said or message, echoes=argument_values(step.arguments))
                           or verdict.outcome.value)
         signature = f"{verdict.outcome.value}|{signature_text}"
-        if verdict.hidden_failure and step.condition and not judged:
+        if verdict.hidden_failure and step.condition and not (judged or noted):
             # the answer reads as a success and tells no failure apart: the misuse the call was is what it is about
             signature += "|" + condition_signature(step.condition, self.graph.specs[step.tool].properties)
         condition = step.condition or self._unplanned_condition(probe, step, said or message)
@@ -275,6 +276,8 @@ class Inducer:
         how = "reports an error" if verdict.reported_as_success else f"fails ({verdict.outcome.value})"
         if judged:
             how = VERDICT_HOW
+        elif noted:  # the note is quoted once, at the end
+            how = f"{HIDDEN_HOW} ({NOT_TAKEN})"
         elif verdict.hidden_failure:
             how = f"{HIDDEN_HOW} ({verdict.hidden_failure})"
         elif verdict.reported_as_success:

@@ -43,6 +43,10 @@ like successes and are not, and (but for a verdict, a cut and a moved number) on
   successfully, changed nothing, and its verdict is no (``"is_valid": false``, ``"valid": false`` with findings,
   ``❌ CONFLICTS (Must Fix):`` over the pins in conflict): what the call gave does not pass — the answer a caller
   must read, not the tool failing, whatever the call was.
+- **a note that the value was not taken.** A JSON answer's note or warning (``"note"``, ``"notes"``, ``"warnings"``)
+  names a value of the call as unknown, not present, not valid (``message type 'POWR' not present in this log.``,
+  ``unknown tuning area 'filters'; valid: notch, pid, autotune. Running all.``): the server answered, for
+  something other than what was asked — a caller who reads the results and not the note takes them for an answer.
 - **an answer cut short.** A call's text answer says it holds only part of what was asked (``(TRUNCATED: showing
   ~3986 of ~5308 tokens)``, ``[OUTPUT TRUNCATED …]``): a caller who reads it takes a part for the whole — unless
   the call asked past a limit the description states (then the cut is the limit, a tolerance).
@@ -122,6 +126,41 @@ def _past(verb: str) -> set[str]:
     return forms
 
 
+NOT_TAKEN = "its note says a value the call gave was not taken"
+_NOTE_KEYS = ("note", "notes", "warning", "warnings", "caveat", "caveats")
+_NOTE_FIELD = re.compile(r'"(?:note|notes|warning|warnings|caveat|caveats)"\s*:\s*\[?\s*"((?:[^"\\\n]|\\.){1,300})"')
+"""A note of a JSON answer cut short, where the cut left it."""
+_NOT_TAKEN_WORDS = re.compile(
+    r"\b(?:unknown|unrecogni[sz]ed|unsupported|invalid|ignored|no such|not (?:present|found|in|available|recogni[sz]ed"
+    r"|supported|valid|known)|(?:does|do) not (?:exist|have|contain|hold))\b", re.IGNORECASE)
+_NOTE_CHARS = 200
+
+
+def not_taken_note(text: str, values: Sequence[str]) -> str | None:
+    """The note or warning of a JSON answer (:data:`_NOTE_KEYS`, a string or a list of them) that names a value of the
+    call, quoted, with words saying it was not taken (unknown, not present, not valid…), cut to :data:`_NOTE_CHARS`;
+    None for any other answer."""
+    head = text.lstrip()
+    if not head.startswith("{"):
+        return None
+    document = document_of(None, head)
+    notes: list[str] = []
+    if isinstance(document, Mapping):
+        for key in _NOTE_KEYS:
+            found = document.get(key)
+            if isinstance(found, str):
+                notes.append(found)
+            elif isinstance(found, list):
+                notes += [n for n in found if isinstance(n, str)]
+    else:
+        notes = [m.group(1) for m in _NOTE_FIELD.finditer(head)]
+    quoted = [v for v in values if len(v) >= 2]
+    for note in notes:
+        if _NOT_TAKEN_WORDS.search(note) and any(re.search(rf"['\"`]{re.escape(v)}['\"`]", note) for v in quoted):
+            return note.strip()[:_NOTE_CHARS]
+    return None
+
+
 def reason_quote(reason: str) -> str:
     """The answer's words a failure's reason quotes (``… negative: “"is_valid": false”``), or ``""``."""
     return reason.partition("“")[2].removesuffix("”")
@@ -189,6 +228,9 @@ def hidden_failure(
     verdict = judged_no(text, spec, changed=changed)
     if verdict is not None:
         return f"{NEGATIVE_VERDICT}: “{verdict}”"
+    noted = not_taken_note(text, values)
+    if noted is not None:
+        return f"{NOT_TAKEN}: “{noted}”"
     made_up = names_made_up(arguments) or names_made_up(rendered)
     if (made_up or mutation == ABSENT) and not text.strip() and changed is not True:
         return "it answers nothing at all for what does not exist"
