@@ -472,6 +472,18 @@ class TestCase:
         assert [a["to_time"] for name, a, _ in spans(timed) if name == "wide_span"] == ["2025-04-05T23:59:59"]
         assert spans({"birth_date": "1988-03-14", "end_col": "2026-01-01"}) == []
 
+    def test_a_tool_of_optional_arguments_is_also_called_with_none(self) -> None:
+        """Every argument optional: the call is also made bare; a tool with a required argument is not."""
+        schema = {"type": "object", "properties": {"entry_id": {"type": "integer"}, "all_entries": {"type": "boolean"}}}
+        tool = ToolSpec(server="s", name="mark_read", description="Mark entries read.", input_schema=schema)
+        synth = ValueSynth(EnvironmentFacts(kind="none"), ValuePool(), random.Random(0))
+        bare = [(m.arguments, m.condition) for m in boundary_mutations(tool, infer_arguments(tool), {"entry_id": 3},
+                                                                      synth, cap=80) if m.name is MutationKind.NO_ARGUMENTS]
+        assert bare == [({}, "none of its arguments is given (every one is optional)")]
+        required = tool.model_copy(update={"input_schema": {**schema, "required": ["entry_id"]}})
+        assert not [m for m in boundary_mutations(required, infer_arguments(required), {"entry_id": 3}, synth, cap=80)
+                    if m.name is MutationKind.NO_ARGUMENTS]
+
     def test_a_documents_text_is_sent_as_the_path_of_its_file(self, tmp_path) -> None:
         """``reference_xml`` given a score's text is also given the path of the file that text came from, what a
         caller who has the file sends; a text no file holds is not."""

@@ -224,6 +224,17 @@ def test_a_note_that_a_value_of_the_call_was_not_taken_is_a_failure() -> None:
     assert answered('{"rows": 0, "note": "table \'other\' not present"}', table="orders") is None
 
 
+def test_no_action_taken_asking_for_an_argument_is_a_failure() -> None:
+    """``No action taken. Specify entry_id, feed_id, or all_entries=True.`` to a call of none: a failure about the
+    call's arguments, though the answer is a success."""
+    from toolatlas.probing.evidence import error_evidence
+
+    spec = ToolSpec(server="s", name="mark_read_tool", description="Mark entries as read.", input_schema={
+        "type": "object", "properties": {"entry_id": {"type": "integer"}, "feed_id": {"type": "integer"}}})
+    answer = ok("No action taken. Specify entry_id, feed_id, or all_entries=True.")
+    assert error_evidence(answer, {}, spec, changed=False) == "error words about the call's arguments"
+
+
 def test_no_content_at_all_for_what_does_not_exist_or_a_lookup_as_written_is_a_failure() -> None:
     """An empty answer to a made-up id, to a rule id without its letters, to an inflected word: nothing found, reported
     as a success; the same empty answer to a plain call is no failure the call is known to have met."""

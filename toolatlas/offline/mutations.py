@@ -79,6 +79,9 @@ class MutationKind(StrEnum):
     SQL_UNKNOWN_TABLE = "sql_unknown_table"
     PAST_STATED_LIMIT = "past_stated_limit"
     """One step past a limit the description states (two statements, a row more than the cap)."""
+    NO_ARGUMENTS = "no_arguments"
+    """A tool whose every argument is optional called with none: it acts on everything, on nothing, or asks for
+    one — what the schema does not tell."""
     WIDE_SPAN = "wide_span"
     """A span of dates (``start_date`` to ``end_date``) of more than a year: refused past the longest a server takes
     (``window cannot exceed 90 days``), or answered whole."""
@@ -141,6 +144,7 @@ SEMANTIC_FAMILIES = frozenset(
         "constraint_violation",
         "sql_unknown_table",
         "past_stated_limit",
+        "no_arguments",
         "wide_span",
         "reversed_span",
         "wrong_object_kind",
@@ -456,6 +460,8 @@ def _call_mutations(
                 )
     out.extend(_operation_mutations(tool, specs, valid))
     out.extend(_span_mutations(specs, valid))
+    if valid and specs and not any(s.required for s in specs):
+        out.append(("no_arguments", None, {}, "none of its arguments is given (every one is optional)", False))
     unknown = f"probe_unknown_{synth.tag()}"
     strict = tool.input_schema.get("additionalProperties") is False
     out.append(

@@ -58,6 +58,7 @@ def excerpts_agree(text: str, kept: str) -> bool:
 ERROR_TEXT = re.compile(
     r"^\s*(?:\W{0,3})(?:errors?\b|[\w ]{0,30}error:|[\w ]{0,30}\bfailed:|\w*Error:|exception\b|traceback\b|failed\b|failure\b|fatal\b|"
     r"invalid\b|cannot\b|can't\b|could not\b|unable to\b|permission denied|access denied|not found\b|no such\b|"
+    r"no action (?:was )?taken\b|"
     r"unknown (?:tool|argument|parameter)|unknown [\w ]{1,30}['\"`]|input validation error|mcp error|(?-i:E[A-Z]{3,})\b:|"
     r"[^\n;:,]{0,120}? already exists\b|[^\n;:,]{0,80}? (?:is|are) not (?:configured|set up|enabled)\b|"
     r"no (?:\w+ )?\w*[^s\s\W] (?:with|named|called) (?:the )?\w+(?: ['\"`]?[^\s'\"`]*['\"`]?)?\s*[.!]?$|"
@@ -68,7 +69,7 @@ ERROR_TEXT = re.compile(
 """Text that starts like this reads as an error (``ENOENT:``-style codes in capitals only: ``Echo:`` is
 not one; ``Unknown memory type 'x'``; ``Note already exists: a.md``; ``sync is not configured``; a lookup
 of one thing by a field that found none, ``No entry with id 3.``, not a filter's empty result, ``No entries
-with tag x``), in English or in the Chinese and Japanese words for error, failed, not found, does not
+with tag x``; ``No action taken. Specify entry_id, …``), in English or in the Chinese and Japanese words for error, failed, not found, does not
 exist, unable and invalid, after a few words of what failed (``未找到key 'x' 的条目``, ``操作失败``). On an
 ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
 
