@@ -69,9 +69,9 @@ ERROR_TEXT = re.compile(
 """Text that starts like this reads as an error (``ENOENT:``-style codes in capitals only: ``Echo:`` is
 not one; ``Unknown memory type 'x'``; ``Note already exists: a.md``; ``sync is not configured``; a lookup
 of one thing by a field that found none, ``No entry with id 3.``, not a filter's empty result, ``No entries
-with tag x``; ``No action taken. Specify entry_id, …``), in English or in the Chinese and Japanese words for error, failed, not found, does not
-exist, unable and invalid, after a few words of what failed (``未找到key 'x' 的条目``, ``操作失败``). On an
-ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
+with tag x``; ``No action taken. Specify entry_id, …``), in English or in the Chinese and Japanese words for
+error, failed, not found, does not exist, unable and invalid, after a few words of what failed (``未找到key 'x'
+的条目``, ``操作失败``). On an ok result it is a failure only with evidence besides: :mod:`toolatlas.probing.evidence`."""
 
 _MINTED_ID = re.compile(r"(?<![0-9A-Za-z])(?=[a-z]{0,63}\d)(?=[a-z]*\d+[a-z]+\d)[0-9a-z]{12,64}(?![0-9A-Za-z])")
 """An id a server minted in base 36 (``mxawa0xp2h87byufydf``): twelve or more lower-case letters and
