@@ -167,8 +167,8 @@ def _reset_children(entry: Path, source: Path, held: frozenset[str], within: str
         if child.name in kept and child.is_dir(follow_symlinks=False):
             _reset_children(target, Path(child.path), held, f"{within}{child.name}/")
         elif child.name in kept:
-            with open(child.path, "rb") as original:
-                data, mode = original.read(), stat.S_IMODE(os.fstat(original.fileno()).st_mode)
+            with open(child.path, "rb") as pristine:
+                data, mode = pristine.read(), stat.S_IMODE(os.fstat(pristine.fileno()).st_mode)
             if not _rewrite(target, data, mode):  # made read-only: replaced (the server's handle keeps the old)
                 remove_tree(target)
                 shutil.copy2(child.path, target, follow_symlinks=False)
