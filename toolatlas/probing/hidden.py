@@ -1,7 +1,8 @@
 """Failures an ok answer hides, told by what the call was known to break.
 
-:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Eleven answers read
-like successes and are not, and (but for a verdict, a cut and a moved number) only the call's own misuse shows it:
+:func:`~toolatlas.probing.evidence.error_evidence` judges an answer by its words. Twelve answers read
+like successes and are not, and (but for a verdict, a note, a cut and a moved number) only the call's own misuse
+shows it:
 
 - **a malformed value answered with nothing found.** A boundary probe sent a value of the argument's
   kind that is not well-formed (a regular expression that does not compile, a date of month 13) and
