@@ -129,6 +129,7 @@ def _past(verb: str) -> set[str]:
 
 NOT_TAKEN = "its note says a value the call gave was not taken"
 _NOTE_KEYS = ("note", "notes", "warning", "warnings", "caveat", "caveats")
+_NOTE_KEY = re.compile(r"['\"](?:note|notes|warning|warnings|caveat|caveats)['\"]\s*:")
 _NOTE_FIELD = re.compile(r'"(?:note|notes|warning|warnings|caveat|caveats)"\s*:\s*\[?\s*"((?:[^"\\\n]|\\.){1,300})"')
 """A note of a JSON answer cut short, where the cut left it."""
 _NOT_TAKEN_WORDS = re.compile(
@@ -142,7 +143,7 @@ def not_taken_note(text: str, values: Sequence[str]) -> str | None:
     call, quoted, with words saying it was not taken (unknown, not present, not valid…), cut to :data:`_NOTE_CHARS`;
     None for any other answer."""
     head = text.lstrip()
-    if not head.startswith("{"):
+    if not head.startswith("{") or _NOTE_KEY.search(head) is None:  # read after every ok answer: no note, no parse
         return None
     document = document_of(None, head)
     notes: list[str] = []

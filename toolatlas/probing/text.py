@@ -19,6 +19,7 @@ __all__ = [
     "condition_signature",
     "EXCERPT_CHARS",
     "TAIL_CHARS",
+    "error_message",
     "error_signature",
     "evidence_excerpt",
     "excerpts_agree",
@@ -26,6 +27,7 @@ __all__ = [
     "MISSING_WORDS_CJK",
     "message_line",
     "names_temporary_folder",
+    "object_message",
     "run_specific_masked",
     "tally_failure",
     "to_placeholders",
@@ -404,6 +406,15 @@ def object_message(value: Mapping[str, Any], keys: Iterable[str] = _REASON_KEYS)
     return min(localised, key=lambda pair: pair[0])[1] if localised else ""
 
 
+def error_message(value: Mapping[str, Any], keys: Iterable[str] = _REASON_KEYS) -> str:
+    """The message of a JSON answer's ``error``: the string, or an error object's message (:func:`object_message`,
+    under ``keys``); ``""`` when it has none."""
+    error = value.get("error")
+    if isinstance(error, Mapping):
+        return object_message(error, keys)
+    return error if isinstance(error, str) else ""
+
+
 _CUT_VERDICT = re.compile(
     rf'"(?:result|status|outcome|state)"\s*:\s*"(?:{"|".join(sorted(_FAILED))})"'
     r'|^\s*\{\s*"error"\s*:\s*\{',
@@ -467,10 +478,8 @@ def _json_error(value: Any, depth: int) -> str:
                            and " " in v.strip()), "")  # ("explanation": "Model validation failed with 1 error(s)…")
         if failed and reason:
             return reason
-        message = value.get("error")
-        if isinstance(message, dict):  # {"error": {"kind": "illegal_move", "message": "..."}}: an error object
-            message = object_message(message)
-        if depth == 0 and isinstance(message, str) and message and not any(
+        message = error_message(value)  # {"error": {"kind": "illegal_move", "message": "..."}} too
+        if depth == 0 and message and not any(
             value.get(k) is True for k in ("success", "ok")
         ):  # {"error": "Todo with ID 'x' not found", ...}
             return message

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from toolatlas.models import ToolSpec
 from toolatlas.probing.bindings import document_of
-from toolatlas.probing.text import object_message
+from toolatlas.probing.text import error_message, object_message
 
 __all__ = ["JUDGING_VERBS", "NEGATIVE_VERDICT", "WORD", "judges", "judged_no", "lead_words", "negative_verdict"]
 
@@ -74,12 +74,8 @@ def _json_verdict(text: str) -> str | None:
                 return finding.strip()[:160]
             if isinstance(finding, Mapping) and (message := object_message(finding, _MESSAGE_KEYS)):
                 return message.strip()[:160]
-    error = document.get("error")  # one error object: {"code": "INVALID_CHECKSUM", "message_en": "…"}
-    if isinstance(error, Mapping):
-        error = object_message(error, _MESSAGE_KEYS)
-    if isinstance(error, str) and error.strip():
-        return error.strip()[:160]
-    return said
+    error = error_message(document, _MESSAGE_KEYS)  # or its error: {"code": "INVALID_CHECKSUM", "message_en": "…"}
+    return error.strip()[:160] if error.strip() else said
 
 
 def judged_no(text: str, spec: ToolSpec | None, *, changed: bool | None) -> str | None:
